@@ -1,0 +1,137 @@
+#include "cli/cli.h"
+
+#include <iostream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+
+namespace po = boost::program_options;
+
+namespace sbufsim::cli {
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> table = {
+        {"config", "print the effective configuration of a generation (re-loadable INI)", cmd_config},
+        {"decode", "decode SBUF/PSUM addresses: partition, offset, quadrant, ECC bank, SoC address",
+         cmd_decode},
+        {"bench", "measure the bank-conflict kernel's speed on synthetic traffic", cmd_bench},
+    };
+    return table;
+}
+
+namespace {
+
+void print_usage(std::ostream& os) {
+    os << "sbufsim " << SBUFSIM_VERSION
+       << " - cycle-approximate simulator of a NeuronCore's SBUF/PSUM memory subsystem\n\n"
+          "usage: sbufsim <command> [options]     (sbufsim <command> --help for its options)\n\n"
+          "commands:\n";
+    for (const auto& c : commands()) {
+        std::string name = c.name;
+        name.resize(10, ' ');
+        os << "  " << name << c.summary << "\n";
+    }
+    os << "\nexamples:\n"
+          "  sbufsim config --gen sunda                 print sunda's geometry and CSR reset values\n"
+          "  sbufsim config --set tdm.dma_slots=2       the default generation with 2 DMA TDM slots\n"
+          "  sbufsim decode 0x2000800 0x5600 --gen cayman\n\n"
+          "exit status: 0 ok, 1 findings (invalid addresses), 2 usage or configuration error,\n"
+          "3 unreadable or invalid input, 4 internal error. See docs/cli.md.\n";
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& argv, Io io) {
+    if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
+        print_usage(io.out);
+        return argv.empty() ? kExitUsage : kExitOk;
+    }
+    if (argv[0] == "--version") {
+        io.out << "sbufsim " << SBUFSIM_VERSION << "\n";
+        return kExitOk;
+    }
+    for (const auto& c : commands()) {
+        if (argv[0] != c.name) continue;
+        std::vector<std::string> rest(argv.begin() + 1, argv.end());
+        try {
+            return c.fn(rest, io);
+        } catch (const ConfigError& e) {
+            io.err << "sbufsim " << c.name << ": " << e.what() << "\n";
+            return kExitUsage;
+        } catch (const po::error& e) {
+            io.err << "sbufsim " << c.name << ": " << e.what() << " (see sbufsim " << c.name
+                   << " --help)\n";
+            return kExitUsage;
+        } catch (const std::exception& e) {
+            io.err << "sbufsim " << c.name << ": internal error: " << e.what() << "\n";
+            return kExitInternal;
+        }
+    }
+    io.err << "sbufsim: unknown command '" << argv[0] << "'\n\n";
+    print_usage(io.err);
+    return kExitUsage;
+}
+
+int run_main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    return run(args, Io{std::cout, std::cerr});
+}
+
+po::options_description config_options(ConfigOptions& into) {
+    po::options_description desc("Configuration");
+    std::string gens;
+    for (const auto& g : generation_names()) gens += (gens.empty() ? "" : ", ") + g;
+    desc.add_options()
+        ("gen,g", po::value(&into.generation)->value_name("GEN"),
+         ("generation: " + gens + " (default: the --config file's `base`, else cayman)").c_str())
+        ("config,c", po::value(&into.files)->composing()->value_name("FILE"),
+         "INI file layered over the generation (repeatable; `base = <gen>` inside picks it)")
+        ("set,s", po::value(&into.sets)->composing()->value_name("KEY=VALUE"),
+         "override one key, e.g. --set tdm.dma_slots=2 (repeatable; also --tdm.dma_slots=2)")
+        ("config-dir", po::value(&into.config_dir)->value_name("DIR"),
+         "directory of the shipped <gen>.ini files (default: $SBUFSIM_CONFIG_DIR, else the "
+         "build's configs/)");
+    return desc;
+}
+
+po::options_description key_flag_options() {
+    po::options_description desc("Configuration keys (any key as --<key>=<value>; see sbufsim config --help)");
+    for (const auto& k : key_table())
+        desc.add_options()(k.name.c_str(), po::value<std::string>()->value_name("V"), k.help.c_str());
+    return desc;
+}
+
+LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_options& parsed) {
+    LoadRequest req;
+    req.generation = opts.generation;
+    req.user_files = opts.files;
+    req.config_dir = opts.config_dir;
+    // Keep command-line order between --set and --<key> so the last one given wins.
+    for (const auto& o : parsed.options) {
+        if (o.unregistered || o.value.empty()) continue;
+        if (o.string_key == "set") {
+            Setting s = parse_override(o.value.front());
+            req.overrides.push_back(std::move(s));
+        } else if (find_key(o.string_key) != nullptr) {
+            req.overrides.push_back(Setting{o.string_key, o.value.front(), Origin{}});
+        }
+    }
+    return req;
+}
+
+void add_log_level_option(po::options_description& desc, std::string& into) {
+    desc.add_options()("log-level", po::value(&into)->default_value("warn")->value_name("LEVEL"),
+                       "diagnostics on stderr: trace, debug, info, warn, error, off");
+}
+
+void apply_log_level(const std::string& level) {
+    auto l = spdlog::level::from_str(level);
+    if (l == spdlog::level::off && level != "off")
+        throw ConfigError("--log-level: unknown level '" + level +
+                          "' (expected trace, debug, info, warn, error, off)");
+    spdlog::set_level(l);
+}
+
+}  // namespace sbufsim::cli

@@ -1,0 +1,59 @@
+// Command-line front end: `sbufsim <command> [options]`. Each command lives in its own
+// cmd_<name>.cpp and is listed once in the command table of cli.cpp.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "sbufsim/config.h"
+
+namespace sbufsim::cli {
+
+// Exit codes, documented in docs/cli.md.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;   // the command ran and found problems (check, decode)
+inline constexpr int kExitUsage = 2;      // bad command line or configuration
+inline constexpr int kExitInput = 3;      // unreadable or invalid input file
+inline constexpr int kExitInternal = 4;   // a bug: please report
+
+// A command receives its arguments (without the command name) and the streams to write to.
+struct Io {
+    std::ostream& out;
+    std::ostream& err;
+};
+using CommandFn = int (*)(const std::vector<std::string>& args, Io io);
+
+struct Command {
+    const char* name;
+    const char* summary;
+    CommandFn fn;
+};
+const std::vector<Command>& commands();
+
+int run_main(int argc, char** argv);
+// Same, with explicit arguments and streams (used by tests).
+int run(const std::vector<std::string>& argv, Io io);
+
+// The options every command that needs a configuration shares: --gen, --config, --set,
+// --config-dir, and one --<key>=<value> flag per declared key (hidden from the short help).
+struct ConfigOptions {
+    std::string generation;
+    std::vector<std::string> files;
+    std::vector<std::string> sets;
+    std::string config_dir;
+};
+boost::program_options::options_description config_options(ConfigOptions& into);
+// Every declared key as a --<key> flag (for `--tdm.dma_slots=2`).
+boost::program_options::options_description key_flag_options();
+// Build the load request: files, then --set and --<key> flags in command-line order.
+LoadRequest make_load_request(const ConfigOptions& opts,
+                              const boost::program_options::parsed_options& parsed);
+
+// --log-level handling shared by all commands.
+void add_log_level_option(boost::program_options::options_description& desc, std::string& into);
+void apply_log_level(const std::string& level);  // throws ConfigError on an unknown level
+
+}  // namespace sbufsim::cli

@@ -1,0 +1,12 @@
+// The command entry points; each is defined in src/cli/cmd_<name>.cpp.
+#pragma once
+
+#include "cli/cli.h"
+
+namespace sbufsim::cli {
+
+int cmd_config(const std::vector<std::string>& args, Io io);
+int cmd_decode(const std::vector<std::string>& args, Io io);
+int cmd_bench(const std::vector<std::string>& args, Io io);
+
+}  // namespace sbufsim::cli

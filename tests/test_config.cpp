@@ -1,0 +1,381 @@
+// Config loader and shipped generation files: every HIGH/OBSERVED constant against the seeds,
+// layering, re-loadable output, and each class of configuration error with its message.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "sbufsim/config.h"
+
+namespace sbufsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+LoadedConfig load_gen(const std::string& gen) {
+    LoadRequest r;
+    r.generation = gen;
+    return load_config(r);
+}
+
+// A scratch INI file that removes itself.
+class TempIni {
+public:
+    explicit TempIni(const std::string& text) {
+        static int counter = 0;
+        path_ = (fs::temp_directory_path() /
+                 ("sbufsim_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".ini"))
+                    .string();
+        std::ofstream(path_) << text;
+    }
+    ~TempIni() { std::remove(path_.c_str()); }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+// Expect load_config to fail with a message containing every fragment.
+void expect_error(const LoadRequest& r, const std::vector<std::string>& fragments) {
+    try {
+        load_config(r);
+        FAIL() << "expected a ConfigError";
+    } catch (const ConfigError& e) {
+        const std::string msg = e.what();
+        for (const auto& f : fragments) EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+    }
+}
+
+LoadRequest with_set(const std::string& gen, const std::string& kv) {
+    LoadRequest r;
+    r.generation = gen;
+    r.overrides.push_back(parse_override(kv));
+    return r;
+}
+
+// ---- HIGH/OBSERVED constants per generation -------------------------------------------------
+
+struct Expect {
+    const char* gen;
+    const char* key;
+    const char* value;  // as `KeySpec::get` renders it
+    const char* seed;   // where the value is stated
+};
+
+// Each row is a HIGH/OBSERVED fact of the seeds, copied from the cited section.
+const Expect kObserved[] = {
+    // seed 000 §1 / seed 004: SBUF partition stride and active size
+    {"inferentia", "sbuf.partition_stride", "0x20000", "seed 004 InferentiaStatebuf SOCStepSize"},
+    {"inferentia", "sbuf.partition_active", "0x18000", "seed 004 InferentiaStatebuf 96 KiB"},
+    {"sunda", "sbuf.partition_stride", "0x40000", "seed 000 §1 NOTE"},
+    {"sunda", "sbuf.partition_active", "0x30000", "seed 000 §1 192 KiB"},
+    {"cayman", "sbuf.partition_stride", "0x40000", "seed 004 CaymanStatebuf"},
+    {"cayman", "sbuf.partition_active", "0x38000", "seed 000 §1 224 KiB"},
+    {"mariana", "sbuf.partition_stride", "0x40000", "seed 004 CoreV4Statebuf"},
+    {"mariana", "sbuf.partition_active", "0x40000", "seed 000 §1 256 KiB"},
+    {"maverick", "sbuf.partition_stride", "0x100000", "seed 000 §1 1 MiB stride"},
+    {"maverick", "sbuf.partition_active", "0x80000", "seed 000 §1 512 KiB active"},
+    // seed 000 §1: STATE_BUF_SZ; seed 002 §9 maverick 128 MiB
+    {"sunda", "sbuf.region_size", "0x2000000", "seed 000 §1"},
+    {"cayman", "sbuf.region_size", "0x2000000", "seed 000 §1"},
+    {"mariana", "sbuf.region_size", "0x2000000", "seed 002 §9"},
+    {"maverick", "sbuf.region_size", "0x8000000", "seed 000 §1 / seed 002 §9"},
+    // seed 000 §1.1 word, §3 banks
+    {"sunda", "sbuf.word_size", "8", "seed 000 §1.1"},
+    {"cayman", "sbuf.ecc_banks", "16", "seed 000 §3"},
+    {"cayman", "sbuf.clusters", "8", "seed 000 §3"},
+    // seed 004: partitions, midPartition, reservedSize
+    {"inferentia", "sbuf.partitions", "128", "seed 004 numPartitions"},
+    {"sunda", "sbuf.partitions", "128", "seed 004"},
+    {"cayman", "sbuf.mid_partition", "64", "seed 004"},
+    {"inferentia", "sbuf.reserved_size", "0x4000", "seed 004"},
+    {"sunda", "sbuf.reserved_size", "0x4000", "seed 004"},
+    {"cayman", "sbuf.reserved_size", "0x4008", "seed 004"},
+    {"mariana", "sbuf.reserved_size", "0x4008", "seed 004"},
+    // seed 002 §1, §3: SoC bases
+    {"cayman", "sbuf.soc_base", "0x2000000000", "seed 002 §1"},
+    {"cayman", "psum.soc_base", "0x2802000000", "seed 002 §3"},
+    {"mariana", "psum.soc_base", "0x2802000000", "seed 002 §9"},
+    // seed 000 §4 / seed 004: PSUM
+    {"inferentia", "psum.banks", "4", "seed 004 InferentiaPsumbuf"},
+    {"inferentia", "psum.partitions", "64", "seed 004 InferentiaPsumbuf"},
+    {"inferentia", "psum.bank_size", "2048", "seed 004 InferentiaPsumbuf"},
+    {"sunda", "psum.banks", "8", "seed 004 SundaPsumbuf"},
+    {"sunda", "psum.partitions", "128", "seed 004 SundaPsumbuf"},
+    {"sunda", "psum.bank_size", "2048", "seed 004 TrainiumHwm::getPsumBankSize"},
+    {"sunda", "psum.isa_banks", "16", "seed 000 §4.2 sunda convention"},
+    {"sunda", "psum.isa_bank_size", "1024", "seed 000 §4.2"},
+    {"cayman", "psum.isa_banks", "8", "seed 000 §4.2"},
+    {"cayman", "psum.isa_bank_size", "2048", "seed 000 §4.2"},
+    {"cayman", "psum.partition_stride", "0x8000", "seed 000 §4 32 KiB stride"},
+    {"cayman", "psum.partition_active", "0x4000", "seed 000 §4 16 KiB active"},
+    {"cayman", "psum.region_offset", "0x2000000", "seed 000 §2 PSUM_BUF_OFFSET"},
+    {"cayman", "psum.region_size", "0x400000", "seed 000 §2 4 MiB"},
+    {"cayman", "psum.ecc_banks", "32", "seed 000 §4"},
+    {"maverick", "psum.region_size", "0", "seed 000 §1 PSUM_BUF_SZ = 0"},
+    // seed 000 §2: the address mask and register marker
+    {"sunda", "isa.addr_mask", "0x1fffffff", "seed 000 §2"},
+    {"cayman", "isa.addr_reg_marker", "128", "seed 000 §2.2 (0x80)"},
+    {"cayman", "isa.num_addr_registers", "64", "seed 000 §2.2"},
+    // seed 000 §5.3: MATMUL_ZERO_REGION per generation
+    {"sunda", "isa.matmul_zero_region_max", "0", "seed 000 §5.3"},
+    {"cayman", "isa.matmul_zero_region_max", "0", "seed 000 §5.3"},
+    {"mariana", "isa.matmul_zero_region_max", "3", "seed 000 §5.3"},
+    {"maverick", "isa.matmul_zero_region_max", "3", "seed 000 §5.3"},
+    // seed 000 §6.2 transpose tile
+    {"cayman", "isa.xpose_tile_rows", "16", "seed 000 §6.2"},
+    {"cayman", "isa.xpose_max_cols_2b", "128", "seed 000 §6.2"},
+    {"cayman", "isa.xpose_max_cols_4b", "64", "seed 000 §6.2"},
+    {"cayman", "isa.xpose_dst_align", "32", "seed 000 §6.2"},
+    {"cayman", "isa.num_semaphores", "256", "seed 004 NumSemaphores"},
+    // PE array: seed 004, seed 000 §1
+    {"inferentia", "pe.cols", "64", "seed 004 InferentiaPe"},
+    {"sunda", "pe.rows", "128", "seed 004 SundaPe"},
+    {"sunda", "pe.cols", "128", "seed 004 SundaPe"},
+    {"cayman", "pe.row_groups", "4", "seed 000 §1"},
+    {"cayman", "pe.col_groups", "4", "seed 000 §1"},
+    {"maverick", "pe.cols", "256", "seed 000 §1 PE_ARRAY_NUM_COLS"},
+    {"maverick", "pe.row_groups", "2", "seed 000 §1 PE_ARRAY_NUM_ROW_GROUPS"},
+    {"cayman", "pe.max_weight_step", "2", "seed 004"},
+    {"cayman", "pe.min_wave", "128", "seed 004"},
+    {"cayman", "pe.reorder_window", "64", "seed 004"},
+    {"sunda", "pe.cost_freq", "140", "seed 004 TrainiumHwm"},
+    {"cayman", "pe.cost_freq", "120", "seed 004 Gen3Hwm"},
+    {"mariana", "pe.cost_freq", "120", "seed 004 CoreV4Hwm"},
+    // Pool / Act channels and reorder windows: seed 004
+    {"inferentia", "pool.channels", "64", "seed 004 InferentiaPool"},
+    {"inferentia", "act.channels", "64", "seed 004"},
+    {"sunda", "pool.channels", "128", "seed 004 SundaPool"},
+    {"sunda", "act.channels", "128", "seed 004 SundaAct"},
+    {"cayman", "pool.reorder_window", "8", "seed 004"},
+    {"cayman", "act.reorder_window", "8", "seed 004"},
+    {"mariana", "pool.reorder_window", "8", "seed 004 CoreV4Pool"},
+    {"mariana", "act.reorder_window", "16", "seed 004 CoreV4Act"},
+    {"mariana", "dve.reorder_window", "16", "seed 004 CoreV4Dve"},
+    // DMA: seed 000 §1, §1.1, §2.1
+    {"sunda", "dma.data_width", "32", "seed 000 §1.1 SDMA 32 B"},
+    {"maverick", "dma.data_width", "256", "seed 000 §1"},
+    {"maverick", "dma.engines", "8", "seed 000 §1"},
+    {"cayman", "dma.partition_round", "32", "seed 000 §2.1"},
+    // Q7 wiring: seed 000 §7.5, §1.1
+    {"cayman", "q7.cores", "8", "seed 000 §7.5"},
+    {"cayman", "q7.partitions_per_core", "16", "seed 000 §7.5"},
+    {"cayman", "q7.bus_bytes", "64", "seed 000 §1.1 512-bit"},
+    // CSR reset values: seed 000 §7.1, §7.2, §6.1, §5.6
+    {"cayman", "arbiter.stage1.pe_client_0.prio", "0", "seed 000 §7.1 (CORRECTION: all reset 0)"},
+    {"cayman", "arbiter.stage1.pe_client_4.prio", "0", "seed 000 §7.1"},
+    {"cayman", "arbiter.stage1.pe_client_2.weight", "1", "seed 000 §7.1"},
+    {"cayman", "arbiter.stage2.pe_rd.prio", "1", "seed 000 §7.1 the only non-zero reset priority"},
+    {"cayman", "arbiter.stage2.pool_rd.prio", "0", "seed 000 §7.1"},
+    {"cayman", "arbiter.stage2.act_wr.prio", "0", "seed 000 §7.1"},
+    {"cayman", "arbiter.stage2.act_rd.weight", "1", "seed 000 §7.1"},
+    {"cayman", "tdm.max_slots", "8", "seed 000 §7.2"},
+    {"cayman", "tdm.dma_slots", "1", "seed 000 §7.2"},
+    {"sunda", "tdm.max_slots", "8", "seed 000 §7.2"},
+    {"cayman", "throttler.pool_rd.enable", "false", "seed 000 §7.2 disable_throttle rst 1"},
+    {"cayman", "throttler.act_wr.enable", "false", "seed 000 §7.2"},
+    {"cayman", "throttler.dve_rd.enable", "false", "seed 000 §7.2"},
+    {"cayman", "axi2sram.transpose_en", "true", "seed 000 §6.1 rst 1"},
+    {"cayman", "axi2sram.raw_en", "true", "seed 000 §6.1 rst 1"},
+    {"cayman", "arr_seq.disable_bg_xpose", "true", "seed 000 §5.6 rst 1"},
+    {"cayman", "arr_seq.disable_tagweight_mode", "true", "seed 000 §5.6 rst 1"},
+    {"cayman", "arr_seq.inter_instr_dly_cnt", "8", "seed 000 §5.6 rst 8"},
+    {"cayman", "arr_seq.p2fifo_af", "2", "seed 000 §5.6 rst 2"},
+    // NC-v2 concurrency rules (PUBLIC_FACTS), lifted from NC-v3
+    {"sunda", "concurrency.dve_gpsimd_sbuf_exclusive", "true", "PUBLIC_FACTS"},
+    {"sunda", "concurrency.dve_act_psum_exclusive", "true", "PUBLIC_FACTS"},
+    {"cayman", "concurrency.dve_gpsimd_sbuf_exclusive", "false", "PUBLIC_FACTS"},
+    {"mariana", "concurrency.dve_act_psum_exclusive", "false", "PUBLIC_FACTS"},
+};
+
+void PrintTo(const Expect& e, std::ostream* os) { *os << e.gen << " " << e.key << " = " << e.value << " (" << e.seed << ")"; }
+
+class ObservedConstant : public ::testing::TestWithParam<Expect> {};
+
+TEST_P(ObservedConstant, Matches_the_seed) {
+    const Expect& e = GetParam();
+    const LoadedConfig cfg = load_gen(e.gen);
+    const KeySpec* k = find_key(e.key);
+    ASSERT_NE(k, nullptr) << e.key;
+    EXPECT_EQ(k->get(cfg.params), e.value) << e.gen << " " << e.key << " (" << e.seed << ")";
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ObservedConstant, ::testing::ValuesIn(kObserved),
+                         [](const auto& info) {
+                             std::string n = std::string(info.param.gen) + "_" + info.param.key;
+                             for (auto& c : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n + "_" + std::to_string(info.index);
+                         });
+
+// ---- shipped files --------------------------------------------------------------------------
+
+TEST(GenerationFiles, Every_shipped_generation_sets_every_key_itself) {
+    for (const auto& gen : generation_names()) {
+        const LoadedConfig cfg = load_gen(gen);
+        EXPECT_EQ(cfg.params.generation, gen);
+        for (std::size_t i = 0; i < key_table().size(); ++i)
+            EXPECT_EQ(cfg.origins[i].file, cfg.generation_file)
+                << gen << ".ini does not set " << key_table()[i].name;
+    }
+}
+
+TEST(GenerationFiles, Every_value_line_carries_a_source_and_confidence_tag) {
+    for (const auto& gen : generation_names()) {
+        std::ifstream in(resolve_config_dir("") + "/" + gen + ".ini");
+        std::string line;
+        int n = 0;
+        while (std::getline(in, line)) {
+            ++n;
+            if (line.empty() || line[0] == '#' || line[0] == '[') continue;
+            const bool tagged = line.find("HIGH/") != std::string::npos || line.find("MED/") != std::string::npos ||
+                                line.find("LOW/") != std::string::npos || line.find("PUBLIC") != std::string::npos ||
+                                line.find("MODEL/") != std::string::npos;
+            EXPECT_TRUE(tagged) << gen << ".ini:" << n << ": " << line;
+            EXPECT_NE(line.find("| "), std::string::npos) << gen << ".ini:" << n << " has no source";
+        }
+    }
+}
+
+TEST(GenerationFiles, Default_generation_is_cayman_and_key_defaults_match_it) {
+    const LoadedConfig cfg = load_config(LoadRequest{});
+    EXPECT_EQ(cfg.params.generation, "cayman");
+    for (const auto& k : key_table())
+        EXPECT_EQ(k.get(cfg.params), k.default_text) << k.name << ": key-table default differs from cayman.ini";
+}
+
+TEST(GenerationFiles, Maverick_has_no_psum) {
+    EXPECT_FALSE(load_gen("maverick").params.has_psum());
+    EXPECT_TRUE(load_gen("cayman").params.has_psum());
+}
+
+// ---- layering and output --------------------------------------------------------------------
+
+TEST(Layering, User_file_base_picks_the_generation_and_set_wins_over_the_file) {
+    TempIni user("base = sunda\n[tdm]\ndma_slots = 3\nstrict = yes\n");
+    LoadRequest r;
+    r.user_files = {user.path()};
+    r.overrides = {parse_override("tdm.dma_slots=4")};
+    const LoadedConfig cfg = load_config(r);
+    EXPECT_EQ(cfg.params.generation, "sunda");
+    EXPECT_EQ(cfg.params.sbuf.partition_active, 0x30000u);
+    EXPECT_EQ(cfg.params.tdm.dma_slots, 4u);
+    EXPECT_TRUE(cfg.params.tdm.strict);
+}
+
+TEST(Layering, Later_files_override_earlier_ones) {
+    TempIni a("[tdm]\nmax_slots = 16\n");
+    TempIni b("tdm.max_slots = 12\n");
+    LoadRequest r;
+    r.user_files = {a.path(), b.path()};
+    EXPECT_EQ(load_config(r).params.tdm.max_slots, 12u);
+}
+
+TEST(Layering, Rendered_config_reloads_to_the_same_config) {
+    for (const auto& gen : generation_names()) {
+        LoadRequest r = with_set(gen, "arbiter.stage2.pool_rd.prio=5");
+        const std::string first = render_ini(load_config(r), false);
+        TempIni again(first);
+        LoadRequest r2;
+        r2.user_files = {again.path()};
+        EXPECT_EQ(render_ini(load_config(r2), false), first) << gen;
+    }
+}
+
+// ---- error classes --------------------------------------------------------------------------
+
+TEST(ConfigErrors, Unknown_key_names_file_line_and_suggests) {
+    TempIni f("[tdm]\n\ndma_slot = 2\n");
+    LoadRequest r;
+    r.user_files = {f.path()};
+    expect_error(r, {f.path() + ":3", "unknown key 'tdm.dma_slot'", "did you mean 'tdm.dma_slots'"});
+}
+
+TEST(ConfigErrors, Bad_type_names_key_value_and_rule) {
+    TempIni f("[tdm]\nmax_slots = eight\n");
+    LoadRequest r;
+    r.user_files = {f.path()};
+    expect_error(r, {f.path() + ":2", "tdm.max_slots", "'eight'", "not an unsigned integer"});
+    expect_error(with_set("cayman", "tdm.strict=maybe"), {"command line", "tdm.strict", "'maybe'", "not a boolean"});
+    expect_error(with_set("cayman", "sbuf.half_select=bank"), {"sbuf.half_select", "not one of: partition, offset"});
+    expect_error(with_set("cayman", "pe.clock_ghz=fast"), {"pe.clock_ghz", "not a number"});
+    expect_error(with_set("cayman", "tdm.max_slots=-1"), {"tdm.max_slots", "not an unsigned integer"});
+}
+
+TEST(ConfigErrors, Out_of_range_names_the_range) {
+    expect_error(with_set("cayman", "arbiter.stage1.pe_client_0.prio=8"),
+                 {"command line", "arbiter.stage1.pe_client_0.prio", "8", "out of range [0, 7]"});
+    expect_error(with_set("cayman", "arbiter.stage2.pe_rd.weight=16"), {"out of range [1, 15]"});
+    expect_error(with_set("cayman", "throttler.pool_rd.window_len=0"), {"throttler.pool_rd.window_len", "out of range [1, 255]"});
+}
+
+TEST(ConfigErrors, Active_size_over_stride_is_inconsistent_geometry) {
+    TempIni f("[sbuf]\npartition_active = 0x50000\n");
+    LoadRequest r;
+    r.user_files = {f.path()};
+    expect_error(r, {"sbuf.partition_active", "exceeds sbuf.partition_stride", "seed 000 §1", f.path() + ":2"});
+}
+
+TEST(ConfigErrors, Psum_bank_size_that_does_not_divide_the_partition) {
+    expect_error(with_set("cayman", "psum.bank_size=3000"),
+                 {"psum.bank_size", "does not tile psum.partition_active", "seed 000 §4", "command line"});
+}
+
+TEST(ConfigErrors, Dma_slots_over_max_slots) {
+    expect_error(with_set("cayman", "tdm.dma_slots=9"), {"tdm.dma_slots = 9 exceeds tdm.max_slots = 8", "seed 000 §7.2"});
+}
+
+TEST(ConfigErrors, Malformed_line_duplicate_key_and_misplaced_base) {
+    TempIni bad("[tdm\n");
+    LoadRequest r;
+    r.user_files = {bad.path()};
+    expect_error(r, {bad.path() + ":1", "malformed section header"});
+    TempIni noeq("[tdm]\nmax_slots 8\n");
+    r.user_files = {noeq.path()};
+    expect_error(r, {noeq.path() + ":2", "malformed line", "expected `key = value`"});
+    TempIni dup("[tdm]\nmax_slots = 8\nmax_slots = 4\n");
+    r.user_files = {dup.path()};
+    expect_error(r, {dup.path() + ":3", "set twice", "line 2"});
+    TempIni base("[tdm]\nbase = sunda\n");
+    r.user_files = {base.path()};
+    expect_error(r, {base.path() + ":2", "before the first [section]"});
+}
+
+TEST(ConfigErrors, Unknown_generation_missing_file_and_conflicting_base) {
+    LoadRequest r;
+    r.generation = "trainium9";
+    expect_error(r, {"unknown generation 'trainium9'", "inferentia, sunda, cayman, mariana, maverick"});
+    LoadRequest m;
+    m.user_files = {"/nonexistent/x.ini"};
+    expect_error(m, {"/nonexistent/x.ini", "cannot open"});
+    TempIni f("base = sunda\n");
+    LoadRequest c;
+    c.generation = "cayman";
+    c.user_files = {f.path()};
+    expect_error(c, {f.path() + ":1", "base = sunda conflicts with generation 'cayman'"});
+}
+
+TEST(ConfigErrors, Set_without_equals_is_a_usage_error) {
+    EXPECT_THROW(parse_override("tdm.dma_slots"), ConfigError);
+    EXPECT_THROW(parse_override("=3"), ConfigError);
+    const Setting s = parse_override(" tdm.dma_slots = 2 ");
+    EXPECT_EQ(s.key, "tdm.dma_slots");
+    EXPECT_EQ(s.value, "2");
+}
+
+TEST(KeyTable, Names_are_unique_and_every_key_has_help_source_and_a_valid_default) {
+    std::set<std::string> names;
+    for (const auto& k : key_table()) {
+        EXPECT_TRUE(names.insert(k.name).second) << "duplicate key " << k.name;
+        EXPECT_FALSE(k.help.empty()) << k.name;
+        EXPECT_FALSE(k.source.empty()) << k.name;
+        EXPECT_NE(k.name.find('.'), std::string::npos) << k.name << " has no section";
+    }
+}
+
+}  // namespace
+}  // namespace sbufsim
