@@ -71,12 +71,12 @@ std::string trim(std::string_view s) {
 }
 
 // A comment starts at '#' or ';' at the start of the line or after whitespace.
-std::string strip_comment(const std::string& line) {
+std::size_t comment_start(const std::string& line) {
     for (std::size_t i = 0; i < line.size(); ++i) {
         if ((line[i] == '#' || line[i] == ';') && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t'))
-            return line.substr(0, i);
+            return i;
     }
-    return line;
+    return std::string::npos;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -204,7 +204,9 @@ std::vector<Setting> read_ini(const std::string& path) {
     int lineno = 0;
     while (std::getline(in, line)) {
         ++lineno;
-        const std::string body = trim(strip_comment(line));
+        const std::size_t hash = comment_start(line);
+        const std::string body = trim(std::string_view(line).substr(0, hash));
+        const std::string comment = hash == std::string::npos ? "" : trim(std::string_view(line).substr(hash + 1));
         const Origin here{path, lineno};
         if (body.empty()) continue;
         if (body.front() == '[') {
@@ -224,7 +226,7 @@ std::vector<Setting> read_ini(const std::string& path) {
         if (auto it = seen.find(key); it != seen.end())
             fail(here, key, "set twice in one file (first at line " + std::to_string(it->second) + ")");
         seen.emplace(key, lineno);
-        out.push_back(Setting{key, value, here});
+        out.push_back(Setting{key, value, here, comment});
     }
     return out;
 }
@@ -234,7 +236,7 @@ Setting parse_override(std::string_view arg) {
     if (eq == std::string_view::npos || eq == 0)
         throw ConfigError("command line: --set '" + std::string(arg) +
                           "': expected KEY=VALUE, e.g. --set tdm.dma_slots=2");
-    return Setting{trim(arg.substr(0, eq)), trim(arg.substr(eq + 1)), Origin{}};
+    return Setting{trim(arg.substr(0, eq)), trim(arg.substr(eq + 1)), Origin{}, {}};
 }
 
 LoadedConfig load_config(const LoadRequest& request) {
@@ -261,11 +263,13 @@ LoadedConfig load_config(const LoadRequest& request) {
 
     LoadedConfig cfg;
     cfg.origins.assign(key_table().size(), Origin{"", -1});
+    cfg.citations.assign(key_table().size(), std::string{});
     const std::string gen_file = resolve_config_dir(request.config_dir) + "/" + gen + ".ini";
     cfg.generation_file = gen_file;
     for (const auto& s : read_ini(gen_file)) {
         if (s.key == "base") fail(s.origin, "base", "a shipped generation file cannot have a base");
         apply(cfg, s);
+        cfg.citations[key_position(find_key(s.key))] = s.comment;
     }
     if (cfg.params.generation != gen)
         throw ConfigError(gen_file + ": gen.name is '" + cfg.params.generation + "', expected '" + gen + "'");
@@ -368,10 +372,15 @@ std::string render_ini(const LoadedConfig& config, bool annotate) {
             section = sec;
             os << "\n[" << section << "]\n";
         }
-        os << k.name.substr(dot + 1) << " = " << k.get(config.params);
+        std::string line = k.name.substr(dot + 1) + " = " + k.get(config.params);
+        os << line;
         if (annotate) {
-            os << "  # " << (k.unit.empty() ? "-" : k.unit) << " | " << k.source << " | "
-               << to_string(k.confidence);
+            // The generation file's citation when it has one, else the key table's.
+            const std::string cite = i < config.citations.size() && !config.citations[i].empty()
+                                         ? config.citations[i]
+                                         : k.source + " | " + std::string(to_string(k.confidence));
+            os << std::string(line.size() < 34 ? 34 - line.size() : 1, ' ') << "# "
+               << (k.unit.empty() ? "-" : k.unit) << " | " << cite;
             // Say where a value came from only when it is not the generation's own.
             const Origin o = i < config.origins.size() ? config.origins[i] : Origin{"", -1};
             if (o.line >= 0 && o.file != config.generation_file) os << " | from " << o.describe();

@@ -77,6 +77,7 @@ struct Setting {
     std::string key;
     std::string value;
     Origin origin;
+    std::string comment;  // the line's trailing comment (a generation file's source | confidence)
 };
 
 // The generations shipped in configs/, in order of age.
@@ -95,6 +96,9 @@ struct LoadedConfig {
     Params params;
     std::vector<Origin> origins;  // parallel to key_table(); line -1 = never set (default)
     std::string generation_file;  // the configs/<gen>.ini the values were layered over
+    // Per key, the generation file's own citation ("seed 000 §1 | HIGH/OBSERVED"): the
+    // confidence of a value can differ by generation (maverick's interior geometry is carried).
+    std::vector<std::string> citations;
 };
 
 // Load, layer, type-check, range-check and cross-check. Throws ConfigError.

@@ -13,6 +13,9 @@ namespace sbufsim::cli {
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> table = {
+        {"run", "replay traces through the TPB model and report where the cycles went", cmd_run},
+        {"check", "validate traces without simulating (file:line: field: reason)", cmd_check},
+        {"convert", "convert a trace between the text and binary forms, losslessly", cmd_convert},
         {"config", "print the effective configuration of a generation (re-loadable INI)", cmd_config},
         {"decode", "decode SBUF/PSUM addresses: partition, offset, quadrant, ECC bank, SoC address",
          cmd_decode},
@@ -115,7 +118,7 @@ LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_option
             Setting s = parse_override(o.value.front());
             req.overrides.push_back(std::move(s));
         } else if (find_key(o.string_key) != nullptr) {
-            req.overrides.push_back(Setting{o.string_key, o.value.front(), Origin{}});
+            req.overrides.push_back(Setting{o.string_key, o.value.front(), Origin{}, {}});
         }
     }
     return req;

@@ -8,5 +8,8 @@ namespace sbufsim::cli {
 int cmd_config(const std::vector<std::string>& args, Io io);
 int cmd_decode(const std::vector<std::string>& args, Io io);
 int cmd_bench(const std::vector<std::string>& args, Io io);
+int cmd_run(const std::vector<std::string>& args, Io io);
+int cmd_check(const std::vector<std::string>& args, Io io);
+int cmd_convert(const std::vector<std::string>& args, Io io);
 
 }  // namespace sbufsim::cli
