@@ -1,0 +1,198 @@
+// TraceChecker: each hardware rule a trace record can break, named after the rule, with the
+// field and seed section in the message.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "gen_params.h"
+#include "sbufsim/trace.h"
+#include "sbufsim/trace_check.h"
+
+using namespace sbufsim;
+
+namespace {
+
+// All findings of a trace body (header added) checked against `gen`.
+std::vector<TraceError> check(const std::string& body, const std::string& gen = "cayman") {
+    std::istringstream in("sbufsim-trace 1\n" + body);
+    TraceReader r(in, "t.trc");
+    TraceChecker c(test::gen_params(gen), "t.trc");
+    std::vector<TraceError> out;
+    c.check_header(r.header(), out);
+    Record rec;
+    while (r.next(rec)) c.check(rec, out);
+    c.finish(out);
+    return out;
+}
+
+// Exactly one finding, on `field`, whose text contains `part`.
+void expect_one(const std::string& body, const std::string& field, const std::string& part,
+                const std::string& gen = "cayman") {
+    const auto errs = check(body, gen);
+    ASSERT_EQ(errs.size(), 1u) << body << (errs.empty() ? "" : "\nfirst: " + errs[0].to_string());
+    EXPECT_EQ(errs[0].field, field) << errs[0].to_string();
+    EXPECT_NE(errs[0].to_string().find(part), std::string::npos) << errs[0].to_string();
+    EXPECT_EQ(errs[0].to_string().rfind("t.trc:2: " + field + ": ", 0), 0u) << errs[0].to_string();
+}
+
+void expect_clean(const std::string& body, const std::string& gen = "cayman") {
+    const auto errs = check(body, gen);
+    EXPECT_TRUE(errs.empty()) << body << "\n" << (errs.empty() ? "" : errs[0].to_string());
+}
+
+const std::string kMatmulOk =
+    "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 num_active_cols=128 "
+    "row_grp=0xf col_grp=0xf xbus_sel=0x10 acc_flags=begin";
+
+}  // namespace
+
+TEST(TraceCheck, A_valid_trace_of_every_kind_is_clean) {
+    expect_clean("0 pe_client_0 rd 0x5600 32 512\n"
+                 "1 pe_wr wr 0x2000000 32 64\n"
+                 "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=128 bytes=4096 signal=1\n"
+                 "ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=128 wait=1\n" +
+                 kMatmulOk + " signal=2\n"
+                 "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x1000[1][512] partitions=128 fn=exp wait=2\n"
+                 "dve queue=qDve0 src=bf16@0x1000[1][64] src2=bf16@0x2000[1][64] dst=bf16@0x3000[1][64] partitions=32\n"
+                 "q7 queue=qPool0 core=2 op=rd operand=bf16@0x800000[1][64] partitions=16\n");
+}
+
+TEST(TraceCheck, Q7_operand_in_psum_has_no_axi_path) {
+    expect_one("q7 queue=qPool0 core=0 op=rd operand=bf16@0x2000000[1][64] partitions=16\n", "operand",
+               "no AXI aperture (seed 000 §7.4");
+}
+
+TEST(TraceCheck, Q7_core_reaches_only_its_own_16_partitions) {
+    expect_one("q7 queue=qPool0 core=1 op=wr operand=bf16@0x0[1][64] partitions=16\n", "partitions",
+               "core 1 reaches partitions [16, 32) only");
+    expect_one("q7 queue=qPool0 core=1 op=wr operand=bf16@0x440000[1][64] partitions=16\n", "partitions",
+               "seed 000 §7.5");   // partition 17..32: one past the core's window
+    expect_one("q7 queue=qPool0 core=8 op=wr operand=bf16@0x0 partitions=1\n", "core", "does not exist");
+}
+
+TEST(TraceCheck, Matmul_dst_in_sbuf_is_rejected) {
+    expect_one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x1000[1][512] num_active_rows=128 "
+               "num_active_cols=128\n",
+               "dst", "AllowedInSBUF::False");
+}
+
+TEST(TraceCheck, Matmul_moving_in_psum_is_rejected) {
+    expect_one("matmul queue=qPE0 src=bf16@0x2000000[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+               "num_active_cols=128\n",
+               "src", "AllowedInPSUM::False");
+}
+
+TEST(TraceCheck, Matmul_dst_must_be_fp32) {
+    expect_one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=int32@0x2000000[1][512] num_active_rows=128 "
+               "num_active_cols=128\n",
+               "dst", "seed 000 §5.1");
+}
+
+TEST(TraceCheck, Col_grp_q3_fails_xbus_validation) {
+    expect_one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2300000[1][512] num_active_rows=32 "
+               "num_active_cols=32 row_grp=q0 col_grp=0x8 xbus_sel=0x08\n",
+               "col_grp", "seed 000 §5.2");
+    expect_clean("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2200000[1][512] num_active_rows=32 "
+                 "num_active_cols=32 row_grp=q0 col_grp=q2 xbus_sel=0x04\n");
+}
+
+TEST(TraceCheck, Xbus_sel_must_match_col_grp) {
+    expect_one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+               "num_active_cols=128 xbus_sel=0x01\n",
+               "xbus_sel", "does not match");
+}
+
+TEST(TraceCheck, Matmul_dst_partition_follows_col_grp) {
+    expect_one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=32 "
+               "num_active_cols=32 row_grp=q0 col_grp=q1 xbus_sel=0x02\n",
+               "dst", "selects partition 32");
+}
+
+TEST(TraceCheck, Acc_flags_beyond_3_are_rejected) {
+    expect_one(kMatmulOk.substr(0, kMatmulOk.find(" acc_flags")) + " acc_flags=7\n", "acc_flags", "seed 000 §5.4");
+}
+
+TEST(TraceCheck, Zero_region_1_only_from_mariana) {
+    const std::string mm = kMatmulOk + " zero_region=1\n";
+    expect_one(mm, "zero_region", "seed 000 §5.3", "cayman");
+    expect_clean(mm, "mariana");
+}
+
+TEST(TraceCheck, Matmul_result_stays_in_its_zero_region) {
+    // 1024 fp32 = 4 KiB per partition: two banks, fine only with zero_region=1 (mariana).
+    const std::string mm = "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][1024] num_active_rows=128 "
+                           "num_active_cols=128 zero_region=";
+    expect_one(mm + "0\n", "dst", "zero region", "mariana");
+    expect_clean(mm + "1\n", "mariana");
+}
+
+TEST(TraceCheck, Start_partition_rules) {
+    expect_one("act queue=q src=bf16@0x800000[1][8] dst=bf16@0x0[1][8] partitions=64\n", "src",
+               "may not start at partition 32");   // 33-64 partitions: 0 or 64
+    expect_one("act queue=q src=bf16@0x40000[1][8] dst=bf16@0x0[1][8] partitions=8\n", "src",
+               "may not start at partition 1");
+    expect_clean("act queue=q src=bf16@0x1000000[1][8] dst=bf16@0x0[1][8] partitions=64\n");
+}
+
+TEST(TraceCheck, Engine_with_two_psum_operands) {
+    expect_one("act queue=q src=fp32@0x2000000[1][8] dst=fp32@0x2000100[1][8] partitions=32\n", "dst",
+               "at most one PSUM operand");
+    const auto errs = check("dve queue=q src=fp32@0x2000000[1][8] src2=fp32@0x2000100[1][8] dst=bf16@0x0[1][8] partitions=32\n");
+    ASSERT_EQ(errs.size(), 1u);
+    EXPECT_EQ(errs[0].field, "src2");
+}
+
+TEST(TraceCheck, Ldweights_src_sbuf_only) {
+    expect_one("ldweights queue=qPE0 src=bf16@0x2000000[1][128] rows=128 cols=128\n", "src", "AllowedInPSUM::False");
+}
+
+TEST(TraceCheck, Dma_transpose_tile_rules) {
+    expect_clean("dma queue=q src=hbm dst=bf16@0x40[1][1] partitions=16 bytes=256 transpose=1\n");
+    expect_one("dma queue=q src=hbm dst=bf16@0x40 partitions=8 bytes=256 transpose=1\n", "partitions", "16");
+    expect_one("dma queue=q src=hbm dst=fp32@0x40 partitions=16 bytes=512 transpose=1\n", "bytes", "tile_src_cols 128");
+    expect_one("dma queue=q src=hbm dst=bf16@0x42 partitions=16 bytes=256 transpose=1\n", "dst", "32");
+}
+
+TEST(TraceCheck, Dma_cannot_reach_psum) {
+    expect_one("dma queue=q src=hbm dst=fp32@0x2000000 partitions=1 bytes=64\n", "dst", "AllowedInPSUM::False");
+}
+
+TEST(TraceCheck, Access_client_and_region) {
+    expect_one("0 pe_client_9 rd 0x0 1 8\n", "client", "unknown client 'pe_client_9'");
+    expect_one("0 pe_client_0 rd 0x2000000 1 8\n", "address", "is a SBUF port but 0x2000000 is in PSUM");
+    expect_one("0 q7_0 rd 0x2000000 1 8\n", "address", "seed 000 §7.4");
+    expect_one("0 act_rd wr 0x0 1 8\n", "op", "read port");
+    expect_one("0 dma_0 rd 0x39000 1 8\n", "address", "pad");
+    expect_one("0 dma_0 rd 0x0 1 0x38001\n", "bytes", "PARTITION_ACTIVE_SIZE");
+    expect_one("0 q7_1 rd 0x0 1 8\n", "partitions", "seed 000 §7.5");
+}
+
+TEST(TraceCheck, Out_of_order_access_cycles) {
+    const auto errs = check("10 dma_0 rd 0x0 1 8\n9 dma_0 rd 0x0 1 8\n10 dma_0 rd 0x0 1 8\n");
+    ASSERT_EQ(errs.size(), 1u);
+    EXPECT_EQ(errs[0].line, 3u);
+    EXPECT_EQ(errs[0].field, "cycle");
+    EXPECT_NE(errs[0].reason.find("before cycle 10 of line 2"), std::string::npos);
+}
+
+TEST(TraceCheck, Semaphore_ids_and_unsatisfiable_waits) {
+    expect_one("dma queue=q src=hbm dst=bf16@0 partitions=1 bytes=2 signal=256\n", "signal", "does not exist");
+    // Two plain waits need two signals; one is given.
+    const auto errs = check("dma queue=a src=hbm dst=bf16@0 partitions=1 bytes=2 signal=3\n"
+                            "dma queue=b src=hbm dst=bf16@0 partitions=1 bytes=2 wait=3\n"
+                            "dma queue=b src=hbm dst=bf16@0 partitions=1 bytes=2 wait=3\n");
+    ASSERT_EQ(errs.size(), 1u);
+    EXPECT_EQ(errs[0].line, 4u);
+    EXPECT_EQ(errs[0].field, "wait");
+    EXPECT_NE(errs[0].reason.find("reach 2 but the whole trace signals it only 1"), std::string::npos);
+}
+
+TEST(TraceCheck, Header_generation_mismatch) {
+    std::istringstream in("sbufsim-trace 1 gen=mariana\n");
+    TraceReader r(in, "t.trc");
+    TraceChecker c(test::gen_params("cayman"), "t.trc");
+    std::vector<TraceError> out;
+    c.check_header(r.header(), out);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].field, "gen");
+}

@@ -1,0 +1,448 @@
+// The trace AST, the text parser, the canonical printer and the binary form (docs/trace-format.md).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+#include "sbufsim/trace.h"
+
+using namespace sbufsim;
+
+namespace {
+
+std::vector<Record> read_all(const std::string& text, TraceHeader* header = nullptr) {
+    std::istringstream in(text);
+    TraceReader r(in, "t.trc");
+    if (header) *header = r.header();
+    std::vector<Record> out;
+    Record rec;
+    while (r.next(rec)) out.push_back(rec);
+    return out;
+}
+
+Record one(const std::string& line) {
+    std::istringstream in("sbufsim-trace 1\n" + line + "\n");
+    TraceReader r(in, "t.trc");
+    Record rec;
+    EXPECT_TRUE(r.next(rec)) << line;
+    static std::vector<std::unique_ptr<std::string>> keep;  // views outlive the reader in tests
+    auto own = [&](std::string_view& v) {
+        keep.push_back(std::make_unique<std::string>(v));
+        v = *keep.back();
+    };
+    own(rec.client), own(rec.queue), own(rec.fn);
+    return rec;
+}
+
+// The error a single bad line produces.
+TraceError error_of(const std::string& body) {
+    std::istringstream in("sbufsim-trace 1\n" + body);
+    TraceReader r(in, "bad.trc");
+    Record rec;
+    TraceError err;
+    for (;;) {
+        const ReadStatus s = r.read(rec, err);
+        if (s == ReadStatus::error) return err;
+        if (s == ReadStatus::end) break;
+    }
+    ADD_FAILURE() << "no error for: " << body;
+    return {};
+}
+
+TraceError header_error(const std::string& text) {
+    std::istringstream in(text);
+    try {
+        TraceReader r(in, "bad.trc");
+    } catch (const TraceFormatError& e) {
+        return e.error();
+    }
+    ADD_FAILURE() << "no header error for: " << text;
+    return {};
+}
+
+std::string to_text(const std::string& bytes) {
+    std::istringstream in(bytes);
+    TraceReader r(in, "x");
+    std::ostringstream out;
+    TraceWriter w(out, TraceFormat::text, r.header());
+    Record rec;
+    while (r.next(rec)) w.write(rec);
+    return out.str();
+}
+
+std::string to_binary(const std::string& bytes) {
+    std::istringstream in(bytes);
+    TraceReader r(in, "x");
+    std::ostringstream out;
+    TraceWriter w(out, TraceFormat::binary, r.header());
+    Record rec;
+    while (r.next(rec)) w.write(rec);
+    return out.str();
+}
+
+}  // namespace
+
+TEST(TraceText, Header_version_and_generation) {
+    TraceHeader h;
+    EXPECT_TRUE(read_all("# a comment\n\nsbufsim-trace 1 gen=mariana\n", &h).empty());
+    EXPECT_EQ(h.version, 1u);
+    EXPECT_EQ(h.generation, "mariana");
+    read_all("sbufsim-trace 1\n", &h);
+    EXPECT_EQ(h.generation, "");
+}
+
+TEST(TraceText, Access_record_all_fields) {
+    const Record r = one("120 pe_client_0 raw 0x5600 32 512");
+    EXPECT_EQ(r.kind, RecordKind::access);
+    EXPECT_EQ(r.line, 2u);
+    EXPECT_EQ(r.cycle, 120u);
+    EXPECT_EQ(r.client, "pe_client_0");
+    EXPECT_EQ(r.op, Op::raw);
+    EXPECT_EQ(r.address, 0x5600u);
+    EXPECT_EQ(r.partitions, 32u);
+    EXPECT_EQ(r.bytes, 512u);
+    const Record c = one("7, dma_3, wr, 22016, 1, 8   # commas and a comment");
+    EXPECT_EQ(c.client, "dma_3");
+    EXPECT_EQ(c.op, Op::wr);
+    EXPECT_EQ(c.address, 0x5600u);
+}
+
+TEST(TraceText, Operand_profiler_notation) {
+    Operand o;
+    EXPECT_FALSE(parse_operand("bf16@0x5600[1,0,0][512,1,1]", o));
+    EXPECT_EQ(o.kind, Operand::Kind::onchip);
+    EXPECT_EQ(o.dtype, Dtype::bf16);
+    EXPECT_EQ(o.addr, 0x5600u);
+    EXPECT_EQ(o.dims, 3);
+    EXPECT_EQ(o.steps[0], 1);
+    EXPECT_EQ(o.sizes[0], 512u);
+    EXPECT_EQ(o.elements(), 512u);
+    EXPECT_EQ(format_operand(o), "bf16@0x5600[1,0,0][512,1,1]");
+    EXPECT_FALSE(parse_operand("fp32@0x2000000[-1,64][16,8]", o));
+    EXPECT_EQ(o.steps[0], -1);
+    EXPECT_EQ(o.dims, 2);
+    EXPECT_EQ(o.elements(), 128u);
+    EXPECT_FALSE(parse_operand("fp8e4@16", o));
+    EXPECT_EQ(o.dims, 0);
+    EXPECT_FALSE(parse_operand("hbm", o));
+    EXPECT_EQ(o.kind, Operand::Kind::hbm);
+    EXPECT_TRUE(parse_operand("bf16@0x56zz[1][2]", o));
+    EXPECT_TRUE(parse_operand("bf17@0x10", o));
+    EXPECT_TRUE(parse_operand("bf16@0x10[1,2][3]", o));
+    EXPECT_TRUE(parse_operand("bf16@0x10[1,2,3,4][1,1,1,1]", o));
+    EXPECT_TRUE(parse_operand("0x5600", o));
+}
+
+TEST(TraceText, Dma_fields) {
+    const Record r = one("dma queue=qSyncIO0 src=hbm dst=bf16@0x40[1][64] partitions=16 bytes=128 transpose=1 "
+                         "engine=3 wait=4:2 signal=5");
+    EXPECT_EQ(r.kind, RecordKind::dma);
+    EXPECT_EQ(r.queue, "qSyncIO0");
+    EXPECT_EQ(r.src.kind, Operand::Kind::hbm);
+    EXPECT_EQ(r.dst.addr, 0x40u);
+    EXPECT_EQ(r.partitions, 16u);
+    EXPECT_EQ(r.bytes, 128u);
+    EXPECT_TRUE(r.transpose);
+    EXPECT_EQ(r.engine, 3u);
+    ASSERT_EQ(r.num_waits, 1);
+    EXPECT_EQ(r.waits[0].sem, 4u);
+    EXPECT_EQ(r.waits[0].value, 2u);
+    ASSERT_EQ(r.num_signals, 1);
+    EXPECT_EQ(r.signals[0], 5u);
+}
+
+TEST(TraceText, Ldweights_fields) {
+    const Record r = one("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=64");
+    EXPECT_EQ(r.kind, RecordKind::ldweights);
+    EXPECT_EQ(r.rows, 128u);
+    EXPECT_EQ(r.cols, 64u);
+    EXPECT_EQ(r.src.sizes[0], 128u);
+}
+
+TEST(TraceText, Matmul_fields_and_names) {
+    const Record r = one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=96 "
+                         "num_active_cols=32 row_grp=q1 col_grp=q2 xbus_sel=0x04 acc_flags=end zero_region=2 "
+                         "perf_opt=DoubleRow");
+    EXPECT_EQ(r.kind, RecordKind::matmul);
+    EXPECT_EQ(r.num_active_rows, 96u);
+    EXPECT_EQ(r.num_active_cols, 32u);
+    EXPECT_EQ(r.row_grp, 0x2u);
+    EXPECT_EQ(r.col_grp, 0x4u);
+    EXPECT_EQ(r.xbus_sel, 0x4u);
+    EXPECT_EQ(r.acc_flags, 2u);
+    EXPECT_EQ(r.zero_region, 2u);
+    EXPECT_EQ(r.perf_opt, PerfOpt::double_row);
+    EXPECT_EQ(one("matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 acc_flags=begin").acc_flags, 1u);
+    EXPECT_EQ(one("matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 acc_flags=mid").acc_flags, 0u);
+    // Defaults: full array, single-shot group, the xbus_sel the col_grp needs.
+    const Record d = one("matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 col_grp=0x3");
+    EXPECT_EQ(d.row_grp, 0xfu);
+    EXPECT_EQ(d.acc_flags, 3u);
+    EXPECT_EQ(d.xbus_sel, 0x01u);
+    EXPECT_EQ(d.zero_region, 0u);
+    EXPECT_EQ(d.perf_opt, PerfOpt::none);
+}
+
+TEST(TraceText, Engine_fields) {
+    for (const char* kind : {"act", "pool", "dve"}) {
+        const Record r = one(std::string(kind) + " queue=qE src=fp32@0x2000000[1][64] src2=bf16@0x100[1][64] "
+                                                 "dst=bf16@0x200[1][64] partitions=32 fn=exp");
+        EXPECT_EQ(to_string(r.kind), kind);
+        EXPECT_TRUE(r.src2.onchip());
+        EXPECT_EQ(r.dst.addr, 0x200u);
+        EXPECT_EQ(r.partitions, 32u);
+        EXPECT_EQ(r.fn, "exp");
+    }
+}
+
+TEST(TraceText, Q7_fields) {
+    const Record r = one("q7 queue=qPool0 core=5 op=wr operand=bf16@0x1400000[1][64] partitions=16 wait=1 wait=1 "
+                         "signal=2 signal=3");
+    EXPECT_EQ(r.kind, RecordKind::q7);
+    EXPECT_EQ(r.core, 5u);
+    EXPECT_EQ(r.op, Op::wr);
+    EXPECT_EQ(r.src.addr, 0x1400000u);
+    EXPECT_EQ(r.num_waits, 2);
+    EXPECT_EQ(r.waits[1].value, 0u);   // plain wait: resolved per queue
+    EXPECT_EQ(r.num_signals, 2);
+    EXPECT_EQ(r.signals[1], 3u);
+}
+
+TEST(TraceText, Crlf_lines_are_accepted) {
+    const auto recs = read_all("sbufsim-trace 1\r\n0 pe_client_0 rd 0x0 1 8\r\n");
+    ASSERT_EQ(recs.size(), 1u);
+    EXPECT_EQ(recs[0].bytes, 8u);
+}
+
+TEST(TraceSemaphores, Plain_waits_consume_successive_signals) {
+    WaitResolver w;
+    EXPECT_EQ(w.resolve(0, SemWait{3, 0}), 1u);
+    EXPECT_EQ(w.resolve(0, SemWait{3, 7}), 7u);   // explicit: does not advance the count
+    EXPECT_EQ(w.resolve(0, SemWait{3, 0}), 2u);
+    EXPECT_EQ(w.resolve(1, SemWait{3, 0}), 1u);   // per queue
+    EXPECT_EQ(w.resolve(0, SemWait{4, 0}), 1u);   // per semaphore
+}
+
+// ---- errors: every one names file:line: field ------------------------------------------------------
+
+struct BadCase {
+    const char* body;
+    std::uint64_t line;
+    const char* field;
+    const char* reason_part;
+};
+
+TEST(TraceErrors, Each_class_names_file_line_field) {
+    const BadCase cases[] = {
+        {"frob queue=q\n", 2, "record", "unknown record kind 'frob'"},
+        {"dma queue=q src=hbm dst=bf16@0 partitions=1\n", 2, "bytes", "missing"},
+        {"0 pe_client_0 rd 0x12g 1 8\n", 2, "address", "bad number"},
+        {"# c\n0 pe_client_0 rd 0x0 1 0x1ffffffff\n", 3, "bytes", "bad number"},
+        {"0 pe_client_0 rd 0x0 1\n", 2, "record", "6 fields"},
+        {"0 pe_client_0 rdx 0x0 1 8\n", 2, "op", "unknown op"},
+        {"act queue=q src=bf16@0x10[1,2][3] dst=bf16@0 partitions=1\n", 2, "src", "steps but"},
+        {"act queue=q src=bf16@0x10[1][3 dst=bf16@0 partitions=1\n", 2, "src", "access pattern"},
+        {"act queue=q src=bf16@0 dst=bf16@0 partitions=1 rows=3\n", 2, "rows", "unknown field for act"},
+        {"act queue=q src=bf16@0 dst=bf16@0 partitions=1 partitions=2\n", 2, "partitions", "given twice"},
+        {"act queue=q src=bf16@0 dst=bf16@0 partitions=70000\n", 2, "partitions", "at most 65535"},
+        {"matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 acc_flags=start\n", 2, "acc_flags",
+         "accumulate flags"},
+        {"matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 perf_opt=fast\n", 2, "perf_opt",
+         "unknown perf_opt"},
+        {"matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 row_grp=q4\n", 2, "row_grp",
+         "bad group"},
+        {"q7 queue=q core=1 op=raw operand=bf16@0 partitions=1\n", 2, "op", "rd or wr"},
+        {"dma queue=q src=hbm dst=bf16@0 partitions=1 bytes=2 wait=1 wait=2 wait=3\n", 2, "wait", "at most 2"},
+        {"dma queue=q src=hbm dst=bf16@0 partitions=1 bytes=2 wait=1:0\n", 2, "wait", "bad wait value"},
+        {"dma queue=q src=hbm dst=bf16@0 partitions=1 bytes=2 transpose=yes\n", 2, "transpose", "0 or 1"},
+        {"dma queue=bad/name src=hbm dst=bf16@0 partitions=1 bytes=2\n", 2, "queue", "bad name"},
+        {"sbufsim-trace 1\n", 2, "record", "second header"},
+    };
+    for (const auto& c : cases) {
+        const TraceError e = error_of(c.body);
+        EXPECT_EQ(e.file, "bad.trc") << c.body;
+        EXPECT_EQ(e.line, c.line) << c.body;
+        EXPECT_EQ(e.field, c.field) << c.body;
+        EXPECT_NE(e.reason.find(c.reason_part), std::string::npos) << c.body << " -> " << e.to_string();
+        EXPECT_EQ(e.to_string().rfind("bad.trc:" + std::to_string(c.line) + ": " + c.field + ": ", 0), 0u)
+            << e.to_string();
+    }
+}
+
+TEST(TraceErrors, Reader_continues_after_a_bad_line) {
+    std::istringstream in("sbufsim-trace 1\nnope\n0 pe_client_0 rd 0x0 1 8\n");
+    TraceReader r(in, "t");
+    Record rec;
+    TraceError err;
+    EXPECT_EQ(r.read(rec, err), ReadStatus::error);
+    EXPECT_EQ(r.read(rec, err), ReadStatus::record);
+    EXPECT_EQ(rec.line, 3u);
+    EXPECT_EQ(r.read(rec, err), ReadStatus::end);
+}
+
+TEST(TraceErrors, Bad_headers) {
+    EXPECT_NE(header_error("").reason.find("empty file"), std::string::npos);
+    EXPECT_NE(header_error("# only comments\n\n").reason.find("no header"), std::string::npos);
+    const TraceError v = header_error("sbufsim-trace 2\n");
+    EXPECT_EQ(v.line, 1u);
+    EXPECT_EQ(v.field, "header");
+    EXPECT_NE(v.reason.find("unsupported trace format version 2"), std::string::npos);
+    const TraceError r = header_error("# x\n0 pe_client_0 rd 0x0 1 8\n");
+    EXPECT_EQ(r.line, 2u);
+    EXPECT_NE(r.reason.find("expected the header"), std::string::npos);
+    EXPECT_NE(header_error("sbufsim-trace 1 generation=x\n").reason.find("gen="), std::string::npos);
+}
+
+TEST(TraceErrors, Truncated_and_corrupt_binary) {
+    const std::string bin = to_binary("sbufsim-trace 1 gen=cayman\n0 pe_client_0 rd 0x0 1 8\n1 pe_client_0 rd 0x0 1 8\n");
+    {
+        std::istringstream in(bin.substr(0, bin.size() - 5));
+        TraceReader r(in, "t.sbt");
+        Record rec;
+        TraceError err;
+        EXPECT_EQ(r.read(rec, err), ReadStatus::record);
+        EXPECT_EQ(r.read(rec, err), ReadStatus::error);
+        EXPECT_EQ(err.file, "t.sbt");
+        EXPECT_NE(err.reason.find("truncated record: 19 of 24 bytes"), std::string::npos) << err.to_string();
+        EXPECT_EQ(r.read(rec, err), ReadStatus::end);
+    }
+    {
+        std::string bad = bin;
+        bad[detail::kBinaryHeaderBytes + detail::kBinaryNameBytes] = 0x7f;   // first access record's tag
+        std::istringstream in(bad);
+        TraceReader r(in, "t.sbt");
+        Record rec;
+        TraceError err;
+        EXPECT_EQ(r.read(rec, err), ReadStatus::error);
+        EXPECT_NE(err.reason.find("unknown record tag 0x7f"), std::string::npos) << err.to_string();
+        EXPECT_EQ(r.read(rec, err), ReadStatus::end);
+    }
+    {
+        std::istringstream in(bin.substr(0, 30));
+        EXPECT_THROW(TraceReader(in, "t.sbt"), TraceFormatError);
+    }
+    {
+        std::string bad = bin;
+        bad[8] = 9;   // version
+        std::istringstream in(bad);
+        try {
+            TraceReader r(in, "t.sbt");
+            ADD_FAILURE() << "version 9 accepted";
+        } catch (const TraceFormatError& e) {
+            EXPECT_NE(e.error().reason.find("unsupported binary trace version 9"), std::string::npos);
+        }
+    }
+}
+
+// ---- round trips ---------------------------------------------------------------------------------
+
+namespace {
+
+// A trace with every record kind and randomised field values (deterministic in `seed`).
+std::string generated_trace(std::uint32_t seed, int n) {
+    std::mt19937 rng(seed);
+    auto u = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
+    const char* dtypes[] = {"fp32", "bf16", "fp16", "fp8e4", "uint8", "int32"};
+    auto operand = [&]() {
+        std::string s = std::string(dtypes[u(0, 5)]) + "@" + std::to_string(u(0, 0x1fffffff));
+        const std::uint32_t dims = u(0, 3);
+        if (dims == 0) return s;
+        std::string steps = "[", sizes = "[";
+        for (std::uint32_t d = 0; d < dims; ++d) {
+            steps += (d ? "," : "") + std::to_string(static_cast<int>(u(0, 100)) - 50);
+            sizes += (d ? "," : "") + std::to_string(u(0, 1000));
+        }
+        return s + steps + "]" + sizes + "]";
+    };
+    auto sems = [&]() {
+        std::string s;
+        for (std::uint32_t i = u(0, 2); i > 0; --i) s += " wait=" + std::to_string(u(0, 300)) + (u(0, 1) ? ":" + std::to_string(u(1, 9)) : "");
+        for (std::uint32_t i = u(0, 2); i > 0; --i) s += " signal=" + std::to_string(u(0, 300));
+        return s;
+    };
+    std::string t = "sbufsim-trace 1 gen=mariana\n# generated\n";
+    std::uint64_t cycle = 0;
+    for (int i = 0; i < n; ++i) {
+        switch (i % 8) {
+        case 0: t += std::to_string(cycle += u(0, 9)) + " " + (u(0, 1) ? "pe_client_" : "dma_") + std::to_string(u(0, 4)) +
+                     " " + (const char*[]){"rd", "wr", "raw"}[u(0, 2)] + " " + std::to_string(u(0, 0x3fffffff)) + " " +
+                     std::to_string(u(0, 200)) + " " + std::to_string(u(0, 100000)) + "\n";
+            break;
+        case 1: t += "dma queue=qSyncIO" + std::to_string(u(0, 3)) + " src=" + (u(0, 1) ? "hbm" : operand()) +
+                     " dst=" + operand() + " partitions=" + std::to_string(u(0, 128)) + " bytes=" + std::to_string(u(0, 9999)) +
+                     (u(0, 1) ? " transpose=1" : "") + (u(0, 1) ? " engine=" + std::to_string(u(0, 15)) : "") + sems() + "\n";
+            break;
+        case 2: t += "ldweights queue=qPE0 src=" + operand() + " rows=" + std::to_string(u(0, 200)) + " cols=" +
+                     std::to_string(u(0, 200)) + (u(0, 1) ? " partitions=7" : "") + sems() + "\n";
+            break;
+        case 3: t += "matmul queue=qPE" + std::to_string(u(0, 1)) + " src=" + operand() + " dst=" + operand() +
+                     " num_active_rows=" + std::to_string(u(0, 255)) + " num_active_cols=" + std::to_string(u(0, 255)) +
+                     " row_grp=" + std::to_string(u(0, 15)) + " col_grp=" + std::to_string(u(0, 15)) + " xbus_sel=" +
+                     std::to_string(u(0, 31)) + " acc_flags=" + std::to_string(u(0, 3)) + " zero_region=" + std::to_string(u(0, 3)) +
+                     " perf_opt=" + (const char*[]){"none", "double_row", "double_column", "double_pixel"}[u(0, 3)] + sems() + "\n";
+            break;
+        case 4:
+        case 5:
+        case 6: t += std::string((const char*[]){"act", "pool", "dve"}[i % 8 - 4]) + " queue=qE" + std::to_string(u(0, 2)) +
+                     " src=" + operand() + (u(0, 1) ? " src2=" + operand() : "") + " dst=" + operand() + " partitions=" +
+                     std::to_string(u(1, 128)) + (u(0, 1) ? " fn=f" + std::to_string(u(0, 5)) : "") +
+                     (u(0, 1) ? " bytes=" + std::to_string(u(1, 64)) : "") + sems() + "\n";
+            break;
+        case 7: t += "q7 queue=qPool" + std::to_string(u(0, 7)) + " core=" + std::to_string(u(0, 9)) + " op=" +
+                     (u(0, 1) ? "rd" : "wr") + " operand=" + operand() + " partitions=" + std::to_string(u(1, 20)) + sems() + "\n";
+            break;
+        }
+    }
+    return t;
+}
+
+}  // namespace
+
+TEST(TraceRoundTrip, Text_binary_text_is_identical_canonical_text) {
+    for (std::uint32_t seed : {1u, 2u, 3u}) {
+        const std::string original = generated_trace(seed, 4000);
+        const std::string canonical = to_text(original);
+        EXPECT_EQ(canonical.rfind("sbufsim-trace 1 gen=mariana\n", 0), 0u);
+        EXPECT_EQ(std::count(canonical.begin(), canonical.end(), '\n'), 4001);
+        const std::string bin = to_binary(original);
+        EXPECT_EQ(to_text(bin), canonical) << "seed " << seed;
+        EXPECT_EQ(to_text(canonical), canonical);   // canonical text is a fixed point
+    }
+}
+
+TEST(TraceRoundTrip, Binary_text_binary_is_byte_identical) {
+    for (std::uint32_t seed : {4u, 5u}) {
+        const std::string bin = to_binary(generated_trace(seed, 4000));
+        EXPECT_EQ(bin.compare(0, 8, std::string(kTraceBinaryMagic.data(), 8)), 0);
+        EXPECT_EQ(to_binary(to_text(bin)), bin) << "seed " << seed;
+    }
+}
+
+TEST(TraceRoundTrip, Records_survive_binary_field_by_field) {
+    const std::string text = generated_trace(6, 800);
+    // Both readers stay alive: a Record's names are views into its reader's name table.
+    std::istringstream tin(text);
+    TraceReader t(tin, "t");
+    std::istringstream bin(to_binary(text));
+    TraceReader r(bin, "b");
+    EXPECT_EQ(r.format(), TraceFormat::binary);
+    EXPECT_EQ(r.header().generation, "mariana");
+    Record a, b;
+    std::size_t n = 0;
+    while (t.next(a)) {
+        ASSERT_TRUE(r.next(b)) << "binary ended at record " << n;
+        EXPECT_TRUE(same_record(a, b)) << "record " << n << ": " << format_record(a) << " vs " << format_record(b);
+        ++n;
+    }
+    EXPECT_FALSE(r.next(b));
+    EXPECT_EQ(n, 800u);
+}
+
+TEST(TraceRoundTrip, Binary_record_sizes_are_fixed) {
+    const std::string one_access = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n");
+    EXPECT_EQ(one_access.size(), detail::kBinaryHeaderBytes + detail::kBinaryNameBytes + detail::kBinaryAccessBytes);
+    const std::string two = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n1 pe_client_0 rd 0x0 1 8\n");
+    EXPECT_EQ(two.size(), one_access.size() + detail::kBinaryAccessBytes);   // the name is defined once
+    const std::string instr = to_binary("sbufsim-trace 1\nact queue=q src=bf16@0 dst=bf16@0 partitions=1\n");
+    EXPECT_EQ(instr.size(), detail::kBinaryHeaderBytes + detail::kBinaryNameBytes + detail::kBinaryInstructionBytes);
+}
