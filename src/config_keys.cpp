@@ -414,7 +414,40 @@ std::vector<KeySpec> build_table() {
                         {"cycles", "seed 000 §5.6 (field; reset not given)", MI, help}));
     }
     t.push_back(u32("arr_seq.max_groups", [](Params& p) -> auto& { return p.arr_seq.max_groups; }, 1, 16,
+
                     {"groups", "PUBLIC_FACTS (PSUM accumulation groups)", PUB, "accumulation groups in flight"}));
+
+    // --- timing: engine front-end costs (PUBLIC_FACTS, or modelling choices) ---------------
+    auto real_t = [&](const char* name, auto ref, double lo, double hi, const char* unit, const char* src,
+                      Confidence c, const char* help) { t.push_back(f64(name, ref, lo, hi, {unit, src, c, help})); };
+    auto u32_t = [&](const char* name, auto ref, double lo, double hi, const char* unit, const char* src,
+                     Confidence c, const char* help) { t.push_back(u32(name, ref, lo, hi, {unit, src, c, help})); };
+    real_t("timing.compute_fixed_overhead", [](Params& p) -> auto& { return p.timing.compute_fixed_overhead; }, 0, 1e6,
+           "engine cycles", "PUBLIC_FACTS (engines)", PUB, "fixed per-instruction tensor-access overhead of ACT/POOL/DVE");
+    u32_t("timing.compute_min_cycles", [](Params& p) -> auto& { return p.timing.compute_min_cycles; }, 0, 1000000,
+          "engine cycles", "PUBLIC_FACTS (engines)", PUB, "an ACT/POOL/DVE instruction costs max(this, N) cycles for N elements per partition");
+    u32_t("timing.two_input_factor", [](Params& p) -> auto& { return p.timing.two_input_factor; }, 1, 16,
+          "", "PUBLIC_FACTS (DVE); INFERRED for ACT/POOL", PUB, "a two-input op streams its inputs this many times: max(64, factor x N)");
+    u32_t("timing.stride_penalty_bytes", [](Params& p) -> auto& { return p.timing.stride_penalty_bytes; }, 1, 1 << 20,
+          "B", "PUBLIC_FACTS (engines)", PUB, "an innermost stride above this many bytes slows an engine access");
+    u32_t("timing.stride_penalty_factor", [](Params& p) -> auto& { return p.timing.stride_penalty_factor; }, 1, 64,
+          "", "PUBLIC_FACTS (engines)", PUB, "throughput divisor of a strided access (about 2: 'roughly halves')");
+    u32_t("timing.matmul_min_ii", [](Params& p) -> auto& { return p.timing.matmul_min_ii; }, 1, 1000000,
+          "PE cycles", "PUBLIC_FACTS (matmul)", PUB, "matmul initiation interval floor: max(N_moving, this) for 2/1-byte inputs");
+    u32_t("timing.matmul_fp32_factor", [](Params& p) -> auto& { return p.timing.matmul_fp32_factor; }, 1, 64,
+          "", "PUBLIC_FACTS (matmul)", PUB, "fp32 matmul initiation interval multiplier");
+    u32_t("timing.ldweights_min_cycles", [](Params& p) -> auto& { return p.timing.ldweights_min_cycles; }, 1, 1000000,
+          "PE cycles", "modelling choice", MOD, "LoadStationary floor: max(cols, this) PE cycles, in the background of the previous matmul");
+    u32_t("timing.pe_drain_latency", [](Params& p) -> auto& { return p.timing.pe_drain_latency; }, 0, 1000000,
+          "PE cycles", "modelling choice", MOD, "from a matmul's first moving read to its first PSUM write");
+    real_t("timing.dma_startup_ns", [](Params& p) -> auto& { return p.timing.dma_startup_ns; }, 0, 1e9,
+           "ns", "PUBLIC_FACTS (DMA)", PUB, "fixed DMA start-up between the trigger and data motion");
+    real_t("timing.dma_xpose_fraction_hbm", [](Params& p) -> auto& { return p.timing.dma_xpose_fraction_hbm; }, 0.01, 1,
+           "", "PUBLIC_FACTS (DMA, trn2)", PUB, "throughput of an HBM->SBUF DMA transpose relative to a plain DMA");
+    real_t("timing.dma_xpose_fraction_sbuf", [](Params& p) -> auto& { return p.timing.dma_xpose_fraction_sbuf; }, 0.01, 1,
+           "", "PUBLIC_FACTS (DMA, trn2)", PUB, "throughput of an SBUF->SBUF DMA transpose relative to a plain DMA");
+    real_t("timing.q7_fixed_overhead", [](Params& p) -> auto& { return p.timing.q7_fixed_overhead; }, 0, 1e6,
+           "GpSimd cycles", "modelling choice", MOD, "fixed per-instruction overhead of a Q7 AXI load/store");
     return t;
 }
 

@@ -173,6 +173,41 @@ struct ArrSeqParams {
     std::uint32_t max_groups = 8;              // accumulation groups in flight
 };
 
+// Engine timing and modelling constants of the engine front-ends (keys timing.*). Defaults come
+// from PUBLIC_FACTS.md ("public") or are modelling choices where the sources are silent
+// ("INFERRED"). Engine cycles are in the engine's own clock (pe, act, pool, dve clocks).
+struct EngineTiming {
+    // public: fixed per-instruction tensor-access overhead, ~60 engine cycles (ACT/POOL/DVE).
+    double compute_fixed_overhead = 60;
+    // public: an ACT/POOL/DVE instruction costs max(64, N) engine cycles for N elements/partition.
+    std::uint32_t compute_min_cycles = 64;
+    // public: a two-input op streams both inputs: max(64, 2N) (stated for DVE; INFERRED for
+    // two-input ACT/POOL ops).
+    std::uint32_t two_input_factor = 2;
+    // public: an innermost stride over 16 bytes roughly halves an engine's access throughput.
+    std::uint32_t stride_penalty_bytes = 16;
+    std::uint32_t stride_penalty_factor = 2;
+    // public: matmul initiation interval max(N_moving, 64) PE cycles for 2/1-byte inputs, 4x fp32.
+    std::uint32_t matmul_min_ii = 64;
+    std::uint32_t matmul_fp32_factor = 4;
+    // INFERRED: LoadStationary streams the stationary tile's free axis (cols) at one column per
+    // PE cycle, with the same 64-cycle floor as a matmul; it runs in the background while the
+    // previous matmul streams (public: "LoadStationary overlaps the previous matmul").
+    std::uint32_t ldweights_min_cycles = 64;
+    // INFERRED: PE cycles from a matmul's first moving read to its first PSUM write (the partial
+    // sums cross the array's rows before they drain through p2fifo).
+    std::uint32_t pe_drain_latency = 128;
+    // public: ~1 us DMA start-up between the triggering semaphore and data motion.
+    double dma_startup_ns = 1000;
+    // public: DMA transposes at a fraction of plain throughput (trn2: up to 90% HBM->SBUF,
+    // 50% SBUF->SBUF).
+    double dma_xpose_fraction_hbm = 0.9;
+    double dma_xpose_fraction_sbuf = 0.5;
+    // INFERRED: fixed per-instruction overhead of a Q7 AXI load/store, in GpSimd cycles (the
+    // GpSimd clock is pool.clock_ghz); the data phase is bytes / q7.bus_bytes cycles.
+    double q7_fixed_overhead = 60;
+};
+
 struct Params {
     std::string generation = "cayman";
     std::string neuroncore = "v3";
@@ -192,6 +227,7 @@ struct Params {
     ConcurrencyParams concurrency;
     Axi2SramParams axi2sram;
     ArrSeqParams arr_seq;
+    EngineTiming timing;
 
     bool has_psum() const { return psum.region_size != 0; }
 };

@@ -1,0 +1,385 @@
+#include "sbufsim/replay.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "sbufsim/compute_engine.h"
+#include "sbufsim/q7_core.h"
+#include "sbufsim/trace_check.h"
+
+namespace sbufsim {
+
+std::uint64_t ReplayResult::dma_bytes() const {
+    std::uint64_t b = 0;
+    for (const auto& d : dma) b += d.bytes;
+    return b;
+}
+
+namespace {
+
+constexpr std::uint32_t kUnresolved = 0xffffffffu;
+constexpr std::uint32_t kUnknownClient = 0xfffffffeu;
+
+// Everything one replay owns. Names become indices when first seen (per NameId), never per record.
+class Replayer {
+public:
+    Replayer(const Params& p, TraceReader& reader, const ReplayOptions& o)
+        : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
+          sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)), checker_(p, reader.file()) {
+        auto* tl = o.record_timeline ? &result_.timeline : nullptr;
+        std::uint16_t idx = 0;
+        arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
+        engines_.push_back(arr_.get());
+        for (ComputeKind k : {ComputeKind::act, ComputeKind::pool, ComputeKind::dve}) {
+            compute_.push_back(std::make_unique<ComputeEngine>(k, kernel_, sems_, p, p.timing, tl, idx++));
+            engines_.push_back(compute_.back().get());
+        }
+        for (std::uint32_t e = 0; e < p.dma.engines; ++e) {
+            dma_.push_back(std::make_unique<DmaEngine>(e, kernel_, sems_, p, p.timing, tl, idx++));
+            engines_.push_back(dma_.back().get());
+        }
+        for (std::uint32_t c = 0; c < p.q7.cores; ++c) {
+            q7_.push_back(std::make_unique<Q7Core>(c, kernel_, sems_, p, p.timing, tl, idx++));
+            engines_.push_back(q7_.back().get());
+        }
+        result_.trace = reader.file();
+        result_.generation = p.generation;
+        result_.pe_clock_ghz = p.pe.clock_ghz;
+    }
+
+    ReplayResult run();
+
+private:
+    // ---- reading ------------------------------------------------------------------------
+    void refill(Cycle now, bool force);
+    bool read_one(Cycle now);
+    void route(const Record& r, Cycle now);
+    void submit_access(const Record& r);
+    SyncSet sync_of(const Record& r);
+    TensorAccess access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const;
+    void dma_instr(const Record& r);
+    void reject(std::vector<TraceError>& errs);
+    [[noreturn]] void deadlock(Cycle now);
+
+    const Params& params_;
+    ReplayOptions opt_;
+    TraceReader& reader_;
+    AddressMap map_;
+    Kernel kernel_;
+    Semaphores sems_;
+    TraceChecker checker_;
+    WaitResolver waits_;
+    std::unique_ptr<ArrSeq> arr_;
+    std::vector<std::unique_ptr<ComputeEngine>> compute_;
+    std::vector<std::unique_ptr<DmaEngine>> dma_;
+    std::vector<std::unique_ptr<Q7Core>> q7_;
+    std::vector<FrontEnd*> engines_;   // fixed stepping order
+
+    // Per reader NameId: kernel client (access records), DMA engine << 16 | local queue.
+    std::vector<std::uint32_t> client_of_;
+    std::vector<std::uint32_t> dma_queue_of_;
+    std::uint32_t dma_queues_seen_ = 0;
+    bool named_[4] = {false, false, false, false};  // arr_seq, act, pool, dve queue named
+
+    Record rec_;
+    std::vector<TraceError> errs_;
+    bool eof_ = false;
+    bool have_pending_ = false;     // an access record read but not yet submitted
+    Request pending_{};
+    FrontEnd* last_pushed_ = nullptr;
+    ReplayResult result_;
+};
+
+TensorAccess Replayer::access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const {
+    TensorAccess a;
+    if (!o.onchip()) return a;
+    const Decoded d = map_.decode(o.addr);
+    if (!d.valid()) return a;  // the checker rejects it; lenient replay drops the operand
+    const bool psum = d.region == Region::psum;
+    const std::uint32_t array = psum ? params_.psum.partitions : params_.sbuf.partitions;
+    const std::uint64_t active = psum ? std::min<std::uint64_t>(params_.psum.partition_active,
+                                                               std::uint64_t{params_.psum.banks} * params_.psum.bank_size)
+                                      : params_.sbuf.partition_active;
+    a.region = d.region;
+    a.first = static_cast<std::uint16_t>(d.partition);
+    a.parts = static_cast<std::uint16_t>(std::min<std::uint32_t>(std::max<std::uint32_t>(partitions, 1), array - d.partition));
+    a.offset = d.offset;
+    a.elem_bytes = dtype_size(o.dtype);
+    a.elems = o.dims ? o.elements() : (bytes ? (bytes + a.elem_bytes - 1) / a.elem_bytes : 1);
+    const std::uint64_t want = bytes ? bytes : a.elems * a.elem_bytes;
+    a.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(want, active > d.offset ? active - d.offset : 0));
+    if (o.dims) {
+        const std::uint64_t stride = static_cast<std::uint64_t>(o.steps[0] < 0 ? -std::int64_t{o.steps[0]} : o.steps[0]) * a.elem_bytes;
+        a.strided = stride > params_.timing.stride_penalty_bytes;
+    }
+    return a;
+}
+
+SyncSet Replayer::sync_of(const Record& r) {
+    SyncSet s;
+    for (std::uint32_t i = 0; i < r.num_waits && i < kMaxInstrWaits; ++i) {
+        if (r.waits[i].sem >= sems_.size()) continue;  // rejected by the checker; lenient drops it
+        s.wait_sem[s.waits] = r.waits[i].sem;
+        s.wait_value[s.waits] = waits_.resolve(r.queue_id, r.waits[i]);
+        ++s.waits;
+    }
+    for (std::uint32_t i = 0; i < r.num_signals && i < kMaxInstrSignals; ++i) {
+        if (r.signals[i] >= sems_.size()) continue;
+        s.signal_sem[s.signals++] = r.signals[i];
+    }
+    return s;
+}
+
+void Replayer::submit_access(const Record& r) {
+    if (r.client_id >= client_of_.size()) client_of_.resize(std::size_t{r.client_id} + 1, kUnresolved);
+    std::uint32_t& c = client_of_[r.client_id];
+    if (c == kUnresolved) {
+        const auto id = kernel_.client_index(r.client);
+        c = id ? index(*id) : kUnknownClient;
+    }
+    const Decoded d = map_.decode(r.address);
+    if (c == kUnknownClient || !d.valid() || d.region != kernel_.clients().all()[c].region) return;
+    Request q;
+    q.client = ClientId{static_cast<std::uint16_t>(c)};
+    q.op = r.op;
+    q.region = d.region;
+    q.first_partition = static_cast<std::uint16_t>(d.partition);
+    q.partitions = std::max<std::uint16_t>(1, r.partitions);
+    q.offset = d.offset;
+    q.bytes = std::max<std::uint32_t>(1, r.bytes);
+    q.issue = r.cycle;
+    pending_ = q;
+    have_pending_ = true;
+    ++result_.access_records;
+}
+
+void Replayer::dma_instr(const Record& r) {
+    DmaInstr d;
+    d.sync = sync_of(r);
+    d.line = r.line;
+    d.partitions = std::max<std::uint32_t>(1, r.partitions);
+    d.bytes_per_partition = r.bytes;
+    d.bytes = std::uint64_t{d.partitions} * r.bytes;
+    d.transpose = r.transpose;
+    d.sbuf_to_sbuf = r.src.onchip() && r.dst.onchip();
+    if (r.src.onchip()) d.rd = access_of(r.src, d.partitions, r.bytes);
+    if (r.dst.onchip()) {
+        if (r.transpose) {
+            // 16 source rows x N columns land as N partitions of 16 elements (seed 000 §6.2).
+            const std::uint32_t esz = dtype_size(r.dst.dtype);
+            const std::uint32_t cols = std::max<std::uint32_t>(1, r.bytes / esz);
+            Operand o = r.dst;
+            o.dims = 0;
+            d.wr = access_of(o, cols, d.partitions * esz);
+        } else {
+            d.wr = access_of(r.dst, d.partitions, r.bytes);
+        }
+    }
+    // The engine: as written, else the queue's engine, assigned round robin in first-seen order
+    // (docs/replay.md).
+    if (r.queue_id >= dma_queue_of_.size()) dma_queue_of_.resize(std::size_t{r.queue_id} + 1, kUnresolved);
+    std::uint32_t& slot = dma_queue_of_[r.queue_id];
+    if (slot == kUnresolved) {
+        const std::uint32_t e = r.has_engine() ? r.engine % params_.dma.engines : dma_queues_seen_++ % params_.dma.engines;
+        slot = (e << 16) | dma_[e]->add_queue(std::string(r.queue));
+    }
+    DmaEngine& eng = *dma_[slot >> 16];
+    eng.push(slot & 0xffff, d);
+    last_pushed_ = &eng;
+}
+
+void Replayer::route(const Record& r, Cycle) {
+    if (r.kind == RecordKind::access) {
+        submit_access(r);
+        return;
+    }
+    ++result_.instructions;
+    switch (r.kind) {
+        case RecordKind::ldweights:
+        case RecordKind::matmul: {
+            ArrSeqInstr i;
+            i.sync = sync_of(r);
+            i.line = r.line;
+            if (r.kind == RecordKind::ldweights) {
+                i.kind = ArrSeqInstr::Kind::ldweights;
+                i.rows = r.rows;
+                i.cols = r.cols;
+                i.src = access_of(r.src, r.rows ? r.rows : r.partitions, 0);
+            } else {
+                i.kind = ArrSeqInstr::Kind::matmul;
+                i.rows = r.num_active_rows;
+                i.cols = r.num_active_cols;
+                i.src = access_of(r.src, r.num_active_rows, 0);
+                i.dst = access_of(r.dst, r.num_active_cols, 0);
+                i.acc_flags = r.acc_flags;
+                i.zero_region = r.zero_region;
+            }
+            i.fp32 = r.src.onchip() && dtype_size(r.src.dtype) == 4;
+            if (!named_[0]) arr_->set_queue_name(std::string(r.queue)), named_[0] = true;
+            arr_->push(i);
+            last_pushed_ = arr_.get();
+            break;
+        }
+        case RecordKind::act:
+        case RecordKind::pool:
+        case RecordKind::dve: {
+            const std::size_t k = r.kind == RecordKind::act ? 0 : r.kind == RecordKind::pool ? 1 : 2;
+            ComputeInstr i;
+            i.sync = sync_of(r);
+            i.line = r.line;
+            i.in[0] = access_of(r.src, r.partitions, r.bytes);
+            if (r.src2.present()) i.in[1] = access_of(r.src2, r.partitions, r.bytes);
+            i.out = access_of(r.dst, r.partitions, r.bytes);
+            if (!named_[k + 1]) compute_[k]->set_queue_name(std::string(r.queue)), named_[k + 1] = true;
+            compute_[k]->push(i);
+            last_pushed_ = compute_[k].get();
+            break;
+        }
+        case RecordKind::dma:
+            dma_instr(r);
+            break;
+        case RecordKind::q7: {
+            Q7Instr i;
+            i.sync = sync_of(r);
+            i.line = r.line;
+            i.op = r.op;
+            i.access = access_of(r.src, r.partitions, r.bytes);
+            Q7Core& core = *q7_[r.core % q7_.size()];
+            core.set_queue_name(std::string(r.queue));
+            core.push(i);
+            last_pushed_ = &core;
+            break;
+        }
+        case RecordKind::access:
+            break;
+    }
+}
+
+void Replayer::reject(std::vector<TraceError>& errs) {
+    ++result_.skipped;
+    if (!opt_.lenient) {
+        std::string msg = errs.front().to_string();
+        if (errs.size() > 1) msg += " (and " + std::to_string(errs.size() - 1) + " more problem(s))";
+        throw ReplayError(ReplayError::Kind::invalid_trace,
+                          "invalid trace (use --lenient to skip bad records): " + msg, errs);
+    }
+    for (auto& e : errs)
+        if (result_.skipped_errors.size() < opt_.max_skipped_kept) result_.skipped_errors.push_back(e);
+}
+
+// Reads one record; false at the end of the trace.
+bool Replayer::read_one(Cycle now) {
+    TraceError err;
+    const ReadStatus st = reader_.read(rec_, err);
+    if (st == ReadStatus::end) {
+        errs_.clear();
+        checker_.finish(errs_);
+        if (!errs_.empty() && !opt_.lenient) reject(errs_);
+        eof_ = true;
+        return false;
+    }
+    ++result_.records;
+    errs_.clear();
+    if (st == ReadStatus::error) {
+        errs_.push_back(err);
+        reject(errs_);
+        return true;
+    }
+    if (checker_.check(rec_, errs_) != 0) {
+        reject(errs_);
+        return true;
+    }
+    route(rec_, now);
+    return true;
+}
+
+// Reads until a queue reaches the look-ahead, an access record lies beyond the window, or the
+// end. With `force`, reads one more instruction regardless of the look-ahead.
+void Replayer::refill(Cycle now, bool force) {
+    while (!eof_) {
+        if (have_pending_) {
+            if (pending_.issue > now + opt_.access_window && !force) return;
+            kernel_.submit(pending_);
+            have_pending_ = false;
+            if (force) return;
+        }
+        if (!force && last_pushed_ && last_pushed_->queued() >= opt_.lookahead) return;
+        last_pushed_ = nullptr;
+        const std::uint64_t before = result_.instructions;
+        if (!read_one(now)) return;
+        if (force && result_.instructions != before) return;
+    }
+}
+
+void Replayer::deadlock(Cycle now) {
+    std::string msg = "deadlock at cycle " + std::to_string(now) + ": every remaining queue waits on a semaphore "
+                      "that nothing left in the trace can signal";
+    std::vector<TraceError> errs;
+    for (FrontEnd* e : engines_) {
+        BlockedHead b;
+        if (!e->blocked(b)) continue;
+        msg += "; queue " + b.queue + " (" + reader_.file() + ":" + std::to_string(b.line) + ") waits for semaphore " +
+               std::to_string(b.sem) + " >= " + std::to_string(b.want) + " (value " + std::to_string(b.have) + ")";
+        errs.push_back(TraceError{reader_.file(), b.line, "wait",
+                                  "queue " + b.queue + " waits for semaphore " + std::to_string(b.sem) + " >= " +
+                                      std::to_string(b.want) + ", which stays at " + std::to_string(b.have),
+                                  "deadlock"});
+    }
+    throw ReplayError(ReplayError::Kind::deadlock, msg, std::move(errs));
+}
+
+ReplayResult Replayer::run() {
+    errs_.clear();
+    checker_.check_header(reader_.header(), errs_);
+    if (!errs_.empty()) reject(errs_);
+    Cycle now = 0;
+    for (;;) {
+        bool changed = true;
+        while (changed) {
+            refill(now, false);
+            changed = false;
+            for (FrontEnd* e : engines_) changed |= e->step(now);
+        }
+        Cycle next = kNever;
+        for (FrontEnd* e : engines_) next = std::min(next, e->wake(now));
+        if (have_pending_) next = std::min(next, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+        if (next == kNever) {
+            if (!eof_) {  // everyone waits: the signal may be further on in the file
+                refill(now, true);
+                continue;
+            }
+            bool all_idle = true;
+            for (FrontEnd* e : engines_) all_idle &= e->idle();
+            if (!all_idle) deadlock(now);
+            break;
+        }
+        kernel_.run_until(next);
+        now = next;
+    }
+    kernel_.run_to_completion();
+    Cycle end = std::max(now, kernel_.now());
+    for (FrontEnd* e : engines_) {
+        e->finish(end);
+        end = std::max(end, e->stats().last_end);
+    }
+    result_.total_cycles = end;
+    result_.kernel = kernel_.stats();
+    for (FrontEnd* e : engines_) result_.engines.push_back(e->stats());
+    result_.arr_seq = arr_->arr_stats();
+    for (const auto& d : dma_) result_.dma.push_back(d->dma_stats());
+    return std::move(result_);
+}
+
+}  // namespace
+
+ReplayResult replay(const Params& params, TraceReader& reader, const ReplayOptions& options) {
+    Replayer r(params, reader, options);
+    return r.run();
+}
+
+ReplayResult replay_trace(const Params& params, const std::string& path, const ReplayOptions& options) {
+    TraceReader reader(path);
+    return replay(params, reader, options);
+}
+
+}  // namespace sbufsim
