@@ -4,6 +4,7 @@
 //
 // Defaults are the values of the default generation (cayman) and the CSR reset values; each
 // shipped configs/<gen>.ini sets every key explicitly with its own citation.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -37,24 +38,37 @@ std::string render_double(double v) {
     return os.str();
 }
 
-// Numbers are validated by the loader before `set` runs, so the conversions here cannot fail.
-template <class T, class Ref>
-KeySpec unsigned_key(std::string name, Ref ref, double min, double max, const Meta& m) {
+// The fields every key shares; `set` and `get` are bound by the typed builders below.
+KeySpec described(std::string name, KeyType type, const Meta& m, double min = 0, double max = 0) {
     KeySpec k;
     k.name = std::move(name);
-    k.type = sizeof(T) == 4 ? KeyType::u32 : KeyType::u64;
+    k.type = type;
     k.min = min;
     k.max = max;
     k.unit = m.unit;
     k.help = m.help;
     k.source = m.source;
     k.confidence = m.conf;
-    k.set = [ref](Params& p, std::string_view v) {
-        ref(p) = static_cast<T>(std::stoull(std::string(v), nullptr, 0));
-    };
-    k.get = [ref](const Params& p) { return hex_or_dec(ref(const_cast<Params&>(p))); };
+    return k;
+}
+
+// Binds a key to the Params field `ref` selects. `parse` turns the loader's canonical text into
+// the field's value (the loader has already checked type and range, so it cannot fail);
+// `render` writes the field back in INI form. The default is read off a default Params.
+template <class Ref, class Parse, class Render>
+KeySpec bound(KeySpec k, Ref ref, Parse parse, Render render) {
+    k.set = [ref, parse](Params& p, std::string_view v) { ref(p) = parse(v); };
+    k.get = [ref, render](const Params& p) { return render(ref(const_cast<Params&>(p))); };
     k.default_text = k.get(Params{});
     return k;
+}
+
+template <class T, class Ref>
+KeySpec unsigned_key(std::string name, Ref ref, double min, double max, const Meta& m) {
+    const KeyType type = sizeof(T) == 4 ? KeyType::u32 : KeyType::u64;
+    return bound(described(std::move(name), type, m, min, max), ref,
+                 [](std::string_view v) { return static_cast<T>(std::stoull(std::string(v), nullptr, 0)); },
+                 [](T v) { return hex_or_dec(v); });
 }
 
 template <class Ref>
@@ -68,72 +82,34 @@ KeySpec u64(std::string name, Ref ref, double min, double max, const Meta& m) {
 
 template <class Ref>
 KeySpec f64(std::string name, Ref ref, double min, double max, const Meta& m) {
-    KeySpec k;
-    k.name = std::move(name);
-    k.type = KeyType::f64;
-    k.min = min;
-    k.max = max;
-    k.unit = m.unit;
-    k.help = m.help;
-    k.source = m.source;
-    k.confidence = m.conf;
-    k.set = [ref](Params& p, std::string_view v) { ref(p) = std::stod(std::string(v)); };
-    k.get = [ref](const Params& p) { return render_double(ref(const_cast<Params&>(p))); };
-    k.default_text = k.get(Params{});
-    return k;
+    return bound(described(std::move(name), KeyType::f64, m, min, max), ref,
+                 [](std::string_view v) { return std::stod(std::string(v)); }, render_double);
 }
 
 template <class Ref>
 KeySpec boolean(std::string name, Ref ref, const Meta& m) {
-    KeySpec k;
-    k.name = std::move(name);
-    k.type = KeyType::boolean;
-    k.unit = m.unit;
-    k.help = m.help;
-    k.source = m.source;
-    k.confidence = m.conf;
-    k.set = [ref](Params& p, std::string_view v) { ref(p) = (v == "true"); };
-    k.get = [ref](const Params& p) {
-        return std::string(ref(const_cast<Params&>(p)) ? "true" : "false");
-    };
-    k.default_text = k.get(Params{});
-    return k;
+    return bound(described(std::move(name), KeyType::boolean, m), ref,
+                 [](std::string_view v) { return v == "true"; },
+                 [](bool v) { return std::string(v ? "true" : "false"); });
 }
 
 template <class E, class Ref>
 KeySpec choice(std::string name, Ref ref, std::vector<std::string> names, const Meta& m) {
-    KeySpec k;
-    k.name = std::move(name);
-    k.type = KeyType::choice;
+    KeySpec k = described(std::move(name), KeyType::choice, m);
     k.choices = names;
-    k.unit = m.unit;
-    k.help = m.help;
-    k.source = m.source;
-    k.confidence = m.conf;
-    k.set = [ref, names](Params& p, std::string_view v) {
-        for (std::size_t i = 0; i < names.size(); ++i)
-            if (names[i] == v) ref(p) = static_cast<E>(i);
-    };
-    k.get = [ref, names](const Params& p) {
-        return names.at(static_cast<std::size_t>(ref(const_cast<Params&>(p))));
-    };
-    k.default_text = k.get(Params{});
-    return k;
+    return bound(std::move(k), ref,
+                 [names](std::string_view v) {
+                     const auto it = std::find(names.begin(), names.end(), v);
+                     return static_cast<E>(it - names.begin());
+                 },
+                 [names](E v) { return names.at(static_cast<std::size_t>(v)); });
 }
 
 template <class Ref>
 KeySpec text(std::string name, Ref ref, const Meta& m) {
-    KeySpec k;
-    k.name = std::move(name);
-    k.type = KeyType::text;
-    k.unit = m.unit;
-    k.help = m.help;
-    k.source = m.source;
-    k.confidence = m.conf;
-    k.set = [ref](Params& p, std::string_view v) { ref(p) = std::string(v); };
-    k.get = [ref](const Params& p) { return ref(const_cast<Params&>(p)); };
-    k.default_text = k.get(Params{});
-    return k;
+    return bound(described(std::move(name), KeyType::text, m), ref,
+                 [](std::string_view v) { return std::string(v); },
+                 [](const std::string& v) { return v; });
 }
 
 constexpr auto HO = Confidence::high_observed;

@@ -1,0 +1,102 @@
+// Strict priority + deficit-weighted round robin among equal priorities: the policy of both
+// stages of the SBUF cluster arbiter (tpb_sbuf_cluster.json arb_stage1/arb_stage2, seed 000
+// §7.1), reused for the DMA-class order and the PSUM arbiter (INFERRED, docs/kernel.md).
+//
+// Ports are bit positions 0..63 of a 64-bit mask. Each port has a 3-bit priority (higher wins)
+// and a 4-bit weight. Inside one priority level a pointer names the favoured port, which keeps
+// first place for `weight` granted beats, then the pointer moves past it (a deficit of one beat
+// per grant, refilled to `weight` when the pointer reaches a port).
+//
+// State only changes in settle(), and only for levels where two or more ports contended in that
+// cycle, so cycles without contention (and skipped idle cycles) leave it untouched.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace sbufsim {
+
+class Arbiter {
+public:
+    static constexpr std::uint32_t kPorts = 64;
+
+    // Setup: declare a port. Weight 0 is treated as 1 (a 0 weight would starve the port forever;
+    // the seeds do not say what the RTL does with it, INFERRED).
+    void add_port(std::uint32_t port, std::uint32_t prio, std::uint32_t weight);
+
+    // Writes the ports of `candidates` in grant order (priority descending, then cyclic from the
+    // level's pointer) to `out` and returns how many. `out` must hold popcount(candidates).
+    std::uint32_t order(std::uint64_t candidates, std::uint8_t* out) const;
+
+    // The single winner (first in order()); only meaningful when candidates != 0.
+    std::uint32_t first(std::uint64_t candidates) const;
+
+    // Updates the DWRR state after a cycle: `candidates` are the ports that took part in order(),
+    // `granted` the subset that got their beat through.
+    void settle(std::uint64_t candidates, std::uint64_t granted);
+
+private:
+    struct Level {
+        std::uint32_t prio = 0;
+        std::uint64_t members = 0;
+        std::uint32_t ptr = 0;      // favoured port (or where the search for it starts)
+        std::uint32_t credit = 0;   // grants left for the port at ptr
+        bool fresh = true;          // credit not yet loaded for the port at ptr
+    };
+    static std::uint32_t favoured(const Level& l, std::uint64_t m);
+
+    std::vector<Level> levels_;  // sorted by priority, highest first
+    std::array<std::uint8_t, kPorts> weight_{};
+};
+
+// Hot path, inline: called several times per kernel cycle.
+
+// First port of `m` at or after the level's pointer, cyclically.
+inline std::uint32_t Arbiter::favoured(const Level& l, std::uint64_t m) {
+    const std::uint64_t hi = m & (~std::uint64_t{0} << l.ptr);
+    return static_cast<std::uint32_t>(std::countr_zero(hi ? hi : m));
+}
+
+inline std::uint32_t Arbiter::order(std::uint64_t candidates, std::uint8_t* out) const {
+    std::uint32_t n = 0;
+    for (const Level& l : levels_) {
+        const std::uint64_t m = candidates & l.members;
+        if (!m) continue;
+        const std::uint64_t split = ~std::uint64_t{0} << l.ptr;
+        for (std::uint64_t hi = m & split; hi; hi &= hi - 1)
+            out[n++] = static_cast<std::uint8_t>(std::countr_zero(hi));
+        for (std::uint64_t lo = m & ~split; lo; lo &= lo - 1)
+            out[n++] = static_cast<std::uint8_t>(std::countr_zero(lo));
+    }
+    return n;
+}
+
+inline std::uint32_t Arbiter::first(std::uint64_t candidates) const {
+    for (const Level& l : levels_) {
+        const std::uint64_t m = candidates & l.members;
+        if (m) return favoured(l, m);
+    }
+    return 0;
+}
+
+inline void Arbiter::settle(std::uint64_t candidates, std::uint64_t granted) {
+    for (Level& l : levels_) {
+        const std::uint64_t m = candidates & l.members;
+        if (!m || !(m & (m - 1))) continue;  // fewer than two contenders: no state change
+        const std::uint32_t fav = favoured(l, m);
+        if (fav != l.ptr || l.fresh) {
+            l.ptr = fav;
+            l.credit = weight_[fav];
+            l.fresh = false;
+        }
+        if (!(granted >> fav & 1)) continue;  // blocked by a higher level or a bank: keeps its turn
+        if (--l.credit == 0) {
+            l.ptr = (fav + 1) % kPorts;
+            l.fresh = true;
+        }
+    }
+}
+
+}  // namespace sbufsim

@@ -1,0 +1,677 @@
+#include "sbufsim/kernel.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+namespace sbufsim {
+
+namespace {
+
+constexpr std::uint32_t kPeRdPort = 63;  // stage-2 port of the stage-1 winner
+constexpr std::uint64_t bit(std::uint32_t c) { return std::uint64_t{1} << c; }
+constexpr std::uint32_t cause_index(StallCause c) { return static_cast<std::uint32_t>(c); }
+
+// Bits lo..hi inclusive (hi <= 31).
+constexpr std::uint32_t bit_range(std::uint32_t lo, std::uint32_t hi) {
+    return static_cast<std::uint32_t>(((std::uint64_t{2} << hi) - 1) & ~((std::uint64_t{1} << lo) - 1));
+}
+
+template <typename F>
+inline void for_each_bit(std::uint64_t m, F&& f) {
+    for (; m; m &= m - 1) f(static_cast<std::uint32_t>(std::countr_zero(m)));
+}
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("kernel: " + what); }
+
+}  // namespace
+
+// Per-client queue and head-beat state. Everything the cycle loop touches per client lives here;
+// the per-client statistics that change every cycle are kept here too and copied into Stats by
+// stats(), so the loop does not walk the large ClientStats records.
+struct Kernel::Port {
+    // Queue: a power-of-two ring of requests, grown only by submit().
+    std::vector<Queued> q;
+    std::uint64_t head = 0, tail = 0;  // monotonic counts; slot = count & (q.size() - 1)
+    std::uint64_t submitted = 0;
+
+    // Static.
+    Region region = Region::sbuf;
+    TdmClass cls = TdmClass::compute;
+    std::uint32_t ppb = 0;  // partitions per beat, 0 = all
+    std::uint32_t bpb = 8;  // bytes per partition per beat
+
+    // Head request and its beat iterator: partition chunk major, then byte chunk, then (raw)
+    // the read and the write slot.
+    Cycle issue = 0, start = 0;
+    RequestId after = kNoRequest;
+    std::uint32_t first = 0, parts = 0, offset = 0, bytes = 0;
+    std::uint32_t chunk_parts = 0;  // partitions per beat of this request
+    std::uint32_t pc = 0, pcs = 0, bc = 0, bcs = 0;
+    bool raw = false;
+    bool write_phase = false;
+    bool offset_banks = false;      // the bank mask depends on the byte offset
+    std::uint32_t mask = 0;         // ECC banks of the head beat
+    std::uint32_t beat_bytes = 0;   // bytes the head beat moves
+
+    // Hot statistics.
+    std::array<std::uint64_t, kStallCauses> stalls{};
+    std::uint64_t beats = 0, bytes_moved = 0;
+    std::uint64_t run = 0, max_run = 0;  // consecutive stalled cycles
+    StallCause last_cause = StallCause::dependency;
+    // Bank grants not yet added to BankStats: `run_count` grants on `run_mask`.
+    std::uint32_t run_mask = 0;
+    std::uint64_t run_count = 0;
+};
+
+Kernel::Kernel(const Params& p, KernelOptions options)
+    : params_(p), options_(options), clients_(p), tdm_(p.tdm), n_(clients_.size()) {
+    if (p.sbuf.ecc_banks > 16 || p.sbuf.ecc_banks == 0 || p.sbuf.clusters == 0 ||
+        p.sbuf.partitions % p.sbuf.clusters != 0)
+        bad("sbuf.ecc_banks = " + std::to_string(p.sbuf.ecc_banks) + " / sbuf.clusters = " +
+            std::to_string(p.sbuf.clusters) + " do not fit a 16-bit SBUF bank mask");
+    if (p.has_psum() && (p.psum.ecc_banks > 32 || p.psum.ecc_clusters == 0 ||
+                         p.psum.partitions % p.psum.ecc_clusters != 0 || p.psum.bank_size == 0 ||
+                         p.psum.banks * p.psum.ecc_clusters != p.psum.ecc_banks))
+        bad("psum.ecc_banks = " + std::to_string(p.psum.ecc_banks) +
+            " is not psum.ecc_clusters x psum.banks within a 32-bit PSUM bank mask");
+
+    // Bank tables (seed 000 §3.1, §4): SBUF bank = cluster*2 + half, PSUM bank =
+    // cluster*banks + offset/bank_size.
+    const std::uint32_t ppc = p.sbuf.partitions / p.sbuf.clusters;
+    const std::uint32_t half = std::max<std::uint32_t>(1, ppc / 2);
+    for (std::uint32_t q = 0; q < p.sbuf.partitions; ++q) {
+        sbuf_cluster_of_.push_back(static_cast<std::uint8_t>(q / ppc));
+        sbuf_bank_of_.push_back(static_cast<std::uint8_t>((q / ppc) * 2 + (q / half) % 2));
+    }
+    half_by_offset_ = p.sbuf.half_select == HalfSelect::offset;
+    half_bit_ = p.sbuf.half_offset_bit;
+    if (p.has_psum()) {
+        const std::uint32_t ppcl = p.psum.partitions / p.psum.ecc_clusters;
+        for (std::uint32_t q = 0; q < p.psum.partitions; ++q)
+            psum_cluster_of_.push_back(static_cast<std::uint8_t>(q / ppcl));
+        psum_banks_ = p.psum.banks;
+        psum_bank_size_ = static_cast<std::uint32_t>(p.psum.bank_size);
+    }
+
+    // Client masks and arbiters.
+    ports_.resize(n_);
+    throttlers_.resize(n_);
+    completed_.assign(n_, 0);
+    const std::uint32_t boost = 8;  // lifts one DMA-class group above the other (tdm.dma_order)
+    for (std::uint32_t c = 0; c < n_; ++c) {
+        const ClientInfo& ci = clients_.all()[c];
+        Port& port = ports_[c];
+        port.region = ci.region;
+        port.cls = ci.tdm_class;
+        port.ppb = ci.beat_partitions;
+        port.bpb = std::max<std::uint32_t>(1, ci.beat_bytes);
+        port.q.resize(16);
+        (ci.region == Region::sbuf ? sbuf_mask_ : psum_mask_clients_) |= bit(c);
+        if (ci.tdm_class == TdmClass::dma) dma_class_ |= bit(c);
+        if (ci.tdm_class == TdmClass::compute) compute_class_ |= bit(c);
+        switch (ci.group) {
+            case ClientGroup::stage1:
+                stage1_mask_ |= bit(c);
+                stage1_.add_port(c, ci.arb.prio, ci.arb.weight);
+                break;
+            case ClientGroup::stage2:
+                stage2_mask_ |= bit(c);
+                stage2_.add_port(c, ci.arb.prio, ci.arb.weight);
+                break;
+            case ClientGroup::dma:
+            case ClientGroup::q7: {
+                const bool is_dma = ci.group == ClientGroup::dma;
+                std::uint32_t prio = ci.arb.prio;
+                if (p.tdm.dma_order == DmaOrder::dma_first && is_dma) prio += boost;
+                if (p.tdm.dma_order == DmaOrder::q7_first && !is_dma) prio += boost;
+                dma_arb_.add_port(c, prio, ci.arb.weight);
+                break;
+            }
+            case ClientGroup::psum:
+                psum_arb_.add_port(c, ci.arb.prio, ci.arb.weight);
+                break;
+        }
+        if (ci.throttle.enable) {
+            throttlers_[c] = Throttler(ci.throttle);
+            throttled_ |= bit(c);
+        }
+        if (ci.region == Region::sbuf && p.concurrency.dve_gpsimd_sbuf_exclusive) {
+            if (ci.dve) dve_sbuf_ |= bit(c);
+            if (ci.gpsimd) gpsimd_sbuf_ |= bit(c);
+        }
+        if (ci.region == Region::psum && p.concurrency.dve_act_psum_exclusive) {
+            if (ci.dve) dve_psum_ |= bit(c);
+            if (ci.act) act_psum_ |= bit(c);
+        }
+    }
+    stage2_.add_port(kPeRdPort, p.arbiter.pe_rd.prio, p.arbiter.pe_rd.weight);
+
+    if (options_.completion_capacity) ring_.resize(std::max(options_.completion_capacity, 2 * n_));
+
+    // Statistics skeleton.
+    for (const ClientInfo& ci : clients_.all()) {
+        ClientStats cs;
+        cs.name = ci.name;
+        cs.region = ci.region;
+        cs.tdm_class = ci.tdm_class;
+        stats_.clients.push_back(std::move(cs));
+    }
+    stats_.sbuf_banks = p.sbuf.ecc_banks;
+    for (std::uint32_t b = 0; b < p.sbuf.ecc_banks; ++b)
+        stats_.banks.push_back(BankStats{"sbuf_" + std::to_string(b), 0, 0, 0,
+                                         std::vector<std::uint64_t>(n_, 0)});
+    if (p.has_psum())
+        for (std::uint32_t b = 0; b < p.psum.ecc_banks; ++b)
+            stats_.banks.push_back(BankStats{"psum_" + std::to_string(b), 0, 0, 0,
+                                             std::vector<std::uint64_t>(n_, 0)});
+    stats_.blocked_by.assign(std::size_t{n_} * n_, 0);
+    stats_.tdm_slots.assign(tdm_.slots(), TdmSlotStats{});
+}
+
+Kernel::Kernel(const Kernel&) = default;
+Kernel::Kernel(Kernel&&) noexcept = default;
+Kernel& Kernel::operator=(const Kernel&) = default;
+Kernel& Kernel::operator=(Kernel&&) noexcept = default;
+Kernel::~Kernel() = default;
+
+// ---------------------------------------------------------------------------------------------
+// Bank masks: computed once per beat when it becomes the head, never per cycle.
+
+std::uint32_t Kernel::sbuf_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0,
+                                std::uint32_t o1) const {
+    if (!half_by_offset_) return bit_range(sbuf_bank_of_[p0], sbuf_bank_of_[p1]);
+    // HalfSelect::offset: every cluster in range, the half(s) the byte range touches.
+    const std::uint32_t clusters = bit_range(2u * sbuf_cluster_of_[p0], 2u * sbuf_cluster_of_[p1] + 1);
+    std::uint32_t halves = 0xffffu;
+    if ((o0 >> half_bit_) == (o1 >> half_bit_)) halves = ((o0 >> half_bit_) & 1) ? 0xaaaau : 0x5555u;
+    return clusters & halves;
+}
+
+std::uint32_t Kernel::psum_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0,
+                                std::uint32_t o1) const {
+    const std::uint32_t inner = bit_range(o0 / psum_bank_size_, o1 / psum_bank_size_);
+    std::uint32_t m = 0;
+    for (std::uint32_t c = psum_cluster_of_[p0]; c <= psum_cluster_of_[p1]; ++c)
+        m |= inner << (c * psum_banks_);
+    return m;
+}
+
+void Kernel::load_beat_mask(std::uint32_t c) {
+    Port& p = ports_[c];
+    const std::uint32_t p0 = p.first + p.pc * p.chunk_parts;
+    const std::uint32_t p1 = std::min(p0 + p.chunk_parts, p.first + p.parts) - 1;
+    const std::uint32_t o0 = p.offset + p.bc * p.bpb;
+    const std::uint32_t o1 = std::min(o0 + p.bpb, p.offset + p.bytes) - 1;
+    p.mask = p.region == Region::sbuf ? sbuf_mask(p0, p1, o0, o1) : psum_mask(p0, p1, o0, o1);
+    p.beat_bytes = (p1 - p0 + 1) * (o1 - o0 + 1);
+}
+
+std::uint32_t Kernel::beats_of(const Request& r) const {
+    const Port& p = ports_[index(r.client)];
+    const std::uint32_t cp = p.ppb ? p.ppb : r.partitions;
+    const std::uint64_t pcs = (r.partitions + cp - 1) / cp;
+    const std::uint64_t bcs = (std::uint64_t{r.bytes} + p.bpb - 1) / p.bpb;
+    const std::uint64_t beats = pcs * bcs * (r.op == Op::raw ? 2 : 1);
+    if (beats > 0xffffffffu) bad("a request of " + std::to_string(beats) + " beats is too large");
+    return static_cast<std::uint32_t>(beats);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queues.
+
+RequestId Kernel::submit(const Request& r) {
+    const std::uint32_t c = index(r.client);
+    if (c >= n_) bad("submit: unknown client index " + std::to_string(c));
+    const ClientInfo& ci = clients_.all()[c];
+    if (r.region != ci.region)
+        bad("submit: client " + ci.name + " is on " + (ci.region == Region::sbuf ? "SBUF" : "PSUM") +
+            " only (seed 000 §7.4: no AXI path to PSUM)");
+    const bool sb = r.region == Region::sbuf;
+    const std::uint32_t partitions = sb ? params_.sbuf.partitions : params_.psum.partitions;
+    const std::uint64_t active = sb ? params_.sbuf.partition_active
+                                    : std::min<std::uint64_t>(params_.psum.partition_active,
+                                                              std::uint64_t{psum_banks_} * psum_bank_size_);
+    if (r.partitions == 0 || r.first_partition + r.partitions > partitions)
+        bad("submit: " + ci.name + " partitions [" + std::to_string(r.first_partition) + ", +" +
+            std::to_string(r.partitions) + ") outside 0.." + std::to_string(partitions));
+    if (r.bytes == 0 || std::uint64_t{r.offset} + r.bytes > active)
+        bad("submit: " + ci.name + " bytes [" + std::to_string(r.offset) + ", +" +
+            std::to_string(r.bytes) + ") outside the partition's " + std::to_string(active) + " B");
+    if (r.after != kNoRequest) {
+        const std::uint32_t dc = index(request_client(r.after));
+        if (dc >= n_ || request_seq(r.after) >= ports_[dc].submitted)
+            bad("submit: " + ci.name + " depends on a request that was not submitted");
+    }
+    Port& p = ports_[c];
+    const std::uint64_t size = p.tail - p.head;
+    if (options_.queue_limit && size >= options_.queue_limit) return kNoRequest;
+    if (size == p.q.size()) {  // grow the ring (outside the cycle loop)
+        std::vector<Queued> bigger(p.q.size() * 2);
+        for (std::uint64_t i = 0; i < size; ++i) bigger[i] = p.q[(p.head + i) & (p.q.size() - 1)];
+        p.q.swap(bigger);
+        p.tail = size;
+        p.head = 0;
+    }
+    Queued& e = p.q[p.tail & (p.q.size() - 1)];
+    e.req = r;
+    e.req.issue = std::max(r.issue, now_);
+    e.beats = beats_of(r);
+    ++p.tail;
+    ++queued_;
+    ClientStats& cs = stats_.clients[c];
+    ++cs.requests;
+    cs.beats_requested += e.beats;
+    const RequestId id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, p.submitted++);
+    if (size == 0) load_head(c, now_);
+    return id;
+}
+
+// Makes the queue's first request the head, ready from cycle t at the earliest.
+void Kernel::load_head(std::uint32_t c, Cycle t) {
+    Port& p = ports_[c];
+    const std::uint64_t b = bit(c);
+    ready_ &= ~b;
+    pending_ &= ~b;
+    depwait_ &= ~b;
+    if (p.head == p.tail) return;
+    const Request& r = p.q[p.head & (p.q.size() - 1)].req;
+    p.issue = r.issue;
+    p.start = std::max(r.issue, t);
+    p.after = r.after;
+    p.first = r.first_partition;
+    p.parts = r.partitions;
+    p.offset = r.offset;
+    p.bytes = r.bytes;
+    p.chunk_parts = p.ppb ? p.ppb : r.partitions;
+    p.pcs = (p.parts + p.chunk_parts - 1) / p.chunk_parts;
+    p.bcs = (p.bytes + p.bpb - 1) / p.bpb;
+    p.pc = p.bc = 0;
+    p.raw = r.op == Op::raw;
+    p.write_phase = false;
+    p.offset_banks = p.region == Region::psum || half_by_offset_;
+    load_beat_mask(c);
+    if (p.after != kNoRequest && !is_complete(p.after)) depwait_ |= b;
+    if (r.issue <= t) {
+        ready_ |= b;
+    } else {
+        pending_ |= b;
+        next_issue_ = std::min(next_issue_, r.issue);
+    }
+}
+
+void Kernel::refresh_ready(Cycle t) {
+    if (next_issue_ > t) return;
+    Cycle next = kNever;
+    for_each_bit(pending_, [&](std::uint32_t c) {
+        if (ports_[c].issue <= t) {
+            pending_ &= ~bit(c);
+            ready_ |= bit(c);
+        } else {
+            next = std::min(next, ports_[c].issue);
+        }
+    });
+    next_issue_ = next;
+}
+
+std::uint64_t Kernel::queued(ClientId c) const {
+    const Port& p = ports_[index(c)];
+    return p.tail - p.head;
+}
+
+Cycle Kernel::next_event_cycle() const {
+    if (ready_) return now_;
+    return next_issue_ <= now_ ? now_ : next_issue_;
+}
+
+void Kernel::set_backpressure(ClientId c, bool full) {
+    if (index(c) >= n_) bad("set_backpressure: unknown client index " + std::to_string(index(c)));
+    if (full)
+        backpressure_ |= bit(index(c));
+    else
+        backpressure_ &= ~bit(index(c));
+}
+
+bool Kernel::pop_completion(Completion& out) {
+    if (ring_head_ == ring_tail_) return false;
+    out = ring_[ring_head_++ % ring_.size()];
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grants and completions.
+
+inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
+    Port& p = ports_[c];
+    p.stalls[cause_index(cause)] += n;
+    p.run += n;
+    p.last_cause = cause;
+}
+
+void Kernel::grant(std::uint32_t c, Cycle t) {
+    Port& p = ports_[c];
+    ++p.beats;
+    p.bytes_moved += p.beat_bytes;
+    if (p.run > p.max_run) p.max_run = p.run;
+    p.run = 0;
+    if (throttled_ & bit(c)) throttlers_[c].on_grant(t);
+    if (p.mask == p.run_mask) {
+        ++p.run_count;
+    } else {
+        if (p.run_count) {
+            const std::uint32_t base = p.region == Region::sbuf ? 0 : stats_.sbuf_banks;
+            for_each_bit(p.run_mask, [&](std::uint32_t b) { stats_.banks[base + b].grants[c] += p.run_count; });
+        }
+        p.run_mask = p.mask;
+        p.run_count = 1;
+    }
+    // Advance the beat iterator: raw's write slot, then the next byte chunk, then the next
+    // partition chunk (seed 000 §8 step 5: one slot per beat).
+    if (p.raw && !p.write_phase) {
+        p.write_phase = true;
+        return;
+    }
+    p.write_phase = false;
+    if (++p.bc < p.bcs) {
+        // Only the offset decides between byte chunks: the bank may change (offset half-select,
+        // PSUM banks) or the last chunk may be short.
+        if (p.offset_banks || p.bc + 1 == p.bcs) load_beat_mask(c);
+        return;
+    }
+    p.bc = 0;
+    if (++p.pc < p.pcs) {
+        load_beat_mask(c);
+        return;
+    }
+    complete(c, t);
+}
+
+void Kernel::complete(std::uint32_t c, Cycle t) {
+    Port& p = ports_[c];
+    const Queued& e = p.q[p.head & (p.q.size() - 1)];
+    ClientStats& cs = stats_.clients[c];
+    ++cs.completed;
+    cs.latency.add(t - p.issue + 1);
+    cs.wait_cycles += (t - p.start + 1) - e.beats;
+    if (!ring_.empty()) {
+        Completion& out = ring_[ring_tail_++ % ring_.size()];
+        out.id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, completed_[c]);
+        out.tag = e.req.tag;
+        out.client = e.req.client;
+        out.issue = p.issue;
+        out.start = p.start;
+        out.done = t;
+        out.beats = e.beats;
+    }
+    ++completed_[c];
+    ++p.head;
+    --queued_;
+    load_head(c, t + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One cycle.
+
+void Kernel::step(Cycle t) {
+    ++stats_.cycles;
+    ++stats_.stepped;
+    refresh_ready(t);
+    // slot = t mod max_slots, without a division on consecutive cycles.
+    const std::uint32_t slot = slot_cycle_ != kNever && t == slot_cycle_ + 1 ? (slot_ + 1 == tdm_.slots() ? 0 : slot_ + 1) : tdm_.slot(t);
+    slot_cycle_ = t;
+    slot_ = slot;
+    TdmSlotStats& ss = stats_.tdm_slots[slot];
+    ++ss.cycles;
+    gated_only_ = false;
+    gate_release_ = kNever;
+    std::uint64_t cand = ready_;
+    if (!cand) {
+        ++ss.idle;
+        return;
+    }
+    const TdmClass prec = tdm_.precedence(slot);
+
+    // Dependency wait: the named request has not completed by the end of the previous cycle.
+    if (const std::uint64_t dw = depwait_ & cand) {
+        for_each_bit(dw, [&](std::uint32_t c) {
+            if (is_complete(ports_[c].after)) {
+                depwait_ &= ~bit(c);
+            } else {
+                charge(c, StallCause::dependency);
+                cand &= ~bit(c);
+            }
+        });
+    }
+    // Downstream back-pressure (the front-end's FIFO is full).
+    if (const std::uint64_t bp = cand & backpressure_) {
+        for_each_bit(bp, [&](std::uint32_t c) { charge(c, StallCause::psum_backpressure); });
+        cand &= ~bp;
+    }
+    std::uint64_t sb = cand & sbuf_mask_;
+    // Strict TDM: the class without precedence sits the slot out (seed 000 §7.2).
+    if (tdm_.strict()) {
+        if (const std::uint64_t held = sb & (prec == TdmClass::dma ? compute_class_ : dma_class_)) {
+            for_each_bit(held, [&](std::uint32_t c) { charge(c, StallCause::tdm); });
+            sb &= ~held;
+            gate_release_ = tdm_.next_change(t);
+        }
+    }
+    // Throttlers: pool/act/dve rd/wr token buckets (seed 000 §7.2).
+    if (const std::uint64_t th = sb & throttled_) {
+        for_each_bit(th, [&](std::uint32_t c) {
+            if (!throttlers_[c].allows(t)) {
+                charge(c, StallCause::throttle);
+                sb &= ~bit(c);
+                gate_release_ = std::min(gate_release_, throttlers_[c].next_window(t));
+                if (tdm_.strict()) gate_release_ = std::min(gate_release_, tdm_.next_change(t));
+            }
+        });
+    }
+    const std::uint64_t ps = cand & psum_mask_clients_;
+    if (!sb && !ps) {
+        // Every ready beat is gated: the same happens every cycle until a gate opens.
+        gated_only_ = true;
+        ++ss.idle;
+        return;
+    }
+
+    // Stage 1: one PE client wins (strict priority, then DWRR; seed 000 §7.1).
+    const std::uint64_t s1 = sb & stage1_mask_;
+    std::uint32_t winner = kPeRdPort;
+    std::uint64_t contended = 0;
+    if (s1) {
+        winner = stage1_.first(s1);
+        if (const std::uint64_t losers = s1 & ~bit(winner)) {
+            for_each_bit(losers, [&](std::uint32_t c) { charge(c, StallCause::stage1_loss); });
+            contended |= s1;
+        }
+    }
+
+    // Grant order: the precedence class of this slot first (stage 2 for compute, the DMA-class
+    // order for DMA), then the other class on the banks left free (work-conserving mode).
+    const std::uint64_t c2 = (sb & stage2_mask_) | (s1 ? bit(kPeRdPort) : 0);
+    const std::uint64_t d = sb & dma_class_;
+    std::uint8_t order[64];
+    std::uint32_t n = 0;
+    if (prec == TdmClass::dma) {
+        n += dma_arb_.order(d, order + n);
+        n += stage2_.order(c2, order + n);
+    } else {
+        n += stage2_.order(c2, order + n);
+        n += dma_arb_.order(d, order + n);
+    }
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (order[i] == kPeRdPort) order[i] = static_cast<std::uint8_t>(winner);
+
+    std::uint64_t granted = 0;
+    std::uint8_t g_client[64];
+    std::uint32_t ng = 0;
+    std::uint8_t owner[32];  // client holding each bank this cycle (valid where `used` is set)
+
+    // Greedy grant over one region: a beat goes if all its banks are still free this cycle.
+    // `excl_a`/`excl_b` are the two sides of a concurrency rule (0 when the rule is off).
+    auto grant_region = [&](const std::uint8_t* ord, std::uint32_t cnt, std::uint32_t base,
+                            std::uint64_t excl_a, std::uint64_t excl_b, bool tdm_region) {
+        Port* const ports = ports_.data();
+        std::uint32_t once = 0, twice = 0;
+        for (std::uint32_t i = 0; i < cnt; ++i) {
+            const std::uint32_t m = ports[ord[i]].mask;
+            twice |= once & m;
+            once |= m;
+        }
+        std::uint32_t used = 0;
+        std::int32_t a_winner = -1, b_winner = -1;
+        for (std::uint32_t i = 0; i < cnt; ++i) {
+            const std::uint32_t c = ord[i];
+            Port& p = ports[c];
+            const std::uint64_t cb = bit(c);
+            if (p.mask & twice) contended |= cb;
+            // Concurrency rule (NeuronCore-v2 docs): charged as a bank conflict, blocker recorded.
+            if ((excl_a | excl_b) & cb) {
+                std::int32_t rule_blocker = -1;
+                if ((excl_a & cb) && b_winner >= 0) rule_blocker = b_winner;
+                if ((excl_b & cb) && a_winner >= 0) rule_blocker = a_winner;
+                if (rule_blocker >= 0) {
+                    charge(c, StallCause::bank_conflict);
+                    ++stats_.blocked_by[std::size_t{c} * n_ + static_cast<std::uint32_t>(rule_blocker)];
+                    contended |= cb;
+                    continue;
+                }
+            }
+            if (const std::uint32_t lost = p.mask & used) {
+                const std::uint32_t b = static_cast<std::uint32_t>(std::countr_zero(lost));
+                const std::uint32_t blk = owner[b];
+                // Lost to the other class in that class's precedence slot: a TDM stall.
+                const TdmClass bc = ports[blk].cls;
+                const bool by_tdm = tdm_region && bc != p.cls && bc == prec;
+                charge(c, by_tdm ? StallCause::tdm : StallCause::bank_conflict);
+                ++stats_.blocked_by[std::size_t{c} * n_ + blk];
+                ++stats_.banks[base + b].stalls;
+                continue;
+            }
+            used |= p.mask;
+            granted |= cb;
+            g_client[ng++] = static_cast<std::uint8_t>(c);
+            for_each_bit(p.mask, [&](std::uint32_t b) { owner[b] = static_cast<std::uint8_t>(c); });
+            if ((excl_a | excl_b) & cb) {
+                if ((excl_a & cb) && a_winner < 0) a_winner = static_cast<std::int32_t>(c);
+                if ((excl_b & cb) && b_winner < 0) b_winner = static_cast<std::int32_t>(c);
+            }
+        }
+        for_each_bit(twice, [&](std::uint32_t b) { ++stats_.banks[base + b].conflict_cycles; });
+    };
+
+    grant_region(order, n, 0, dve_sbuf_, gpsimd_sbuf_, true);
+
+    // PSUM: its own banks and arbiter, no TDM (INFERRED).
+    if (ps) {
+        std::uint8_t porder[64];
+        const std::uint32_t pn = psum_arb_.order(ps, porder);
+        grant_region(porder, pn, stats_.sbuf_banks, dve_psum_, act_psum_, false);
+        psum_arb_.settle(ps, granted & ps);
+    }
+
+    // Arbiter state moves only where two or more contended (arbiter.h).
+    const bool pe_granted = s1 && (granted & bit(winner));
+    if (s1) stage1_.settle(s1, pe_granted ? bit(winner) : 0);
+    stage2_.settle(c2, (granted & stage2_mask_) | (pe_granted ? bit(kPeRdPort) : 0));
+    if (d) dma_arb_.settle(d, granted & d);
+
+    for_each_bit(contended, [&](std::uint32_t c) {
+        ++contended_[c];
+        won_[c] += (granted >> c) & 1;
+    });
+    const std::uint64_t gs = granted & sbuf_mask_;
+    if (gs & compute_class_) ++ss.compute_used;
+    if (gs & dma_class_) ++ss.dma_used;
+    if (!gs) ++ss.idle;
+
+    // Move the granted beats (may complete requests and load the next heads for cycle t + 1).
+    for (std::uint32_t j = 0; j < ng; ++j) grant(g_client[j], t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Skipping: cycles whose outcome is known without evaluating them.
+
+// Cycles [from, to) in which no beat can move. With `gated`, the previous cycle had ready beats
+// that were all stopped by a gate that stays shut until `to` (dependency, back-pressure, strict
+// TDM, throttler), so each is charged its cause again; otherwise nothing is ready at all.
+void Kernel::skip(Cycle from, Cycle to, bool gated) {
+    const Cycle len = to - from;
+    stats_.cycles += len;
+    const std::uint32_t slots = tdm_.slots();
+    const Cycle full = len / slots;
+    const Cycle rem = len % slots;
+    std::uint32_t s = tdm_.slot(from);
+    for (std::uint32_t i = 0; i < slots; ++i) {
+        TdmSlotStats& ss = stats_.tdm_slots[s];
+        const Cycle k = full + (i < rem ? 1 : 0);
+        ss.cycles += k;
+        ss.idle += k;
+        s = s + 1 == slots ? 0 : s + 1;
+    }
+    if (gated) for_each_bit(ready_, [&](std::uint32_t c) { charge(c, ports_[c].last_cause, len); });
+}
+
+RunStatus Kernel::run(Cycle target, bool until_drained) {
+    const bool skipping = !options_.step_every_cycle;
+    while (until_drained ? queued_ > 0 : now_ < target) {
+        if (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)
+            return RunStatus::completions_full;
+        const Cycle t = now_;
+        refresh_ready(t);
+        if (!ready_ && skipping) {
+            const Cycle to = std::min(next_issue_, target);
+            if (to == kNever) return RunStatus::stuck;
+            skip(t, to, false);
+            now_ = to;
+            continue;
+        }
+        step(t);
+        now_ = t + 1;
+        if (gated_only_) {
+            const Cycle to = std::min({next_issue_, gate_release_, target});
+            if (to == kNever) return RunStatus::stuck;  // nothing can ever open the gates
+            if (skipping && to > now_) {
+                skip(now_, to, true);
+                now_ = to;
+            }
+        }
+    }
+    return RunStatus::reached;
+}
+
+RunStatus Kernel::run_until(Cycle target) { return run(target, false); }
+RunStatus Kernel::run_to_completion() { return run(kNever, true); }
+
+// ---------------------------------------------------------------------------------------------
+// Statistics.
+
+void Kernel::flush_bank_runs() {
+    for (std::uint32_t c = 0; c < n_; ++c) {
+        Port& p = ports_[c];
+        if (!p.run_count) continue;
+        const std::uint32_t base = p.region == Region::sbuf ? 0 : stats_.sbuf_banks;
+        for_each_bit(p.run_mask, [&](std::uint32_t b) { stats_.banks[base + b].grants[c] += p.run_count; });
+        p.run_count = 0;
+    }
+}
+
+const Stats& Kernel::stats() {
+    flush_bank_runs();
+    for (std::uint32_t c = 0; c < n_; ++c) {
+        const Port& p = ports_[c];
+        ClientStats& cs = stats_.clients[c];
+        cs.stalls = p.stalls;
+        cs.beats = p.beats;
+        cs.bytes = p.bytes_moved;
+        cs.contended = contended_[c];
+        cs.won_contended = won_[c];
+        cs.max_stall_run = std::max(p.max_run, p.run);
+    }
+    stats_.finalize();
+    return stats_;
+}
+
+}  // namespace sbufsim
