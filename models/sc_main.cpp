@@ -3,7 +3,8 @@
 // the shared libsystemc references the symbol and the linker requires every reference resolved.
 #include <cstdio>
 
-int sc_main(int, char*[]) {
+// SystemC declares it extern "C" (sc_externs.h).
+extern "C" int sc_main(int, char*[]) {
     std::fputs("sbufsim: the SystemC models are run through the sbufsim command line\n", stderr);
     return 1;
 }

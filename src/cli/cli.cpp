@@ -20,6 +20,9 @@ const std::vector<Command>& commands() {
         {"decode", "decode SBUF/PSUM addresses: partition, offset, quadrant, ECC bank, SoC address",
          cmd_decode},
         {"bench", "measure the bank-conflict kernel's speed on synthetic traffic", cmd_bench},
+        {"gen", "write realistic traces from GEMM, attention, convolution shapes or synthetic stress", cmd_gen},
+        {"plot", "draw a bank x time heatmap and who-blocked-whom matrix (SVG) from run --json output", cmd_plot},
+        {"sweep", "run a trace over many settings (TDM, arbiter, throttler...) in parallel, one row per point", cmd_sweep},
     };
     return table;
 }

@@ -11,5 +11,8 @@ int cmd_bench(const std::vector<std::string>& args, Io io);
 int cmd_run(const std::vector<std::string>& args, Io io);
 int cmd_check(const std::vector<std::string>& args, Io io);
 int cmd_convert(const std::vector<std::string>& args, Io io);
+int cmd_gen(const std::vector<std::string>& args, Io io);
+int cmd_plot(const std::vector<std::string>& args, Io io);
+int cmd_sweep(const std::vector<std::string>& args, Io io);
 
 }  // namespace sbufsim::cli

@@ -1,0 +1,53 @@
+#include "erg_parity_model.h"
+
+#include <cstdio>
+
+namespace sbufsim::models {
+
+namespace csr {
+
+std::string hex32(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%x", v);
+    return buf;
+}
+
+void check_offset(const std::string& block, std::uint32_t size, std::uint32_t offset) {
+    if (offset % 4 != 0)
+        throw CsrError(block + ": offset " + hex32(offset) +
+                       " is not 4-byte aligned (the CSRs are 32-bit registers)");
+    if (offset >= size)
+        throw CsrError(block + ": offset " + hex32(offset) + " is outside the " + hex32(size) + "-byte register block");
+}
+
+void no_register(const std::string& block, std::uint32_t offset, const char* known) {
+    throw CsrError(block + ": no register at offset " + hex32(offset) + " (registers: " + known + ")");
+}
+
+}  // namespace csr
+
+const char* to_string(ErgType t) { return t == ErgType::ecc ? "ecc" : "parity"; }
+
+namespace {
+constexpr const char* kErgRegisters = "cfg @0x0, mem_cfg @0x4";
+}
+
+std::uint32_t ErgParityModel::read(std::uint32_t offset) const {
+    csr::check_offset(name_ + " erg_parity_model", kSizeBytes, offset);
+    switch (offset) {
+        case kCfg: return cfg_;
+        case kMemCfg: return mem_cfg_;
+        default: csr::no_register(name_ + " erg_parity_model", offset, kErgRegisters);
+    }
+}
+
+void ErgParityModel::write(std::uint32_t offset, std::uint32_t value) {
+    csr::check_offset(name_ + " erg_parity_model", kSizeBytes, offset);
+    switch (offset) {
+        case kCfg: cfg_ = value & kCfgMask; return;
+        case kMemCfg: mem_cfg_ = value & kMemCfgMask; return;
+        default: csr::no_register(name_ + " erg_parity_model", offset, kErgRegisters);
+    }
+}
+
+}  // namespace sbufsim::models

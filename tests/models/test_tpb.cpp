@@ -1,0 +1,135 @@
+// tpb top level: the bank modules per generation (seed 000 §1, §3, §4), hardware names, CSR
+// state loaded from the configuration and exported back, error injection routing, kernel stats.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "../gen_params.h"
+#include "sbufsim/kernel.h"
+#include "tpb.h"
+
+using namespace sbufsim;
+using namespace sbufsim::models;
+
+namespace {
+
+class TpbTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        // A fresh SystemC context per test: every test elaborates its own "tpb".
+        sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
+        sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+    }
+    Tpb& make(const Params& p, TpbOptions o = {}) {
+        tpb = std::make_unique<Tpb>("tpb", p, o);
+        return *tpb;
+    }
+    std::unique_ptr<Tpb> tpb;
+};
+
+}  // namespace
+
+TEST_F(TpbTest, Cayman_has_16_sbuf_and_32_psum_bank_modules) {
+    Tpb& t = make(test::gen_params("cayman"));
+    EXPECT_EQ(t.sbuf_bank_count(), 16u) << "8 SBUF clusters x 2 halves (seed 000 §3)";
+    EXPECT_EQ(t.psum_bank_count(), 32u) << "4 PSUM clusters x 8 (seed 000 §4)";
+    EXPECT_STREQ(t.sbuf_bank(3, 1).name(), "tpb.sbuf_cluster_3_1");
+    EXPECT_EQ(t.sbuf_bank(3, 1).index(), 7u);
+    EXPECT_STREQ(t.psum_bank(2, 5).name(), "tpb.psum_cluster2_bank5");
+    EXPECT_EQ(t.psum_bank(2, 5).index(), 21u);
+    EXPECT_STREQ(t.axi2sram().name(), "tpb.axi2sram");
+    EXPECT_NE(sc_core::sc_find_object("tpb.psum_cluster3_bank7"), nullptr) << "the last PSUM bank exists";
+    EXPECT_EQ(sc_core::sc_find_object("tpb.psum_cluster4_bank0"), nullptr);
+}
+
+TEST_F(TpbTest, Maverick_has_16_sbuf_and_no_psum_bank_modules) {
+    Tpb& t = make(test::gen_params("maverick"));
+    EXPECT_EQ(t.sbuf_bank_count(), 16u);
+    EXPECT_EQ(t.psum_bank_count(), 0u) << "PSUM_BUF_SZ = 0 on maverick (seed 000 §1)";
+    EXPECT_THROW(t.psum_bank(0), std::invalid_argument);
+    EXPECT_EQ(sc_core::sc_find_object("tpb.psum_cluster0_bank0"), nullptr);
+}
+
+TEST_F(TpbTest, Inferentia_psum_has_two_clusters_of_four_banks) {
+    Params p = test::gen_params("inferentia");
+    p.psum.ecc_banks = 8;  // configs/inferentia.ini: 2 PE column groups x 4 banks (LOW/INFERRED)
+    Tpb& t = make(p);
+    EXPECT_EQ(t.psum_bank_count(), 8u);
+    EXPECT_STREQ(t.psum_bank(1, 3).name(), "tpb.psum_cluster1_bank3");
+    EXPECT_EQ(t.psum_bank(1, 3).index(), 7u);
+}
+
+TEST_F(TpbTest, Bank_options_reach_every_bank) {
+    TpbOptions o;
+    o.banks = {.functional = true, .erg_type = ErgType::parity};
+    Tpb& t = make(test::gen_params("cayman"), o);
+    EXPECT_TRUE(t.sbuf_bank(15).store().functional());
+    EXPECT_EQ(t.psum_bank(31).erg().erg_type(), ErgType::parity);
+    Tpb& d = make(test::gen_params("cayman"));
+    EXPECT_FALSE(d.sbuf_bank(0).store().functional()) << "the backing store is off by default";
+}
+
+TEST_F(TpbTest, Csr_blocks_start_from_the_configuration) {
+    Params p = test::gen_params("cayman");
+    p.tdm.dma_slots = 2;
+    p.throttler.act_rd = {true, 32, 4};
+    p.axi2sram.transpose_en = false;
+    Tpb& t = make(p);
+    EXPECT_EQ(t.read_sbuf_cluster_csr(SbufClusterCsr::kTdmCfg), 0x00020008u);
+    EXPECT_EQ(t.read_pool_act_csr(0x100), 0u) << "act rd_throttle_cfg0.disable_throttle = 0";
+    EXPECT_FALSE(t.axi2sram().config().transpose_en) << "the bridge follows the configured CSR";
+}
+
+TEST_F(TpbTest, Csr_writes_reach_the_effective_params_and_the_bridge) {
+    Tpb& t = make(test::gen_params("cayman"));
+    t.write_sbuf_cluster_csr(SbufClusterCsr::kTdmCfg, (4u << 16) | 8u);
+    t.write_sbuf_cluster_csr(SbufClusterCsr::kRawConfig, 0);
+    t.write_pool_act_csr(PoolActThrottlerCsr::offset(ThrottledEngine::pool, PoolActThrottlerCsr::kWrCfg0), 0);
+    const Params e = t.effective_params();
+    EXPECT_EQ(e.tdm.dma_slots, 4u);
+    EXPECT_FALSE(e.axi2sram.raw_en);
+    EXPECT_TRUE(e.throttler.pool_wr.enable);
+    EXPECT_FALSE(t.axi2sram().config().raw_en);
+    EXPECT_EQ(t.params().tdm.dma_slots, 1u) << "the loaded configuration itself is unchanged";
+    EXPECT_EQ(e.sbuf.partition_active, t.params().sbuf.partition_active) << "non-CSR fields are carried over";
+}
+
+TEST_F(TpbTest, Injection_routes_to_the_bank_that_holds_the_address) {
+    Tpb& t = make(test::gen_params("cayman"));
+    // PSUM partition 70 (cluster 2), offset 5 × 2048 + 16 (bank 5): psum_cluster2_bank5.
+    const std::uint32_t psum = 0x2000000 + 70 * 0x8000 + 5 * 2048 + 16;
+    t.inject_bit_flip(psum, 0);
+    EXPECT_EQ(t.psum_bank(2, 5).store().faulty_words(), 1u);
+    std::vector<std::uint8_t> out(8);
+    t.psum_bank(2, 5).read(psum, out);
+    EXPECT_EQ(t.psum_bank(2, 5).counters().corrected, 1u);
+    t.inject_bit_flip(9 * 0x40000 + 8, 1);  // SBUF partition 9: sbuf_cluster_0_1
+    EXPECT_EQ(t.sbuf_bank(0, 1).store().faulty_words(), 1u);
+    EXPECT_THROW(t.inject_bit_flip(0x38000, 0), std::invalid_argument) << "decode pad has no SRAM";
+}
+
+TEST_F(TpbTest, Kernel_bank_stats_feed_the_bank_counters) {
+    const Params p = test::gen_params("cayman");
+    Kernel k(p);
+    const ClientId act = *k.client_index("act_rd");
+    Request r;
+    r.client = act;
+    r.first_partition = 0;
+    r.partitions = 32;  // banks 0..3
+    r.bytes = 64;
+    k.submit(r);
+    k.run_to_completion();
+    Tpb& t = make(p);
+    t.add_kernel_stats(k.stats());
+    std::uint64_t busy = 0;
+    for (std::uint32_t b = 0; b < 16; ++b) busy += t.sbuf_bank(b).counters().busy_cycles;
+    EXPECT_GT(busy, 0u);
+    EXPECT_EQ(t.sbuf_bank(0).counters().busy_cycles, k.stats().banks[0].busy);
+    EXPECT_EQ(t.sbuf_bank(15).counters().busy_cycles, 0u) << "partitions 0..31 never touch bank 15";
+    Kernel maverick(test::gen_params("maverick"));
+    EXPECT_THROW(t.add_kernel_stats(maverick.stats()), std::invalid_argument) << "16 banks vs 48";
+}
+

@@ -1,0 +1,130 @@
+// `sbufsim gen` end to end through the command table: every workload writes a trace that
+// `sbufsim check` accepts, outputs are deterministic, bad options exit 2 with the rule.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli.h"
+
+namespace sbufsim::cli {
+namespace {
+
+struct Out {
+    int rc;
+    std::string out, err;
+};
+
+Out sbufsim(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int rc = run(args, Io{out, err});
+    return {rc, out.str(), err.str()};
+}
+
+std::string temp(const std::string& name) { return ::testing::TempDir() + name; }
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void expect_clean(const std::string& path) {
+    const Out c = sbufsim({"check", path});
+    EXPECT_EQ(c.rc, kExitOk) << path << "\n" << c.out << c.err;
+}
+
+TEST(CliGen, Gemm_writes_a_clean_trace_and_a_summary) {
+    const std::string path = temp("cli_gemm.trc");
+    const Out o = sbufsim({"gen", "gemm", "--m", "700", "--n", "200", "--k", "300", "-o", path});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find("12 matmuls, 12 LdWeights, 4 PSUM groups"), std::string::npos) << o.out;
+    expect_clean(path);
+}
+
+TEST(CliGen, Every_workload_passes_check) {
+    const std::vector<std::vector<std::string>> cmds = {
+        {"gen", "gemm", "--m", "1024", "--n", "512", "--k", "256", "--dtype", "fp8", "--block-m", "2", "--block-n", "2"},
+        {"gen", "gemm", "--m", "300", "--n", "40", "--k", "20", "--dtype", "fp32", "--row-quadrant", "3",
+         "--psum-quadrant", "2", "--bufs", "3", "--dma-queues", "5", "--sbuf-base", "0x1000"},
+        {"gen", "attention", "--seq", "256", "--heads", "2", "--dhead", "64"},
+        {"gen", "conv", "--h", "30", "--w", "30", "--c", "64", "--k", "128", "--r", "3", "--s", "3", "--stride", "2"},
+        {"gen", "random", "--clients", "pe_client_0,act_rd,dma_2,q7_1,pe_wr", "--pattern", "hotspot", "--banks", "2-3",
+         "--records", "5000"},
+    };
+    int i = 0;
+    for (auto cmd : cmds) {
+        const std::string path = temp("cli_every_" + std::to_string(i++) + ".sbt");
+        cmd.push_back("-o");
+        cmd.push_back(path);
+        const Out o = sbufsim(cmd);
+        ASSERT_EQ(o.rc, kExitOk) << cmd[1] << ": " << o.err;
+        expect_clean(path);
+    }
+}
+
+TEST(CliGen, Random_is_deterministic_for_a_seed) {
+    const std::string a = temp("cli_rand_a.sbt"), b = temp("cli_rand_b.sbt"), c = temp("cli_rand_c.sbt");
+    const std::vector<std::string> base = {"gen", "random", "--records", "10000", "--seed", "9", "--pattern", "strided"};
+    auto with = [&](const std::string& path, const std::string& seed) {
+        auto v = base;
+        v[5] = seed;
+        v.push_back("-o");
+        v.push_back(path);
+        return sbufsim(v).rc;
+    };
+    ASSERT_EQ(with(a, "9"), kExitOk);
+    ASSERT_EQ(with(b, "9"), kExitOk);
+    ASSERT_EQ(with(c, "10"), kExitOk);
+    EXPECT_EQ(slurp(a), slurp(b));
+    EXPECT_NE(slurp(a), slurp(c));
+}
+
+TEST(CliGen, Topology_writes_one_trace_per_layer_or_one_for_the_network) {
+    const std::string csv = std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/topologies/resnet50.csv";
+    const std::string dir = temp("cli_resnet");
+    std::filesystem::remove_all(dir);
+    const Out o = sbufsim({"gen", "--topology", csv, "--layers", "3", "-o", dir});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        ++files;
+        expect_clean(e.path().string());
+    }
+    EXPECT_EQ(files, 3);
+    EXPECT_TRUE(std::filesystem::exists(dir + "/000_Conv1.trc"));
+    const std::string single = temp("cli_resnet_single.trc");
+    const Out s = sbufsim({"gen", "--topology", csv, "--layers", "6", "--single", "-o", single});
+    ASSERT_EQ(s.rc, kExitOk) << s.err;
+    EXPECT_NE(s.out.find("6 layers in one trace"), std::string::npos) << s.out;
+    expect_clean(single);
+}
+
+TEST(CliGen, Bad_options_exit_2_naming_the_rule) {
+    Out o = sbufsim({"gen", "gemm", "--m", "64", "--n", "20", "--k", "64", "--psum-quadrant", "3"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("seed 000 §5.2"), std::string::npos) << o.err;
+    o = sbufsim({"gen", "gemm", "--m", "0", "--n", "1", "--k", "1"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    o = sbufsim({"gen", "nonsense"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    o = sbufsim({"gen"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    o = sbufsim({"gen", "random", "--clients", "nobody"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("unknown client 'nobody'"), std::string::npos) << o.err;
+    o = sbufsim({"gen", "--topology", "/nonexistent.csv"});
+    EXPECT_EQ(o.rc, kExitInput);
+}
+
+TEST(CliGen, Trace_to_stdout_puts_the_summary_on_stderr) {
+    const Out o = sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_EQ(o.out.rfind("sbufsim-trace 1 gen=cayman", 0), 0u) << o.out;
+    EXPECT_NE(o.err.find("1 matmuls"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace sbufsim::cli
