@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sbufsim/window_stats.h"
+
 namespace sbufsim {
 
 namespace {
@@ -24,6 +26,26 @@ inline void for_each_bit(std::uint64_t m, F&& f) {
 }
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("kernel: " + what); }
+
+// Probe hooks (window_stats.h), kept out of line and cold: the cycle loop then carries only a
+// null test and a call, so it is laid out and inlined as without a probe.
+[[gnu::noinline, gnu::cold]] void probe_stall(ActivityProbe* p, std::uint32_t c, StallCause cause, Cycle t,
+                                              std::uint64_t n) {
+    p->stall(c, cause, t, n);
+}
+[[gnu::noinline, gnu::cold]] void probe_grant(ActivityProbe* p, std::uint32_t c, std::uint32_t base,
+                                              std::uint32_t mask, std::uint32_t bytes, Cycle t) {
+    p->grant(c, base, mask, bytes, t);
+}
+[[gnu::noinline, gnu::cold]] void probe_bank_stall(ActivityProbe* p, std::uint32_t bank, Cycle t) {
+    p->bank_stall(bank, t);
+}
+[[gnu::noinline, gnu::cold]] void probe_conflicts(ActivityProbe* p, std::uint32_t banks, std::uint32_t base, Cycle t) {
+    for_each_bit(banks, [&](std::uint32_t b) { p->conflict(base + b, t); });
+}
+[[gnu::noinline, gnu::cold]] void probe_tdm(ActivityProbe* p, bool compute, bool dma, Cycle t) {
+    p->tdm(compute, dma, t);
+}
 
 }  // namespace
 
@@ -347,6 +369,8 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
     p.stalls[cause_index(cause)] += n;
     p.run += n;
     p.last_cause = cause;
+    // now_ is the charged cycle: step(t) runs with now_ == t, a gated skip starts at now_.
+    if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
 }
 
 void Kernel::grant(std::uint32_t c, Cycle t) {
@@ -356,6 +380,7 @@ void Kernel::grant(std::uint32_t c, Cycle t) {
     if (p.run > p.max_run) p.max_run = p.run;
     p.run = 0;
     if (throttled_ & bit(c)) throttlers_[c].on_grant(t);
+    if (probe_) [[unlikely]] probe_grant(probe_, c, p.region == Region::sbuf ? 0 : stats_.sbuf_banks, p.mask, p.beat_bytes, t);
     if (p.mask == p.run_mask) {
         ++p.run_count;
     } else {
@@ -548,6 +573,7 @@ void Kernel::step(Cycle t) {
                 charge(c, by_tdm ? StallCause::tdm : StallCause::bank_conflict);
                 ++stats_.blocked_by[std::size_t{c} * n_ + blk];
                 ++stats_.banks[base + b].stalls;
+                if (probe_) [[unlikely]] probe_bank_stall(probe_, base + b, t);
                 continue;
             }
             used |= p.mask;
@@ -560,6 +586,7 @@ void Kernel::step(Cycle t) {
             }
         }
         for_each_bit(twice, [&](std::uint32_t b) { ++stats_.banks[base + b].conflict_cycles; });
+        if (probe_) [[unlikely]] probe_conflicts(probe_, twice, base, t);
     };
 
     grant_region(order, n, 0, dve_sbuf_, gpsimd_sbuf_, true);
@@ -586,6 +613,7 @@ void Kernel::step(Cycle t) {
     if (gs & compute_class_) ++ss.compute_used;
     if (gs & dma_class_) ++ss.dma_used;
     if (!gs) ++ss.idle;
+    if (probe_) [[unlikely]] probe_tdm(probe_, gs & compute_class_, gs & dma_class_, t);
 
     // Move the granted beats (may complete requests and load the next heads for cycle t + 1).
     for (std::uint32_t j = 0; j < ng; ++j) grant(g_client[j], t);

@@ -26,6 +26,7 @@ public:
     Replayer(const Params& p, TraceReader& reader, const ReplayOptions& o)
         : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
           sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)), checker_(p, reader.file()) {
+        kernel_.set_probe(o.probe);
         auto* tl = o.record_timeline ? &result_.timeline : nullptr;
         std::uint16_t idx = 0;
         arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
@@ -279,6 +280,7 @@ bool Replayer::read_one(Cycle now) {
         return false;
     }
     ++result_.records;
+    if (opt_.progress && opt_.progress_every && result_.records % opt_.progress_every == 0) opt_.progress(result_.records);
     errs_.clear();
     if (st == ReadStatus::error) {
         errs_.push_back(err);
@@ -357,6 +359,7 @@ ReplayResult Replayer::run() {
         now = next;
     }
     kernel_.run_to_completion();
+    if (opt_.probe) opt_.probe->finish();
     Cycle end = std::max(now, kernel_.now());
     for (FrontEnd* e : engines_) {
         e->finish(end);

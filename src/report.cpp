@@ -84,6 +84,29 @@ struct Row {
     bool text = false;
 };
 
+// --window-stats rows: every bank (a heatmap needs the full grid), the clients that took part.
+void collect_windows(const WindowSeries& w, const Stats& k, std::vector<Row>& rows) {
+    if (w.empty()) return;
+    auto u = [&](const std::string& name, std::string metric, std::uint64_t v) {
+        rows.push_back({"window", name, std::move(metric), std::to_string(v), false});
+    };
+    for (std::size_t i = 0; i < w.rows.size(); ++i) {
+        const WindowRow& r = w.rows[i];
+        const std::string name = "w" + std::to_string(i);
+        u(name, "start", r.start);
+        u(name, "cycles", r.cycles);
+        for (std::size_t b = 0; b < w.banks.size(); ++b) {
+            u(name, "busy." + w.banks[b], r.busy[b]);
+            u(name, "conflicts." + w.banks[b], r.conflicts[b]);
+            u(name, "stalls." + w.banks[b], r.stalls[b]);
+        }
+        for (std::size_t c = 0; c < w.clients.size(); ++c)
+            if (c < k.clients.size() && k.clients[c].requests) u(name, "bytes." + w.clients[c], r.bytes[c]);
+        u(name, "tdm.compute_used", r.tdm_compute);
+        u(name, "tdm.dma_used", r.tdm_dma);
+    }
+}
+
 void collect(const RunReport& rep, std::vector<Row>& rows) {
     const ReplayResult& r = rep.result;
     const Stats& k = r.kernel;
@@ -109,6 +132,7 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
     u("run", "", "instructions", r.instructions);
     u("run", "", "skipped_records", r.skipped);
     u("run", "", "kernel_cycles", k.cycles);
+    if (!rep.windows.empty()) u("run", "", "window_cycles", rep.windows.width);
     for (const auto& e : r.engines) {
         if (!e.instructions && !e.sem_wait) continue;
         u("engine", e.name, "instructions", e.instructions);
@@ -176,6 +200,7 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
         u("tdm", name, "dma_used", ts.dma_used);
         u("tdm", name, "idle", ts.idle);
     }
+    collect_windows(rep.windows, k, rows);
 }
 
 }  // namespace

@@ -34,6 +34,8 @@
 
 namespace sbufsim {
 
+class ActivityProbe;  // window_stats.h
+
 struct KernelOptions {
     // Evaluate every cycle instead of jumping over idle and gate-only stretches. Results are
     // identical either way (tests/test_kernel_skip.cpp); this exists to prove it.
@@ -101,6 +103,11 @@ public:
     // The statistics so far, derived fields filled in.
     const Stats& stats();
 
+    // Optional time-resolved recording (window_stats.h): per-bin bank grants, conflicts, stalls,
+    // client bytes, TDM use and stall spans. Null (the default) costs one untaken branch per hook.
+    // The probe must outlive the kernel's runs; a copied kernel shares it.
+    void set_probe(ActivityProbe* probe) { probe_ = probe; }
+
 private:
     struct Port;  // per-client queue and head-beat state (kernel.cpp)
     struct Queued {
@@ -167,6 +174,7 @@ private:
     bool gated_only_ = false;
     Cycle gate_release_ = kNever;
     Stats stats_;
+    ActivityProbe* probe_ = nullptr;
     // Fairness counters, kept apart from Port so the per-cycle update touches two cache lines.
     std::array<std::uint64_t, 64> contended_{};
     std::array<std::uint64_t, 64> won_{};

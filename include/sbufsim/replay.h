@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "sbufsim/semaphores.h"
 #include "sbufsim/stats.h"
 #include "sbufsim/trace.h"
+#include "sbufsim/window_stats.h"
 
 namespace sbufsim {
 
@@ -37,6 +39,12 @@ struct ReplayOptions {
     Cycle access_window = 4096;      // access records are submitted this many cycles ahead
     bool record_timeline = false;    // keep one InstrEvent per completed instruction
     std::uint32_t max_skipped_kept = 20;  // lenient: skipped-record errors kept for the report
+    // Time-resolved kernel activity (window_stats.h), fed while the replay runs and finished at
+    // its end; null = not recorded. Owned by the caller.
+    ActivityProbe* probe = nullptr;
+    // Called with the records read so far every `progress_every` records (progress.h).
+    std::function<void(std::uint64_t records)> progress;
+    std::uint64_t progress_every = 4096;
 };
 
 // What `sbufsim run` reports for one trace.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sbufsim/replay.h"
+#include "sbufsim/window_stats.h"
 
 namespace sbufsim {
 
@@ -24,6 +25,9 @@ struct RunInfo {
 struct RunReport {
     ReplayResult result;
     RunInfo info;
+    // --window-stats N: per-window rows, written as section "window" (rows w0, w1, ...; metrics
+    // start, cycles, busy.<bank>, conflicts.<bank>, stalls.<bank>, bytes.<client>, tdm.*).
+    WindowSeries windows;
 };
 
 // 64-bit FNV-1a; `h` chains calls.

@@ -3,9 +3,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
+#include "sbufsim/heatmap.h"
+#include "sbufsim/progress.h"
 #include "sbufsim/report.h"
+#include "sbufsim/timeline.h"
 
 namespace po = boost::program_options;
 
@@ -27,6 +32,8 @@ const char* kExamples =
     "  sbufsim run traces/dma_load.trc --json out.json\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --set tdm.dma_slots=2 --csv out.csv\n"
     "  sbufsim run my.trc --lenient --quiet --json -   skip invalid records; JSON to stdout\n"
+    "  sbufsim run traces/act_vs_matmul_collide.trc --timeline t.json --window 0:2000 --heatmap h.svg\n"
+    "  sbufsim run traces/matmul_kloop.trc --window-stats 500 --csv out.csv   per-500-cycle rows\n"
     "\nexit status: 0 ok, 2 usage or configuration error, 3 unreadable or invalid trace (or a\n"
     "deadlock), 4 internal error. Results go to stdout, errors to stderr.\n";
 
@@ -40,6 +47,62 @@ void write_to(const std::string& path, Io io, const std::vector<RunReport>& runs
     json ? write_json(f, runs) : write_csv(f, runs);
 }
 
+// What the visualisation options ask for (docs/visualisation.md).
+struct VizOptions {
+    std::string timeline, window, heatmap;
+    Cycle window_stats = 0;
+    Cycle from = 0, to = kNever;
+    bool wanted() const { return !timeline.empty() || !heatmap.empty() || window_stats; }
+};
+
+// One output path per trace: with several traces, "out.svg" becomes "out.<trace stem>.svg".
+std::string per_trace(const std::string& path, const std::string& trace, std::size_t traces) {
+    if (traces < 2) return path;
+    std::filesystem::path p(path);
+    const std::string stem = std::filesystem::path(trace).stem().string();
+    return (p.parent_path() / (p.stem().string() + "." + stem + p.extension().string())).string();
+}
+
+std::ofstream open_out(const std::string& path) {
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    return f;
+}
+
+// The settings that make a picture reproducible: the command line's overrides, else "defaults".
+std::string key_settings(const LoadRequest& req) {
+    std::string s;
+    for (const auto& o : req.overrides) s += (s.empty() ? "" : " ") + o.key + "=" + o.value;
+    return s.empty() ? "generation defaults" : s;
+}
+
+// The probe's shape: exact N-cycle bins for --window-stats, else bins that fold to stay bounded.
+ProbeOptions probe_options(const VizOptions& v) {
+    ProbeOptions o;
+    o.record_spans = !v.timeline.empty();
+    o.bin_width = v.window_stats ? v.window_stats : 1;
+    o.fixed_width = v.window_stats != 0;
+    return o;
+}
+
+void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, const LoadRequest& req,
+               std::size_t traces) {
+    const ReplayResult& r = rep.result;
+    if (v.window_stats) rep.windows = make_windows(probe, r.kernel, r.total_cycles, v.window_stats);
+    if (!v.timeline.empty()) {
+        std::ofstream f = open_out(per_trace(v.timeline, r.trace, traces));
+        write_timeline(f, r, probe, TimelineOptions{v.from, v.to});
+    }
+    if (!v.heatmap.empty()) {
+        const WindowSeries w = v.window_stats ? rep.windows
+                                              : make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
+        const HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation, key_settings(req),
+                               r.pe_clock_ghz, r.total_cycles};
+        std::ofstream f = open_out(per_trace(v.heatmap, r.trace, traces));
+        f << render_heatmap(w, block_matrix(r.kernel), info);
+    }
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args, Io io) {
@@ -47,6 +110,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     std::string log_level, json_path, csv_path, scheduler = "fast";
     std::vector<std::string> traces;
     bool quiet = false, lenient = false;
+    VizOptions viz;
     po::options_description desc("sbufsim run [TRACE...] [options]");
     desc.add_options()("help,h", "show this help")
         ("json", po::value(&json_path)->value_name("FILE"), "write the statistics as JSON ('-' = stdout)")
@@ -54,7 +118,14 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         ("quiet,q", po::bool_switch(&quiet), "no summary on stdout")
         ("lenient", po::bool_switch(&lenient), "skip invalid records (counted and listed) instead of refusing the trace")
         ("scheduler", po::value(&scheduler)->default_value(scheduler)->value_name("S"),
-         "fast (event-driven replay); clocked needs the SystemC model");
+         "fast (event-driven replay); clocked needs the SystemC model")
+        ("timeline", po::value(&viz.timeline)->value_name("FILE"),
+         "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")
+        ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B)")
+        ("heatmap", po::value(&viz.heatmap)->value_name("FILE"),
+         "write an SVG bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix")
+        ("window-stats", po::value(&viz.window_stats)->value_name("N"),
+         "add per-N-cycle rows (bank busy/conflicts/stalls, client bytes) to --json/--csv");
     add_log_level_option(desc, log_level);
     desc.add(config_options(copts));
     po::options_description hidden;
@@ -86,6 +157,22 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         io.err << "sbufsim run: unknown scheduler '" << scheduler << "' (fast or clocked)\n";
         return kExitUsage;
     }
+    if (!viz.window.empty()) {
+        if (viz.timeline.empty()) {
+            io.err << "sbufsim run: --window applies to --timeline\n";
+            return kExitUsage;
+        }
+        try {
+            parse_window(viz.window, viz.from, viz.to);
+        } catch (const std::invalid_argument& e) {
+            io.err << "sbufsim run: " << e.what() << "\n";
+            return kExitUsage;
+        }
+    }
+    if (vm.count("window-stats") && viz.window_stats == 0) {
+        io.err << "sbufsim run: --window-stats needs N >= 1 cycles\n";
+        return kExitUsage;
+    }
     if (traces.empty()) traces.push_back((std::filesystem::path(trace_dir()) / kDefaultTrace).string());
 
     std::vector<RunReport> runs;
@@ -96,11 +183,27 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             ConfigOptions o = copts;
             if (o.generation.empty() && o.files.empty() && !reader.header().generation.empty())
                 o.generation = reader.header().generation;
-            const LoadedConfig cfg = load_config(make_load_request(o, parsed));
+            const LoadRequest req = make_load_request(o, parsed);
+            const LoadedConfig cfg = load_config(req);
             ReplayOptions ropt;
             ropt.lenient = lenient;
+            ropt.record_timeline = !viz.timeline.empty();
+            std::unique_ptr<ActivityProbe> probe;
+            if (viz.wanted()) {
+                const Params& p = cfg.params;
+                const std::uint32_t banks = p.sbuf.ecc_banks + (p.has_psum() ? p.psum.ecc_banks : 0);
+                probe = std::make_unique<ActivityProbe>(ClientSet(p).size(), banks, probe_options(viz));
+                ropt.probe = probe.get();
+            }
+            // Only a person watching a terminal wants the bar; pipes, files and tests do not.
+            const bool bar = !quiet && &io.err == &std::cerr && Progress::stderr_is_terminal();
+            Progress progress(io.err, bar, bar ? Progress::estimate_records(path) : 0,
+                              std::filesystem::path(path).filename().string());
+            if (bar) ropt.progress = [&progress](std::uint64_t n) { progress.update(n); };
             RunReport rep;
             rep.result = replay(cfg.params, reader, ropt);
+            progress.finish();
+            if (probe) write_viz(viz, rep, *probe, req, traces.size());
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
             rep.info.trace_digest = file_digest(path);
             if (!quiet) {

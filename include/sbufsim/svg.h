@@ -1,0 +1,54 @@
+// A small SVG writer: just enough for the project's charts (rectangles, text, lines, a colour
+// ramp), so that plots need no Python or graphics library at run time. Output is plain SVG 1.1
+// that browsers, rsvg-convert and Inkscape open; every string written is XML-escaped.
+#pragma once
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace sbufsim::svg {
+
+// Escapes & < > " ' for text content and attribute values.
+std::string escape(std::string_view s);
+
+// Colour ramps on t in [0, 1] as "#rrggbb": white→blue for utilisation, white→red for stalls
+// (one hue per quantity so the two panels are not confused).
+std::string ramp_blue(double t);
+std::string ramp_red(double t);
+
+struct Style {
+    std::string fill = "none";
+    std::string stroke = "none";
+    double stroke_width = 0;
+    std::string css_class;      // class="..." (tests count cells by class)
+    std::string title;          // <title> child: the browser tooltip
+    std::string attrs;          // extra attributes, written as is (caller escapes), e.g. data-bin="3"
+};
+
+class Writer {
+public:
+    Writer(double width, double height);
+    void rect(double x, double y, double w, double h, const Style& s);
+    // anchor: start | middle | end; rotate: degrees about (x, y).
+    void text(double x, double y, std::string_view s, double size = 11, std::string_view anchor = "start",
+              double rotate = 0, std::string_view weight = "normal");
+    void line(double x1, double y1, double x2, double y2, std::string_view stroke = "#000", double w = 1);
+    void polyline(const std::string& points, std::string_view stroke, double w = 1.5);
+    void circle(double x, double y, double r, std::string_view fill);
+    // A raw group start/end (for data attributes on a panel).
+    void open_group(std::string_view id);
+    void close_group();
+    // The finished document.
+    std::string str() const;
+
+private:
+    double width_, height_;
+    std::ostringstream body_;
+};
+
+// A number with at most `digits` significant digits, no trailing zeros ("0.25", "1200", "3.5e+06").
+std::string num(double v, int digits = 4);
+
+}  // namespace sbufsim::svg

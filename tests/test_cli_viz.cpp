@@ -1,0 +1,139 @@
+// The visualisation options of `sbufsim run` and `sbufsim plot`, end to end through the command
+// table: --window-stats rows in JSON/CSV add up to the totals, --timeline/--heatmap files are
+// written and parse, plot reads run's JSON back, usage errors are reported, no progress bar
+// when stderr is not a terminal.
+#include <gtest/gtest.h>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/cli.h"
+
+namespace sbufsim::cli {
+namespace {
+
+namespace pt = boost::property_tree;
+
+struct Out {
+    int rc;
+    std::string out, err;
+};
+
+Out sbufsim(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int rc = run(args, Io{out, err});
+    return {rc, out.str(), err.str()};
+}
+
+std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+std::string temp(const std::string& name) { return ::testing::TempDir() + name; }
+
+std::size_t count_class(const pt::ptree& node, const std::string& cls) {
+    std::size_t n = 0;
+    for (const auto& [tag, child] : node) {
+        if (tag == "rect" && child.get<std::string>("<xmlattr>.class", "") == cls) ++n;
+        n += count_class(child, cls);
+    }
+    return n;
+}
+
+TEST(CliViz, Window_stats_rows_in_json_sum_to_the_totals) {
+    const std::string json = temp("ws.json");
+    const Out o = sbufsim({"run", shipped("act_vs_matmul_collide.trc"), "--window-stats", "250", "--json", json, "--quiet"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_TRUE(o.err.empty()) << o.err;  // stderr is not a terminal: no progress bar
+    pt::ptree doc;
+    pt::read_json(json, doc);
+    const pt::ptree& r = doc.get_child("runs").front().second;
+    EXPECT_EQ(r.get<std::uint64_t>("run.window_cycles"), 250u);
+    std::map<std::string, std::uint64_t> sum;
+    std::uint64_t cycles = 0, rows = 0;
+    for (const auto& [name, w] : r.get_child("window")) {
+        ++rows;
+        cycles += w.get<std::uint64_t>("cycles");
+        for (const auto& [key, v] : w) sum[key] += v.get_value<std::uint64_t>();
+    }
+    const auto total = r.get<std::uint64_t>("run.total_cycles");
+    EXPECT_EQ(rows, (total + 249) / 250);
+    EXPECT_EQ(cycles, total);
+    std::size_t checked = 0;
+    for (const auto& [bank, m] : r.get_child("bank")) {
+        EXPECT_EQ(sum["busy." + bank], m.get<std::uint64_t>("busy")) << bank;
+        EXPECT_EQ(sum["conflicts." + bank], m.get<std::uint64_t>("conflict_cycles")) << bank;
+        EXPECT_EQ(sum["stalls." + bank], m.get<std::uint64_t>("stalls")) << bank;
+        ++checked;
+    }
+    for (const auto& [client, m] : r.get_child("client")) {
+        EXPECT_EQ(sum["bytes." + client], m.get<std::uint64_t>("bytes")) << client;
+        ++checked;
+    }
+    EXPECT_GT(checked, 5u);
+}
+
+TEST(CliViz, Window_stats_rows_in_csv) {
+    const Out o = sbufsim({"run", shipped("act_vs_matmul_collide.trc"), "--window-stats", "1000", "--csv", "-", "--quiet"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find(",window,w0,busy.sbuf_0,"), std::string::npos);
+    EXPECT_NE(o.out.find(",window,w1,start,1000\n"), std::string::npos);
+}
+
+TEST(CliViz, Timeline_and_heatmap_files_parse_and_plot_reads_run_json) {
+    const std::string tl = temp("t.json"), hm = temp("h.svg"), js = temp("s.json"), pl = temp("p.svg");
+    const Out o = sbufsim({"run", shipped("act_vs_matmul_collide.trc"), "--timeline", tl, "--window", "0:3000",
+                           "--heatmap", hm, "--window-stats", "64", "--json", js, "--quiet"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    pt::ptree t;
+    pt::read_json(tl, t);
+    EXPECT_GT(t.get_child("traceEvents").size(), 10u);
+    EXPECT_EQ(t.get<std::uint64_t>("otherData.window_to"), 3000u);
+    pt::ptree h;
+    pt::read_xml(hm, h);
+    EXPECT_EQ(count_class(h, "util") % 48, 0u);
+    EXPECT_GT(count_class(h, "util"), 0u);
+    const Out p = sbufsim({"plot", js, "-o", pl, "--bins", "20"});
+    ASSERT_EQ(p.rc, kExitOk) << p.err;
+    pt::ptree svg;
+    pt::read_xml(pl, svg);
+    // Rows are merged in whole groups of k so that at most 20 bins remain.
+    pt::ptree stats;
+    pt::read_json(js, stats);
+    const std::size_t rows = stats.get_child("runs").front().second.get_child("window").size();
+    const std::size_t k = (rows + 19) / 20, bins = (rows + k - 1) / k;
+    ASSERT_GT(rows, 20u);
+    EXPECT_LE(bins, 20u);
+    EXPECT_EQ(count_class(svg, "util"), 48u * bins);
+    EXPECT_EQ(count_class(svg, "stall"), 48u * bins);
+    EXPECT_EQ(count_class(svg, "blocked"), 25u);  // 5 clients took part
+}
+
+TEST(CliViz, Usage_errors) {
+    EXPECT_EQ(sbufsim({"run", shipped("dma_load.trc"), "--window", "0:10"}).rc, kExitUsage);  // no --timeline
+    const Out bad = sbufsim({"run", shipped("dma_load.trc"), "--timeline", temp("x.json"), "--window", "9:3"});
+    EXPECT_EQ(bad.rc, kExitUsage);
+    EXPECT_NE(bad.err.find("A:B"), std::string::npos);
+    EXPECT_EQ(sbufsim({"run", shipped("dma_load.trc"), "--window-stats", "0"}).rc, kExitUsage);
+    // plot needs per-window rows.
+    const std::string js = temp("plain.json");
+    ASSERT_EQ(sbufsim({"run", shipped("dma_load.trc"), "--json", js, "--quiet"}).rc, kExitOk);
+    const Out p = sbufsim({"plot", js, "-o", temp("n.svg")});
+    EXPECT_EQ(p.rc, kExitInput);
+    EXPECT_NE(p.err.find("--window-stats"), std::string::npos) << p.err;
+    EXPECT_EQ(sbufsim({"plot", js}).rc, kExitUsage);  // no -o
+}
+
+TEST(CliViz, Binary_run_writes_no_progress_to_a_pipe) {
+    // The real binary with stderr redirected to a file: not a terminal, so no bar.
+    const std::string err = temp("stderr.txt");
+    const std::string cmd = std::string(SBUFSIM_BINARY) + " run " + shipped("matmul_kloop.trc") + " > /dev/null 2> " + err;
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    std::ifstream f(err);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace sbufsim::cli

@@ -1,0 +1,181 @@
+// Per-window statistics (rows add up to the run totals, folding and rebinning keep the sums) and
+// the heatmap SVG (well-formed XML, exactly one cell per bank per bin in each panel).
+#include <gtest/gtest.h>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sbufsim/config.h"
+#include "sbufsim/heatmap.h"
+#include "sbufsim/progress.h"
+#include "sbufsim/replay.h"
+#include "sbufsim/svg.h"
+
+namespace sbufsim {
+namespace {
+
+namespace pt = boost::property_tree;
+
+Params cayman() {
+    LoadRequest r;
+    r.generation = "cayman";
+    return load_config(r).params;
+}
+
+std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+
+ReplayResult run(const Params& p, ActivityProbe& probe, const std::string& trace = "act_vs_matmul_collide.trc") {
+    ReplayOptions o;
+    o.probe = &probe;
+    return replay_trace(p, shipped(trace), o);
+}
+
+ActivityProbe probe_for(const Params& p, ProbeOptions o) {
+    return ActivityProbe(ClientSet(p).size(), p.sbuf.ecc_banks + p.psum.ecc_banks, o);
+}
+
+// Every per-window column summed over the rows equals the run's counter.
+void expect_rows_sum_to_totals(const WindowSeries& w, const ReplayResult& r) {
+    const Stats& k = r.kernel;
+    Cycle cycles = 0;
+    std::uint64_t compute = 0, dma = 0;
+    std::vector<std::uint64_t> busy(w.banks.size()), conf(w.banks.size()), stalls(w.banks.size()), bytes(w.clients.size());
+    for (const auto& row : w.rows) {
+        cycles += row.cycles;
+        compute += row.tdm_compute;
+        dma += row.tdm_dma;
+        for (std::size_t b = 0; b < busy.size(); ++b) {
+            busy[b] += row.busy[b];
+            conf[b] += row.conflicts[b];
+            stalls[b] += row.stalls[b];
+        }
+        for (std::size_t c = 0; c < bytes.size(); ++c) bytes[c] += row.bytes[c];
+    }
+    EXPECT_EQ(cycles, r.total_cycles);
+    for (std::size_t b = 0; b < busy.size(); ++b) {
+        EXPECT_EQ(busy[b], k.banks[b].busy) << w.banks[b];
+        EXPECT_EQ(conf[b], k.banks[b].conflict_cycles) << w.banks[b];
+        EXPECT_EQ(stalls[b], k.banks[b].stalls) << w.banks[b];
+    }
+    for (std::size_t c = 0; c < bytes.size(); ++c) EXPECT_EQ(bytes[c], k.clients[c].bytes) << w.clients[c];
+    std::uint64_t slot_compute = 0, slot_dma = 0;
+    for (const auto& s : k.tdm_slots) slot_compute += s.compute_used, slot_dma += s.dma_used;
+    EXPECT_EQ(compute, slot_compute);
+    EXPECT_EQ(dma, slot_dma);
+}
+
+TEST(WindowStats, Rows_sum_to_the_run_totals) {
+    const Params p = cayman();
+    ActivityProbe probe = probe_for(p, ProbeOptions{100, true, 0, false});
+    const ReplayResult r = run(p, probe);
+    const WindowSeries w = make_windows(probe, r.kernel, r.total_cycles, 100);
+    ASSERT_EQ(w.rows.size(), (r.total_cycles + 99) / 100);
+    EXPECT_EQ(w.rows.front().cycles, 100u);
+    std::uint64_t any_conflict = 0;
+    for (const auto& b : r.kernel.banks) any_conflict += b.conflict_cycles;
+    EXPECT_GT(any_conflict, 0u);
+    expect_rows_sum_to_totals(w, r);
+    // Merging rows keeps every sum.
+    const WindowSeries coarse = rebin(w, 7);
+    EXPECT_LE(coarse.rows.size(), 7u);
+    expect_rows_sum_to_totals(coarse, r);
+}
+
+TEST(WindowStats, Folding_probe_keeps_the_totals) {
+    const Params p = cayman();
+    // 8 bins at most: a run of thousands of cycles folds many times.
+    ActivityProbe probe = probe_for(p, ProbeOptions{1, false, 8, false});
+    const ReplayResult r = run(p, probe);
+    EXPECT_GT(probe.bin_width(), 256u);
+    EXPECT_LE(probe.bins(), 9u);
+    expect_rows_sum_to_totals(make_windows(probe, r.kernel, r.total_cycles, probe.bin_width()), r);
+}
+
+std::size_t count_class(const pt::ptree& node, const std::string& cls, std::set<std::pair<int, int>>* cells) {
+    std::size_t n = 0;
+    for (const auto& [tag, child] : node) {
+        if (tag == "rect" && child.get<std::string>("<xmlattr>.class", "") == cls) {
+            ++n;
+            if (cells) {
+                EXPECT_TRUE(cells->emplace(child.get<int>("<xmlattr>.data-bank"), child.get<int>("<xmlattr>.data-bin")).second);
+            }
+        }
+        n += count_class(child, cls, cells);
+    }
+    return n;
+}
+
+pt::ptree parse_svg(const std::string& svg) {
+    std::istringstream in(svg);
+    pt::ptree doc;
+    pt::read_xml(in, doc);  // throws on malformed XML
+    return doc;
+}
+
+TEST(Heatmap, Svg_is_well_formed_with_one_cell_per_bank_per_bin) {
+    const Params p = cayman();
+    ActivityProbe probe = probe_for(p, ProbeOptions{1, false, 4096, false});
+    const ReplayResult r = run(p, probe);
+    const WindowSeries w = make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
+    const std::string svg = render_heatmap(w, block_matrix(r.kernel), HeatmapInfo{"collide & <co>", "cayman", "x=1", 2.4, r.total_cycles}, 50);
+    const pt::ptree doc = parse_svg(svg);
+    const std::size_t bins = rebin(w, 50).rows.size();
+    ASSERT_GT(bins, 1u);
+    ASSERT_LE(bins, 50u);
+    std::set<std::pair<int, int>> util, stall;
+    EXPECT_EQ(count_class(doc, "util", &util), 48 * bins);
+    EXPECT_EQ(count_class(doc, "stall", &stall), 48 * bins);
+    EXPECT_EQ(util.size(), 48 * bins);
+    const std::size_t used = block_matrix(r.kernel).clients.size();
+    EXPECT_EQ(count_class(doc, "blocked", nullptr), used * used);
+    EXPECT_NE(svg.find("collide &amp; &lt;co&gt;"), std::string::npos);  // title escaped
+}
+
+TEST(Heatmap, No_psum_rows_without_a_psum_region) {
+    WindowSeries w;
+    w.width = 10;
+    w.sbuf_banks = 16;
+    for (int b = 0; b < 16; ++b) w.banks.push_back("sbuf_" + std::to_string(b));
+    for (int i = 0; i < 5; ++i) {
+        WindowRow row;
+        row.start = 10 * static_cast<Cycle>(i);
+        row.cycles = 10;
+        row.busy.assign(16, static_cast<std::uint64_t>(i));
+        row.conflicts.assign(16, 0);
+        row.stalls.assign(16, 1);
+        w.rows.push_back(row);
+    }
+    const pt::ptree doc = parse_svg(render_heatmap(w, BlockMatrix{}, HeatmapInfo{"t", "maverick", "", 0, 50}));
+    EXPECT_EQ(count_class(doc, "util", nullptr), 16u * 5);
+    EXPECT_EQ(count_class(doc, "stall", nullptr), 16u * 5);
+}
+
+TEST(Svg, Escapes_markup) {
+    EXPECT_EQ(svg::escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+    EXPECT_EQ(svg::ramp_blue(0), "#ffffff");
+    EXPECT_EQ(svg::ramp_red(1), "#a50f15");
+}
+
+TEST(Progress, Renders_rate_percentage_and_eta) {
+    const std::string s = Progress::render("x.trc", 500000, 1000000, 2.0);
+    EXPECT_NE(s.find(" 50%"), std::string::npos) << s;
+    EXPECT_NE(s.find("500.00k rec"), std::string::npos) << s;
+    EXPECT_NE(s.find("250.00k rec/s"), std::string::npos) << s;
+    EXPECT_NE(s.find("ETA 0:02"), std::string::npos) << s;
+    EXPECT_EQ(Progress::render("x", 10, 0, 1.0).find("ETA"), std::string::npos);  // unknown total
+    std::ostringstream os;
+    Progress off(os, false, 10, "x");
+    off.update(5);
+    off.finish();
+    EXPECT_TRUE(os.str().empty());
+    EXPECT_GT(Progress::estimate_records(shipped("matmul_kloop.trc")), 70u);
+    const std::string bin = ::testing::TempDir() + "fake.sbt";
+    { std::ofstream(bin, std::ios::binary) << std::string("SBT\0\0\0\n\n", 8); }
+    EXPECT_EQ(Progress::estimate_records(bin), 0u);  // binary: unknown
+}
+
+}  // namespace
+}  // namespace sbufsim
