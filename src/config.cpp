@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace sbufsim {
 
@@ -343,6 +344,20 @@ std::optional<ConsistencyError> check_consistency(const Params& p) {
     if (p.tdm.dma_slots > p.tdm.max_slots)
         return err("tdm.dma_slots", "tdm.dma_slots = " + n(p.tdm.dma_slots) + " exceeds tdm.max_slots = " +
                                         n(p.tdm.max_slots) + " (rule: the DMA slots are part of the TDM period, seed 000 §7.2)");
+    if (p.tdm.strict && (p.tdm.dma_slots == 0 || p.tdm.dma_slots == p.tdm.max_slots))
+        return err("tdm.dma_slots", "tdm.strict = true with tdm.dma_slots = " + n(p.tdm.dma_slots) + " of " +
+                                        n(p.tdm.max_slots) + " gives the " +
+                                        (p.tdm.dma_slots == 0 ? "DMA" : "compute") +
+                                        " class no slot at all (rule: strict TDM holds each class to its own slots, seed 000 §7.2)");
+    const std::pair<const char*, const ThrottleCfg*> buckets[] = {
+        {"throttler.pool_rd", &p.throttler.pool_rd}, {"throttler.pool_wr", &p.throttler.pool_wr},
+        {"throttler.act_rd", &p.throttler.act_rd},   {"throttler.act_wr", &p.throttler.act_wr},
+        {"throttler.dve_rd", &p.throttler.dve_rd},   {"throttler.dve_wr", &p.throttler.dve_wr}};
+    for (const auto& [name, b] : buckets)
+        if (b->enable && b->transfer_cnt == 0)
+            return err(std::string(name) + ".transfer_cnt",
+                       std::string(name) + " is enabled with transfer_cnt = 0: the engine could never move a beat "
+                                           "(rule: a token bucket must pass at least one beat per window, seed 000 §7.2)");
     if (p.pe.rows % p.pe.row_groups != 0)
         return err("pe.row_groups", "pe.rows = " + n(p.pe.rows) + " is not a multiple of pe.row_groups = " + n(p.pe.row_groups));
     if (p.pe.cols % p.pe.col_groups != 0)

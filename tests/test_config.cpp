@@ -329,6 +329,24 @@ TEST(ConfigErrors, Dma_slots_over_max_slots) {
     expect_error(with_set("cayman", "tdm.dma_slots=9"), {"tdm.dma_slots = 9 exceeds tdm.max_slots = 8", "seed 000 §7.2"});
 }
 
+TEST(ConfigErrors, Strict_tdm_that_starves_a_class) {
+    LoadRequest r = with_set("cayman", "tdm.strict=true");
+    r.overrides.push_back(parse_override("tdm.dma_slots=0"));
+    expect_error(r, {"tdm.strict = true with tdm.dma_slots = 0 of 8", "DMA class no slot"});
+    r.overrides.back() = parse_override("tdm.dma_slots=8");
+    expect_error(r, {"compute class no slot"});
+    r.overrides.back() = parse_override("tdm.dma_slots=7");
+    EXPECT_EQ(load_config(r).params.tdm.dma_slots, 7u);
+}
+
+TEST(ConfigErrors, Enabled_throttler_that_passes_nothing) {
+    LoadRequest r = with_set("cayman", "throttler.act_rd.enable=true");
+    r.overrides.push_back(parse_override("throttler.act_rd.transfer_cnt=0"));
+    expect_error(r, {"throttler.act_rd is enabled with transfer_cnt = 0", "seed 000 §7.2", "command line"});
+    r.overrides.front() = parse_override("throttler.act_rd.enable=false");
+    EXPECT_EQ(load_config(r).params.throttler.act_rd.transfer_cnt, 0u);
+}
+
 TEST(ConfigErrors, Malformed_line_duplicate_key_and_misplaced_base) {
     TempIni bad("[tdm\n");
     LoadRequest r;

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
@@ -81,6 +82,8 @@ int run(const std::vector<std::string>& argv, Io io) {
 }
 
 int run_main(int argc, char** argv) {
+    // Diagnostics go to stderr so that stdout carries only results (tables, INI, JSON with '-').
+    spdlog::set_default_logger(spdlog::stderr_color_st("sbufsim"));
     std::vector<std::string> args(argv + 1, argv + argc);
     return run(args, Io{std::cout, std::cerr});
 }

@@ -1,0 +1,474 @@
+// sbufsim sweep: replay traces over many settings, one table row per (trace, point), on worker
+// processes. docs/sweeps.md.
+//
+// Why processes and not threads: SystemC allows one simulation per process, and points must stay
+// safe when they run on the SystemC model. The parent never simulates: it forks one child per
+// point, the child replays and writes its row (one CSV line) into a pipe, and exits. The parent
+// only expands points, schedules children, collects rows and writes the tables.
+#include <poll.h>
+#include <sys/prctl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "sbufsim/sweep.h"
+#include "sbufsim/trace.h"
+
+namespace po = boost::program_options;
+
+namespace sbufsim::cli {
+
+namespace {
+
+using sweep::Job;
+using sweep::Row;
+
+std::size_t axis_count(const std::vector<std::string>& cols) { return cols.size() - sweep::metrics().size() - 3; }
+
+// "trace key=value ..." for log lines and the list of failed points.
+std::string describe(const std::vector<std::string>& cols, const Row& row) {
+    std::string s = row[0];
+    for (std::size_t i = 1; i <= axis_count(cols); ++i) s += " " + cols[i] + "=" + row[i];
+    return s;
+}
+
+const char* kExamples =
+    "\nexamples:\n"
+    "  sbufsim sweep traces/dma_vs_compute.trc --vary tdm.dma_slots=0:8 --out tdm.csv\n"
+    "  sbufsim sweep traces/act_vs_matmul_collide.trc --vary arbiter.stage2.pe_rd.prio=0:7 \\\n"
+    "      --vary arbiter.stage2.act_wr.prio=0,3,7 --rank-by total_cycles\n"
+    "  sbufsim sweep traces/dma_vs_compute.trc --set throttler.act_rd.enable=true \\\n"
+    "      --vary throttler.act_rd.window_len=8,16,32 --vary throttler.act_rd.transfer_cnt=2,4,8 \\\n"
+    "      --zip --json thr.json\n"
+    "  sbufsim sweep T.trc --vary tdm.dma_slots=0:15 --shard $SLURM_ARRAY_TASK_ID/4 --out part.csv\n"
+    "\npoints: the cartesian product of the --vary lists, first --vary outermost (or --zip: the\n"
+    "lists side by side). Rows: trace, the varied keys, then the metrics below, status, message;\n"
+    "trace-major, then point order. --shard I/N runs the I-th of N contiguous blocks of rows; only\n"
+    "shard 0 writes the CSV header, so `cat part0.csv part1.csv ...` is the unsharded table.\n"
+    "Re-running with the same --out resumes: rows already there are kept and not re-run.\n"
+    "\nexit status: 0 every point ok, 1 some point invalid or failed (see its row), 2 usage or\n"
+    "configuration error, 3 unreadable trace, 4 internal error.\n";
+
+struct Options {
+    ConfigOptions config;
+    std::vector<std::string> traces, vary;
+    std::string shard, out, json, rank_by, log_level;
+    unsigned jobs = 0;
+    std::size_t top = 20;
+    double timeout = 0;
+    bool zip = false, quiet = false, no_header = false;
+};
+
+unsigned default_jobs() {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<unsigned>(n) : 1;
+}
+
+std::string metric_help() {
+    std::string s = "\nmetrics (--rank-by; best = lowest unless marked 'higher'):\n";
+    for (const auto& m : sweep::metrics()) {
+        std::string name = m.name;
+        name.resize(22, ' ');
+        s += "  " + name + m.help;
+        if (m.better == sweep::Better::higher) s += " (higher)";
+        if (m.better == sweep::Better::none) s += " (not rankable)";
+        s += "\n";
+    }
+    return s;
+}
+
+// ---- the worker pool ------------------------------------------------------------------------
+
+struct Worker {
+    std::chrono::steady_clock::time_point deadline;
+    pid_t pid = -1;
+    int fd = -1;
+    std::size_t task = 0;  // index into the task list
+    std::string data;
+};
+
+bool write_all(int fd, const std::string& s) {
+    std::size_t done = 0;
+    while (done < s.size()) {
+        const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+// Child side: one simulation, its row on the pipe, then _exit so that no buffered output or
+// static destructor of the parent's copy runs twice.
+[[noreturn]] void child_main(int fd, const LoadRequest& base, const Job& job) {
+    int rc = 0;
+    try {
+        rc = write_all(fd, sweep::csv_line(sweep::run_job(base, job)) + "\n") ? 0 : 2;
+    } catch (...) {
+        rc = 3;
+    }
+    ::_exit(rc);
+}
+
+Worker spawn(const LoadRequest& base, const Job& job, std::size_t task) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+        // A sweep killed from outside (scancel, kill -9) must not leave points running.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        ::close(fds[0]);
+        child_main(fds[1], base, job);
+    }
+    // Close the write end at once so the next children do not inherit it and EOF means "done".
+    ::close(fds[1]);
+    return Worker{{}, pid, fds[0], task, {}};
+}
+
+std::string describe_exit(int status) {
+    if (WIFSIGNALED(status)) return "worker killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return "worker exited with status " + std::to_string(WEXITSTATUS(status)) + " without a row";
+}
+
+// A finished child: its row, or a crashed row when it died or wrote garbage.
+Row reap(Worker& w, const Job& job, std::size_t ncols, bool timed_out, double timeout) {
+    ::close(w.fd);
+    int status = 0;
+    while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::string line = w.data;
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    auto cells = sweep::parse_csv_line(line);
+    if (timed_out)
+        return sweep::make_row(job, {}, sweep::kStatusTimeout,
+                               "no result after " + sweep::format_real(timeout) +
+                                   " s, worker killed (a setting that starves a client forever, such as "
+                                   "tdm.strict with no slot for one class, never finishes)");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && cells && cells->size() == ncols) return *cells;
+    return sweep::make_row(job, {}, sweep::kStatusCrashed, describe_exit(status));
+}
+
+class Progress {
+public:
+    Progress(std::ostream& os, bool on, std::size_t total)
+        : os_(os), on_(on), total_(total), start_(std::chrono::steady_clock::now()) {}
+    void update(std::size_t done) {
+        if (!on_) return;
+        const double s = seconds();
+        const double rate = s > 0 ? static_cast<double>(done) / s : 0;
+        const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+        const std::size_t width = 30, fill = total_ ? done * width / total_ : width;
+        os_ << "\r[" << std::string(fill, '#') << std::string(width - fill, '.') << "] " << done << "/" << total_
+            << " points  " << std::fixed << std::setprecision(1) << rate << " pt/s  ETA " << clock(eta) << "   "
+            << std::flush;
+    }
+    void finish() {
+        if (on_) os_ << "\n" << std::flush;
+    }
+    double seconds() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+
+private:
+    static std::string clock(double s) {
+        const long t = static_cast<long>(s + 0.5);
+        char b[32];
+        std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
+        return b;
+    }
+    std::ostream& os_;
+    bool on_;
+    std::size_t total_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+// Runs `tasks` on up to `jobs` children at once; `done(task, row)` is called in completion order.
+// Milliseconds until the earliest deadline, -1 (wait forever) without a timeout.
+int poll_timeout(const std::vector<Worker>& active, double timeout) {
+    if (timeout <= 0 || active.empty()) return -1;
+    auto first = active.front().deadline;
+    for (const auto& w : active) first = std::min(first, w.deadline);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(first - std::chrono::steady_clock::now()).count();
+    return static_cast<int>(std::clamp<long long>(ms + 1, 0, 60'000));
+}
+
+template <class Done>
+void run_pool(const LoadRequest& base, const std::vector<const Job*>& tasks, unsigned jobs,
+              const std::vector<std::string>& cols, double timeout, Done done) {
+    const std::size_t ncols = cols.size();
+    const auto limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout));
+    std::vector<Worker> active;
+    std::size_t next = 0;
+    while (next < tasks.size() || !active.empty()) {
+        while (active.size() < jobs && next < tasks.size()) {
+            const Job& j = *tasks[next];
+            spdlog::info("running row {}: {}", j.index, describe(cols, sweep::make_row(j, {}, "", "")));
+            active.push_back(spawn(base, j, next));
+            active.back().deadline = std::chrono::steady_clock::now() + limit;
+            ++next;
+        }
+        std::vector<pollfd> fds;
+        for (const auto& w : active) fds.push_back(pollfd{w.fd, POLLIN, 0});
+        if (::poll(fds.data(), fds.size(), poll_timeout(active, timeout)) < 0) {
+            if (errno == EINTR) continue;
+            throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+        }
+        const auto now = std::chrono::steady_clock::now();
+        for (std::size_t i = fds.size(); i-- > 0;) {
+            const bool expired = timeout > 0 && now >= active[i].deadline;
+            if (expired) {
+                ::kill(active[i].pid, SIGKILL);
+            } else if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) {
+                continue;
+            }
+            char buf[4096];
+            const ssize_t n = expired ? 0 : ::read(active[i].fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n > 0) {
+                active[i].data.append(buf, static_cast<std::size_t>(n));
+                continue;
+            }
+            Worker w = std::move(active[i]);
+            active.erase(active.begin() + static_cast<std::ptrdiff_t>(i));
+            done(w.task, reap(w, *tasks[w.task], ncols, expired, timeout));
+        }
+    }
+}
+
+// ---- output ---------------------------------------------------------------------------------
+
+// Written to a temporary and renamed, so an interruption while rewriting cannot lose the rows.
+void write_csv_file(const std::string& path, const std::vector<std::string>& cols, const std::vector<Row>& rows,
+                    bool header) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp);
+        if (!f) throw std::runtime_error("cannot write " + tmp);
+        if (header) f << sweep::csv_line(cols) << "\n";
+        for (const auto& r : rows) f << sweep::csv_line(r) << "\n";
+        if (!f.flush()) throw std::runtime_error("cannot write " + tmp);
+    }
+    std::filesystem::rename(tmp, path);
+}
+
+void print_table(std::ostream& os, const std::vector<std::string>& cols, const std::vector<Row>& rows,
+                 const std::vector<std::size_t>& order, std::size_t top) {
+    // The terminal shows the varied keys and the headline metrics; the files hold every column.
+    static const std::vector<std::string> shown = {"total_cycles", "pe_utilisation", "bank_conflict_stalls",
+                                                   "tdm_stalls", "throttle_stalls", "dma_gbps",
+                                                   "worst_p99_latency", "jain_fairness", "status"};
+    std::vector<std::size_t> pick;
+    const bool many_traces = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r[0] != rows[0][0]; });
+    if (many_traces) pick.push_back(0);
+    for (std::size_t c = 1; c <= axis_count(cols); ++c) pick.push_back(c);
+    for (std::size_t c = axis_count(cols) + 1; c < cols.size(); ++c)
+        if (std::find(shown.begin(), shown.end(), cols[c]) != shown.end()) pick.push_back(c);
+    const std::size_t n = top == 0 ? order.size() : std::min(top, order.size());
+    std::vector<std::size_t> width;
+    for (auto c : pick) {
+        std::size_t w = cols[c].size();
+        for (std::size_t i = 0; i < n; ++i) w = std::max(w, rows[order[i]][c].size());
+        width.push_back(w);
+    }
+    auto line = [&](auto cell) {
+        for (std::size_t k = 0; k < pick.size(); ++k)
+            os << (k ? "  " : "") << std::setw(static_cast<int>(width[k])) << cell(pick[k]);
+        os << "\n";
+    };
+    line([&](std::size_t c) { return cols[c]; });
+    for (std::size_t i = 0; i < n; ++i) line([&](std::size_t c) { return rows[order[i]][c]; });
+    if (n < order.size()) os << "... " << order.size() - n << " more rows (--top 0 shows all)\n";
+}
+
+void print_summary(std::ostream& os, const Options& o, const std::vector<std::string>& cols,
+                   const std::vector<Row>& rows, std::size_t ran, std::size_t kept, double seconds) {
+    std::vector<std::size_t> order(rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (!o.rank_by.empty()) {
+        const sweep::Metric* m = sweep::find_metric(o.rank_by);
+        order = sweep::rank(cols, rows, *m);
+        os << "best first by " << m->name << " (" << (m->better == sweep::Better::higher ? "highest" : "lowest")
+           << " first)\n";
+    }
+    print_table(os, cols, rows, order, o.top);
+    const std::size_t status_col = cols.size() - 2;
+    std::size_t bad = 0;
+    for (const auto& r : rows)
+        if (r[status_col] != sweep::kStatusOk && ++bad <= 10)
+            os << "  " << r[status_col] << ": " << describe(cols, r) << ": " << r.back() << "\n";
+    if (bad > 10) os << "  ... " << bad - 10 << " more (see the status and message columns)\n";
+    os << rows.size() << " rows: " << rows.size() - bad << " ok, " << bad << " not ok; ran " << ran << " point"
+       << (ran == 1 ? "" : "s") << " in " << std::fixed << std::setprecision(1) << seconds << " s on " << o.jobs
+       << " worker" << (o.jobs == 1 ? "" : "s");
+    if (kept) os << "; " << kept << " already in " << o.out << " (resumed, not re-run)";
+    os << "\n";
+}
+
+// ---- command --------------------------------------------------------------------------------
+
+// Unknown --set/--<key> keys are usage errors of the whole sweep; the loader says why.
+void check_base(const LoadRequest& base) {
+    for (const auto& s : base.overrides)
+        if (find_key(s.key) == nullptr) load_config(base);
+}
+
+bool ends_with_newline(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    f.seekg(-1, std::ios::end);
+    char c = 0;
+    return f.get(c) && c == '\n';
+}
+
+// Rows of this shard in table order (resumed or new), then rows of the file no job produced.
+std::vector<Row> assemble(const std::vector<Job>& jobs, std::pair<std::size_t, std::size_t> range,
+                          std::map<std::string, Row>& have, std::size_t axes, const std::vector<Row>& existing) {
+    std::vector<Row> rows;
+    for (std::size_t i = range.first; i < range.second; ++i) {
+        const auto it = have.find(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes));
+        if (it == have.end()) continue;
+        rows.push_back(it->second);
+        have.erase(it);
+    }
+    for (const auto& r : existing)
+        if (have.count(sweep::row_key(r, axes))) rows.push_back(r);
+    return rows;
+}
+
+}  // namespace
+
+int cmd_sweep(const std::vector<std::string>& args, Io io) {
+    Options o;
+    po::options_description desc("sbufsim sweep TRACE... --vary KEY=VALUES [options]");
+    desc.add_options()("help,h", "show this help")
+        ("vary,v", po::value(&o.vary)->composing()->value_name("KEY=V1,V2|LO:HI[:STEP]"),
+         "vary a config key over a list or an inclusive numeric range (repeatable)")
+        ("zip", po::bool_switch(&o.zip), "pair the --vary lists side by side instead of the cartesian product")
+        ("jobs,j", po::value(&o.jobs)->value_name("N"), "worker processes (default: all cores)")
+        ("shard", po::value(&o.shard)->value_name("I/N"), "run only the I-th of N contiguous blocks of rows")
+        ("out,o", po::value(&o.out)->value_name("FILE"), "CSV table ('-' = stdout); re-running resumes it")
+        ("json", po::value(&o.json)->value_name("FILE"), "the rows as a JSON array ('-' = stdout)")
+        ("rank-by", po::value(&o.rank_by)->value_name("METRIC"), "terminal summary: best points first")
+        ("top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")
+        ("no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")
+        ("timeout", po::value(&o.timeout)->value_name("SEC"),
+         "kill a point still running after SEC seconds; its row says 'timeout' (default: no limit)")
+        ("quiet,q", po::bool_switch(&o.quiet), "no progress bar and no summary");
+    add_log_level_option(desc, o.log_level);
+    desc.add(config_options(o.config));
+    po::options_description hidden;
+    hidden.add_options()("trace", po::value(&o.traces)->composing(), "trace files");
+    po::positional_options_description pos;
+    pos.add("trace", -1);
+    po::options_description all;
+    all.add(desc).add(hidden).add(key_flag_options());
+    const auto parsed = po::command_line_parser(args).options(all).positional(pos).run();
+    po::variables_map vm;
+    po::store(parsed, vm);
+    po::notify(vm);
+    apply_log_level(o.log_level);
+    if (vm.count("help")) {
+        io.out << "Replay traces over many configurations, in parallel worker processes, one row per\n"
+                  "(trace, point), and write the table as CSV and/or JSON.\n\n"
+               << desc << metric_help() << kExamples;
+        return kExitOk;
+    }
+    if (o.traces.empty()) throw ConfigError("no trace given (sbufsim sweep TRACE... --vary KEY=VALUES)");
+    if (!vm.count("jobs")) o.jobs = default_jobs();
+    if (o.jobs == 0) throw ConfigError("--jobs must be at least 1");
+    if (o.timeout < 0) throw ConfigError("--timeout must be >= 0 seconds");
+    if (!o.rank_by.empty()) {
+        const sweep::Metric* m = sweep::find_metric(o.rank_by);
+        if (m == nullptr || m->better == sweep::Better::none)
+            throw ConfigError("--rank-by '" + o.rank_by + "': not a rankable metric (see sbufsim sweep --help)");
+    }
+    for (const auto& t : o.traces) {
+        try {
+            TraceReader check(t);
+        } catch (const TraceFormatError& e) {
+            io.err << "sbufsim sweep: " << e.error().to_string() << "\n";
+            return kExitInput;
+        }
+    }
+
+    std::vector<sweep::Axis> axes;
+    for (const auto& v : o.vary) axes.push_back(sweep::parse_vary(v));
+    const LoadRequest base = make_load_request(o.config, parsed);
+    check_base(base);
+    sweep::check_keys(axes, base);
+    const auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip));
+    const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
+    const auto range = sweep::shard_range(jobs.size(), shard);
+    const bool header = !o.no_header && shard.index == 0;
+    const auto cols = sweep::columns(axes);
+    const bool file_out = !o.out.empty() && o.out != "-";
+
+    // Resume: rows already in --out are kept as they are; only the missing ones run.
+    const std::vector<Row> existing = file_out ? sweep::read_existing(o.out, cols) : std::vector<Row>{};
+    std::map<std::string, Row> have;
+    for (const auto& r : existing) have.emplace(sweep::row_key(r, axes.size()), r);
+    std::vector<const Job*> tasks;
+    for (std::size_t i = range.first; i < range.second; ++i)
+        if (!have.count(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes.size()))) tasks.push_back(&jobs[i]);
+    const std::size_t kept = (range.second - range.first) - tasks.size();
+
+    // Rows are appended as they finish, so an interrupted sweep leaves every finished row behind;
+    // the file is rewritten in table order at the end.
+    std::ofstream journal;
+    if (file_out) {
+        const bool fresh = !std::filesystem::exists(o.out) || std::filesystem::file_size(o.out) == 0;
+        journal.open(o.out, std::ios::app);
+        if (!journal) throw std::runtime_error("cannot write " + o.out);
+        if (fresh && header) journal << sweep::csv_line(cols) << "\n" << std::flush;
+        if (!fresh && !ends_with_newline(o.out)) journal << "\n";  // end a row cut off mid-line
+    }
+    Progress progress(io.err, !o.quiet && &io.err == &std::cerr && ::isatty(2), tasks.size());
+    progress.update(0);
+    std::size_t finished = 0;
+    run_pool(base, tasks, o.jobs, cols, o.timeout, [&](std::size_t, Row row) {
+        if (journal.is_open()) journal << sweep::csv_line(row) << "\n" << std::flush;
+        have[sweep::row_key(row, axes.size())] = std::move(row);
+        progress.update(++finished);
+    });
+    progress.finish();
+    journal.close();
+
+    const std::vector<Row> rows = assemble(jobs, range, have, axes.size(), existing);
+    if (file_out) write_csv_file(o.out, cols, rows, header);
+    if (o.out == "-") {
+        if (header) io.out << sweep::csv_line(cols) << "\n";
+        for (const auto& r : rows) io.out << sweep::csv_line(r) << "\n";
+    }
+    if (o.json == "-") {
+        sweep::write_json(io.out, cols, rows);
+    } else if (!o.json.empty()) {
+        std::ofstream f(o.json);
+        if (!f) throw std::runtime_error("cannot write " + o.json);
+        sweep::write_json(f, cols, rows);
+    }
+    if (!o.quiet && o.out != "-" && o.json != "-") print_summary(io.out, o, cols, rows, tasks.size(), kept, progress.seconds());
+
+    const std::size_t status_col = cols.size() - 2;
+    const bool all_ok = std::all_of(rows.begin(), rows.end(), [&](const Row& r) { return r[status_col] == sweep::kStatusOk; });
+    return all_ok ? kExitOk : kExitFindings;
+}
+
+}  // namespace sbufsim::cli

@@ -1,0 +1,320 @@
+// `sbufsim sweep` end to end through the built binary (SBUFSIM_BINARY): each call is a process of
+// its own, as a user runs it, so the sweep's worker processes are forked from a clean parent.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace {
+
+struct Out {
+    int rc;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string tmp(const std::string& name) { return ::testing::TempDir() + "cli_sweep_" + name; }
+
+std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+Out sbufsim(const std::vector<std::string>& args) {
+    std::string cmd = quote(SBUFSIM_BINARY);
+    for (const auto& a : args) cmd += " " + quote(a);
+    const std::string out = tmp("stdout.txt"), err = tmp("stderr.txt");
+    const int status = std::system((cmd + " >" + quote(out) + " 2>" + quote(err)).c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> v;
+    std::istringstream is(text);
+    for (std::string l; std::getline(is, l);) v.push_back(l);
+    return v;
+}
+
+std::vector<std::string> split(const std::string& line) {
+    std::vector<std::string> v;
+    std::istringstream is(line);
+    for (std::string c; std::getline(is, c, ',');) v.push_back(c);
+    if (!line.empty() && line.back() == ',') v.emplace_back();
+    return v;
+}
+
+// A CSV table as column name -> cell, one map per row (the tests' rows have no quoted cells
+// except the message, which is always last and only read as a whole).
+std::vector<std::map<std::string, std::string>> table(const std::string& csv) {
+    const auto ls = lines(csv);
+    std::vector<std::map<std::string, std::string>> rows;
+    if (ls.empty()) return rows;
+    const auto cols = split(ls[0]);
+    for (std::size_t i = 1; i < ls.size(); ++i) {
+        const auto cells = split(ls[i]);
+        std::map<std::string, std::string> r;
+        for (std::size_t c = 0; c < cols.size() && c < cells.size(); ++c) r[cols[c]] = cells[c];
+        if (cells.size() > cols.size())  // a message with commas: rejoin its pieces
+            for (std::size_t c = cols.size(); c < cells.size(); ++c) r["message"] += "," + cells[c];
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+// The test's own reading of the client classes (docs/sweeps.md), independent of the sweep code.
+std::string class_of(const std::string& client) {
+    if (client.find("psum") != std::string::npos || client == "pe_wr") return "psum";
+    for (const char* p : {"act", "pool", "dve", "dma", "q7"})
+        if (client.rfind(std::string(p) + "_", 0) == 0) return p;
+    return "pe";
+}
+
+// What `sbufsim run` says about one point: the JSON numbers, plus the worst p99 and Jain's index
+// from its summary's client and fairness tables.
+struct RunMetrics {
+    boost::property_tree::ptree json;
+    std::map<std::string, std::uint64_t> bank_by_class;
+    std::uint64_t worst_p99 = 0;
+    std::string jain;
+};
+
+RunMetrics run_point(const std::string& trace, const std::vector<std::string>& sets) {
+    std::vector<std::string> args = {"run", trace, "--json", tmp("run.json")};
+    for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+    const Out o = sbufsim(args);
+    EXPECT_EQ(o.rc, 0) << o.err;
+    RunMetrics m;
+    boost::property_tree::ptree t;
+    std::istringstream js(slurp(tmp("run.json")));
+    boost::property_tree::read_json(js, t);
+    m.json = t.get_child("runs").begin()->second;
+    for (const auto& [name, c] : m.json.get_child("client"))
+        m.bank_by_class[class_of(name)] += c.get<std::uint64_t>("stall_bank_conflict");
+    bool in_clients = false;
+    for (const auto& l : lines(o.out)) {
+        if (l.rfind("clients (active only)", 0) == 0) {
+            in_clients = true;
+            continue;
+        }
+        if (in_clients && l.empty()) in_clients = false;
+        std::istringstream is(l);
+        std::vector<std::string> tok;
+        for (std::string w; is >> w;) tok.push_back(w);
+        if (in_clients && tok.size() == 16 && tok[0] != "client") m.worst_p99 = std::max<std::uint64_t>(m.worst_p99, std::stoull(tok[14]));
+        if (l.rfind("Jain's index ", 0) == 0) m.jain = l.substr(13);
+    }
+    return m;
+}
+
+std::string fixed4(const std::string& v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4f", std::stod(v));
+    return b;
+}
+
+TEST(CliSweep, Rows_equal_the_same_points_run_one_by_one) {
+    const std::string trace = shipped("dma_vs_compute.trc");
+    std::remove(tmp("equal.csv").c_str());
+    const Out o = sbufsim({"sweep", trace, "--vary", "tdm.dma_slots=1,4,7", "--vary", "tdm.strict=true,false",
+                           "--jobs", "2", "--out", tmp("equal.csv"), "--quiet"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const auto rows = table(slurp(tmp("equal.csv")));
+    ASSERT_EQ(rows.size(), 6u);
+    for (const auto& r : rows) {
+        SCOPED_TRACE("dma_slots " + r.at("tdm.dma_slots") + " strict " + r.at("tdm.strict"));
+        EXPECT_EQ(r.at("status"), "ok");
+        const RunMetrics m = run_point(trace, {"tdm.dma_slots=" + r.at("tdm.dma_slots"), "tdm.strict=" + r.at("tdm.strict")});
+        EXPECT_EQ(r.at("total_cycles"), m.json.get<std::string>("run.total_cycles"));
+        EXPECT_EQ(r.at("time_ns"), m.json.get<std::string>("run.time_ns"));
+        EXPECT_EQ(r.at("pe_utilisation"), m.json.get<std::string>("pe.utilisation"));
+        EXPECT_EQ(r.at("bank_conflict_stalls"), m.json.get<std::string>("stalls.bank_conflict"));
+        EXPECT_EQ(r.at("tdm_stalls"), m.json.get<std::string>("stalls.tdm"));
+        EXPECT_EQ(r.at("throttle_stalls"), m.json.get<std::string>("stalls.throttle"));
+        EXPECT_EQ(r.at("dma_gbps"), m.json.get<std::string>("dma.achieved_gbps"));
+        for (const char* c : {"pe", "act", "pool", "dve", "dma", "q7", "psum"})
+            EXPECT_EQ(r.at(std::string("bank_conflict_") + c), std::to_string(m.bank_by_class.count(c) ? m.bank_by_class.at(c) : 0)) << c;
+        EXPECT_EQ(r.at("worst_p99_latency"), std::to_string(m.worst_p99));
+        EXPECT_EQ(fixed4(r.at("jain_fairness")), m.jain);
+    }
+    // The sweep must see TDM at work, or the comparison proves little.
+    EXPECT_NE(rows[0].at("total_cycles"), rows[4].at("total_cycles"));
+}
+
+TEST(CliSweep, One_two_four_workers_and_three_shards_give_one_table) {
+    const std::vector<std::string> base = {"sweep", shipped("act_vs_matmul_collide.trc"), shipped("access_mix.trc"),
+                                           "--vary", "tdm.dma_slots=0:6:2", "--vary", "arbiter.stage2.pe_rd.prio=1,5",
+                                           "--quiet"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> a = base;
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
+    };
+    std::string first_csv, first_json;
+    for (const char* jobs : {"1", "2", "4"}) {
+        std::remove(tmp(std::string("w") + jobs + ".csv").c_str());
+        const Out o = sbufsim(with({"--jobs", jobs, "--out", tmp(std::string("w") + jobs + ".csv"), "--json",
+                                    tmp(std::string("w") + jobs + ".json")}));
+        ASSERT_EQ(o.rc, 0) << o.err;
+        const std::string csv = slurp(tmp(std::string("w") + jobs + ".csv"));
+        const std::string json = slurp(tmp(std::string("w") + jobs + ".json"));
+        if (first_csv.empty()) {
+            first_csv = csv, first_json = json;
+            EXPECT_EQ(lines(csv).size(), 1u + 2 * 4 * 2);
+        }
+        EXPECT_EQ(csv, first_csv) << jobs << " workers";
+        EXPECT_EQ(json, first_json) << jobs << " workers";
+    }
+    std::string joined;
+    for (int i = 0; i < 3; ++i) {
+        const std::string part = tmp("shard" + std::to_string(i) + ".csv");
+        std::remove(part.c_str());
+        const Out o = sbufsim(with({"--jobs", "2", "--shard", std::to_string(i) + "/3", "--out", part}));
+        ASSERT_EQ(o.rc, 0) << o.err;
+        joined += slurp(part);
+    }
+    EXPECT_EQ(joined, first_csv);
+}
+
+TEST(CliSweep, Invalid_point_is_reported_in_its_row_and_the_rest_completes) {
+    const std::string out = tmp("invalid.csv");
+    std::remove(out.c_str());
+    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=4,9,2", "--jobs", "2",
+                           "--out", out});
+    EXPECT_EQ(o.rc, 1) << o.err;
+    const auto rows = table(slurp(out));
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].at("status"), "ok");
+    EXPECT_EQ(rows[1].at("status"), "invalid");
+    EXPECT_EQ(rows[1].at("total_cycles"), "");
+    EXPECT_NE(rows[1].at("message").find("tdm.dma_slots = 9 exceeds tdm.max_slots = 8"), std::string::npos);
+    EXPECT_EQ(rows[2].at("status"), "ok");
+    EXPECT_NE(rows[2].at("total_cycles"), "");
+    EXPECT_NE(o.out.find("invalid: " + shipped("dma_vs_compute.trc") + " tdm.dma_slots=9"), std::string::npos) << o.out;
+}
+
+TEST(CliSweep, A_point_that_never_finishes_times_out_in_its_row) {
+    // An 8192 x 8192 x 8192 GEMM needs 65536 matmuls (tens of seconds of replay); with a 1 s
+    // limit its row times out while the shipped trace's row in the same sweep completes.
+    const std::string huge = tmp("huge_gemm.sbt");
+    ASSERT_EQ(sbufsim({"gen", "gemm", "--m", "8192", "--n", "8192", "--k", "8192", "-o", huge}).rc, 0);
+    const std::string out = tmp("timeout.csv");
+    std::remove(out.c_str());
+    const Out o = sbufsim({"sweep", shipped("act_vs_matmul_disjoint.trc"), huge, "--vary", "tdm.dma_slots=1",
+                           "--jobs", "2", "--timeout", "1", "--out", out, "--quiet"});
+    EXPECT_EQ(o.rc, 1) << o.err;
+    const auto rows = table(slurp(out));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].at("status"), "ok");
+    EXPECT_EQ(rows[1].at("status"), "timeout");
+    EXPECT_NE(rows[1].at("message").find("no result after 1 s"), std::string::npos) << rows[1].at("message");
+    std::remove(huge.c_str());
+}
+
+TEST(CliSweep, Resume_runs_only_the_missing_points) {
+    const std::string out = tmp("resume.csv");
+    std::remove(out.c_str());
+    const std::vector<std::string> args = {"sweep", shipped("act_vs_matmul_collide.trc"), "--vary",
+                                           "tdm.dma_slots=0:5", "--jobs", "2", "--out", out, "--log-level", "info"};
+    Out o = sbufsim(args);
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const std::string full = slurp(out);
+    auto ls = lines(full);
+    ASSERT_EQ(ls.size(), 7u);
+    // The log's "running row" lines, wherever the default logger writes them.
+    auto ran_lines = [](const Out& r) {
+        std::vector<std::string> ran;
+        for (const auto& l : lines(r.out + r.err))
+            if (l.find("running row") != std::string::npos) ran.push_back(l);
+        return ran;
+    };
+    EXPECT_EQ(ran_lines(o).size(), 6u) << o.err;
+
+    // Lose rows 1 and 4 (dma_slots 0 and 3): one deleted, one cut off as by an interruption.
+    {
+        std::ofstream f(out);
+        f << ls[0] << "\n" << ls[2] << "\n" << ls[3] << "\n" << ls[5] << "\n" << ls[6] << "\n"
+          << ls[4].substr(0, ls[4].size() / 3);
+    }
+    o = sbufsim(args);
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_EQ(slurp(out), full);
+    const auto ran = ran_lines(o);
+    ASSERT_EQ(ran.size(), 2u) << o.err;
+    EXPECT_NE(ran[0].find("tdm.dma_slots=0"), std::string::npos) << ran[0];
+    EXPECT_NE(ran[1].find("tdm.dma_slots=3"), std::string::npos) << ran[1];
+    EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("4 already in"), std::string::npos) << o.out;
+
+    // Nothing missing: nothing runs.
+    o = sbufsim(args);
+    EXPECT_EQ(o.rc, 0);
+    EXPECT_TRUE(ran_lines(o).empty()) << o.out;
+    EXPECT_EQ(slurp(out), full);
+}
+
+TEST(CliSweep, Rank_by_prints_the_best_points_first) {
+    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=0,4,8", "--jobs", "2",
+                           "--rank-by", "dma_gbps"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("best first by dma_gbps (highest first)"), std::string::npos) << o.out;
+    const auto ls = lines(o.out);
+    ASSERT_GE(ls.size(), 5u);
+    std::vector<double> gbps;
+    for (std::size_t i = 2; i < 5; ++i) {
+        std::istringstream is(ls[i]);
+        std::vector<std::string> tok;
+        for (std::string w; is >> w;) tok.push_back(w);
+        ASSERT_EQ(tok.size(), 10u) << ls[i];  // dma_slots + 9 headline columns
+        gbps.push_back(std::stod(tok[6]));
+    }
+    EXPECT_TRUE(std::is_sorted(gbps.rbegin(), gbps.rend())) << o.out;
+}
+
+TEST(CliSweep, Usage_errors_name_the_argument) {
+    const std::string t = shipped("access_mix.trc");
+    Out o = sbufsim({"sweep", t, "--vary", "tdm.dma_slot=1,2"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("--vary 'tdm.dma_slot=1,2'"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("did you mean 'tdm.dma_slots'"), std::string::npos) << o.err;
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=5:1"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("--vary 'tdm.dma_slots=5:1': empty range"), std::string::npos) << o.err;
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,2", "--vary", "tdm.max_slots=8", "--zip"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("--zip needs lists of one length"), std::string::npos) << o.err;
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1", "--shard", "3/3"});
+    EXPECT_EQ(o.rc, 2);
+    o = sbufsim({"sweep", t, "--rank-by", "speed"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("--rank-by 'speed'"), std::string::npos) << o.err;
+    o = sbufsim({"sweep", "/nonexistent.trc", "--vary", "tdm.dma_slots=1"});
+    EXPECT_EQ(o.rc, 3) << o.err;
+}
+
+TEST(CliSweep, Help_lists_examples_and_metrics) {
+    const Out o = sbufsim({"sweep", "--help"});
+    EXPECT_EQ(o.rc, 0);
+    EXPECT_NE(o.out.find("--vary"), std::string::npos);
+    EXPECT_NE(o.out.find("examples:"), std::string::npos);
+    EXPECT_NE(o.out.find("bank_conflict_psum"), std::string::npos);
+    EXPECT_NE(sbufsim({"--help"}).out.find("sweep"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,214 @@
+// The sweep core (include/sbufsim/sweep.h): point expansion, sharding, rows, CSV, resume input,
+// ranking. No processes here: tests/test_cli_sweep.cpp runs the command end to end.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+
+#include "sbufsim/sweep.h"
+
+namespace sbufsim::sweep {
+namespace {
+
+using Values = std::vector<std::string>;
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+
+TEST(SweepVary, List_keeps_the_given_order) {
+    const Axis a = parse_vary("tdm.dma_order=round_robin,fixed");
+    EXPECT_EQ(a.key, "tdm.dma_order");
+    EXPECT_EQ(a.values, (Values{"round_robin", "fixed"}));
+    EXPECT_EQ(parse_vary("tdm.dma_slots=3").values, (Values{"3"}));
+}
+
+TEST(SweepVary, Integer_ranges_are_inclusive_with_a_default_step_of_one) {
+    EXPECT_EQ(parse_vary("tdm.dma_slots=0:8:2").values, (Values{"0", "2", "4", "6", "8"}));
+    EXPECT_EQ(parse_vary("tdm.dma_slots=0:3").values, (Values{"0", "1", "2", "3"}));
+    EXPECT_EQ(parse_vary("tdm.dma_slots=1:6:2").values, (Values{"1", "3", "5"}));
+    EXPECT_EQ(parse_vary("tdm.dma_slots=4:4").values, (Values{"4"}));
+}
+
+TEST(SweepVary, Real_ranges_reach_HI_despite_rounding) {
+    EXPECT_EQ(parse_vary("dma.engine_gbps=0.1:0.5:0.1").values, (Values{"0.1", "0.2", "0.3", "0.4", "0.5"}));
+    EXPECT_EQ(parse_vary("dma.engine_gbps=10:20:2.5").values, (Values{"10", "12.5", "15", "17.5", "20"}));
+}
+
+TEST(SweepVary, Errors_name_the_argument_and_the_reason) {
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots"); }).find("--vary 'tdm.dma_slots': expected KEY="), std::string::npos);
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots="); }).find("empty value list"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots=1,,2"); }).find("empty value in the list"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots=0:8:0"); }).find("step must be > 0"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots=8:0"); }).find("empty range"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots=a:b"); }).find("bad range"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots=0:1:2:3"); }).find("4 fields"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_vary("tdm.dma_slots=0:100000000"); }).find("too many"), std::string::npos);
+}
+
+TEST(SweepVary, Unknown_key_reuses_the_loaders_suggestion) {
+    const auto axes = std::vector<Axis>{parse_vary("tdm.dma_slot=1,2")};
+    const std::string e = error_of([&] { check_keys(axes, LoadRequest{}); });
+    EXPECT_NE(e.find("--vary 'tdm.dma_slot=1,2'"), std::string::npos) << e;
+    EXPECT_NE(e.find("unknown key 'tdm.dma_slot'"), std::string::npos) << e;
+    EXPECT_NE(e.find("did you mean 'tdm.dma_slots'"), std::string::npos) << e;
+    EXPECT_EQ(error_of([] { check_keys({parse_vary("tdm.dma_slots=1,2")}, LoadRequest{}); }), "");
+}
+
+TEST(SweepExpand, Cartesian_product_first_axis_outermost) {
+    const auto p = expand({parse_vary("a.x=1,2"), parse_vary("b.y=p,q,r")}, false);
+    const std::vector<Values> want = {{"1", "p"}, {"1", "q"}, {"1", "r"}, {"2", "p"}, {"2", "q"}, {"2", "r"}};
+    EXPECT_EQ(p, want);
+    EXPECT_EQ(expand({}, false), std::vector<Values>{Values{}});  // no axis: one point, the base
+    EXPECT_EQ(expand({parse_vary("a=1"), parse_vary("b=1,2"), parse_vary("c=0:3")}, false).size(), 8u);
+}
+
+TEST(SweepExpand, Zip_pairs_lists_and_refuses_different_lengths) {
+    const auto p = expand({parse_vary("a.x=1,2,3"), parse_vary("b.y=8:24:8")}, true);
+    EXPECT_EQ(p, (std::vector<Values>{{"1", "8"}, {"2", "16"}, {"3", "24"}}));
+    const std::string e = error_of([] { expand({parse_vary("a.x=1,2,3"), parse_vary("b.y=1,2")}, true); });
+    EXPECT_NE(e.find("--vary 'b.y=1,2': --zip needs lists of one length: it has 2 values, --vary 'a.x=1,2,3' has 3"),
+              std::string::npos)
+        << e;
+}
+
+TEST(SweepExpand, Same_key_twice_is_an_error) {
+    EXPECT_NE(error_of([] { expand({parse_vary("a=1"), parse_vary("a=2")}, false); }).find("already varied"),
+              std::string::npos);
+}
+
+TEST(SweepShard, Contiguous_blocks_cover_every_row_once) {
+    for (std::size_t total : {0u, 1u, 7u, 64u, 65u})
+        for (std::uint32_t n : {1u, 2u, 3u, 5u, 8u}) {
+            std::size_t next = 0;
+            for (std::uint32_t i = 0; i < n; ++i) {
+                const auto [first, last] = shard_range(total, Shard{i, n});
+                EXPECT_EQ(first, next);
+                EXPECT_LE(last - first, total / n + 1);
+                EXPECT_GE(last - first, total / n);
+                next = last;
+            }
+            EXPECT_EQ(next, total);
+        }
+}
+
+TEST(SweepShard, Parse_checks_index_and_count) {
+    EXPECT_EQ(parse_shard("2/3").index, 2u);
+    EXPECT_EQ(parse_shard("2/3").count, 3u);
+    EXPECT_NE(error_of([] { parse_shard("3/3"); }).find("I must be in 0..2"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_shard("1/0"); }).find("N must be"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_shard("x"); }).find("expected I/N"), std::string::npos);
+}
+
+TEST(SweepRows, Jobs_are_trace_major_and_columns_follow_the_schema) {
+    const std::vector<Axis> axes = {parse_vary("tdm.dma_slots=1,2")};
+    const auto jobs = make_jobs({"a.trc", "b.trc"}, axes, expand(axes, false));
+    ASSERT_EQ(jobs.size(), 4u);
+    EXPECT_EQ(jobs[1].trace, "a.trc");
+    EXPECT_EQ(jobs[1].values, Values{"2"});
+    EXPECT_EQ(jobs[2].trace, "b.trc");
+    EXPECT_EQ(jobs[3].index, 3u);
+    EXPECT_EQ(jobs[3].overrides.at(0).key, "tdm.dma_slots");
+    const auto cols = columns(axes);
+    EXPECT_EQ(cols.front(), "trace");
+    EXPECT_EQ(cols[1], "tdm.dma_slots");
+    EXPECT_EQ(cols[2], "total_cycles");
+    EXPECT_EQ(cols[cols.size() - 2], "status");
+    EXPECT_EQ(cols.back(), "message");
+    EXPECT_EQ(cols.size(), 1 + axes.size() + metrics().size() + 2);
+}
+
+TEST(SweepRows, Run_job_reports_an_invalid_point_in_its_row) {
+    const std::vector<Axis> axes = {parse_vary("tdm.dma_slots=9")};
+    const auto jobs = make_jobs({shipped("dma_vs_compute.trc")}, axes, expand(axes, false));
+    const Row row = run_job(LoadRequest{}, jobs[0]);
+    const auto cols = columns(axes);
+    ASSERT_EQ(row.size(), cols.size());
+    EXPECT_EQ(row[cols.size() - 2], "invalid");
+    EXPECT_NE(row.back().find("tdm.dma_slots = 9 exceeds tdm.max_slots = 8"), std::string::npos) << row.back();
+    EXPECT_EQ(row[2], "");  // no metrics for an invalid point
+}
+
+TEST(SweepRows, Run_job_at_the_shipped_defaults_matches_the_trace_readme) {
+    const std::vector<Axis> axes = {parse_vary("tdm.dma_slots=1")};  // cayman's reset value
+    const auto jobs = make_jobs({shipped("dma_vs_compute.trc")}, axes, expand(axes, false));
+    const Row row = run_job(LoadRequest{}, jobs[0]);
+    const auto cols = columns(axes);
+    auto cell = [&](const std::string& name) {
+        return row.at(static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin()));
+    };
+    EXPECT_EQ(cell("status"), "ok") << cell("message");
+    EXPECT_EQ(cell("total_cycles"), "50422");
+    EXPECT_EQ(cell("tdm_stalls"), "32638");
+    EXPECT_EQ(cell("bank_conflict_stalls"), "90053");
+    std::uint64_t by_class = 0;
+    for (const char* c : kClientClassNames) by_class += std::stoull(cell(std::string("bank_conflict_") + c));
+    EXPECT_EQ(by_class, 90053u);  // the classes partition the clients
+}
+
+TEST(SweepRows, Missing_trace_is_an_error_row) {
+    Job j{0, "/nonexistent.trc", {}, {}};
+    const Row row = run_job(LoadRequest{}, j);
+    EXPECT_EQ(row[row.size() - 2], "error");
+    EXPECT_FALSE(row.back().empty());
+}
+
+TEST(SweepCsv, Quoting_round_trips) {
+    const Values cells = {"plain", "with,comma", "with \"quote\"", "", "x"};
+    const auto back = parse_csv_line(csv_line(cells));
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(*back, cells);
+    EXPECT_FALSE(parse_csv_line("a,\"cut off").has_value());
+}
+
+TEST(SweepResume, Existing_rows_are_read_cut_and_crashed_ones_dropped) {
+    const std::vector<Axis> axes = {parse_vary("tdm.dma_slots=1,2,3")};
+    const auto cols = columns(axes);
+    const std::string path = ::testing::TempDir() + "sweep_resume.csv";
+    Job j1{0, "t.trc", {}, {"1"}}, j2{1, "t.trc", {}, {"2"}};
+    {
+        std::ofstream f(path);
+        f << csv_line(cols) << "\n"
+          << csv_line(make_row(j1, {}, kStatusInvalid, "bad, really")) << "\n"
+          << csv_line(make_row(j2, {}, kStatusCrashed, "signal 9")) << "\n"
+          << "t.trc,3,123";  // cut off by an interruption
+    }
+    const auto rows = read_existing(path, cols);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(row_key(rows[0], 1), row_key(make_row(j1, {}, "", ""), 1));
+    EXPECT_EQ(rows[0].back(), "bad, really");
+
+    const auto other = columns({parse_vary("tdm.max_slots=8")});
+    EXPECT_NE(error_of([&] { read_existing(path, other); }).find("not this sweep's columns"), std::string::npos);
+    EXPECT_TRUE(read_existing(path + ".absent", cols).empty());
+}
+
+TEST(SweepRank, Best_first_by_the_metrics_direction_failed_rows_last) {
+    const std::vector<Axis> axes = {parse_vary("a=1,2,3,4")};
+    const auto cols = columns(axes);
+    std::vector<Row> rows;
+    const std::vector<std::string> cycles = {"300", "100", "", "200"};
+    for (std::size_t i = 0; i < cycles.size(); ++i) {
+        Job j{i, "t", {}, {std::to_string(i + 1)}};
+        std::vector<std::string> m(metrics().size(), "0");
+        m[0] = cycles[i];
+        m[2] = cycles[i];  // pe_utilisation: higher is better
+        rows.push_back(make_row(j, cycles[i].empty() ? std::vector<std::string>{} : m,
+                                cycles[i].empty() ? kStatusInvalid : kStatusOk, ""));
+    }
+    EXPECT_EQ(rank(cols, rows, *find_metric("total_cycles")), (std::vector<std::size_t>{1, 3, 0, 2}));
+    EXPECT_EQ(rank(cols, rows, *find_metric("pe_utilisation")), (std::vector<std::size_t>{0, 3, 1, 2}));
+    EXPECT_EQ(find_metric("worst_p99_client")->better, Better::none);
+    EXPECT_EQ(find_metric("nope"), nullptr);
+}
+
+}  // namespace
+}  // namespace sbufsim::sweep
