@@ -1,7 +1,6 @@
 #include "sbufsim/compute_engine.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace sbufsim {
 
@@ -16,12 +15,6 @@ std::string_view to_string(ComputeKind k) {
 
 namespace {
 
-ClientId need(const Kernel& k, const std::string& name) {
-    const auto c = k.client_index(name);
-    if (!c) throw std::invalid_argument("engine front-end: the kernel has no client " + name);
-    return *c;
-}
-
 const EngineParams& engine_params(ComputeKind kind, const Params& p) {
     return kind == ComputeKind::act ? p.act : kind == ComputeKind::pool ? p.pool : p.dve;
 }
@@ -31,18 +24,16 @@ const EngineParams& engine_params(ComputeKind kind, const Params& p) {
 ComputeEngine::ComputeEngine(ComputeKind kind, Kernel& kernel, Semaphores& sems, const Params& p,
                              const EngineTiming& t, std::vector<InstrEvent>* timeline,
                              std::uint16_t index)
-    : kind_(kind), kernel_(kernel), sems_(sems), timing_(t),
-      clock_(engine_params(kind, p).clock_ghz, p.pe.clock_ghz), timeline_(timeline), index_(index) {
+    : InOrderEngine(std::string(to_string(kind)), kernel, sems, t, timeline, index), kind_(kind),
+      clock_(engine_params(kind, p).clock_ghz, p.pe.clock_ghz) {
     const std::string n(to_string(kind));
-    clients_.sbuf_rd = need(kernel, n + "_rd");
-    clients_.sbuf_wr = need(kernel, n + "_wr");
+    clients_.sbuf_rd = need_client(kernel, n + "_rd", "engine front-end");
+    clients_.sbuf_wr = need_client(kernel, n + "_wr", "engine front-end");
     clients_.has_psum = p.has_psum();
     if (clients_.has_psum) {
-        clients_.psum_rd = need(kernel, n + "_psum_rd");
-        clients_.psum_wr = need(kernel, n + "_psum_wr");
+        clients_.psum_rd = need_client(kernel, n + "_psum_rd", "engine front-end");
+        clients_.psum_wr = need_client(kernel, n + "_psum_wr", "engine front-end");
     }
-    stats_.name = n;
-    queue_name_ = n;
 }
 
 double ComputeEngine::cost_cycles(const ComputeInstr& i) const {
@@ -67,59 +58,12 @@ void ComputeEngine::submit(const TensorAccess& a, bool write, Cycle issue) {
 }
 
 void ComputeEngine::start(const ComputeInstr& i, Cycle now) {
-    active_ = true;
-    start_ = now;
-    sync_ = i.sync;
-    line_ = i.line;
-    reqs_.clear();
     // Data motion begins after the fixed overhead (the tensor access set-up).
     const Cycle issue = now + clock_.to_kernel(timing_.compute_fixed_overhead);
     submit(i.in[0], false, issue);
     submit(i.in[1], false, issue);
     submit(i.out, true, issue);
     compute_end_ = now + clock_.to_kernel(cost_cycles(i));
-    if (stats_.first_start == kNever) stats_.first_start = now;
-}
-
-bool ComputeEngine::step(Cycle now) {
-    bool changed = false;
-    if (active_ && now >= compute_end_ && reqs_.complete(kernel_)) {
-        active_ = false;
-        stats_.busy += now - start_;
-        stats_.bank_stall += now - compute_end_;
-        ++stats_.instructions;
-        stats_.last_end = now;
-        sems_.signal(sync_, now);
-        if (timeline_) timeline_->push_back({line_, index_, start_, now});
-        changed = true;
-    }
-    if (!active_ && !queue_.empty()) {
-        if (sems_.ready(queue_.front().sync)) {
-            if (blocked_since_ != kNever) stats_.sem_wait += now - blocked_since_;
-            blocked_since_ = kNever;
-            start(queue_.front(), now);
-            queue_.pop();
-            changed = true;
-        } else if (blocked_since_ == kNever) {
-            blocked_since_ = now;
-        }
-    }
-    return changed;
-}
-
-Cycle ComputeEngine::wake(Cycle now) const {
-    if (!active_) return kNever;
-    if (now < compute_end_) return compute_end_;
-    return poll_cycle(now, kernel_, reqs_);
-}
-
-bool ComputeEngine::blocked(BlockedHead& out) const {
-    if (active_ || queue_.empty()) return false;
-    const ComputeInstr& h = queue_.front();
-    const int w = sems_.first_unmet(h.sync);
-    if (w < 0) return false;
-    out = {h.line, queue_name_, h.sync.wait_sem[w], h.sync.wait_value[w], sems_.value(h.sync.wait_sem[w])};
-    return true;
 }
 
 }  // namespace sbufsim

@@ -2,18 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 namespace sbufsim {
 
 DmaEngine::DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, const Params& p,
                      const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index)
-    : kernel_(kernel), sems_(sems), timing_(t), pe_ghz_(p.pe.clock_ghz), gbps_(p.dma.engine_gbps),
-      round_(std::max<std::uint32_t>(1, p.dma.partition_round)), timeline_(timeline), index_(index) {
+    : SerialEngine(kernel, sems, t, timeline, index), pe_ghz_(p.pe.clock_ghz), gbps_(p.dma.engine_gbps),
+      round_(std::max<std::uint32_t>(1, p.dma.partition_round)) {
     const std::string name = "dma_" + std::to_string(engine);
-    const auto c = kernel.client_index(name);
-    if (!c) throw std::invalid_argument("dma: the kernel has no client " + name);
-    client_ = *c;
+    client_ = need_client(kernel, name, "dma");
     // ns x GHz = cycles.
     startup_ = static_cast<Cycle>(std::ceil(t.dma_startup_ns * pe_ghz_ - 1e-9));
     stats_.name = name;
@@ -56,11 +53,7 @@ void DmaEngine::arm(Cycle now) {
 void DmaEngine::start(std::uint32_t qi, Cycle now) {
     Queue& q = queues_[qi];
     const DmaInstr& d = q.q.front();
-    active_ = true;
-    start_ = now;
-    sync_ = d.sync;
-    line_ = d.line;
-    reqs_.clear();
+    begin(d.sync, d.line, now);
     if (d.rd.present()) {
         reqs_.submit(kernel_, (make_request(client_, Op::rd, d.rd, now)));
         stats_.bytes_read += d.rd.total_bytes();
@@ -73,22 +66,14 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     ++dma_.descriptors;
     dma_.bytes += d.bytes;
     dma_.transposes += d.transpose ? 1 : 0;
-    if (stats_.first_start == kNever) stats_.first_start = now;
     q.q.pop();
     q.armed_at = kNever;
 }
 
 bool DmaEngine::step(Cycle now) {
     bool changed = false;
-    if (active_ && now >= compute_end_ && reqs_.complete(kernel_)) {
-        active_ = false;
-        stats_.busy += now - start_;
+    if (retire(now)) {
         dma_.data_cycles += now - start_;
-        stats_.bank_stall += now - compute_end_;
-        ++stats_.instructions;
-        stats_.last_end = now;
-        sems_.signal(sync_, now);
-        if (timeline_) timeline_->push_back({line_, index_, start_, now});
         changed = true;
     }
     arm(now);
@@ -122,8 +107,7 @@ bool DmaEngine::step(Cycle now) {
 }
 
 Cycle DmaEngine::wake(Cycle now) const {
-    Cycle w = kNever;
-    if (active_) w = now < compute_end_ ? compute_end_ : poll_cycle(now, kernel_, reqs_);
+    Cycle w = busy_wake(now);
     for (const auto& q : queues_)
         if (q.armed_at != kNever && q.armed_at > now) w = std::min(w, q.armed_at);
     return w;
@@ -132,11 +116,7 @@ Cycle DmaEngine::wake(Cycle now) const {
 bool DmaEngine::blocked(BlockedHead& out) const {
     for (const auto& q : queues_) {
         if (q.q.empty()) continue;
-        const DmaInstr& h = q.q.front();
-        const int w = sems_.first_unmet(h.sync);
-        if (w < 0) continue;
-        out = {h.line, q.name, h.sync.wait_sem[w], h.sync.wait_value[w], sems_.value(h.sync.wait_sem[w])};
-        return true;
+        if (head_blocked(q.q.front().sync, q.q.front().line, q.name, out)) return true;
     }
     return false;
 }

@@ -373,11 +373,13 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
     if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
 }
 
-void Kernel::grant(std::uint32_t c, Cycle t) {
+// Inlined into step()'s grant loop (once per beat); complete() stays out of line (once per request).
+[[gnu::always_inline]] inline void Kernel::grant(std::uint32_t c, Cycle t) {
     Port& p = ports_[c];
-    ++p.beats;
+    // p.beats is not counted here: every grant is counted in run_count, which is added to
+    // p.beats when the run is flushed (below and in flush_bank_runs()).
     p.bytes_moved += p.beat_bytes;
-    if (p.run > p.max_run) p.max_run = p.run;
+    p.max_run = std::max(p.max_run, p.run);
     p.run = 0;
     if (throttled_ & bit(c)) throttlers_[c].on_grant(t);
     if (probe_) [[unlikely]] probe_grant(probe_, c, p.region == Region::sbuf ? 0 : stats_.sbuf_banks, p.mask, p.beat_bytes, t);
@@ -387,6 +389,7 @@ void Kernel::grant(std::uint32_t c, Cycle t) {
         if (p.run_count) {
             const std::uint32_t base = p.region == Region::sbuf ? 0 : stats_.sbuf_banks;
             for_each_bit(p.run_mask, [&](std::uint32_t b) { stats_.banks[base + b].grants[c] += p.run_count; });
+            p.beats += p.run_count;
         }
         p.run_mask = p.mask;
         p.run_count = 1;
@@ -412,7 +415,7 @@ void Kernel::grant(std::uint32_t c, Cycle t) {
     complete(c, t);
 }
 
-void Kernel::complete(std::uint32_t c, Cycle t) {
+[[gnu::noinline]] void Kernel::complete(std::uint32_t c, Cycle t) {
     Port& p = ports_[c];
     const Queued& e = p.q[p.head & (p.q.size() - 1)];
     ClientStats& cs = stats_.clients[c];
@@ -519,15 +522,22 @@ void Kernel::step(Cycle t) {
     const std::uint64_t d = sb & dma_class_;
     std::uint8_t order[64];
     std::uint32_t n = 0;
+    std::uint32_t s2_at = 0;  // where the stage-2 order starts in `order`
     if (prec == TdmClass::dma) {
         n += dma_arb_.order(d, order + n);
+        s2_at = n;
         n += stage2_.order(c2, order + n);
     } else {
         n += stage2_.order(c2, order + n);
         n += dma_arb_.order(d, order + n);
     }
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (order[i] == kPeRdPort) order[i] = static_cast<std::uint8_t>(winner);
+    // pe_rd stands for the stage-1 winner: exactly one entry, inside the stage-2 part.
+    if (s1)
+        for (std::uint32_t i = s2_at;; ++i)
+            if (order[i] == kPeRdPort) {
+                order[i] = static_cast<std::uint8_t>(winner);
+                break;
+            }
 
     std::uint64_t granted = 0;
     std::uint8_t g_client[64];
@@ -605,10 +615,10 @@ void Kernel::step(Cycle t) {
     stage2_.settle(c2, (granted & stage2_mask_) | (pe_granted ? bit(kPeRdPort) : 0));
     if (d) dma_arb_.settle(d, granted & d);
 
-    for_each_bit(contended, [&](std::uint32_t c) {
-        ++contended_[c];
-        won_[c] += (granted >> c) & 1;
-    });
+    if (contended) {
+        contended_.add(contended);
+        won_.add(contended & granted);
+    }
     const std::uint64_t gs = granted & sbuf_mask_;
     if (gs & compute_class_) ++ss.compute_used;
     if (gs & dma_class_) ++ss.dma_used;
@@ -676,26 +686,37 @@ RunStatus Kernel::run_to_completion() { return run(kNever, true); }
 // ---------------------------------------------------------------------------------------------
 // Statistics.
 
+void Kernel::SlicedCounter::fold() {
+    for (std::uint32_t i = 0; i < kPlanes; ++i) {
+        for_each_bit(plane[i], [&](std::uint32_t c) { total[c] += std::uint64_t{1} << i; });
+        plane[i] = 0;
+    }
+    adds = 0;
+}
+
 void Kernel::flush_bank_runs() {
     for (std::uint32_t c = 0; c < n_; ++c) {
         Port& p = ports_[c];
         if (!p.run_count) continue;
         const std::uint32_t base = p.region == Region::sbuf ? 0 : stats_.sbuf_banks;
         for_each_bit(p.run_mask, [&](std::uint32_t b) { stats_.banks[base + b].grants[c] += p.run_count; });
+        p.beats += p.run_count;
         p.run_count = 0;
     }
 }
 
 const Stats& Kernel::stats() {
     flush_bank_runs();
+    contended_.fold();
+    won_.fold();
     for (std::uint32_t c = 0; c < n_; ++c) {
         const Port& p = ports_[c];
         ClientStats& cs = stats_.clients[c];
         cs.stalls = p.stalls;
         cs.beats = p.beats;
         cs.bytes = p.bytes_moved;
-        cs.contended = contended_[c];
-        cs.won_contended = won_[c];
+        cs.contended = contended_.total[c];
+        cs.won_contended = won_.total[c];
         cs.max_stall_run = std::max(p.max_run, p.run);
     }
     stats_.finalize();

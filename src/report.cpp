@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sbufsim/json_text.h"
+
 namespace sbufsim {
 
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h) {
@@ -55,19 +57,6 @@ std::string col(const std::string& s, std::size_t w, bool right = true) {
 }
 
 double share(Cycle part, Cycle total) { return total ? static_cast<double>(part) / static_cast<double>(total) : 0; }
-
-std::string json_str(std::string_view s) {
-    std::string o = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') o += '\\', o += c;
-        else if (static_cast<unsigned char>(c) < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            o += b;
-        } else o += c;
-    }
-    return o + "\"";
-}
 
 std::string json_num(double v) {
     if (!(v == v) || v > 1e300 || v < -1e300) return "0";
@@ -261,33 +250,33 @@ void print_summary(std::ostream& os, const RunReport& rep) {
 }
 
 void write_json(std::ostream& os, const std::vector<RunReport>& runs) {
-    os << "{\n  \"tool\": \"sbufsim\",\n  \"version\": " << json_str(SBUFSIM_VERSION) << ",\n  \"runs\": [";
+    os << "{\n  \"tool\": \"sbufsim\",\n  \"version\": " << json_string(SBUFSIM_VERSION) << ",\n  \"runs\": [";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         std::vector<Row> rows;
         collect(runs[i], rows);
-        os << (i ? "," : "") << "\n    {\n      \"trace\": " << json_str(runs[i].result.trace);
+        os << (i ? "," : "") << "\n    {\n      \"trace\": " << json_string(runs[i].result.trace);
         // Group rows: section -> (name ->) metric.
         std::size_t j = 0;
         while (j < rows.size()) {
             const std::string sec = rows[j].section;
             const bool named = !rows[j].name.empty();
-            os << ",\n      " << json_str(sec) << ": " << (named ? "{" : "{");
+            os << ",\n      " << json_string(sec) << ": " << (named ? "{" : "{");
             bool first_name = true;
             while (j < rows.size() && rows[j].section == sec) {
                 if (named) {
                     const std::string name = rows[j].name;
-                    os << (first_name ? "" : ",") << "\n        " << json_str(name) << ": {";
+                    os << (first_name ? "" : ",") << "\n        " << json_string(name) << ": {";
                     bool first = true;
                     while (j < rows.size() && rows[j].section == sec && rows[j].name == name) {
-                        os << (first ? "" : ", ") << json_str(rows[j].metric) << ": "
-                           << (rows[j].text ? json_str(rows[j].value) : rows[j].value);
+                        os << (first ? "" : ", ") << json_string(rows[j].metric) << ": "
+                           << (rows[j].text ? json_string(rows[j].value) : rows[j].value);
                         first = false;
                         ++j;
                     }
                     os << "}";
                 } else {
-                    os << (first_name ? "" : ",") << "\n        " << json_str(rows[j].metric) << ": "
-                       << (rows[j].text ? json_str(rows[j].value) : rows[j].value);
+                    os << (first_name ? "" : ",") << "\n        " << json_string(rows[j].metric) << ": "
+                       << (rows[j].text ? json_string(rows[j].value) : rows[j].value);
                     ++j;
                 }
                 first_name = false;

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sbufsim/json_text.h"
 #include "sbufsim/report.h"
 #include "sbufsim/trace.h"
 
@@ -105,23 +106,6 @@ bool is_json_number(std::string_view s) {
         if (!digits()) return false;
     }
     return i == s.size();
-}
-
-std::string json_string(std::string_view s) {
-    std::string o = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            o += '\\';
-            o += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            o += b;
-        } else {
-            o += c;
-        }
-    }
-    return o + "\"";
 }
 
 // Messages live in one CSV cell: keep them on one line.

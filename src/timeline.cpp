@@ -6,6 +6,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "sbufsim/json_text.h"
 #include "sbufsim/trace.h"
 
 namespace sbufsim {
@@ -29,23 +30,6 @@ void parse_window(const std::string& text, Cycle& from, Cycle& to) {
 namespace {
 
 constexpr int kPidEngines = 1, kPidClients = 2, kPidBanks = 3, kPidTdm = 4;
-
-std::string jstr(std::string_view s) {
-    std::string o = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            o += '\\';
-            o += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            o += b;
-        } else {
-            o += c;
-        }
-    }
-    return o + "\"";
-}
 
 std::string jnum(double v) {
     char b[40];
@@ -79,7 +63,7 @@ public:
     std::string ts(Cycle c) const { return jnum(static_cast<double>(c) / (ghz_ * 1000.0)); }
     void meta(int pid, int tid, const char* what, const std::string& name, int sort) {
         raw("\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
-            what + "_name\",\"args\":{\"name\":" + jstr(name) + "}");
+            what + "_name\",\"args\":{\"name\":" + json_string(name) + "}");
         raw("\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
             what + "_sort_index\",\"args\":{\"sort_index\":" + std::to_string(sort) + "}");
     }
@@ -106,14 +90,14 @@ bool keep(Cycle start, Cycle end_excl, const TimelineOptions& o) {
 std::string operand_args(const Record& rec) {
     std::string a;
     auto add = [&](const char* k, const Operand& op) {
-        if (op.present()) a += std::string(",\"") + k + "\":" + jstr(format_operand(op));
+        if (op.present()) a += std::string(",\"") + k + "\":" + json_string(format_operand(op));
     };
     add("src", rec.src);
     add("src2", rec.src2);
     add("dst", rec.dst);
     if (rec.partitions) a += ",\"partitions\":" + std::to_string(rec.partitions);
     if (rec.bytes) a += ",\"bytes\":" + std::to_string(rec.bytes);
-    if (!rec.fn.empty()) a += ",\"fn\":" + jstr(rec.fn);
+    if (!rec.fn.empty()) a += ",\"fn\":" + json_string(rec.fn);
     return a;
 }
 
@@ -138,7 +122,7 @@ std::vector<Instr> describe(const ReplayResult& r) {
         in.name = std::string(to_string(rec.kind));
         if (!rec.fn.empty()) in.name += " " + std::string(rec.fn);
         in.track = std::string(rec.queue);
-        in.args = ",\"line\":" + std::to_string(rec.line) + ",\"queue\":" + jstr(rec.queue) + operand_args(rec);
+        in.args = ",\"line\":" + std::to_string(rec.line) + ",\"queue\":" + json_string(rec.queue) + operand_args(rec);
         for (std::uint32_t w = 0; w < rec.num_waits; ++w)
             in.waits.emplace_back(rec.waits[w].sem, resolver.resolve(rec.queue_id, rec.waits[w]));
         for (std::uint32_t s = 0; s < rec.num_signals; ++s) in.signals.push_back(rec.signals[s]);
@@ -164,7 +148,7 @@ void instruction_spans(Events& ev, const std::vector<Instr>& ins, const Timeline
         const InstrEvent& e = *in.ev;
         if (!keep(e.start, e.end, o)) continue;
         ev.raw("\"ph\":\"X\",\"cat\":\"instr\",\"pid\":1,\"tid\":" + std::to_string(in.tid) + ",\"name\":" +
-               jstr(in.name) + ",\"ts\":" + ev.ts(e.start) + ",\"dur\":" + ev.ts(e.end - e.start) +
+               json_string(in.name) + ",\"ts\":" + ev.ts(e.start) + ",\"dur\":" + ev.ts(e.end - e.start) +
                ",\"args\":{\"start_cycle\":" + std::to_string(e.start) + ",\"cycles\":" +
                std::to_string(e.end - e.start) + in.args + "}");
     }
@@ -206,9 +190,9 @@ void client_tracks(Events& ev, const Stats& k, const ActivityProbe& probe, const
     for (const auto& s : probe.spans()) {
         if (!keep(s.start, s.start + s.cycles, o)) continue;
         ev.raw("\"ph\":\"X\",\"cat\":\"stall\",\"pid\":2,\"tid\":" + std::to_string(s.client + 1) + ",\"name\":" +
-               jstr(to_string(s.cause)) + ",\"cname\":\"" + cname(s.cause) + "\",\"ts\":" + ev.ts(s.start) +
-               ",\"dur\":" + ev.ts(s.cycles) + ",\"args\":{\"client\":" + jstr(k.clients[s.client].name) +
-               ",\"cause\":" + jstr(to_string(s.cause)) + ",\"start_cycle\":" + std::to_string(s.start) +
+               json_string(to_string(s.cause)) + ",\"cname\":\"" + cname(s.cause) + "\",\"ts\":" + ev.ts(s.start) +
+               ",\"dur\":" + ev.ts(s.cycles) + ",\"args\":{\"client\":" + json_string(k.clients[s.client].name) +
+               ",\"cause\":" + json_string(to_string(s.cause)) + ",\"start_cycle\":" + std::to_string(s.start) +
                ",\"cycles\":" + std::to_string(s.cycles) + "}");
     }
 }
@@ -227,7 +211,7 @@ void counters(Events& ev, const ReplayResult& r, const ActivityProbe& probe, con
     auto sample = [&](int pid, const std::string& name, Cycle at, const std::string& args, std::string& prev) {
         if (args == prev) return;
         prev = args;
-        ev.raw("\"ph\":\"C\",\"pid\":" + std::to_string(pid) + ",\"tid\":0,\"name\":" + jstr(name) +
+        ev.raw("\"ph\":\"C\",\"pid\":" + std::to_string(pid) + ",\"tid\":0,\"name\":" + json_string(name) +
                ",\"ts\":" + ev.ts(at) + ",\"args\":{" + args + "}");
     };
     for (const auto& row : w.rows) {
@@ -250,8 +234,8 @@ void counters(Events& ev, const ReplayResult& r, const ActivityProbe& probe, con
 
 void write_timeline(std::ostream& os, const ReplayResult& r, const ActivityProbe& probe, const TimelineOptions& o) {
     std::vector<Instr> ins = describe(r);
-    os << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"sbufsim\",\"trace\":" << jstr(r.trace)
-       << ",\"generation\":" << jstr(r.generation) << ",\"pe_clock_ghz\":" << jnum(r.pe_clock_ghz)
+    os << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"sbufsim\",\"trace\":" << json_string(r.trace)
+       << ",\"generation\":" << json_string(r.generation) << ",\"pe_clock_ghz\":" << jnum(r.pe_clock_ghz)
        << ",\"time_unit\":\"us at the PE clock\",\"total_cycles\":" << r.total_cycles
        << ",\"window_from\":" << o.from << ",\"window_to\":" << (o.to == kNever ? r.total_cycles : o.to)
        << "},\n\"traceEvents\":[";

@@ -5,21 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/cli.h"
+#include "cli_harness.h"
 
 namespace sbufsim::cli {
 namespace {
 
-struct Result {
-    int code;
-    std::string out, err;
-};
-
-Result run_cli(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    const int code = run(args, Io{out, err});
-    return {code, out.str(), err.str()};
-}
+using Result = test::CliOut;
+constexpr auto run_cli = test::sbufsim;
 
 std::string value_line(const std::string& ini, const std::string& section, const std::string& key) {
     std::istringstream in(ini);
@@ -33,7 +25,7 @@ std::string value_line(const std::string& ini, const std::string& section, const
 
 TEST(ConfigCommand, Prints_the_default_generation_cayman) {
     const Result r = run_cli({"config", "--plain"});
-    ASSERT_EQ(r.code, kExitOk) << r.err;
+    ASSERT_EQ(r.rc, kExitOk) << r.err;
     EXPECT_EQ(value_line(r.out, "gen", "name"), "name = cayman");
     EXPECT_EQ(value_line(r.out, "sbuf", "partition_active"), "partition_active = 0x38000");
     EXPECT_NE(r.out.find("base = cayman"), std::string::npos);
@@ -41,7 +33,7 @@ TEST(ConfigCommand, Prints_the_default_generation_cayman) {
 
 TEST(ConfigCommand, Set_and_key_flags_override_in_command_line_order) {
     Result r = run_cli({"config", "--plain", "--gen", "sunda", "--set", "tdm.dma_slots=2", "--tdm.dma_slots=3"});
-    ASSERT_EQ(r.code, kExitOk) << r.err;
+    ASSERT_EQ(r.rc, kExitOk) << r.err;
     EXPECT_EQ(value_line(r.out, "tdm", "dma_slots"), "dma_slots = 3");
     EXPECT_EQ(value_line(r.out, "gen", "name"), "name = sunda");
     r = run_cli({"config", "--plain", "--tdm.dma_slots=3", "--set", "tdm.dma_slots=2"});
@@ -50,7 +42,7 @@ TEST(ConfigCommand, Set_and_key_flags_override_in_command_line_order) {
 
 TEST(ConfigCommand, Annotated_output_says_where_an_override_came_from) {
     const Result r = run_cli({"config", "--set", "tdm.strict=true"});
-    ASSERT_EQ(r.code, kExitOk) << r.err;
+    ASSERT_EQ(r.rc, kExitOk) << r.err;
     const std::string line = value_line(r.out, "tdm", "strict");
     EXPECT_NE(line.find("from command line"), std::string::npos) << line;
     EXPECT_NE(line.find("seed 000 §7.2"), std::string::npos) << line;
@@ -58,20 +50,20 @@ TEST(ConfigCommand, Annotated_output_says_where_an_override_came_from) {
 
 TEST(ConfigCommand, Configuration_errors_exit_2_with_the_reason_on_stderr) {
     const Result r = run_cli({"config", "--set", "tdm.dma_slots=9"});
-    EXPECT_EQ(r.code, kExitUsage);
+    EXPECT_EQ(r.rc, kExitUsage);
     EXPECT_TRUE(r.out.empty());
     EXPECT_NE(r.err.find("tdm.dma_slots = 9 exceeds tdm.max_slots = 8"), std::string::npos) << r.err;
     const Result u = run_cli({"config", "--gen", "nope"});
-    EXPECT_EQ(u.code, kExitUsage);
+    EXPECT_EQ(u.rc, kExitUsage);
     EXPECT_NE(u.err.find("unknown generation 'nope'"), std::string::npos) << u.err;
     const Result f = run_cli({"config", "--no-such-flag"});
-    EXPECT_EQ(f.code, kExitUsage);
+    EXPECT_EQ(f.rc, kExitUsage);
     EXPECT_NE(f.err.find("no-such-flag"), std::string::npos) << f.err;
 }
 
 TEST(ConfigCommand, Help_lists_every_key_with_its_help_text) {
     const Result r = run_cli({"config", "--help"});
-    ASSERT_EQ(r.code, kExitOk);
+    ASSERT_EQ(r.rc, kExitOk);
     for (const auto& k : key_table()) {
         EXPECT_NE(r.out.find("  " + k.name + " = "), std::string::npos) << k.name;
         EXPECT_NE(r.out.find(k.help), std::string::npos) << k.name;
@@ -80,7 +72,7 @@ TEST(ConfigCommand, Help_lists_every_key_with_its_help_text) {
 
 TEST(ConfigCommand, Reference_doc_is_the_generated_reference) {
     const Result r = run_cli({"config", "--reference"});
-    ASSERT_EQ(r.code, kExitOk);
+    ASSERT_EQ(r.rc, kExitOk);
     std::ifstream in(std::string(SBUFSIM_DEFAULT_CONFIG_DIR) + "/../docs/config-reference.md");
     ASSERT_TRUE(in) << "docs/config-reference.md missing";
     std::stringstream doc;
@@ -90,12 +82,12 @@ TEST(ConfigCommand, Reference_doc_is_the_generated_reference) {
 
 TEST(Cli, Unknown_command_and_no_command_are_usage_errors) {
     Result r = run_cli({"frobnicate"});
-    EXPECT_EQ(r.code, kExitUsage);
+    EXPECT_EQ(r.rc, kExitUsage);
     EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos);
     r = run_cli({});
-    EXPECT_EQ(r.code, kExitUsage);
+    EXPECT_EQ(r.rc, kExitUsage);
     r = run_cli({"--help"});
-    EXPECT_EQ(r.code, kExitOk);
+    EXPECT_EQ(r.rc, kExitOk);
     for (const auto& c : commands()) EXPECT_NE(r.out.find(c.name), std::string::npos) << c.name;
 }
 

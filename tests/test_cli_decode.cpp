@@ -5,21 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.h"
+#include "cli_harness.h"
 
 namespace sbufsim::cli {
 namespace {
 
-struct Result {
-    int rc;
-    std::string out, err;
-};
+using Result = test::CliOut;
 
 Result decode(std::vector<std::string> args) {
-    std::ostringstream out, err;
     args.insert(args.begin(), "decode");
-    const int rc = run(args, Io{out, err});
-    return {rc, out.str(), err.str()};
+    return test::sbufsim(std::move(args));
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

@@ -6,30 +6,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/cli.h"
+#include "cli_harness.h"
 
 namespace sbufsim::cli {
 namespace {
 
-struct Out {
-    int rc;
-    std::string out, err;
-};
-
-Out sbufsim(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    const int rc = run(args, Io{out, err});
-    return {rc, out.str(), err.str()};
-}
-
-std::string temp(const std::string& name) { return ::testing::TempDir() + name; }
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using namespace sbufsim::test;
+using Out = CliOut;
 
 void expect_clean(const std::string& path) {
     const Out c = sbufsim({"check", path});

@@ -7,29 +7,13 @@
 #include <regex>
 #include <sstream>
 
-#include "cli/cli.h"
+#include "cli_harness.h"
 
 namespace sbufsim::cli {
 namespace {
 
-struct Out {
-    int rc;
-    std::string out, err;
-};
-
-Out sbufsim(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    const int rc = run(args, Io{out, err});
-    return {rc, out.str(), err.str()};
-}
-
-std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
-
-std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string path = ::testing::TempDir() + name;
-    std::ofstream(path) << text;
-    return path;
-}
+using namespace sbufsim::test;
+using Out = CliOut;
 
 TEST(CliRun, Default_workload_runs_without_a_trace) {
     const Out o = sbufsim({"run"});

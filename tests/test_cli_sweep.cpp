@@ -2,8 +2,6 @@
 // its own, as a user runs it, so the sweep's worker processes are forked from a clean parent.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <algorithm>
@@ -13,37 +11,18 @@
 #include <regex>
 #include <sstream>
 
+#include "cli_harness.h"
+
 namespace {
 
-struct Out {
-    int rc;
-    std::string out, err;
-};
+using Out = sbufsim::test::CliOut;
+using sbufsim::test::shipped;
+using sbufsim::test::slurp;
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string tmp(const std::string& name) { return sbufsim::test::temp("cli_sweep_" + name); }
 
-std::string tmp(const std::string& name) { return ::testing::TempDir() + "cli_sweep_" + name; }
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-Out sbufsim(const std::vector<std::string>& args) {
-    std::string cmd = quote(SBUFSIM_BINARY);
-    for (const auto& a : args) cmd += " " + quote(a);
-    const std::string out = tmp("stdout.txt"), err = tmp("stderr.txt");
-    const int status = std::system((cmd + " >" + quote(out) + " 2>" + quote(err)).c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
-
-std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+// Each call is the built binary in a process of its own.
+Out sbufsim(const std::vector<std::string>& args) { return sbufsim::test::sbufsim_process(args, "cli_sweep_"); }
 
 std::vector<std::string> lines(const std::string& text) {
     std::vector<std::string> v;

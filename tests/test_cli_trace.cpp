@@ -1,41 +1,20 @@
 // `sbufsim check` and `sbufsim convert` end to end: the built binary, its messages and exit codes.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "cli_harness.h"
 
 namespace {
 
-struct Result {
-    int status = -1;
-    std::string out;   // stdout and stderr together
-};
+// The built binary with `args` (shell syntax); stdout and stderr together in `out`.
+using Result = sbufsim::test::CliOut;
+Result run(const std::string& args) { return sbufsim::test::sbufsim_process_merged(args, "cli_trace_"); }
 
-Result run(const std::string& args) {
-    Result r;
-    const std::string cmd = std::string(SBUFSIM_BINARY) + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
-
-std::string data(const std::string& name) { return std::string(SBUFSIM_TEST_DATA_DIR) + "/" + name; }
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using sbufsim::test::slurp;
+std::string data(const std::string& name) { return sbufsim::test::data_file(name); }
 
 bool has(const Result& r, const std::string& s) { return r.out.find(s) != std::string::npos; }
 
@@ -43,7 +22,7 @@ bool has(const Result& r, const std::string& s) { return r.out.find(s) != std::s
 
 TEST(CliCheck, Clean_crlf_trace_exits_0) {
     const Result r = run("check " + data("clean_crlf.trc"));
-    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.rc, 0) << r.out;
     EXPECT_TRUE(has(r, "3 records, 0 problem(s)")) << r.out;
 }
 
@@ -62,55 +41,55 @@ TEST(CliCheck, Each_error_class_exits_1_with_file_line_field) {
     };
     for (const auto& c : cases) {
         const Result r = run("check " + data(c.file));
-        EXPECT_EQ(r.status, 1) << c.file << "\n" << r.out;
+        EXPECT_EQ(r.rc, 1) << c.file << "\n" << r.out;
         EXPECT_TRUE(has(r, data("") + c.expect)) << c.file << "\n" << r.out;
     }
 }
 
 TEST(CliCheck, Zero_region_1_is_fine_on_mariana) {
-    EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen mariana").status, 0);
-    EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen cayman").status, 1);
+    EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen mariana").rc, 0);
+    EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen cayman").rc, 1);
 }
 
 TEST(CliCheck, Reports_every_problem_and_honours_max_errors) {
     const Result all = run("check " + data("many_errors.trc"));
-    EXPECT_EQ(all.status, 1);
+    EXPECT_EQ(all.rc, 1);
     EXPECT_TRUE(has(all, "many_errors.trc:3: record:")) << all.out;
     EXPECT_TRUE(has(all, "many_errors.trc:4: cycle:")) << all.out;
     EXPECT_TRUE(has(all, "many_errors.trc:5: cycle:")) << all.out;
     const Result one = run("check " + data("many_errors.trc") + " --max-errors 1");
-    EXPECT_EQ(one.status, 1);
+    EXPECT_EQ(one.rc, 1);
     EXPECT_TRUE(has(one, "stopped after 1 problems")) << one.out;
     EXPECT_FALSE(has(one, "many_errors.trc:4:")) << one.out;
 }
 
 TEST(CliCheck, Missing_file_and_usage) {
-    EXPECT_EQ(run("check /nonexistent/x.trc").status, 3);
-    EXPECT_EQ(run("check").status, 2);
+    EXPECT_EQ(run("check /nonexistent/x.trc").rc, 3);
+    EXPECT_EQ(run("check").rc, 2);
     const Result h = run("check --help");
-    EXPECT_EQ(h.status, 0);
+    EXPECT_EQ(h.rc, 0);
     EXPECT_TRUE(has(h, "examples:"));
 }
 
 TEST(CliConvert, Text_binary_text_round_trip_through_the_binary) {
     const std::string dir = ::testing::TempDir();
-    ASSERT_EQ(run("convert " + data("clean_crlf.trc") + " " + dir + "/a.sbt").status, 0);
-    ASSERT_EQ(run("convert " + dir + "/a.sbt " + dir + "/b.trc").status, 0);
-    ASSERT_EQ(run("convert " + dir + "/b.trc " + dir + "/c.sbt").status, 0);
-    ASSERT_EQ(run("convert " + dir + "/c.sbt " + dir + "/d.trc").status, 0);
+    ASSERT_EQ(run("convert " + data("clean_crlf.trc") + " " + dir + "/a.sbt").rc, 0);
+    ASSERT_EQ(run("convert " + dir + "/a.sbt " + dir + "/b.trc").rc, 0);
+    ASSERT_EQ(run("convert " + dir + "/b.trc " + dir + "/c.sbt").rc, 0);
+    ASSERT_EQ(run("convert " + dir + "/c.sbt " + dir + "/d.trc").rc, 0);
     EXPECT_EQ(slurp(dir + "/a.sbt"), slurp(dir + "/c.sbt"));
     EXPECT_EQ(slurp(dir + "/b.trc"), slurp(dir + "/d.trc"));
     EXPECT_EQ(slurp(dir + "/b.trc").rfind("sbufsim-trace 1 gen=cayman\n0 pe_client_0 rd 0x5600 32 512\n", 0), 0u);
-    EXPECT_EQ(run("check " + dir + "/a.sbt").status, 0);
-    ASSERT_EQ(run("convert " + data("clean_crlf.trc") + " " + dir + "/e.bin --to binary").status, 0);
+    EXPECT_EQ(run("check " + dir + "/a.sbt").rc, 0);
+    ASSERT_EQ(run("convert " + data("clean_crlf.trc") + " " + dir + "/e.bin --to binary").rc, 0);
     EXPECT_EQ(slurp(dir + "/e.bin"), slurp(dir + "/a.sbt"));
 }
 
 TEST(CliConvert, Malformed_input_exits_3_and_leaves_no_output) {
     const std::string out = ::testing::TempDir() + "/bad.sbt";
     const Result r = run("convert " + data("many_errors.trc") + " " + out);
-    EXPECT_EQ(r.status, 3) << r.out;
+    EXPECT_EQ(r.rc, 3) << r.out;
     EXPECT_TRUE(has(r, "many_errors.trc:3: record:")) << r.out;
     EXPECT_FALSE(std::ifstream(out).good());
-    EXPECT_EQ(run("convert only_one").status, 2);
+    EXPECT_EQ(run("convert only_one").rc, 2);
 }

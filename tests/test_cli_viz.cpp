@@ -11,26 +11,15 @@
 #include <map>
 #include <sstream>
 
-#include "cli/cli.h"
+#include "cli_harness.h"
 
 namespace sbufsim::cli {
 namespace {
 
 namespace pt = boost::property_tree;
 
-struct Out {
-    int rc;
-    std::string out, err;
-};
-
-Out sbufsim(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    const int rc = run(args, Io{out, err});
-    return {rc, out.str(), err.str()};
-}
-
-std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
-std::string temp(const std::string& name) { return ::testing::TempDir() + name; }
+using namespace sbufsim::test;
+using Out = CliOut;
 
 std::size_t count_class(const pt::ptree& node, const std::string& cls) {
     std::size_t n = 0;
@@ -128,10 +117,8 @@ TEST(CliViz, Usage_errors) {
 TEST(CliViz, Binary_run_writes_no_progress_to_a_pipe) {
     // The real binary with stderr redirected to a file: not a terminal, so no bar.
     const std::string err = temp("stderr.txt");
-    const std::string cmd = std::string(SBUFSIM_BINARY) + " run " + shipped("matmul_kloop.trc") + " > /dev/null 2> " + err;
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-    std::ifstream f(err);
-    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    ASSERT_EQ(shell(std::string(SBUFSIM_BINARY) + " run " + shipped("matmul_kloop.trc") + " > /dev/null 2> " + err), 0);
+    const std::string text = slurp(err);
     EXPECT_EQ(text.find('\r'), std::string::npos) << text;
 }
 

@@ -4,16 +4,13 @@
 #include "sbufsim/arr_seq.h"
 #include "sbufsim/compute_engine.h"
 #include "sbufsim/config.h"
+#include "shipped.h"
 #include "sbufsim/dma_engine.h"
 
 namespace sbufsim {
 namespace {
 
-Params cayman() {
-    LoadRequest r;
-    r.generation = "cayman";
-    return load_config(r).params;
-}
+using test::cayman;
 
 TensorAccess sbuf_access(std::uint64_t elems, std::uint32_t esz, bool strided = false) {
     TensorAccess a;

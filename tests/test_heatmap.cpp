@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sbufsim/config.h"
+#include "shipped.h"
 #include "sbufsim/heatmap.h"
 #include "sbufsim/progress.h"
 #include "sbufsim/replay.h"
@@ -19,13 +20,8 @@ namespace {
 
 namespace pt = boost::property_tree;
 
-Params cayman() {
-    LoadRequest r;
-    r.generation = "cayman";
-    return load_config(r).params;
-}
-
-std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+using test::cayman;
+using test::shipped;
 
 ReplayResult run(const Params& p, ActivityProbe& probe, const std::string& trace = "act_vs_matmul_collide.trc") {
     ReplayOptions o;

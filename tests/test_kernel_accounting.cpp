@@ -6,15 +6,12 @@
 #include <vector>
 
 #include "sbufsim/kernel.h"
+#include "kernel_clients.h"
 
 namespace sbufsim {
 namespace {
 
-ClientId id(const Kernel& k, const char* name) {
-    auto c = k.client_index(name);
-    EXPECT_TRUE(c.has_value()) << "no client " << name;
-    return c.value_or(ClientId{});
-}
+using test::id;
 
 std::vector<Completion> drain(Kernel& k) {
     std::vector<Completion> out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sbufsim/kernel.h"
+#include "kernel_clients.h"
 
 namespace sbufsim {
 namespace {
@@ -19,11 +20,7 @@ Request engine(ClientId c, std::uint16_t first, std::uint32_t beats, Cycle issue
     return r;
 }
 
-ClientId id(const Kernel& k, const char* name) {
-    auto c = k.client_index(name);
-    EXPECT_TRUE(c.has_value()) << "no client " << name;
-    return c.value_or(ClientId{});
-}
+using test::id;
 
 TEST(KernelArbiter, Disjoint_banks_are_both_granted_every_cycle) {
     // pool_rd on bank 0, act_rd on bank 1, 1000 beats each from cycle 0. No bank is shared, so

@@ -2,15 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "sbufsim/kernel.h"
+#include "kernel_clients.h"
 
 namespace sbufsim {
 namespace {
 
-ClientId id(const Kernel& k, const char* name) {
-    auto c = k.client_index(name);
-    EXPECT_TRUE(c.has_value()) << "no client " << name;
-    return c.value_or(ClientId{});
-}
+using test::id;
 
 // act_rd: `beats` beats on the bank of partitions [first, first + 8) (bank first / 8).
 Request compute(ClientId c, std::uint16_t first, std::uint32_t beats) {

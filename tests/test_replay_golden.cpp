@@ -8,19 +8,15 @@
 #include <string>
 
 #include "sbufsim/config.h"
+#include "shipped.h"
 #include "sbufsim/replay.h"
 #include "sbufsim/report.h"
 
 namespace sbufsim {
 namespace {
 
-Params cayman() {
-    LoadRequest r;
-    r.generation = "cayman";
-    return load_config(r).params;
-}
-
-std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+using test::cayman;
+using test::shipped;
 
 ReplayResult run(const std::string& name, bool timeline = false) {
     ReplayOptions o;

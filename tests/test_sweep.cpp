@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "sbufsim/sweep.h"
+#include "shipped.h"
 
 namespace sbufsim::sweep {
 namespace {
@@ -22,7 +23,7 @@ std::string error_of(const std::function<void()>& f) {
     return "";
 }
 
-std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+using test::shipped;
 
 TEST(SweepVary, List_keeps_the_given_order) {
     const Axis a = parse_vary("tdm.dma_order=round_robin,fixed");

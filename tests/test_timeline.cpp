@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sbufsim/config.h"
+#include "shipped.h"
 #include "sbufsim/timeline.h"
 
 namespace sbufsim {
@@ -16,13 +17,8 @@ namespace {
 
 namespace pt = boost::property_tree;
 
-Params cayman() {
-    LoadRequest r;
-    r.generation = "cayman";
-    return load_config(r).params;
-}
-
-std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+using test::cayman;
+using test::shipped;
 
 struct Replayed {
     ReplayResult result;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "sbufsim/config.h"
+#include "shipped.h"
 #include "sbufsim/replay.h"
 #include "sbufsim/trace.h"
 #include "sbufsim/trace_check.h"
@@ -20,11 +21,7 @@
 namespace sbufsim {
 namespace {
 
-Params cayman() {
-    LoadRequest r;
-    r.generation = "cayman";
-    return load_config(r).params;
-}
+using test::cayman;
 
 // What a trace contains, counted record by record.
 struct Census {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sbufsim/config.h"
+#include "shipped.h"
 #include "sbufsim/trace.h"
 #include "sbufsim/trace_check.h"
 #include "sbufsim/workload.h"
@@ -17,11 +18,7 @@
 namespace sbufsim {
 namespace {
 
-Params cayman() {
-    LoadRequest r;
-    r.generation = "cayman";
-    return load_config(r).params;
-}
+using test::cayman;
 
 std::string generate(const Params& p, const RandomOptions& o, TraceFormat f = TraceFormat::text,
                      RandomStats* stats = nullptr) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sbufsim/config.h"
+#include "shipped.h"
 #include "sbufsim/trace.h"
 #include "sbufsim/trace_check.h"
 #include "sbufsim/workload.h"
@@ -13,11 +14,7 @@
 namespace sbufsim {
 namespace {
 
-Params cayman() {
-    LoadRequest r;
-    r.generation = "cayman";
-    return load_config(r).params;
-}
+using test::cayman;
 
 struct Counted {
     std::uint64_t matmuls = 0, act = 0, dve = 0, records = 0;

@@ -38,7 +38,7 @@
 #include <utility>
 #include <vector>
 
-#include "sbufsim/semaphores.h"
+#include "sbufsim/engine.h"
 
 namespace sbufsim {
 

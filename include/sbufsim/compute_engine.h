@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sbufsim/semaphores.h"
+#include "sbufsim/engine.h"
 
 namespace sbufsim {
 
@@ -35,47 +35,22 @@ struct ComputeClients {
     bool has_psum = false;
 };
 
-class ComputeEngine final : public FrontEnd {
+class ComputeEngine final : public InOrderEngine<ComputeInstr> {
 public:
     // Throws std::invalid_argument when the kernel lacks one of the engine's clients.
     ComputeEngine(ComputeKind kind, Kernel& kernel, Semaphores& sems, const Params& p,
                   const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index);
 
-    void push(const ComputeInstr& i) { queue_.push(i); }
     // Engine cycles the instruction costs (the cost model above); exposed for tests.
     double cost_cycles(const ComputeInstr& i) const;
 
-    bool step(Cycle now) override;
-    Cycle wake(Cycle now) const override;
-    bool idle() const override { return !active_ && queue_.empty(); }
-    std::size_t queued() const override { return queue_.size(); }
-    bool blocked(BlockedHead& out) const override;
-    const EngineStats& stats() const override { return stats_; }
-    void set_queue_name(std::string q) { queue_name_ = std::move(q); }
-
 private:
-    void start(const ComputeInstr& i, Cycle now);
+    void start(const ComputeInstr& i, Cycle now) override;
     void submit(const TensorAccess& a, bool write, Cycle issue);
 
     ComputeKind kind_;
-    Kernel& kernel_;
-    Semaphores& sems_;
-    EngineTiming timing_;
     ClockDomain clock_;
     ComputeClients clients_;
-    std::vector<InstrEvent>* timeline_;
-    std::uint16_t index_;
-    std::string queue_name_;
-
-    Ring<ComputeInstr> queue_;
-    // The instruction in flight.
-    bool active_ = false;
-    Cycle start_ = 0, compute_end_ = 0;
-    RequestSet reqs_;
-    SyncSet sync_;
-    std::uint64_t line_ = 0;
-    Cycle blocked_since_ = kNever;
-    EngineStats stats_;
 };
 
 }  // namespace sbufsim

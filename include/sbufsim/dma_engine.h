@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "sbufsim/semaphores.h"
+#include "sbufsim/engine.h"
 
 namespace sbufsim {
 
@@ -44,7 +44,7 @@ struct DmaStats {
     bool operator==(const DmaStats&) const = default;
 };
 
-class DmaEngine final : public FrontEnd {
+class DmaEngine final : public SerialEngine {
 public:
     DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, const Params& p,
               const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index);
@@ -61,7 +61,6 @@ public:
     bool idle() const override;
     std::size_t queued() const override;
     bool blocked(BlockedHead& out) const override;
-    const EngineStats& stats() const override { return stats_; }
     const DmaStats& dma_stats() const { return dma_; }
     void finish(Cycle end) override;
 
@@ -74,26 +73,15 @@ private:
     void arm(Cycle now);
     void start(std::uint32_t qi, Cycle now);
 
-    Kernel& kernel_;
-    Semaphores& sems_;
-    EngineTiming timing_;
     ClientId client_{};
     double pe_ghz_ = 2.4;
     double gbps_ = 27.0;
     std::uint32_t round_ = 32;
     Cycle startup_ = 0;
-    std::vector<InstrEvent>* timeline_;
-    std::uint16_t index_;
 
     std::vector<Queue> queues_;
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)
-    bool active_ = false;
-    Cycle start_ = 0, compute_end_ = 0;
-    RequestSet reqs_;
-    SyncSet sync_;
-    std::uint64_t line_ = 0;
     Cycle wait_since_ = kNever;      // engine idle with only semaphore-blocked heads
-    EngineStats stats_;
     DmaStats dma_;
 };
 

@@ -175,9 +175,26 @@ private:
     Cycle gate_release_ = kNever;
     Stats stats_;
     ActivityProbe* probe_ = nullptr;
-    // Fairness counters, kept apart from Port so the per-cycle update touches two cache lines.
-    std::array<std::uint64_t, 64> contended_{};
-    std::array<std::uint64_t, 64> won_{};
+    // Fairness counters. Every cycle adds a whole client mask (contended, contended & granted);
+    // a per-client loop there cost ~60 instructions per cycle. The masks go into bit-sliced
+    // counters instead (plane i = bit i of every client's count, a ripple add of a few word ops)
+    // and are folded into the plain per-client totals before a plane could overflow and in stats().
+    struct SlicedCounter {
+        static constexpr std::uint32_t kPlanes = 12;
+        std::array<std::uint64_t, kPlanes> plane{};
+        std::uint32_t adds = 0;  // masks added since the last fold (< 2^kPlanes: no overflow)
+        std::array<std::uint64_t, 64> total{};
+        void add(std::uint64_t m) {
+            for (std::uint32_t i = 0; m; ++i) {
+                const std::uint64_t carry = plane[i] & m;
+                plane[i] ^= m;
+                m = carry;
+            }
+            if (++adds == (1u << kPlanes) - 1) fold();
+        }
+        void fold();
+    };
+    SlicedCounter contended_, won_;
 };
 
 }  // namespace sbufsim

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sbufsim/semaphores.h"
+#include "sbufsim/engine.h"
 
 namespace sbufsim {
 
@@ -25,41 +25,19 @@ struct Q7Instr {
     TensorAccess access;     // SBUF only
 };
 
-class Q7Core final : public FrontEnd {
+class Q7Core final : public InOrderEngine<Q7Instr> {
 public:
     Q7Core(std::uint32_t core, Kernel& kernel, Semaphores& sems, const Params& p, const EngineTiming& t,
            std::vector<InstrEvent>* timeline, std::uint16_t index);
 
-    void push(const Q7Instr& i) { queue_.push(i); }
     double cost_cycles(const Q7Instr& i) const;
 
-    bool step(Cycle now) override;
-    Cycle wake(Cycle now) const override;
-    bool idle() const override { return !active_ && queue_.empty(); }
-    std::size_t queued() const override { return queue_.size(); }
-    bool blocked(BlockedHead& out) const override;
-    const EngineStats& stats() const override { return stats_; }
-    void set_queue_name(std::string q) { queue_name_ = std::move(q); }
-
 private:
-    Kernel& kernel_;
-    Semaphores& sems_;
-    EngineTiming timing_;
+    void start(const Q7Instr& i, Cycle now) override;
+
     ClockDomain clock_;
     std::uint32_t bus_bytes_ = 64;
     ClientId client_{};
-    std::vector<InstrEvent>* timeline_;
-    std::uint16_t index_;
-    std::string queue_name_;
-
-    Ring<Q7Instr> queue_;
-    bool active_ = false;
-    Cycle start_ = 0, compute_end_ = 0;
-    RequestSet reqs_;
-    SyncSet sync_;
-    std::uint64_t line_ = 0;
-    Cycle blocked_since_ = kNever;
-    EngineStats stats_;
 };
 
 }  // namespace sbufsim

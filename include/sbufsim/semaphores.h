@@ -7,8 +7,9 @@
 // that is satisfied stays satisfied (the order of evaluation between engines in one cycle cannot
 // change the outcome: the replay is deterministic).
 //
-// Plain C++: no SystemC. The engine classes (arr_seq.h, compute_engine.h, dma_engine.h,
-// q7_core.h) keep their state here and in their own headers; scheduling lives in replay.h, so a
+// Plain C++: no SystemC. The engine front-end interface and the shared engine core are in
+// engine.h; the engine classes (arr_seq.h, compute_engine.h, dma_engine.h, q7_core.h) keep
+// their own state in their own headers; scheduling lives in replay.h, so a
 // SystemC module can wrap the same classes as a thin shell.
 #pragma once
 
@@ -219,48 +220,6 @@ inline Request make_request(ClientId client, Op op, const TensorAccess& a, Cycle
     r.bytes = a.bytes;
     r.issue = issue;
     return r;
-}
-
-// ---- the scheduling contract ------------------------------------------------------------------------
-
-// What a blocked queue head waits for (deadlock reports).
-struct BlockedHead {
-    std::uint64_t line = 0;
-    std::string queue;
-    std::uint16_t sem = 0;
-    std::uint32_t want = 0;
-    std::uint64_t have = 0;
-};
-
-// Every engine front-end, as the replay driver (replay.h) or a SystemC shell drives it. Engines
-// are stepped in a fixed order at event cycles; between events the kernel runs.
-class FrontEnd {
-public:
-    virtual ~FrontEnd() = default;
-    // At cycle `now` (the kernel has simulated every cycle before it): retire instructions whose
-    // time and bank requests are done (firing their signals), then start every instruction that
-    // can start. Returns true when anything changed (a signal may unblock another engine).
-    virtual bool step(Cycle now) = 0;
-    // The next cycle this engine needs a step() without outside news (kNever: only a signal or
-    // a new instruction can wake it).
-    virtual Cycle wake(Cycle now) const = 0;
-    // Nothing queued and nothing in flight.
-    virtual bool idle() const = 0;
-    // Instructions queued and not yet started.
-    virtual std::size_t queued() const = 0;
-    // The head blocked on a semaphore, if any (for deadlock reports).
-    virtual bool blocked(BlockedHead& out) const = 0;
-    virtual const EngineStats& stats() const = 0;
-    // Engine-wide totals only the replay's end knows (e.g. busy time still open).
-    virtual void finish(Cycle /*end*/) {}
-};
-
-// When an engine polls for its bank requests: every cycle while the kernel has ready beats, else
-// from the kernel's next issue (nothing can complete before).
-inline Cycle poll_cycle(Cycle now, const Kernel& k, const RequestSet& waiting) {
-    const Cycle e = k.next_event_cycle();
-    const Cycle first = std::max(now + 1, waiting.earliest_done + 1);
-    return e == kNever ? first : std::max(first, e);
 }
 
 }  // namespace sbufsim

@@ -1,0 +1,23 @@
+// The shipped inputs tests replay against: a generation's configuration as loaded from
+// configs/<gen>.ini (load_config) and the traces in traces/. tests/gen_params.h instead builds
+// Params by hand, independent of the files.
+#pragma once
+
+#include <string>
+
+#include "sbufsim/config.h"
+
+namespace sbufsim::test {
+
+inline Params shipped_params(const std::string& generation) {
+    LoadRequest r;
+    r.generation = generation;
+    return load_config(r).params;
+}
+
+inline Params cayman() { return shipped_params("cayman"); }
+
+// A shipped trace (traces/<name>).
+inline std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
+
+}  // namespace sbufsim::test
