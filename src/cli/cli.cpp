@@ -130,6 +130,18 @@ LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_option
     return req;
 }
 
+ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_description& options,
+                      const po::positional_options_description* positional, const std::string& log_level) {
+    po::command_line_parser parser(args);
+    parser.options(options);
+    if (positional != nullptr) parser.positional(*positional);
+    ParsedArgs out{parser.run(), {}};
+    po::store(out.parsed, out.vm);
+    po::notify(out.vm);
+    apply_log_level(log_level);
+    return out;
+}
+
 void add_log_level_option(po::options_description& desc, std::string& into) {
     desc.add_options()("log-level", po::value(&into)->default_value("warn")->value_name("LEVEL"),
                        "diagnostics on stderr: trace, debug, info, warn, error, off");

@@ -52,6 +52,19 @@ boost::program_options::options_description key_flag_options();
 LoadRequest make_load_request(const ConfigOptions& opts,
                               const boost::program_options::parsed_options& parsed);
 
+// A command's options after parsing: `parsed` keeps command-line order (make_load_request needs
+// it), `vm` the stored values; variables bound with po::value(&x) are already set.
+struct ParsedArgs {
+    boost::program_options::parsed_options parsed;
+    boost::program_options::variables_map vm;
+};
+// Parses `args` against `options` (and `positional`, when given), stores and notifies, then
+// applies the --log-level value bound to `log_level`. Throws po::error on a bad command line.
+ParsedArgs parse_args(const std::vector<std::string>& args,
+                      const boost::program_options::options_description& options,
+                      const boost::program_options::positional_options_description* positional,
+                      const std::string& log_level);
+
 // --log-level handling shared by all commands.
 void add_log_level_option(boost::program_options::options_description& desc, std::string& into);
 void apply_log_level(const std::string& level);  // throws ConfigError on an unknown level

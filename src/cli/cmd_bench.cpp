@@ -31,11 +31,9 @@ int cmd_bench(const std::vector<std::string>& args, Io io) {
     po::options_description all;
     all.add(desc).add(key_flag_options());
 
-    auto parsed = po::command_line_parser(args).options(all).run();
-    po::variables_map vm;
-    po::store(parsed, vm);
-    po::notify(vm);
-    apply_log_level(log_level);
+    const ParsedArgs args_in = parse_args(args, all, nullptr, log_level);
+    const auto& parsed = args_in.parsed;
+    const auto& vm = args_in.vm;
     if (vm.count("help")) {
         io.out << "Measure the bank-conflict kernel on synthetic traffic: beats granted per second.\n\n"
                << desc

@@ -133,16 +133,13 @@ int cmd_check(const std::vector<std::string>& args, Io io) {
     po::positional_options_description pos;
     pos.add("trace", -1);
 
-    const po::parsed_options parsed = po::command_line_parser(args).options(all).positional(pos).run();
-    po::variables_map vm;
-    po::store(parsed, vm);
-    po::notify(vm);
+    const ParsedArgs args_in = parse_args(args, all, &pos, log_level);
+    const auto& parsed = args_in.parsed;
 
     if (help) {
         io.out << kCheckHelp << "\n" << visible;
         return kExitOk;
     }
-    apply_log_level(log_level);
     if (traces.empty()) {
         io.err << "sbufsim check: no trace given (see sbufsim check --help)\n";
         return kExitUsage;

@@ -48,16 +48,12 @@ int cmd_convert(const std::vector<std::string>& args, Io io) {
     po::positional_options_description pos;
     pos.add("file", -1);
 
-    const po::parsed_options parsed = po::command_line_parser(args).options(all).positional(pos).run();
-    po::variables_map vm;
-    po::store(parsed, vm);
-    po::notify(vm);
+    parse_args(args, all, &pos, log_level);
 
     if (help) {
         io.out << kConvertHelp << "\n" << visible;
         return kExitOk;
     }
-    apply_log_level(log_level);
     if (files.size() != 2) {
         io.err << "sbufsim convert: expected IN and OUT, got " << files.size() << " file(s) (see sbufsim convert --help)\n";
         return kExitUsage;

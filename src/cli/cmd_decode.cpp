@@ -166,16 +166,13 @@ int cmd_decode(const std::vector<std::string>& args, Io io) {
     po::positional_options_description pos;
     pos.add("address", -1);
 
-    const po::parsed_options parsed = po::command_line_parser(args).options(all).positional(pos).run();
-    po::variables_map vm;
-    po::store(parsed, vm);
-    po::notify(vm);
+    const ParsedArgs args_in = parse_args(args, all, &pos, log_level);
+    const auto& parsed = args_in.parsed;
 
     if (help) {
         io.out << kDecodeHelp << "\n" << visible;
         return kExitOk;
     }
-    apply_log_level(log_level);
     if (addrs.empty()) {
         io.err << "sbufsim decode: no address given (see sbufsim decode --help)\n";
         return kExitUsage;

@@ -106,10 +106,7 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
     pos.add("input", 1);
     po::options_description all;
     all.add(desc).add(hidden);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-    apply_log_level(log_level);
+    const po::variables_map vm = parse_args(args, all, &pos, log_level).vm;
     if (vm.count("help")) {
         io.out << "Draw the bank x time heatmap (utilisation and conflict stalls per ECC bank) and the\n"
                   "client x client who-blocked-whom matrix of a run, as SVG.\n\n"

@@ -135,11 +135,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     po::options_description all;
     all.add(desc).add(hidden).add(key_flag_options());
 
-    auto parsed = po::command_line_parser(args).options(all).positional(pos).run();
-    po::variables_map vm;
-    po::store(parsed, vm);
-    po::notify(vm);
-    apply_log_level(log_level);
+    const ParsedArgs args_in = parse_args(args, all, &pos, log_level);
+    const auto& parsed = args_in.parsed;
+    const auto& vm = args_in.vm;
     if (vm.count("help")) {
         io.out << "Replay traces (text .trc or binary .sbt) through the engine front-ends and the SBUF/PSUM\n"
                   "bank-conflict kernel; print total cycles, per-engine busy/stall, stalls by cause, bank\n"

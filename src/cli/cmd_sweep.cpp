@@ -380,11 +380,9 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     pos.add("trace", -1);
     po::options_description all;
     all.add(desc).add(hidden).add(key_flag_options());
-    const auto parsed = po::command_line_parser(args).options(all).positional(pos).run();
-    po::variables_map vm;
-    po::store(parsed, vm);
-    po::notify(vm);
-    apply_log_level(o.log_level);
+    const ParsedArgs args_in = parse_args(args, all, &pos, o.log_level);
+    const auto& parsed = args_in.parsed;
+    const auto& vm = args_in.vm;
     if (vm.count("help")) {
         io.out << "Replay traces over many configurations, in parallel worker processes, one row per\n"
                   "(trace, point), and write the table as CSV and/or JSON.\n\n"
