@@ -8,9 +8,6 @@ std::string PsumBank::hw_name(std::uint32_t cluster, std::uint32_t bank) {
 
 PsumBank::PsumBank(const sc_core::sc_module_name& name, std::uint32_t cluster, std::uint32_t bank,
                    std::uint32_t banks_per_cluster, EccBankOptions options)
-    : sc_core::sc_module(name), cluster_(cluster), bank_(bank), banks_per_cluster_(banks_per_cluster),
-      store_(hw_name(cluster, bank), options.functional) {
-    store_.erg().set_erg_type(options.erg_type);
-}
+    : EccBank(name, hw_name(cluster, bank), options), cluster_(cluster), bank_(bank), banks_per_cluster_(banks_per_cluster) {}
 
 }  // namespace sbufsim::models

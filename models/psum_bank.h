@@ -8,17 +8,13 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 
-#include <systemc>
-
-#include "backing_store.h"
-#include "sbuf_bank.h"  // EccBankOptions
+#include "ecc_bank.h"
 
 namespace sbufsim::models {
 
-class PsumBank : public sc_core::sc_module {
+class PsumBank : public EccBank {
 public:
     // "psum_cluster2_bank5" for cluster 2, bank 5.
     static std::string hw_name(std::uint32_t cluster, std::uint32_t bank);
@@ -32,22 +28,10 @@ public:
     // Bank index as the kernel and the AddressMap count it: cluster × banks + bank.
     std::uint32_t index() const { return cluster_ * banks_per_cluster_ + bank_; }
 
-    // Data path; `addr` is the 29-bit PartitionOffset (PSUM region) of the first byte.
-    BankAccess read(std::uint32_t addr, std::span<std::uint8_t> out) { return store_.read(addr, out); }
-    BankAccess write(std::uint32_t addr, std::span<const std::uint8_t> in) { return store_.write(addr, in); }
-    void inject_bit_flip(std::uint32_t addr, unsigned bit) { store_.inject_bit_flip(addr, bit); }
-
-    ErgParityModel& erg() { return store_.erg(); }
-    const ErgParityModel& erg() const { return store_.erg(); }
-    EccBankStore& store() { return store_; }
-    const EccBankStore& store() const { return store_; }
-    const EccBankCounters& counters() const { return store_.counters(); }
-
 private:
     std::uint32_t cluster_;
     std::uint32_t bank_;
     std::uint32_t banks_per_cluster_;
-    EccBankStore store_;
 };
 
 }  // namespace sbufsim::models

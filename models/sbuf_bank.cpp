@@ -8,9 +8,6 @@ std::string SbufBank::hw_name(std::uint32_t cluster, std::uint32_t half) {
 
 SbufBank::SbufBank(const sc_core::sc_module_name& name, std::uint32_t cluster, std::uint32_t half,
                    EccBankOptions options)
-    : sc_core::sc_module(name), cluster_(cluster), half_(half),
-      store_(hw_name(cluster, half), options.functional) {
-    store_.erg().set_erg_type(options.erg_type);
-}
+    : EccBank(name, hw_name(cluster, half), options), cluster_(cluster), half_(half) {}
 
 }  // namespace sbufsim::models

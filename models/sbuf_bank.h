@@ -9,21 +9,13 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 
-#include <systemc>
-
-#include "backing_store.h"
+#include "ecc_bank.h"
 
 namespace sbufsim::models {
 
-struct EccBankOptions {
-    bool functional = false;          // keep data (sparse pages); off = counters and ECC only
-    ErgType erg_type = ErgType::ecc;  // cfg.erg_type after reset (INFERRED reset: ECC)
-};
-
-class SbufBank : public sc_core::sc_module {
+class SbufBank : public EccBank {
 public:
     // "sbuf_cluster_3_1" for cluster 3, half 1.
     static std::string hw_name(std::uint32_t cluster, std::uint32_t half);
@@ -36,21 +28,9 @@ public:
     // Bank index as the kernel and the AddressMap count it: cluster × 2 + half.
     std::uint32_t index() const { return cluster_ * 2 + half_; }
 
-    // Data path; `addr` is the 29-bit PartitionOffset of the first byte.
-    BankAccess read(std::uint32_t addr, std::span<std::uint8_t> out) { return store_.read(addr, out); }
-    BankAccess write(std::uint32_t addr, std::span<const std::uint8_t> in) { return store_.write(addr, in); }
-    void inject_bit_flip(std::uint32_t addr, unsigned bit) { store_.inject_bit_flip(addr, bit); }
-
-    ErgParityModel& erg() { return store_.erg(); }
-    const ErgParityModel& erg() const { return store_.erg(); }
-    EccBankStore& store() { return store_; }
-    const EccBankStore& store() const { return store_; }
-    const EccBankCounters& counters() const { return store_.counters(); }
-
 private:
     std::uint32_t cluster_;
     std::uint32_t half_;
-    EccBankStore store_;
 };
 
 }  // namespace sbufsim::models
