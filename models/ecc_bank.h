@@ -32,6 +32,14 @@ public:
     const EccBankStore& store() const { return store_; }
     const EccBankCounters& counters() const { return store_.counters(); }
 
+    // The bank's arbitration outcome per cycle, driven by the arbiter (sbuf_arbiter.h) under the
+    // clocked scheduler while waveforms are recorded: granted this cycle, two or more beats wanted
+    // it, the winning kernel client (-1 = none) and the cycles granted so far.
+    sc_core::sc_signal<bool> busy{"busy"};
+    sc_core::sc_signal<bool> conflict{"conflict"};
+    sc_core::sc_signal<int> winner{"winner", -1};
+    sc_core::sc_signal<std::uint64_t> grants{"grants"};
+
 protected:
     // `hw_name` names the store as the SoC map names the bank's ERG CSR block.
     EccBank(const sc_core::sc_module_name& name, const std::string& hw_name, EccBankOptions options)

@@ -228,6 +228,9 @@ Cycle ArrSeq::wake(Cycle now) const {
     until(array_);
     if (!drain_.empty()) w = std::min(w, poll_cycle(now, kernel_, drain_.front().reqs));
     if (!queue_.empty() && !array_.active && array_free_ > now) w = std::min(w, array_free_);
+    // p2fifo almost-full is released by the kernel draining pe_wr (which may carry writes this
+    // engine did not issue, e.g. access records): watch it while it is asserted.
+    if (backpressure_) w = std::min(w, poll_cycle(now, kernel_, RequestSet{}));
     return w;
 }
 

@@ -1,11 +1,8 @@
-#include "sbufsim/replay.h"
+#include "sbufsim/replay_session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
-
-#include "sbufsim/compute_engine.h"
-#include "sbufsim/q7_core.h"
-#include "sbufsim/trace_check.h"
 
 namespace sbufsim {
 
@@ -16,82 +13,39 @@ std::uint64_t ReplayResult::dma_bytes() const {
 }
 
 namespace {
-
 constexpr std::uint32_t kUnresolved = 0xffffffffu;
 constexpr std::uint32_t kUnknownClient = 0xfffffffeu;
+}  // namespace
 
-// Everything one replay owns. Names become indices when first seen (per NameId), never per record.
-class Replayer {
-public:
-    Replayer(const Params& p, TraceReader& reader, const ReplayOptions& o)
-        : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
-          sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)), checker_(p, reader.file()) {
-        kernel_.set_probe(o.probe);
-        auto* tl = o.record_timeline ? &result_.timeline : nullptr;
-        std::uint16_t idx = 0;
-        arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
-        engines_.push_back(arr_.get());
-        for (ComputeKind k : {ComputeKind::act, ComputeKind::pool, ComputeKind::dve}) {
-            compute_.push_back(std::make_unique<ComputeEngine>(k, kernel_, sems_, p, p.timing, tl, idx++));
-            engines_.push_back(compute_.back().get());
-        }
-        for (std::uint32_t e = 0; e < p.dma.engines; ++e) {
-            dma_.push_back(std::make_unique<DmaEngine>(e, kernel_, sems_, p, p.timing, tl, idx++));
-            engines_.push_back(dma_.back().get());
-        }
-        for (std::uint32_t c = 0; c < p.q7.cores; ++c) {
-            q7_.push_back(std::make_unique<Q7Core>(c, kernel_, sems_, p, p.timing, tl, idx++));
-            engines_.push_back(q7_.back().get());
-        }
-        result_.trace = reader.file();
-        result_.generation = p.generation;
-        result_.pe_clock_ghz = p.pe.clock_ghz;
+ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayOptions& o)
+    : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
+      sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)), checker_(p, reader.file()) {
+    kernel_.set_probe(o.probe);
+    auto* tl = o.record_timeline ? &result_.timeline : nullptr;
+    std::uint16_t idx = 0;
+    arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
+    engines_.push_back(arr_.get());
+    for (ComputeKind k : {ComputeKind::act, ComputeKind::pool, ComputeKind::dve}) {
+        compute_.push_back(std::make_unique<ComputeEngine>(k, kernel_, sems_, p, p.timing, tl, idx++));
+        engines_.push_back(compute_.back().get());
     }
+    for (std::uint32_t e = 0; e < p.dma.engines; ++e) {
+        dma_.push_back(std::make_unique<DmaEngine>(e, kernel_, sems_, p, p.timing, tl, idx++));
+        engines_.push_back(dma_.back().get());
+    }
+    for (std::uint32_t c = 0; c < p.q7.cores; ++c) {
+        q7_.push_back(std::make_unique<Q7Core>(c, kernel_, sems_, p, p.timing, tl, idx++));
+        engines_.push_back(q7_.back().get());
+    }
+    wake_.assign(engines_.size(), 0);  // every engine is stepped at the first settle
+    sem_seen_.assign(engines_.size(), 0);
+    fed_.assign(engines_.size(), 0);
+    result_.trace = reader.file();
+    result_.generation = p.generation;
+    result_.pe_clock_ghz = p.pe.clock_ghz;
+}
 
-    ReplayResult run();
-
-private:
-    // ---- reading ------------------------------------------------------------------------
-    void refill(Cycle now, bool force);
-    bool read_one(Cycle now);
-    void route(const Record& r, Cycle now);
-    void submit_access(const Record& r);
-    SyncSet sync_of(const Record& r);
-    TensorAccess access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const;
-    void dma_instr(const Record& r);
-    void reject(std::vector<TraceError>& errs);
-    [[noreturn]] void deadlock(Cycle now);
-
-    const Params& params_;
-    ReplayOptions opt_;
-    TraceReader& reader_;
-    AddressMap map_;
-    Kernel kernel_;
-    Semaphores sems_;
-    TraceChecker checker_;
-    WaitResolver waits_;
-    std::unique_ptr<ArrSeq> arr_;
-    std::vector<std::unique_ptr<ComputeEngine>> compute_;
-    std::vector<std::unique_ptr<DmaEngine>> dma_;
-    std::vector<std::unique_ptr<Q7Core>> q7_;
-    std::vector<FrontEnd*> engines_;   // fixed stepping order
-
-    // Per reader NameId: kernel client (access records), DMA engine << 16 | local queue.
-    std::vector<std::uint32_t> client_of_;
-    std::vector<std::uint32_t> dma_queue_of_;
-    std::uint32_t dma_queues_seen_ = 0;
-    bool named_[4] = {false, false, false, false};  // arr_seq, act, pool, dve queue named
-
-    Record rec_;
-    std::vector<TraceError> errs_;
-    bool eof_ = false;
-    bool have_pending_ = false;     // an access record read but not yet submitted
-    Request pending_{};
-    FrontEnd* last_pushed_ = nullptr;
-    ReplayResult result_;
-};
-
-TensorAccess Replayer::access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const {
+TensorAccess ReplaySession::access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const {
     TensorAccess a;
     if (!o.onchip()) return a;
     const Decoded d = map_.decode(o.addr);
@@ -116,7 +70,7 @@ TensorAccess Replayer::access_of(const Operand& o, std::uint32_t partitions, std
     return a;
 }
 
-SyncSet Replayer::sync_of(const Record& r) {
+SyncSet ReplaySession::sync_of(const Record& r) {
     SyncSet s;
     for (std::uint32_t i = 0; i < r.num_waits && i < kMaxInstrWaits; ++i) {
         if (r.waits[i].sem >= sems_.size()) continue;  // rejected by the checker; lenient drops it
@@ -131,7 +85,7 @@ SyncSet Replayer::sync_of(const Record& r) {
     return s;
 }
 
-void Replayer::submit_access(const Record& r) {
+void ReplaySession::submit_access(const Record& r) {
     if (r.client_id >= client_of_.size()) client_of_.resize(std::size_t{r.client_id} + 1, kUnresolved);
     std::uint32_t& c = client_of_[r.client_id];
     if (c == kUnresolved) {
@@ -154,7 +108,7 @@ void Replayer::submit_access(const Record& r) {
     ++result_.access_records;
 }
 
-void Replayer::dma_instr(const Record& r) {
+void ReplaySession::dma_instr(const Record& r) {
     DmaInstr d;
     d.sync = sync_of(r);
     d.line = r.line;
@@ -187,9 +141,10 @@ void Replayer::dma_instr(const Record& r) {
     DmaEngine& eng = *dma_[slot >> 16];
     eng.push(slot & 0xffff, d);
     last_pushed_ = &eng;
+    mark_fed(1 + compute_.size() + (slot >> 16));
 }
 
-void Replayer::route(const Record& r, Cycle) {
+void ReplaySession::route(const Record& r) {
     if (r.kind == RecordKind::access) {
         submit_access(r);
         return;
@@ -219,6 +174,7 @@ void Replayer::route(const Record& r, Cycle) {
             if (!named_[0]) arr_->set_queue_name(std::string(r.queue)), named_[0] = true;
             arr_->push(i);
             last_pushed_ = arr_.get();
+            mark_fed(0);
             break;
         }
         case RecordKind::act:
@@ -234,6 +190,7 @@ void Replayer::route(const Record& r, Cycle) {
             if (!named_[k + 1]) compute_[k]->set_queue_name(std::string(r.queue)), named_[k + 1] = true;
             compute_[k]->push(i);
             last_pushed_ = compute_[k].get();
+            mark_fed(1 + k);
             break;
         }
         case RecordKind::dma:
@@ -245,10 +202,12 @@ void Replayer::route(const Record& r, Cycle) {
             i.line = r.line;
             i.op = r.op;
             i.access = access_of(r.src, r.partitions, r.bytes);
-            Q7Core& core = *q7_[r.core % q7_.size()];
+            const std::size_t c = r.core % q7_.size();
+            Q7Core& core = *q7_[c];
             core.set_queue_name(std::string(r.queue));
             core.push(i);
             last_pushed_ = &core;
+            mark_fed(1 + compute_.size() + dma_.size() + c);
             break;
         }
         case RecordKind::access:
@@ -256,7 +215,7 @@ void Replayer::route(const Record& r, Cycle) {
     }
 }
 
-void Replayer::reject(std::vector<TraceError>& errs) {
+void ReplaySession::reject(std::vector<TraceError>& errs) {
     ++result_.skipped;
     if (!opt_.lenient) {
         std::string msg = errs.front().to_string();
@@ -269,7 +228,7 @@ void Replayer::reject(std::vector<TraceError>& errs) {
 }
 
 // Reads one record; false at the end of the trace.
-bool Replayer::read_one(Cycle now) {
+bool ReplaySession::read_one() {
     TraceError err;
     const ReadStatus st = reader_.read(rec_, err);
     if (st == ReadStatus::end) {
@@ -291,29 +250,70 @@ bool Replayer::read_one(Cycle now) {
         reject(errs_);
         return true;
     }
-    route(rec_, now);
+    route(rec_);
     return true;
 }
 
-// Reads until a queue reaches the look-ahead, an access record lies beyond the window, or the
-// end. With `force`, reads one more instruction regardless of the look-ahead.
-void Replayer::refill(Cycle now, bool force) {
+bool ReplaySession::refill(Cycle now, bool force) {
+    bool moved = false;
     while (!eof_) {
         if (have_pending_) {
-            if (pending_.issue > now + opt_.access_window && !force) return;
+            if (pending_.issue > now + opt_.access_window && !force) return moved;
             kernel_.submit(pending_);
             have_pending_ = false;
-            if (force) return;
+            access_fed_ = true;
+            moved = true;
+            if (force) return moved;
         }
-        if (!force && last_pushed_ && last_pushed_->queued() >= opt_.lookahead) return;
+        if (!force && last_pushed_ && last_pushed_->queued() >= opt_.lookahead) return moved;
         last_pushed_ = nullptr;
         const std::uint64_t before = result_.instructions;
-        if (!read_one(now)) return;
-        if (force && result_.instructions != before) return;
+        if (!read_one()) return moved;
+        if (result_.instructions != before) moved = true;
+        if (force && result_.instructions != before) return moved;
+    }
+    return moved;
+}
+
+void ReplaySession::settle(Cycle now) {
+    bool changed = true;
+    while (changed) {
+        refill(now, false);
+        // A submitted access record may be a PE write that fills the p2fifo: every engine looks.
+        const bool all = access_fed_;
+        access_fed_ = false;
+        changed = false;
+        for (std::size_t e = 0; e < engines_.size(); ++e) {
+            if (!all && !must_step(e, now)) continue;
+            fed_[e] = 0;
+            sem_seen_[e] = sems_.generation();
+            const bool moved = engines_[e]->step(now);
+            // An engine that moved looks again in the next pass; otherwise it is due again only
+            // through next_event(), a semaphore or a new instruction.
+            wake_[e] = moved ? now : kNever;
+            changed |= moved;
+        }
     }
 }
 
-void Replayer::deadlock(Cycle now) {
+Cycle ReplaySession::next_event(Cycle now) {
+    Cycle next = kNever;
+    for (std::size_t e = 0; e < engines_.size(); ++e) {
+        wake_[e] = engines_[e]->wake(now);
+        next = std::min(next, wake_[e]);
+    }
+    if (have_pending_)
+        next = std::min(next, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+    return next;
+}
+
+bool ReplaySession::engines_idle() const {
+    for (const FrontEnd* e : engines_)
+        if (!e->idle()) return false;
+    return true;
+}
+
+void ReplaySession::deadlock(Cycle now) {
     std::string msg = "deadlock at cycle " + std::to_string(now) + ": every remaining queue waits on a semaphore "
                       "that nothing left in the trace can signal";
     std::vector<TraceError> errs;
@@ -330,35 +330,48 @@ void Replayer::deadlock(Cycle now) {
     throw ReplayError(ReplayError::Kind::deadlock, msg, std::move(errs));
 }
 
-ReplayResult Replayer::run() {
+void ReplaySession::begin() {
     errs_.clear();
     checker_.check_header(reader_.header(), errs_);
     if (!errs_.empty()) reject(errs_);
+}
+
+ReplayResult ReplaySession::run_fast() {
+    begin();
     Cycle now = 0;
     for (;;) {
-        bool changed = true;
-        while (changed) {
-            refill(now, false);
-            changed = false;
-            for (FrontEnd* e : engines_) changed |= e->step(now);
-        }
-        Cycle next = kNever;
-        for (FrontEnd* e : engines_) next = std::min(next, e->wake(now));
-        if (have_pending_) next = std::min(next, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+        settle(now);
+        const Cycle next = next_event(now);
         if (next == kNever) {
             if (!eof_) {  // everyone waits: the signal may be further on in the file
                 refill(now, true);
                 continue;
             }
-            bool all_idle = true;
-            for (FrontEnd* e : engines_) all_idle &= e->idle();
-            if (!all_idle) deadlock(now);
+            if (!engines_idle()) deadlock(now);
             break;
         }
-        kernel_.run_until(next);
+        if (opt_.kernel_seconds) {
+            const auto t0 = std::chrono::steady_clock::now();
+            kernel_.run_until(next);
+            *opt_.kernel_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        } else {
+            kernel_.run_until(next);
+        }
         now = next;
     }
-    kernel_.run_to_completion();
+    return finish(now);
+}
+
+ReplayResult ReplaySession::finish(Cycle now) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const RunStatus drained = kernel_.run_to_completion();
+    if (opt_.kernel_seconds)
+        *opt_.kernel_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (drained == RunStatus::stuck)
+        throw ReplayError(ReplayError::Kind::deadlock,
+                          "deadlock at cycle " + std::to_string(kernel_.now()) +
+                              ": the trace is done but bank requests are left that can never be granted "
+                              "(a client held by back-pressure or a throttler that passes nothing)");
     if (opt_.probe) opt_.probe->finish();
     Cycle end = std::max(now, kernel_.now());
     for (FrontEnd* e : engines_) {
@@ -373,11 +386,9 @@ ReplayResult Replayer::run() {
     return std::move(result_);
 }
 
-}  // namespace
-
 ReplayResult replay(const Params& params, TraceReader& reader, const ReplayOptions& options) {
-    Replayer r(params, reader, options);
-    return r.run();
+    ReplaySession s(params, reader, options);
+    return s.run_fast();
 }
 
 ReplayResult replay_trace(const Params& params, const std::string& path, const ReplayOptions& options) {

@@ -9,6 +9,11 @@ ActivityProbe::ActivityProbe(std::uint32_t clients, std::uint32_t banks, ProbeOp
     : opt_(o), clients_(clients), banks_(banks), width_(std::max<Cycle>(1, o.bin_width)), open_(clients) {
     opt_.max_bins = std::max<std::size_t>(2, opt_.max_bins);
     resize(opt_.fixed_width ? 64 : std::min<std::size_t>(64, opt_.max_bins));
+    if (opt_.cycle_view) {
+        won_.resize(banks);
+        contended_.resize(banks);
+        stalled_.resize(clients);
+    }
 }
 
 void ActivityProbe::resize(std::size_t bins) {

@@ -85,10 +85,44 @@ TEST(CliRun, Deadlock_exits_with_input_error_naming_the_queue) {
     EXPECT_NE(o.err.find("qDve0"), std::string::npos) << o.err;
 }
 
-TEST(CliRun, Clocked_scheduler_is_refused_with_a_reason) {
-    const Out o = sbufsim({"run", "--scheduler", "clocked"});
+// The JSON of one run without its "scheduler" line.
+std::string json_without_scheduler(const std::string& json) {
+    std::istringstream in(json);
+    std::string line, out;
+    while (std::getline(in, line))
+        if (line.find("\"scheduler\"") == std::string::npos) out += line + "\n";
+    return out;
+}
+
+TEST(CliRun, Clocked_scheduler_reports_the_fast_schedulers_statistics) {
+    const Out fast = sbufsim({"run", shipped("dma_vs_compute.trc"), "--quiet", "--json", "-"});
+    const Out clocked = sbufsim({"run", shipped("dma_vs_compute.trc"), "--quiet", "--json", "-", "--scheduler", "clocked"});
+    ASSERT_EQ(fast.rc, kExitOk) << fast.err;
+    ASSERT_EQ(clocked.rc, kExitOk) << clocked.err;
+    EXPECT_NE(clocked.out.find("\"scheduler\": \"clocked\""), std::string::npos);
+    EXPECT_EQ(json_without_scheduler(fast.out), json_without_scheduler(clocked.out));
+    EXPECT_EQ(clocked.err, "") << "SystemC's banner and info reports stay off the streams";
+}
+
+TEST(CliRun, Vcd_implies_the_clocked_scheduler_and_refuses_the_fast_one) {
+    const std::string vcd = temp("run.vcd");
+    const Out o = sbufsim({"run", shipped("matmul_kloop.trc"), "--quiet", "--vcd", vcd, "--json", "-"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find("\"scheduler\": \"clocked\""), std::string::npos);
+    std::ifstream f(vcd);
+    std::string first;
+    std::getline(f, first);
+    EXPECT_EQ(first, "$date") << "a VCD file at the path given (no extra .vcd appended)";
+    std::remove(vcd.c_str());
+    const Out bad = sbufsim({"run", shipped("matmul_kloop.trc"), "--vcd", vcd, "--scheduler", "fast"});
+    EXPECT_EQ(bad.rc, kExitUsage);
+    EXPECT_NE(bad.err.find("--vcd"), std::string::npos) << bad.err;
+}
+
+TEST(CliRun, Unknown_scheduler_is_a_usage_error) {
+    const Out o = sbufsim({"run", "--scheduler", "stepped"});
     EXPECT_EQ(o.rc, kExitUsage);
-    EXPECT_NE(o.err.find("SystemC"), std::string::npos);
+    EXPECT_NE(o.err.find("fast or clocked"), std::string::npos) << o.err;
 }
 
 TEST(CliRun, Help_shows_examples) {

@@ -45,6 +45,9 @@ struct ReplayOptions {
     // Called with the records read so far every `progress_every` records (progress.h).
     std::function<void(std::uint64_t records)> progress;
     std::uint64_t progress_every = 4096;
+    // Fast scheduler only: adds the wall-clock seconds spent inside the kernel's cycle loop
+    // (`sbufsim bench --trace` compares it with the whole replay); null = not measured.
+    double* kernel_seconds = nullptr;
 };
 
 // What `sbufsim run` reports for one trace.

@@ -31,6 +31,15 @@ struct ProbeOptions {
     bool fixed_width = false;      // true: never fold (exact --window-stats N rows)
     std::size_t max_bins = 4096;   // fold threshold when !fixed_width
     bool record_spans = false;     // keep StallSpans (the timeline's arbiter-client tracks)
+    // Keep the latest cycle's grant winner and conflict per bank and stall cause per client
+    // (the clocked scheduler's waveforms, models/sbuf_arbiter.h).
+    bool cycle_view = false;
+};
+
+// What one bank or client did in the latest cycle the probe saw (ProbeOptions::cycle_view).
+struct CycleMark {
+    Cycle cycle = kNever;      // the cycle it was last set in
+    std::uint16_t value = 0;   // bank: the winning client; client: the StallCause
 };
 
 class ActivityProbe {
@@ -40,6 +49,7 @@ public:
     // ---- hooks (kernel.cpp), cycle t ----
     // `n` stalled cycles of client c starting at t (n > 1 only for skipped gated stretches).
     void stall(std::uint32_t c, StallCause cause, Cycle t, std::uint64_t n) {
+        if (opt_.cycle_view) stalled_[c] = CycleMark{t + n - 1, static_cast<std::uint16_t>(cause)};
         if (!opt_.record_spans) return;
         Open& o = open_[c];
         if (o.cycles && o.cause == cause && o.start + o.cycles == t) {
@@ -52,11 +62,18 @@ public:
     // A beat of client c granted on the banks of `mask` (bit b = bank base + b), moving `bytes`.
     void grant(std::uint32_t c, std::uint32_t base, std::uint32_t mask, std::uint32_t bytes, Cycle t) {
         const std::size_t b = bin(t);
-        for (; mask; mask &= mask - 1) ++busy_[b * banks_ + base + static_cast<std::uint32_t>(__builtin_ctz(mask))];
+        for (; mask; mask &= mask - 1) {
+            const std::uint32_t bank = base + static_cast<std::uint32_t>(__builtin_ctz(mask));
+            ++busy_[b * banks_ + bank];
+            if (opt_.cycle_view) won_[bank] = CycleMark{t, static_cast<std::uint16_t>(c)};
+        }
         bytes_[b * clients_ + c] += bytes;
     }
     // Bank `bank` had two or more beats wanting it at the grant stage.
-    void conflict(std::uint32_t bank, Cycle t) { ++conflicts_[bin(t) * banks_ + bank]; }
+    void conflict(std::uint32_t bank, Cycle t) {
+        ++conflicts_[bin(t) * banks_ + bank];
+        if (opt_.cycle_view) contended_[bank] = CycleMark{t, 0};
+    }
     // A beat stalled for the loss of bank `bank`.
     void bank_stall(std::uint32_t bank, Cycle t) { ++bank_stalls_[bin(t) * banks_ + bank]; }
     // One stepped cycle's SBUF TDM use.
@@ -72,6 +89,7 @@ public:
     void finish();
     const std::vector<StallSpan>& spans() const { return spans_; }
     Cycle bin_width() const { return width_; }
+    bool cycle_view() const { return opt_.cycle_view; }
     std::size_t bins() const { return bins_; }
     std::uint32_t banks() const { return banks_; }
     std::uint32_t clients() const { return clients_; }
@@ -81,6 +99,22 @@ public:
     std::uint64_t bytes(std::size_t bin, std::uint32_t client) const { return bytes_[bin * clients_ + client]; }
     std::uint64_t tdm_compute(std::size_t bin) const { return tdm_compute_[bin]; }
     std::uint64_t tdm_dma(std::size_t bin) const { return tdm_dma_[bin]; }
+
+    // ---- cycle view (ProbeOptions::cycle_view) ----
+    // The client granted bank `bank` in cycle t, if any.
+    bool granted(std::uint32_t bank, Cycle t, std::uint16_t& client) const {
+        if (won_[bank].cycle != t) return false;
+        client = won_[bank].value;
+        return true;
+    }
+    // Two or more beats wanted bank `bank` in cycle t.
+    bool contended(std::uint32_t bank, Cycle t) const { return contended_[bank].cycle == t; }
+    // Client c stalled in cycle t, and why.
+    bool stalled(std::uint32_t c, Cycle t, StallCause& cause) const {
+        if (stalled_[c].cycle != t) return false;
+        cause = static_cast<StallCause>(stalled_[c].value);
+        return true;
+    }
 
 private:
     struct Open {
@@ -105,6 +139,7 @@ private:
     std::vector<std::uint64_t> busy_, conflicts_, bank_stalls_, bytes_, tdm_compute_, tdm_dma_;
     std::vector<Open> open_;
     std::vector<StallSpan> spans_;
+    std::vector<CycleMark> won_, contended_, stalled_;  // cycle view: per bank, bank, client
 };
 
 // ---- per-window rows ----------------------------------------------------------------------------

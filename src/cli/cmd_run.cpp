@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "clocked_replay.h"
 #include "sbufsim/heatmap.h"
 #include "sbufsim/progress.h"
 #include "sbufsim/report.h"
@@ -49,7 +50,7 @@ void write_to(const std::string& path, Io io, const std::vector<RunReport>& runs
 
 // What the visualisation options ask for (docs/visualisation.md).
 struct VizOptions {
-    std::string timeline, window, heatmap;
+    std::string timeline, window, heatmap, vcd;
     Cycle window_stats = 0;
     Cycle from = 0, to = kNever;
     bool wanted() const { return !timeline.empty() || !heatmap.empty() || window_stats; }
@@ -80,6 +81,7 @@ std::string key_settings(const LoadRequest& req) {
 ProbeOptions probe_options(const VizOptions& v) {
     ProbeOptions o;
     o.record_spans = !v.timeline.empty();
+    o.cycle_view = !v.vcd.empty();
     o.bin_width = v.window_stats ? v.window_stats : 1;
     o.fixed_width = v.window_stats != 0;
     return o;
@@ -118,7 +120,12 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         ("quiet,q", po::bool_switch(&quiet), "no summary on stdout")
         ("lenient", po::bool_switch(&lenient), "skip invalid records (counted and listed) instead of refusing the trace")
         ("scheduler", po::value(&scheduler)->default_value(scheduler)->value_name("S"),
-         "fast (event-driven replay); clocked needs the SystemC model")
+         "fast: event-driven replay, the kernel runs many cycles per step; clocked: the SystemC "
+         "model, every block a process on the PE clock, every cycle (the reference: same "
+         "statistics, far slower)")
+        ("vcd", po::value(&viz.vcd)->value_name("FILE"),
+         "write a VCD waveform (per-bank busy/conflict/winner/grants, TDM slot, per-client "
+         "stall/grant, engine busy) for GTKWave; implies --scheduler clocked")
         ("timeline", po::value(&viz.timeline)->value_name("FILE"),
          "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")
         ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B)")
@@ -146,12 +153,15 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                << desc << kExamples;
         return kExitOk;
     }
-    if (scheduler == "clocked") {
-        io.err << "sbufsim run: --scheduler clocked needs the SystemC model, which this build does not "
-                  "provide yet; use --scheduler fast\n";
-        return kExitUsage;
+    if (!viz.vcd.empty()) {
+        if (!vm["scheduler"].defaulted() && scheduler != "clocked") {
+            io.err << "sbufsim run: --vcd records the clocked scheduler's signals; drop --scheduler " << scheduler
+                   << " or use --scheduler clocked\n";
+            return kExitUsage;
+        }
+        scheduler = "clocked";
     }
-    if (scheduler != "fast") {
+    if (scheduler != "fast" && scheduler != "clocked") {
         io.err << "sbufsim run: unknown scheduler '" << scheduler << "' (fast or clocked)\n";
         return kExitUsage;
     }
@@ -199,7 +209,13 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                               std::filesystem::path(path).filename().string());
             if (bar) ropt.progress = [&progress](std::uint64_t n) { progress.update(n); };
             RunReport rep;
-            rep.result = replay(cfg.params, reader, ropt);
+            rep.info.scheduler = scheduler;
+            if (scheduler == "clocked")
+                rep.result = models::replay_clocked(cfg.params, reader, ropt,
+                                                    models::ClockedOptions{viz.vcd.empty() ? "" : per_trace(viz.vcd, path, traces.size())})
+                                 .result;
+            else
+                rep.result = replay(cfg.params, reader, ropt);
             progress.finish();
             if (probe) write_viz(viz, rep, *probe, req, traces.size());
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));

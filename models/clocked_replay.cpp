@@ -1,0 +1,205 @@
+#include "clocked_replay.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "engine_shell.h"
+#include "queue_feed.h"
+#include "sbuf_arbiter.h"
+#include "sbufsim/replay_session.h"
+#include "tpb.h"
+
+namespace sbufsim::models {
+
+namespace {
+
+// The top of one clocked replay: clock, tpb, feed, engine shells, arbiter and the cycle controller.
+class ClockedTop : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(ClockedTop);
+    ClockedTop(const sc_core::sc_module_name& name, const Params& p, ReplaySession& session,
+               const ActivityProbe* probe, sc_core::sc_time period)
+        : sc_core::sc_module(name), clk_("clk", period), session_(session), tpb_("tpb", p) {
+        axi_.bind(tpb_.axi_socket);
+        feed_ = std::make_unique<QueueFeed>("queue_feed", session_, link_);
+        feed_->clk(clk_);
+        for (FrontEnd* e : session_.engines()) {
+            shells_.push_back(std::make_unique<EngineShell>(e->stats().name.c_str(), *e, session_.kernel(), link_));
+            shells_.back()->clk(clk_);
+        }
+        std::vector<EccBank*> banks;
+        for (std::uint32_t b = 0; b < tpb_.sbuf_bank_count(); ++b) banks.push_back(&tpb_.sbuf_bank(b));
+        for (std::uint32_t b = 0; b < tpb_.psum_bank_count(); ++b) banks.push_back(&tpb_.psum_bank(b));
+        arbiter_ = std::make_unique<SbufArbiter>("arbiter", session_.kernel(), p.tdm, std::move(banks), probe);
+        SC_METHOD(end_of_cycle);
+        sensitive << clk_.negedge_event();
+        dont_initialize();
+    }
+
+    void trace(sc_core::sc_trace_file* f) {
+        sc_core::sc_trace(f, clk_, clk_.name());
+        arbiter_->trace(f);
+        for (auto& s : shells_) {
+            s->set_traced(true);
+            sc_core::sc_trace(f, s->busy, s->busy.name());
+        }
+    }
+
+    ClockedLink& link() { return link_; }
+    Tpb& tpb() { return tpb_; }
+    bool done() const { return traced_out_; }
+    Cycle stop_cycle() const { return stop_cycle_; }
+    std::uint64_t arbitrated() const { return arbiter_->cycles(); }
+    std::uint64_t activations() const {
+        std::uint64_t n = 0;
+        for (const auto& s : shells_) n += s->activations();
+        return n;
+    }
+
+private:
+    // Falling edge of cycle t = kernel.now(): the fast scheduler's decision after settle(t), made
+    // once the rising-edge processes have stopped changing anything.
+    void end_of_cycle() {
+        // Rising-edge work left at this time (a refill's delta): decide once it has settled.
+        if (sc_core::sc_pending_activity_at_current_time()) {
+            next_trigger(sc_core::SC_ZERO_TIME);
+            return;
+        }
+        try {
+            const Cycle t = session_.kernel().now();
+            if (!traced_out_ && session_.next_event(t) == kNever) {
+                if (!session_.eof()) {  // every engine waits: the signal may be further on
+                    session_.refill(t, true);
+                    link_.activity.notify(sc_core::SC_ZERO_TIME);
+                    next_trigger(sc_core::SC_ZERO_TIME);
+                    return;
+                }
+                if (!session_.engines_idle()) session_.deadlock(t);
+                // The trace is done: the fast scheduler's end cycle. Access records may still be
+                // queued in the kernel; it keeps arbitrating them cycle by cycle.
+                traced_out_ = true;
+                stop_cycle_ = t;
+            }
+            if (traced_out_ && session_.kernel().idle()) {
+                sc_core::sc_stop();
+                return;
+            }
+            arbiter_->go.notify(sc_core::SC_ZERO_TIME);
+        } catch (...) {
+            link_.fail();
+        }
+    }
+
+    sc_core::sc_clock clk_;
+    ReplaySession& session_;
+    ClockedLink link_;
+    Tpb tpb_;
+    // The AXI side of the tpb (axi2sram). The DMA queues' and Q7 cores' bank traffic is timed by
+    // the kernel as requests of their DMA-class clients; this initiator completes the binding
+    // and is where a functional data path would issue its b_transport calls.
+    tlm_utils::simple_initiator_socket<ClockedTop> axi_{"axi"};
+    std::unique_ptr<QueueFeed> feed_;
+    std::vector<std::unique_ptr<EngineShell>> shells_;
+    std::unique_ptr<SbufArbiter> arbiter_;
+    bool traced_out_ = false;  // the trace and every engine are done
+    Cycle stop_cycle_ = 0;     // the cycle that happened (the fast scheduler's end)
+};
+
+// A new simulation context: SystemC allows one elaboration and one sc_start per context.
+void fresh_simulation_context() {
+    // The banner would land on stdout, in the middle of a JSON report.
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
+    sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+    // sc_stop() is how a replay ends, not news ("Info: /OSCI/SystemC: Simulation stopped by user").
+    // Neither is the trace file's "tracing timescale unit set": SystemC's info reports stay quiet.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    sc_core::sc_report_handler::set_actions("tracing timescale unit set", sc_core::SC_DO_NOTHING);
+}
+
+sc_core::sc_time clock_period(const Params& p) {
+    if (!(p.pe.clock_ghz > 0)) throw std::invalid_argument("clocked scheduler: pe.clock_ghz must be > 0");
+    const double ps = std::round(1000.0 / p.pe.clock_ghz);
+    return sc_core::sc_time(std::max(2.0, ps), sc_core::SC_PS);
+}
+
+// sc_create_vcd_trace_file appends ".vcd" to the name it is given.
+struct VcdFile {
+    sc_core::sc_trace_file* file = nullptr;
+    std::string written, wanted;
+    explicit VcdFile(const std::string& path) : wanted(path) {
+        {
+            std::ofstream probe(path);
+            if (!probe) throw std::runtime_error("cannot write " + path);
+        }
+        std::filesystem::remove(path);
+        const bool has_ext = path.size() > 4 && path.compare(path.size() - 4, 4, ".vcd") == 0;
+        const std::string base = has_ext ? path.substr(0, path.size() - 4) : path;
+        written = base + ".vcd";
+        file = sc_core::sc_create_vcd_trace_file(base.c_str());
+        file->set_time_unit(1, sc_core::SC_PS);
+    }
+    void close() {
+        if (!file) return;
+        sc_core::sc_close_vcd_trace_file(file);
+        file = nullptr;
+        if (written != wanted) std::filesystem::rename(written, wanted);
+    }
+};
+
+}  // namespace
+
+ClockedRun replay_clocked(const Params& params, TraceReader& reader, const ReplayOptions& options,
+                          const ClockedOptions& clocked) {
+    fresh_simulation_context();
+    // Waveforms read the kernel's cycle view from the activity probe: use the caller's probe when
+    // it keeps one, else an own one.
+    ReplayOptions opt = options;
+    std::unique_ptr<ActivityProbe> own_probe;
+    if (!clocked.vcd.empty() && (!opt.probe || !opt.probe->cycle_view())) {
+        if (opt.probe) throw std::invalid_argument("replay_clocked: a VCD needs the probe's cycle view (ProbeOptions::cycle_view)");
+        ProbeOptions po;
+        po.cycle_view = true;
+        const std::uint32_t banks = params.sbuf.ecc_banks + (params.has_psum() ? params.psum.ecc_banks : 0);
+        own_probe = std::make_unique<ActivityProbe>(ClientSet(params).size(), banks, po);
+        opt.probe = own_probe.get();
+    }
+    ReplaySession session(params, reader, opt);
+    session.begin();
+    const sc_core::sc_time period = clock_period(params);
+    ClockedTop top("top", params, session, opt.probe, period);
+    std::unique_ptr<VcdFile> vcd;
+    if (!clocked.vcd.empty()) {
+        vcd = std::make_unique<VcdFile>(clocked.vcd);
+        top.trace(vcd->file);
+    }
+    sc_core::sc_start();
+    if (vcd) vcd->close();
+    if (top.link().failure) std::rethrow_exception(top.link().failure);
+    if (!top.done()) throw std::logic_error("clocked scheduler: the simulation ended before the trace did");
+
+    ClockedRun run;
+    run.result = session.finish(top.stop_cycle());
+    top.tpb().add_kernel_stats(run.result.kernel);
+    run.arbitrated_cycles = top.arbitrated();
+    run.engine_activations = top.activations();
+    run.clock_period_ps = std::round(period.to_seconds() * 1e12);  // a whole number of ps
+    return run;
+}
+
+ClockedRun replay_clocked_trace(const Params& params, const std::string& path, const ReplayOptions& options,
+                                const ClockedOptions& clocked) {
+    TraceReader reader(path);
+    return replay_clocked(params, reader, options, clocked);
+}
+
+}  // namespace sbufsim::models

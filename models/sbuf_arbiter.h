@@ -1,0 +1,66 @@
+// sbuf_arbiter: the SBUF cluster arbiter (both stages), its TDM layer and the pool/act/dve
+// throttlers, and the PSUM bank arbitration, as one SystemC process under the clocked scheduler
+// (clocked_replay.h). Every decision is the kernel's (kernel.h: TDM gate -> throttler -> stage 1
+// -> stage 2 -> greedy bank grant, seed 000 §7.1-§7.2); the module evaluates exactly one kernel
+// cycle per activation and, while waveforms are recorded, publishes the cycle's outcome:
+//
+//   tpb.<bank>.busy / conflict / winner / grants   on the bank modules (ecc_bank.h)
+//   tpb.arbiter.tdm_slot, dma_precedence           the TDM slot of the cycle and its class
+//   tpb.arbiter.<client>.stall                     0 = not stalled, else 1 + StallCause
+//   tpb.arbiter.<client>.grant                     the client moved a beat
+//
+// The stage-1/stage-2 CSRs live in sbuf_cluster_csr.h and pool_act_throttler_csr.h; the tpb
+// exports them into the Params the kernel runs with.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "ecc_bank.h"
+#include "sbufsim/kernel.h"
+#include "sbufsim/tdm.h"
+#include "sbufsim/window_stats.h"
+
+namespace sbufsim::models {
+
+class SbufArbiter : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(SbufArbiter);
+    // Notified (delta) by the scheduler when the engines have settled and cycle kernel.now() may
+    // be arbitrated.
+    sc_core::sc_event go{"go"};
+
+    // `banks`: the SBUF bank modules, then the PSUM ones, in the kernel's Stats::banks order.
+    // `probe` must keep a cycle view (ProbeOptions::cycle_view) for trace() to show winners,
+    // conflicts and stalls; it may be null when nothing is traced.
+    SbufArbiter(const sc_core::sc_module_name& name, Kernel& kernel, const TdmParams& tdm,
+                std::vector<EccBank*> banks, const ActivityProbe* probe);
+
+    // Adds the bank, TDM and client signals to `f` and starts driving them.
+    void trace(sc_core::sc_trace_file* f);
+    std::uint64_t cycles() const { return cycles_; }
+
+private:
+    struct ClientSignals {
+        std::unique_ptr<sc_core::sc_signal<std::uint8_t>> stall;
+        std::unique_ptr<sc_core::sc_signal<bool>> grant;
+    };
+    void arbitrate();
+    void publish(Cycle t);
+
+    Kernel& kernel_;
+    Tdm tdm_;
+    std::vector<EccBank*> banks_;
+    const ActivityProbe* probe_;
+    sc_core::sc_signal<std::uint32_t> tdm_slot_{"tdm_slot"};
+    sc_core::sc_signal<bool> dma_precedence_{"dma_precedence"};
+    std::vector<ClientSignals> clients_;
+    std::vector<std::uint8_t> granted_;   // per client, scratch of publish()
+    std::uint64_t cycles_ = 0;
+    bool traced_ = false;
+};
+
+}  // namespace sbufsim::models
