@@ -1,5 +1,7 @@
 // sbufsim plot: draw the bank x time heatmap and the who-blocked-whom matrix from the JSON that
-// `sbufsim run --window-stats N --json FILE` wrote. docs/visualisation.md.
+// `sbufsim run --window-stats N --json FILE` wrote, or a chart of one metric over the varied keys
+// of the CSV table `sbufsim sweep --out FILE` wrote (include/sbufsim/sweep_chart.h).
+// docs/visualisation.md.
 // property_tree includes boost/bind.hpp, which otherwise prints a deprecation note.
 #define BOOST_BIND_GLOBAL_PLACEHOLDERS
 #include <boost/property_tree/json_parser.hpp>
@@ -9,6 +11,8 @@
 
 #include "cli/commands.h"
 #include "sbufsim/heatmap.h"
+#include "sbufsim/sweep_chart.h"
+#include "sbufsim/trace.h"
 
 namespace po = boost::program_options;
 namespace pt = boost::property_tree;
@@ -89,55 +93,24 @@ HeatmapInfo info_of(const pt::ptree& run) {
     return i;
 }
 
-}  // namespace
+// Writes `svg` to `output` ('-' = stdout); throws std::runtime_error when it cannot.
+void write_svg(const std::string& svg, const std::string& output, Io io) {
+    if (output == "-") {
+        io.out << svg;
+        return;
+    }
+    std::ofstream f(output);
+    if (!f || !(f << svg)) throw std::runtime_error("cannot write " + output);
+}
 
-int cmd_plot(const std::vector<std::string>& args, Io io) {
-    std::string input, output, log_level;
-    std::size_t run_index = 0, bins = 200;
-    po::options_description desc("sbufsim plot STATS.json -o FILE.svg [options]");
-    desc.add_options()("help,h", "show this help")
-        ("output,o", po::value(&output)->value_name("FILE"), "the SVG to write ('-' = stdout)")
-        ("run", po::value(&run_index)->default_value(run_index)->value_name("K"), "which run of the file (0-based)")
-        ("bins", po::value(&bins)->default_value(bins)->value_name("N"), "at most N time bins");
-    add_log_level_option(desc, log_level);
-    po::options_description hidden;
-    hidden.add_options()("input", po::value(&input), "statistics file");
-    po::positional_options_description pos;
-    pos.add("input", 1);
-    po::options_description all;
-    all.add(desc).add(hidden);
-    const po::variables_map vm = parse_args(args, all, &pos, log_level).vm;
-    if (vm.count("help")) {
-        io.out << "Draw the bank x time heatmap (utilisation and conflict stalls per ECC bank) and the\n"
-                  "client x client who-blocked-whom matrix of a run, as SVG.\n\n"
-               << desc
-               << "\nexamples:\n"
-                  "  sbufsim run traces/act_vs_matmul_collide.trc --window-stats 16 --json s.json --quiet\n"
-                  "  sbufsim plot s.json -o heatmap.svg\n";
-        return kExitOk;
-    }
-    if (input.empty() || output.empty() || bins == 0) {
-        io.err << "sbufsim plot: need STATS.json and -o FILE.svg (and --bins >= 1); see --help\n";
-        return kExitUsage;
-    }
-    if (std::filesystem::path(input).extension() == ".csv") {
-        io.err << "sbufsim plot: sweep charts from CSV are not supported yet; plot a `run --json` file\n";
-        return kExitUsage;
-    }
+int plot_stats(const std::string& input, const std::string& output, std::size_t run_index, std::size_t bins, Io io) {
     pt::ptree doc;
     try {
         pt::read_json(input, doc);
         const auto& runs = doc.get_child("runs");
         if (run_index >= runs.size()) throw std::runtime_error("the file has " + std::to_string(runs.size()) + " run(s)");
         const pt::ptree& run = std::next(runs.begin(), static_cast<std::ptrdiff_t>(run_index))->second;
-        const std::string svg = render_heatmap(windows_of(run), matrix_of(run), info_of(run), bins);
-        if (output == "-") {
-            io.out << svg;
-        } else {
-            std::ofstream f(output);
-            if (!f) throw std::runtime_error("cannot write " + output);
-            f << svg;
-        }
+        write_svg(render_heatmap(windows_of(run), matrix_of(run), info_of(run), bins), output, io);
     } catch (const pt::ptree_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
         return kExitInput;
@@ -146,6 +119,135 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
         return kExitInput;
     }
     return kExitOk;
+}
+
+// ---- sweep charts ----
+
+// A sweep table: a .csv name, or a first line that is the sweep header (a file named otherwise).
+bool is_sweep_table(const std::string& input) {
+    if (std::filesystem::path(input).extension() == ".csv") return true;
+    std::ifstream f(input);
+    std::string first;
+    std::getline(f, first);
+    return first.rfind("trace,", 0) == 0;
+}
+
+// The generation the traces' headers name, when every readable one names the same. The CSV does
+// not record the sweep's --gen/--config, so the chart says where the name comes from.
+std::string generation_of(const std::vector<std::string>& traces) {
+    std::string gen;
+    for (const auto& t : traces) {
+        try {
+            const std::string g = TraceReader(t).header().generation;
+            if (g.empty() || (!gen.empty() && g != gen)) return "";
+            gen = g;
+        } catch (const std::exception&) {
+            return "";  // moved or relative to another directory: say nothing rather than guess
+        }
+    }
+    return gen.empty() ? "" : gen + " (trace header)";
+}
+
+struct SweepOptions {
+    chart::ChartRequest request;
+    std::string chart_kind = "auto", label;
+};
+
+int plot_sweep(const std::string& input, const std::string& output, const SweepOptions& o, Io io) {
+    try {
+        chart::ChartRequest req = o.request;
+        req.kind = chart::parse_chart_kind(o.chart_kind);
+        const chart::SweepTable table = chart::read_sweep_csv(input);
+        const chart::ChartModel m = chart::build_chart(table, req);
+        if (!m.skipped.empty()) {
+            io.err << "sbufsim plot: note: skipped " << m.skipped.size() << " point(s) that did not finish ok:\n";
+            for (const auto& k : m.skipped)
+                io.err << "  " << input << ":" << k.line << ": " << chart::describe_point(m, k.x, k.y) << ": " << k.status
+                       << (k.message.empty() ? "" : ": " + k.message) << "\n";
+        }
+        write_svg(chart::render_chart(m, chart::ChartInfo{generation_of(m.traces), o.label}), output, io);
+    } catch (const chart::ChartError& e) {
+        io.err << "sbufsim plot: " << e.what() << "\n";
+        return e.kind() == chart::ChartError::Kind::usage ? kExitUsage : kExitInput;
+    } catch (const std::runtime_error& e) {
+        io.err << "sbufsim plot: " << e.what() << "\n";
+        return kExitInput;
+    }
+    return kExitOk;
+}
+
+const char* kPlotHelp =
+    "Draw, as SVG:\n"
+    "  - from a `run --window-stats N --json` file: the bank x time heatmap (utilisation and conflict\n"
+    "    stalls per ECC bank) and the client x client who-blocked-whom matrix of a run;\n"
+    "  - from a `sweep --out` CSV table: one metric over the varied keys. One varied key: a line\n"
+    "    chart; two: a heat chart (one cell per point), or with --chart line / several traces one\n"
+    "    line per value of the second key. --x/--y are inferred when the table leaves no choice;\n"
+    "    fix further varied keys with --where KEY=VALUE. Points not `ok` are skipped and listed.\n";
+
+const char* kPlotExamples =
+    "\nexamples:\n"
+    "  sbufsim run traces/act_vs_matmul_collide.trc --window-stats 16 --json s.json --quiet\n"
+    "  sbufsim plot s.json -o heatmap.svg\n"
+    "  sbufsim sweep traces/dma_vs_compute.trc --vary tdm.dma_slots=0:8 --out tdm.csv\n"
+    "  sbufsim plot tdm.csv -o tdm.svg --metric tdm_stalls\n"
+    "  sbufsim sweep traces/dma_vs_compute.trc --vary tdm.dma_slots=0:8 --vary tdm.max_slots=8,12,16 --out t2.csv\n"
+    "  sbufsim plot t2.csv -o t2.svg --metric total_cycles --x tdm.dma_slots --y tdm.max_slots\n"
+    "  sbufsim plot t2.csv -o t2l.svg --metric jain_fairness --chart line\n";
+
+}  // namespace
+
+int cmd_plot(const std::vector<std::string>& args, Io io) {
+    std::string input, output, log_level;
+    std::size_t run_index = 0, bins = 200;
+    SweepOptions sw;
+    po::options_description desc("sbufsim plot STATS.json|SWEEP.csv -o FILE.svg [options]");
+    desc.add_options()("help,h", "show this help")
+        ("output,o", po::value(&output)->value_name("FILE"), "the SVG to write ('-' = stdout)");
+    po::options_description stats("Run heatmap (STATS.json)");
+    stats.add_options()
+        ("run", po::value(&run_index)->default_value(run_index)->value_name("K"), "which run of the file (0-based)")
+        ("bins", po::value(&bins)->default_value(bins)->value_name("N"), "at most N time bins");
+    po::options_description sweep("Sweep chart (SWEEP.csv)");
+    sweep.add_options()
+        ("metric", po::value(&sw.request.metric)->default_value(sw.request.metric)->value_name("M"),
+         "the metric to chart (a numeric column of the table)")
+        ("x", po::value(&sw.request.x)->value_name("KEY"), "the key along the x axis (default: inferred)")
+        ("y", po::value(&sw.request.y)->value_name("KEY"), "the second key: heat chart rows, or one line per value")
+        ("where", po::value(&sw.request.where)->composing()->value_name("KEY=VALUE"),
+         "chart only the rows with this value (repeatable; fixes a further varied key)")
+        ("chart", po::value(&sw.chart_kind)->default_value(sw.chart_kind)->value_name("auto|line|heat"),
+         "auto: line for one key (or a key over several traces), heat for two")
+        ("label", po::value(&sw.label)->value_name("TEXT"), "an extra subtitle line (e.g. the sweep's --gen/--set)");
+    add_log_level_option(desc, log_level);
+    po::options_description hidden;
+    hidden.add_options()("input", po::value(&input), "statistics file or sweep table");
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    po::options_description all;
+    all.add(desc).add(stats).add(sweep).add(hidden);
+    const po::variables_map vm = parse_args(args, all, &pos, log_level).vm;
+    if (vm.count("help")) {
+        po::options_description shown;
+        shown.add(desc).add(stats).add(sweep);
+        io.out << kPlotHelp << shown << kPlotExamples;
+        return kExitOk;
+    }
+    if (input.empty() || output.empty() || bins == 0) {
+        io.err << "sbufsim plot: need STATS.json or SWEEP.csv and -o FILE.svg (and --bins >= 1); see --help\n";
+        return kExitUsage;
+    }
+    // Options of the other kind of input are mistakes, not silently ignored wishes.
+    const bool table = is_sweep_table(input);
+    for (const auto& [name, value] : vm) {
+        const bool sweep_only = sweep.find_nothrow(name, false) != nullptr;
+        const bool stats_only = stats.find_nothrow(name, false) != nullptr;
+        if (value.defaulted() || (table ? !stats_only : !sweep_only)) continue;
+        io.err << "sbufsim plot: --" << name << " applies to " << (table ? "a STATS.json heatmap" : "a SWEEP.csv chart")
+               << ", and " << input << " is " << (table ? "a sweep table" : "not a sweep table") << "\n";
+        return kExitUsage;
+    }
+    return table ? plot_sweep(input, output, sw, io) : plot_stats(input, output, run_index, bins, io);
 }
 
 }  // namespace sbufsim::cli

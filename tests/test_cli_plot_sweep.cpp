@@ -1,0 +1,180 @@
+// `sbufsim plot SWEEP.csv` end to end: a real `sbufsim sweep` on a shipped trace (the built
+// binary, so its worker processes fork from a clean parent), then `plot` on its table through
+// the command table: the chart's points and cells match the table, failed points are skipped
+// with a note, and every kind of mistake gets its message and exit status.
+#include <gtest/gtest.h>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <map>
+#include <sstream>
+
+#include "cli_harness.h"
+#include "sbufsim/sweep.h"
+
+namespace sbufsim::cli {
+namespace {
+
+namespace pt = boost::property_tree;
+using namespace sbufsim::test;
+
+std::string tmp(const std::string& name) { return temp("plot_sweep_" + name); }
+
+// A sweep of dma_vs_compute.trc written to `out`; fails the test when the sweep itself fails
+// for another reason than invalid points (exit status 1).
+void run_sweep(const std::vector<std::string>& vary, const std::string& out, int expected_rc = kExitOk) {
+    std::vector<std::string> args = {"sweep", shipped("dma_vs_compute.trc"), "--jobs", "2", "--quiet", "--out", out};
+    for (const auto& v : vary) args.insert(args.end(), {"--vary", v});
+    const CliOut o = sbufsim_process(args, "plot_sweep_");
+    ASSERT_EQ(o.rc, expected_rc) << o.err;
+}
+
+// The table's rows as column -> cell maps.
+std::vector<std::map<std::string, std::string>> read_rows(const std::string& path) {
+    std::istringstream in(slurp(path));
+    std::string line;
+    std::getline(in, line);
+    const auto header = *sweep::parse_csv_line(line);
+    std::vector<std::map<std::string, std::string>> rows;
+    while (std::getline(in, line)) {
+        const auto cells = *sweep::parse_csv_line(line);
+        std::map<std::string, std::string> r;
+        for (std::size_t i = 0; i < header.size(); ++i) r[header[i]] = cells[i];
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+void collect(const pt::ptree& node, const std::string& cls, std::vector<pt::ptree>& out) {
+    for (const auto& [name, child] : node) {
+        if (name == "rect" && child.get<std::string>("<xmlattr>.class", "") == cls) out.push_back(child);
+        collect(child, cls, out);
+    }
+}
+
+// The <rect class=cls> elements of an SVG file (attributes under <xmlattr>, tooltip in title).
+std::vector<pt::ptree> rects(const std::string& svg_path, const std::string& cls) {
+    pt::ptree doc;
+    pt::read_xml(svg_path, doc);  // throws when the file is not well-formed XML
+    std::vector<pt::ptree> out;
+    collect(doc, cls, out);
+    return out;
+}
+
+TEST(CliPlotSweep, Two_keys_give_one_heat_cell_per_point_with_the_tables_values) {
+    const std::string csv = tmp("grid.csv"), svg = tmp("grid.svg");
+    // dma_slots 5 > max_slots 4 is rejected by the loader: an invalid row, sweep exit 1.
+    run_sweep({"tdm.dma_slots=1,3,5", "tdm.max_slots=4,8"}, csv, kExitFindings);
+    const CliOut o = sbufsim({"plot", csv, "-o", svg, "--metric", "tdm_stalls"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.err.find("note: skipped 1 point(s)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("tdm.dma_slots=5, tdm.max_slots=4: invalid"), std::string::npos) << o.err;
+
+    const auto cells = rects(svg, "cell");
+    ASSERT_EQ(cells.size(), 6u);  // 3 dma_slots x 2 max_slots
+    // Each ok cell's tooltip holds the table's value for its point.
+    std::map<std::string, std::string> expected;  // "dma_slots=..., max_slots=..." -> tdm_stalls
+    for (const auto& r : read_rows(csv))
+        expected["tdm.dma_slots=" + r.at("tdm.dma_slots") + ", tdm.max_slots=" + r.at("tdm.max_slots")] =
+            r.at("status") == "ok" ? "tdm_stalls = " + r.at("tdm_stalls") : r.at("status");
+    ASSERT_EQ(expected.size(), 6u);
+    std::size_t ok = 0;
+    for (const auto& c : cells) {
+        const std::string title = c.get<std::string>("title");
+        const std::string point = title.substr(0, title.find(':'));
+        ASSERT_TRUE(expected.count(point)) << title;
+        EXPECT_NE(title.find(expected[point]), std::string::npos) << title << " vs " << expected[point];
+        ok += c.get<std::string>("<xmlattr>.data-status") == "ok";
+    }
+    EXPECT_EQ(ok, 5u);
+    const std::string text = slurp(svg);
+    EXPECT_NE(text.find("sweep of dma_vs_compute.trc; generation cayman (trace header)"), std::string::npos);
+}
+
+TEST(CliPlotSweep, One_key_gives_a_line_with_a_marker_per_point) {
+    const std::string csv = tmp("line.csv");
+    run_sweep({"tdm.dma_slots=0,4,8"}, csv);
+    const CliOut o = sbufsim({"plot", csv, "-o", "-", "--metric", "jain_fairness"});  // SVG on stdout
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_TRUE(o.err.empty()) << o.err;
+    const std::string svg = write_temp("plot_sweep_line.svg", o.out);
+    EXPECT_EQ(rects(svg, "point").size(), 3u);
+    EXPECT_EQ(rects(svg, "cell").size(), 0u);
+    EXPECT_NE(o.out.find("jain_fairness over tdm.dma_slots"), std::string::npos);
+    EXPECT_NE(o.out.find("higher is better"), std::string::npos);
+}
+
+TEST(CliPlotSweep, Request_errors_are_usage_errors_with_the_choices) {
+    const std::string csv = tmp("err.csv");
+    run_sweep({"tdm.dma_slots=0,4", "tdm.max_slots=8,16", "tdm.dma_order=round_robin,dma_first"}, csv);
+    const std::string svg = tmp("err.svg");
+
+    CliOut o = sbufsim({"plot", csv, "-o", svg, "--metric", "tdm_stall"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("did you mean 'tdm_stalls'"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("dma_gbps"), std::string::npos) << o.err;  // the list of metrics
+
+    o = sbufsim({"plot", csv, "-o", svg, "--metric", "worst_p99_client"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("not a number"), std::string::npos) << o.err;
+
+    o = sbufsim({"plot", csv, "-o", svg});  // three varied keys: which two?
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("tdm.dma_slots (2 values), tdm.max_slots (2 values), tdm.dma_order (2 values)"), std::string::npos)
+        << o.err;
+
+    o = sbufsim({"plot", csv, "-o", svg, "--x", "tdm.max_slot", "--where", "tdm.dma_order=dma_first"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("did you mean 'tdm.max_slots'"), std::string::npos) << o.err;
+
+    o = sbufsim({"plot", csv, "-o", svg, "--bins", "10"});  // a heatmap option on a sweep table
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("--bins"), std::string::npos) << o.err;
+
+    o = sbufsim({"plot", csv, "-o", svg, "--chart", "pie"});
+    EXPECT_EQ(o.rc, kExitUsage);
+
+    // Fixing the third key makes it chartable; --chart line draws one line per max_slots.
+    o = sbufsim({"plot", csv, "-o", svg, "--where", "tdm.dma_order=dma_first", "--chart", "line", "--metric", "tdm_stalls"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_EQ(rects(svg, "point").size(), 4u);
+    EXPECT_NE(slurp(svg).find("fixed: tdm.dma_order=dma_first"), std::string::npos);
+}
+
+TEST(CliPlotSweep, Bad_tables_are_input_errors_with_file_and_line) {
+    const std::string csv = tmp("good.csv");
+    run_sweep({"tdm.dma_slots=0,4"}, csv);
+    const std::string text = slurp(csv);
+    // The last row cut off mid-line, as an interrupted sweep leaves it.
+    const std::string cut = write_temp("plot_sweep_cut.csv", text.substr(0, text.size() - 40) + "\n");
+    CliOut o = sbufsim({"plot", cut, "-o", tmp("x.svg")});
+    EXPECT_EQ(o.rc, kExitInput);
+    EXPECT_NE(o.err.find(cut + ":3: "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("cells where the header has"), std::string::npos) << o.err;
+
+    // A shard part without the header.
+    const std::string headless = write_temp("plot_sweep_headless.csv", text.substr(text.find('\n') + 1));
+    o = sbufsim({"plot", headless, "-o", tmp("x.svg")});
+    EXPECT_EQ(o.rc, kExitInput);
+    EXPECT_NE(o.err.find(headless + ":1: not a sweep table"), std::string::npos) << o.err;
+
+    o = sbufsim({"plot", tmp("absent.csv"), "-o", tmp("x.svg")});
+    EXPECT_EQ(o.rc, kExitInput);
+    EXPECT_NE(o.err.find("cannot open"), std::string::npos) << o.err;
+}
+
+TEST(CliPlotSweep, Sweep_options_on_a_stats_file_are_refused_and_help_shows_both) {
+    const std::string js = tmp("s.json");
+    ASSERT_EQ(sbufsim({"run", shipped("dma_load.trc"), "--window-stats", "1000", "--json", js, "--quiet"}).rc, kExitOk);
+    const CliOut o = sbufsim({"plot", js, "-o", tmp("h.svg"), "--metric", "total_cycles"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("--metric applies to a SWEEP.csv chart"), std::string::npos) << o.err;
+    EXPECT_EQ(sbufsim({"plot", js, "-o", tmp("h.svg")}).rc, kExitOk);  // the heatmap still works
+    const CliOut h = sbufsim({"plot", "--help"});
+    EXPECT_EQ(h.rc, kExitOk);
+    for (const char* s : {"SWEEP.csv", "--metric", "--where", "--chart", "--bins"})
+        EXPECT_NE(h.out.find(s), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace sbufsim::cli

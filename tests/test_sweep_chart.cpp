@@ -1,0 +1,417 @@
+// Sweep charts (include/sbufsim/sweep_chart.h) from small hand-written tables: CSV parsing and
+// its file:line errors, the chart model (axes, points, skipped rows, inference of --x/--y,
+// usage errors) and the SVG (well-formed XML, one marker per point, one cell per (x, y)).
+#include <gtest/gtest.h>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "sbufsim/sweep.h"
+#include "sbufsim/sweep_chart.h"
+
+namespace sbufsim::chart {
+namespace {
+
+namespace pt = boost::property_tree;
+
+// A few metric columns are enough: the parser finds the keys as the columns before the first
+// known metric.
+const std::string kHeader2 = "trace,tdm.dma_slots,tdm.max_slots,total_cycles,worst_p99_client,jain_fairness,status,message\n";
+const std::string kHeader1 = "trace,tdm.dma_slots,total_cycles,worst_p99_client,jain_fairness,status,message\n";
+
+SweepTable table(const std::string& text, const std::string& source = "t.csv") {
+    std::istringstream in(text);
+    return parse_sweep_csv(in, source);
+}
+
+ChartRequest request(const std::string& metric, const std::string& x = "", const std::string& y = "") {
+    ChartRequest r;
+    r.metric = metric;
+    r.x = x;
+    r.y = y;
+    return r;
+}
+
+// The error a call throws: its kind and message.
+template <typename F>
+std::pair<ChartError::Kind, std::string> error_of(F&& f) {
+    try {
+        f();
+    } catch (const ChartError& e) {
+        return {e.kind(), e.what()};
+    }
+    ADD_FAILURE() << "no ChartError thrown";
+    return {ChartError::Kind::usage, ""};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The attributes of every element `tag` with class `cls` ("" = any), in document order.
+void collect(const pt::ptree& node, const std::string& tag, const std::string& cls, std::vector<pt::ptree>& out) {
+    for (const auto& [name, child] : node) {
+        if (name == tag && (cls.empty() || child.get<std::string>("<xmlattr>.class", "") == cls))
+            out.push_back(child.get_child("<xmlattr>", pt::ptree{}));
+        collect(child, tag, cls, out);
+    }
+}
+
+std::vector<pt::ptree> elements(const std::string& svg, const std::string& tag, const std::string& cls = "") {
+    std::istringstream in(svg);
+    pt::ptree doc;
+    pt::read_xml(in, doc);  // throws on malformed XML
+    std::vector<pt::ptree> out;
+    collect(doc, tag, cls, out);
+    return out;
+}
+
+// ---- CSV ----------------------------------------------------------------------------------------
+
+TEST(SweepChartCsv, Header_keys_metrics_and_line_numbers) {
+    const SweepTable t = table(kHeader2 +
+                               "a.trc,1,8,100,dma_0,0.5,ok,\r\n"
+                               "\n" +
+                               kHeader2 +  // a shard's header repeated: ignored
+                               "a.trc,2,8,90,dma_0,0.6,ok,\n");
+    EXPECT_EQ(t.keys, 2u);
+    EXPECT_EQ(t.key_names(), (std::vector<std::string>{"tdm.dma_slots", "tdm.max_slots"}));
+    EXPECT_EQ(t.metric_names(), (std::vector<std::string>{"total_cycles", "worst_p99_client", "jain_fairness"}));
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.lines, (std::vector<std::size_t>{2, 5}));
+    EXPECT_EQ(t.rows[0].back(), "");  // the CR of a CRLF line is not part of the message
+}
+
+TEST(SweepChartCsv, The_real_schema_is_accepted) {
+    const std::vector<sweep::Axis> axes = {{"tdm.dma_slots", {"1"}, ""}, {"tdm.strict", {"true"}, ""}};
+    const SweepTable t = table(sweep::csv_line(sweep::columns(axes)) + "\n");
+    EXPECT_EQ(t.keys, 2u);
+    EXPECT_EQ(t.metric_names().size(), sweep::metrics().size());
+}
+
+TEST(SweepChartCsv, A_quoted_message_may_span_lines) {
+    const SweepTable t = table(kHeader1 + "a.trc,1,,,,invalid,\"bad, very\nbad\"\na.trc,2,90,dma_0,0.6,ok,\n");
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.rows[0].back(), "bad, very\nbad");
+    EXPECT_EQ(t.lines[1], 4u);
+}
+
+TEST(SweepChartCsv, Malformed_tables_name_file_and_line) {
+    auto wrong_cells = error_of([] { table(kHeader1 + "a.trc,1,100,dma_0,0.5,ok,\na.trc,2,9\n"); });
+    EXPECT_EQ(wrong_cells.first, ChartError::Kind::input);
+    EXPECT_TRUE(contains(wrong_cells.second, "t.csv:3: 3 cells where the header has 7")) << wrong_cells.second;
+
+    auto open_quote = error_of([] { table(kHeader1 + "a.trc,1,,,,invalid,\"never closed\n"); });
+    EXPECT_TRUE(contains(open_quote.second, "t.csv:2: a quoted cell is not closed")) << open_quote.second;
+
+    auto headless = error_of([] { table("a.trc,1,100,dma_0,0.5,ok,\n"); });
+    EXPECT_TRUE(contains(headless.second, "t.csv:1: not a sweep table")) << headless.second;
+
+    auto json = error_of([] { table("trace,x,y,status,message\n"); });
+    EXPECT_TRUE(contains(json.second, "no metric column")) << json.second;
+
+    auto empty = error_of([] { table("\n\n"); });
+    EXPECT_TRUE(contains(empty.second, "t.csv: empty")) << empty.second;
+
+    auto missing = error_of([] { read_sweep_csv("/nonexistent/sweep.csv"); });
+    EXPECT_EQ(missing.first, ChartError::Kind::input);
+}
+
+// ---- model: line charts ---------------------------------------------------------------------------
+
+TEST(SweepChartModel, One_numeric_key_is_a_sorted_line_with_every_point) {
+    // Rows out of numeric order: the axis sorts them, each point keeps its own value and line.
+    const SweepTable t = table(kHeader1 +
+                               "a.trc,8,300,dma_0,0.5,ok,\n"
+                               "a.trc,2,100,dma_0,0.9,ok,\n"
+                               "a.trc,4,100,dma_0,0.7,ok,\n");
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    EXPECT_EQ(m.kind, ChartKind::line);
+    EXPECT_EQ(m.x.key, "tdm.dma_slots");
+    EXPECT_TRUE(m.x.numeric);
+    EXPECT_EQ(m.x.values, (std::vector<std::string>{"2", "4", "8"}));
+    EXPECT_EQ(m.x.numbers, (std::vector<double>{2, 4, 8}));
+    EXPECT_TRUE(m.y.key.empty());
+    ASSERT_EQ(m.points.size(), 3u);
+    std::map<std::string, double> by_x;
+    for (const auto& p : m.points) by_x[m.x.values[p.x]] = p.value;
+    EXPECT_EQ(by_x, (std::map<std::string, double>{{"2", 100}, {"4", 100}, {"8", 300}}));
+    EXPECT_EQ(m.points[0].line, 2u);
+    EXPECT_EQ(m.min, 100);
+    EXPECT_EQ(m.max, 300);
+    ASSERT_TRUE(m.best.has_value());
+    EXPECT_EQ(*m.best, 100);  // total_cycles: lower is better; two points share it
+    EXPECT_EQ(std::count_if(m.points.begin(), m.points.end(), [](const ChartPoint& p) { return p.best; }), 2);
+    EXPECT_EQ(m.traces, (std::vector<std::string>{"a.trc"}));
+
+    const ChartModel fair = build_chart(t, request("jain_fairness"));
+    EXPECT_EQ(*fair.best, 0.9);  // higher is better
+}
+
+TEST(SweepChartModel, Text_values_make_a_categorical_axis_in_table_order) {
+    const SweepTable t = table("trace,tdm.dma_order,total_cycles,status,message\n"
+                               "a.trc,round_robin,10,ok,\n"
+                               "a.trc,dma_first,20,ok,\n");
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    EXPECT_FALSE(m.x.numeric);
+    EXPECT_EQ(m.x.values, (std::vector<std::string>{"round_robin", "dma_first"}));
+}
+
+TEST(SweepChartModel, Failed_rows_are_skipped_with_their_status) {
+    const SweepTable t = table(kHeader1 +
+                               "a.trc,1,100,dma_0,0.5,ok,\n"
+                               "a.trc,2,,,,timeout,killed after 5 s\n"
+                               "a.trc,3,120,dma_0,0.5,ok,\n");
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    EXPECT_EQ(m.points.size(), 2u);
+    ASSERT_EQ(m.skipped.size(), 1u);
+    EXPECT_EQ(m.skipped[0].status, "timeout");
+    EXPECT_EQ(m.skipped[0].message, "killed after 5 s");
+    EXPECT_EQ(m.skipped[0].line, 3u);
+    EXPECT_EQ(m.x.values.size(), 3u);  // the failed point keeps its place on the axis
+    EXPECT_EQ(describe_point(m, m.skipped[0].x, 0), "tdm.dma_slots=2");
+}
+
+TEST(SweepChartModel, Several_traces_give_one_line_per_trace) {
+    const SweepTable t = table(kHeader1 +
+                               "traces/a.trc,1,100,dma_0,0.5,ok,\n"
+                               "traces/a.trc,2,90,dma_0,0.5,ok,\n"
+                               "traces/b.trc,1,10,dma_0,0.5,ok,\n"
+                               "traces/b.trc,2,12,dma_0,0.5,ok,\n");
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    EXPECT_EQ(m.kind, ChartKind::line);
+    EXPECT_EQ(m.x.key, "tdm.dma_slots");
+    EXPECT_EQ(m.y.key, "trace");
+    EXPECT_EQ(m.y.values.size(), 2u);
+    EXPECT_EQ(describe_point(m, 0, 1), "tdm.dma_slots=1, trace=b.trc");
+    // --where picks one trace by its file name.
+    ChartRequest one = request("total_cycles");
+    one.where = {"trace=b.trc"};
+    const ChartModel b = build_chart(t, one);
+    EXPECT_TRUE(b.y.key.empty());
+    EXPECT_EQ(b.points.size(), 2u);
+    EXPECT_EQ(b.min, 10);
+}
+
+// ---- model: heat charts and inference -----------------------------------------------------------
+
+std::string grid_3x2() {
+    return kHeader2 +
+           "a.trc,0,4,100,dma_0,0.5,ok,\n"
+           "a.trc,0,8,110,dma_0,0.5,ok,\n"
+           "a.trc,4,4,200,dma_0,0.5,ok,\n"
+           "a.trc,4,8,120,dma_0,0.5,ok,\n"
+           "a.trc,8,4,,,,invalid,tdm.dma_slots = 8 exceeds tdm.max_slots = 4\n"
+           "a.trc,8,8,300,dma_0,0.5,ok,\n";
+}
+
+TEST(SweepChartModel, Two_keys_make_a_heat_chart_first_key_along_x) {
+    const ChartModel m = build_chart(table(grid_3x2()), request("total_cycles"));
+    EXPECT_EQ(m.kind, ChartKind::heat);
+    EXPECT_EQ(m.x.key, "tdm.dma_slots");
+    EXPECT_EQ(m.y.key, "tdm.max_slots");
+    EXPECT_EQ(m.x.values, (std::vector<std::string>{"0", "4", "8"}));
+    EXPECT_EQ(m.y.values, (std::vector<std::string>{"4", "8"}));
+    EXPECT_EQ(m.points.size(), 5u);
+    ASSERT_EQ(m.skipped.size(), 1u);
+    EXPECT_EQ(describe_point(m, m.skipped[0].x, m.skipped[0].y), "tdm.dma_slots=8, tdm.max_slots=4");
+    EXPECT_EQ(m.min, 100);
+    EXPECT_EQ(m.max, 300);
+    // Swapped on request; --chart line draws the same points as one line per max_slots value.
+    const ChartModel swapped = build_chart(table(grid_3x2()), request("total_cycles", "tdm.max_slots"));
+    EXPECT_EQ(swapped.x.key, "tdm.max_slots");
+    EXPECT_EQ(swapped.y.key, "tdm.dma_slots");
+    ChartRequest lines = request("total_cycles");
+    lines.kind = ChartKind::line;
+    const ChartModel l = build_chart(table(grid_3x2()), lines);
+    EXPECT_EQ(l.kind, ChartKind::line);
+    EXPECT_EQ(l.y.key, "tdm.max_slots");
+}
+
+TEST(SweepChartModel, A_third_varied_key_must_be_charted_or_fixed) {
+    const std::string csv = "trace,k1,k2,k3,total_cycles,status,message\n"
+                            "a.trc,1,1,x,5,ok,\na.trc,1,2,x,6,ok,\na.trc,2,1,x,7,ok,\na.trc,2,2,x,8,ok,\n"
+                            "a.trc,1,1,y,5,ok,\na.trc,1,2,y,6,ok,\na.trc,2,1,y,7,ok,\na.trc,2,2,y,9,ok,\n";
+    const SweepTable t = table(csv);
+    auto none = error_of([&] { build_chart(t, request("total_cycles")); });
+    EXPECT_EQ(none.first, ChartError::Kind::usage);
+    for (const char* k : {"k1 (2 values)", "k2 (2 values)", "k3 (2 values)", "--where"})
+        EXPECT_TRUE(contains(none.second, k)) << none.second;
+    auto x_only = error_of([&] { build_chart(t, request("total_cycles", "k1")); });
+    EXPECT_TRUE(contains(x_only.second, "k2 (2 values), k3 (2 values)")) << x_only.second;
+    auto both = error_of([&] { build_chart(t, request("total_cycles", "k1", "k2")); });
+    EXPECT_TRUE(contains(both.second, "besides --x and --y the table varies k3")) << both.second;
+
+    ChartRequest fixed = request("total_cycles", "k1", "k2");
+    fixed.where = {"k3=y"};
+    const ChartModel m = build_chart(t, fixed);
+    EXPECT_EQ(m.points.size(), 4u);
+    EXPECT_EQ(m.max, 9);
+    EXPECT_EQ(m.fixed, (std::vector<std::string>{"k3=y"}));
+    // With k3 fixed, --x alone leaves exactly one key for y.
+    fixed.y.clear();
+    EXPECT_EQ(build_chart(t, fixed).y.key, "k2");
+}
+
+// ---- model: errors ------------------------------------------------------------------------------
+
+TEST(SweepChartModel, Unknown_and_text_metrics_list_the_numeric_ones) {
+    const SweepTable t = table(grid_3x2());
+    auto typo = error_of([&] { build_chart(t, request("total_cycle")); });
+    EXPECT_EQ(typo.first, ChartError::Kind::usage);
+    EXPECT_TRUE(contains(typo.second, "unknown metric (did you mean 'total_cycles'?)")) << typo.second;
+    EXPECT_TRUE(contains(typo.second, "numeric metrics: total_cycles, jain_fairness")) << typo.second;
+    auto text = error_of([&] { build_chart(t, request("worst_p99_client")); });
+    EXPECT_EQ(text.first, ChartError::Kind::usage);
+    EXPECT_TRUE(contains(text.second, "not a number")) << text.second;
+    auto key = error_of([&] { build_chart(t, request("tdm.dma_slots")); });
+    EXPECT_TRUE(contains(key.second, "a varied key, not a metric")) << key.second;
+}
+
+TEST(SweepChartModel, Unknown_keys_and_bad_requests_are_usage_errors) {
+    const SweepTable t = table(grid_3x2());
+    auto x = error_of([&] { build_chart(t, request("total_cycles", "tdm.dma_slot")); });
+    EXPECT_EQ(x.first, ChartError::Kind::usage);
+    EXPECT_TRUE(contains(x.second, "--x 'tdm.dma_slot'")) << x.second;
+    EXPECT_TRUE(contains(x.second, "did you mean 'tdm.dma_slots'")) << x.second;
+    auto same = error_of([&] { build_chart(t, request("total_cycles", "tdm.dma_slots", "tdm.dma_slots")); });
+    EXPECT_TRUE(contains(same.second, "same key")) << same.second;
+    ChartRequest where = request("total_cycles");
+    where.where = {"tdm.max_slots=5"};
+    auto value = error_of([&] { build_chart(t, where); });
+    EXPECT_TRUE(contains(value.second, "tdm.max_slots is one of 4, 8")) << value.second;
+    ChartRequest heat = request("total_cycles");
+    heat.kind = ChartKind::heat;
+    heat.where = {"tdm.max_slots=8"};
+    auto one_key = error_of([&] { build_chart(t, heat); });
+    EXPECT_TRUE(contains(one_key.second, "needs a second key")) << one_key.second;
+    EXPECT_EQ(error_of([] { parse_chart_kind("pie"); }).first, ChartError::Kind::usage);
+}
+
+TEST(SweepChartModel, Table_problems_are_input_errors_with_the_line) {
+    auto text = error_of([] { build_chart(table(kHeader1 + "a.trc,1,100,dma_0,0.5,ok,\na.trc,2,lots,dma_0,0.5,ok,\n"),
+                                          request("total_cycles")); });
+    EXPECT_EQ(text.first, ChartError::Kind::input);
+    EXPECT_TRUE(contains(text.second, "t.csv:3: metric total_cycles is 'lots', not a number")) << text.second;
+    auto twice = error_of([] {
+        build_chart(table(kHeader1 + "a.trc,1,100,dma_0,0.5,ok,\na.trc,2,100,dma_0,0.5,ok,\na.trc,1,100,dma_0,0.5,ok,\n"),
+                    request("total_cycles"));
+    });
+    EXPECT_EQ(twice.first, ChartError::Kind::input);
+    EXPECT_TRUE(contains(twice.second, "t.csv:4: a second row for tdm.dma_slots=1 (the first is line 2)")) << twice.second;
+    auto none_ok = error_of([] { build_chart(table(kHeader1 + "a.trc,1,,,,crashed,\na.trc,2,,,,crashed,\n"),
+                                             request("total_cycles")); });
+    EXPECT_EQ(none_ok.first, ChartError::Kind::input);
+    EXPECT_TRUE(contains(none_ok.second, "no charted row finished ok (2 skipped)")) << none_ok.second;
+}
+
+// ---- SVG ------------------------------------------------------------------------------------------
+
+double attr(const pt::ptree& a, const char* name) { return a.get<double>(name); }
+
+TEST(SweepChartSvg, Line_chart_has_one_marker_per_point_placed_to_scale) {
+    const SweepTable t = table(kHeader1 +
+                               "a.trc,2,100,dma_0,0.5,ok,\n"
+                               "a.trc,4,150,dma_0,0.5,ok,\n"
+                               "a.trc,8,300,dma_0,0.5,ok,\n");
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    const std::string svg = render_chart(m, ChartInfo{"cayman (trace header)", "my label"});
+    const auto points = elements(svg, "rect", "point");
+    ASSERT_EQ(points.size(), 3u);
+    std::map<int, std::pair<double, double>> at;  // x index -> marker centre
+    for (const auto& p : points)
+        at[p.get<int>("data-x")] = {attr(p, "x") + attr(p, "width") / 2, attr(p, "y") + attr(p, "height") / 2};
+    // x to scale: 2 -> 4 is half the distance of 4 -> 8; y: larger values higher up (smaller y).
+    EXPECT_NEAR((at[2].first - at[1].first) / (at[1].first - at[0].first), 2.0, 1e-6);
+    EXPECT_GT(at[0].second, at[1].second);
+    EXPECT_GT(at[1].second, at[2].second);
+    EXPECT_EQ(elements(svg, "polyline").size(), 1u);
+    EXPECT_EQ(elements(svg, "rect", "best-mark").size(), 1u);  // 100 at x=2
+    EXPECT_TRUE(contains(svg, "total_cycles over tdm.dma_slots"));
+    EXPECT_TRUE(contains(svg, "generation cayman (trace header)"));
+    EXPECT_TRUE(contains(svg, "my label"));
+    EXPECT_TRUE(contains(svg, "lower is better"));
+}
+
+TEST(SweepChartSvg, A_skipped_point_breaks_the_line_and_is_noted) {
+    const SweepTable t = table(kHeader1 +
+                               "a.trc,1,100,dma_0,0.5,ok,\n"
+                               "a.trc,2,110,dma_0,0.5,ok,\n"
+                               "a.trc,3,,,,invalid,too <many> & slots\n"
+                               "a.trc,4,130,dma_0,0.5,ok,\n"
+                               "a.trc,5,140,dma_0,0.5,ok,\n");
+    const std::string svg = render_chart(build_chart(t, request("total_cycles")), ChartInfo{});
+    EXPECT_EQ(elements(svg, "rect", "point").size(), 4u);
+    EXPECT_EQ(elements(svg, "polyline").size(), 2u);  // 1-2 and 4-5, no segment across 3
+    EXPECT_TRUE(contains(svg, "skipped 1 point(s) that did not finish ok"));
+    EXPECT_TRUE(contains(svg, "tdm.dma_slots=3: invalid \u2014 too &lt;many&gt; &amp; slots"));
+}
+
+TEST(SweepChartSvg, Heat_chart_has_one_cell_per_x_y_with_its_status) {
+    std::string csv = grid_3x2();
+    csv.erase(csv.find("a.trc,4,8,120"), std::string("a.trc,4,8,120,dma_0,0.5,ok,\n").size());  // a point with no row
+    const ChartModel m = build_chart(table(csv), request("total_cycles"));
+    const std::string svg = render_chart(m, ChartInfo{});
+    const auto cells = elements(svg, "rect", "cell");
+    ASSERT_EQ(cells.size(), 6u);  // 3 x 2, including the invalid and the missing point
+    std::map<std::string, int> status;
+    std::set<std::pair<int, int>> seen;
+    for (const auto& c : cells) {
+        ++status[c.get<std::string>("data-status")];
+        seen.insert({c.get<int>("data-x"), c.get<int>("data-y")});
+    }
+    EXPECT_EQ(seen.size(), 6u);
+    EXPECT_EQ(status, (std::map<std::string, int>{{"invalid", 1}, {"missing", 1}, {"ok", 4}}));
+    // The values are written in the cells; the lowest (100 at 0,4) is the one outlined.
+    for (const char* v : {">100<", ">110<", ">200<", ">300<"}) EXPECT_TRUE(contains(svg, v)) << v;
+    EXPECT_EQ(elements(svg, "rect", "best-mark").size(), 1u);
+    EXPECT_TRUE(contains(svg, "total_cycles over tdm.dma_slots \u00d7 tdm.max_slots"));
+}
+
+TEST(SweepChartSvg, Heat_colours_follow_the_value) {
+    const ChartModel m = build_chart(table(grid_3x2()), request("total_cycles"));
+    const std::string svg = render_chart(m, ChartInfo{});
+    std::map<std::string, std::string> fill;  // "x,y" -> colour
+    for (const auto& c : elements(svg, "rect", "cell"))
+        fill[c.get<std::string>("data-x") + "," + c.get<std::string>("data-y")] = c.get<std::string>("fill");
+    // Red ramp (lower is better): the highest value (300 at 8,8) is darker than the lowest (100 at 0,4).
+    auto green = [](const std::string& hex) { return std::stoi(hex.substr(3, 2), nullptr, 16); };
+    EXPECT_LT(green(fill["2,1"]), green(fill["0,0"]));
+    EXPECT_EQ(fill["2,0"], "#eeeeee");  // invalid: grey, not on the scale
+}
+
+// A 1, 2 or 5 times a power of ten.
+bool round_step(double step) {
+    const double mantissa = step / std::pow(10, std::floor(std::log10(step)));
+    return std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9;
+}
+
+TEST(SweepChartSvg, Axis_ticks_cover_the_range_with_round_steps) {
+    for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{{50422, 80970}, {0.6458, 0.9624}, {0, 8}, {-3, 7}}) {
+        const auto t = axis_ticks(lo, hi, 5);
+        ASSERT_GE(t.size(), 4u) << lo;   // at least 3 intervals
+        EXPECT_LE(t.size(), 11u) << lo;  // at most 10
+        EXPECT_LE(t.front(), lo);
+        EXPECT_GE(t.back(), hi);
+        const double step = t[1] - t[0];
+        EXPECT_TRUE(round_step(step)) << step;
+        EXPECT_LT(lo - t.front(), step) << "no empty interval below the data";
+        EXPECT_LT(t.back() - hi, step) << "no empty interval above the data";
+    }
+    EXPECT_EQ(axis_ticks(50422, 80970, 5).front(), 50000);
+}
+
+TEST(SweepChartSvg, Short_numbers) {
+    EXPECT_EQ(short_number(50422), "50422");
+    EXPECT_EQ(short_number(0.9624294599), "0.9624");
+    EXPECT_EQ(short_number(99.82080838), "99.82");
+    EXPECT_EQ(short_number(21009.16667), "21009");
+    EXPECT_EQ(short_number(123456789), "123.5M");
+    EXPECT_EQ(short_number(-0.0), "0");
+}
+
+}  // namespace
+}  // namespace sbufsim::chart
