@@ -1,5 +1,5 @@
 // sbufsim run: replay traces through the engine front-ends and the bank-conflict kernel (the
-// "fast" scheduler) and report where the cycles went. docs/replay.md.
+// fast scheduler, or the clocked SystemC model) and report where the cycles went. docs/replay.md.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +35,7 @@ const char* kExamples =
     "  sbufsim run my.trc --lenient --quiet --json -   skip invalid records; JSON to stdout\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --timeline t.json --window 0:2000 --heatmap h.svg\n"
     "  sbufsim run traces/matmul_kloop.trc --window-stats 500 --csv out.csv   per-500-cycle rows\n"
+    "  sbufsim run traces/act_vs_matmul_collide.trc --vcd w.vcd   clocked scheduler, waveforms for GTKWave\n"
     "\nexit status: 0 ok, 2 usage or configuration error, 3 unreadable or invalid trace (or a\n"
     "deadlock), 4 internal error. Results go to stdout, errors to stderr.\n";
 
