@@ -114,12 +114,34 @@ private:
     Cycle stop_cycle_ = 0;     // the cycle that happened (the fast scheduler's end)
 };
 
-// A new simulation context: SystemC allows one elaboration and one sc_start per context.
-void fresh_simulation_context() {
+// A simulation context of its own for one replay: SystemC allows one elaboration and one
+// sc_start per context. Deleted (and the previous one restored) when the replay is over, so a
+// process may run any number of clocked replays one after another.
+class SimulationContext {
+public:
+    SimulationContext() : previous_(sc_core::sc_curr_simcontext) {
+        quiet_reports();
+        own_ = new sc_core::sc_simcontext();
+        sc_core::sc_curr_simcontext = own_;
+        sc_core::sc_default_global_context = own_;
+    }
+    ~SimulationContext() {
+        delete own_;
+        sc_core::sc_curr_simcontext = previous_;
+        sc_core::sc_default_global_context = previous_;
+    }
+    SimulationContext(const SimulationContext&) = delete;
+    SimulationContext& operator=(const SimulationContext&) = delete;
+
+private:
+    static void quiet_reports();
+    sc_core::sc_simcontext* previous_;
+    sc_core::sc_simcontext* own_;
+};
+
+void SimulationContext::quiet_reports() {
     // The banner would land on stdout, in the middle of a JSON report.
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-    sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
-    sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
     // sc_stop() is how a replay ends, not news ("Info: /OSCI/SystemC: Simulation stopped by user").
     // Neither is the trace file's "tracing timescale unit set": SystemC's info reports stay quiet.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -160,7 +182,7 @@ struct VcdFile {
 
 ClockedRun replay_clocked(const Params& params, TraceReader& reader, const ReplayOptions& options,
                           const ClockedOptions& clocked) {
-    fresh_simulation_context();
+    const SimulationContext context;  // outlives every module below
     // Waveforms read the kernel's cycle view from the activity probe: use the caller's probe when
     // it keeps one, else an own one.
     ReplayOptions opt = options;
