@@ -110,6 +110,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& i, Cycle now) {
         const bool begin = i.acc_flags & 1u;
         const Cycle at = now + timing_.pe_drain_latency;
         array_drain_.submit(kernel_, (make_request(pe_wr_, begin ? Op::wr : Op::raw, i.dst, at)));
+        if (at > now) unproduced_.push(at);
         (begin ? arr_.psum_write_bytes : arr_.psum_accumulate_bytes) += i.dst.total_bytes();
         stats_.bytes_written += i.dst.total_bytes();
     }
@@ -194,7 +195,11 @@ bool ArrSeq::try_start(Cycle now) {
 
 void ArrSeq::update_backpressure(Cycle now) {
     if (!has_psum_) return;
-    const bool af = kernel_.queued(pe_wr_) > csr_.p2fifo_af;
+    // A write not yet issued is still queued in the kernel (nothing is granted before its issue
+    // cycle): subtracting the unproduced ones leaves the writes in the FIFO. Issue cycles grow
+    // with the matmuls' starts, so the ring stays sorted.
+    while (!unproduced_.empty() && unproduced_.front() <= now) unproduced_.pop();
+    const bool af = kernel_.queued(pe_wr_) - unproduced_.size() > csr_.p2fifo_af;
     if (af == backpressure_) return;
     backpressure_ = af;
     for (ClientId c : pe_rd_) kernel_.set_backpressure(c, af);
@@ -231,6 +236,8 @@ Cycle ArrSeq::wake(Cycle now) const {
     // p2fifo almost-full is released by the kernel draining pe_wr (which may carry writes this
     // engine did not issue, e.g. access records): watch it while it is asserted.
     if (backpressure_) w = std::min(w, poll_cycle(now, kernel_, RequestSet{}));
+    // A write entering the FIFO may assert almost-full.
+    if (!unproduced_.empty()) w = std::min(w, std::max(now + 1, unproduced_.front()));
     return w;
 }
 

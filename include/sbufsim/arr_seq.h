@@ -27,8 +27,11 @@
 //     before it in the queue to complete.
 //   - PSUM writes issue pe_drain_latency PE cycles after the matmul starts; the matmul completes
 //     (fires its signals) when its PSUM writes are granted (matmul_done_last reading).
-//   - p2fifo almost-full: while more than arr_seq.p2fifo_af PSUM write requests are queued in
-//     the kernel, the PE read clients are back-pressured (Kernel::set_backpressure).
+//   - p2fifo almost-full: while more than arr_seq.p2fifo_af PSUM writes are waiting in the kernel,
+//     the PE read clients are back-pressured (Kernel::set_backpressure). A write waits from its
+//     issue cycle (the array has produced the partial sums) until its last beat is granted; a
+//     write the array will only produce pe_drain_latency cycles after its matmul started does
+//     not occupy the FIFO yet.
 // Accumulation groups: BEGIN opens a group on (PSUM bank, destination quadrants), END closes it;
 // at most arr_seq.max_groups may be open (a BEGIN beyond it is counted, not stalled: the only
 // queue that could close a group is this one, so stalling would deadlock).
@@ -131,6 +134,7 @@ private:
     InFlight array_;                // the matmul streaming through the array
     RequestSet array_drain_;        // its PSUM write requests
     Ring<InFlight> drain_;          // matmuls released by the array, PSUM writes outstanding
+    Ring<Cycle> unproduced_;        // issue cycles of this engine's PSUM writes not yet issued
     bool weights_unlatched_ = false;  // a loaded weight tile no matmul has latched yet
     Cycle array_free_ = 0;          // earliest start of the next matmul (inter-instruction delay)
     std::vector<std::uint8_t> open_;  // per PSUM bank: quadrant mask of open groups
