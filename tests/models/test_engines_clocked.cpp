@@ -167,11 +167,18 @@ TEST(MatmulStream, Free_size_32_costs_the_64_cycle_floor) {
     const ReplayResult r = run_clocked(params_for("cayman"), t32.path());
     const ReplayResult r64 = run_clocked(params_for("cayman"), t64.path());
     // ii = max(32, 64) = 64 PE cycles: 8 x 64 = 512, the same cost-model sum as free size 64.
-    // (Only that sum is compared: a free-size-64 read fills its whole 64-cycle ii, so the p2fifo
-    // back-pressure of the PSUM writes still queued, drain latency 128 = two ii, can stretch it.)
     EXPECT_EQ(r.arr_seq.matmuls, 8u);
     EXPECT_EQ(r.arr_seq.pe_stream, 8u * 64);
     EXPECT_EQ(r.arr_seq.pe_stream, r64.arr_seq.pe_stream);
+    // Free size 64 fills each 64-cycle ii with data (4 row groups x 16 beats). A PSUM write
+    // (128 partitions x 64 fp32 = 256 B per partition / 8 B = 32 beats) enters the p2fifo only
+    // when issued, 128 cycles after its matmul started, one every 64 cycles, and drains in 32:
+    // at most one waits at a time, never more than p2fifo_af = 2, so no back-pressure and the
+    // array keeps the cost-model pace. The last matmul starts at 128 + 7 x 64 = 576, its write
+    // issues at 704, is granted 704..735 and seen at 736.
+    EXPECT_EQ(r64.arr_seq.backpressure_cycles, 0u);
+    EXPECT_EQ(r64.arr_seq.pe_busy, 8u * 64);
+    EXPECT_EQ(r64.total_cycles, 736u);
     // The moving read is 4 row groups x 32 partitions x 64 B = 4 x 8 beats: 32 cycles of data,
     // so the floor, not the data, holds each matmul for 64 cycles.
     EXPECT_EQ(client(r.kernel, "pe_client_0").beats, 8u * 8);
