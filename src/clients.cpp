@@ -113,6 +113,7 @@ SyntheticTraffic::SyntheticTraffic(const Params& p, const ClientSet& clients,
     : pattern_(pattern), state_(seed), partitions_(p.sbuf.partitions) {
     // One ECC bank = the partitions of half a cluster in HalfSelect::partition mode (§3.1).
     group_ = std::max<std::uint32_t>(1, p.sbuf.partitions / std::max<std::uint32_t>(1, p.sbuf.ecc_banks));
+    groups_ = partitions_ / group_;
     for (const char* n : {"pool_rd", "act_rd", "pool_wr", "act_wr", "dve_rd", "dve_wr",
                           "pe_client_0", "pe_client_1", "dma_0", "dma_1"})
         if (auto id = clients.find(n)) ids_.push_back(*id);
@@ -125,8 +126,7 @@ Request SyntheticTraffic::next(std::uint32_t k) {
     r.client = ids_[k];
     r.op = (rng() & 1) ? Op::rd : Op::wr;
     r.region = Region::sbuf;
-    const std::uint32_t groups = partitions_ / group_;
-    const std::uint32_t g = static_cast<std::uint32_t>(rng() % groups);
+    const std::uint32_t g = static_cast<std::uint32_t>(rng() % groups_);
     r.first_partition = static_cast<std::uint16_t>(g * group_);
     r.partitions = static_cast<std::uint16_t>(group_);
     r.offset = static_cast<std::uint32_t>(rng() % 1024) * 64;

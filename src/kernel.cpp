@@ -40,7 +40,7 @@ inline void for_each_bit(std::uint64_t m, F&& f) {
 [[gnu::noinline, gnu::cold]] void probe_bank_stall(ActivityProbe* p, std::uint32_t bank, Cycle t) {
     p->bank_stall(bank, t);
 }
-[[gnu::noinline, gnu::cold]] void probe_conflicts(ActivityProbe* p, std::uint32_t banks, std::uint32_t base, Cycle t) {
+[[gnu::noinline, gnu::cold]] void probe_conflicts(ActivityProbe* p, std::uint64_t banks, std::uint32_t base, Cycle t) {
     for_each_bit(banks, [&](std::uint32_t b) { p->conflict(base + b, t); });
 }
 [[gnu::noinline, gnu::cold]] void probe_tdm(ActivityProbe* p, bool compute, bool dma, Cycle t) {
@@ -55,36 +55,40 @@ inline void for_each_bit(std::uint64_t m, F&& f) {
 struct Kernel::Port {
     // Queue: a power-of-two ring of requests, grown only by submit().
     std::vector<Queued> q;
-    std::uint64_t head = 0, tail = 0;  // monotonic counts; slot = count & (q.size() - 1)
+    std::uint64_t q_mask = 0;  // q.size() - 1
+    std::uint64_t head = 0, tail = 0;  // monotonic counts; slot = count & q_mask
     std::uint64_t submitted = 0;
+    std::uint64_t requests = 0, beats_requested = 0;  // ClientStats, copied by stats()
 
     // Static.
     Region region = Region::sbuf;
-    TdmClass cls = TdmClass::compute;
     std::uint32_t ppb = 0;  // partitions per beat, 0 = all
     std::uint32_t bpb = 8;  // bytes per partition per beat
 
-    // Head request and its beat iterator: partition chunk major, then byte chunk, then (raw)
-    // the read and the write slot.
+    // Head request. Its beats go partition chunk major, then byte chunk, then (raw) the read and
+    // the write slot; what the arbitration sees of a beat is only its banks and its bytes, so the
+    // beats are handed out in runs that share both (load_run()).
     Cycle issue = 0, start = 0;
     RequestId after = kNoRequest;
     std::uint32_t first = 0, parts = 0, offset = 0, bytes = 0;
     std::uint32_t chunk_parts = 0;  // partitions per beat of this request
-    std::uint32_t pc = 0, pcs = 0, bc = 0, bcs = 0;
-    bool raw = false;
-    bool write_phase = false;
+    std::uint32_t pcs = 0, bcs = 0; // partition chunks, byte chunks per partition chunk
+    std::uint32_t full_bcs = 0;     // byte chunks of a full bpb bytes (bcs or bcs - 1)
+    std::uint32_t rep = 1;          // beats per chunk: 2 for raw (read slot, write slot)
     bool offset_banks = false;      // the bank mask depends on the byte offset
-    std::uint32_t mask = 0;         // ECC banks of the head beat
-    std::uint32_t beat_bytes = 0;   // bytes the head beat moves
+    std::uint32_t pc = 0, bc = 0;   // the first chunk not yet in the current run (pc == pcs: none)
+    std::uint32_t beat_bytes = 0;   // bytes the head beat moves (banks: Kernel::head_mask_)
 
-    // Hot statistics.
+    // Hot statistics. grant_count and bytes_moved are counted a run ahead: set_run() adds the
+    // whole run, and stats() takes off the beats of the head run not granted yet.
     std::array<std::uint64_t, kStallCauses> stalls{};
     std::uint64_t beats = 0, bytes_moved = 0;
-    std::uint64_t run = 0, max_run = 0;  // consecutive stalled cycles
+    std::uint64_t max_run = 0;  // the longest run of consecutive stalled cycles (Kernel::stall_run_)
     StallCause last_cause = StallCause::dependency;
-    // Bank grants not yet added to BankStats: `run_count` grants on `run_mask`.
-    std::uint32_t run_mask = 0;
-    std::uint64_t run_count = 0;
+    // Bank grants not yet added to BankStats (or to `beats`): `grant_count` grants on
+    // `grant_mask`, the banks of every head beat since the last flush.
+    std::uint64_t grant_mask = 0;
+    std::uint64_t grant_count = 0;
 };
 
 Kernel::Kernel(const Params& p, KernelOptions options)
@@ -108,6 +112,7 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         sbuf_bank_of_.push_back(static_cast<std::uint8_t>((q / ppc) * 2 + (q / half) % 2));
     }
     half_by_offset_ = p.sbuf.half_select == HalfSelect::offset;
+    psum_base_ = p.sbuf.ecc_banks;
     half_bit_ = p.sbuf.half_offset_bit;
     if (p.has_psum()) {
         const std::uint32_t ppcl = p.psum.partitions / p.psum.ecc_clusters;
@@ -126,10 +131,10 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         const ClientInfo& ci = clients_.all()[c];
         Port& port = ports_[c];
         port.region = ci.region;
-        port.cls = ci.tdm_class;
         port.ppb = ci.beat_partitions;
         port.bpb = std::max<std::uint32_t>(1, ci.beat_bytes);
         port.q.resize(16);
+        port.q_mask = port.q.size() - 1;
         (ci.region == Region::sbuf ? sbuf_mask_ : psum_mask_clients_) |= bit(c);
         if (ci.tdm_class == TdmClass::dma) dma_class_ |= bit(c);
         if (ci.tdm_class == TdmClass::compute) compute_class_ |= bit(c);
@@ -220,17 +225,44 @@ std::uint32_t Kernel::psum_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_
     return m;
 }
 
-void Kernel::load_beat_mask(std::uint32_t c) {
-    Port& p = ports_[c];
-    const std::uint32_t p0 = p.first + p.pc * p.chunk_parts;
+// The banks (global bits, head_mask_) and bytes of chunk (pc, bc) of port p's head request.
+inline Kernel::Beat Kernel::chunk_beat(const Port& p, std::uint32_t pc, std::uint32_t bc) const {
+    const std::uint32_t p0 = p.first + pc * p.chunk_parts;
     const std::uint32_t p1 = std::min(p0 + p.chunk_parts, p.first + p.parts) - 1;
-    const std::uint32_t o0 = p.offset + p.bc * p.bpb;
+    const std::uint32_t o0 = p.offset + bc * p.bpb;
     const std::uint32_t o1 = std::min(o0 + p.bpb, p.offset + p.bytes) - 1;
-    p.mask = p.region == Region::sbuf ? sbuf_mask(p0, p1, o0, o1) : psum_mask(p0, p1, o0, o1);
-    p.beat_bytes = (p1 - p0 + 1) * (o1 - o0 + 1);
+    const std::uint64_t mask = p.region == Region::sbuf
+                                   ? std::uint64_t{sbuf_mask(p0, p1, o0, o1)}
+                                   : std::uint64_t{psum_mask(p0, p1, o0, o1)} << psum_base_;
+    return {mask, (p1 - p0 + 1) * (o1 - o0 + 1)};
 }
 
-std::uint32_t Kernel::beats_of(const Request& r) const {
+// Makes the chunk at the cursor the head beat, together with every following chunk that moves
+// the same bytes on the same banks: grant() then only counts those beats down. Called once per
+// run, not per beat (a request on one bank is usually a single run).
+[[gnu::noinline]] void Kernel::load_run(std::uint32_t c) {
+    Port& p = ports_[c];
+    const Beat head = chunk_beat(p, p.pc, p.bc);
+    std::uint32_t chunks = 0;
+    for (;;) {
+        // Inside one partition chunk the banks depend on the offset only with offset_banks, and
+        // every byte chunk but a short last one moves bpb bytes: take those in one step.
+        std::uint32_t n = 1;
+        if (!p.offset_banks && p.bc < p.full_bcs) n = p.full_bcs - p.bc;
+        chunks += n;
+        p.bc += n;
+        if (p.bc == p.bcs) {
+            p.bc = 0;
+            ++p.pc;
+        }
+        if (p.pc == p.pcs) break;
+        const Beat next = chunk_beat(p, p.pc, p.bc);
+        if (next.mask != head.mask || next.bytes != head.bytes) break;
+    }
+    set_run(c, head.mask, head.bytes, chunks * p.rep);
+}
+
+inline std::uint32_t Kernel::beats_of(const Request& r) const {
     const Port& p = ports_[index(r.client)];
     const std::uint32_t cp = p.ppb ? p.ppb : r.partitions;
     const std::uint64_t pcs = (r.partitions + cp - 1) / cp;
@@ -246,9 +278,11 @@ std::uint32_t Kernel::beats_of(const Request& r) const {
 RequestId Kernel::submit(const Request& r) {
     const std::uint32_t c = index(r.client);
     if (c >= n_) bad("submit: unknown client index " + std::to_string(c));
-    const ClientInfo& ci = clients_.all()[c];
-    if (r.region != ci.region)
-        bad("submit: client " + ci.name + " is on " + (ci.region == Region::sbuf ? "SBUF" : "PSUM") +
+    Port& p = ports_[c];
+    // The client's name is read only on the error paths: submit() runs once per request.
+    const auto name = [&] { return clients_.all()[c].name; };
+    if (r.region != p.region)
+        bad("submit: client " + name() + " is on " + (p.region == Region::sbuf ? "SBUF" : "PSUM") +
             " only (seed 000 §7.4: no AXI path to PSUM)");
     const bool sb = r.region == Region::sbuf;
     const std::uint32_t partitions = sb ? params_.sbuf.partitions : params_.psum.partitions;
@@ -256,35 +290,34 @@ RequestId Kernel::submit(const Request& r) {
                                     : std::min<std::uint64_t>(params_.psum.partition_active,
                                                               std::uint64_t{psum_banks_} * psum_bank_size_);
     if (r.partitions == 0 || r.first_partition + r.partitions > partitions)
-        bad("submit: " + ci.name + " partitions [" + std::to_string(r.first_partition) + ", +" +
+        bad("submit: " + name() + " partitions [" + std::to_string(r.first_partition) + ", +" +
             std::to_string(r.partitions) + ") outside 0.." + std::to_string(partitions));
     if (r.bytes == 0 || std::uint64_t{r.offset} + r.bytes > active)
-        bad("submit: " + ci.name + " bytes [" + std::to_string(r.offset) + ", +" +
+        bad("submit: " + name() + " bytes [" + std::to_string(r.offset) + ", +" +
             std::to_string(r.bytes) + ") outside the partition's " + std::to_string(active) + " B");
     if (r.after != kNoRequest) {
         const std::uint32_t dc = index(request_client(r.after));
         if (dc >= n_ || request_seq(r.after) >= ports_[dc].submitted)
-            bad("submit: " + ci.name + " depends on a request that was not submitted");
+            bad("submit: " + name() + " depends on a request that was not submitted");
     }
-    Port& p = ports_[c];
     const std::uint64_t size = p.tail - p.head;
     if (options_.queue_limit && size >= options_.queue_limit) return kNoRequest;
     if (size == p.q.size()) {  // grow the ring (outside the cycle loop)
         std::vector<Queued> bigger(p.q.size() * 2);
-        for (std::uint64_t i = 0; i < size; ++i) bigger[i] = p.q[(p.head + i) & (p.q.size() - 1)];
+        for (std::uint64_t i = 0; i < size; ++i) bigger[i] = p.q[(p.head + i) & p.q_mask];
         p.q.swap(bigger);
+        p.q_mask = p.q.size() - 1;
         p.tail = size;
         p.head = 0;
     }
-    Queued& e = p.q[p.tail & (p.q.size() - 1)];
+    Queued& e = p.q[p.tail & p.q_mask];
     e.req = r;
     e.req.issue = std::max(r.issue, now_);
     e.beats = beats_of(r);
     ++p.tail;
     ++queued_;
-    ClientStats& cs = stats_.clients[c];
-    ++cs.requests;
-    cs.beats_requested += e.beats;
+    ++p.requests;
+    p.beats_requested += e.beats;
     const RequestId id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, p.submitted++);
     if (size == 0) load_head(c, now_);
     return id;
@@ -298,22 +331,25 @@ void Kernel::load_head(std::uint32_t c, Cycle t) {
     pending_ &= ~b;
     depwait_ &= ~b;
     if (p.head == p.tail) return;
-    const Request& r = p.q[p.head & (p.q.size() - 1)].req;
+    const Queued& e = p.q[p.head & p.q_mask];
+    const Request& r = e.req;
     p.issue = r.issue;
     p.start = std::max(r.issue, t);
     p.after = r.after;
-    p.first = r.first_partition;
-    p.parts = r.partitions;
-    p.offset = r.offset;
-    p.bytes = r.bytes;
-    p.chunk_parts = p.ppb ? p.ppb : r.partitions;
-    p.pcs = (p.parts + p.chunk_parts - 1) / p.chunk_parts;
-    p.bcs = (p.bytes + p.bpb - 1) / p.bpb;
-    p.pc = p.bc = 0;
-    p.raw = r.op == Op::raw;
-    p.write_phase = false;
-    p.offset_banks = p.region == Region::psum || half_by_offset_;
-    load_beat_mask(c);
+    if (!uniform_head(c, e)) {
+        p.first = r.first_partition;
+        p.parts = r.partitions;
+        p.offset = r.offset;
+        p.bytes = r.bytes;
+        p.chunk_parts = p.ppb ? p.ppb : r.partitions;
+        p.pcs = (p.parts + p.chunk_parts - 1) / p.chunk_parts;
+        p.full_bcs = p.bytes / p.bpb;
+        p.bcs = p.full_bcs + (p.bytes % p.bpb != 0 ? 1 : 0);
+        p.pc = p.bc = 0;
+        p.rep = r.op == Op::raw ? 2 : 1;
+        p.offset_banks = p.region == Region::psum || half_by_offset_;
+        load_run(c);
+    }
     if (p.after != kNoRequest && !is_complete(p.after)) depwait_ |= b;
     if (r.issue <= t) {
         ready_ |= b;
@@ -321,6 +357,38 @@ void Kernel::load_head(std::uint32_t c, Cycle t) {
         pending_ |= b;
         next_issue_ = std::min(next_issue_, r.issue);
     }
+}
+
+// The common request whose beats all have the same banks and bytes becomes a single run here,
+// without the chunk walk of load_run(). That is an SBUF request in HalfSelect::partition mode
+// (the banks follow the partitions only) with no short byte chunk, and either one partition
+// chunk or equal partition chunks all on one bank (the bank table is monotonic). False for
+// anything else.
+inline bool Kernel::uniform_head(std::uint32_t c, const Queued& e) {
+    Port& p = ports_[c];
+    const Request& r = e.req;
+    if (p.region != Region::sbuf || half_by_offset_ || r.bytes % p.bpb != 0) return false;
+    const std::uint32_t rows = p.ppb && p.ppb < r.partitions ? p.ppb : r.partitions;  // per beat
+    const std::uint32_t first = r.first_partition, last = first + r.partitions - 1;
+    if (rows != r.partitions && (r.partitions % rows != 0 || sbuf_bank_of_[first] != sbuf_bank_of_[last]))
+        return false;
+    p.pc = p.pcs = 0;  // nothing after the run
+    set_run(c, bit_range(sbuf_bank_of_[first], sbuf_bank_of_[first + rows - 1]), rows * p.bpb, e.beats);
+    return true;
+}
+
+// Makes `beats` beats on `banks` moving `bytes` each the head run; counts them ahead (Port).
+inline void Kernel::set_run(std::uint32_t c, std::uint64_t banks, std::uint32_t bytes, std::uint32_t beats) {
+    Port& p = ports_[c];
+    run_left_[c] = beats - 1;
+    p.beat_bytes = bytes;
+    head_mask_[c] = banks;
+    if (banks != p.grant_mask) {
+        flush_bank_grants(c);
+        p.grant_mask = banks;
+    }
+    p.grant_count += beats;
+    p.bytes_moved += std::uint64_t{beats} * bytes;
 }
 
 void Kernel::refresh_ready(Cycle t) {
@@ -367,49 +435,27 @@ bool Kernel::pop_completion(Completion& out) {
 inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
     Port& p = ports_[c];
     p.stalls[cause_index(cause)] += n;
-    p.run += n;
+    // The longest run is tracked here rather than when a grant ends the run: stalls are the
+    // rarer event under load.
+    stall_run_[c] += n;
+    p.max_run = std::max(p.max_run, stall_run_[c]);
     p.last_cause = cause;
     // now_ is the charged cycle: step(t) runs with now_ == t, a gated skip starts at now_.
     if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
 }
 
-// Inlined into step()'s grant loop (once per beat); complete() stays out of line (once per request).
+// Inlined into step() (once per granted beat); load_run() and complete() stay out of line (once
+// per run of beats, once per request). The beat's bytes and bank grant were counted when its run
+// was loaded; throttler and probe hooks run in step().
 [[gnu::always_inline]] inline void Kernel::grant(std::uint32_t c, Cycle t) {
-    Port& p = ports_[c];
-    // p.beats is not counted here: every grant is counted in run_count, which is added to
-    // p.beats when the run is flushed (below and in flush_bank_runs()).
-    p.bytes_moved += p.beat_bytes;
-    p.max_run = std::max(p.max_run, p.run);
-    p.run = 0;
-    if (throttled_ & bit(c)) throttlers_[c].on_grant(t);
-    if (probe_) [[unlikely]] probe_grant(probe_, c, p.region == Region::sbuf ? 0 : stats_.sbuf_banks, p.mask, p.beat_bytes, t);
-    if (p.mask == p.run_mask) {
-        ++p.run_count;
-    } else {
-        if (p.run_count) {
-            const std::uint32_t base = p.region == Region::sbuf ? 0 : stats_.sbuf_banks;
-            for_each_bit(p.run_mask, [&](std::uint32_t b) { stats_.banks[base + b].grants[c] += p.run_count; });
-            p.beats += p.run_count;
-        }
-        p.run_mask = p.mask;
-        p.run_count = 1;
-    }
-    // Advance the beat iterator: raw's write slot, then the next byte chunk, then the next
-    // partition chunk (seed 000 §8 step 5: one slot per beat).
-    if (p.raw && !p.write_phase) {
-        p.write_phase = true;
+    stall_run_[c] = 0;
+    if (run_left_[c]) {  // the next beat has the same banks and bytes (seed 000 §8 step 5: one slot per beat)
+        --run_left_[c];
         return;
     }
-    p.write_phase = false;
-    if (++p.bc < p.bcs) {
-        // Only the offset decides between byte chunks: the bank may change (offset half-select,
-        // PSUM banks) or the last chunk may be short.
-        if (p.offset_banks || p.bc + 1 == p.bcs) load_beat_mask(c);
-        return;
-    }
-    p.bc = 0;
-    if (++p.pc < p.pcs) {
-        load_beat_mask(c);
+    const Port& p = ports_[c];
+    if (p.pc < p.pcs) {
+        load_run(c);
         return;
     }
     complete(c, t);
@@ -417,7 +463,7 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
 
 [[gnu::noinline]] void Kernel::complete(std::uint32_t c, Cycle t) {
     Port& p = ports_[c];
-    const Queued& e = p.q[p.head & (p.q.size() - 1)];
+    const Queued& e = p.q[p.head & p.q_mask];
     ClientStats& cs = stats_.clients[c];
     ++cs.completed;
     cs.latency.add(t - p.issue + 1);
@@ -440,6 +486,82 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
 
 // ---------------------------------------------------------------------------------------------
 // One cycle.
+
+// The beats granted in one cycle, in grant order.
+struct Kernel::CycleGrants {
+    std::uint64_t granted = 0;  // their clients
+    std::uint64_t twice = 0;    // banks (head_mask_ bits) two or more beats wanted, both regions
+    std::uint32_t n = 0;
+    std::uint32_t client[64];
+};
+
+// Greedy grant over one region (SBUF or PSUM): in grant order, a beat goes if all its banks are
+// still free this cycle. `order` holds `segments` client masks, each visited lowest bit first
+// (Arbiter::segments); bit kPeRdPort stands for the stage-1 winner `pe_winner`. `excl_a` /
+// `excl_b` are the two sides of a concurrency rule, used only with kRules (a rule is on).
+// Losers are charged here; the granted beats are listed in `g` and moved by step().
+template <bool kRules>
+inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
+                                 std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
+                                 bool tdm_region, TdmClass prec, Cycle t) {
+    std::uint64_t once = 0, twice = 0;  // banks wanted by one / by two or more beats
+    std::uint64_t used = 0;             // banks granted so far
+    std::uint32_t owner[64];            // client holding each bank (valid where `used` is set)
+    [[maybe_unused]] std::int32_t a_winner = -1, b_winner = -1;
+    // Clients of the slot's precedence class; none outside the TDM region (PSUM).
+    const std::uint64_t prec_class = !tdm_region ? 0 : prec == TdmClass::dma ? dma_class_ : compute_class_;
+    std::uint32_t ng = g.n;
+    for (std::uint32_t s = 0; s < segments; ++s) {
+        for (std::uint64_t m = order[s]; m; m &= m - 1) {
+            std::uint32_t c = static_cast<std::uint32_t>(std::countr_zero(m));
+            if (c == kPeRdPort) c = pe_winner;
+            const std::uint64_t banks = head_mask_[c];
+            twice |= once & banks;
+            once |= banks;
+            if constexpr (kRules) {
+                // Concurrency rule (NeuronCore-v2 docs): charged as a bank conflict, blocker recorded.
+                const std::uint64_t cb = bit(c);
+                std::int32_t rule_blocker = -1;
+                if ((excl_a & cb) && b_winner >= 0) rule_blocker = b_winner;
+                if ((excl_b & cb) && a_winner >= 0) rule_blocker = a_winner;
+                if (rule_blocker >= 0) {
+                    charge(c, StallCause::bank_conflict);
+                    ++stats_.blocked_by[std::size_t{c} * n_ + static_cast<std::uint32_t>(rule_blocker)];
+                    ++contended_[c];
+                    continue;
+                }
+            }
+            if (const std::uint64_t lost = banks & used) {
+                // A lost bank was wanted twice: the loser always counts as contended.
+                const std::uint32_t b = static_cast<std::uint32_t>(std::countr_zero(lost));
+                const std::uint32_t blk = owner[b];
+                // Lost to the other class in that class's precedence slot: a TDM stall. (SBUF
+                // clients are all compute or DMA class, so "not of the precedence class" is
+                // "of the other class".)
+                const bool by_tdm = (prec_class >> blk & ~(prec_class >> c)) & 1;
+                charge(c, by_tdm ? StallCause::tdm : StallCause::bank_conflict);
+                ++stats_.blocked_by[std::size_t{c} * n_ + blk];
+                ++bank_stalls_[b];
+                ++contended_[c];
+                if (probe_) [[unlikely]] probe_bank_stall(probe_, b, t);
+                continue;
+            }
+            used |= banks;
+            g.granted |= bit(c);
+            g.client[ng++] = c;
+            for_each_bit(banks, [&](std::uint32_t b) { owner[b] = c; });
+            if constexpr (kRules) {
+                const std::uint64_t cb = bit(c);
+                if ((excl_a & cb) && a_winner < 0) a_winner = static_cast<std::int32_t>(c);
+                if ((excl_b & cb) && b_winner < 0) b_winner = static_cast<std::int32_t>(c);
+            }
+        }
+    }
+    g.n = ng;
+    g.twice |= twice;
+    for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
+    if (probe_) [[unlikely]] probe_conflicts(probe_, twice, 0, t);
+}
 
 void Kernel::step(Cycle t) {
     ++stats_.cycles;
@@ -507,12 +629,15 @@ void Kernel::step(Cycle t) {
     // Stage 1: one PE client wins (strict priority, then DWRR; seed 000 §7.1).
     const std::uint64_t s1 = sb & stage1_mask_;
     std::uint32_t winner = kPeRdPort;
-    std::uint64_t contended = 0;
+    std::uint64_t s1_contended = 0;
     if (s1) {
         winner = stage1_.first(s1);
         if (const std::uint64_t losers = s1 & ~bit(winner)) {
-            for_each_bit(losers, [&](std::uint32_t c) { charge(c, StallCause::stage1_loss); });
-            contended |= s1;
+            for_each_bit(losers, [&](std::uint32_t c) {
+                charge(c, StallCause::stage1_loss);
+                ++contended_[c];
+            });
+            s1_contended = bit(winner);
         }
     }
 
@@ -520,113 +645,70 @@ void Kernel::step(Cycle t) {
     // order for DMA), then the other class on the banks left free (work-conserving mode).
     const std::uint64_t c2 = (sb & stage2_mask_) | (s1 ? bit(kPeRdPort) : 0);
     const std::uint64_t d = sb & dma_class_;
-    std::uint8_t order[64];
+    std::uint64_t order[2 * Arbiter::kPorts];  // 2 masks per level with candidates
     std::uint32_t n = 0;
-    std::uint32_t s2_at = 0;  // where the stage-2 order starts in `order`
     if (prec == TdmClass::dma) {
-        n += dma_arb_.order(d, order + n);
-        s2_at = n;
-        n += stage2_.order(c2, order + n);
+        n += dma_arb_.segments(d, order + n);
+        n += stage2_.segments(c2, order + n);
     } else {
-        n += stage2_.order(c2, order + n);
-        n += dma_arb_.order(d, order + n);
+        n += stage2_.segments(c2, order + n);
+        n += dma_arb_.segments(d, order + n);
     }
-    // pe_rd stands for the stage-1 winner: exactly one entry, inside the stage-2 part.
-    if (s1)
-        for (std::uint32_t i = s2_at;; ++i)
-            if (order[i] == kPeRdPort) {
-                order[i] = static_cast<std::uint8_t>(winner);
-                break;
-            }
 
-    std::uint64_t granted = 0;
-    std::uint8_t g_client[64];
-    std::uint32_t ng = 0;
-    std::uint8_t owner[32];  // client holding each bank this cycle (valid where `used` is set)
-
-    // Greedy grant over one region: a beat goes if all its banks are still free this cycle.
-    // `excl_a`/`excl_b` are the two sides of a concurrency rule (0 when the rule is off).
-    auto grant_region = [&](const std::uint8_t* ord, std::uint32_t cnt, std::uint32_t base,
-                            std::uint64_t excl_a, std::uint64_t excl_b, bool tdm_region) {
-        Port* const ports = ports_.data();
-        std::uint32_t once = 0, twice = 0;
-        for (std::uint32_t i = 0; i < cnt; ++i) {
-            const std::uint32_t m = ports[ord[i]].mask;
-            twice |= once & m;
-            once |= m;
-        }
-        std::uint32_t used = 0;
-        std::int32_t a_winner = -1, b_winner = -1;
-        for (std::uint32_t i = 0; i < cnt; ++i) {
-            const std::uint32_t c = ord[i];
-            Port& p = ports[c];
-            const std::uint64_t cb = bit(c);
-            if (p.mask & twice) contended |= cb;
-            // Concurrency rule (NeuronCore-v2 docs): charged as a bank conflict, blocker recorded.
-            if ((excl_a | excl_b) & cb) {
-                std::int32_t rule_blocker = -1;
-                if ((excl_a & cb) && b_winner >= 0) rule_blocker = b_winner;
-                if ((excl_b & cb) && a_winner >= 0) rule_blocker = a_winner;
-                if (rule_blocker >= 0) {
-                    charge(c, StallCause::bank_conflict);
-                    ++stats_.blocked_by[std::size_t{c} * n_ + static_cast<std::uint32_t>(rule_blocker)];
-                    contended |= cb;
-                    continue;
-                }
-            }
-            if (const std::uint32_t lost = p.mask & used) {
-                const std::uint32_t b = static_cast<std::uint32_t>(std::countr_zero(lost));
-                const std::uint32_t blk = owner[b];
-                // Lost to the other class in that class's precedence slot: a TDM stall.
-                const TdmClass bc = ports[blk].cls;
-                const bool by_tdm = tdm_region && bc != p.cls && bc == prec;
-                charge(c, by_tdm ? StallCause::tdm : StallCause::bank_conflict);
-                ++stats_.blocked_by[std::size_t{c} * n_ + blk];
-                ++stats_.banks[base + b].stalls;
-                if (probe_) [[unlikely]] probe_bank_stall(probe_, base + b, t);
-                continue;
-            }
-            used |= p.mask;
-            granted |= cb;
-            g_client[ng++] = static_cast<std::uint8_t>(c);
-            for_each_bit(p.mask, [&](std::uint32_t b) { owner[b] = static_cast<std::uint8_t>(c); });
-            if ((excl_a | excl_b) & cb) {
-                if ((excl_a & cb) && a_winner < 0) a_winner = static_cast<std::int32_t>(c);
-                if ((excl_b & cb) && b_winner < 0) b_winner = static_cast<std::int32_t>(c);
-            }
-        }
-        for_each_bit(twice, [&](std::uint32_t b) { ++stats_.banks[base + b].conflict_cycles; });
-        if (probe_) [[unlikely]] probe_conflicts(probe_, twice, base, t);
-    };
-
-    grant_region(order, n, 0, dve_sbuf_, gpsimd_sbuf_, true);
+    CycleGrants g;
+    if (dve_sbuf_ | gpsimd_sbuf_)
+        grant_region<true>(g, order, n, winner, dve_sbuf_, gpsimd_sbuf_, true, prec, t);
+    else
+        grant_region<false>(g, order, n, winner, 0, 0, true, prec, t);
 
     // PSUM: its own banks and arbiter, no TDM (INFERRED).
     if (ps) {
-        std::uint8_t porder[64];
-        const std::uint32_t pn = psum_arb_.order(ps, porder);
-        grant_region(porder, pn, stats_.sbuf_banks, dve_psum_, act_psum_, false);
-        psum_arb_.settle(ps, granted & ps);
+        std::uint64_t porder[2 * Arbiter::kPorts];
+        const std::uint32_t pn = psum_arb_.segments(ps, porder);
+        if (dve_psum_ | act_psum_)
+            grant_region<true>(g, porder, pn, kPeRdPort, dve_psum_, act_psum_, false, prec, t);
+        else
+            grant_region<false>(g, porder, pn, kPeRdPort, 0, 0, false, prec, t);
+        psum_arb_.settle(ps, g.granted & ps);
     }
 
     // Arbiter state moves only where two or more contended (arbiter.h).
+    const std::uint64_t granted = g.granted;
     const bool pe_granted = s1 && (granted & bit(winner));
     if (s1) stage1_.settle(s1, pe_granted ? bit(winner) : 0);
     stage2_.settle(c2, (granted & stage2_mask_) | (pe_granted ? bit(kPeRdPort) : 0));
     if (d) dma_arb_.settle(d, granted & d);
 
-    if (contended) {
-        contended_.add(contended);
-        won_.add(contended & granted);
-    }
     const std::uint64_t gs = granted & sbuf_mask_;
     if (gs & compute_class_) ++ss.compute_used;
     if (gs & dma_class_) ++ss.dma_used;
     if (!gs) ++ss.idle;
-    if (probe_) [[unlikely]] probe_tdm(probe_, gs & compute_class_, gs & dma_class_, t);
+    if (probe_) [[unlikely]] {
+        probe_tdm(probe_, gs & compute_class_, gs & dma_class_, t);
+        for (std::uint32_t j = 0; j < g.n; ++j) {
+            const std::uint32_t c = g.client[j];
+            const std::uint32_t base = ports_[c].region == Region::sbuf ? 0 : psum_base_;
+            probe_grant(probe_, c, base, static_cast<std::uint32_t>(head_mask_[c] >> base), ports_[c].beat_bytes, t);
+        }
+    }
+    for_each_bit(granted & throttled_, [&](std::uint32_t c) { throttlers_[c].on_grant(t); });
 
     // Move the granted beats (may complete requests and load the next heads for cycle t + 1).
-    for (std::uint32_t j = 0; j < ng; ++j) grant(g_client[j], t);
+    // A granted beat contended when another beat wanted one of its banks or when it won stage 1
+    // against another PE client (losers were counted where they lost).
+    const std::uint64_t twice = g.twice;
+    if ((granted & s1_contended) && !(head_mask_[winner] & twice)) {
+        ++contended_[winner];
+        ++won_[winner];
+    }
+    for (std::uint32_t j = 0; j < g.n; ++j) {
+        const std::uint32_t c = g.client[j];
+        if (head_mask_[c] & twice) {
+            ++contended_[c];
+            ++won_[c];
+        }
+        grant(c, t);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -686,38 +768,36 @@ RunStatus Kernel::run_to_completion() { return run(kNever, true); }
 // ---------------------------------------------------------------------------------------------
 // Statistics.
 
-void Kernel::SlicedCounter::fold() {
-    for (std::uint32_t i = 0; i < kPlanes; ++i) {
-        for_each_bit(plane[i], [&](std::uint32_t c) { total[c] += std::uint64_t{1} << i; });
-        plane[i] = 0;
-    }
-    adds = 0;
-}
-
-void Kernel::flush_bank_runs() {
-    for (std::uint32_t c = 0; c < n_; ++c) {
-        Port& p = ports_[c];
-        if (!p.run_count) continue;
-        const std::uint32_t base = p.region == Region::sbuf ? 0 : stats_.sbuf_banks;
-        for_each_bit(p.run_mask, [&](std::uint32_t b) { stats_.banks[base + b].grants[c] += p.run_count; });
-        p.beats += p.run_count;
-        p.run_count = 0;
-    }
+// Adds the client's pending bank grants to BankStats and to its beat count.
+void Kernel::flush_bank_grants(std::uint32_t c) {
+    Port& p = ports_[c];
+    if (!p.grant_count) return;
+    for_each_bit(p.grant_mask, [&](std::uint32_t b) { stats_.banks[b].grants[c] += p.grant_count; });
+    p.beats += p.grant_count;
+    p.grant_count = 0;
 }
 
 const Stats& Kernel::stats() {
-    flush_bank_runs();
-    contended_.fold();
-    won_.fold();
     for (std::uint32_t c = 0; c < n_; ++c) {
-        const Port& p = ports_[c];
+        Port& p = ports_[c];
+        // The head run was counted when it was loaded: its beats not granted yet stay pending.
+        const std::uint64_t outstanding = p.head != p.tail ? std::uint64_t{run_left_[c]} + 1 : 0;
+        p.grant_count -= outstanding;
+        flush_bank_grants(c);
+        p.grant_count = outstanding;
         ClientStats& cs = stats_.clients[c];
+        cs.requests = p.requests;
+        cs.beats_requested = p.beats_requested;
         cs.stalls = p.stalls;
         cs.beats = p.beats;
-        cs.bytes = p.bytes_moved;
-        cs.contended = contended_.total[c];
-        cs.won_contended = won_.total[c];
-        cs.max_stall_run = std::max(p.max_run, p.run);
+        cs.bytes = p.bytes_moved - outstanding * p.beat_bytes;
+        cs.contended = contended_[c];
+        cs.won_contended = won_[c];
+        cs.max_stall_run = p.max_run;
+    }
+    for (std::size_t b = 0; b < stats_.banks.size(); ++b) {
+        stats_.banks[b].conflict_cycles = bank_conflicts_[b];
+        stats_.banks[b].stalls = bank_stalls_[b];
     }
     stats_.finalize();
     return stats_;

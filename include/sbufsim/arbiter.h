@@ -30,6 +30,12 @@ public:
     // level's pointer) to `out` and returns how many. `out` must hold popcount(candidates).
     std::uint32_t order(std::uint64_t candidates, std::uint8_t* out) const;
 
+    // The same order as masks, for callers that walk it once: per priority level with candidates
+    // (highest first) the candidates at or after the level's pointer, then those before it; each
+    // mask is visited lowest bit first. Writes 2 masks per such level to `out` (at most
+    // 2 * popcount(candidates)) and returns how many.
+    std::uint32_t segments(std::uint64_t candidates, std::uint64_t* out) const;
+
     // The single winner (first in order()); only meaningful when candidates != 0.
     std::uint32_t first(std::uint64_t candidates) const;
 
@@ -69,6 +75,19 @@ inline std::uint32_t Arbiter::order(std::uint64_t candidates, std::uint8_t* out)
             out[n++] = static_cast<std::uint8_t>(std::countr_zero(hi));
         for (std::uint64_t lo = m & ~split; lo; lo &= lo - 1)
             out[n++] = static_cast<std::uint8_t>(std::countr_zero(lo));
+    }
+    return n;
+}
+
+inline std::uint32_t Arbiter::segments(std::uint64_t candidates, std::uint64_t* out) const {
+    std::uint32_t n = 0;
+    for (const Level& l : levels_) {
+        const std::uint64_t m = candidates & l.members;
+        if (!m) continue;
+        const std::uint64_t split = ~std::uint64_t{0} << l.ptr;
+        out[n] = m & split;
+        out[n + 1] = m & ~split;
+        n += 2;
     }
     return n;
 }

@@ -94,7 +94,8 @@ private:
     std::vector<ClientId> ids_;
     std::vector<Cycle> next_issue_;
     std::uint32_t partitions_;
-    std::uint32_t group_ = 8;
+    std::uint32_t group_ = 8;   // partitions per request (one ECC bank's worth)
+    std::uint32_t groups_ = 1;  // partitions_ / group_
 };
 
 }  // namespace sbufsim

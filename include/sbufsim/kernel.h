@@ -38,7 +38,7 @@ class ActivityProbe;  // window_stats.h
 
 struct KernelOptions {
     // Evaluate every cycle instead of jumping over idle and gate-only stretches. Results are
-    // identical either way (tests/test_kernel_skip.cpp); this exists to prove it.
+    // identical either way (tests/test_kernel_accounting.cpp); this exists to prove it.
     bool step_every_cycle = false;
     // Completions kept for pop_completion(); 0 = none are recorded (counters still are).
     std::uint32_t completion_capacity = 0;
@@ -118,13 +118,25 @@ private:
     RunStatus run(Cycle target, bool until_drained);
     void step(Cycle t);
     void skip(Cycle from, Cycle to, bool gated);
+    struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
+    template <bool kRules>
+    void grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
+                      std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
+                      bool tdm_region, TdmClass prec, Cycle t);
     void grant(std::uint32_t c, Cycle t);
     void complete(std::uint32_t c, Cycle t);
     void load_head(std::uint32_t c, Cycle t);
-    void load_beat_mask(std::uint32_t c);
+    void load_run(std::uint32_t c);
+    bool uniform_head(std::uint32_t c, const Queued& e);
+    void set_run(std::uint32_t c, std::uint64_t banks, std::uint32_t bytes, std::uint32_t beats);
+    struct Beat {
+        std::uint64_t mask;  // global bank bits (head_mask_)
+        std::uint32_t bytes;
+    };
+    Beat chunk_beat(const Port& p, std::uint32_t pc, std::uint32_t bc) const;
     std::uint32_t sbuf_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0, std::uint32_t o1) const;
     std::uint32_t psum_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0, std::uint32_t o1) const;
-    void flush_bank_runs();
+    void flush_bank_grants(std::uint32_t c);
     void charge(std::uint32_t c, StallCause cause, std::uint64_t n = 1);
     void refresh_ready(Cycle t);
     std::uint32_t beats_of(const Request& r) const;
@@ -175,26 +187,23 @@ private:
     Cycle gate_release_ = kNever;
     Stats stats_;
     ActivityProbe* probe_ = nullptr;
-    // Fairness counters. Every cycle adds a whole client mask (contended, contended & granted);
-    // a per-client loop there cost ~60 instructions per cycle. The masks go into bit-sliced
-    // counters instead (plane i = bit i of every client's count, a ripple add of a few word ops)
-    // and are folded into the plain per-client totals before a plane could overflow and in stats().
-    struct SlicedCounter {
-        static constexpr std::uint32_t kPlanes = 12;
-        std::array<std::uint64_t, kPlanes> plane{};
-        std::uint32_t adds = 0;  // masks added since the last fold (< 2^kPlanes: no overflow)
-        std::array<std::uint64_t, 64> total{};
-        void add(std::uint64_t m) {
-            for (std::uint32_t i = 0; m; ++i) {
-                const std::uint64_t carry = plane[i] & m;
-                plane[i] ^= m;
-                m = carry;
-            }
-            if (++adds == (1u << kPlanes) - 1) fold();
-        }
-        void fold();
-    };
-    SlicedCounter contended_, won_;
+    // ECC banks of each client's head beat: the one field the grant loop reads for every
+    // candidate, kept dense instead of inside the large Port records. One bit space for both
+    // regions, in Stats::banks order: SBUF bank b is bit b, PSUM bank b is bit psum_base_ + b
+    // (psum_base_ = sbuf.ecc_banks <= 16, so 48 bits at most). The regions never share a bit, so
+    // one cycle's bank sets of both regions fit in one word.
+    std::array<std::uint64_t, 64> head_mask_{};
+    std::uint32_t psum_base_ = 0;
+    // Per client, dense for the same reason: beats after the head beat with the same banks and
+    // bytes (Port::pc/bc say what follows the run), and the current run of stalled cycles.
+    std::array<std::uint32_t, 64> run_left_{};
+    std::array<std::uint64_t, 64> stall_run_{};
+    // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
+    // records are large (names, vectors), so indexing them costs more than these flat arrays.
+    std::array<std::uint64_t, 48> bank_conflicts_{}, bank_stalls_{};  // 16 SBUF + 32 PSUM banks
+    // Fairness: cycles each client competed with another beat, and of those the cycles it won.
+    // Counted where the grant loop already holds the client index (one add, no mask walk).
+    std::array<std::uint64_t, 64> contended_{}, won_{};
 };
 
 }  // namespace sbufsim

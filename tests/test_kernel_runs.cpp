@@ -1,0 +1,164 @@
+// Beats handed out in runs: the kernel moves a request's consecutive beats that share banks and
+// bytes as one run and counts the run's beats, bytes and bank grants when it loads the run. These
+// tests read the statistics in the middle of requests and of runs: they must count exactly the
+// beats granted so far, however the request splits into runs. Each client is alone on its banks,
+// so it moves one beat per cycle from cycle 0 and k cycles mean k beats.
+//
+// Default geometry (params.h): SBUF bank = partition / 8 (16 partitions per cluster, half = 8
+// partitions); DMA beat = 1 partition x 32 B; engine beat = all partitions x 8 B; PSUM beat =
+// all partitions x 8 B, PSUM bank = (partition / 32) x 8 + offset / 2048.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "sbufsim/kernel.h"
+#include "kernel_clients.h"
+
+namespace sbufsim {
+namespace {
+
+using test::id;
+
+struct Snapshot {
+    std::uint64_t beats, bytes;
+};
+
+Snapshot snapshot(Kernel& k, ClientId c) {
+    const ClientStats& cs = k.stats().clients[index(c)];
+    return {cs.beats, cs.bytes};
+}
+
+std::uint64_t bank_grants(Kernel& k, std::uint32_t bank, ClientId c) {
+    return k.stats().banks[bank].grants[index(c)];
+}
+
+TEST(KernelRuns, Short_byte_chunks_and_a_bank_change_count_beat_by_beat) {
+    // dma_0: partitions 4..11, 40 B each: per partition a 32 B beat then an 8 B beat (16 beats,
+    // 320 B). Partitions 4..7 are on bank 0, 8..11 on bank 1.
+    Params p;
+    Kernel k(p);
+    const auto dma = id(k, "dma_0");
+    k.submit({.client = dma, .first_partition = 4, .partitions = 8, .bytes = 40});
+
+    k.run_until(5);  // p4: 32 + 8, p5: 32 + 8, p6: 32
+    Snapshot s = snapshot(k, dma);
+    EXPECT_EQ(s.beats, 5u);
+    EXPECT_EQ(s.bytes, 112u);
+    EXPECT_EQ(bank_grants(k, 0, dma), 5u);
+    EXPECT_EQ(bank_grants(k, 1, dma), 0u);
+
+    // Reading the statistics twice changes nothing.
+    s = snapshot(k, dma);
+    EXPECT_EQ(s.beats, 5u);
+    EXPECT_EQ(s.bytes, 112u);
+
+    k.run_until(9);  // p4..p7 done (160 B), then p8's first 32 B on bank 1
+    s = snapshot(k, dma);
+    EXPECT_EQ(s.beats, 9u);
+    EXPECT_EQ(s.bytes, 192u);
+    EXPECT_EQ(bank_grants(k, 0, dma), 8u);
+    EXPECT_EQ(bank_grants(k, 1, dma), 1u);
+
+    ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
+    s = snapshot(k, dma);
+    EXPECT_EQ(s.beats, 16u);
+    EXPECT_EQ(s.bytes, 320u);
+    EXPECT_EQ(bank_grants(k, 0, dma), 8u);
+    EXPECT_EQ(bank_grants(k, 1, dma), 8u);
+    EXPECT_EQ(k.now(), 16u);
+}
+
+TEST(KernelRuns, Equal_partition_chunks_on_two_banks_make_two_runs) {
+    // dma_0: partitions 0..15, 32 B each: 16 one-beat chunks, 8 on bank 0 then 8 on bank 1.
+    Params p;
+    Kernel k(p);
+    const auto dma = id(k, "dma_0");
+    k.submit({.client = dma, .partitions = 16, .bytes = 32});
+
+    k.run_until(3);  // inside the first run
+    EXPECT_EQ(snapshot(k, dma).beats, 3u);
+    EXPECT_EQ(snapshot(k, dma).bytes, 96u);
+    EXPECT_EQ(bank_grants(k, 0, dma), 3u);
+
+    k.run_until(10);  // the whole first run and 2 beats of the second
+    EXPECT_EQ(snapshot(k, dma).beats, 10u);
+    EXPECT_EQ(snapshot(k, dma).bytes, 320u);
+    EXPECT_EQ(bank_grants(k, 0, dma), 8u);
+    EXPECT_EQ(bank_grants(k, 1, dma), 2u);
+
+    k.run_to_completion();
+    EXPECT_EQ(snapshot(k, dma).beats, 16u);
+    EXPECT_EQ(bank_grants(k, 1, dma), 8u);
+}
+
+TEST(KernelRuns, A_raw_request_on_one_bank_is_one_run) {
+    // act_rd raw: partitions 0..7 x 64 B = 8 chunks of 8 partitions x 8 B, each a read and a write
+    // beat: 16 beats of 64 B on bank 0, then a second request on bank 1 (partitions 8..15, rd,
+    // 16 B = 2 beats).
+    Params p;
+    Kernel k(p, KernelOptions{.completion_capacity = 8});
+    const auto act = id(k, "act_rd");
+    k.submit({.client = act, .op = Op::raw, .partitions = 8, .bytes = 64});
+    k.submit({.client = act, .first_partition = 8, .partitions = 8, .bytes = 16});
+
+    k.run_until(5);
+    EXPECT_EQ(snapshot(k, act).beats, 5u);
+    EXPECT_EQ(snapshot(k, act).bytes, 320u);
+    EXPECT_EQ(bank_grants(k, 0, act), 5u);
+
+    k.run_until(17);  // the raw request (cycles 0..15) and the first beat of the read
+    EXPECT_EQ(snapshot(k, act).beats, 17u);
+    EXPECT_EQ(snapshot(k, act).bytes, 1024u + 64u);
+    EXPECT_EQ(bank_grants(k, 0, act), 16u);
+    EXPECT_EQ(bank_grants(k, 1, act), 1u);
+    Completion c;
+    ASSERT_TRUE(k.pop_completion(c));
+    EXPECT_EQ(c.done, 15u);
+    EXPECT_EQ(c.beats, 16u);
+
+    k.run_to_completion();
+    EXPECT_EQ(snapshot(k, act).beats, 18u);
+    EXPECT_EQ(snapshot(k, act).bytes, 1024u + 128u);
+    EXPECT_EQ(k.stats().clients[index(act)].beats_requested, 18u);
+}
+
+TEST(KernelRuns, Psum_beats_follow_the_offset_across_banks) {
+    // pe_wr: partitions 0..31, offset 2048 - 16, 32 B: 4 beats of 8 B x 32 partitions, the first
+    // two in PSUM bank 0, the last two in PSUM bank 1 (offset 2048).
+    Params p;
+    Kernel k(p);
+    const auto pe = id(k, "pe_wr");
+    const std::uint32_t psum0 = k.stats().sbuf_banks;
+    k.submit({.client = pe, .region = Region::psum, .partitions = 32, .offset = 2048 - 16, .bytes = 32});
+
+    k.run_until(3);
+    EXPECT_EQ(snapshot(k, pe).beats, 3u);
+    EXPECT_EQ(snapshot(k, pe).bytes, 3u * 256u);
+    EXPECT_EQ(bank_grants(k, psum0, pe), 2u);
+    EXPECT_EQ(bank_grants(k, psum0 + 1, pe), 1u);
+
+    k.run_to_completion();
+    EXPECT_EQ(snapshot(k, pe).beats, 4u);
+    EXPECT_EQ(bank_grants(k, psum0 + 1, pe), 2u);
+    EXPECT_EQ(k.now(), 4u);
+}
+
+TEST(KernelRuns, Copies_carry_their_runs) {
+    // A copy taken in the middle of a run continues exactly as the original.
+    Params p;
+    Kernel k(p);
+    const auto dma = id(k, "dma_0");
+    const auto act = id(k, "act_wr");
+    k.submit({.client = dma, .partitions = 16, .bytes = 40});
+    k.submit({.client = act, .first_partition = 64, .partitions = 8, .bytes = 64});
+    k.run_until(7);
+    Kernel copy = k;
+    k.run_to_completion();
+    copy.run_to_completion();
+    EXPECT_TRUE(k.stats().same_results(copy.stats()));
+    EXPECT_EQ(copy.stats().clients[index(dma)].bytes, 16u * 40u);
+    EXPECT_EQ(copy.stats().clients[index(act)].bytes, 8u * 64u);
+}
+
+}  // namespace
+}  // namespace sbufsim
