@@ -4,6 +4,7 @@
 // error must name its file:line, which that parser does not report. The command line itself is
 // parsed with Boost.Program_options (src/cli/cli.cpp); both feed the same key table.
 #include "sbufsim/config.h"
+#include "sbufsim/near_miss.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -80,29 +81,8 @@ std::size_t comment_start(const std::string& line) {
     return std::string::npos;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
 std::string suggestion_for(std::string_view unknown) {
-    const KeySpec* best = nullptr;
-    std::size_t best_d = 1000;
-    for (const auto& k : key_table()) {
-        const std::size_t d = edit_distance(unknown, k.name);
-        if (d < best_d) best_d = d, best = &k;
-    }
-    if (best != nullptr && best_d <= std::max<std::size_t>(3, unknown.size() / 4))
+    if (const KeySpec* best = nearest(unknown, key_table(), [](const KeySpec& k) { return std::string_view(k.name); }))
         return "; did you mean '" + best->name + "'?";
     return "; `sbufsim config --help` lists every key";
 }

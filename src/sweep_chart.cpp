@@ -9,6 +9,7 @@
 #include <istream>
 #include <map>
 
+#include "sbufsim/near_miss.h"
 #include "sbufsim/svg.h"
 
 namespace sbufsim::chart {
@@ -38,31 +39,10 @@ std::optional<double> parse_number(const std::string& s) {
     return v;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
 // " (did you mean 'x'?)" for a near miss (same threshold as the configuration loader's), else "".
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
-    const std::string* best = nullptr;
-    std::size_t best_d = 1000;
-    for (const auto& c : candidates) {
-        const std::size_t d = edit_distance(name, c);
-        if (d < best_d) best_d = d, best = &c;
-    }
-    if (best && best_d <= std::max<std::size_t>(3, name.size() / 4)) return " (did you mean '" + *best + "'?)";
-    return "";
+    const std::string* best = nearest(name, candidates, [](const std::string& c) { return std::string_view(c); });
+    return best ? " (did you mean '" + *best + "'?)" : "";
 }
 
 std::string file_name(const std::string& path) {
