@@ -14,6 +14,17 @@ std::uint64_t ReplayResult::dma_bytes() const {
 
 namespace {
 constexpr std::uint32_t kUnresolved = 0xffffffffu;
+
+// Runs `f` (a kernel call) and, when `seconds` is set, adds its wall-clock time to it
+// (ReplayOptions::kernel_seconds); unmeasured runs pay one null test.
+template <class F>
+RunStatus in_kernel(double* seconds, F&& f) {
+    if (!seconds) return f();
+    const auto t0 = std::chrono::steady_clock::now();
+    const RunStatus s = f();
+    *seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return s;
+}
 constexpr std::uint32_t kUnknownClient = 0xfffffffeu;
 }  // namespace
 
@@ -350,24 +361,14 @@ ReplayResult ReplaySession::run_fast() {
             if (!engines_idle()) deadlock(now);
             break;
         }
-        if (opt_.kernel_seconds) {
-            const auto t0 = std::chrono::steady_clock::now();
-            kernel_.run_until(next);
-            *opt_.kernel_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        } else {
-            kernel_.run_until(next);
-        }
+        in_kernel(opt_.kernel_seconds, [&] { return kernel_.run_until(next); });
         now = next;
     }
     return finish(now);
 }
 
 ReplayResult ReplaySession::finish(Cycle now) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const RunStatus drained = kernel_.run_to_completion();
-    if (opt_.kernel_seconds)
-        *opt_.kernel_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (drained == RunStatus::stuck)
+    if (in_kernel(opt_.kernel_seconds, [&] { return kernel_.run_to_completion(); }) == RunStatus::stuck)
         throw ReplayError(ReplayError::Kind::deadlock,
                           "deadlock at cycle " + std::to_string(kernel_.now()) +
                               ": the trace is done but bank requests are left that can never be granted "

@@ -334,9 +334,7 @@ Row run_job(const LoadRequest& base, const Job& job) {
     try {
         TraceReader reader(job.trace);
         LoadRequest req = base;
-        // As `sbufsim run`: the trace's generation applies unless the command line chose one.
-        if (req.generation.empty() && req.user_files.empty() && !reader.header().generation.empty())
-            req.generation = reader.header().generation;
+        adopt_trace_generation(req, reader.header().generation);  // as `sbufsim run`
         req.overrides.insert(req.overrides.end(), job.overrides.begin(), job.overrides.end());
         LoadedConfig cfg;
         try {

@@ -104,6 +104,12 @@ struct LoadedConfig {
 // Load, layer, type-check, range-check and cross-check. Throws ConfigError.
 LoadedConfig load_config(const LoadRequest& request);
 
+// A trace naming its generation (its header's gen=) picks it unless the request already chose a
+// generation or a user file (whose `base` decides).
+inline void adopt_trace_generation(LoadRequest& r, const std::string& trace_generation) {
+    if (r.generation.empty() && r.user_files.empty()) r.generation = trace_generation;
+}
+
 // Read one INI file into settings (sections become dotted prefixes). `base` is returned as a
 // setting named "base". Throws ConfigError for unreadable files and malformed lines.
 std::vector<Setting> read_ini(const std::string& path);

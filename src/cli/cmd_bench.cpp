@@ -98,10 +98,9 @@ int cmd_bench(const std::vector<std::string>& args, Io io) {
     }
     if (!trace.empty()) {
         try {
-            TraceReader reader(trace);  // the trace's generation, unless the command line names one
-            ConfigOptions o = copts;
-            if (o.generation.empty() && o.files.empty()) o.generation = reader.header().generation;
-            return bench_trace(trace, load_config(make_load_request(o, parsed)).params, repeat, io);
+            LoadRequest req = make_load_request(copts, parsed);
+            adopt_trace_generation(req, TraceReader(trace).header().generation);
+            return bench_trace(trace, load_config(req).params, repeat, io);
         } catch (const TraceFormatError& e) {
             io.err << "sbufsim bench: " << e.error().to_string() << "\n";
             return kExitInput;

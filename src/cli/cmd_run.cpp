@@ -188,11 +188,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     for (const auto& path : traces) {
         try {
             TraceReader reader(path);
-            // A trace naming its generation picks it unless the command line or a file chose one.
-            ConfigOptions o = copts;
-            if (o.generation.empty() && o.files.empty() && !reader.header().generation.empty())
-                o.generation = reader.header().generation;
-            const LoadRequest req = make_load_request(o, parsed);
+            LoadRequest req = make_load_request(copts, parsed);
+            adopt_trace_generation(req, reader.header().generation);
             const LoadedConfig cfg = load_config(req);
             ReplayOptions ropt;
             ropt.lenient = lenient;
