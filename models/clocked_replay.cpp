@@ -76,7 +76,7 @@ private:
         }
         try {
             const Cycle t = session_.kernel().now();
-            if (!traced_out_ && session_.next_event(t) == kNever) {
+            if (!traced_out_ && session_.next_event(t).never()) {
                 if (!session_.eof()) {  // every engine waits: the signal may be further on
                     session_.refill(t, true);
                     link_.activity.notify(sc_core::SC_ZERO_TIME);

@@ -223,21 +223,21 @@ bool ArrSeq::step(Cycle now) {
     return changed;
 }
 
-Cycle ArrSeq::wake(Cycle now) const {
-    Cycle w = kNever;
+Wake ArrSeq::wake(Cycle now) const {
+    Wake w;
     auto until = [&](const InFlight& f) {
         if (!f.active) return;
-        w = std::min(w, now < f.compute_end ? f.compute_end : poll_cycle(now, kernel_, f.reqs));
+        w.merge(now < f.compute_end ? Wake{f.compute_end, 0} : requests_wake(now, kernel_, f.reqs));
     };
     until(ldw_);
     until(array_);
-    if (!drain_.empty()) w = std::min(w, poll_cycle(now, kernel_, drain_.front().reqs));
-    if (!queue_.empty() && !array_.active && array_free_ > now) w = std::min(w, array_free_);
+    if (!drain_.empty()) w.merge(requests_wake(now, kernel_, drain_.front().reqs));
+    if (!queue_.empty() && !array_.active && array_free_ > now) w.at = std::min(w.at, array_free_);
     // p2fifo almost-full is released by the kernel draining pe_wr (which may carry writes this
-    // engine did not issue, e.g. access records): watch it while it is asserted.
-    if (backpressure_) w = std::min(w, poll_cycle(now, kernel_, RequestSet{}));
+    // engine did not issue, e.g. access records): watch its completions while it is asserted.
+    if (backpressure_) w.watch |= std::uint64_t{1} << index(pe_wr_);
     // A write entering the FIFO may assert almost-full.
-    if (!unproduced_.empty()) w = std::min(w, std::max(now + 1, unproduced_.front()));
+    if (!unproduced_.empty()) w.at = std::min(w.at, std::max(now + 1, unproduced_.front()));
     return w;
 }
 

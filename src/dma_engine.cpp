@@ -106,10 +106,10 @@ bool DmaEngine::step(Cycle now) {
     return changed;
 }
 
-Cycle DmaEngine::wake(Cycle now) const {
-    Cycle w = busy_wake(now);
+Wake DmaEngine::wake(Cycle now) const {
+    Wake w = busy_wake(now);
     for (const auto& q : queues_)
-        if (q.armed_at != kNever && q.armed_at > now) w = std::min(w, q.armed_at);
+        if (q.armed_at != kNever && q.armed_at > now) w.at = std::min(w.at, q.armed_at);
     return w;
 }
 

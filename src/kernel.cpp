@@ -479,6 +479,8 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
         out.beats = e.beats;
     }
     ++completed_[c];
+    done_clients_ |= bit(c);
+    watched_done_ |= (watch_ >> c) & 1;
     ++p.head;
     --queued_;
     load_head(c, t + 1);
@@ -575,7 +577,9 @@ void Kernel::step(Cycle t) {
     ++ss.cycles;
     gated_only_ = false;
     gate_release_ = kNever;
+    steady_.on = false;
     std::uint64_t cand = ready_;
+    const std::uint64_t ready = cand;
     if (!cand) {
         ++ss.idle;
         return;
@@ -701,18 +705,45 @@ void Kernel::step(Cycle t) {
         ++contended_[winner];
         ++won_[winner];
     }
+    std::uint32_t min_left = ~0u;  // beats left in the shortest granted run, this one excluded
     for (std::uint32_t j = 0; j < g.n; ++j) {
         const std::uint32_t c = g.client[j];
         if (head_mask_[c] & twice) {
             ++contended_[c];
             ++won_[c];
         }
+        min_left = std::min(min_left, run_left_[c]);
         grant(c, t);
+    }
+    // Every ready beat went through, none was throttled and every run goes on: the next cycles
+    // repeat this one until the shortest run ends (leap()).
+    if (granted == ready && min_left > 1 && !(granted & throttled_)) {
+        steady_.on = true;
+        steady_.cycles = min_left - 1;
+        steady_.granted = granted;
+        steady_.sbuf = gs;
+        steady_.stage2 = c2;
+        steady_.dma = d;
+        steady_.psum = ps;
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Skipping: cycles whose outcome is known without evaluating them.
+
+// Adds `len` cycles from `from` on to the TDM slot statistics: f(slot stats, cycles in that slot).
+template <typename F>
+inline void Kernel::add_slot_cycles(Cycle from, Cycle len, F&& f) {
+    const std::uint32_t slots = tdm_.slots();
+    const Cycle full = len / slots;
+    const Cycle rem = len % slots;
+    std::uint32_t s = tdm_.slot(from);
+    for (std::uint32_t i = 0; i < slots; ++i) {
+        const Cycle k = full + (i < rem ? 1 : 0);
+        if (k) f(stats_.tdm_slots[s], k);
+        s = s + 1 == slots ? 0 : s + 1;
+    }
+}
 
 // Cycles [from, to) in which no beat can move. With `gated`, the previous cycle had ready beats
 // that were all stopped by a gate that stays shut until `to` (dependency, back-pressure, strict
@@ -720,28 +751,50 @@ void Kernel::step(Cycle t) {
 void Kernel::skip(Cycle from, Cycle to, bool gated) {
     const Cycle len = to - from;
     stats_.cycles += len;
-    const std::uint32_t slots = tdm_.slots();
-    const Cycle full = len / slots;
-    const Cycle rem = len % slots;
-    std::uint32_t s = tdm_.slot(from);
-    for (std::uint32_t i = 0; i < slots; ++i) {
-        TdmSlotStats& ss = stats_.tdm_slots[s];
-        const Cycle k = full + (i < rem ? 1 : 0);
+    add_slot_cycles(from, len, [](TdmSlotStats& ss, Cycle k) {
         ss.cycles += k;
         ss.idle += k;
-        s = s + 1 == slots ? 0 : s + 1;
-    }
+    });
     if (gated) for_each_bit(ready_, [&](std::uint32_t c) { charge(c, ports_[c].last_cause, len); });
 }
 
-RunStatus Kernel::run(Cycle target, bool until_drained) {
+// The cycles after a steady step (step() sets steady_): the same clients are ready with the same
+// banks, no gate holds anyone and no bank is wanted twice, so each cycle grants every one of them
+// again and only their runs count down and the round-robin pointers move. Taken up to the cycle
+// in which the shortest run ends, a pending request issues, the strict-TDM precedence changes or
+// `target`; identical to stepping them (tests/test_kernel_accounting.cpp).
+void Kernel::leap(Cycle target) {
+    Cycle len = std::min<Cycle>(steady_.cycles, target - now_);
+    if (next_issue_ != kNever) len = std::min(len, next_issue_ - now_);
+    if (tdm_.strict() && steady_.sbuf) len = std::min(len, tdm_.next_change(now_ - 1) - now_);
+    if (len == 0) return;
+    stats_.cycles += len;
+    const bool compute = steady_.sbuf & compute_class_, dma = steady_.sbuf & dma_class_;
+    add_slot_cycles(now_, len, [&](TdmSlotStats& ss, Cycle k) {
+        ss.cycles += k;
+        if (compute) ss.compute_used += k;
+        if (dma) ss.dma_used += k;
+        if (!steady_.sbuf) ss.idle += k;
+    });
+    for_each_bit(steady_.granted, [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(len); });
+    stage2_.settle_granted(steady_.stage2, len);
+    if (steady_.dma) dma_arb_.settle_granted(steady_.dma, len);
+    if (steady_.psum) psum_arb_.settle_granted(steady_.psum, len);
+    steady_.cycles -= len;
+    now_ += len;
+    slot_cycle_ = kNever;
+}
+
+RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {
     const bool skipping = !options_.step_every_cycle;
+    watch_ = watch;
+    watched_done_ = false;
     while (until_drained ? queued_ > 0 : now_ < target) {
         if (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)
             return RunStatus::completions_full;
         const Cycle t = now_;
         refresh_ready(t);
-        if (!ready_ && skipping) {
+        if (!ready_ && (skipping || next_issue_ == kNever)) {
             const Cycle to = std::min(next_issue_, target);
             if (to == kNever) return RunStatus::stuck;
             skip(t, to, false);
@@ -750,6 +803,8 @@ RunStatus Kernel::run(Cycle target, bool until_drained) {
         }
         step(t);
         now_ = t + 1;
+        if (watched_done_) return RunStatus::watched;
+        if (steady_.on && skipping && !probe_) leap(target);
         if (gated_only_) {
             const Cycle to = std::min({next_issue_, gate_release_, target});
             if (to == kNever) return RunStatus::stuck;  // nothing can ever open the gates
@@ -762,8 +817,8 @@ RunStatus Kernel::run(Cycle target, bool until_drained) {
     return RunStatus::reached;
 }
 
-RunStatus Kernel::run_until(Cycle target) { return run(target, false); }
-RunStatus Kernel::run_to_completion() { return run(kNever, true); }
+RunStatus Kernel::run_until(Cycle target, std::uint64_t watch) { return run(target, false, watch); }
+RunStatus Kernel::run_to_completion() { return run(kNever, true, 0); }
 
 // ---------------------------------------------------------------------------------------------
 // Statistics.

@@ -49,6 +49,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
         engines_.push_back(q7_.back().get());
     }
     wake_.assign(engines_.size(), 0);  // every engine is stepped at the first settle
+    watch_.assign(engines_.size(), 0);
     sem_seen_.assign(engines_.size(), 0);
     fed_.assign(engines_.size(), 0);
     result_.trace = reader.file();
@@ -302,19 +303,23 @@ void ReplaySession::settle(Cycle now) {
             // An engine that moved looks again in the next pass; otherwise it is due again only
             // through next_event(), a semaphore or a new instruction.
             wake_[e] = moved ? now : kNever;
+            watch_[e] = 0;
             changed |= moved;
         }
     }
+    kernel_.clear_completed_clients();
 }
 
-Cycle ReplaySession::next_event(Cycle now) {
-    Cycle next = kNever;
+Wake ReplaySession::next_event(Cycle now) {
+    Wake next;
     for (std::size_t e = 0; e < engines_.size(); ++e) {
-        wake_[e] = engines_[e]->wake(now);
-        next = std::min(next, wake_[e]);
+        const Wake w = engines_[e]->wake(now);
+        wake_[e] = w.at;
+        watch_[e] = w.watch;
+        next.merge(w);
     }
     if (have_pending_)
-        next = std::min(next, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+        next.at = std::min(next.at, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
     return next;
 }
 
@@ -352,8 +357,8 @@ ReplayResult ReplaySession::run_fast() {
     Cycle now = 0;
     for (;;) {
         settle(now);
-        const Cycle next = next_event(now);
-        if (next == kNever) {
+        const Wake next = next_event(now);
+        if (next.never()) {
             if (!eof_) {  // everyone waits: the signal may be further on in the file
                 refill(now, true);
                 continue;
@@ -361,8 +366,15 @@ ReplayResult ReplaySession::run_fast() {
             if (!engines_idle()) deadlock(now);
             break;
         }
-        in_kernel(opt_.kernel_seconds, [&] { return kernel_.run_until(next); });
-        now = next;
+        const RunStatus s = in_kernel(opt_.kernel_seconds, [&] { return kernel_.run_until(next.at, next.watch); });
+        now = kernel_.now();
+        if (s == RunStatus::stuck) {  // only watched completions could wake anyone, and none can come
+            if (!eof_) {
+                refill(now, true);
+                continue;
+            }
+            break;  // finish() reports the requests that can never be granted
+        }
     }
     return finish(now);
 }

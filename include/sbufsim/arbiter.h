@@ -11,6 +11,7 @@
 // cycle, so cycles without contention (and skipped idle cycles) leave it untouched.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -42,6 +43,10 @@ public:
     // Updates the DWRR state after a cycle: `candidates` are the ports that took part in order(),
     // `granted` the subset that got their beat through.
     void settle(std::uint64_t candidates, std::uint64_t granted);
+    // The same as `cycles` calls of settle(candidates, candidates): every candidate granted in
+    // each of that many consecutive cycles. Whole rounds of a level (every contender served its
+    // weight) leave it as it was, so the cost is one round at most.
+    void settle_granted(std::uint64_t candidates, std::uint64_t cycles);
 
 private:
     struct Level {
@@ -114,6 +119,37 @@ inline void Arbiter::settle(std::uint64_t candidates, std::uint64_t granted) {
         if (--l.credit == 0) {
             l.ptr = (fav + 1) % kPorts;
             l.fresh = true;
+        }
+    }
+}
+
+inline void Arbiter::settle_granted(std::uint64_t candidates, std::uint64_t cycles) {
+    for (Level& l : levels_) {
+        const std::uint64_t m = candidates & l.members;
+        if (!m || !(m & (m - 1))) continue;  // fewer than two contenders: no state change
+        std::uint64_t left = cycles;
+        bool rounds_skipped = false;
+        while (left) {
+            // One turn: the favoured port keeps first place for its credit, then the pointer
+            // moves past it (settle(), one grant at a time).
+            const std::uint32_t fav = favoured(l, m);
+            if (fav != l.ptr || l.fresh) {
+                l.ptr = fav;
+                l.credit = weight_[fav];
+                l.fresh = false;
+            }
+            const std::uint64_t take = std::min<std::uint64_t>(left, l.credit);
+            l.credit -= static_cast<std::uint32_t>(take);
+            left -= take;
+            if (l.credit) break;
+            l.ptr = (fav + 1) % kPorts;
+            l.fresh = true;
+            if (!rounds_skipped) {  // a turn boundary: from here the turns repeat every round
+                std::uint64_t round = 0;
+                for (std::uint64_t r = m; r; r &= r - 1) round += weight_[std::countr_zero(r)];
+                left %= round;
+                rounds_skipped = true;
+            }
         }
     }
 }

@@ -90,7 +90,7 @@ public:
     std::uint32_t ldweights_cycles(const ArrSeqInstr& i) const;
 
     bool step(Cycle now) override;
-    Cycle wake(Cycle now) const override;
+    Wake wake(Cycle now) const override;
     bool idle() const override;
     std::size_t queued() const override { return queue_.size(); }
     bool blocked(BlockedHead& out) const override;

@@ -57,7 +57,7 @@ public:
     Cycle startup_cycles() const { return startup_; }
 
     bool step(Cycle now) override;
-    Cycle wake(Cycle now) const override;
+    Wake wake(Cycle now) const override;
     bool idle() const override;
     std::size_t queued() const override;
     bool blocked(BlockedHead& out) const override;

@@ -19,6 +19,20 @@
 
 namespace sbufsim {
 
+// When an engine next needs a step without outside news: at cycle `at`, or as soon as the kernel
+// completes a request of a client in `watch` (bit = client index). The fast scheduler runs the
+// kernel up to `at` and stops it early at a watched completion (Kernel::run_until), so an engine
+// waiting for its bank requests costs nothing per cycle.
+struct Wake {
+    Cycle at = kNever;
+    std::uint64_t watch = 0;
+    void merge(const Wake& o) {
+        at = std::min(at, o.at);
+        watch |= o.watch;
+    }
+    bool never() const { return at == kNever && !watch; }
+};
+
 // What a blocked queue head waits for (deadlock reports).
 struct BlockedHead {
     std::uint64_t line = 0;
@@ -37,9 +51,9 @@ public:
     // time and bank requests are done (firing their signals), then start every instruction that
     // can start. Returns true when anything changed (a signal may unblock another engine).
     virtual bool step(Cycle now) = 0;
-    // The next cycle this engine needs a step() without outside news (kNever: only a signal or
-    // a new instruction can wake it).
-    virtual Cycle wake(Cycle now) const = 0;
+    // When this engine next needs a step() without outside news (a signal or a new
+    // instruction): at a cycle, or once the kernel completes a request of a watched client.
+    virtual Wake wake(Cycle now) const = 0;
     // Nothing queued and nothing in flight.
     virtual bool idle() const = 0;
     // Instructions queued and not yet started.
@@ -51,12 +65,11 @@ public:
     virtual void finish(Cycle /*end*/) {}
 };
 
-// When an engine polls for its bank requests: every cycle while the kernel has ready beats, else
-// from the kernel's next issue (nothing can complete before).
-inline Cycle poll_cycle(Cycle now, const Kernel& k, const RequestSet& waiting) {
-    const Cycle e = k.next_event_cycle();
-    const Cycle first = std::max(now + 1, waiting.earliest_done + 1);
-    return e == kNever ? first : std::max(first, e);
+// The wake-up of an engine that waits for its bank requests: the kernel's next completion of one
+// of their clients. A set already complete (the engine retires at its next step) is due at once.
+inline Wake requests_wake(Cycle now, const Kernel& k, const RequestSet& waiting) {
+    const std::uint64_t watch = waiting.pending_clients(k);
+    return watch ? Wake{kNever, watch} : Wake{now + 1, 0};
 }
 
 // The kernel client `name`; throws std::invalid_argument ("<who>: the kernel has no client
@@ -87,10 +100,10 @@ protected:
     // Retires the instruction in flight if its time and requests are done: signals, statistics,
     // timeline. Returns true when it retired (start_ still holds its start cycle).
     bool retire(Cycle now);
-    // wake() of the instruction in flight: its cost-model end, then polling its requests.
-    Cycle busy_wake(Cycle now) const {
-        if (!active_) return kNever;
-        return now < compute_end_ ? compute_end_ : poll_cycle(now, kernel_, reqs_);
+    // wake() of the instruction in flight: its cost-model end, then its requests' completion.
+    Wake busy_wake(Cycle now) const {
+        if (!active_) return {};
+        return now < compute_end_ ? Wake{compute_end_, 0} : requests_wake(now, kernel_, reqs_);
     }
     // Fills `out` when the head (sync, line) of `queue` waits for an unmet semaphore.
     bool head_blocked(const SyncSet& sync, std::uint64_t line, const std::string& queue, BlockedHead& out) const;
@@ -135,7 +148,7 @@ public:
         }
         return changed;
     }
-    Cycle wake(Cycle now) const override { return busy_wake(now); }
+    Wake wake(Cycle now) const override { return busy_wake(now); }
     bool idle() const override { return !active_ && queue_.empty(); }
     std::size_t queued() const override { return queue_.size(); }
     bool blocked(BlockedHead& out) const override {

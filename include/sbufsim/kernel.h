@@ -49,6 +49,8 @@ struct KernelOptions {
 enum class RunStatus : std::uint8_t {
     reached,          // now() == the target (run_until) / every queue drained (run_to_completion)
     completions_full, // stopped early: drain pop_completion() and call again
+    watched,          // run_until only: stopped early after the cycle in which a request of a
+                      // watched client completed (now() is the cycle after it)
     stuck,            // run_to_completion only: work is left but nothing can ever move
                       // (a client held by set_backpressure, or a throttler with transfer_cnt 0)
 };
@@ -74,9 +76,11 @@ public:
     // `after` naming a request not yet submitted). An issue cycle before now() counts as now().
     RequestId submit(const Request& r);
 
-    // Simulates cycles [now(), target) (target finite). Stops early only when the completion ring
-    // is full.
-    RunStatus run_until(Cycle target);
+    // Simulates cycles [now(), target). Stops early when the completion ring is full, or after a
+    // cycle in which a request of a client in `watch` (bit = client index) completed. With
+    // target == kNever it runs until such a completion, or returns RunStatus::stuck when no
+    // queued beat can move any more.
+    RunStatus run_until(Cycle target, std::uint64_t watch = 0);
     // Simulates until every queued request completed (or it never can: RunStatus::stuck).
     RunStatus run_to_completion();
 
@@ -88,6 +92,9 @@ public:
     bool is_complete(RequestId id) const {
         return completed_[index(request_client(id))] > request_seq(id);
     }
+    // The clients (bit = index) with a request completed since clear_completed_clients().
+    std::uint64_t completed_clients() const { return done_clients_; }
+    void clear_completed_clients() { done_clients_ = 0; }
     // No request queued anywhere.
     bool idle() const { return queued_ == 0; }
     // Requests queued (not yet completed) by one client.
@@ -115,9 +122,12 @@ private:
         std::uint32_t beats;
     };
 
-    RunStatus run(Cycle target, bool until_drained);
+    RunStatus run(Cycle target, bool until_drained, std::uint64_t watch);
     void step(Cycle t);
     void skip(Cycle from, Cycle to, bool gated);
+    void leap(Cycle target);
+    template <typename F>
+    void add_slot_cycles(Cycle from, Cycle len, F&& f);
     struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
     template <bool kRules>
     void grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
@@ -179,12 +189,23 @@ private:
     std::uint64_t ring_head_ = 0, ring_tail_ = 0;
 
     Cycle now_ = 0;
+    std::uint64_t done_clients_ = 0;  // completed_clients()
+    std::uint64_t watch_ = 0;         // run_until's watch for the run in progress
+    bool watched_done_ = false;       // a watched client completed a request in this run
     Cycle slot_cycle_ = kNever;  // the last stepped cycle and its TDM slot
     std::uint32_t slot_ = 0;
     // Set by step(): every ready beat of the cycle was stopped by a gate (dependency,
     // back-pressure, strict TDM, throttler), and the earliest cycle one of those gates can open.
     bool gated_only_ = false;
     Cycle gate_release_ = kNever;
+    // Set by step(): every ready beat was granted, none throttled, and every granted run has
+    // `cycles` more beats after the next one; the cycles after it repeat it (leap()). The masks
+    // are the cycle's granted clients, its SBUF grants and the arbiters' candidates.
+    struct Steady {
+        bool on = false;
+        Cycle cycles = 0;
+        std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
+    } steady_;
     Stats stats_;
     ActivityProbe* probe_ = nullptr;
     // ECC banks of each client's head beat: the one field the grant loop reads for every

@@ -4,9 +4,11 @@
 // The fast scheduler (run_fast(), what replay() calls) loops over event cycles:
 //
 //     settle(now)                       refill the queues, step every engine until nothing changes
-//     next = next_event(now)            earliest engine wake-up or access-record submission
-//     kNever? eof ? (idle ? done : deadlock) : refill(now, force) and settle again
-//     kernel().run_until(next)          every cycle in between is the kernel's alone
+//     ev = next_event(now)              earliest engine wake-up or access-record submission, and
+//                                       the clients whose next completion wakes an engine
+//     ev.never()? eof ? (idle ? done : deadlock) : refill(now, force) and settle again
+//     kernel().run_until(ev.at, ev.watch) every cycle in between is the kernel's alone
+//     now = kernel().now()              ev.at, or the cycle after a watched completion
 //
 // The clocked scheduler (models/clocked_replay.h) makes each engine, the queue feed and the
 // arbiter a SystemC process on the PE clock and calls the same steps one cycle at a time; both
@@ -41,9 +43,10 @@ public:
     bool refill(Cycle now, bool force);
     // Refills and steps every engine in fixed order until nothing changes.
     void settle(Cycle now);
-    // The earliest cycle after `now` at which an engine or an access record needs attention
-    // (kNever: only more of the trace can wake anyone).
-    Cycle next_event(Cycle now);
+    // The earliest cycle after `now` at which an engine or an access record needs attention, and
+    // the kernel clients whose next completion wakes an engine (never(): only more of the trace
+    // can wake anyone).
+    Wake next_event(Cycle now);
     bool eof() const { return eof_; }
     // Every engine has nothing queued and nothing in flight.
     bool engines_idle() const;
@@ -88,13 +91,15 @@ private:
     // Which engines settle() must step (docs/replay.md "Stepping only what can change"): an
     // engine whose wake-up is not due, that saw no semaphore move and got no new instruction
     // since its last step cannot change, so stepping it is skipped.
-    std::vector<Cycle> wake_;              // per engine: wake() at the last next_event()
+    std::vector<Cycle> wake_;              // per engine: wake().at at the last next_event()
+    std::vector<std::uint64_t> watch_;     // per engine: wake().watch at the last next_event()
     std::vector<std::uint64_t> sem_seen_;  // per engine: semaphore generation at its last step
     std::vector<char> fed_;                // per engine: an instruction queued since its last step
     bool access_fed_ = false;              // an access record was submitted since the last settle
     void mark_fed(std::size_t engine) { fed_[engine] = 1; }
     bool must_step(std::size_t e, Cycle now) const {
-        return wake_[e] <= now || fed_[e] || sem_seen_[e] != sems_.generation();
+        return wake_[e] <= now || fed_[e] || sem_seen_[e] != sems_.generation() ||
+               (watch_[e] & kernel_.completed_clients());
     }
 
     // Per reader NameId: kernel client (access records), DMA engine << 16 | local queue.

@@ -160,18 +160,8 @@ private:
 struct RequestSet {
     std::array<RequestId, 6> ids{};
     std::uint8_t n = 0;
-    // No request of the set can complete before this cycle: issue + beats - 1 (a client moves at
-    // most one beat per cycle). Lets an engine skip polling while its requests cannot be done.
-    Cycle earliest_done = 0;
     // Submits `r` and remembers it.
-    void submit(Kernel& k, const Request& r) {
-        const ClientInfo& ci = k.clients()[r.client];
-        const std::uint64_t ppb = ci.beat_partitions ? ci.beat_partitions : r.partitions;
-        const std::uint64_t bb = ci.beat_bytes ? ci.beat_bytes : 1;
-        const std::uint64_t beats = (r.partitions + ppb - 1) / ppb * ((r.bytes + bb - 1) / bb) * (r.op == Op::raw ? 2 : 1);
-        earliest_done = std::max(earliest_done, std::max(r.issue, k.now()) + beats - 1);
-        add(k.submit(r));
-    }
+    void submit(Kernel& k, const Request& r) { add(k.submit(r)); }
     void add(RequestId id) {
         for (std::uint8_t i = 0; i < n; ++i)
             if (request_client(ids[i]) == request_client(id)) {
@@ -185,10 +175,14 @@ struct RequestSet {
             if (!k.is_complete(ids[i])) return false;
         return true;
     }
-    void clear() {
-        n = 0;
-        earliest_done = 0;
+    // The clients (bit = index) of the requests not complete yet.
+    std::uint64_t pending_clients(const Kernel& k) const {
+        std::uint64_t m = 0;
+        for (std::uint8_t i = 0; i < n; ++i)
+            if (!k.is_complete(ids[i])) m |= std::uint64_t{1} << index(request_client(ids[i]));
+        return m;
     }
+    void clear() { n = 0; }
 };
 
 // ---- operands -----------------------------------------------------------------------------------
