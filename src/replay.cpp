@@ -50,6 +50,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     }
     wake_.assign(engines_.size(), 0);  // every engine is stepped at the first settle
     watch_.assign(engines_.size(), 0);
+    stale_.assign(engines_.size(), 1);
     sem_seen_.assign(engines_.size(), 0);
     fed_.assign(engines_.size(), 0);
     result_.trace = reader.file();
@@ -273,7 +274,7 @@ bool ReplaySession::refill(Cycle now, bool force) {
             if (pending_.issue > now + opt_.access_window && !force) return moved;
             kernel_.submit(pending_);
             have_pending_ = false;
-            access_fed_ = true;
+            mark_fed(0);  // a PE write can fill the p2fifo that arr_seq watches
             moved = true;
             if (force) return moved;
         }
@@ -291,32 +292,40 @@ void ReplaySession::settle(Cycle now) {
     bool changed = true;
     while (changed) {
         refill(now, false);
-        // A submitted access record may be a PE write that fills the p2fifo: every engine looks.
-        const bool all = access_fed_;
-        access_fed_ = false;
         changed = false;
         for (std::size_t e = 0; e < engines_.size(); ++e) {
-            if (!all && !must_step(e, now)) continue;
+            if (!must_step(e, now)) continue;
             fed_[e] = 0;
             sem_seen_[e] = sems_.generation();
             const bool moved = engines_[e]->step(now);
             // An engine that moved looks again in the next pass; otherwise it is due again only
-            // through next_event(), a semaphore or a new instruction.
+            // through its next wake-up (asked anew by next_event()), a semaphore or a new
+            // instruction.
             wake_[e] = moved ? now : kNever;
             watch_[e] = 0;
+            stale_[e] = 1;
             changed |= moved;
         }
     }
     kernel_.clear_completed_clients();
 }
 
-Wake ReplaySession::next_event(Cycle now) {
+Wake ReplaySession::next_event(Cycle now) { return gather_wakes(now, false); }
+
+Wake ReplaySession::gather_wakes(Cycle now, bool cached) {
     Wake next;
     for (std::size_t e = 0; e < engines_.size(); ++e) {
-        const Wake w = engines_[e]->wake(now);
-        wake_[e] = w.at;
-        watch_[e] = w.watch;
-        next.merge(w);
+        // An engine settle() has not stepped since its wake-up was asked has the same wake-up:
+        // it depends on the engine's own state, on completions it watches (which step it) and on
+        // cycles still ahead (which step it when reached). Another scheduler steps engines
+        // itself, so it asks every time.
+        if (stale_[e] || !cached) {
+            const Wake w = engines_[e]->wake(now);
+            wake_[e] = w.at;
+            watch_[e] = w.watch;
+            stale_[e] = 0;
+        }
+        next.merge(Wake{wake_[e], watch_[e]});
     }
     if (have_pending_)
         next.at = std::min(next.at, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
@@ -357,7 +366,7 @@ ReplayResult ReplaySession::run_fast() {
     Cycle now = 0;
     for (;;) {
         settle(now);
-        const Wake next = next_event(now);
+        const Wake next = gather_wakes(now, true);
         if (next.never()) {
             if (!eof_) {  // everyone waits: the signal may be further on in the file
                 refill(now, true);

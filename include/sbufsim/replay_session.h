@@ -67,6 +67,8 @@ public:
 
 private:
     bool read_one();
+    // next_event(); with `cached`, reusing the wake-ups of engines settle() did not step.
+    Wake gather_wakes(Cycle now, bool cached);
     void route(const Record& r);
     void submit_access(const Record& r);
     SyncSet sync_of(const Record& r);
@@ -89,13 +91,14 @@ private:
     std::vector<FrontEnd*> engines_;   // fixed stepping order
 
     // Which engines settle() must step (docs/replay.md "Stepping only what can change"): an
-    // engine whose wake-up is not due, that saw no semaphore move and got no new instruction
-    // since its last step cannot change, so stepping it is skipped.
+    // engine whose wake-up is not due, that saw no semaphore move, no watched completion and got
+    // no new instruction since its last step cannot change, so stepping it is skipped. (An access
+    // record counts as an instruction for arr_seq: a PE write can fill its p2fifo.)
     std::vector<Cycle> wake_;              // per engine: wake().at at the last next_event()
     std::vector<std::uint64_t> watch_;     // per engine: wake().watch at the last next_event()
     std::vector<std::uint64_t> sem_seen_;  // per engine: semaphore generation at its last step
     std::vector<char> fed_;                // per engine: an instruction queued since its last step
-    bool access_fed_ = false;              // an access record was submitted since the last settle
+    std::vector<char> stale_;              // per engine: stepped since its wake() was last asked
     void mark_fed(std::size_t engine) { fed_[engine] = 1; }
     bool must_step(std::size_t e, Cycle now) const {
         return wake_[e] <= now || fed_[e] || sem_seen_[e] != sems_.generation() ||
