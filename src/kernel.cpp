@@ -241,6 +241,7 @@ inline Kernel::Beat Kernel::chunk_beat(const Port& p, std::uint32_t pc, std::uin
 // the same bytes on the same banks: grant() then only counts those beats down. Called once per
 // run, not per beat (a request on one bank is usually a single run).
 [[gnu::noinline]] void Kernel::load_run(std::uint32_t c) {
+    run_ended_ = true;
     Port& p = ports_[c];
     const Beat head = chunk_beat(p, p.pc, p.bc);
     std::uint32_t chunks = 0;
@@ -462,6 +463,7 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
 }
 
 [[gnu::noinline]] void Kernel::complete(std::uint32_t c, Cycle t) {
+    run_ended_ = true;
     Port& p = ports_[c];
     const Queued& e = p.q[p.head & p.q_mask];
     ClientStats& cs = stats_.clients[c];
@@ -568,7 +570,6 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
 void Kernel::step(Cycle t) {
     ++stats_.cycles;
     ++stats_.stepped;
-    refresh_ready(t);
     // slot = t mod max_slots, without a division on consecutive cycles.
     const std::uint32_t slot = slot_cycle_ != kNever && t == slot_cycle_ + 1 ? (slot_ + 1 == tdm_.slots() ? 0 : slot_ + 1) : tdm_.slot(t);
     slot_cycle_ = t;
@@ -578,6 +579,7 @@ void Kernel::step(Cycle t) {
     gated_only_ = false;
     gate_release_ = kNever;
     steady_.on = false;
+    run_ended_ = false;
     std::uint64_t cand = ready_;
     const std::uint64_t ready = cand;
     if (!cand) {
@@ -684,9 +686,9 @@ void Kernel::step(Cycle t) {
     if (d) dma_arb_.settle(d, granted & d);
 
     const std::uint64_t gs = granted & sbuf_mask_;
-    if (gs & compute_class_) ++ss.compute_used;
-    if (gs & dma_class_) ++ss.dma_used;
-    if (!gs) ++ss.idle;
+    ss.compute_used += (gs & compute_class_) != 0;
+    ss.dma_used += (gs & dma_class_) != 0;
+    ss.idle += gs == 0;
     if (probe_) [[unlikely]] {
         probe_tdm(probe_, gs & compute_class_, gs & dma_class_, t);
         for (std::uint32_t j = 0; j < g.n; ++j) {
@@ -701,31 +703,30 @@ void Kernel::step(Cycle t) {
     // A granted beat contended when another beat wanted one of its banks or when it won stage 1
     // against another PE client (losers were counted where they lost).
     const std::uint64_t twice = g.twice;
-    if ((granted & s1_contended) && !(head_mask_[winner] & twice)) {
-        ++contended_[winner];
-        ++won_[winner];
-    }
-    std::uint32_t min_left = ~0u;  // beats left in the shortest granted run, this one excluded
+    const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & twice);
+    contended_[winner] += s1_won;
+    won_[winner] += s1_won;
     for (std::uint32_t j = 0; j < g.n; ++j) {
         const std::uint32_t c = g.client[j];
-        if (head_mask_[c] & twice) {
-            ++contended_[c];
-            ++won_[c];
-        }
-        min_left = std::min(min_left, run_left_[c]);
+        // Without a branch: whether a winner was contended is data, not a pattern to predict.
+        const std::uint64_t hit = (head_mask_[c] & twice) != 0;
+        contended_[c] += hit;
+        won_[c] += hit;
         grant(c, t);
     }
-    // Every ready beat went through, none was throttled and every run goes on: the next cycles
-    // repeat this one until the shortest run ends (leap()).
-    if (granted == ready && min_left > 1 && !(granted & throttled_)) {
-        steady_.on = true;
-        steady_.cycles = min_left - 1;
-        steady_.granted = granted;
-        steady_.sbuf = gs;
-        steady_.stage2 = c2;
-        steady_.dma = d;
-        steady_.psum = ps;
-    }
+    // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
+    // this one until the shortest run ends.
+    if (granted == ready && !run_ended_ && !(granted & throttled_)) note_steady(granted, gs, c2, d, ps);
+}
+
+// Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
+// `cycles` + 1 beats left, and every cycle until its last beat grants the same.
+[[gnu::noinline]] void Kernel::note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2,
+                                           std::uint64_t dma, std::uint64_t psum) {
+    std::uint32_t left = ~0u;
+    for_each_bit(granted, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
+    if (left == 0) return;
+    steady_ = {true, left, granted, sbuf, stage2, dma, psum};
 }
 
 // ---------------------------------------------------------------------------------------------

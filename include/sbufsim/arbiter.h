@@ -33,8 +33,8 @@ public:
 
     // The same order as masks, for callers that walk it once: per priority level with candidates
     // (highest first) the candidates at or after the level's pointer, then those before it; each
-    // mask is visited lowest bit first. Writes 2 masks per such level to `out` (at most
-    // 2 * popcount(candidates)) and returns how many.
+    // mask is visited lowest bit first. Writes the non-empty ones of those 2 masks per level to
+    // `out` (room for 2 * popcount(candidates) + 1 needed) and returns how many.
     std::uint32_t segments(std::uint64_t candidates, std::uint64_t* out) const;
 
     // The single winner (first in order()); only meaningful when candidates != 0.
@@ -90,9 +90,11 @@ inline std::uint32_t Arbiter::segments(std::uint64_t candidates, std::uint64_t* 
         const std::uint64_t m = candidates & l.members;
         if (!m) continue;
         const std::uint64_t split = ~std::uint64_t{0} << l.ptr;
+        // Empty halves are left out (written, not counted): the caller's loop skips them free.
         out[n] = m & split;
-        out[n + 1] = m & ~split;
-        n += 2;
+        n += (m & split) != 0;
+        out[n] = m & ~split;
+        n += (m & ~split) != 0;
     }
     return n;
 }

@@ -126,6 +126,8 @@ private:
     void step(Cycle t);
     void skip(Cycle from, Cycle to, bool gated);
     void leap(Cycle target);
+    void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
+                     std::uint64_t psum);
     template <typename F>
     void add_slot_cycles(Cycle from, Cycle len, F&& f);
     struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
@@ -201,6 +203,7 @@ private:
     // Set by step(): every ready beat was granted, none throttled, and every granted run has
     // `cycles` more beats after the next one; the cycles after it repeat it (leap()). The masks
     // are the cycle's granted clients, its SBUF grants and the arbiters' candidates.
+    bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
     struct Steady {
         bool on = false;
         Cycle cycles = 0;
