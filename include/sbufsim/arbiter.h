@@ -111,17 +111,16 @@ inline void Arbiter::settle(std::uint64_t candidates, std::uint64_t granted) {
     for (Level& l : levels_) {
         const std::uint64_t m = candidates & l.members;
         if (!m || !(m & (m - 1))) continue;  // fewer than two contenders: no state change
+        // Written without branches (the outcome is data the predictor cannot learn):
+        // the favoured port gets its credit loaded when the pointer reaches it; a granted beat
+        // spends one (a blocked one keeps its turn), and the last one moves the pointer past it.
         const std::uint32_t fav = favoured(l, m);
-        if (fav != l.ptr || l.fresh) {
-            l.ptr = fav;
-            l.credit = weight_[fav];
-            l.fresh = false;
-        }
-        if (!(granted >> fav & 1)) continue;  // blocked by a higher level or a bank: keeps its turn
-        if (--l.credit == 0) {
-            l.ptr = (fav + 1) % kPorts;
-            l.fresh = true;
-        }
+        std::uint32_t credit = (fav != l.ptr || l.fresh) ? weight_[fav] : l.credit;
+        credit -= static_cast<std::uint32_t>(granted >> fav & 1);
+        const bool spent = credit == 0;  // credit >= 1 unless a grant just spent the last
+        l.ptr = spent ? (fav + 1) % kPorts : fav;
+        l.credit = credit;
+        l.fresh = spent;
     }
 }
 
