@@ -115,7 +115,9 @@ inline void Arbiter::settle(std::uint64_t candidates, std::uint64_t granted) {
         // the favoured port gets its credit loaded when the pointer reaches it; a granted beat
         // spends one (a blocked one keeps its turn), and the last one moves the pointer past it.
         const std::uint32_t fav = favoured(l, m);
-        std::uint32_t credit = (fav != l.ptr || l.fresh) ? weight_[fav] : l.credit;
+        const bool load = (fav != l.ptr) | l.fresh;
+        const std::uint32_t loaded = weight_[fav];
+        std::uint32_t credit = load ? loaded : l.credit;
         credit -= static_cast<std::uint32_t>(granted >> fav & 1);
         const bool spent = credit == 0;  // credit >= 1 unless a grant just spent the last
         l.ptr = spent ? (fav + 1) % kPorts : fav;
