@@ -81,7 +81,7 @@ void collect_windows(const WindowSeries& w, const Stats& k, std::vector<Row>& ro
     };
     for (std::size_t i = 0; i < w.rows.size(); ++i) {
         const WindowRow& r = w.rows[i];
-        const std::string name = "w" + std::to_string(i);
+        const std::string name = std::string("w").append(std::to_string(i));  // not "w" + ...: GCC 12 -O3 -Wrestrict false positive
         u(name, "start", r.start);
         u(name, "cycles", r.cycles);
         for (std::size_t b = 0; b < w.banks.size(); ++b) {

@@ -40,7 +40,14 @@ bool valid_name(std::string_view s, std::size_t max_len = kMaxNameLength) {
     return true;
 }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Built by appending: `"'" + std::string(s)` inserts at the front, which GCC 12 at -O3 flags
+// with a false -Wrestrict (GCC bug 105651).
+std::string quoted(std::string_view s) {
+    std::string q = "'";
+    q.append(s);
+    q += '\'';
+    return q;
+}
 
 }  // namespace
 
