@@ -411,11 +411,6 @@ std::uint64_t Kernel::queued(ClientId c) const {
     return p.tail - p.head;
 }
 
-Cycle Kernel::next_event_cycle() const {
-    if (ready_) return now_;
-    return next_issue_ <= now_ ? now_ : next_issue_;
-}
-
 void Kernel::set_backpressure(ClientId c, bool full) {
     if (index(c) >= n_) bad("set_backpressure: unknown client index " + std::to_string(index(c)));
     if (full)
@@ -567,6 +562,7 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
     if (probe_) [[unlikely]] probe_conflicts(probe_, twice, 0, t);
 }
 
+// Evaluates cycle t; run() has made every head issued by t ready (refresh_ready).
 void Kernel::step(Cycle t) {
     ++stats_.cycles;
     ++stats_.stepped;
@@ -781,7 +777,7 @@ void Kernel::leap(Cycle target) {
     stage2_.settle_granted(steady_.stage2, len);
     if (steady_.dma) dma_arb_.settle_granted(steady_.dma, len);
     if (steady_.psum) psum_arb_.settle_granted(steady_.psum, len);
-    steady_.cycles -= len;
+    steady_.on = false;  // taken; the next step decides again
     now_ += len;
     slot_cycle_ = kNever;
 }

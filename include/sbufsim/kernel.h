@@ -51,8 +51,9 @@ enum class RunStatus : std::uint8_t {
     completions_full, // stopped early: drain pop_completion() and call again
     watched,          // run_until only: stopped early after the cycle in which a request of a
                       // watched client completed (now() is the cycle after it)
-    stuck,            // run_to_completion only: work is left but nothing can ever move
-                      // (a client held by set_backpressure, or a throttler with transfer_cnt 0)
+    stuck,            // run_to_completion, or run_until(kNever, ...): work is left but nothing
+                      // can ever move (a client held by set_backpressure, or a throttler with
+                      // transfer_cnt 0); for run_until also when no work is left at all
 };
 
 class Kernel {
@@ -86,8 +87,6 @@ public:
 
     // The next cycle to simulate.
     Cycle now() const { return now_; }
-    // now() when some head beat is ready, else the earliest head issue cycle, else kNever.
-    Cycle next_event_cycle() const;
     // True when the request's last beat has been granted.
     bool is_complete(RequestId id) const {
         return completed_[index(request_client(id))] > request_seq(id);
@@ -200,10 +199,10 @@ private:
     // back-pressure, strict TDM, throttler), and the earliest cycle one of those gates can open.
     bool gated_only_ = false;
     Cycle gate_release_ = kNever;
+    bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
     // Set by step(): every ready beat was granted, none throttled, and every granted run has
     // `cycles` more beats after the next one; the cycles after it repeat it (leap()). The masks
     // are the cycle's granted clients, its SBUF grants and the arbiters' candidates.
-    bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
     struct Steady {
         bool on = false;
         Cycle cycles = 0;
