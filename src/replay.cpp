@@ -48,6 +48,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
         q7_.push_back(std::make_unique<Q7Core>(c, kernel_, sems_, p, p.timing, tl, idx++));
         engines_.push_back(q7_.back().get());
     }
+    if (const auto c = kernel_.client_index("pe_wr")) pe_wr_ = *c;
     wake_.assign(engines_.size(), 0);  // every engine is stepped at the first settle
     watch_.assign(engines_.size(), 0);
     stale_.assign(engines_.size(), 1);
@@ -274,7 +275,7 @@ bool ReplaySession::refill(Cycle now, bool force) {
             if (pending_.issue > now + opt_.access_window && !force) return moved;
             kernel_.submit(pending_);
             have_pending_ = false;
-            mark_fed(0);  // a PE write can fill the p2fifo that arr_seq watches
+            if (pending_.client == pe_wr_) mark_fed(0);  // a PE write can fill arr_seq's p2fifo
             moved = true;
             if (force) return moved;
         }
@@ -293,8 +294,12 @@ void ReplaySession::settle(Cycle now) {
     while (changed) {
         refill(now, false);
         changed = false;
+        // Quiet: no semaphore moved since every engine last looked, no completion came and no
+        // wake-up is due, so only the engines handed something new can be due.
+        const bool quiet = sems_.generation() == settled_generation_ && !kernel_.completed_clients() &&
+                           engine_wakes_.at > now;
         for (std::size_t e = 0; e < engines_.size(); ++e) {
-            if (!must_step(e, now)) continue;
+            if (quiet ? !fed_[e] : !must_step(e, now)) continue;
             fed_[e] = 0;
             sem_seen_[e] = sems_.generation();
             const bool moved = engines_[e]->step(now);
@@ -304,15 +309,28 @@ void ReplaySession::settle(Cycle now) {
             wake_[e] = moved ? now : kNever;
             watch_[e] = 0;
             stale_[e] = 1;
+            any_stale_ = true;
+            if (moved) engine_wakes_.at = now;
             changed |= moved;
         }
     }
+    // The last pass changed nothing, so no semaphore moved in it: every engine has seen this
+    // generation (an engine that had not was stepped in it).
+    settled_generation_ = sems_.generation();
     kernel_.clear_completed_clients();
 }
 
 Wake ReplaySession::next_event(Cycle now) { return gather_wakes(now, false); }
 
 Wake ReplaySession::gather_wakes(Cycle now, bool cached) {
+    if (!cached || any_stale_) engine_wakes_ = merge_wakes(now, cached);
+    Wake next = engine_wakes_;
+    if (have_pending_)
+        next.at = std::min(next.at, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+    return next;
+}
+
+Wake ReplaySession::merge_wakes(Cycle now, bool cached) {
     Wake next;
     for (std::size_t e = 0; e < engines_.size(); ++e) {
         // An engine settle() has not stepped since its wake-up was asked has the same wake-up:
@@ -327,8 +345,7 @@ Wake ReplaySession::gather_wakes(Cycle now, bool cached) {
         }
         next.merge(Wake{wake_[e], watch_[e]});
     }
-    if (have_pending_)
-        next.at = std::min(next.at, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+    any_stale_ = false;
     return next;
 }
 

@@ -67,8 +67,11 @@ public:
 
 private:
     bool read_one();
-    // next_event(); with `cached`, reusing the wake-ups of engines settle() did not step.
+    // next_event(); with `cached`, reusing the wake-ups of engines settle() did not step (and
+    // the whole merge when it stepped none).
     Wake gather_wakes(Cycle now, bool cached);
+    // Every engine's wake-up, merged (wake_, watch_ updated).
+    Wake merge_wakes(Cycle now, bool cached);
     void route(const Record& r);
     void submit_access(const Record& r);
     SyncSet sync_of(const Record& r);
@@ -92,13 +95,17 @@ private:
 
     // Which engines settle() must step (docs/replay.md "Stepping only what can change"): an
     // engine whose wake-up is not due, that saw no semaphore move, no watched completion and got
-    // no new instruction since its last step cannot change, so stepping it is skipped. (An access
-    // record counts as an instruction for arr_seq: a PE write can fill its p2fifo.)
+    // no new instruction since its last step cannot change, so stepping it is skipped. (A pe_wr
+    // access record counts as an instruction for arr_seq: a PE write can fill its p2fifo.)
     std::vector<Cycle> wake_;              // per engine: wake().at at the last next_event()
     std::vector<std::uint64_t> watch_;     // per engine: wake().watch at the last next_event()
     std::vector<std::uint64_t> sem_seen_;  // per engine: semaphore generation at its last step
     std::vector<char> fed_;                // per engine: an instruction queued since its last step
     std::vector<char> stale_;              // per engine: stepped since its wake() was last asked
+    bool any_stale_ = true;                // some stale_ is set
+    ClientId pe_wr_{0xffff};               // the kernel's pe_wr client (none: no PSUM)
+    Wake engine_wakes_{0, 0};              // the engines' merged wake-ups (at = now after a move)
+    std::uint64_t settled_generation_ = ~std::uint64_t{0};  // semaphore generation every engine has seen
     void mark_fed(std::size_t engine) { fed_[engine] = 1; }
     bool must_step(std::size_t e, Cycle now) const {
         return wake_[e] <= now || fed_[e] || sem_seen_[e] != sems_.generation() ||
