@@ -348,6 +348,27 @@ TEST_P(KernelSteady, Leaps_over_repeated_cycles_give_bit_identical_statistics_to
 
 INSTANTIATE_TEST_SUITE_P(Seeds, KernelSteady, ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8));
 
+TEST(KernelAccounting, A_watched_run_with_no_target_is_stuck_when_nothing_can_move) {
+    // pe_wr's request is held by back-pressure: watching it with no target cannot end in a
+    // completion, so the run says stuck (after evaluating cycle 0) instead of running forever.
+    Kernel k(Params{});
+    const auto pe = id(k, "pe_wr");
+    Request r;
+    r.client = pe;
+    r.region = Region::psum;
+    r.partitions = 32;
+    r.bytes = 8;
+    k.submit(r);
+    k.set_backpressure(pe, true);
+    EXPECT_EQ(k.run_until(kNever, std::uint64_t{1} << index(pe)), RunStatus::stuck);
+    EXPECT_EQ(k.now(), 1u);
+    EXPECT_FALSE(k.idle());
+    k.set_backpressure(pe, false);
+    EXPECT_EQ(k.run_until(kNever, std::uint64_t{1} << index(pe)), RunStatus::watched);
+    EXPECT_EQ(k.now(), 2u);
+    EXPECT_TRUE(k.idle());
+}
+
 TEST(KernelAccounting, A_watched_completion_stops_the_run_after_its_cycle) {
     // act_rd moves 10 beats on bank 0 (cycles 0..9), pool_rd 30 beats on bank 1 (cycles 0..29).
     // Watching act_rd, run_until(1000) stops after cycle 9; the completed clients name act_rd
