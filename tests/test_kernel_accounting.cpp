@@ -113,11 +113,8 @@ TEST(KernelAccounting, Dependency_wait_is_charged_until_the_named_request_comple
     EXPECT_EQ(s.clients[index(act)].latency.max(), 11u);
 }
 
-TEST(KernelAccounting, Backpressure_stalls_until_released) {
-    // pe_wr's 1-beat request is held by back-pressure for cycles 0..49 (run_until(50)). The
-    // run_to_completion that finds it stuck has evaluated cycle 50 too: 51 stalls, and after the
-    // release it moves in cycle 51 (latency 52).
-    Kernel k(Params{});
+// Submits one 1-beat pe_wr request (32 PSUM partitions x 8 B) and holds pe_wr by back-pressure.
+ClientId held_pe_write(Kernel& k) {
     const auto pe = id(k, "pe_wr");
     Request r;
     r.client = pe;
@@ -126,6 +123,15 @@ TEST(KernelAccounting, Backpressure_stalls_until_released) {
     r.bytes = 8;
     k.submit(r);
     k.set_backpressure(pe, true);
+    return pe;
+}
+
+TEST(KernelAccounting, Backpressure_stalls_until_released) {
+    // pe_wr's 1-beat request is held by back-pressure for cycles 0..49 (run_until(50)). The
+    // run_to_completion that finds it stuck has evaluated cycle 50 too: 51 stalls, and after the
+    // release it moves in cycle 51 (latency 52).
+    Kernel k(Params{});
+    const auto pe = held_pe_write(k);
     k.run_until(50);
     EXPECT_EQ(k.run_to_completion(), RunStatus::stuck);
     k.set_backpressure(pe, false);
@@ -352,14 +358,7 @@ TEST(KernelAccounting, A_watched_run_with_no_target_is_stuck_when_nothing_can_mo
     // pe_wr's request is held by back-pressure: watching it with no target cannot end in a
     // completion, so the run says stuck (after evaluating cycle 0) instead of running forever.
     Kernel k(Params{});
-    const auto pe = id(k, "pe_wr");
-    Request r;
-    r.client = pe;
-    r.region = Region::psum;
-    r.partitions = 32;
-    r.bytes = 8;
-    k.submit(r);
-    k.set_backpressure(pe, true);
+    const auto pe = held_pe_write(k);
     EXPECT_EQ(k.run_until(kNever, std::uint64_t{1} << index(pe)), RunStatus::stuck);
     EXPECT_EQ(k.now(), 1u);
     EXPECT_FALSE(k.idle());
