@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 
 namespace sbufsim {
 namespace {

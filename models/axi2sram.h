@@ -52,9 +52,9 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "sbuf_bank.h"
-#include "sbufsim/address.h"
-#include "sbufsim/isa_rules.h"
-#include "sbufsim/params.h"
+#include "sbufsim/address/address.h"
+#include "sbufsim/address/isa_rules.h"
+#include "sbufsim/config/params.h"
 
 namespace sbufsim::models {
 

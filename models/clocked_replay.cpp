@@ -15,7 +15,7 @@
 #include "engine_shell.h"
 #include "queue_feed.h"
 #include "sbuf_arbiter.h"
-#include "sbufsim/replay_session.h"
+#include "sbufsim/replay/replay_session.h"
 #include "tpb.h"
 
 namespace sbufsim::models {

@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sbufsim/replay.h"
+#include "sbufsim/replay/replay.h"
 
 namespace sbufsim::models {
 

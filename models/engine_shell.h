@@ -1,6 +1,6 @@
 // engine_shell: one engine front-end (arr_seq, act, pool, dve, dma_<k>, q7_<c>) as a SystemC
 // process under the clocked scheduler (clocked_replay.h). The engine's behaviour and cost model
-// stay in its plain-C++ class (src/arr_seq.cpp, compute_engine.cpp, dma_engine.cpp,
+// stay in its plain-C++ class (src/engines/arr_seq.cpp, compute_engine.cpp, dma_engine.cpp,
 // q7_core.cpp); the shell steps it on every rising edge of the PE clock and again, in a delta
 // cycle, whenever another engine or the queue feed changed something (a semaphore signal, a
 // newly queued instruction), so that everything that can happen in a cycle happens in it.
@@ -11,7 +11,7 @@
 #include <systemc>
 
 #include "clocked_link.h"
-#include "sbufsim/engine.h"
+#include "sbufsim/engines/engine.h"
 
 namespace sbufsim::models {
 

@@ -8,7 +8,7 @@
 #include <systemc>
 
 #include "clocked_link.h"
-#include "sbufsim/replay_session.h"
+#include "sbufsim/replay/replay_session.h"
 
 namespace sbufsim::models {
 

@@ -20,9 +20,9 @@
 #include <systemc>
 
 #include "ecc_bank.h"
-#include "sbufsim/kernel.h"
-#include "sbufsim/tdm.h"
-#include "sbufsim/window_stats.h"
+#include "sbufsim/kernel/kernel.h"
+#include "sbufsim/kernel/tdm.h"
+#include "sbufsim/stats/window_stats.h"
 
 namespace sbufsim::models {
 

@@ -25,7 +25,7 @@
 #include <cstdint>
 
 #include "erg_parity_model.h"  // CsrError, csr helpers
-#include "sbufsim/params.h"
+#include "sbufsim/config/params.h"
 
 namespace sbufsim::models {
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sbufsim/stats.h"
+#include "sbufsim/stats/stats.h"
 
 namespace sbufsim::models {
 

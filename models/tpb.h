@@ -27,8 +27,8 @@
 #include "psum_bank.h"
 #include "sbuf_bank.h"
 #include "sbuf_cluster_csr.h"
-#include "sbufsim/address.h"
-#include "sbufsim/params.h"
+#include "sbufsim/address/address.h"
+#include "sbufsim/config/params.h"
 
 namespace sbufsim {
 struct Stats;

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sbufsim/params.h"
+#include "sbufsim/config/params.h"
 
 namespace sbufsim::test {
 

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 
 namespace sbufsim::test {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sbufsim/config.h"
+#include "sbufsim/config/config.h"
 
 namespace sbufsim::test {
 

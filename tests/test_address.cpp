@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gen_params.h"
-#include "sbufsim/address.h"
-#include "sbufsim/config.h"
+#include "sbufsim/address/address.h"
+#include "sbufsim/config/config.h"
 
 namespace sbufsim {
 namespace {

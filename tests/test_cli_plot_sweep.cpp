@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli_harness.h"
-#include "sbufsim/sweep.h"
+#include "sbufsim/sweep/sweep.h"
 
 namespace sbufsim::cli {
 namespace {

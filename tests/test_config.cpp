@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sbufsim/config.h"
+#include "sbufsim/config/config.h"
 
 namespace sbufsim {
 namespace {

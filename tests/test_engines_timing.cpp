@@ -1,11 +1,11 @@
 // Cost-model rules of the engine front-ends (PUBLIC_FACTS.md "Engines", "Matmul", "DMA").
 #include <gtest/gtest.h>
 
-#include "sbufsim/arr_seq.h"
-#include "sbufsim/compute_engine.h"
-#include "sbufsim/config.h"
+#include "sbufsim/engines/arr_seq.h"
+#include "sbufsim/engines/compute_engine.h"
+#include "sbufsim/config/config.h"
 #include "shipped.h"
-#include "sbufsim/dma_engine.h"
+#include "sbufsim/engines/dma_engine.h"
 
 namespace sbufsim {
 namespace {

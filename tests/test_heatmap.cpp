@@ -8,12 +8,12 @@
 #include <set>
 #include <sstream>
 
-#include "sbufsim/config.h"
+#include "sbufsim/config/config.h"
 #include "shipped.h"
-#include "sbufsim/heatmap.h"
-#include "sbufsim/progress.h"
-#include "sbufsim/replay.h"
-#include "sbufsim/svg.h"
+#include "sbufsim/output/heatmap.h"
+#include "sbufsim/output/progress.h"
+#include "sbufsim/replay/replay.h"
+#include "sbufsim/output/svg.h"
 
 namespace sbufsim {
 namespace {

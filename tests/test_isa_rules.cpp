@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gen_params.h"
-#include "sbufsim/isa_rules.h"
+#include "sbufsim/address/isa_rules.h"
 
 namespace sbufsim {
 namespace {

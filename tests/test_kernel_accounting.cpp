@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 #include "kernel_clients.h"
 
 namespace sbufsim {

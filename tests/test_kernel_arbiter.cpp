@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "sbufsim/arbiter.h"
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/arbiter.h"
+#include "sbufsim/kernel/kernel.h"
 #include "kernel_clients.h"
 
 namespace sbufsim {

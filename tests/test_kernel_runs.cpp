@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 #include "kernel_clients.h"
 
 namespace sbufsim {

@@ -1,7 +1,7 @@
 // TDM layer of the kernel (seed 000 §7.2): 1 DMA slot of 8, strict and work-conserving modes.
 #include <gtest/gtest.h>
 
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 #include "kernel_clients.h"
 
 namespace sbufsim {

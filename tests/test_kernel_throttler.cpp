@@ -1,7 +1,7 @@
 // Pool/act/dve token-bucket throttlers (tpb_sbuf_pool_act.json, seed 000 §7.2).
 #include <gtest/gtest.h>
 
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 
 namespace sbufsim {
 namespace {

@@ -7,10 +7,10 @@
 #include <sstream>
 #include <string>
 
-#include "sbufsim/config.h"
+#include "sbufsim/config/config.h"
 #include "shipped.h"
-#include "sbufsim/replay.h"
-#include "sbufsim/report.h"
+#include "sbufsim/replay/replay.h"
+#include "sbufsim/output/report.h"
 
 namespace sbufsim {
 namespace {

@@ -1,4 +1,4 @@
-// The sweep core (include/sbufsim/sweep.h): point expansion, sharding, rows, CSV, resume input,
+// The sweep core (include/sbufsim/sweep/sweep.h): point expansion, sharding, rows, CSV, resume input,
 // ranking. No processes here: tests/test_cli_sweep.cpp runs the command end to end.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <functional>
 
-#include "sbufsim/sweep.h"
+#include "sbufsim/sweep/sweep.h"
 #include "shipped.h"
 
 namespace sbufsim::sweep {

@@ -1,4 +1,4 @@
-// Sweep charts (include/sbufsim/sweep_chart.h) from small hand-written tables: CSV parsing and
+// Sweep charts (include/sbufsim/sweep/sweep_chart.h) from small hand-written tables: CSV parsing and
 // its file:line errors, the chart model (axes, points, skipped rows, inference of --x/--y,
 // usage errors) and the SVG (well-formed XML, one marker per point, one cell per (x, y)).
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "sbufsim/sweep.h"
-#include "sbufsim/sweep_chart.h"
+#include "sbufsim/sweep/sweep.h"
+#include "sbufsim/sweep/sweep_chart.h"
 
 namespace sbufsim::chart {
 namespace {

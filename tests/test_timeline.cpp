@@ -8,9 +8,9 @@
 #include <set>
 #include <sstream>
 
-#include "sbufsim/config.h"
+#include "sbufsim/config/config.h"
 #include "shipped.h"
-#include "sbufsim/timeline.h"
+#include "sbufsim/output/timeline.h"
 
 namespace sbufsim {
 namespace {

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "gen_params.h"
-#include "sbufsim/trace.h"
-#include "sbufsim/trace_check.h"
+#include "sbufsim/trace/trace.h"
+#include "sbufsim/trace/trace_check.h"
 
 using namespace sbufsim;
 

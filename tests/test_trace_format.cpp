@@ -4,7 +4,7 @@
 #include <random>
 #include <sstream>
 
-#include "sbufsim/trace.h"
+#include "sbufsim/trace/trace.h"
 
 using namespace sbufsim;
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "gen_params.h"
-#include "sbufsim/trace.h"
-#include "sbufsim/trace_check.h"
+#include "sbufsim/trace/trace.h"
+#include "sbufsim/trace/trace_check.h"
 
 using namespace sbufsim;
 

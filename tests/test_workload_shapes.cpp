@@ -5,11 +5,11 @@
 #include <sstream>
 #include <string>
 
-#include "sbufsim/config.h"
+#include "sbufsim/config/config.h"
 #include "shipped.h"
-#include "sbufsim/trace.h"
-#include "sbufsim/trace_check.h"
-#include "sbufsim/workload.h"
+#include "sbufsim/trace/trace.h"
+#include "sbufsim/trace/trace_check.h"
+#include "sbufsim/workload/workload.h"
 
 namespace sbufsim {
 namespace {

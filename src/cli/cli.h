@@ -8,7 +8,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "sbufsim/config.h"
+#include "sbufsim/config/config.h"
 
 namespace sbufsim::cli {
 

@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "clocked_replay.h"
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 
 namespace po = boost::program_options;
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "sbufsim/trace.h"
-#include "sbufsim/trace_check.h"
+#include "sbufsim/trace/trace.h"
+#include "sbufsim/trace/trace_check.h"
 
 namespace po = boost::program_options;
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "sbufsim/trace.h"
+#include "sbufsim/trace/trace.h"
 
 namespace po = boost::program_options;
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
-#include "sbufsim/address.h"
+#include "sbufsim/address/address.h"
 
 namespace po = boost::program_options;
 

@@ -1,6 +1,6 @@
 // `sbufsim gen`: write realistic traces from workload shapes (GEMM, attention, convolution,
 // SCALE-Sim topology files) or synthetic stress traffic. The generators are the library's
-// (include/sbufsim/workload.h); this file only parses options and opens the outputs.
+// (include/sbufsim/workload/workload.h); this file only parses options and opens the outputs.
 #include <cctype>
 #include <chrono>
 #include <filesystem>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "sbufsim/trace.h"
-#include "sbufsim/workload.h"
+#include "sbufsim/trace/trace.h"
+#include "sbufsim/workload/workload.h"
 
 namespace po = boost::program_options;
 

@@ -1,6 +1,6 @@
 // sbufsim plot: draw the bank x time heatmap and the who-blocked-whom matrix from the JSON that
 // `sbufsim run --window-stats N --json FILE` wrote, or a chart of one metric over the varied keys
-// of the CSV table `sbufsim sweep --out FILE` wrote (include/sbufsim/sweep_chart.h).
+// of the CSV table `sbufsim sweep --out FILE` wrote (include/sbufsim/sweep/sweep_chart.h).
 // docs/visualisation.md.
 // property_tree includes boost/bind.hpp, which otherwise prints a deprecation note.
 #define BOOST_BIND_GLOBAL_PLACEHOLDERS
@@ -10,9 +10,9 @@
 #include <fstream>
 
 #include "cli/commands.h"
-#include "sbufsim/heatmap.h"
-#include "sbufsim/sweep_chart.h"
-#include "sbufsim/trace.h"
+#include "sbufsim/output/heatmap.h"
+#include "sbufsim/sweep/sweep_chart.h"
+#include "sbufsim/trace/trace.h"
 
 namespace po = boost::program_options;
 namespace pt = boost::property_tree;

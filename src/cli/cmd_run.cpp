@@ -8,10 +8,10 @@
 
 #include "cli/commands.h"
 #include "clocked_replay.h"
-#include "sbufsim/heatmap.h"
-#include "sbufsim/progress.h"
-#include "sbufsim/report.h"
-#include "sbufsim/timeline.h"
+#include "sbufsim/output/heatmap.h"
+#include "sbufsim/output/progress.h"
+#include "sbufsim/output/report.h"
+#include "sbufsim/output/timeline.h"
 
 namespace po = boost::program_options;
 

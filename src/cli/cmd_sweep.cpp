@@ -26,8 +26,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
-#include "sbufsim/sweep.h"
-#include "sbufsim/trace.h"
+#include "sbufsim/sweep/sweep.h"
+#include "sbufsim/trace/trace.h"
 
 namespace po = boost::program_options;
 

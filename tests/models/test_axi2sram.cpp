@@ -15,7 +15,7 @@
 #include <tlm>
 
 #include "axi2sram.h"
-#include "sbufsim/params.h"
+#include "sbufsim/config/params.h"
 #include "tpb.h"
 
 using namespace sbufsim;

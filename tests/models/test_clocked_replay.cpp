@@ -17,8 +17,8 @@
 
 #include "../shipped.h"
 #include "clocked_replay.h"
-#include "sbufsim/report.h"
-#include "sbufsim/workload.h"
+#include "sbufsim/output/report.h"
+#include "sbufsim/workload/workload.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -13,7 +13,7 @@
 #include "erg_parity_model.h"
 #include "psum_bank.h"
 #include "sbuf_bank.h"
-#include "sbufsim/stats.h"
+#include "sbufsim/stats/stats.h"
 
 using namespace sbufsim::models;
 

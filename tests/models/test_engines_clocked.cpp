@@ -1,6 +1,6 @@
 // Engine-level timing under the clocked scheduler (models/clocked_replay.h), on small hand-written
 // traces whose expected numbers are derived in the comments from docs/engines.md, docs/kernel.md,
-// src/arr_seq.cpp and the shipped generation files:
+// src/engines/arr_seq.cpp and the shipped generation files:
 //   - a back-to-back Matmul stream reaches the cost-model initiation interval max(N, 64) PE
 //     cycles (x4 for fp32 moving data);
 //   - an ACT access and a matmul's moving read conflict on the same SBUF quadrant, not on

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "pool_act_throttler_csr.h"
-#include "sbufsim/params.h"
+#include "sbufsim/config/params.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

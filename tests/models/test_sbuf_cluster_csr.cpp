@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sbuf_cluster_csr.h"
-#include "sbufsim/params.h"
+#include "sbufsim/config/params.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -8,7 +8,7 @@
 #include <systemc>
 
 #include "../gen_params.h"
-#include "sbufsim/kernel.h"
+#include "sbufsim/kernel/kernel.h"
 #include "tpb.h"
 
 using namespace sbufsim;

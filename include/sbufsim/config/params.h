@@ -1,0 +1,235 @@
+// Typed, validated parameters of one NeuronCore generation plus its CSR state.
+//
+// This is what the rest of the simulator reads: the config loader (config.h) turns the dotted
+// keys of configs/<gen>.ini, user files and the command line into one of these, once, at setup.
+// Nothing on a hot path looks a key up by name.
+//
+// Every field is bound to exactly one key in the key table (src/config/config_keys.cpp), which carries
+// its type, default, range, unit, help text, seed section and confidence tag. The field comments
+// here only say what the field means to the model.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace sbufsim {
+
+// Which byte-offset or partition bit picks the half of an SBUF cluster (seed 000 §3.1, MED).
+enum class HalfSelect : std::uint8_t { partition, offset };
+
+// Order of service among DMA-class clients (DMA queues, Q7 masters) inside one cycle
+// (seed 000 §9: "Q7-vs-SDMA arbitration order inside the DMA slot" is LOW).
+enum class DmaOrder : std::uint8_t { round_robin, dma_first, q7_first };
+
+// One arbitration client's CSR pair: 3-bit strict priority (higher wins), 4-bit DWRR weight.
+struct ArbWeights {
+    std::uint32_t prio = 0;
+    std::uint32_t weight = 1;
+};
+
+// One rd or wr token bucket of tpb_sbuf_pool_act.json (seed 000 §7.2).
+struct ThrottleCfg {
+    bool enable = false;            // !disable_throttle (reset: disabled)
+    std::uint32_t window_len = 16;  // cycles per window (8-bit field)
+    std::uint32_t transfer_cnt = 16;  // beats allowed per window (8-bit field)
+};
+
+struct SbufParams {
+    std::uint32_t partitions = 128;
+    std::uint64_t partition_stride = 0x40000;  // STATE_BUF_PARTITION_SIZE (address stride)
+    std::uint64_t partition_active = 0x38000;  // PARTITION_ACTIVE_SIZE (SRAM behind a partition)
+    std::uint64_t region_offset = 0;           // STATE_BUF_OFFSET in the 29-bit space
+    std::uint64_t region_size = 0x2000000;     // STATE_BUF_SZ
+    std::uint32_t word_size = 8;               // STATE_BUF_WORD_SIZE
+    std::uint32_t ecc_banks = 16;
+    std::uint32_t clusters = 8;
+    HalfSelect half_select = HalfSelect::partition;
+    std::uint32_t half_offset_bit = 17;        // used when half_select == offset
+    std::uint32_t mid_partition = 64;          // Statebuf midPartition (seed 004)
+    std::uint64_t reserved_size = 0x4008;      // Statebuf reservedSize (seed 004)
+    std::uint64_t soc_base = 0x2000000000;     // TPB_0_STATE_BUF (seed 002 §1)
+};
+
+struct PsumParams {
+    std::uint32_t partitions = 128;
+    std::uint32_t banks = 8;                   // HW banks per partition (matmul view)
+    std::uint64_t bank_size = 2048;
+    std::uint32_t isa_banks = 8;               // PSUM_BUF_NUM_BANKS of the ISA header
+    std::uint64_t isa_bank_size = 2048;        // PSUM_BUF_BANK_SIZE of the ISA header
+    std::uint64_t partition_stride = 0x8000;   // PSUM_BUF_PARTITION_SIZE
+    std::uint64_t partition_active = 0x4000;
+    std::uint64_t region_offset = 0x2000000;   // PSUM_BUF_OFFSET
+    std::uint64_t region_size = 0x400000;      // PSUM_BUF_SZ (0 on maverick: no PSUM)
+    std::uint32_t ecc_banks = 32;
+    std::uint32_t ecc_clusters = 4;
+    std::uint64_t soc_base = 0x2802000000;     // TPB_0_PSUM_BUF (seed 002 §3)
+};
+
+struct IsaParams {
+    std::uint32_t addr_mask = 0x1fffffff;      // TPB_PARTITION_ADDR_MASK
+    std::uint32_t addr_reg_marker = 0x80;      // ADDR4_MARKER_ADDR_REG
+    std::uint32_t num_addr_registers = 64;     // NUM_ADDR_REGISTERS
+    std::uint32_t matmul_zero_region_max = 0;  // highest MATMUL_ZERO_REGION value (0 = SIZE2048 only)
+    std::uint32_t quadrant_partitions = 32;
+    std::uint32_t num_semaphores = 256;
+    std::uint32_t xpose_tile_rows = 16;
+    std::uint32_t xpose_max_cols_2b = 128;
+    std::uint32_t xpose_max_cols_4b = 64;
+    std::uint32_t xpose_dst_align = 32;
+};
+
+struct PeParams {
+    std::uint32_t rows = 128;
+    std::uint32_t cols = 128;
+    std::uint32_t row_groups = 4;
+    std::uint32_t col_groups = 4;
+    std::uint32_t max_weight_step = 2;
+    std::uint32_t min_wave = 128;
+    std::uint32_t reorder_window = 64;
+    double clock_ghz = 2.4;
+    std::uint32_t cost_freq = 120;             // cost-model getEngineFrequency (seed 004)
+};
+
+struct EngineParams {
+    std::uint32_t channels = 128;
+    std::uint32_t reorder_window = 8;
+    double clock_ghz = 1.2;
+};
+
+struct DmaParams {
+    std::uint32_t data_width = 32;             // DMA_ENGINE_DATA_WIDTH_BYTES
+    std::uint32_t engines = 16;                // DMA_ENGINE_COUNT_PER_TPB
+    std::uint32_t queues_per_engine = 16;
+    double engine_gbps = 27.0;
+    std::uint32_t partition_round = 32;        // active partitions rounded up to this
+};
+
+struct Q7Params {
+    std::uint32_t cores = 8;
+    std::uint32_t partitions_per_core = 16;
+    std::uint32_t bus_bytes = 64;              // 512-bit AXI data bus
+};
+
+// Kernel beat widths: how much of a request one arbitration slot moves.
+struct WidthParams {
+    std::uint32_t engine_bytes = 8;            // bytes per partition per beat, PE/ACT/POOL/DVE
+    std::uint32_t psum_bytes = 8;              // bytes per partition per beat on PSUM
+    std::uint32_t dma_partitions = 1;          // partitions per DMA beat
+    std::uint32_t q7_partitions = 1;           // partitions per Q7 AXI beat
+};
+
+// Number of stage-1 (PE-array sequencer) clients: the 4 column clusters + 1 fan-out.
+inline constexpr std::uint32_t kStage1Clients = 5;
+
+struct ArbiterParams {
+    std::array<ArbWeights, kStage1Clients> stage1{};
+    ArbWeights pool_rd{}, act_rd{}, pool_wr{}, act_wr{};
+    ArbWeights pe_rd{1, 1};                    // the only non-zero reset priority
+    ArbWeights dve_rd{}, dve_wr{};             // DVE's SBUF port (seeds silent)
+    ArbWeights dma{}, q7{};                    // DMA-class clients' weights (order policy)
+    // PSUM-side arbitration (seeds silent, INFERRED)
+    ArbWeights psum_pe_wr{1, 1};
+    ArbWeights psum_act{}, psum_pool{}, psum_dve{};
+};
+
+struct TdmParams {
+    std::uint32_t max_slots = 8;
+    std::uint32_t dma_slots = 1;
+    bool strict = false;
+    DmaOrder dma_order = DmaOrder::round_robin;
+};
+
+struct ThrottlerParams {
+    ThrottleCfg pool_rd{}, pool_wr{}, act_rd{}, act_wr{}, dve_rd{}, dve_wr{};
+};
+
+struct ConcurrencyParams {
+    bool dve_gpsimd_sbuf_exclusive = false;    // NC-v2: VectorE and GpSimd not together on SBUF
+    bool dve_act_psum_exclusive = false;       // NC-v2: VectorE and ScalarE not together on PSUM
+};
+
+struct Axi2SramParams {
+    bool transpose_en = true;
+    bool raw_en = true;
+    bool sns = false;                          // non-FP8 NaN saturate
+    bool sis = false;                          // non-FP8 Inf saturate
+    bool clk_redun_pipe_gate_en = false;
+};
+
+struct ArrSeqParams {
+    std::uint32_t fifo_size_sel = 0;
+    bool bypass_peregwrite_instr = false;
+    bool disable_dependency_check = false;
+    bool disable_bg_xpose = true;
+    bool disable_tagweight_mode = true;
+    bool enable_wl_last_active_col = false;
+    bool flush_p2f_fifos = false;
+    bool matmul_done_last = false;
+    bool en_inter_instr_dly = false;
+    std::uint32_t inter_instr_dly_cnt = 8;
+    std::uint32_t p2fifo_af = 2;
+    std::array<std::uint32_t, 4> rg_stagger{};  // array_stagger_rg{0..3}_ctrl1
+    std::uint32_t max_groups = 8;              // accumulation groups in flight
+};
+
+// Engine timing and modelling constants of the engine front-ends (keys timing.*). Defaults come
+// from PUBLIC_FACTS.md ("public") or are modelling choices where the sources are silent
+// ("INFERRED"). Engine cycles are in the engine's own clock (pe, act, pool, dve clocks).
+struct EngineTiming {
+    // public: fixed per-instruction tensor-access overhead, ~60 engine cycles (ACT/POOL/DVE).
+    double compute_fixed_overhead = 60;
+    // public: an ACT/POOL/DVE instruction costs max(64, N) engine cycles for N elements/partition.
+    std::uint32_t compute_min_cycles = 64;
+    // public: a two-input op streams both inputs: max(64, 2N) (stated for DVE; INFERRED for
+    // two-input ACT/POOL ops).
+    std::uint32_t two_input_factor = 2;
+    // public: an innermost stride over 16 bytes roughly halves an engine's access throughput.
+    std::uint32_t stride_penalty_bytes = 16;
+    std::uint32_t stride_penalty_factor = 2;
+    // public: matmul initiation interval max(N_moving, 64) PE cycles for 2/1-byte inputs, 4x fp32.
+    std::uint32_t matmul_min_ii = 64;
+    std::uint32_t matmul_fp32_factor = 4;
+    // INFERRED: LoadStationary streams the stationary tile's free axis (cols) at one column per
+    // PE cycle, with the same 64-cycle floor as a matmul; it runs in the background while the
+    // previous matmul streams (public: "LoadStationary overlaps the previous matmul").
+    std::uint32_t ldweights_min_cycles = 64;
+    // INFERRED: PE cycles from a matmul's first moving read to its first PSUM write (the partial
+    // sums cross the array's rows before they drain through p2fifo).
+    std::uint32_t pe_drain_latency = 128;
+    // public: ~1 us DMA start-up between the triggering semaphore and data motion.
+    double dma_startup_ns = 1000;
+    // public: DMA transposes at a fraction of plain throughput (trn2: up to 90% HBM->SBUF,
+    // 50% SBUF->SBUF).
+    double dma_xpose_fraction_hbm = 0.9;
+    double dma_xpose_fraction_sbuf = 0.5;
+    // INFERRED: fixed per-instruction overhead of a Q7 AXI load/store, in GpSimd cycles (the
+    // GpSimd clock is pool.clock_ghz); the data phase is bytes / q7.bus_bytes cycles.
+    double q7_fixed_overhead = 60;
+};
+
+struct Params {
+    std::string generation = "cayman";
+    std::string neuroncore = "v3";
+    SbufParams sbuf;
+    PsumParams psum;
+    IsaParams isa;
+    PeParams pe;
+    EngineParams pool;
+    EngineParams act{128, 8, 1.2};
+    EngineParams dve{128, 8, 0.96};
+    DmaParams dma;
+    Q7Params q7;
+    WidthParams width;
+    ArbiterParams arbiter;
+    TdmParams tdm;
+    ThrottlerParams throttler;
+    ConcurrencyParams concurrency;
+    Axi2SramParams axi2sram;
+    ArrSeqParams arr_seq;
+    EngineTiming timing;
+
+    bool has_psum() const { return psum.region_size != 0; }
+};
+
+}  // namespace sbufsim

@@ -1,0 +1,151 @@
+// The PE-array sequencer (arr_seq) front-end: LdWeights and Matmul from one in-order PE queue
+// (seed 000 §5, §5.6; PUBLIC_FACTS.md "Matmul").
+//
+// Kernel traffic:
+//   - Matmul streams the moving tensor (num_active_rows partitions x N elements) from SBUF,
+//     split by 32-partition quadrant = row group, quadrant q on stage-1 client pe_client_q; row
+//     group q's request is delayed by its array_stagger_rg{q}_ctrl1 idle timer (arr_seq.rg_stagger,
+//     PE cycles). With 8-byte beats this moves 128 partitions x 4 bf16 per 4 cycles, i.e. exactly
+//     the array's 1 element/partition/cycle.
+//   - LdWeights reads the stationary tile (rows partitions x cols elements) as one request on the
+//     fan-out client pe_client_4: the weights fan out to every row group from one read.
+//     (INFERRED: seed 000 §7.1 names "the 4 PE column-clusters + 1 fan-out" without the wiring.
+//     Stage 1 admits one PE beat per cycle, so splitting the weight load by quadrant would cost
+//     4x the beats and take 25% of the moving stream's slots, contradicting "LoadStationary runs
+//     in the background", PUBLIC_FACTS.)
+//   - Matmul writes fp32 partial sums to PSUM on client pe_wr: num_active_cols partitions from
+//     the col_grp quadrant, the bank the dst offset selects (§5.2, §5.5). A BEGIN tile writes
+//     (the zero-region banks are zeroed, §5.3, counted in psum_banks_zeroed), mid and END tiles
+//     accumulate: a read-add-write (Op::raw) on the same bytes.
+// Timing:
+//   - Matmul initiation interval ii = max(N, 64) PE cycles, x4 for fp32 moving data. The array
+//     is occupied from the matmul's start until both ii has passed and its moving reads were
+//     granted; with arr_seq.en_inter_instr_dly the next matmul waits inter_instr_dly_cnt more.
+//   - LdWeights costs max(cols, 64) PE cycles (x4 fp32) on a separate weight path: it may start
+//     as soon as the previous weights were latched by a matmul, so it overlaps that matmul
+//     (PUBLIC_FACTS: "LoadStationary runs in the background"). A matmul waits for the LdWeights
+//     before it in the queue to complete.
+//   - PSUM writes issue pe_drain_latency PE cycles after the matmul starts; the matmul completes
+//     (fires its signals) when its PSUM writes are granted (matmul_done_last reading).
+//   - p2fifo almost-full: while more than arr_seq.p2fifo_af PSUM writes are waiting in the kernel,
+//     the PE read clients are back-pressured (Kernel::set_backpressure). A write waits from its
+//     issue cycle (the array has produced the partial sums) until its last beat is granted; a
+//     write the array will only produce pe_drain_latency cycles after its matmul started does
+//     not occupy the FIFO yet.
+// Accumulation groups: BEGIN opens a group on (PSUM bank, destination quadrants), END closes it;
+// at most arr_seq.max_groups may be open (a BEGIN beyond it is counted, not stalled: the only
+// queue that could close a group is this one, so stalling would deadlock).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sbufsim/engines/engine.h"
+
+namespace sbufsim {
+
+struct ArrSeqInstr {
+    enum class Kind : std::uint8_t { ldweights, matmul };
+    Kind kind = Kind::matmul;
+    SyncSet sync;
+    std::uint64_t line = 0;
+    TensorAccess src;              // ldweights: stationary; matmul: moving (SBUF)
+    TensorAccess dst;              // matmul: PSUM destination (fp32)
+    bool fp32 = false;             // 4-byte input dtype: 4x initiation interval
+    std::uint32_t rows = 0;        // ldweights rows / matmul num_active_rows
+    std::uint32_t cols = 0;        // ldweights cols / matmul num_active_cols
+    std::uint8_t acc_flags = 0;    // BEGIN = 1, END = 2
+    std::uint8_t zero_region = 0;
+};
+
+struct ArrSeqStats {
+    std::uint64_t ldweights = 0;
+    std::uint64_t matmuls = 0;
+    Cycle pe_stream = 0;           // sum of initiation intervals: cycles the array streams data
+    Cycle pe_busy = 0;             // sum of array occupancy (stream + bank-stall extension)
+    Cycle weight_wait = 0;         // cycles a matmul at the head waited for its LdWeights
+    // Matmul counts by tile shape "RxC" (num_active_rows x num_active_cols), in first-seen
+    // order, like arr_seq_ififo_perf_matmul's tile_RxC counters (seed 000 §5.6).
+    std::vector<std::pair<std::string, std::uint64_t>> shapes;
+    std::uint64_t groups_begun = 0;
+    std::uint64_t groups_ended = 0;
+    std::uint64_t peak_open_groups = 0;
+    std::uint64_t group_limit_exceeded = 0;  // BEGINs while max_groups groups were open
+    std::uint64_t psum_banks_zeroed = 0;
+    std::uint64_t psum_write_bytes = 0;
+    std::uint64_t psum_accumulate_bytes = 0;
+    Cycle backpressure_cycles = 0;           // cycles p2fifo almost-full was asserted
+    bool operator==(const ArrSeqStats&) const = default;
+};
+
+class ArrSeq final : public FrontEnd {
+public:
+    ArrSeq(Kernel& kernel, Semaphores& sems, const Params& p, const EngineTiming& t,
+           std::vector<InstrEvent>* timeline, std::uint16_t index);
+
+    void push(const ArrSeqInstr& i) { queue_.push(i); }
+    // PE cycles of a matmul's initiation interval / an LdWeights (the cost model above).
+    std::uint32_t matmul_ii(const ArrSeqInstr& i) const;
+    std::uint32_t ldweights_cycles(const ArrSeqInstr& i) const;
+
+    bool step(Cycle now) override;
+    Wake wake(Cycle now) const override;
+    bool idle() const override;
+    std::size_t queued() const override { return queue_.size(); }
+    bool blocked(BlockedHead& out) const override;
+    const EngineStats& stats() const override { return stats_; }
+    const ArrSeqStats& arr_stats() const { return arr_; }
+    void finish(Cycle end) override;
+    void set_queue_name(std::string q) { queue_name_ = std::move(q); }
+
+private:
+    struct InFlight {
+        bool active = false;
+        Cycle start = 0, compute_end = 0;
+        RequestSet reqs;
+        SyncSet sync;
+        std::uint64_t line = 0;
+    };
+    bool retire(Cycle now);
+    bool try_start(Cycle now);
+    void start_ldweights(const ArrSeqInstr& i, Cycle now);
+    void start_matmul(const ArrSeqInstr& i, Cycle now);
+    void read_by_row_group(const TensorAccess& a, Cycle now, RequestSet& into);
+    void track_group(const ArrSeqInstr& i);
+    void complete(const InFlight& f, Cycle now);
+    void update_backpressure(Cycle now);
+
+    Kernel& kernel_;
+    Semaphores& sems_;
+    EngineTiming timing_;
+    ArrSeqParams csr_;
+    std::uint32_t quadrant_ = 32;
+    std::uint32_t bank_size_ = 2048;
+    std::vector<InstrEvent>* timeline_;
+    std::uint16_t index_;
+    std::string queue_name_ = "arr_seq";
+    std::vector<ClientId> pe_rd_;   // pe_client_0..4
+    ClientId pe_wr_{};
+    bool has_psum_ = false;
+
+    Ring<ArrSeqInstr> queue_;
+    InFlight ldw_;                  // LdWeights on the weight path
+    InFlight array_;                // the matmul streaming through the array
+    RequestSet array_drain_;        // its PSUM write requests
+    Ring<InFlight> drain_;          // matmuls released by the array, PSUM writes outstanding
+    Ring<Cycle> unproduced_;        // issue cycles of this engine's PSUM writes not yet issued
+    bool weights_unlatched_ = false;  // a loaded weight tile no matmul has latched yet
+    Cycle array_free_ = 0;          // earliest start of the next matmul (inter-instruction delay)
+    std::vector<std::uint8_t> open_;  // per PSUM bank: quadrant mask of open groups
+    std::uint64_t open_groups_ = 0;
+    bool backpressure_ = false;
+    Cycle backpressure_since_ = 0;
+    Cycle blocked_since_ = kNever;
+    Cycle busy_since_ = kNever;     // engine busy = any of ldw/array/drain in flight
+    Cycle weight_wait_since_ = kNever;
+    EngineStats stats_;
+    ArrSeqStats arr_;
+};
+
+}  // namespace sbufsim

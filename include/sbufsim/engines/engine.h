@@ -1,0 +1,174 @@
+// The engine front-end interface and the machinery the front-ends share.
+//
+// FrontEnd is what the replay driver (replay.h) or a SystemC shell drives. SerialEngine is the
+// common core of the engines that run one instruction at a time (compute engines, Q7 cores, DMA
+// engines): the instruction in flight, its bank requests, retirement (signals, statistics,
+// timeline) and the wake-up cycle. InOrderEngine adds the single in-order queue the compute
+// engines and Q7 cores have; each engine keeps only its cost model and how it starts an
+// instruction. The semaphore file, timing constants and statistics types are in semaphores.h.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sbufsim/kernel/kernel.h"
+#include "sbufsim/engines/semaphores.h"
+
+namespace sbufsim {
+
+// When an engine next needs a step without outside news: at cycle `at`, or as soon as the kernel
+// completes a request of a client in `watch` (bit = client index). The fast scheduler runs the
+// kernel up to `at` and stops it early at a watched completion (Kernel::run_until), so an engine
+// waiting for its bank requests costs nothing per cycle.
+struct Wake {
+    Cycle at = kNever;
+    std::uint64_t watch = 0;
+    void merge(const Wake& o) {
+        at = std::min(at, o.at);
+        watch |= o.watch;
+    }
+    bool never() const { return at == kNever && !watch; }
+};
+
+// What a blocked queue head waits for (deadlock reports).
+struct BlockedHead {
+    std::uint64_t line = 0;
+    std::string queue;
+    std::uint16_t sem = 0;
+    std::uint32_t want = 0;
+    std::uint64_t have = 0;
+};
+
+// Every engine front-end, as the replay driver (replay.h) or a SystemC shell drives it. Engines
+// are stepped in a fixed order at event cycles; between events the kernel runs.
+class FrontEnd {
+public:
+    virtual ~FrontEnd() = default;
+    // At cycle `now` (the kernel has simulated every cycle before it): retire instructions whose
+    // time and bank requests are done (firing their signals), then start every instruction that
+    // can start. Returns true when anything changed (a signal may unblock another engine).
+    virtual bool step(Cycle now) = 0;
+    // When this engine next needs a step() without outside news (a signal or a new
+    // instruction): at a cycle, or once the kernel completes a request of a watched client.
+    virtual Wake wake(Cycle now) const = 0;
+    // Nothing queued and nothing in flight.
+    virtual bool idle() const = 0;
+    // Instructions queued and not yet started.
+    virtual std::size_t queued() const = 0;
+    // The head blocked on a semaphore, if any (for deadlock reports).
+    virtual bool blocked(BlockedHead& out) const = 0;
+    virtual const EngineStats& stats() const = 0;
+    // Engine-wide totals only the replay's end knows (e.g. busy time still open).
+    virtual void finish(Cycle /*end*/) {}
+};
+
+// The wake-up of an engine that waits for its bank requests: the kernel's next completion of one
+// of their clients. A set already complete (the engine retires at its next step) is due at once.
+inline Wake requests_wake(Cycle now, const Kernel& k, const RequestSet& waiting) {
+    const std::uint64_t watch = waiting.pending_clients(k);
+    return watch ? Wake{kNever, watch} : Wake{now + 1, 0};
+}
+
+// The kernel client `name`; throws std::invalid_argument ("<who>: the kernel has no client
+// <name>") when the kernel lacks it.
+ClientId need_client(const Kernel& k, const std::string& name, const std::string& who);
+
+// An engine with at most one instruction in flight. An instruction starts (begin()), issues its
+// bank requests into reqs_, sets compute_end_ (its cost-model end) and retires once both that
+// time has passed and its requests are done (retire()).
+class SerialEngine : public FrontEnd {
+public:
+    const EngineStats& stats() const override { return stats_; }
+
+protected:
+    SerialEngine(Kernel& kernel, Semaphores& sems, const EngineTiming& t, std::vector<InstrEvent>* timeline,
+                 std::uint16_t index)
+        : kernel_(kernel), sems_(sems), timing_(t), timeline_(timeline), index_(index) {}
+
+    // The instruction (its sync set and trace line) starts at `now`; its requests follow.
+    void begin(const SyncSet& sync, std::uint64_t line, Cycle now) {
+        active_ = true;
+        start_ = now;
+        sync_ = sync;
+        line_ = line;
+        reqs_.clear();
+        if (stats_.first_start == kNever) stats_.first_start = now;
+    }
+    // Retires the instruction in flight if its time and requests are done: signals, statistics,
+    // timeline. Returns true when it retired (start_ still holds its start cycle).
+    bool retire(Cycle now);
+    // wake() of the instruction in flight: its cost-model end, then its requests' completion.
+    Wake busy_wake(Cycle now) const {
+        if (!active_) return {};
+        return now < compute_end_ ? Wake{compute_end_, 0} : requests_wake(now, kernel_, reqs_);
+    }
+    // Fills `out` when the head (sync, line) of `queue` waits for an unmet semaphore.
+    bool head_blocked(const SyncSet& sync, std::uint64_t line, const std::string& queue, BlockedHead& out) const;
+
+    Kernel& kernel_;
+    Semaphores& sems_;
+    EngineTiming timing_;
+    std::vector<InstrEvent>* timeline_;
+    std::uint16_t index_;
+
+    // The instruction in flight.
+    bool active_ = false;
+    Cycle start_ = 0, compute_end_ = 0;
+    RequestSet reqs_;
+    SyncSet sync_;
+    std::uint64_t line_ = 0;
+    EngineStats stats_;
+};
+
+// A SerialEngine fed by one in-order queue of `Instr` (each with `sync` and `line`): the head
+// starts as soon as its waits are met and the engine is free. The engine supplies start().
+template <class Instr>
+class InOrderEngine : public SerialEngine {
+public:
+    void push(const Instr& i) { queue_.push(i); }
+    void set_queue_name(std::string q) { queue_name_ = std::move(q); }
+
+    bool step(Cycle now) override {
+        bool changed = retire(now);
+        if (!active_ && !queue_.empty()) {
+            const Instr& h = queue_.front();
+            if (sems_.ready(h.sync)) {
+                if (blocked_since_ != kNever) stats_.sem_wait += now - blocked_since_;
+                blocked_since_ = kNever;
+                begin(h.sync, h.line, now);
+                start(h, now);
+                queue_.pop();
+                changed = true;
+            } else if (blocked_since_ == kNever) {
+                blocked_since_ = now;
+            }
+        }
+        return changed;
+    }
+    Wake wake(Cycle now) const override { return busy_wake(now); }
+    bool idle() const override { return !active_ && queue_.empty(); }
+    std::size_t queued() const override { return queue_.size(); }
+    bool blocked(BlockedHead& out) const override {
+        if (active_ || queue_.empty()) return false;
+        return head_blocked(queue_.front().sync, queue_.front().line, queue_name_, out);
+    }
+
+protected:
+    InOrderEngine(std::string name, Kernel& kernel, Semaphores& sems, const EngineTiming& t,
+                  std::vector<InstrEvent>* timeline, std::uint16_t index)
+        : SerialEngine(kernel, sems, t, timeline, index), queue_name_(name) {
+        stats_.name = std::move(name);
+    }
+    // Issues the requests of `i` (begin() has run) and sets compute_end_.
+    virtual void start(const Instr& i, Cycle now) = 0;
+
+private:
+    std::string queue_name_;
+    Ring<Instr> queue_;
+    Cycle blocked_since_ = kNever;
+};
+
+}  // namespace sbufsim

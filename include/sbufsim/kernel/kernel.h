@@ -1,0 +1,232 @@
+// The bank-conflict kernel: who gets which SBUF/PSUM ECC bank in each cycle, and why everyone
+// else waits (DESIGN.md "The kernel", seed 000 §7.1-§7.2, §8 step 5). Plain C++: no SystemC.
+//
+// Usage (setup, then a loop of submit / run / drain):
+//
+//     Kernel k(params);
+//     const ClientId act = *k.client_index("act_rd");      // names at setup only
+//     RequestId id = k.submit({.client = act, .partitions = 128, .bytes = 512, .issue = 10});
+//     k.run_until(1000);                                    // simulate cycles [now(), 1000)
+//     Completion c; while (k.pop_completion(c)) { ... }     // when options.completion_capacity
+//     print_report(std::cout, k.stats());
+//
+// Per cycle t, for every client whose head beat is ready (issue reached):
+//   dependency -> PSUM back-pressure -> TDM gate (strict mode) -> throttler -> stage 1 (PE clients,
+//   one winner) -> stage 2 (priority, DWRR) / DMA-class order -> greedy bank grant, precedence
+//   class of slot t first. PSUM banks are granted separately among the PSUM clients (no TDM).
+// A client moves at most one beat per cycle; a request's beats move in order, requests of one
+// client in submission order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "sbufsim/kernel/arbiter.h"
+#include "sbufsim/kernel/clients.h"
+#include "sbufsim/config/params.h"
+#include "sbufsim/kernel/request.h"
+#include "sbufsim/stats/stats.h"
+#include "sbufsim/kernel/tdm.h"
+#include "sbufsim/kernel/throttler.h"
+
+namespace sbufsim {
+
+class ActivityProbe;  // window_stats.h
+
+struct KernelOptions {
+    // Evaluate every cycle instead of jumping over idle and gate-only stretches. Results are
+    // identical either way (tests/test_kernel_accounting.cpp); this exists to prove it.
+    bool step_every_cycle = false;
+    // Completions kept for pop_completion(); 0 = none are recorded (counters still are).
+    std::uint32_t completion_capacity = 0;
+    // Requests a client may have queued; 0 = unbounded (the queue grows inside submit()).
+    std::uint32_t queue_limit = 0;
+};
+
+enum class RunStatus : std::uint8_t {
+    reached,          // now() == the target (run_until) / every queue drained (run_to_completion)
+    completions_full, // stopped early: drain pop_completion() and call again
+    watched,          // run_until only: stopped early after the cycle in which a request of a
+                      // watched client completed (now() is the cycle after it)
+    stuck,            // run_to_completion, or run_until(kNever, ...): work is left but nothing
+                      // can ever move (a client held by set_backpressure, or a throttler with
+                      // transfer_cnt 0); for run_until also when no work is left at all
+};
+
+class Kernel {
+public:
+    // Throws std::invalid_argument when the geometry does not fit the kernel's masks (more than
+    // 16 SBUF or 32 PSUM ECC banks, more than kMaxClients clients).
+    explicit Kernel(const Params& p, KernelOptions options = {});
+    Kernel(const Kernel&);
+    Kernel(Kernel&&) noexcept;
+    Kernel& operator=(const Kernel&);
+    Kernel& operator=(Kernel&&) noexcept;
+    ~Kernel();
+
+    // Setup: a client's dense index by name ("act_rd", "dma_3", "pe_wr", ...).
+    std::optional<ClientId> client_index(std::string_view name) const { return clients_.find(name); }
+    const ClientSet& clients() const { return clients_; }
+
+    // Queues a request behind the client's earlier ones. Returns its id, or kNoRequest when the
+    // client's queue is at options.queue_limit. Throws std::invalid_argument for a malformed
+    // request (unknown client, wrong region for the client, partitions or bytes out of range,
+    // `after` naming a request not yet submitted). An issue cycle before now() counts as now().
+    RequestId submit(const Request& r);
+
+    // Simulates cycles [now(), target). Stops early when the completion ring is full, or after a
+    // cycle in which a request of a client in `watch` (bit = client index) completed. With
+    // target == kNever it runs until such a completion, or returns RunStatus::stuck when no
+    // queued beat can move any more.
+    RunStatus run_until(Cycle target, std::uint64_t watch = 0);
+    // Simulates until every queued request completed (or it never can: RunStatus::stuck).
+    RunStatus run_to_completion();
+
+    // The next cycle to simulate.
+    Cycle now() const { return now_; }
+    // True when the request's last beat has been granted.
+    bool is_complete(RequestId id) const {
+        return completed_[index(request_client(id))] > request_seq(id);
+    }
+    // The clients (bit = index) with a request completed since clear_completed_clients().
+    std::uint64_t completed_clients() const { return done_clients_; }
+    void clear_completed_clients() { done_clients_ = 0; }
+    // No request queued anywhere.
+    bool idle() const { return queued_ == 0; }
+    // Requests queued (not yet completed) by one client.
+    std::uint64_t queued(ClientId c) const;
+
+    // The front-end's downstream is full (e.g. the PE-array sequencer's p2fifo): while set, the
+    // client's ready beats stall with StallCause::psum_backpressure. Takes effect from now().
+    void set_backpressure(ClientId c, bool full);
+
+    // Oldest unread completion; false when none (or options.completion_capacity == 0).
+    bool pop_completion(Completion& out);
+
+    // The statistics so far, derived fields filled in.
+    const Stats& stats();
+
+    // Optional time-resolved recording (window_stats.h): per-bin bank grants, conflicts, stalls,
+    // client bytes, TDM use and stall spans. Null (the default) costs one untaken branch per hook.
+    // The probe must outlive the kernel's runs; a copied kernel shares it.
+    void set_probe(ActivityProbe* probe) { probe_ = probe; }
+
+private:
+    struct Port;  // per-client queue and head-beat state (kernel.cpp)
+    struct Queued {
+        Request req;
+        std::uint32_t beats;
+    };
+
+    RunStatus run(Cycle target, bool until_drained, std::uint64_t watch);
+    void step(Cycle t);
+    void skip(Cycle from, Cycle to, bool gated);
+    void leap(Cycle target);
+    void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
+                     std::uint64_t psum);
+    template <typename F>
+    void add_slot_cycles(Cycle from, Cycle len, F&& f);
+    struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
+    template <bool kRules>
+    void grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
+                      std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
+                      bool tdm_region, TdmClass prec, Cycle t);
+    void grant(std::uint32_t c, Cycle t);
+    void complete(std::uint32_t c, Cycle t);
+    void load_head(std::uint32_t c, Cycle t);
+    void load_run(std::uint32_t c);
+    bool uniform_head(std::uint32_t c, const Queued& e);
+    void set_run(std::uint32_t c, std::uint64_t banks, std::uint32_t bytes, std::uint32_t beats);
+    struct Beat {
+        std::uint64_t mask;  // global bank bits (head_mask_)
+        std::uint32_t bytes;
+    };
+    Beat chunk_beat(const Port& p, std::uint32_t pc, std::uint32_t bc) const;
+    std::uint32_t sbuf_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0, std::uint32_t o1) const;
+    std::uint32_t psum_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0, std::uint32_t o1) const;
+    void flush_bank_grants(std::uint32_t c);
+    void charge(std::uint32_t c, StallCause cause, std::uint64_t n = 1);
+    void refresh_ready(Cycle t);
+    std::uint32_t beats_of(const Request& r) const;
+
+    Params params_;
+    KernelOptions options_;
+    ClientSet clients_;
+    Tdm tdm_;
+    Arbiter stage1_, stage2_, dma_arb_, psum_arb_;
+    std::uint32_t n_ = 0;
+
+    // Client masks, fixed at setup.
+    std::uint64_t sbuf_mask_ = 0, psum_mask_clients_ = 0, stage1_mask_ = 0, stage2_mask_ = 0;
+    std::uint64_t dma_class_ = 0, compute_class_ = 0, throttled_ = 0;
+    std::uint64_t dve_sbuf_ = 0, gpsimd_sbuf_ = 0, dve_psum_ = 0, act_psum_ = 0;
+
+    // Dynamic client masks.
+    std::uint64_t ready_ = 0;    // head beat ready (issue reached)
+    std::uint64_t pending_ = 0;  // head exists but issue in the future
+    std::uint64_t depwait_ = 0;  // ready head whose dependency may be unmet
+    std::uint64_t backpressure_ = 0;
+    Cycle next_issue_ = kNever;  // min head issue over pending_
+
+    std::vector<Port> ports_;
+    std::vector<Throttler> throttlers_;
+    std::vector<std::uint64_t> completed_;  // per client: requests completed (= next seq done)
+    std::uint64_t queued_ = 0;
+
+    // Bank mapping tables, per partition (switchable to AddressMap, docs/kernel.md).
+    std::vector<std::uint8_t> sbuf_bank_of_;     // HalfSelect::partition: cluster*2 + half
+    std::vector<std::uint8_t> sbuf_cluster_of_;  // HalfSelect::offset
+    std::vector<std::uint8_t> psum_cluster_of_;
+    bool half_by_offset_ = false;
+    std::uint32_t half_bit_ = 17;
+    std::uint32_t psum_banks_ = 8;
+    std::uint32_t psum_bank_size_ = 2048;
+
+    // Completion ring.
+    std::vector<Completion> ring_;
+    std::uint64_t ring_head_ = 0, ring_tail_ = 0;
+
+    Cycle now_ = 0;
+    std::uint64_t done_clients_ = 0;  // completed_clients()
+    std::uint64_t watch_ = 0;         // run_until's watch for the run in progress
+    bool watched_done_ = false;       // a watched client completed a request in this run
+    Cycle slot_cycle_ = kNever;  // the last stepped cycle and its TDM slot
+    std::uint32_t slot_ = 0;
+    // Set by step(): every ready beat of the cycle was stopped by a gate (dependency,
+    // back-pressure, strict TDM, throttler), and the earliest cycle one of those gates can open.
+    bool gated_only_ = false;
+    Cycle gate_release_ = kNever;
+    bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
+    // Set by step(): every ready beat was granted, none throttled, and every granted run has
+    // `cycles` more beats after the next one; the cycles after it repeat it (leap()). The masks
+    // are the cycle's granted clients, its SBUF grants and the arbiters' candidates.
+    struct Steady {
+        bool on = false;
+        Cycle cycles = 0;
+        std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
+    } steady_;
+    Stats stats_;
+    ActivityProbe* probe_ = nullptr;
+    // ECC banks of each client's head beat: the one field the grant loop reads for every
+    // candidate, kept dense instead of inside the large Port records. One bit space for both
+    // regions, in Stats::banks order: SBUF bank b is bit b, PSUM bank b is bit psum_base_ + b
+    // (psum_base_ = sbuf.ecc_banks <= 16, so 48 bits at most). The regions never share a bit, so
+    // one cycle's bank sets of both regions fit in one word.
+    std::array<std::uint64_t, 64> head_mask_{};
+    std::uint32_t psum_base_ = 0;
+    // Per client, dense for the same reason: beats after the head beat with the same banks and
+    // bytes (Port::pc/bc say what follows the run), and the current run of stalled cycles.
+    std::array<std::uint32_t, 64> run_left_{};
+    std::array<std::uint64_t, 64> stall_run_{};
+    // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
+    // records are large (names, vectors), so indexing them costs more than these flat arrays.
+    std::array<std::uint64_t, 48> bank_conflicts_{}, bank_stalls_{};  // 16 SBUF + 32 PSUM banks
+    // Fairness: cycles each client competed with another beat, and of those the cycles it won.
+    // Counted where the grant loop already holds the client index (one add, no mask walk).
+    std::array<std::uint64_t, 64> contended_{}, won_{};
+};
+
+}  // namespace sbufsim

@@ -1,0 +1,56 @@
+// One rd or wr token bucket of the pool/act/dve throttlers (tpb_sbuf_pool_act.json, seed 000
+// §7.2): at most transfer_cnt beats per window of window_len cycles. Off at reset.
+//
+// Windows are aligned to absolute time (window = cycle / window_len) rather than started by the
+// first beat, so the bucket's state depends only on the beats it granted and the current cycle:
+// skipping idle cycles cannot change it (INFERRED; the CSR description gives only the two fields).
+#pragma once
+
+#include <cstdint>
+
+#include "sbufsim/config/params.h"
+#include "sbufsim/kernel/request.h"
+
+namespace sbufsim {
+
+class Throttler {
+public:
+    Throttler() = default;
+    explicit Throttler(const ThrottleCfg& c);
+
+    bool enabled() const { return enabled_; }
+    // May a beat move in cycle t? (Always true when disabled.)
+    bool allows(Cycle t) {
+        if (!enabled_) return true;
+        roll(t);
+        return used_ < limit_;
+    }
+    // A beat was granted in cycle t.
+    void on_grant(Cycle t) {
+        if (!enabled_) return;
+        roll(t);
+        ++used_;
+    }
+    // First cycle of the window after t's (when a spent bucket refills); kNever for a bucket of
+    // zero beats, which never refills.
+    Cycle next_window(Cycle t) const {
+        return limit_ == 0 ? kNever : (t / window_len_ + 1) * window_len_;
+    }
+
+private:
+    void roll(Cycle t) {
+        const Cycle w = t / window_len_;
+        if (w != window_) {
+            window_ = w;
+            used_ = 0;
+        }
+    }
+
+    bool enabled_ = false;
+    std::uint32_t window_len_ = 1;
+    std::uint32_t limit_ = 0;
+    Cycle window_ = 0;
+    std::uint32_t used_ = 0;
+};
+
+}  // namespace sbufsim

@@ -1,0 +1,39 @@
+// The bank x time heatmap (`sbufsim run --heatmap`, `sbufsim plot STATS.json`): one SVG with
+//   - panel 1: utilisation of every ECC bank (SBUF rows, then PSUM rows) per time bin,
+//   - panel 2: conflict stalls charged to every bank per time bin (stalled beat-cycles / cycle),
+//   - panel 3: the client x client "who blocked whom" matrix (stall cycles of the row client
+//     caused by the column client).
+// Exactly one <rect> per bank per bin in each of panels 1 and 2 (classes "util" and "stall",
+// attributes data-bank / data-bin), so tests and scripts can read the picture back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sbufsim/stats/stats.h"
+#include "sbufsim/stats/window_stats.h"
+
+namespace sbufsim {
+
+struct BlockMatrix {
+    std::vector<std::string> clients;     // rows = victims, columns = blockers
+    std::vector<std::uint64_t> cycles;    // clients.size()^2, row-major
+};
+
+struct HeatmapInfo {
+    std::string trace;
+    std::string generation;
+    std::string settings;                 // key settings, e.g. "tdm.dma_slots=2 tdm.strict=false"
+    double pe_clock_ghz = 0;
+    Cycle total_cycles = 0;
+};
+
+// The matrix of the clients that took part (requests > 0) from the run's statistics.
+BlockMatrix block_matrix(const Stats& s);
+
+// The SVG document; `w` is rebinned to at most `max_bins` columns.
+std::string render_heatmap(const WindowSeries& w, const BlockMatrix& m, const HeatmapInfo& info,
+                           std::size_t max_bins = 200);
+
+}  // namespace sbufsim

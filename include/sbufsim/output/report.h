@@ -1,0 +1,48 @@
+// Output of `sbufsim run`: the summary table (stdout), JSON and CSV. JSON and CSV carry the same
+// numbers as the summary plus a reproducibility record (tool version, effective-config hash,
+// trace digest, scheduler).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sbufsim/replay/replay.h"
+#include "sbufsim/stats/window_stats.h"
+
+namespace sbufsim {
+
+// How to reproduce one run.
+struct RunInfo {
+    std::string version = SBUFSIM_VERSION;
+    std::string scheduler = "fast";
+    std::string config_hash;   // fnv1a64 of render_ini(config, false), 16 hex digits
+    std::string trace_digest;  // fnv1a64 of the trace file's bytes, 16 hex digits
+};
+
+struct RunReport {
+    ReplayResult result;
+    RunInfo info;
+    // --window-stats N: per-window rows, written as section "window" (rows w0, w1, ...; metrics
+    // start, cycles, busy.<bank>, conflicts.<bank>, stalls.<bank>, bytes.<client>, tdm.*).
+    WindowSeries windows;
+};
+
+// 64-bit FNV-1a; `h` chains calls.
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ull);
+std::string hex16(std::uint64_t v);
+// FNV-1a 64 of a file's bytes, streamed (flat memory). Throws std::runtime_error if unreadable.
+std::string file_digest(const std::string& path);
+
+// Sum of the kernel's stall cycles of one cause over all clients.
+std::uint64_t total_stalls(const Stats& s, StallCause c);
+
+void print_summary(std::ostream& os, const RunReport& r);
+// {"tool": "sbufsim", "version": ..., "runs": [ {...}, ... ]}
+void write_json(std::ostream& os, const std::vector<RunReport>& runs);
+// Long form: trace,section,name,metric,value (one number per row).
+void write_csv(std::ostream& os, const std::vector<RunReport>& runs);
+
+}  // namespace sbufsim

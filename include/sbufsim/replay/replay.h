@@ -1,0 +1,99 @@
+// The trace replay driver (the "fast" scheduler, no SystemC): streams a trace through the engine
+// front-ends and the conflict kernel, event by event, and collects the statistics.
+//
+//   TraceReader ──► TraceChecker (per record) ──► access record: Kernel::submit at its cycle
+//                                             └─► instruction: its engine's queue (bounded)
+//   loop: step every engine at the current event cycle (retire, signal, start) until nothing
+//         changes; next event = min(engine wake-ups, next access record); Kernel::run_until(it).
+//
+// Memory stays flat: at most `lookahead` instructions per engine queue and access records at
+// most `access_window` cycles ahead of the kernel are held (a queue may exceed the look-ahead
+// only while every engine is blocked and the semaphore it needs may be further on in the file).
+// Deterministic: engines are stepped in a fixed order; no clocks, threads or hashing of
+// pointers are involved.
+//
+// Errors: an invalid record stops the replay with ReplayError::Kind::invalid_trace (all problems
+// of that record) unless `lenient`, which skips bad records and counts them; a state in which
+// every non-empty queue waits on a semaphore that nothing can signal any more is reported as
+// ReplayError::Kind::deadlock naming each queue, its record line and the semaphore.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sbufsim/engines/arr_seq.h"
+#include "sbufsim/engines/dma_engine.h"
+#include "sbufsim/engines/semaphores.h"
+#include "sbufsim/stats/stats.h"
+#include "sbufsim/trace/trace.h"
+#include "sbufsim/stats/window_stats.h"
+
+namespace sbufsim {
+
+struct ReplayOptions {
+    bool lenient = false;            // skip invalid records (counted) instead of refusing the trace
+    std::uint32_t lookahead = 256;   // instructions buffered per engine queue
+    Cycle access_window = 4096;      // access records are submitted this many cycles ahead
+    bool record_timeline = false;    // keep one InstrEvent per completed instruction
+    std::uint32_t max_skipped_kept = 20;  // lenient: skipped-record errors kept for the report
+    // Time-resolved kernel activity (window_stats.h), fed while the replay runs and finished at
+    // its end; null = not recorded. Owned by the caller.
+    ActivityProbe* probe = nullptr;
+    // Called with the records read so far every `progress_every` records (progress.h).
+    std::function<void(std::uint64_t records)> progress;
+    std::uint64_t progress_every = 4096;
+    // Fast scheduler only: adds the wall-clock seconds spent inside the kernel's cycle loop
+    // (`sbufsim bench --trace` compares it with the whole replay); null = not measured.
+    double* kernel_seconds = nullptr;
+};
+
+// What `sbufsim run` reports for one trace.
+struct ReplayResult {
+    std::string trace;               // file name
+    std::string generation;
+    double pe_clock_ghz = 0;
+    Cycle total_cycles = 0;          // last kernel cycle or instruction completion, whichever later
+    Stats kernel;                    // kernel statistics (finalized)
+    std::vector<EngineStats> engines;  // arr_seq, act, pool, dve, dma_0.., q7_0..
+    ArrSeqStats arr_seq;
+    std::vector<DmaStats> dma;       // per DMA engine, parallel to the dma_k entries of `engines`
+    std::uint64_t records = 0;       // records read (including skipped ones)
+    std::uint64_t access_records = 0;
+    std::uint64_t instructions = 0;  // instruction records replayed
+    std::uint64_t skipped = 0;       // lenient: invalid records skipped
+    std::vector<TraceError> skipped_errors;  // the first max_skipped_kept of them
+    std::vector<InstrEvent> timeline;        // record_timeline only
+
+    double time_ns() const { return pe_clock_ghz > 0 ? static_cast<double>(total_cycles) / pe_clock_ghz : 0; }
+    // PE utilisation: cycles the array streamed / total cycles.
+    double pe_utilisation() const {
+        return total_cycles ? static_cast<double>(arr_seq.pe_stream) / static_cast<double>(total_cycles) : 0;
+    }
+    std::uint64_t dma_bytes() const;
+    // Achieved DMA bandwidth over the whole replay, GB/s (bytes per ns).
+    double dma_gbps() const { return time_ns() > 0 ? static_cast<double>(dma_bytes()) / time_ns() : 0; }
+};
+
+class ReplayError : public std::runtime_error {
+public:
+    enum class Kind : std::uint8_t { invalid_trace, deadlock };
+    ReplayError(Kind kind, std::string message, std::vector<TraceError> errors = {})
+        : std::runtime_error(message), kind_(kind), errors_(std::move(errors)) {}
+    Kind kind() const { return kind_; }
+    const std::vector<TraceError>& errors() const { return errors_; }
+
+private:
+    Kind kind_;
+    std::vector<TraceError> errors_;
+};
+
+// Replays one trace file (text or binary). Throws TraceFormatError when the file cannot be
+// opened or has no valid header, ReplayError as described above.
+ReplayResult replay_trace(const Params& params, const std::string& path, const ReplayOptions& options = {});
+// Same, from an open reader.
+ReplayResult replay(const Params& params, TraceReader& reader, const ReplayOptions& options = {});
+
+}  // namespace sbufsim

@@ -1,0 +1,130 @@
+// One replay's state, shared by both schedulers: the trace reader and checker, the engine
+// front-ends, the semaphore file and the conflict kernel, with the steps a scheduler calls.
+//
+// The fast scheduler (run_fast(), what replay() calls) loops over event cycles:
+//
+//     settle(now)                       refill the queues, step every engine until nothing changes
+//     ev = next_event(now)              earliest engine wake-up or access-record submission, and
+//                                       the clients whose next completion wakes an engine
+//     ev.never()? eof ? (idle ? done : deadlock) : refill(now, force) and settle again
+//     kernel().run_until(ev.at, ev.watch) every cycle in between is the kernel's alone
+//     now = kernel().now()              ev.at, or the cycle after a watched completion
+//
+// The clocked scheduler (models/clocked_replay.h) makes each engine, the queue feed and the
+// arbiter a SystemC process on the PE clock and calls the same steps one cycle at a time; both
+// reach identical statistics because an engine's wake() is exact (stepping it on any other cycle
+// changes nothing) and the kernel's results do not depend on how its cycles are chunked.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sbufsim/address/address.h"
+#include "sbufsim/engines/compute_engine.h"
+#include "sbufsim/engines/q7_core.h"
+#include "sbufsim/replay/replay.h"
+#include "sbufsim/trace/trace_check.h"
+
+namespace sbufsim {
+
+class ReplaySession {
+public:
+    // The engines and kernel are built from `p`; `reader` must outlive the session.
+    ReplaySession(const Params& p, TraceReader& reader, const ReplayOptions& o);
+
+    // ---- the scheduler's steps --------------------------------------------------------------
+    // Checks the trace header (call once, first). Throws ReplayError (invalid_trace) unless lenient.
+    void begin();
+    // Reads records until a queue reaches the look-ahead, an access record lies beyond the
+    // window, or the end; with `force`, one more instruction regardless of the look-ahead.
+    // Returns true when it queued an instruction or submitted an access record.
+    bool refill(Cycle now, bool force);
+    // Refills and steps every engine in fixed order until nothing changes.
+    void settle(Cycle now);
+    // The earliest cycle after `now` at which an engine or an access record needs attention, and
+    // the kernel clients whose next completion wakes an engine (never(): only more of the trace
+    // can wake anyone).
+    Wake next_event(Cycle now);
+    bool eof() const { return eof_; }
+    // Every engine has nothing queued and nothing in flight.
+    bool engines_idle() const;
+    // Throws ReplayError (deadlock) naming every blocked queue head.
+    [[noreturn]] void deadlock(Cycle now);
+    // Drains the kernel, closes the engines' open intervals and returns the result; `now` is the
+    // cycle at which the scheduler found nothing left to do.
+    ReplayResult finish(Cycle now);
+
+    // The whole fast-scheduler loop: begin() ... finish().
+    ReplayResult run_fast();
+
+    // ---- what a scheduler drives ---------------------------------------------------------------
+    Kernel& kernel() { return kernel_; }
+    const Kernel& kernel() const { return kernel_; }
+    // In fixed stepping order: arr_seq, act, pool, dve, dma_0.., q7_0...
+    const std::vector<FrontEnd*>& engines() const { return engines_; }
+
+private:
+    bool read_one();
+    // next_event(); with `cached`, reusing the wake-ups of engines settle() did not step (and
+    // the whole merge when it stepped none).
+    Wake gather_wakes(Cycle now, bool cached);
+    // Every engine's wake-up, merged (wake_, watch_ updated).
+    Wake merge_wakes(Cycle now, bool cached);
+    void route(const Record& r);
+    void submit_access(const Record& r);
+    SyncSet sync_of(const Record& r);
+    TensorAccess access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const;
+    void dma_instr(const Record& r);
+    void reject(std::vector<TraceError>& errs);
+
+    const Params& params_;
+    ReplayOptions opt_;
+    TraceReader& reader_;
+    AddressMap map_;
+    Kernel kernel_;
+    Semaphores sems_;
+    TraceChecker checker_;
+    WaitResolver waits_;
+    std::unique_ptr<ArrSeq> arr_;
+    std::vector<std::unique_ptr<ComputeEngine>> compute_;
+    std::vector<std::unique_ptr<DmaEngine>> dma_;
+    std::vector<std::unique_ptr<Q7Core>> q7_;
+    std::vector<FrontEnd*> engines_;   // fixed stepping order
+
+    // Which engines settle() must step (docs/replay.md "Stepping only what can change"): an
+    // engine whose wake-up is not due, that saw no semaphore move, no watched completion and got
+    // no new instruction since its last step cannot change, so stepping it is skipped. (A pe_wr
+    // access record counts as an instruction for arr_seq: a PE write can fill its p2fifo.)
+    std::vector<Cycle> wake_;              // per engine: wake().at at the last next_event()
+    std::vector<std::uint64_t> watch_;     // per engine: wake().watch at the last next_event()
+    std::vector<std::uint64_t> sem_seen_;  // per engine: semaphore generation at its last step
+    std::vector<char> fed_;                // per engine: an instruction queued since its last step
+    std::vector<char> stale_;              // per engine: stepped since its wake() was last asked
+    bool any_stale_ = true;                // some stale_ is set
+    ClientId pe_wr_{0xffff};               // the kernel's pe_wr client (none: no PSUM)
+    Wake engine_wakes_{0, 0};              // the engines' merged wake-ups (at = now after a move)
+    std::uint64_t settled_generation_ = ~std::uint64_t{0};  // semaphore generation every engine has seen
+    void mark_fed(std::size_t engine) { fed_[engine] = 1; }
+    bool must_step(std::size_t e, Cycle now) const {
+        return wake_[e] <= now || fed_[e] || sem_seen_[e] != sems_.generation() ||
+               (watch_[e] & kernel_.completed_clients());
+    }
+
+    // Per reader NameId: kernel client (access records), DMA engine << 16 | local queue.
+    std::vector<std::uint32_t> client_of_;
+    std::vector<std::uint32_t> dma_queue_of_;
+    std::uint32_t dma_queues_seen_ = 0;
+    bool named_[4] = {false, false, false, false};  // arr_seq, act, pool, dve queue named
+
+    Record rec_;
+    std::vector<TraceError> errs_;
+    bool eof_ = false;
+    bool have_pending_ = false;     // an access record read but not yet submitted
+    Request pending_{};
+    FrontEnd* last_pushed_ = nullptr;
+    ReplayResult result_;
+};
+
+}  // namespace sbufsim

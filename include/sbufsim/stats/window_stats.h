@@ -1,0 +1,172 @@
+// Time-resolved activity of one kernel run: an optional probe the kernel feeds while it runs, and
+// the per-window rows (`sbufsim run --window-stats N`, the heatmap, the timeline's counter tracks)
+// built from it. docs/visualisation.md.
+//
+// The probe is off unless a caller hands one to Kernel::set_probe(): the kernel then pays one
+// predictable branch on a null pointer per hook site. When on, every hook is an add into a
+// preallocated bin array; the arrays grow only when time crosses into a new bin (never per cycle),
+// and with `fixed_width == false` they are folded in half (bin width doubled) whenever they pass
+// `max_bins`, so the memory of a long run stays bounded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sbufsim/stats/stats.h"
+
+namespace sbufsim {
+
+// A run of consecutive stalled cycles of one client with one cause.
+struct StallSpan {
+    Cycle start = 0;
+    Cycle cycles = 0;
+    std::uint16_t client = 0;
+    StallCause cause = StallCause::dependency;
+};
+
+struct ProbeOptions {
+    Cycle bin_width = 64;          // cycles per bin at the start
+    bool fixed_width = false;      // true: never fold (exact --window-stats N rows)
+    std::size_t max_bins = 4096;   // fold threshold when !fixed_width
+    bool record_spans = false;     // keep StallSpans (the timeline's arbiter-client tracks)
+    // Keep the latest cycle's grant winner and conflict per bank and stall cause per client
+    // (the clocked scheduler's waveforms, models/sbuf_arbiter.h).
+    bool cycle_view = false;
+};
+
+// What one bank or client did in the latest cycle the probe saw (ProbeOptions::cycle_view).
+struct CycleMark {
+    Cycle cycle = kNever;      // the cycle it was last set in
+    std::uint16_t value = 0;   // bank: the winning client; client: the StallCause
+};
+
+class ActivityProbe {
+public:
+    ActivityProbe(std::uint32_t clients, std::uint32_t banks, ProbeOptions o = {});
+
+    // ---- hooks (kernel.cpp), cycle t ----
+    // `n` stalled cycles of client c starting at t (n > 1 only for skipped gated stretches).
+    void stall(std::uint32_t c, StallCause cause, Cycle t, std::uint64_t n) {
+        if (opt_.cycle_view) stalled_[c] = CycleMark{t + n - 1, static_cast<std::uint16_t>(cause)};
+        if (!opt_.record_spans) return;
+        Open& o = open_[c];
+        if (o.cycles && o.cause == cause && o.start + o.cycles == t) {
+            o.cycles += n;
+            return;
+        }
+        close(c);
+        o = Open{t, n, cause};
+    }
+    // A beat of client c granted on the banks of `mask` (bit b = bank base + b), moving `bytes`.
+    void grant(std::uint32_t c, std::uint32_t base, std::uint32_t mask, std::uint32_t bytes, Cycle t) {
+        const std::size_t b = bin(t);
+        for (; mask; mask &= mask - 1) {
+            const std::uint32_t bank = base + static_cast<std::uint32_t>(__builtin_ctz(mask));
+            ++busy_[b * banks_ + bank];
+            if (opt_.cycle_view) won_[bank] = CycleMark{t, static_cast<std::uint16_t>(c)};
+        }
+        bytes_[b * clients_ + c] += bytes;
+    }
+    // Bank `bank` had two or more beats wanting it at the grant stage.
+    void conflict(std::uint32_t bank, Cycle t) {
+        ++conflicts_[bin(t) * banks_ + bank];
+        if (opt_.cycle_view) contended_[bank] = CycleMark{t, 0};
+    }
+    // A beat stalled for the loss of bank `bank`.
+    void bank_stall(std::uint32_t bank, Cycle t) { ++bank_stalls_[bin(t) * banks_ + bank]; }
+    // One stepped cycle's SBUF TDM use.
+    void tdm(bool compute_used, bool dma_used, Cycle t) {
+        if (!compute_used && !dma_used) return;
+        const std::size_t b = bin(t);
+        tdm_compute_[b] += compute_used;
+        tdm_dma_[b] += dma_used;
+    }
+
+    // ---- after the run ----
+    // Closes the open stall spans (call once, when the kernel is done).
+    void finish();
+    const std::vector<StallSpan>& spans() const { return spans_; }
+    Cycle bin_width() const { return width_; }
+    bool cycle_view() const { return opt_.cycle_view; }
+    std::size_t bins() const { return bins_; }
+    std::uint32_t banks() const { return banks_; }
+    std::uint32_t clients() const { return clients_; }
+    std::uint64_t busy(std::size_t bin, std::uint32_t bank) const { return busy_[bin * banks_ + bank]; }
+    std::uint64_t conflicts(std::size_t bin, std::uint32_t bank) const { return conflicts_[bin * banks_ + bank]; }
+    std::uint64_t bank_stalls(std::size_t bin, std::uint32_t bank) const { return bank_stalls_[bin * banks_ + bank]; }
+    std::uint64_t bytes(std::size_t bin, std::uint32_t client) const { return bytes_[bin * clients_ + client]; }
+    std::uint64_t tdm_compute(std::size_t bin) const { return tdm_compute_[bin]; }
+    std::uint64_t tdm_dma(std::size_t bin) const { return tdm_dma_[bin]; }
+
+    // ---- cycle view (ProbeOptions::cycle_view) ----
+    // The client granted bank `bank` in cycle t, if any.
+    bool granted(std::uint32_t bank, Cycle t, std::uint16_t& client) const {
+        if (won_[bank].cycle != t) return false;
+        client = won_[bank].value;
+        return true;
+    }
+    // Two or more beats wanted bank `bank` in cycle t.
+    bool contended(std::uint32_t bank, Cycle t) const { return contended_[bank].cycle == t; }
+    // Client c stalled in cycle t, and why.
+    bool stalled(std::uint32_t c, Cycle t, StallCause& cause) const {
+        if (stalled_[c].cycle != t) return false;
+        cause = static_cast<StallCause>(stalled_[c].value);
+        return true;
+    }
+
+private:
+    struct Open {
+        Cycle start = 0;
+        Cycle cycles = 0;
+        StallCause cause = StallCause::dependency;
+    };
+    std::size_t bin(Cycle t) {
+        std::size_t b = static_cast<std::size_t>(t / width_);
+        if (b >= bins_) [[unlikely]] b = extend(t);
+        return b;
+    }
+    std::size_t extend(Cycle t);  // grows (or folds) so that t has a bin; returns its index
+    void fold();
+    void resize(std::size_t bins);
+    void close(std::uint32_t c);
+
+    ProbeOptions opt_;
+    std::uint32_t clients_, banks_;
+    Cycle width_;
+    std::size_t bins_ = 0;
+    std::vector<std::uint64_t> busy_, conflicts_, bank_stalls_, bytes_, tdm_compute_, tdm_dma_;
+    std::vector<Open> open_;
+    std::vector<StallSpan> spans_;
+    std::vector<CycleMark> won_, contended_, stalled_;  // cycle view: per bank, bank, client
+};
+
+// ---- per-window rows ----------------------------------------------------------------------------
+
+struct WindowRow {
+    Cycle start = 0;
+    Cycle cycles = 0;                       // window length (the last one may be short)
+    std::vector<std::uint64_t> busy;        // per bank: cycles granted
+    std::vector<std::uint64_t> conflicts;   // per bank: cycles with two or more contenders
+    std::vector<std::uint64_t> stalls;      // per bank: beat-cycles stalled for its loss
+    std::vector<std::uint64_t> bytes;       // per client: bytes moved
+    std::uint64_t tdm_compute = 0;          // cycles with a compute-class SBUF grant
+    std::uint64_t tdm_dma = 0;              // cycles with a DMA-class SBUF grant
+};
+
+struct WindowSeries {
+    Cycle width = 0;                        // cycles per window (0 = no series)
+    std::vector<std::string> banks;         // sbuf_0.., psum_0..
+    std::uint32_t sbuf_banks = 0;
+    std::vector<std::string> clients;
+    std::vector<WindowRow> rows;
+    bool empty() const { return rows.empty(); }
+};
+
+// Rows [0, total) of `width` cycles each from the probe (whose bin width must divide `width`).
+// Names come from the run's statistics.
+WindowSeries make_windows(const ActivityProbe& p, const Stats& s, Cycle total, Cycle width);
+// The same series with groups of consecutive rows merged so that at most `max_rows` remain.
+WindowSeries rebin(const WindowSeries& w, std::size_t max_rows);
+
+}  // namespace sbufsim

@@ -1,0 +1,133 @@
+// Parameter sweeps: many settings of the configuration, one trace replay per (trace, point), one
+// table row per replay. This header is the SystemC-free core of `sbufsim sweep` (docs/sweeps.md):
+// point expansion, sharding, the row schema and its metrics, the CSV/JSON forms and resume.
+// Running the points in worker processes is the command's job (src/cli/cmd_sweep.cpp).
+//
+// Determinism: a row holds only simulation results and the point's settings, formatted by the
+// functions below, so the same point gives the same bytes whatever the worker count or shard.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sbufsim/config/config.h"
+#include "sbufsim/replay/replay.h"
+
+namespace sbufsim::sweep {
+
+// One `--vary` argument: a config key and the values it takes, in the order given.
+struct Axis {
+    std::string key;
+    std::vector<std::string> values;
+    std::string arg;  // the argument as written, for error messages
+};
+
+// Parses `KEY=V1,V2,...` or `KEY=LO:HI[:STEP]` (inclusive, numeric; STEP defaults to 1, may be
+// fractional, must be > 0). Throws ConfigError naming the argument: no '=', empty list or
+// element, malformed or empty range, unknown key (with the loader's own suggestion).
+Axis parse_vary(std::string_view arg);
+// Every axis key must be a declared config key: an unknown one is a ConfigError naming the
+// `--vary` argument, with the loader's message (and its "did you mean" suggestion), obtained by
+// loading `base` with that key overridden.
+void check_keys(const std::vector<Axis>& axes, const LoadRequest& base);
+
+// The points of the axes: the cartesian product in command-line order (the first axis varies
+// slowest, like nested loops), or with `zip` the i-th value of every axis together (all axes must
+// have the same length, else ConfigError naming the lengths). Each point holds one value per axis.
+// Throws ConfigError when the same key is varied twice.
+std::vector<std::vector<std::string>> expand(const std::vector<Axis>& axes, bool zip);
+
+// `--shard I/N`: this process runs the I-th of N contiguous blocks of the row list, so the
+// shards' tables, concatenated in shard order, are the unsharded table.
+struct Shard {
+    std::uint32_t index = 0;
+    std::uint32_t count = 1;
+};
+Shard parse_shard(std::string_view text);  // throws ConfigError
+// The half-open range [first, last) of row indices shard `s` owns out of `total`. Block sizes
+// differ by at most one.
+std::pair<std::size_t, std::size_t> shard_range(std::size_t total, Shard s);
+
+// One unit of work: a trace replayed at one point. Rows are ordered trace-major, then by point.
+struct Job {
+    std::size_t index = 0;  // position in the full (unsharded) row list
+    std::string trace;      // as given on the command line
+    std::vector<Setting> overrides;  // the point, applied over the base request
+    std::vector<std::string> values;  // the point's values, parallel to the axes
+};
+std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
+                           const std::vector<std::vector<std::string>>& points);
+
+// The metric columns that follow `trace` and the varied keys. `better` defines "best" for
+// --rank-by: lowest first for cycles, stalls and latency; highest first for utilisation,
+// bandwidth and fairness; `none` for a text column (not rankable).
+enum class Better : std::uint8_t { lower, higher, none };
+struct Metric {
+    const char* name;
+    Better better;
+    const char* help;
+};
+const std::vector<Metric>& metrics();
+const Metric* find_metric(std::string_view name);
+
+// Client classes of the per-class bank-conflict columns (by client name and region):
+//   pe: pe_client_* (stage-1 PE-array reads)   act: act_rd act_wr   pool: pool_rd pool_wr
+//   dve: dve_rd dve_wr   dma: dma_*   q7: q7_*   psum: every PSUM-region port (pe_wr, *_psum_*)
+inline constexpr std::size_t kClientClasses = 7;
+extern const char* const kClientClassNames[kClientClasses];
+std::size_t client_class(const ClientStats& c);
+
+// Row status: ok, invalid (the point's configuration is rejected: the loader's message follows),
+// error (the replay failed: invalid trace or deadlock), crashed (the worker process died),
+// timeout (killed after --timeout seconds). Crashed and timed-out rows are re-run on resume.
+inline constexpr std::string_view kStatusOk = "ok";
+inline constexpr std::string_view kStatusInvalid = "invalid";
+inline constexpr std::string_view kStatusError = "error";
+inline constexpr std::string_view kStatusCrashed = "crashed";
+inline constexpr std::string_view kStatusTimeout = "timeout";
+
+// The full column list: trace, the varied keys, the metrics, status, message.
+std::vector<std::string> columns(const std::vector<Axis>& axes);
+
+using Row = std::vector<std::string>;  // cells, parallel to columns()
+
+// The metric cells of a finished replay, parallel to metrics().
+std::vector<std::string> metric_cells(const ReplayResult& r);
+// A whole row: trace, values, metrics (empty when status is not ok), status, message.
+Row make_row(const Job& job, const std::vector<std::string>& metric_cells, std::string_view status,
+             std::string_view message);
+
+// Loads the configuration of `job` (base request + the point's overrides; a trace naming its
+// generation picks it unless `base` names one or a file, as in `sbufsim run`) and replays it.
+// Never throws: failures become the row's status and message. Runs a simulation: call it in a
+// process of its own (one simulation per process).
+Row run_job(const LoadRequest& base, const Job& job);
+
+// Numbers as the rows print them (integers exact, reals with 10 significant digits).
+std::string format_real(double v);
+
+// CSV with RFC 4180 quoting; parse_csv_line returns nothing for a malformed line.
+std::string csv_line(const std::vector<std::string>& cells);
+std::optional<std::vector<std::string>> parse_csv_line(std::string_view line);
+// A JSON array of one object per row, keys in column order; numeric cells unquoted.
+void write_json(std::ostream& os, const std::vector<std::string>& columns, const std::vector<Row>& rows);
+
+// Resume: the rows already in an output file. `columns` is the expected header; a file whose
+// first line is a different header is refused (ConfigError: a different sweep). Lines with the
+// wrong cell count (a row cut off by an interruption) are dropped, as are crashed and timed-out
+// rows, so they run again.
+std::vector<Row> read_existing(const std::string& path, const std::vector<std::string>& columns);
+// The identity of a row for resume: trace and varied values.
+std::string row_key(const Row& row, std::size_t axes);
+
+// Row order for the terminal summary: indices of `rows` sorted best first by `metric` (rows
+// without a result last; ties keep table order).
+std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
+                              const Metric& metric);
+
+}  // namespace sbufsim::sweep

@@ -1,0 +1,67 @@
+// Validation of trace records against one generation's hardware rules, without simulating.
+//
+// `sbufsim check` runs every record of a trace through a TraceChecker and prints every problem;
+// `sbufsim run` calls the same checker per record and refuses the trace (or, with --lenient,
+// skips the bad records). The checker is streaming: its state is a few counters per semaphore
+// and a name cache, never the records.
+//
+// Each problem is a TraceError naming the field and the rule with its seed section, e.g.
+//   t.trc:12: dst: operand at 0x2000000 is in PSUM ... no AXI path to PSUM (seed 000 §7.4)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sbufsim/address/address.h"
+#include "sbufsim/kernel/clients.h"
+#include "sbufsim/config/params.h"
+#include "sbufsim/trace/trace.h"
+
+namespace sbufsim {
+
+class TraceChecker {
+public:
+    // `file` is used in the errors' file:line.
+    TraceChecker(const Params& params, std::string file);
+
+    // Compare the header with the configuration (version, generation). Appends findings.
+    void check_header(const TraceHeader& header, std::vector<TraceError>& out);
+    // Check one record; appends one TraceError per problem and returns how many it appended.
+    // Stateful: access cycles must not decrease; semaphore use is tallied for finish().
+    std::size_t check(const Record& rec, std::vector<TraceError>& out);
+    // After the last record: waits that can never be satisfied because the whole trace signals
+    // the semaphore fewer times than the wait's value (a wait on a never-signalled semaphore
+    // would hang the replay). Reported at the line of the first such wait.
+    std::size_t finish(std::vector<TraceError>& out);
+
+    const AddressMap& address_map() const { return map_; }
+
+private:
+    struct Ctx;
+    void check_access(Ctx& c);
+    void check_dma(Ctx& c);
+    void check_ldweights(Ctx& c);
+    void check_matmul(Ctx& c);
+    void check_engine(Ctx& c);
+    void check_q7(Ctx& c);
+    void check_semaphores(Ctx& c);
+
+    Params params_;
+    AddressMap map_;
+    ClientSet clients_;
+    std::string file_;
+    Cycle last_cycle_ = 0;
+    std::uint64_t last_cycle_line_ = 0;
+    // Client name → index into clients_ (or -1 = unknown), cached per name.
+    std::unordered_map<std::string, int> client_cache_;
+    // Semaphore bookkeeping for finish(): signals per semaphore, and the highest wait value
+    // with the line that asked for it.
+    std::vector<std::uint64_t> signals_;
+    std::vector<std::uint64_t> max_wait_;
+    std::vector<std::uint64_t> max_wait_line_;
+    WaitResolver waits_;
+};
+
+}  // namespace sbufsim

@@ -1,0 +1,388 @@
+// The configuration loader: INI files and command-line overrides into Params (see config.h).
+//
+// INI files are read here rather than by Boost.Program_options' parse_config_file because every
+// error must name its file:line, which that parser does not report. The command line itself is
+// parsed with Boost.Program_options (src/cli/cli.cpp); both feed the same key table.
+#include "sbufsim/config/config.h"
+#include "sbufsim/types/near_miss.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace sbufsim {
+
+std::string_view to_string(Confidence c) {
+    switch (c) {
+        case Confidence::high_observed: return "HIGH/OBSERVED";
+        case Confidence::high_inferred: return "HIGH/INFERRED";
+        case Confidence::med_observed: return "MED/OBSERVED";
+        case Confidence::med_inferred: return "MED/INFERRED";
+        case Confidence::low_observed: return "LOW/OBSERVED";
+        case Confidence::low_inferred: return "LOW/INFERRED";
+        case Confidence::public_doc: return "PUBLIC";
+        case Confidence::modelling: return "MODEL/INFERRED";
+    }
+    return "?";
+}
+
+std::string_view to_string(KeyType t) {
+    switch (t) {
+        case KeyType::u32: return "uint32";
+        case KeyType::u64: return "uint64";
+        case KeyType::boolean: return "bool";
+        case KeyType::f64: return "real";
+        case KeyType::choice: return "choice";
+        case KeyType::text: return "text";
+    }
+    return "?";
+}
+
+std::string Origin::describe() const {
+    if (line < 0) return "default";
+    if (file.empty()) return "command line";
+    return file + ":" + std::to_string(line);
+}
+
+const std::vector<std::string>& generation_names() {
+    static const std::vector<std::string> names = {"inferentia", "sunda", "cayman", "mariana",
+                                                   "maverick"};
+    return names;
+}
+
+std::string resolve_config_dir(const std::string& requested) {
+    if (!requested.empty()) return requested;
+    if (const char* env = std::getenv("SBUFSIM_CONFIG_DIR"); env != nullptr && *env != '\0')
+        return env;
+    return SBUFSIM_DEFAULT_CONFIG_DIR;
+}
+
+namespace {
+
+std::string trim(std::string_view s) {
+    const auto first = s.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) return {};
+    const auto last = s.find_last_not_of(" \t\r");
+    return std::string(s.substr(first, last - first + 1));
+}
+
+// A comment starts at '#' or ';' at the start of the line or after whitespace.
+std::size_t comment_start(const std::string& line) {
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if ((line[i] == '#' || line[i] == ';') && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t'))
+            return i;
+    }
+    return std::string::npos;
+}
+
+std::string suggestion_for(std::string_view unknown) {
+    if (const KeySpec* best = nearest(unknown, key_table(), [](const KeySpec& k) { return std::string_view(k.name); }))
+        return "; did you mean '" + best->name + "'?";
+    return "; `sbufsim config --help` lists every key";
+}
+
+[[noreturn]] void fail(const Origin& where, const std::string& key, const std::string& what) {
+    throw ConfigError(where.describe() + ": " + (key.empty() ? "" : "key '" + key + "': ") + what);
+}
+
+std::string range_text(const KeySpec& k) {
+    auto num = [&](double v) {
+        if (k.type == KeyType::f64) {
+            std::ostringstream os;
+            os << v;
+            return os.str();
+        }
+        return std::to_string(static_cast<unsigned long long>(v));
+    };
+    return "[" + num(k.min) + ", " + num(k.max) + "]";
+}
+
+// Check a value against its key's type and range; return it in canonical form.
+std::string normalise(const KeySpec& k, const std::string& raw, const Origin& where) {
+    const std::string v = trim(raw);
+    if (v.empty() && k.type != KeyType::text) fail(where, k.name, "empty value (expected " + std::string(to_string(k.type)) + ")");
+    switch (k.type) {
+        case KeyType::u32:
+        case KeyType::u64: {
+            if (v[0] == '-' || v[0] == '+')
+                fail(where, k.name, "value '" + v + "' is not an unsigned integer (rule: type " +
+                                        std::string(to_string(k.type)) + ")");
+            errno = 0;
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(v.c_str(), &end, 0);
+            if (errno == ERANGE || end == v.c_str() || *end != '\0')
+                fail(where, k.name, "value '" + v + "' is not an unsigned integer (rule: type " +
+                                        std::string(to_string(k.type)) + "; decimal or 0x hex)");
+            if (static_cast<double>(n) < k.min || static_cast<double>(n) > k.max)
+                fail(where, k.name, "value " + v + " out of range " + range_text(k) +
+                                        (k.unit.empty() ? "" : " " + k.unit));
+            return std::to_string(n);
+        }
+        case KeyType::f64: {
+            errno = 0;
+            char* end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            if (errno == ERANGE || end == v.c_str() || *end != '\0' || !std::isfinite(d))
+                fail(where, k.name, "value '" + v + "' is not a number (rule: type real)");
+            if (d < k.min || d > k.max)
+                fail(where, k.name, "value " + v + " out of range " + range_text(k) +
+                                        (k.unit.empty() ? "" : " " + k.unit));
+            return v;
+        }
+        case KeyType::boolean: {
+            std::string l = v;
+            std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
+            if (l == "true" || l == "1" || l == "yes" || l == "on") return "true";
+            if (l == "false" || l == "0" || l == "no" || l == "off") return "false";
+            fail(where, k.name, "value '" + v + "' is not a boolean (rule: true/false, 1/0, yes/no, on/off)");
+        }
+        case KeyType::choice: {
+            if (std::find(k.choices.begin(), k.choices.end(), v) != k.choices.end()) return v;
+            std::string list;
+            for (const auto& c : k.choices) list += (list.empty() ? "" : ", ") + c;
+            fail(where, k.name, "value '" + v + "' is not one of: " + list);
+        }
+        case KeyType::text:
+            return v;
+    }
+    return v;
+}
+
+std::size_t key_position(const KeySpec* k) {
+    return static_cast<std::size_t>(k - key_table().data());
+}
+
+void apply(LoadedConfig& cfg, const Setting& s) {
+    const KeySpec* k = find_key(s.key);
+    if (k == nullptr) fail(s.origin, "", "unknown key '" + s.key + "'" + suggestion_for(s.key));
+    k->set(cfg.params, normalise(*k, s.value, s.origin));
+    cfg.origins[key_position(k)] = s.origin;
+}
+
+std::string base_of(const std::vector<Setting>& settings, Origin* where) {
+    for (const auto& s : settings)
+        if (s.key == "base") {
+            *where = s.origin;
+            return s.value;
+        }
+    return {};
+}
+
+}  // namespace
+
+std::vector<Setting> read_ini(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw ConfigError(path + ": cannot open configuration file (" + std::string(std::strerror(errno)) + ")");
+    std::vector<Setting> out;
+    std::map<std::string, int> seen;
+    std::string section, line;
+    int lineno = 0;
+    while (std::getline(in, line)) {
+        ++lineno;
+        const std::size_t hash = comment_start(line);
+        const std::string body = trim(std::string_view(line).substr(0, hash));
+        const std::string comment = hash == std::string::npos ? "" : trim(std::string_view(line).substr(hash + 1));
+        const Origin here{path, lineno};
+        if (body.empty()) continue;
+        if (body.front() == '[') {
+            if (body.back() != ']' || body.size() < 3)
+                fail(here, "", "malformed section header '" + body + "' (expected [name])");
+            section = trim(std::string_view(body).substr(1, body.size() - 2));
+            continue;
+        }
+        const auto eq = body.find('=');
+        if (eq == std::string::npos || trim(std::string_view(body).substr(0, eq)).empty())
+            fail(here, "", "malformed line '" + body + "' (expected `key = value` or `[section]`)");
+        const std::string name = trim(std::string_view(body).substr(0, eq));
+        const std::string value = trim(std::string_view(body).substr(eq + 1));
+        const std::string key = (section.empty() || name == "base") ? name : section + "." + name;
+        if (key == "base" && !section.empty())
+            fail(here, "base", "`base` must come before the first [section]");
+        if (auto it = seen.find(key); it != seen.end())
+            fail(here, key, "set twice in one file (first at line " + std::to_string(it->second) + ")");
+        seen.emplace(key, lineno);
+        out.push_back(Setting{key, value, here, comment});
+    }
+    return out;
+}
+
+Setting parse_override(std::string_view arg) {
+    const auto eq = arg.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+        throw ConfigError("command line: --set '" + std::string(arg) +
+                          "': expected KEY=VALUE, e.g. --set tdm.dma_slots=2");
+    return Setting{trim(arg.substr(0, eq)), trim(arg.substr(eq + 1)), Origin{}, {}};
+}
+
+LoadedConfig load_config(const LoadRequest& request) {
+    std::vector<std::vector<Setting>> user;
+    for (const auto& f : request.user_files) user.push_back(read_ini(f));
+
+    std::string gen = request.generation;
+    for (const auto& settings : user) {
+        Origin where;
+        const std::string base = base_of(settings, &where);
+        if (base.empty()) continue;
+        if (!gen.empty() && gen != base)
+            fail(where, "base", "base = " + base + " conflicts with generation '" + gen +
+                                    "' chosen earlier (--gen or an earlier file)");
+        gen = base;
+    }
+    if (gen.empty()) gen = std::string(kDefaultGeneration);
+    const auto& names = generation_names();
+    if (std::find(names.begin(), names.end(), gen) == names.end()) {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        throw ConfigError("unknown generation '" + gen + "' (expected one of: " + list + ")");
+    }
+
+    LoadedConfig cfg;
+    cfg.origins.assign(key_table().size(), Origin{"", -1});
+    cfg.citations.assign(key_table().size(), std::string{});
+    const std::string gen_file = resolve_config_dir(request.config_dir) + "/" + gen + ".ini";
+    cfg.generation_file = gen_file;
+    for (const auto& s : read_ini(gen_file)) {
+        if (s.key == "base") fail(s.origin, "base", "a shipped generation file cannot have a base");
+        apply(cfg, s);
+        cfg.citations[key_position(find_key(s.key))] = s.comment;
+    }
+    if (cfg.params.generation != gen)
+        throw ConfigError(gen_file + ": gen.name is '" + cfg.params.generation + "', expected '" + gen + "'");
+    for (const auto& settings : user)
+        for (const auto& s : settings)
+            if (s.key != "base") apply(cfg, s);
+    for (const auto& s : request.overrides) apply(cfg, s);
+
+    if (auto bad = check_consistency(cfg.params)) {
+        const KeySpec* k = find_key(bad->key);
+        const Origin& o = cfg.origins[key_position(k)];
+        throw ConfigError(bad->message + " [" + bad->key + " set at " + o.describe() + "]");
+    }
+    return cfg;
+}
+
+std::optional<ConsistencyError> check_consistency(const Params& p) {
+    auto err = [](std::string key, std::string msg) {
+        return std::optional<ConsistencyError>(ConsistencyError{std::move(key), std::move(msg)});
+    };
+    auto n = [](std::uint64_t v) { return std::to_string(v); };
+    const auto& s = p.sbuf;
+    if (s.partition_active > s.partition_stride)
+        return err("sbuf.partition_active",
+                   "sbuf.partition_active = " + n(s.partition_active) + " exceeds sbuf.partition_stride = " +
+                       n(s.partition_stride) + " (rule: the active SRAM fits inside the partition stride, seed 000 §1)");
+    if (std::uint64_t(s.partitions) * s.partition_stride != s.region_size)
+        return err("sbuf.region_size",
+                   "sbuf.region_size = " + n(s.region_size) + " is not sbuf.partitions x sbuf.partition_stride = " +
+                       n(std::uint64_t(s.partitions) * s.partition_stride) + " (rule: seed 000 §3 (A))");
+    if (s.ecc_banks != 2 * s.clusters)
+        return err("sbuf.ecc_banks", "sbuf.ecc_banks = " + n(s.ecc_banks) + " is not 2 x sbuf.clusters = " +
+                                         n(2 * s.clusters) + " (rule: clusters x 2 halves, seed 000 §3)");
+    if (s.partitions % (2 * s.clusters) != 0)
+        return err("sbuf.clusters", "sbuf.partitions = " + n(s.partitions) + " is not a multiple of 2 x sbuf.clusters = " +
+                                        n(2 * s.clusters) + " (rule: each half holds whole partitions, seed 000 §3.1)");
+    if (s.half_select == HalfSelect::offset && (std::uint64_t{1} << s.half_offset_bit) >= s.partition_stride)
+        return err("sbuf.half_offset_bit", "sbuf.half_offset_bit = " + n(s.half_offset_bit) +
+                                               " selects no half inside the partition stride " + n(s.partition_stride) +
+                                               " (rule: the bit must lie inside the partition, seed 000 §3.1)");
+    if (s.region_offset + s.region_size - 1 > p.isa.addr_mask)
+        return err("sbuf.region_size", "the SBUF region ends past isa.addr_mask (rule: 29-bit addresses, seed 000 §2)");
+    if (p.has_psum()) {
+        const auto& q = p.psum;
+        if (q.bank_size == 0 || q.partition_active % q.bank_size != 0 || q.banks * q.bank_size != q.partition_active)
+            return err("psum.bank_size", "psum.banks x psum.bank_size = " + n(q.banks) + " x " + n(q.bank_size) +
+                                             " does not tile psum.partition_active = " + n(q.partition_active) +
+                                             " (rule: the bank size divides the partition, seed 000 §4)");
+        if (q.isa_bank_size == 0 || q.isa_banks * q.isa_bank_size != q.partition_active)
+            return err("psum.isa_bank_size", "psum.isa_banks x psum.isa_bank_size = " + n(q.isa_banks) + " x " +
+                                                 n(q.isa_bank_size) + " does not tile psum.partition_active = " +
+                                                 n(q.partition_active) + " (rule: seed 000 §4.2)");
+        if (q.partition_active > q.partition_stride)
+            return err("psum.partition_active", "psum.partition_active = " + n(q.partition_active) +
+                                                    " exceeds psum.partition_stride = " + n(q.partition_stride) +
+                                                    " (rule: seed 000 §4)");
+        if (std::uint64_t(q.partitions) * q.partition_stride > q.region_size)
+            return err("psum.region_size", "psum.partitions x psum.partition_stride = " +
+                                               n(std::uint64_t(q.partitions) * q.partition_stride) +
+                                               " does not fit psum.region_size = " + n(q.region_size) + " (rule: seed 000 §2)");
+        if (q.region_offset < s.region_offset + s.region_size)
+            return err("psum.region_offset", "psum.region_offset = " + n(q.region_offset) +
+                                                 " overlaps the SBUF region (rule: addr_in_psum is a magnitude test above SBUF, seed 000 §2)");
+        if (q.region_offset + q.region_size - 1 > p.isa.addr_mask)
+            return err("psum.region_size", "the PSUM region ends past isa.addr_mask (rule: 29-bit addresses, seed 000 §2)");
+        if (q.ecc_clusters == 0 || q.partitions % q.ecc_clusters != 0 || q.ecc_banks != q.ecc_clusters * q.banks)
+            return err("psum.ecc_banks", "psum.ecc_banks = " + n(q.ecc_banks) + " is not psum.ecc_clusters x psum.banks = " +
+                                             n(q.ecc_clusters) + " x " + n(q.banks) +
+                                             " with whole partitions per cluster (rule: seed 000 §4)");
+    }
+    if (p.tdm.dma_slots > p.tdm.max_slots)
+        return err("tdm.dma_slots", "tdm.dma_slots = " + n(p.tdm.dma_slots) + " exceeds tdm.max_slots = " +
+                                        n(p.tdm.max_slots) + " (rule: the DMA slots are part of the TDM period, seed 000 §7.2)");
+    if (p.tdm.strict && (p.tdm.dma_slots == 0 || p.tdm.dma_slots == p.tdm.max_slots))
+        return err("tdm.dma_slots", "tdm.strict = true with tdm.dma_slots = " + n(p.tdm.dma_slots) + " of " +
+                                        n(p.tdm.max_slots) + " gives the " +
+                                        (p.tdm.dma_slots == 0 ? "DMA" : "compute") +
+                                        " class no slot at all (rule: strict TDM holds each class to its own slots, seed 000 §7.2)");
+    const std::pair<const char*, const ThrottleCfg*> buckets[] = {
+        {"throttler.pool_rd", &p.throttler.pool_rd}, {"throttler.pool_wr", &p.throttler.pool_wr},
+        {"throttler.act_rd", &p.throttler.act_rd},   {"throttler.act_wr", &p.throttler.act_wr},
+        {"throttler.dve_rd", &p.throttler.dve_rd},   {"throttler.dve_wr", &p.throttler.dve_wr}};
+    for (const auto& [name, b] : buckets)
+        if (b->enable && b->transfer_cnt == 0)
+            return err(std::string(name) + ".transfer_cnt",
+                       std::string(name) + " is enabled with transfer_cnt = 0: the engine could never move a beat "
+                                           "(rule: a token bucket must pass at least one beat per window, seed 000 §7.2)");
+    if (p.pe.rows % p.pe.row_groups != 0)
+        return err("pe.row_groups", "pe.rows = " + n(p.pe.rows) + " is not a multiple of pe.row_groups = " + n(p.pe.row_groups));
+    if (p.pe.cols % p.pe.col_groups != 0)
+        return err("pe.col_groups", "pe.cols = " + n(p.pe.cols) + " is not a multiple of pe.col_groups = " + n(p.pe.col_groups));
+    if (p.q7.cores * p.q7.partitions_per_core != s.partitions)
+        return err("q7.partitions_per_core", "q7.cores x q7.partitions_per_core = " +
+                                                 n(p.q7.cores * p.q7.partitions_per_core) + " is not sbuf.partitions = " +
+                                                 n(s.partitions) + " (rule: core c owns 16 partitions, seed 000 §7.5)");
+    if (s.partitions % p.isa.quadrant_partitions != 0)
+        return err("isa.quadrant_partitions", "sbuf.partitions is not a multiple of isa.quadrant_partitions");
+    return std::nullopt;
+}
+
+std::string render_ini(const LoadedConfig& config, bool annotate) {
+    std::ostringstream os;
+    os << "# sbufsim effective configuration: generation " << config.params.generation
+       << " (NeuronCore-" << config.params.neuroncore << ")\n"
+       << "# Re-loadable: sbufsim config --config THIS_FILE. Comments: unit | source | confidence.\n"
+       << "base = " << config.params.generation << "\n";
+    std::string section;
+    const auto& table = key_table();
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const auto& k = table[i];
+        const auto dot = k.name.find('.');
+        const std::string sec = k.name.substr(0, dot);
+        if (sec != section) {
+            section = sec;
+            os << "\n[" << section << "]\n";
+        }
+        std::string line = k.name.substr(dot + 1) + " = " + k.get(config.params);
+        os << line;
+        if (annotate) {
+            // The generation file's citation when it has one, else the key table's.
+            const std::string cite = i < config.citations.size() && !config.citations[i].empty()
+                                         ? config.citations[i]
+                                         : k.source + " | " + std::string(to_string(k.confidence));
+            os << std::string(line.size() < 34 ? 34 - line.size() : 1, ' ') << "# "
+               << (k.unit.empty() ? "-" : k.unit) << " | " << cite;
+            // Say where a value came from only when it is not the generation's own.
+            const Origin o = i < config.origins.size() ? config.origins[i] : Origin{"", -1};
+            if (o.line >= 0 && o.file != config.generation_file) os << " | from " << o.describe();
+        }
+        os << "\n";
+    }
+    return os.str();
+}
+
+}  // namespace sbufsim

@@ -1,0 +1,858 @@
+#include "sbufsim/kernel/kernel.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "sbufsim/stats/window_stats.h"
+
+namespace sbufsim {
+
+namespace {
+
+constexpr std::uint32_t kPeRdPort = 63;  // stage-2 port of the stage-1 winner
+constexpr std::uint64_t bit(std::uint32_t c) { return std::uint64_t{1} << c; }
+constexpr std::uint32_t cause_index(StallCause c) { return static_cast<std::uint32_t>(c); }
+
+// Bits lo..hi inclusive (hi <= 31).
+constexpr std::uint32_t bit_range(std::uint32_t lo, std::uint32_t hi) {
+    return static_cast<std::uint32_t>(((std::uint64_t{2} << hi) - 1) & ~((std::uint64_t{1} << lo) - 1));
+}
+
+template <typename F>
+inline void for_each_bit(std::uint64_t m, F&& f) {
+    for (; m; m &= m - 1) f(static_cast<std::uint32_t>(std::countr_zero(m)));
+}
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("kernel: " + what); }
+
+// Probe hooks (window_stats.h), kept out of line and cold: the cycle loop then carries only a
+// null test and a call, so it is laid out and inlined as without a probe.
+[[gnu::noinline, gnu::cold]] void probe_stall(ActivityProbe* p, std::uint32_t c, StallCause cause, Cycle t,
+                                              std::uint64_t n) {
+    p->stall(c, cause, t, n);
+}
+[[gnu::noinline, gnu::cold]] void probe_grant(ActivityProbe* p, std::uint32_t c, std::uint32_t base,
+                                              std::uint32_t mask, std::uint32_t bytes, Cycle t) {
+    p->grant(c, base, mask, bytes, t);
+}
+[[gnu::noinline, gnu::cold]] void probe_bank_stall(ActivityProbe* p, std::uint32_t bank, Cycle t) {
+    p->bank_stall(bank, t);
+}
+[[gnu::noinline, gnu::cold]] void probe_conflicts(ActivityProbe* p, std::uint64_t banks, std::uint32_t base, Cycle t) {
+    for_each_bit(banks, [&](std::uint32_t b) { p->conflict(base + b, t); });
+}
+[[gnu::noinline, gnu::cold]] void probe_tdm(ActivityProbe* p, bool compute, bool dma, Cycle t) {
+    p->tdm(compute, dma, t);
+}
+
+}  // namespace
+
+// Per-client queue and head-beat state. Everything the cycle loop touches per client lives here;
+// the per-client statistics that change every cycle are kept here too and copied into Stats by
+// stats(), so the loop does not walk the large ClientStats records.
+struct Kernel::Port {
+    // Queue: a power-of-two ring of requests, grown only by submit().
+    std::vector<Queued> q;
+    std::uint64_t q_mask = 0;  // q.size() - 1
+    std::uint64_t head = 0, tail = 0;  // monotonic counts; slot = count & q_mask
+    std::uint64_t submitted = 0;
+    std::uint64_t requests = 0, beats_requested = 0;  // ClientStats, copied by stats()
+
+    // Static.
+    Region region = Region::sbuf;
+    std::uint32_t ppb = 0;  // partitions per beat, 0 = all
+    std::uint32_t bpb = 8;  // bytes per partition per beat
+
+    // Head request. Its beats go partition chunk major, then byte chunk, then (raw) the read and
+    // the write slot; what the arbitration sees of a beat is only its banks and its bytes, so the
+    // beats are handed out in runs that share both (load_run()).
+    Cycle issue = 0, start = 0;
+    RequestId after = kNoRequest;
+    std::uint32_t first = 0, parts = 0, offset = 0, bytes = 0;
+    std::uint32_t chunk_parts = 0;  // partitions per beat of this request
+    std::uint32_t pcs = 0, bcs = 0; // partition chunks, byte chunks per partition chunk
+    std::uint32_t full_bcs = 0;     // byte chunks of a full bpb bytes (bcs or bcs - 1)
+    std::uint32_t rep = 1;          // beats per chunk: 2 for raw (read slot, write slot)
+    bool offset_banks = false;      // the bank mask depends on the byte offset
+    std::uint32_t pc = 0, bc = 0;   // the first chunk not yet in the current run (pc == pcs: none)
+    std::uint32_t beat_bytes = 0;   // bytes the head beat moves (banks: Kernel::head_mask_)
+
+    // Hot statistics. grant_count and bytes_moved are counted a run ahead: set_run() adds the
+    // whole run, and stats() takes off the beats of the head run not granted yet.
+    std::array<std::uint64_t, kStallCauses> stalls{};
+    std::uint64_t beats = 0, bytes_moved = 0;
+    std::uint64_t max_run = 0;  // the longest run of consecutive stalled cycles (Kernel::stall_run_)
+    StallCause last_cause = StallCause::dependency;
+    // Bank grants not yet added to BankStats (or to `beats`): `grant_count` grants on
+    // `grant_mask`, the banks of every head beat since the last flush.
+    std::uint64_t grant_mask = 0;
+    std::uint64_t grant_count = 0;
+};
+
+Kernel::Kernel(const Params& p, KernelOptions options)
+    : params_(p), options_(options), clients_(p), tdm_(p.tdm), n_(clients_.size()) {
+    if (p.sbuf.ecc_banks > 16 || p.sbuf.ecc_banks == 0 || p.sbuf.clusters == 0 ||
+        p.sbuf.partitions % p.sbuf.clusters != 0)
+        bad("sbuf.ecc_banks = " + std::to_string(p.sbuf.ecc_banks) + " / sbuf.clusters = " +
+            std::to_string(p.sbuf.clusters) + " do not fit a 16-bit SBUF bank mask");
+    if (p.has_psum() && (p.psum.ecc_banks > 32 || p.psum.ecc_clusters == 0 ||
+                         p.psum.partitions % p.psum.ecc_clusters != 0 || p.psum.bank_size == 0 ||
+                         p.psum.banks * p.psum.ecc_clusters != p.psum.ecc_banks))
+        bad("psum.ecc_banks = " + std::to_string(p.psum.ecc_banks) +
+            " is not psum.ecc_clusters x psum.banks within a 32-bit PSUM bank mask");
+
+    // Bank tables (seed 000 §3.1, §4): SBUF bank = cluster*2 + half, PSUM bank =
+    // cluster*banks + offset/bank_size.
+    const std::uint32_t ppc = p.sbuf.partitions / p.sbuf.clusters;
+    const std::uint32_t half = std::max<std::uint32_t>(1, ppc / 2);
+    for (std::uint32_t q = 0; q < p.sbuf.partitions; ++q) {
+        sbuf_cluster_of_.push_back(static_cast<std::uint8_t>(q / ppc));
+        sbuf_bank_of_.push_back(static_cast<std::uint8_t>((q / ppc) * 2 + (q / half) % 2));
+    }
+    half_by_offset_ = p.sbuf.half_select == HalfSelect::offset;
+    psum_base_ = p.sbuf.ecc_banks;
+    half_bit_ = p.sbuf.half_offset_bit;
+    if (p.has_psum()) {
+        const std::uint32_t ppcl = p.psum.partitions / p.psum.ecc_clusters;
+        for (std::uint32_t q = 0; q < p.psum.partitions; ++q)
+            psum_cluster_of_.push_back(static_cast<std::uint8_t>(q / ppcl));
+        psum_banks_ = p.psum.banks;
+        psum_bank_size_ = static_cast<std::uint32_t>(p.psum.bank_size);
+    }
+
+    // Client masks and arbiters.
+    ports_.resize(n_);
+    throttlers_.resize(n_);
+    completed_.assign(n_, 0);
+    const std::uint32_t boost = 8;  // lifts one DMA-class group above the other (tdm.dma_order)
+    for (std::uint32_t c = 0; c < n_; ++c) {
+        const ClientInfo& ci = clients_.all()[c];
+        Port& port = ports_[c];
+        port.region = ci.region;
+        port.ppb = ci.beat_partitions;
+        port.bpb = std::max<std::uint32_t>(1, ci.beat_bytes);
+        port.q.resize(16);
+        port.q_mask = port.q.size() - 1;
+        (ci.region == Region::sbuf ? sbuf_mask_ : psum_mask_clients_) |= bit(c);
+        if (ci.tdm_class == TdmClass::dma) dma_class_ |= bit(c);
+        if (ci.tdm_class == TdmClass::compute) compute_class_ |= bit(c);
+        switch (ci.group) {
+            case ClientGroup::stage1:
+                stage1_mask_ |= bit(c);
+                stage1_.add_port(c, ci.arb.prio, ci.arb.weight);
+                break;
+            case ClientGroup::stage2:
+                stage2_mask_ |= bit(c);
+                stage2_.add_port(c, ci.arb.prio, ci.arb.weight);
+                break;
+            case ClientGroup::dma:
+            case ClientGroup::q7: {
+                const bool is_dma = ci.group == ClientGroup::dma;
+                std::uint32_t prio = ci.arb.prio;
+                if (p.tdm.dma_order == DmaOrder::dma_first && is_dma) prio += boost;
+                if (p.tdm.dma_order == DmaOrder::q7_first && !is_dma) prio += boost;
+                dma_arb_.add_port(c, prio, ci.arb.weight);
+                break;
+            }
+            case ClientGroup::psum:
+                psum_arb_.add_port(c, ci.arb.prio, ci.arb.weight);
+                break;
+        }
+        if (ci.throttle.enable) {
+            throttlers_[c] = Throttler(ci.throttle);
+            throttled_ |= bit(c);
+        }
+        if (ci.region == Region::sbuf && p.concurrency.dve_gpsimd_sbuf_exclusive) {
+            if (ci.dve) dve_sbuf_ |= bit(c);
+            if (ci.gpsimd) gpsimd_sbuf_ |= bit(c);
+        }
+        if (ci.region == Region::psum && p.concurrency.dve_act_psum_exclusive) {
+            if (ci.dve) dve_psum_ |= bit(c);
+            if (ci.act) act_psum_ |= bit(c);
+        }
+    }
+    stage2_.add_port(kPeRdPort, p.arbiter.pe_rd.prio, p.arbiter.pe_rd.weight);
+
+    if (options_.completion_capacity) ring_.resize(std::max(options_.completion_capacity, 2 * n_));
+
+    // Statistics skeleton.
+    for (const ClientInfo& ci : clients_.all()) {
+        ClientStats cs;
+        cs.name = ci.name;
+        cs.region = ci.region;
+        cs.tdm_class = ci.tdm_class;
+        stats_.clients.push_back(std::move(cs));
+    }
+    stats_.sbuf_banks = p.sbuf.ecc_banks;
+    for (std::uint32_t b = 0; b < p.sbuf.ecc_banks; ++b)
+        stats_.banks.push_back(BankStats{"sbuf_" + std::to_string(b), 0, 0, 0,
+                                         std::vector<std::uint64_t>(n_, 0)});
+    if (p.has_psum())
+        for (std::uint32_t b = 0; b < p.psum.ecc_banks; ++b)
+            stats_.banks.push_back(BankStats{"psum_" + std::to_string(b), 0, 0, 0,
+                                             std::vector<std::uint64_t>(n_, 0)});
+    stats_.blocked_by.assign(std::size_t{n_} * n_, 0);
+    stats_.tdm_slots.assign(tdm_.slots(), TdmSlotStats{});
+}
+
+Kernel::Kernel(const Kernel&) = default;
+Kernel::Kernel(Kernel&&) noexcept = default;
+Kernel& Kernel::operator=(const Kernel&) = default;
+Kernel& Kernel::operator=(Kernel&&) noexcept = default;
+Kernel::~Kernel() = default;
+
+// ---------------------------------------------------------------------------------------------
+// Bank masks: computed once per beat when it becomes the head, never per cycle.
+
+std::uint32_t Kernel::sbuf_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0,
+                                std::uint32_t o1) const {
+    if (!half_by_offset_) return bit_range(sbuf_bank_of_[p0], sbuf_bank_of_[p1]);
+    // HalfSelect::offset: every cluster in range, the half(s) the byte range touches.
+    const std::uint32_t clusters = bit_range(2u * sbuf_cluster_of_[p0], 2u * sbuf_cluster_of_[p1] + 1);
+    std::uint32_t halves = 0xffffu;
+    if ((o0 >> half_bit_) == (o1 >> half_bit_)) halves = ((o0 >> half_bit_) & 1) ? 0xaaaau : 0x5555u;
+    return clusters & halves;
+}
+
+std::uint32_t Kernel::psum_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0,
+                                std::uint32_t o1) const {
+    const std::uint32_t inner = bit_range(o0 / psum_bank_size_, o1 / psum_bank_size_);
+    std::uint32_t m = 0;
+    for (std::uint32_t c = psum_cluster_of_[p0]; c <= psum_cluster_of_[p1]; ++c)
+        m |= inner << (c * psum_banks_);
+    return m;
+}
+
+// The banks (global bits, head_mask_) and bytes of chunk (pc, bc) of port p's head request.
+inline Kernel::Beat Kernel::chunk_beat(const Port& p, std::uint32_t pc, std::uint32_t bc) const {
+    const std::uint32_t p0 = p.first + pc * p.chunk_parts;
+    const std::uint32_t p1 = std::min(p0 + p.chunk_parts, p.first + p.parts) - 1;
+    const std::uint32_t o0 = p.offset + bc * p.bpb;
+    const std::uint32_t o1 = std::min(o0 + p.bpb, p.offset + p.bytes) - 1;
+    const std::uint64_t mask = p.region == Region::sbuf
+                                   ? std::uint64_t{sbuf_mask(p0, p1, o0, o1)}
+                                   : std::uint64_t{psum_mask(p0, p1, o0, o1)} << psum_base_;
+    return {mask, (p1 - p0 + 1) * (o1 - o0 + 1)};
+}
+
+// Makes the chunk at the cursor the head beat, together with every following chunk that moves
+// the same bytes on the same banks: grant() then only counts those beats down. Called once per
+// run, not per beat (a request on one bank is usually a single run).
+[[gnu::noinline]] void Kernel::load_run(std::uint32_t c) {
+    run_ended_ = true;
+    Port& p = ports_[c];
+    const Beat head = chunk_beat(p, p.pc, p.bc);
+    std::uint32_t chunks = 0;
+    for (;;) {
+        // Inside one partition chunk the banks depend on the offset only with offset_banks, and
+        // every byte chunk but a short last one moves bpb bytes: take those in one step.
+        std::uint32_t n = 1;
+        if (!p.offset_banks && p.bc < p.full_bcs) n = p.full_bcs - p.bc;
+        chunks += n;
+        p.bc += n;
+        if (p.bc == p.bcs) {
+            p.bc = 0;
+            ++p.pc;
+        }
+        if (p.pc == p.pcs) break;
+        const Beat next = chunk_beat(p, p.pc, p.bc);
+        if (next.mask != head.mask || next.bytes != head.bytes) break;
+    }
+    set_run(c, head.mask, head.bytes, chunks * p.rep);
+}
+
+inline std::uint32_t Kernel::beats_of(const Request& r) const {
+    const Port& p = ports_[index(r.client)];
+    const std::uint32_t cp = p.ppb ? p.ppb : r.partitions;
+    const std::uint64_t pcs = (r.partitions + cp - 1) / cp;
+    const std::uint64_t bcs = (std::uint64_t{r.bytes} + p.bpb - 1) / p.bpb;
+    const std::uint64_t beats = pcs * bcs * (r.op == Op::raw ? 2 : 1);
+    if (beats > 0xffffffffu) bad("a request of " + std::to_string(beats) + " beats is too large");
+    return static_cast<std::uint32_t>(beats);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queues.
+
+RequestId Kernel::submit(const Request& r) {
+    const std::uint32_t c = index(r.client);
+    if (c >= n_) bad("submit: unknown client index " + std::to_string(c));
+    Port& p = ports_[c];
+    // The client's name is read only on the error paths: submit() runs once per request.
+    const auto name = [&] { return clients_.all()[c].name; };
+    if (r.region != p.region)
+        bad("submit: client " + name() + " is on " + (p.region == Region::sbuf ? "SBUF" : "PSUM") +
+            " only (seed 000 §7.4: no AXI path to PSUM)");
+    const bool sb = r.region == Region::sbuf;
+    const std::uint32_t partitions = sb ? params_.sbuf.partitions : params_.psum.partitions;
+    const std::uint64_t active = sb ? params_.sbuf.partition_active
+                                    : std::min<std::uint64_t>(params_.psum.partition_active,
+                                                              std::uint64_t{psum_banks_} * psum_bank_size_);
+    if (r.partitions == 0 || r.first_partition + r.partitions > partitions)
+        bad("submit: " + name() + " partitions [" + std::to_string(r.first_partition) + ", +" +
+            std::to_string(r.partitions) + ") outside 0.." + std::to_string(partitions));
+    if (r.bytes == 0 || std::uint64_t{r.offset} + r.bytes > active)
+        bad("submit: " + name() + " bytes [" + std::to_string(r.offset) + ", +" +
+            std::to_string(r.bytes) + ") outside the partition's " + std::to_string(active) + " B");
+    if (r.after != kNoRequest) {
+        const std::uint32_t dc = index(request_client(r.after));
+        if (dc >= n_ || request_seq(r.after) >= ports_[dc].submitted)
+            bad("submit: " + name() + " depends on a request that was not submitted");
+    }
+    const std::uint64_t size = p.tail - p.head;
+    if (options_.queue_limit && size >= options_.queue_limit) return kNoRequest;
+    if (size == p.q.size()) {  // grow the ring (outside the cycle loop)
+        std::vector<Queued> bigger(p.q.size() * 2);
+        for (std::uint64_t i = 0; i < size; ++i) bigger[i] = p.q[(p.head + i) & p.q_mask];
+        p.q.swap(bigger);
+        p.q_mask = p.q.size() - 1;
+        p.tail = size;
+        p.head = 0;
+    }
+    Queued& e = p.q[p.tail & p.q_mask];
+    e.req = r;
+    e.req.issue = std::max(r.issue, now_);
+    e.beats = beats_of(r);
+    ++p.tail;
+    ++queued_;
+    ++p.requests;
+    p.beats_requested += e.beats;
+    const RequestId id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, p.submitted++);
+    if (size == 0) load_head(c, now_);
+    return id;
+}
+
+// Makes the queue's first request the head, ready from cycle t at the earliest.
+void Kernel::load_head(std::uint32_t c, Cycle t) {
+    Port& p = ports_[c];
+    const std::uint64_t b = bit(c);
+    ready_ &= ~b;
+    pending_ &= ~b;
+    depwait_ &= ~b;
+    if (p.head == p.tail) return;
+    const Queued& e = p.q[p.head & p.q_mask];
+    const Request& r = e.req;
+    p.issue = r.issue;
+    p.start = std::max(r.issue, t);
+    p.after = r.after;
+    if (!uniform_head(c, e)) {
+        p.first = r.first_partition;
+        p.parts = r.partitions;
+        p.offset = r.offset;
+        p.bytes = r.bytes;
+        p.chunk_parts = p.ppb ? p.ppb : r.partitions;
+        p.pcs = (p.parts + p.chunk_parts - 1) / p.chunk_parts;
+        p.full_bcs = p.bytes / p.bpb;
+        p.bcs = p.full_bcs + (p.bytes % p.bpb != 0 ? 1 : 0);
+        p.pc = p.bc = 0;
+        p.rep = r.op == Op::raw ? 2 : 1;
+        p.offset_banks = p.region == Region::psum || half_by_offset_;
+        load_run(c);
+    }
+    if (p.after != kNoRequest && !is_complete(p.after)) depwait_ |= b;
+    if (r.issue <= t) {
+        ready_ |= b;
+    } else {
+        pending_ |= b;
+        next_issue_ = std::min(next_issue_, r.issue);
+    }
+}
+
+// The common request whose beats all have the same banks and bytes becomes a single run here,
+// without the chunk walk of load_run(). That is an SBUF request in HalfSelect::partition mode
+// (the banks follow the partitions only) with no short byte chunk, and either one partition
+// chunk or equal partition chunks all on one bank (the bank table is monotonic). False for
+// anything else.
+inline bool Kernel::uniform_head(std::uint32_t c, const Queued& e) {
+    Port& p = ports_[c];
+    const Request& r = e.req;
+    if (p.region != Region::sbuf || half_by_offset_ || r.bytes % p.bpb != 0) return false;
+    const std::uint32_t rows = p.ppb && p.ppb < r.partitions ? p.ppb : r.partitions;  // per beat
+    const std::uint32_t first = r.first_partition, last = first + r.partitions - 1;
+    if (rows != r.partitions && (r.partitions % rows != 0 || sbuf_bank_of_[first] != sbuf_bank_of_[last]))
+        return false;
+    p.pc = p.pcs = 0;  // nothing after the run
+    set_run(c, bit_range(sbuf_bank_of_[first], sbuf_bank_of_[first + rows - 1]), rows * p.bpb, e.beats);
+    return true;
+}
+
+// Makes `beats` beats on `banks` moving `bytes` each the head run; counts them ahead (Port).
+inline void Kernel::set_run(std::uint32_t c, std::uint64_t banks, std::uint32_t bytes, std::uint32_t beats) {
+    Port& p = ports_[c];
+    run_left_[c] = beats - 1;
+    p.beat_bytes = bytes;
+    head_mask_[c] = banks;
+    if (banks != p.grant_mask) {
+        flush_bank_grants(c);
+        p.grant_mask = banks;
+    }
+    p.grant_count += beats;
+    p.bytes_moved += std::uint64_t{beats} * bytes;
+}
+
+void Kernel::refresh_ready(Cycle t) {
+    if (next_issue_ > t) return;
+    Cycle next = kNever;
+    for_each_bit(pending_, [&](std::uint32_t c) {
+        if (ports_[c].issue <= t) {
+            pending_ &= ~bit(c);
+            ready_ |= bit(c);
+        } else {
+            next = std::min(next, ports_[c].issue);
+        }
+    });
+    next_issue_ = next;
+}
+
+std::uint64_t Kernel::queued(ClientId c) const {
+    const Port& p = ports_[index(c)];
+    return p.tail - p.head;
+}
+
+void Kernel::set_backpressure(ClientId c, bool full) {
+    if (index(c) >= n_) bad("set_backpressure: unknown client index " + std::to_string(index(c)));
+    if (full)
+        backpressure_ |= bit(index(c));
+    else
+        backpressure_ &= ~bit(index(c));
+}
+
+bool Kernel::pop_completion(Completion& out) {
+    if (ring_head_ == ring_tail_) return false;
+    out = ring_[ring_head_++ % ring_.size()];
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grants and completions.
+
+inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
+    Port& p = ports_[c];
+    p.stalls[cause_index(cause)] += n;
+    // The longest run is tracked here rather than when a grant ends the run: stalls are the
+    // rarer event under load.
+    stall_run_[c] += n;
+    p.max_run = std::max(p.max_run, stall_run_[c]);
+    p.last_cause = cause;
+    // now_ is the charged cycle: step(t) runs with now_ == t, a gated skip starts at now_.
+    if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
+}
+
+// Inlined into step() (once per granted beat); load_run() and complete() stay out of line (once
+// per run of beats, once per request). The beat's bytes and bank grant were counted when its run
+// was loaded; throttler and probe hooks run in step().
+[[gnu::always_inline]] inline void Kernel::grant(std::uint32_t c, Cycle t) {
+    stall_run_[c] = 0;
+    if (run_left_[c]) {  // the next beat has the same banks and bytes (seed 000 §8 step 5: one slot per beat)
+        --run_left_[c];
+        return;
+    }
+    const Port& p = ports_[c];
+    if (p.pc < p.pcs) {
+        load_run(c);
+        return;
+    }
+    complete(c, t);
+}
+
+[[gnu::noinline]] void Kernel::complete(std::uint32_t c, Cycle t) {
+    run_ended_ = true;
+    Port& p = ports_[c];
+    const Queued& e = p.q[p.head & p.q_mask];
+    ClientStats& cs = stats_.clients[c];
+    ++cs.completed;
+    cs.latency.add(t - p.issue + 1);
+    cs.wait_cycles += (t - p.start + 1) - e.beats;
+    if (!ring_.empty()) {
+        Completion& out = ring_[ring_tail_++ % ring_.size()];
+        out.id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, completed_[c]);
+        out.tag = e.req.tag;
+        out.client = e.req.client;
+        out.issue = p.issue;
+        out.start = p.start;
+        out.done = t;
+        out.beats = e.beats;
+    }
+    ++completed_[c];
+    done_clients_ |= bit(c);
+    watched_done_ |= (watch_ >> c) & 1;
+    ++p.head;
+    --queued_;
+    load_head(c, t + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One cycle.
+
+// The beats granted in one cycle, in grant order.
+struct Kernel::CycleGrants {
+    std::uint64_t granted = 0;  // their clients
+    std::uint64_t twice = 0;    // banks (head_mask_ bits) two or more beats wanted, both regions
+    std::uint32_t n = 0;
+    std::uint32_t client[64];
+};
+
+// Greedy grant over one region (SBUF or PSUM): in grant order, a beat goes if all its banks are
+// still free this cycle. `order` holds `segments` client masks, each visited lowest bit first
+// (Arbiter::segments); bit kPeRdPort stands for the stage-1 winner `pe_winner`. `excl_a` /
+// `excl_b` are the two sides of a concurrency rule, used only with kRules (a rule is on).
+// Losers are charged here; the granted beats are listed in `g` and moved by step().
+template <bool kRules>
+inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
+                                 std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
+                                 bool tdm_region, TdmClass prec, Cycle t) {
+    std::uint64_t once = 0, twice = 0;  // banks wanted by one / by two or more beats
+    std::uint64_t used = 0;             // banks granted so far
+    std::uint32_t owner[64];            // client holding each bank (valid where `used` is set)
+    [[maybe_unused]] std::int32_t a_winner = -1, b_winner = -1;
+    // Clients of the slot's precedence class; none outside the TDM region (PSUM).
+    const std::uint64_t prec_class = !tdm_region ? 0 : prec == TdmClass::dma ? dma_class_ : compute_class_;
+    std::uint32_t ng = g.n;
+    for (std::uint32_t s = 0; s < segments; ++s) {
+        for (std::uint64_t m = order[s]; m; m &= m - 1) {
+            std::uint32_t c = static_cast<std::uint32_t>(std::countr_zero(m));
+            if (c == kPeRdPort) c = pe_winner;
+            const std::uint64_t banks = head_mask_[c];
+            twice |= once & banks;
+            once |= banks;
+            if constexpr (kRules) {
+                // Concurrency rule (NeuronCore-v2 docs): charged as a bank conflict, blocker recorded.
+                const std::uint64_t cb = bit(c);
+                std::int32_t rule_blocker = -1;
+                if ((excl_a & cb) && b_winner >= 0) rule_blocker = b_winner;
+                if ((excl_b & cb) && a_winner >= 0) rule_blocker = a_winner;
+                if (rule_blocker >= 0) {
+                    charge(c, StallCause::bank_conflict);
+                    ++stats_.blocked_by[std::size_t{c} * n_ + static_cast<std::uint32_t>(rule_blocker)];
+                    ++contended_[c];
+                    continue;
+                }
+            }
+            if (const std::uint64_t lost = banks & used) {
+                // A lost bank was wanted twice: the loser always counts as contended.
+                const std::uint32_t b = static_cast<std::uint32_t>(std::countr_zero(lost));
+                const std::uint32_t blk = owner[b];
+                // Lost to the other class in that class's precedence slot: a TDM stall. (SBUF
+                // clients are all compute or DMA class, so "not of the precedence class" is
+                // "of the other class".)
+                const bool by_tdm = (prec_class >> blk & ~(prec_class >> c)) & 1;
+                charge(c, by_tdm ? StallCause::tdm : StallCause::bank_conflict);
+                ++stats_.blocked_by[std::size_t{c} * n_ + blk];
+                ++bank_stalls_[b];
+                ++contended_[c];
+                if (probe_) [[unlikely]] probe_bank_stall(probe_, b, t);
+                continue;
+            }
+            used |= banks;
+            g.granted |= bit(c);
+            g.client[ng++] = c;
+            for_each_bit(banks, [&](std::uint32_t b) { owner[b] = c; });
+            if constexpr (kRules) {
+                const std::uint64_t cb = bit(c);
+                if ((excl_a & cb) && a_winner < 0) a_winner = static_cast<std::int32_t>(c);
+                if ((excl_b & cb) && b_winner < 0) b_winner = static_cast<std::int32_t>(c);
+            }
+        }
+    }
+    g.n = ng;
+    g.twice |= twice;
+    for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
+    if (probe_) [[unlikely]] probe_conflicts(probe_, twice, 0, t);
+}
+
+// Evaluates cycle t; run() has made every head issued by t ready (refresh_ready).
+void Kernel::step(Cycle t) {
+    ++stats_.cycles;
+    ++stats_.stepped;
+    // slot = t mod max_slots, without a division on consecutive cycles.
+    const std::uint32_t slot = slot_cycle_ != kNever && t == slot_cycle_ + 1 ? (slot_ + 1 == tdm_.slots() ? 0 : slot_ + 1) : tdm_.slot(t);
+    slot_cycle_ = t;
+    slot_ = slot;
+    TdmSlotStats& ss = stats_.tdm_slots[slot];
+    ++ss.cycles;
+    gated_only_ = false;
+    gate_release_ = kNever;
+    steady_.on = false;
+    run_ended_ = false;
+    std::uint64_t cand = ready_;
+    const std::uint64_t ready = cand;
+    if (!cand) {
+        ++ss.idle;
+        return;
+    }
+    const TdmClass prec = tdm_.precedence(slot);
+
+    // Dependency wait: the named request has not completed by the end of the previous cycle.
+    if (const std::uint64_t dw = depwait_ & cand) {
+        for_each_bit(dw, [&](std::uint32_t c) {
+            if (is_complete(ports_[c].after)) {
+                depwait_ &= ~bit(c);
+            } else {
+                charge(c, StallCause::dependency);
+                cand &= ~bit(c);
+            }
+        });
+    }
+    // Downstream back-pressure (the front-end's FIFO is full).
+    if (const std::uint64_t bp = cand & backpressure_) {
+        for_each_bit(bp, [&](std::uint32_t c) { charge(c, StallCause::psum_backpressure); });
+        cand &= ~bp;
+    }
+    std::uint64_t sb = cand & sbuf_mask_;
+    // Strict TDM: the class without precedence sits the slot out (seed 000 §7.2).
+    if (tdm_.strict()) {
+        if (const std::uint64_t held = sb & (prec == TdmClass::dma ? compute_class_ : dma_class_)) {
+            for_each_bit(held, [&](std::uint32_t c) { charge(c, StallCause::tdm); });
+            sb &= ~held;
+            gate_release_ = tdm_.next_change(t);
+        }
+    }
+    // Throttlers: pool/act/dve rd/wr token buckets (seed 000 §7.2).
+    if (const std::uint64_t th = sb & throttled_) {
+        for_each_bit(th, [&](std::uint32_t c) {
+            if (!throttlers_[c].allows(t)) {
+                charge(c, StallCause::throttle);
+                sb &= ~bit(c);
+                gate_release_ = std::min(gate_release_, throttlers_[c].next_window(t));
+                if (tdm_.strict()) gate_release_ = std::min(gate_release_, tdm_.next_change(t));
+            }
+        });
+    }
+    const std::uint64_t ps = cand & psum_mask_clients_;
+    if (!sb && !ps) {
+        // Every ready beat is gated: the same happens every cycle until a gate opens.
+        gated_only_ = true;
+        ++ss.idle;
+        return;
+    }
+
+    // Stage 1: one PE client wins (strict priority, then DWRR; seed 000 §7.1).
+    const std::uint64_t s1 = sb & stage1_mask_;
+    std::uint32_t winner = kPeRdPort;
+    std::uint64_t s1_contended = 0;
+    if (s1) {
+        winner = stage1_.first(s1);
+        if (const std::uint64_t losers = s1 & ~bit(winner)) {
+            for_each_bit(losers, [&](std::uint32_t c) {
+                charge(c, StallCause::stage1_loss);
+                ++contended_[c];
+            });
+            s1_contended = bit(winner);
+        }
+    }
+
+    // Grant order: the precedence class of this slot first (stage 2 for compute, the DMA-class
+    // order for DMA), then the other class on the banks left free (work-conserving mode).
+    const std::uint64_t c2 = (sb & stage2_mask_) | (s1 ? bit(kPeRdPort) : 0);
+    const std::uint64_t d = sb & dma_class_;
+    std::uint64_t order[2 * Arbiter::kPorts];  // 2 masks per level with candidates
+    std::uint32_t n = 0;
+    if (prec == TdmClass::dma) {
+        n += dma_arb_.segments(d, order + n);
+        n += stage2_.segments(c2, order + n);
+    } else {
+        n += stage2_.segments(c2, order + n);
+        n += dma_arb_.segments(d, order + n);
+    }
+
+    CycleGrants g;
+    if (dve_sbuf_ | gpsimd_sbuf_)
+        grant_region<true>(g, order, n, winner, dve_sbuf_, gpsimd_sbuf_, true, prec, t);
+    else
+        grant_region<false>(g, order, n, winner, 0, 0, true, prec, t);
+
+    // PSUM: its own banks and arbiter, no TDM (INFERRED).
+    if (ps) {
+        std::uint64_t porder[2 * Arbiter::kPorts];
+        const std::uint32_t pn = psum_arb_.segments(ps, porder);
+        if (dve_psum_ | act_psum_)
+            grant_region<true>(g, porder, pn, kPeRdPort, dve_psum_, act_psum_, false, prec, t);
+        else
+            grant_region<false>(g, porder, pn, kPeRdPort, 0, 0, false, prec, t);
+        psum_arb_.settle(ps, g.granted & ps);
+    }
+
+    // Arbiter state moves only where two or more contended (arbiter.h).
+    const std::uint64_t granted = g.granted;
+    const bool pe_granted = s1 && (granted & bit(winner));
+    if (s1) stage1_.settle(s1, pe_granted ? bit(winner) : 0);
+    stage2_.settle(c2, (granted & stage2_mask_) | (pe_granted ? bit(kPeRdPort) : 0));
+    if (d) dma_arb_.settle(d, granted & d);
+
+    const std::uint64_t gs = granted & sbuf_mask_;
+    ss.compute_used += (gs & compute_class_) != 0;
+    ss.dma_used += (gs & dma_class_) != 0;
+    ss.idle += gs == 0;
+    if (probe_) [[unlikely]] {
+        probe_tdm(probe_, gs & compute_class_, gs & dma_class_, t);
+        for (std::uint32_t j = 0; j < g.n; ++j) {
+            const std::uint32_t c = g.client[j];
+            const std::uint32_t base = ports_[c].region == Region::sbuf ? 0 : psum_base_;
+            probe_grant(probe_, c, base, static_cast<std::uint32_t>(head_mask_[c] >> base), ports_[c].beat_bytes, t);
+        }
+    }
+    for_each_bit(granted & throttled_, [&](std::uint32_t c) { throttlers_[c].on_grant(t); });
+
+    // Move the granted beats (may complete requests and load the next heads for cycle t + 1).
+    // A granted beat contended when another beat wanted one of its banks or when it won stage 1
+    // against another PE client (losers were counted where they lost).
+    const std::uint64_t twice = g.twice;
+    const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & twice);
+    contended_[winner] += s1_won;
+    won_[winner] += s1_won;
+    for (std::uint32_t j = 0; j < g.n; ++j) {
+        const std::uint32_t c = g.client[j];
+        // Without a branch: whether a winner was contended is data, not a pattern to predict.
+        const std::uint64_t hit = (head_mask_[c] & twice) != 0;
+        contended_[c] += hit;
+        won_[c] += hit;
+        grant(c, t);
+    }
+    // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
+    // this one until the shortest run ends.
+    if (granted == ready && !run_ended_ && !(granted & throttled_)) note_steady(granted, gs, c2, d, ps);
+}
+
+// Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
+// `cycles` + 1 beats left, and every cycle until its last beat grants the same.
+[[gnu::noinline]] void Kernel::note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2,
+                                           std::uint64_t dma, std::uint64_t psum) {
+    std::uint32_t left = ~0u;
+    for_each_bit(granted, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
+    if (left == 0) return;
+    steady_ = {true, left, granted, sbuf, stage2, dma, psum};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Skipping: cycles whose outcome is known without evaluating them.
+
+// Adds `len` cycles from `from` on to the TDM slot statistics: f(slot stats, cycles in that slot).
+template <typename F>
+inline void Kernel::add_slot_cycles(Cycle from, Cycle len, F&& f) {
+    const std::uint32_t slots = tdm_.slots();
+    const Cycle full = len / slots;
+    const Cycle rem = len % slots;
+    std::uint32_t s = tdm_.slot(from);
+    for (std::uint32_t i = 0; i < slots; ++i) {
+        const Cycle k = full + (i < rem ? 1 : 0);
+        if (k) f(stats_.tdm_slots[s], k);
+        s = s + 1 == slots ? 0 : s + 1;
+    }
+}
+
+// Cycles [from, to) in which no beat can move. With `gated`, the previous cycle had ready beats
+// that were all stopped by a gate that stays shut until `to` (dependency, back-pressure, strict
+// TDM, throttler), so each is charged its cause again; otherwise nothing is ready at all.
+void Kernel::skip(Cycle from, Cycle to, bool gated) {
+    const Cycle len = to - from;
+    stats_.cycles += len;
+    add_slot_cycles(from, len, [](TdmSlotStats& ss, Cycle k) {
+        ss.cycles += k;
+        ss.idle += k;
+    });
+    if (gated) for_each_bit(ready_, [&](std::uint32_t c) { charge(c, ports_[c].last_cause, len); });
+}
+
+// The cycles after a steady step (step() sets steady_): the same clients are ready with the same
+// banks, no gate holds anyone and no bank is wanted twice, so each cycle grants every one of them
+// again and only their runs count down and the round-robin pointers move. Taken up to the cycle
+// in which the shortest run ends, a pending request issues, the strict-TDM precedence changes or
+// `target`; identical to stepping them (tests/test_kernel_accounting.cpp).
+void Kernel::leap(Cycle target) {
+    Cycle len = std::min<Cycle>(steady_.cycles, target - now_);
+    if (next_issue_ != kNever) len = std::min(len, next_issue_ - now_);
+    if (tdm_.strict() && steady_.sbuf) len = std::min(len, tdm_.next_change(now_ - 1) - now_);
+    if (len == 0) return;
+    stats_.cycles += len;
+    const bool compute = steady_.sbuf & compute_class_, dma = steady_.sbuf & dma_class_;
+    add_slot_cycles(now_, len, [&](TdmSlotStats& ss, Cycle k) {
+        ss.cycles += k;
+        if (compute) ss.compute_used += k;
+        if (dma) ss.dma_used += k;
+        if (!steady_.sbuf) ss.idle += k;
+    });
+    for_each_bit(steady_.granted, [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(len); });
+    stage2_.settle_granted(steady_.stage2, len);
+    if (steady_.dma) dma_arb_.settle_granted(steady_.dma, len);
+    if (steady_.psum) psum_arb_.settle_granted(steady_.psum, len);
+    steady_.on = false;  // taken; the next step decides again
+    now_ += len;
+    slot_cycle_ = kNever;
+}
+
+RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {
+    const bool skipping = !options_.step_every_cycle;
+    watch_ = watch;
+    watched_done_ = false;
+    while (until_drained ? queued_ > 0 : now_ < target) {
+        if (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)
+            return RunStatus::completions_full;
+        const Cycle t = now_;
+        refresh_ready(t);
+        if (!ready_ && (skipping || next_issue_ == kNever)) {
+            const Cycle to = std::min(next_issue_, target);
+            if (to == kNever) return RunStatus::stuck;
+            skip(t, to, false);
+            now_ = to;
+            continue;
+        }
+        step(t);
+        now_ = t + 1;
+        if (watched_done_) return RunStatus::watched;
+        if (steady_.on && skipping && !probe_) leap(target);
+        if (gated_only_) {
+            const Cycle to = std::min({next_issue_, gate_release_, target});
+            if (to == kNever) return RunStatus::stuck;  // nothing can ever open the gates
+            if (skipping && to > now_) {
+                skip(now_, to, true);
+                now_ = to;
+            }
+        }
+    }
+    return RunStatus::reached;
+}
+
+RunStatus Kernel::run_until(Cycle target, std::uint64_t watch) { return run(target, false, watch); }
+RunStatus Kernel::run_to_completion() { return run(kNever, true, 0); }
+
+// ---------------------------------------------------------------------------------------------
+// Statistics.
+
+// Adds the client's pending bank grants to BankStats and to its beat count.
+void Kernel::flush_bank_grants(std::uint32_t c) {
+    Port& p = ports_[c];
+    if (!p.grant_count) return;
+    for_each_bit(p.grant_mask, [&](std::uint32_t b) { stats_.banks[b].grants[c] += p.grant_count; });
+    p.beats += p.grant_count;
+    p.grant_count = 0;
+}
+
+const Stats& Kernel::stats() {
+    for (std::uint32_t c = 0; c < n_; ++c) {
+        Port& p = ports_[c];
+        // The head run was counted when it was loaded: its beats not granted yet stay pending.
+        const std::uint64_t outstanding = p.head != p.tail ? std::uint64_t{run_left_[c]} + 1 : 0;
+        p.grant_count -= outstanding;
+        flush_bank_grants(c);
+        p.grant_count = outstanding;
+        ClientStats& cs = stats_.clients[c];
+        cs.requests = p.requests;
+        cs.beats_requested = p.beats_requested;
+        cs.stalls = p.stalls;
+        cs.beats = p.beats;
+        cs.bytes = p.bytes_moved - outstanding * p.beat_bytes;
+        cs.contended = contended_[c];
+        cs.won_contended = won_[c];
+        cs.max_stall_run = p.max_run;
+    }
+    for (std::size_t b = 0; b < stats_.banks.size(); ++b) {
+        stats_.banks[b].conflict_cycles = bank_conflicts_[b];
+        stats_.banks[b].stalls = bank_stalls_[b];
+    }
+    stats_.finalize();
+    return stats_;
+}
+
+}  // namespace sbufsim

@@ -1,0 +1,301 @@
+#include "sbufsim/output/report.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "sbufsim/output/json_text.h"
+
+namespace sbufsim {
+
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h) {
+    for (unsigned char c : bytes) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+std::string hex16(std::uint64_t v) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+std::string file_digest(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::vector<char> buf(1 << 20);
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        h = fnv1a64(std::string_view(buf.data(), static_cast<std::size_t>(in.gcount())), h);
+    }
+    return hex16(h);
+}
+
+std::uint64_t total_stalls(const Stats& s, StallCause c) {
+    std::uint64_t n = 0;
+    for (const auto& cl : s.clients) n += cl.stalls[static_cast<std::size_t>(c)];
+    return n;
+}
+
+namespace {
+
+std::string fixed(double v, int digits) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(digits) << v;
+    return os.str();
+}
+
+std::string col(const std::string& s, std::size_t w, bool right = true) {
+    if (s.size() >= w) return " " + s;
+    return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+double share(Cycle part, Cycle total) { return total ? static_cast<double>(part) / static_cast<double>(total) : 0; }
+
+std::string json_num(double v) {
+    if (!(v == v) || v > 1e300 || v < -1e300) return "0";
+    std::ostringstream os;
+    os << std::setprecision(10) << v;
+    return os.str();
+}
+
+// Every number of one run as (section, name, metric, value) rows: the single source of the
+// JSON groups and the CSV rows, so the two cannot drift apart.
+struct Row {
+    std::string section, name, metric;
+    std::string value;  // already formatted
+    bool text = false;
+};
+
+// --window-stats rows: every bank (a heatmap needs the full grid), the clients that took part.
+void collect_windows(const WindowSeries& w, const Stats& k, std::vector<Row>& rows) {
+    if (w.empty()) return;
+    auto u = [&](const std::string& name, std::string metric, std::uint64_t v) {
+        rows.push_back({"window", name, std::move(metric), std::to_string(v), false});
+    };
+    for (std::size_t i = 0; i < w.rows.size(); ++i) {
+        const WindowRow& r = w.rows[i];
+        const std::string name = std::string("w").append(std::to_string(i));  // not "w" + ...: GCC 12 -O3 -Wrestrict false positive
+        u(name, "start", r.start);
+        u(name, "cycles", r.cycles);
+        for (std::size_t b = 0; b < w.banks.size(); ++b) {
+            u(name, "busy." + w.banks[b], r.busy[b]);
+            u(name, "conflicts." + w.banks[b], r.conflicts[b]);
+            u(name, "stalls." + w.banks[b], r.stalls[b]);
+        }
+        for (std::size_t c = 0; c < w.clients.size(); ++c)
+            if (c < k.clients.size() && k.clients[c].requests) u(name, "bytes." + w.clients[c], r.bytes[c]);
+        u(name, "tdm.compute_used", r.tdm_compute);
+        u(name, "tdm.dma_used", r.tdm_dma);
+    }
+}
+
+void collect(const RunReport& rep, std::vector<Row>& rows) {
+    const ReplayResult& r = rep.result;
+    const Stats& k = r.kernel;
+    auto u = [&](std::string sec, std::string name, std::string metric, std::uint64_t v) {
+        rows.push_back({std::move(sec), std::move(name), std::move(metric), std::to_string(v), false});
+    };
+    auto d = [&](std::string sec, std::string name, std::string metric, double v) {
+        rows.push_back({std::move(sec), std::move(name), std::move(metric), json_num(v), false});
+    };
+    auto t = [&](std::string sec, std::string name, std::string metric, std::string v) {
+        rows.push_back({std::move(sec), std::move(name), std::move(metric), std::move(v), true});
+    };
+    t("run", "", "generation", r.generation);
+    t("run", "", "scheduler", rep.info.scheduler);
+    t("run", "", "version", rep.info.version);
+    t("run", "", "config_hash", rep.info.config_hash);
+    t("run", "", "trace_digest", rep.info.trace_digest);
+    u("run", "", "total_cycles", r.total_cycles);
+    d("run", "", "time_ns", r.time_ns());
+    d("run", "", "pe_clock_ghz", r.pe_clock_ghz);
+    u("run", "", "records", r.records);
+    u("run", "", "access_records", r.access_records);
+    u("run", "", "instructions", r.instructions);
+    u("run", "", "skipped_records", r.skipped);
+    u("run", "", "kernel_cycles", k.cycles);
+    if (!rep.windows.empty()) u("run", "", "window_cycles", rep.windows.width);
+    for (const auto& e : r.engines) {
+        if (!e.instructions && !e.sem_wait) continue;
+        u("engine", e.name, "instructions", e.instructions);
+        u("engine", e.name, "busy_cycles", e.busy);
+        d("engine", e.name, "busy_share", share(e.busy, r.total_cycles));
+        u("engine", e.name, "semaphore_wait_cycles", e.sem_wait);
+        u("engine", e.name, "bank_stall_cycles", e.bank_stall);
+        u("engine", e.name, "bytes_read", e.bytes_read);
+        u("engine", e.name, "bytes_written", e.bytes_written);
+    }
+    const ArrSeqStats& a = r.arr_seq;
+    d("pe", "", "utilisation", r.pe_utilisation());
+    u("pe", "", "stream_cycles", a.pe_stream);
+    u("pe", "", "busy_cycles", a.pe_busy);
+    u("pe", "", "weight_wait_cycles", a.weight_wait);
+    u("pe", "", "matmuls", a.matmuls);
+    u("pe", "", "ldweights", a.ldweights);
+    u("pe", "", "p2fifo_backpressure_cycles", a.backpressure_cycles);
+    for (const auto& [shape, n] : a.shapes) u("matmul_shape", shape, "count", n);
+    u("psum", "", "groups_begun", a.groups_begun);
+    u("psum", "", "groups_ended", a.groups_ended);
+    u("psum", "", "peak_open_groups", a.peak_open_groups);
+    u("psum", "", "group_limit_exceeded", a.group_limit_exceeded);
+    u("psum", "", "banks_zeroed", a.psum_banks_zeroed);
+    u("psum", "", "write_bytes", a.psum_write_bytes);
+    u("psum", "", "accumulate_bytes", a.psum_accumulate_bytes);
+    u("dma", "", "bytes", r.dma_bytes());
+    d("dma", "", "achieved_gbps", r.dma_gbps());
+    for (std::size_t i = 0; i < r.dma.size(); ++i) {
+        const DmaStats& s = r.dma[i];
+        if (!s.descriptors) continue;
+        const std::string name = "dma_" + std::to_string(i);
+        u("dma_engine", name, "descriptors", s.descriptors);
+        u("dma_engine", name, "bytes", s.bytes);
+        u("dma_engine", name, "transposes", s.transposes);
+        u("dma_engine", name, "data_cycles", s.data_cycles);
+        const double ns = r.pe_clock_ghz > 0 ? static_cast<double>(s.data_cycles) / r.pe_clock_ghz : 0;
+        d("dma_engine", name, "gbps_while_active", ns > 0 ? static_cast<double>(s.bytes) / ns : 0);
+    }
+    for (std::size_t c = 0; c < kStallCauses; ++c)
+        u("stalls", "", to_string(static_cast<StallCause>(c)), total_stalls(k, static_cast<StallCause>(c)));
+    for (const auto& c : k.clients) {
+        if (!c.requests) continue;
+        u("client", c.name, "requests", c.requests);
+        u("client", c.name, "beats", c.beats);
+        u("client", c.name, "bytes", c.bytes);
+        for (std::size_t s = 0; s < kStallCauses; ++s)
+            u("client", c.name, std::string("stall_") + to_string(static_cast<StallCause>(s)), c.stalls[s]);
+    }
+    for (const auto& b : k.banks) {
+        if (!b.busy && !b.conflict_cycles) continue;
+        u("bank", b.name, "busy", b.busy);
+        d("bank", b.name, "utilisation", share(b.busy, k.cycles));
+        u("bank", b.name, "conflict_cycles", b.conflict_cycles);
+        u("bank", b.name, "stalls", b.stalls);
+    }
+    const std::size_t n = k.clients.size();
+    for (std::size_t i = 0; i < k.blocked_by.size(); ++i)
+        if (k.blocked_by[i]) u("blocked_by", k.clients[i / n].name + "<-" + k.clients[i % n].name, "cycles", k.blocked_by[i]);
+    for (std::size_t s = 0; s < k.tdm_slots.size(); ++s) {
+        const auto& ts = k.tdm_slots[s];
+        const std::string name = "slot_" + std::to_string(s);
+        u("tdm", name, "cycles", ts.cycles);
+        u("tdm", name, "compute_used", ts.compute_used);
+        u("tdm", name, "dma_used", ts.dma_used);
+        u("tdm", name, "idle", ts.idle);
+    }
+    collect_windows(rep.windows, k, rows);
+}
+
+}  // namespace
+
+void print_summary(std::ostream& os, const RunReport& rep) {
+    const ReplayResult& r = rep.result;
+    const Stats& k = r.kernel;
+    os << "trace " << r.trace << "  (gen " << r.generation << ", scheduler " << rep.info.scheduler
+       << ", digest " << rep.info.trace_digest << ", config " << rep.info.config_hash << ")\n";
+    os << "total " << r.total_cycles << " cycles = " << fixed(r.time_ns(), 1) << " ns at the PE clock "
+       << fixed(r.pe_clock_ghz, 2) << " GHz;  " << r.records << " records (" << r.instructions
+       << " instructions, " << r.access_records << " access records";
+    if (r.skipped) os << ", " << r.skipped << " invalid records skipped";
+    os << ")\n\n";
+
+    os << "engines\n" << col("engine", 10, false) << col("instr", 8) << col("busy", 11) << col("busy%", 7)
+       << col("sem wait", 11) << col("bank stall", 11) << col("read B", 12) << col("written B", 12) << "\n";
+    for (const auto& e : r.engines) {
+        if (!e.instructions && !e.sem_wait) continue;
+        os << col(e.name, 10, false) << col(std::to_string(e.instructions), 8) << col(std::to_string(e.busy), 11)
+           << col(fixed(100 * share(e.busy, r.total_cycles), 1), 7) << col(std::to_string(e.sem_wait), 11)
+           << col(std::to_string(e.bank_stall), 11) << col(std::to_string(e.bytes_read), 12)
+           << col(std::to_string(e.bytes_written), 12) << "\n";
+    }
+
+    const ArrSeqStats& a = r.arr_seq;
+    os << "\nPE array: utilisation " << fixed(100 * r.pe_utilisation(), 1) << "% (" << a.pe_stream
+       << " streaming cycles, " << a.pe_busy << " busy), " << a.matmuls << " matmuls, " << a.ldweights
+       << " ldweights, weight wait " << a.weight_wait << ", p2fifo back-pressure " << a.backpressure_cycles
+       << " cycles\n";
+    if (!a.shapes.empty()) {
+        os << "  matmuls by tile shape (rows x cols):";
+        for (const auto& [shape, n] : a.shapes) os << "  " << shape << " " << n;
+        os << "\n";
+    }
+    os << "PSUM groups: " << a.groups_begun << " begun, " << a.groups_ended << " ended, peak " << a.peak_open_groups
+       << " open, " << a.group_limit_exceeded << " over the limit; " << a.psum_banks_zeroed << " banks zeroed, "
+       << a.psum_write_bytes << " B written, " << a.psum_accumulate_bytes << " B accumulated\n";
+    os << "DMA: " << r.dma_bytes() << " B, achieved " << fixed(r.dma_gbps(), 2) << " GB/s over the run";
+    for (std::size_t i = 0; i < r.dma.size(); ++i) {
+        const DmaStats& s = r.dma[i];
+        if (!s.descriptors) continue;
+        const double ns = r.pe_clock_ghz > 0 ? static_cast<double>(s.data_cycles) / r.pe_clock_ghz : 0;
+        os << "\n  dma_" << i << ": " << s.descriptors << " descriptors, " << s.bytes << " B, " << s.transposes
+           << " transposes, " << fixed(ns > 0 ? static_cast<double>(s.bytes) / ns : 0, 2) << " GB/s while active";
+    }
+    os << "\n";
+    os << "stall cycles by cause:";
+    for (std::size_t c = 0; c < kStallCauses; ++c)
+        os << "  " << to_string(static_cast<StallCause>(c)) << " " << total_stalls(k, static_cast<StallCause>(c));
+    os << "\nthrottle effect: " << total_stalls(k, StallCause::throttle) << " stall cycles charged to the throttlers\n\n";
+    os << "-- bank kernel --\n";
+    print_report(os, k);
+    if (!r.skipped_errors.empty()) {
+        os << "\nskipped records (first " << r.skipped_errors.size() << ")\n";
+        for (const auto& e : r.skipped_errors) os << "  " << e.to_string() << "\n";
+    }
+}
+
+void write_json(std::ostream& os, const std::vector<RunReport>& runs) {
+    os << "{\n  \"tool\": \"sbufsim\",\n  \"version\": " << json_string(SBUFSIM_VERSION) << ",\n  \"runs\": [";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        std::vector<Row> rows;
+        collect(runs[i], rows);
+        os << (i ? "," : "") << "\n    {\n      \"trace\": " << json_string(runs[i].result.trace);
+        // Group rows: section -> (name ->) metric.
+        std::size_t j = 0;
+        while (j < rows.size()) {
+            const std::string sec = rows[j].section;
+            const bool named = !rows[j].name.empty();
+            os << ",\n      " << json_string(sec) << ": " << (named ? "{" : "{");
+            bool first_name = true;
+            while (j < rows.size() && rows[j].section == sec) {
+                if (named) {
+                    const std::string name = rows[j].name;
+                    os << (first_name ? "" : ",") << "\n        " << json_string(name) << ": {";
+                    bool first = true;
+                    while (j < rows.size() && rows[j].section == sec && rows[j].name == name) {
+                        os << (first ? "" : ", ") << json_string(rows[j].metric) << ": "
+                           << (rows[j].text ? json_string(rows[j].value) : rows[j].value);
+                        first = false;
+                        ++j;
+                    }
+                    os << "}";
+                } else {
+                    os << (first_name ? "" : ",") << "\n        " << json_string(rows[j].metric) << ": "
+                       << (rows[j].text ? json_string(rows[j].value) : rows[j].value);
+                    ++j;
+                }
+                first_name = false;
+            }
+            os << "\n      }";
+        }
+        os << "\n    }";
+    }
+    os << "\n  ]\n}\n";
+}
+
+void write_csv(std::ostream& os, const std::vector<RunReport>& runs) {
+    os << "trace,section,name,metric,value\n";
+    for (const auto& run : runs) {
+        std::vector<Row> rows;
+        collect(run, rows);
+        for (const auto& r : rows)
+            os << run.result.trace << "," << r.section << "," << r.name << "," << r.metric << "," << r.value << "\n";
+    }
+}
+
+}  // namespace sbufsim

@@ -1,0 +1,180 @@
+#include "sbufsim/stats/stats.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+namespace sbufsim {
+
+const char* to_string(StallCause c) {
+    switch (c) {
+        case StallCause::dependency: return "dependency";
+        case StallCause::psum_backpressure: return "psum_backpressure";
+        case StallCause::tdm: return "tdm";
+        case StallCause::throttle: return "throttle";
+        case StallCause::stage1_loss: return "stage1_loss";
+        case StallCause::bank_conflict: return "bank_conflict";
+        case StallCause::count: break;
+    }
+    return "?";
+}
+
+// ---------------------------------------------------------------------------------------------
+// LatencyHistogram: bucket = v for v < 16; above, octave k = floor(log2 v) split in 8.
+
+std::uint32_t LatencyHistogram::bucket(std::uint64_t v) {
+    if (v < kLinear) return static_cast<std::uint32_t>(v);
+    const std::uint32_t k = static_cast<std::uint32_t>(std::bit_width(v)) - 1;  // >= 4
+    const std::uint32_t sub = static_cast<std::uint32_t>(v >> (k - 3)) & (kSub - 1);
+    return kLinear + (k - 4) * kSub + sub;
+}
+
+std::uint64_t LatencyHistogram::bucket_upper(std::uint32_t b) {
+    if (b < kLinear) return b;
+    const std::uint32_t k = (b - kLinear) / kSub + 4;
+    const std::uint64_t sub = (b - kLinear) % kSub;
+    const std::uint64_t lower = (kSub + sub) << (k - 3);
+    return lower + ((std::uint64_t{1} << (k - 3)) - 1);
+}
+
+std::uint64_t LatencyHistogram::percentile(double q) const {
+    if (count_ == 0) return 0;
+    const double r = std::ceil(q * static_cast<double>(count_));
+    const std::uint64_t rank = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(r), 1, count_);
+    std::uint64_t seen = 0;
+    for (std::uint32_t b = 0; b < kBuckets; ++b) {
+        seen += counts_[b];
+        if (seen >= rank) return std::min(bucket_upper(b), max_);
+    }
+    return max_;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void Stats::finalize() {
+    const double cyc = cycles ? static_cast<double>(cycles) : 1.0;
+    std::uint64_t won_total = 0;
+    for (const auto& c : clients)
+        if (c.contended) won_total += c.won_contended;
+    double sx = 0, sxx = 0;
+    std::uint32_t nx = 0;
+    for (auto& c : clients) {
+        c.bytes_per_cycle = static_cast<double>(c.bytes) / cyc;
+        c.contended_share = c.contended && won_total
+                                ? static_cast<double>(c.won_contended) / static_cast<double>(won_total)
+                                : 0.0;
+        c.win_rate = c.contended ? static_cast<double>(c.won_contended) / static_cast<double>(c.contended)
+                                 : 0.0;
+        if (c.contended) {
+            sx += c.win_rate;
+            sxx += c.win_rate * c.win_rate;
+            ++nx;
+        }
+    }
+    jain_index = nx && sxx > 0 ? (sx * sx) / (nx * sxx) : (nx ? 0.0 : 1.0);
+    for (auto& b : banks) {
+        b.busy = 0;
+        for (auto g : b.grants) b.busy += g;
+    }
+}
+
+bool Stats::same_results(const Stats& o) const {
+    Stats a = *this, b = o;
+    a.stepped = b.stepped = 0;
+    return a.cycles == b.cycles && a.clients == b.clients && a.banks == b.banks &&
+           a.sbuf_banks == b.sbuf_banks && a.blocked_by == b.blocked_by &&
+           a.tdm_slots == b.tdm_slots && a.jain_index == b.jain_index;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain-text report.
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::string pad(std::string s, std::size_t w, bool right = true) {
+    if (s.size() >= w) return s;
+    return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+}  // namespace
+
+void print_report(std::ostream& os, const Stats& s) {
+    os << "cycles " << s.cycles << " (" << s.stepped << " evaluated, "
+       << (s.cycles - s.stepped) << " skipped)\n\n";
+
+    os << "clients (active only)\n";
+    os << pad("client", 14, false) << pad("reqs", 9) << pad("beats", 11) << pad("bytes", 13)
+       << pad("B/cycle", 9) << pad("dep", 9) << pad("bp", 9) << pad("tdm", 9) << pad("thr", 9)
+       << pad("stage1", 9) << pad("bank", 9) << pad("maxrun", 8) << pad("p50", 7)
+       << pad("p95", 7) << pad("p99", 7) << pad("max", 8) << "\n";
+    for (const auto& c : s.clients) {
+        if (!c.requests && !c.beats) continue;
+        os << pad(c.name, 14, false) << pad(std::to_string(c.requests), 9)
+           << pad(std::to_string(c.beats), 11) << pad(std::to_string(c.bytes), 13)
+           << pad(fmt("%.3f", c.bytes_per_cycle), 9);
+        for (auto v : c.stalls) os << pad(std::to_string(v), 9);
+        os << pad(std::to_string(c.max_stall_run), 8)
+           << pad(std::to_string(c.latency.percentile(0.50)), 7)
+           << pad(std::to_string(c.latency.percentile(0.95)), 7)
+           << pad(std::to_string(c.latency.percentile(0.99)), 7)
+           << pad(std::to_string(c.latency.max()), 8) << "\n";
+    }
+
+    os << "\nfairness (clients that contended)\n";
+    os << pad("client", 14, false) << pad("contended", 11) << pad("won", 11) << pad("win rate", 10)
+       << pad("share", 9) << "\n";
+    for (const auto& c : s.clients) {
+        if (!c.contended) continue;
+        os << pad(c.name, 14, false) << pad(std::to_string(c.contended), 11)
+           << pad(std::to_string(c.won_contended), 11) << pad(fmt("%.4f", c.win_rate), 10)
+           << pad(fmt("%.4f", c.contended_share), 9) << "\n";
+    }
+    os << "Jain's index " << fmt("%.4f", s.jain_index) << "\n";
+
+    os << "\nbanks (used only)\n";
+    os << pad("bank", 9, false) << pad("busy", 11) << pad("util", 7) << pad("conflict", 11)
+       << pad("stalls", 11) << "  top client\n";
+    const double cyc = s.cycles ? static_cast<double>(s.cycles) : 1.0;
+    for (const auto& b : s.banks) {
+        if (!b.busy && !b.conflict_cycles) continue;
+        const auto top = std::max_element(b.grants.begin(), b.grants.end());
+        os << pad(b.name, 9, false) << pad(std::to_string(b.busy), 11)
+           << pad(fmt("%.3f", static_cast<double>(b.busy) / cyc), 7)
+           << pad(std::to_string(b.conflict_cycles), 11) << pad(std::to_string(b.stalls), 11)
+           << "  " << s.clients[static_cast<std::size_t>(top - b.grants.begin())].name << "\n";
+    }
+
+    os << "\nwho blocked whom (top 10 pairs)\n";
+    const std::size_t n = s.clients.size();
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < s.blocked_by.size(); ++i)
+        if (s.blocked_by[i]) idx.push_back(i);
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](std::size_t a, std::size_t b) { return s.blocked_by[a] > s.blocked_by[b]; });
+    if (idx.size() > 10) idx.resize(10);
+    for (auto i : idx)
+        os << "  " << pad(s.clients[i / n].name, 14, false) << " by "
+           << pad(s.clients[i % n].name, 14, false) << pad(std::to_string(s.blocked_by[i]), 11)
+           << "\n";
+
+    os << "\nTDM slots\n" << pad("slot", 6, false) << pad("cycles", 11) << pad("compute", 11)
+       << pad("dma", 11) << pad("idle", 11) << "\n";
+    for (std::size_t i = 0; i < s.tdm_slots.size(); ++i) {
+        const auto& t = s.tdm_slots[i];
+        if (!t.cycles) continue;
+        os << pad(std::to_string(i), 6, false) << pad(std::to_string(t.cycles), 11)
+           << pad(std::to_string(t.compute_used), 11) << pad(std::to_string(t.dma_used), 11)
+           << pad(std::to_string(t.idle), 11) << "\n";
+    }
+}
+
+}  // namespace sbufsim

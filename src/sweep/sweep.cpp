@@ -1,0 +1,461 @@
+#include "sbufsim/sweep/sweep.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "sbufsim/output/json_text.h"
+#include "sbufsim/output/report.h"
+#include "sbufsim/trace/trace.h"
+
+namespace sbufsim::sweep {
+
+namespace {
+
+// A runaway range or product (a typo such as 0:1e9) should fail fast, not fill the disk.
+constexpr std::size_t kMaxPoints = 10'000'000;
+
+ConfigError vary_error(std::string_view arg, const std::string& why) {
+    return ConfigError("--vary '" + std::string(arg) + "': " + why);
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const auto at = s.find(sep, start);
+        out.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+        if (at == std::string_view::npos) return out;
+        start = at + 1;
+    }
+}
+
+std::optional<long long> parse_int(std::string_view s) {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+    return v;
+}
+
+std::optional<double> parse_real(std::string_view s) {
+    if (s.empty()) return std::nullopt;
+    const std::string text(s);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+// Integer ranges stay integers (the u32/u64 keys reject "2.0"); anything else counts in reals.
+std::vector<std::string> expand_range(std::string_view arg, const std::vector<std::string>& parts) {
+    const std::string step_text = parts.size() == 3 ? parts[2] : "1";
+    const auto lo_i = parse_int(parts[0]), hi_i = parse_int(parts[1]), step_i = parse_int(step_text);
+    std::vector<std::string> values;
+    if (lo_i && hi_i && step_i) {
+        if (*step_i <= 0) throw vary_error(arg, "range step must be > 0, got " + step_text);
+        if (*hi_i < *lo_i) throw vary_error(arg, "empty range: HI " + parts[1] + " is below LO " + parts[0]);
+        if (static_cast<unsigned long long>(*hi_i - *lo_i) / static_cast<unsigned long long>(*step_i) >= kMaxPoints)
+            throw vary_error(arg, "range has too many values");
+        for (long long v = *lo_i; v <= *hi_i; v += *step_i) values.push_back(std::to_string(v));
+        return values;
+    }
+    const auto lo = parse_real(parts[0]), hi = parse_real(parts[1]), step = parse_real(step_text);
+    if (!lo || !hi || !step)
+        throw vary_error(arg, "bad range: expected LO:HI or LO:HI:STEP with numbers, e.g. tdm.dma_slots=0:8:2");
+    if (*step <= 0) throw vary_error(arg, "range step must be > 0, got " + step_text);
+    if (*hi < *lo) throw vary_error(arg, "empty range: HI " + parts[1] + " is below LO " + parts[0]);
+    // The epsilon keeps HI in the range when (HI-LO)/STEP is an integer up to rounding (0:1:0.1).
+    const double n = std::floor((*hi - *lo) / *step + 1e-9);
+    if (n >= static_cast<double>(kMaxPoints)) throw vary_error(arg, "range has too many values");
+    for (std::size_t i = 0; i <= static_cast<std::size_t>(n); ++i)
+        values.push_back(format_real(*lo + static_cast<double>(i) * *step));
+    return values;
+}
+
+std::vector<std::string> expand_list(std::string_view arg, std::string_view spec) {
+    std::vector<std::string> values = split(spec, ',');
+    for (const auto& v : values)
+        if (v.empty()) throw vary_error(arg, "empty value in the list (expected V1,V2,...)");
+    return values;
+}
+
+bool is_json_number(std::string_view s) {
+    std::size_t i = 0;
+    auto digits = [&] {
+        const std::size_t start = i;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+        return i > start;
+    };
+    if (i < s.size() && s[i] == '-') ++i;
+    if (i < s.size() && s[i] == '0') ++i;
+    else if (!digits()) return false;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        if (!digits()) return false;
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        if (!digits()) return false;
+    }
+    return i == s.size();
+}
+
+// Messages live in one CSV cell: keep them on one line.
+std::string one_line(std::string_view s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '\n') o += "; ";
+        else if (c != '\r') o += c;
+    }
+    while (o.size() >= 2 && o.compare(o.size() - 2, 2, "; ") == 0) o.resize(o.size() - 2);
+    return o;
+}
+
+// Worst p99 over the clients that completed requests; the first such client wins a tie so the
+// name is deterministic.
+std::pair<std::uint64_t, std::string> worst_p99(const Stats& k) {
+    std::uint64_t worst = 0;
+    std::string who;
+    for (const auto& c : k.clients) {
+        if (!c.completed) continue;
+        const std::uint64_t p = c.latency.percentile(0.99);
+        if (who.empty() || p > worst) worst = p, who = c.name;
+    }
+    return {worst, who};
+}
+
+}  // namespace
+
+const char* const kClientClassNames[kClientClasses] = {"pe", "act", "pool", "dve", "dma", "q7", "psum"};
+
+std::size_t client_class(const ClientStats& c) {
+    if (c.region == Region::psum) return 6;
+    const std::string_view n = c.name;
+    if (n.starts_with("pe_client_") || n == "pe_rd") return 0;
+    if (n.starts_with("act_")) return 1;
+    if (n.starts_with("pool_")) return 2;
+    if (n.starts_with("dve_")) return 3;
+    if (n.starts_with("dma_")) return 4;
+    if (n.starts_with("q7_")) return 5;
+    return 0;  // no other SBUF port exists (clients.h); count any newcomer with the PE array
+}
+
+Axis parse_vary(std::string_view arg) {
+    const auto eq = arg.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+        throw vary_error(arg, "expected KEY=V1,V2,... or KEY=LO:HI[:STEP]");
+    Axis axis{std::string(arg.substr(0, eq)), {}, std::string(arg)};
+    const std::string_view spec = arg.substr(eq + 1);
+    if (spec.empty()) throw vary_error(arg, "empty value list");
+    const bool is_range = spec.find(':') != std::string_view::npos && spec.find(',') == std::string_view::npos;
+    if (is_range) {
+        const auto parts = split(spec, ':');
+        if (parts.size() > 3)
+            throw vary_error(arg, "bad range: expected LO:HI or LO:HI:STEP, got " + std::to_string(parts.size()) + " fields");
+        axis.values = expand_range(arg, parts);
+    } else {
+        axis.values = expand_list(arg, spec);
+    }
+    return axis;
+}
+
+void check_keys(const std::vector<Axis>& axes, const LoadRequest& base) {
+    for (const auto& a : axes) {
+        if (find_key(a.key) != nullptr) continue;
+        LoadRequest req = base;
+        req.overrides.push_back(Setting{a.key, a.values.front(), Origin{}, {}});
+        try {
+            load_config(req);
+        } catch (const ConfigError& e) {
+            throw vary_error(a.arg, e.what());
+        }
+        throw vary_error(a.arg, "unknown key '" + a.key + "'");
+    }
+}
+
+std::vector<std::vector<std::string>> expand(const std::vector<Axis>& axes, bool zip) {
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (axes[i].key == axes[j].key)
+                throw vary_error(axes[i].arg, "key '" + axes[i].key + "' is already varied by --vary '" + axes[j].arg + "'");
+    std::vector<std::vector<std::string>> points;
+    if (zip && !axes.empty()) {
+        for (const auto& a : axes)
+            if (a.values.size() != axes.front().values.size())
+                throw vary_error(a.arg, "--zip needs lists of one length: it has " + std::to_string(a.values.size()) +
+                                            " values, --vary '" + axes.front().arg + "' has " +
+                                            std::to_string(axes.front().values.size()));
+        for (std::size_t i = 0; i < axes.front().values.size(); ++i) {
+            std::vector<std::string> p;
+            for (const auto& a : axes) p.push_back(a.values[i]);
+            points.push_back(std::move(p));
+        }
+        return points;
+    }
+    std::size_t total = 1;
+    for (const auto& a : axes) {
+        if (total > kMaxPoints / a.values.size())
+            throw vary_error(a.arg, "the cartesian product exceeds " + std::to_string(kMaxPoints) + " points");
+        total *= a.values.size();
+    }
+    // An odometer: the last axis turns fastest, so the first --vary is the outermost loop.
+    std::vector<std::size_t> digit(axes.size(), 0);
+    for (std::size_t n = 0; n < total; ++n) {
+        std::vector<std::string> p;
+        for (std::size_t i = 0; i < axes.size(); ++i) p.push_back(axes[i].values[digit[i]]);
+        points.push_back(std::move(p));
+        for (std::size_t i = axes.size(); i-- > 0;) {
+            if (++digit[i] < axes[i].values.size()) break;
+            digit[i] = 0;
+        }
+    }
+    return points;
+}
+
+Shard parse_shard(std::string_view text) {
+    const auto slash = text.find('/');
+    const auto bad = [&](const std::string& why) {
+        return ConfigError("--shard '" + std::string(text) + "': " + why);
+    };
+    if (slash == std::string_view::npos) throw bad("expected I/N, e.g. 0/4");
+    const auto i = parse_int(text.substr(0, slash)), n = parse_int(text.substr(slash + 1));
+    if (!i || !n) throw bad("expected I/N with integers, e.g. 0/4");
+    if (*n < 1 || *n > 1'000'000) throw bad("N must be between 1 and 1000000");
+    if (*i < 0 || *i >= *n) throw bad("I must be in 0.." + std::to_string(*n - 1));
+    return Shard{static_cast<std::uint32_t>(*i), static_cast<std::uint32_t>(*n)};
+}
+
+std::pair<std::size_t, std::size_t> shard_range(std::size_t total, Shard s) {
+    const auto at = [&](std::uint64_t k) { return static_cast<std::size_t>(k * total / s.count); };
+    return {at(s.index), at(static_cast<std::uint64_t>(s.index) + 1)};
+}
+
+std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
+                           const std::vector<std::vector<std::string>>& points) {
+    std::vector<Job> jobs;
+    for (const auto& trace : traces)
+        for (const auto& p : points) {
+            Job j{jobs.size(), trace, {}, p};
+            for (std::size_t i = 0; i < axes.size(); ++i)
+                j.overrides.push_back(Setting{axes[i].key, p[i], Origin{}, {}});
+            jobs.push_back(std::move(j));
+        }
+    return jobs;
+}
+
+const std::vector<Metric>& metrics() {
+    static const std::vector<Metric> m = {
+        {"total_cycles", Better::lower, "cycles until the last access or instruction completed"},
+        {"time_ns", Better::lower, "total_cycles at the PE clock"},
+        {"pe_utilisation", Better::higher, "PE-array streaming cycles / total cycles"},
+        {"bank_conflict_stalls", Better::lower, "bank-conflict stall cycles, all clients"},
+        {"bank_conflict_pe", Better::lower, "... of the PE-array stage-1 clients pe_client_*"},
+        {"bank_conflict_act", Better::lower, "... of act_rd, act_wr"},
+        {"bank_conflict_pool", Better::lower, "... of pool_rd, pool_wr"},
+        {"bank_conflict_dve", Better::lower, "... of dve_rd, dve_wr"},
+        {"bank_conflict_dma", Better::lower, "... of the DMA queues dma_*"},
+        {"bank_conflict_q7", Better::lower, "... of the Q7 cores q7_*"},
+        {"bank_conflict_psum", Better::lower, "... of the PSUM ports (pe_wr, *_psum_*)"},
+        {"tdm_stalls", Better::lower, "TDM stall cycles, all clients"},
+        {"throttle_stalls", Better::lower, "throttler stall cycles, all clients"},
+        {"dma_gbps", Better::higher, "achieved DMA bandwidth over the run, GB/s"},
+        {"worst_p99_latency", Better::lower, "largest per-client p99 request latency, cycles"},
+        {"worst_p99_client", Better::none, "the client with that p99"},
+        {"jain_fairness", Better::higher, "Jain's index of the contending clients' win rates"},
+    };
+    return m;
+}
+
+const Metric* find_metric(std::string_view name) {
+    for (const auto& m : metrics())
+        if (name == m.name) return &m;
+    return nullptr;
+}
+
+std::vector<std::string> columns(const std::vector<Axis>& axes) {
+    std::vector<std::string> c{"trace"};
+    for (const auto& a : axes) c.push_back(a.key);
+    for (const auto& m : metrics()) c.push_back(m.name);
+    c.push_back("status");
+    c.push_back("message");
+    return c;
+}
+
+std::string format_real(double v) {
+    // The same rendering as `sbufsim run --json`, so a sweep cell and a run value compare as text.
+    if (!(v == v) || v > 1e300 || v < -1e300) return "0";
+    std::ostringstream os;
+    os << std::setprecision(10) << v;
+    return os.str();
+}
+
+std::vector<std::string> metric_cells(const ReplayResult& r) {
+    const Stats& k = r.kernel;
+    std::array<std::uint64_t, kClientClasses> by_class{};
+    for (const auto& c : k.clients)
+        by_class[client_class(c)] += c.stalls[static_cast<std::size_t>(StallCause::bank_conflict)];
+    const auto [p99, p99_client] = worst_p99(k);
+    std::vector<std::string> cells = {
+        std::to_string(r.total_cycles),
+        format_real(r.time_ns()),
+        format_real(r.pe_utilisation()),
+        std::to_string(total_stalls(k, StallCause::bank_conflict)),
+    };
+    for (auto v : by_class) cells.push_back(std::to_string(v));
+    cells.push_back(std::to_string(total_stalls(k, StallCause::tdm)));
+    cells.push_back(std::to_string(total_stalls(k, StallCause::throttle)));
+    cells.push_back(format_real(r.dma_gbps()));
+    cells.push_back(std::to_string(p99));
+    cells.push_back(p99_client);
+    cells.push_back(format_real(k.jain_index));
+    return cells;
+}
+
+Row make_row(const Job& job, const std::vector<std::string>& cells, std::string_view status,
+             std::string_view message) {
+    Row row{job.trace};
+    row.insert(row.end(), job.values.begin(), job.values.end());
+    if (cells.size() == metrics().size()) row.insert(row.end(), cells.begin(), cells.end());
+    else row.resize(row.size() + metrics().size());
+    row.emplace_back(status);
+    row.push_back(one_line(message));
+    return row;
+}
+
+Row run_job(const LoadRequest& base, const Job& job) {
+    try {
+        TraceReader reader(job.trace);
+        LoadRequest req = base;
+        adopt_trace_generation(req, reader.header().generation);  // as `sbufsim run`
+        req.overrides.insert(req.overrides.end(), job.overrides.begin(), job.overrides.end());
+        LoadedConfig cfg;
+        try {
+            cfg = load_config(req);
+        } catch (const ConfigError& e) {
+            return make_row(job, {}, kStatusInvalid, e.what());
+        }
+        return make_row(job, metric_cells(replay(cfg.params, reader)), kStatusOk, "");
+    } catch (const TraceFormatError& e) {
+        return make_row(job, {}, kStatusError, e.error().to_string());
+    } catch (const std::exception& e) {
+        return make_row(job, {}, kStatusError, e.what());
+    }
+}
+
+std::string csv_line(const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (i) line += ',';
+        const std::string& c = cells[i];
+        if (c.find_first_of(",\"\n\r") == std::string::npos) {
+            line += c;
+            continue;
+        }
+        line += '"';
+        for (char ch : c) {
+            if (ch == '"') line += '"';
+            line += ch;
+        }
+        line += '"';
+    }
+    return line;
+}
+
+std::optional<std::vector<std::string>> parse_csv_line(std::string_view line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c != '"') cells.back() += c;
+            else if (i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
+            else quoted = false;
+        } else if (c == '"' && cells.back().empty()) {
+            quoted = true;
+        } else if (c == ',') {
+            cells.emplace_back();
+        } else {
+            cells.back() += c;
+        }
+    }
+    if (quoted) return std::nullopt;  // cut off inside a quoted cell
+    return cells;
+}
+
+void write_json(std::ostream& os, const std::vector<std::string>& columns, const std::vector<Row>& rows) {
+    os << "[";
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        os << (r ? ",\n  {" : "\n  {");
+        for (std::size_t c = 0; c < columns.size() && c < rows[r].size(); ++c) {
+            const std::string& v = rows[r][c];
+            os << (c ? ", " : "") << json_string(columns[c]) << ": ";
+            // Numbers stay numbers for pandas/jq; a missing result is null, not "".
+            const bool text_column = c == 0 || columns[c] == "status" || columns[c] == "message" ||
+                                     columns[c] == "worst_p99_client";
+            if (v.empty() && !text_column) os << "null";
+            else if (!text_column && is_json_number(v)) os << v;
+            else os << json_string(v);
+        }
+        os << "}";
+    }
+    os << (rows.empty() ? "]\n" : "\n]\n");
+}
+
+std::vector<Row> read_existing(const std::string& path, const std::vector<std::string>& columns) {
+    std::ifstream in(path);
+    std::vector<Row> rows;
+    if (!in) return rows;
+    const std::size_t status_col = columns.size() - 2;
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+        auto cells = parse_csv_line(line);
+        if (first && cells && !cells->empty() && cells->front() == "trace") {
+            if (*cells != columns)
+                throw ConfigError(path + ": its header is not this sweep's columns (" + line +
+                                  "); write to another --out file or delete it");
+            first = false;
+            continue;
+        }
+        first = false;
+        if (!cells || cells->size() != columns.size()) continue;  // a row cut off mid-write
+        if ((*cells)[status_col] == kStatusCrashed || (*cells)[status_col] == kStatusTimeout) continue;  // retry
+        rows.push_back(std::move(*cells));
+    }
+    return rows;
+}
+
+std::string row_key(const Row& row, std::size_t axes) {
+    // A unit separator cannot occur in a trace path or a config value typed on a command line.
+    std::string key;
+    for (std::size_t i = 0; i <= axes && i < row.size(); ++i) key += row[i] + '\x1f';
+    return key;
+}
+
+std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
+                              const Metric& metric) {
+    const auto col = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), metric.name) - columns.begin());
+    const std::size_t status_col = columns.size() - 2;
+    auto value = [&](const Row& r) -> std::optional<double> {
+        if (col >= r.size() || r[status_col] != kStatusOk) return std::nullopt;
+        return parse_real(r[col]);
+    };
+    std::vector<std::size_t> order(rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const auto va = value(rows[a]), vb = value(rows[b]);
+        if (!va || !vb) return va.has_value() && !vb.has_value();
+        return metric.better == Better::higher ? *va > *vb : *va < *vb;
+    });
+    return order;
+}
+
+}  // namespace sbufsim::sweep

@@ -1,0 +1,838 @@
+#include "sbufsim/sweep/sweep_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <map>
+
+#include "sbufsim/types/near_miss.h"
+#include "sbufsim/output/svg.h"
+
+namespace sbufsim::chart {
+
+namespace {
+
+// ---- small helpers ---------------------------------------------------------------------------
+
+[[noreturn]] void usage_error(const std::string& what) { throw ChartError(ChartError::Kind::usage, what); }
+[[noreturn]] void input_error(const std::string& what) { throw ChartError(ChartError::Kind::input, what); }
+[[noreturn]] void line_error(const std::string& source, std::size_t line, const std::string& why) {
+    input_error(source + ":" + std::to_string(line) + ": " + why);
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+    std::string s;
+    for (const auto& i : items) s += (s.empty() ? "" : sep) + i;
+    return s;
+}
+
+// A whole cell as a finite number; "true", "", "1x" and "nan" are not numbers.
+std::optional<double> parse_number(const std::string& s) {
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s.front()))) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+// " (did you mean 'x'?)" for a near miss (same threshold as the configuration loader's), else "".
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
+    const std::string* best = nearest(name, candidates, [](const std::string& c) { return std::string_view(c); });
+    return best ? " (did you mean '" + *best + "'?)" : "";
+}
+
+std::string file_name(const std::string& path) {
+    const std::string f = std::filesystem::path(path).filename().string();
+    return f.empty() ? path : f;
+}
+
+// ---- CSV -------------------------------------------------------------------------------------
+
+void strip_cr(std::string& line) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+}
+
+bool blank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
+
+// The number of varied-key columns: those between `trace` and the first known metric.
+std::size_t check_header(const std::vector<std::string>& cells, const std::string& source, std::size_t line) {
+    if (cells.empty() || cells.front() != kTraceColumn)
+        line_error(source, line,
+                   "not a sweep table: the header must start with `trace` (got '" + (cells.empty() ? "" : cells.front()) +
+                       "'); a shard written after shard 0 has no header: concatenate the parts in shard order");
+    if (cells.size() < 4 || cells[cells.size() - 2] != kStatusColumn || cells.back() != kMessageColumn)
+        line_error(source, line, "not a sweep table: the header must end with `status,message`");
+    std::size_t keys = 0;
+    while (1 + keys < cells.size() - 2 && !sweep::find_metric(cells[1 + keys])) ++keys;
+    if (1 + keys == cells.size() - 2) line_error(source, line, "not a sweep table: no metric column (total_cycles, ...)");
+    return keys;
+}
+
+}  // namespace
+
+std::size_t SweepTable::column(const std::string& name) const {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+}
+
+std::vector<std::string> SweepTable::key_names() const {
+    return {columns.begin() + 1, columns.begin() + static_cast<std::ptrdiff_t>(1 + keys)};
+}
+
+std::vector<std::string> SweepTable::metric_names() const {
+    return {columns.begin() + static_cast<std::ptrdiff_t>(1 + keys), columns.end() - 2};
+}
+
+SweepTable parse_sweep_csv(std::istream& in, const std::string& source) {
+    SweepTable t;
+    t.source = source;
+    std::string line, more;
+    std::size_t n = 0;
+    while (std::getline(in, line)) {
+        const std::size_t first = ++n;
+        strip_cr(line);
+        if (blank(line)) continue;
+        auto cells = sweep::parse_csv_line(line);
+        // A quoted cell may hold a line break (a long message): read on until it closes.
+        while (!cells && std::getline(in, more)) {
+            ++n;
+            strip_cr(more);
+            line += "\n" + more;
+            cells = sweep::parse_csv_line(line);
+        }
+        if (!cells) line_error(source, first, "a quoted cell is not closed before the end of the file");
+        if (t.columns.empty()) {
+            t.keys = check_header(*cells, source, first);
+            t.columns = std::move(*cells);
+            continue;
+        }
+        if (*cells == t.columns) continue;  // a repeated header: shard files joined with theirs
+        if (cells->size() != t.columns.size())
+            line_error(source, first,
+                       std::to_string(cells->size()) + " cells where the header has " + std::to_string(t.columns.size()) +
+                           " (a row cut off by an interrupted sweep? re-run the sweep with the same --out to finish it)");
+        t.rows.push_back(std::move(*cells));
+        t.lines.push_back(first);
+    }
+    if (t.columns.empty()) input_error(source + ": empty: no header line (is this a `sbufsim sweep --out` file?)");
+    return t;
+}
+
+SweepTable read_sweep_csv(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) input_error(path + ": cannot open the file");
+    return parse_sweep_csv(in, path);
+}
+
+ChartKind parse_chart_kind(const std::string& text) {
+    if (text == "auto") return ChartKind::automatic;
+    if (text == "line") return ChartKind::line;
+    if (text == "heat") return ChartKind::heat;
+    usage_error("--chart '" + text + "': expected auto, line or heat");
+}
+
+// ---- chart model ---------------------------------------------------------------------------------
+
+namespace {
+
+// The rows a request charts and what it knows about their columns.
+struct Selection {
+    const SweepTable* table = nullptr;
+    std::vector<std::size_t> rows;       // indices into table->rows
+    std::vector<std::string> dims;       // trace + the keys: the columns a chart can go along
+
+    std::vector<std::string> distinct(std::size_t col) const {
+        std::vector<std::string> v;
+        for (std::size_t r : rows) {
+            const std::string& c = table->rows[r][col];
+            if (std::find(v.begin(), v.end(), c) == v.end()) v.push_back(c);
+        }
+        return v;
+    }
+    std::vector<std::string> varied() const {
+        std::vector<std::string> v;
+        for (const auto& d : dims)
+            if (distinct(table->column(d)).size() > 1) v.push_back(d);
+        return v;
+    }
+};
+
+std::vector<std::string> numeric_metrics(const SweepTable& t) {
+    std::vector<std::string> m;
+    for (const auto& name : t.metric_names()) {
+        const sweep::Metric* known = sweep::find_metric(name);
+        if (!known || known->better != sweep::Better::none) m.push_back(name);
+    }
+    return m;
+}
+
+// The metric's column; usage errors name the numeric metrics the table has.
+std::size_t metric_column(const SweepTable& t, const std::string& metric) {
+    const auto names = t.metric_names();
+    const auto numeric = numeric_metrics(t);
+    if (std::find(names.begin(), names.end(), metric) == names.end()) {
+        const auto keys = t.key_names();
+        const bool is_key = metric == kTraceColumn || std::find(keys.begin(), keys.end(), metric) != keys.end();
+        usage_error("--metric '" + metric + "': " + (is_key ? "a varied key, not a metric" : "unknown metric") +
+                    (is_key ? "" : did_you_mean(metric, names)) + "; the table's numeric metrics: " + join(numeric));
+    }
+    if (std::find(numeric.begin(), numeric.end(), metric) == numeric.end())
+        usage_error("--metric '" + metric + "': a text column (a client name), not a number; numeric metrics: " +
+                    join(numeric));
+    return t.column(metric);
+}
+
+// A --x/--y/--where key: trace or a varied-key column.
+void check_dim(const Selection& s, const std::string& key, const char* option) {
+    if (std::find(s.dims.begin(), s.dims.end(), key) != s.dims.end()) return;
+    usage_error(std::string(option) + " '" + key + "': not a column the sweep varied" + did_you_mean(key, s.dims) +
+                "; the table's keys: " + join(s.dims));
+}
+
+// A --where value matches the cell itself or, for traces, the file name (traces/x.trc = x.trc).
+bool where_matches(const std::string& key, const std::string& cell, const std::string& value) {
+    return cell == value || (key == kTraceColumn && file_name(cell) == value);
+}
+
+void apply_where(Selection& s, const std::string& arg) {
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) usage_error("--where '" + arg + "': expected KEY=VALUE");
+    const std::string key = arg.substr(0, eq), value = arg.substr(eq + 1);
+    check_dim(s, key, "--where");
+    const std::size_t col = s.table->column(key);
+    const auto values = s.distinct(col);
+    std::vector<std::size_t> kept;
+    for (std::size_t r : s.rows)
+        if (where_matches(key, s.table->rows[r][col], value)) kept.push_back(r);
+    if (kept.empty()) usage_error("--where '" + arg + "': no row has that value; " + key + " is one of " + join(values));
+    s.rows = std::move(kept);
+}
+
+std::string varied_list(const Selection& s, const std::vector<std::string>& keys) {
+    std::vector<std::string> items;
+    for (const auto& k : keys) items.push_back(k + " (" + std::to_string(s.distinct(s.table->column(k)).size()) + " values)");
+    return join(items);
+}
+
+std::vector<std::string> minus(const std::vector<std::string>& all, const std::string& a, const std::string& b) {
+    std::vector<std::string> v;
+    for (const auto& k : all)
+        if (k != a && k != b) v.push_back(k);
+    return v;
+}
+
+[[noreturn]] void too_many(const Selection& s, const std::vector<std::string>& rest, const char* what) {
+    usage_error(std::string(what) + varied_list(s, rest) +
+                ": choose the chart's keys with --x KEY and --y KEY, and fix the others with --where KEY=VALUE");
+}
+
+// Fills in the keys the request left out, from the columns that vary among the selected rows.
+// With two varied columns the first (the outer --vary) goes along x; a trace column prefers
+// the second place, so several traces give one line each.
+void infer_axes(const Selection& s, std::string& x, std::string& y) {
+    const auto varied = s.varied();
+    if (x.empty() && y.empty()) {
+        if (varied.empty()) usage_error("nothing varies among the charted rows: every row has the same settings");
+        if (varied.size() > 2) too_many(s, varied, "the table varies ");
+        x = varied.front();
+        if (varied.size() == 2) y = varied.back();
+        if (x == kTraceColumn && !y.empty()) std::swap(x, y);
+        return;
+    }
+    if (!x.empty() && !y.empty()) return;
+    std::string& missing = x.empty() ? x : y;
+    const auto rest = minus(varied, x, y);
+    if (rest.size() > 1) too_many(s, rest, "besides the chosen key the table varies ");
+    if (rest.size() == 1) missing = rest.front();
+    if (x.empty()) usage_error("--y '" + y + "' leaves nothing to put along x: the table varies only " + join(varied));
+}
+
+ChartAxis make_axis(const Selection& s, const std::string& key) {
+    ChartAxis a;
+    a.key = key;
+    if (key.empty()) {
+        a.values = {""};
+        return a;
+    }
+    a.values = s.distinct(s.table->column(key));
+    std::vector<std::pair<double, std::string>> nums;
+    for (const auto& v : a.values) {
+        const auto n = parse_number(v);
+        if (!n) return a;  // categorical: table order, which is the sweep's point order
+        nums.emplace_back(*n, v);
+    }
+    std::stable_sort(nums.begin(), nums.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+    a.numeric = true;
+    a.values.clear();
+    for (const auto& [n, v] : nums) a.numbers.push_back(n), a.values.push_back(v);
+    return a;
+}
+
+std::size_t index_of(const ChartAxis& a, const std::string& v) {
+    if (a.key.empty()) return 0;
+    return static_cast<std::size_t>(std::find(a.values.begin(), a.values.end(), v) - a.values.begin());
+}
+
+ChartKind decide_kind(ChartKind asked, const std::string& y, const std::string& x) {
+    if (asked == ChartKind::heat && y.empty())
+        usage_error("--chart heat needs a second key (--y KEY); the table varies only " + x);
+    if (asked != ChartKind::automatic) return asked;
+    // Traces usually differ in scale and are compared shape against shape: lines, not cells.
+    return y.empty() || y == kTraceColumn ? ChartKind::line : ChartKind::heat;
+}
+
+// Every point's value and the skipped rows; two rows on one point are a table error.
+void collect_points(const Selection& s, std::size_t metric_col, ChartModel& m) {
+    const SweepTable& t = *s.table;
+    const std::size_t status_col = t.columns.size() - 2, xc = t.column(m.x.key);
+    const std::size_t yc = m.y.key.empty() ? 0 : t.column(m.y.key);
+    std::map<std::pair<std::size_t, std::size_t>, std::size_t> seen;  // point -> line
+    for (std::size_t r : s.rows) {
+        const sweep::Row& row = t.rows[r];
+        const std::size_t xi = index_of(m.x, row[xc]), yi = m.y.key.empty() ? 0 : index_of(m.y, row[yc]);
+        const auto [it, fresh] = seen.emplace(std::make_pair(xi, yi), t.lines[r]);
+        if (!fresh)
+            line_error(t.source, t.lines[r],
+                       "a second row for " + describe_point(m, xi, yi) + " (the first is line " + std::to_string(it->second) + ")");
+        if (row[status_col] != sweep::kStatusOk) {
+            m.skipped.push_back({xi, yi, row[status_col], row[status_col + 1], t.lines[r]});
+            continue;
+        }
+        const auto v = parse_number(row[metric_col]);
+        if (!v) line_error(t.source, t.lines[r], "metric " + m.metric + " is '" + row[metric_col] + "', not a number");
+        m.points.push_back({xi, yi, *v, t.lines[r], false});
+    }
+}
+
+void summarise(const Selection& s, ChartModel& m) {
+    if (m.points.empty())
+        input_error(s.table->source + ": no charted row finished ok (" + std::to_string(m.skipped.size()) +
+                    " skipped): nothing to draw");
+    m.min = m.max = m.points.front().value;
+    for (const auto& p : m.points) m.min = std::min(m.min, p.value), m.max = std::max(m.max, p.value);
+    if (m.better == sweep::Better::lower) m.best = m.min;
+    if (m.better == sweep::Better::higher) m.best = m.max;
+    if (m.best)
+        for (auto& p : m.points) p.best = p.value == *m.best;
+    for (const auto& d : s.dims) {
+        const auto values = s.distinct(s.table->column(d));
+        if (d == kTraceColumn) m.traces = values;
+        else if (values.size() == 1 && d != m.x.key && d != m.y.key) m.fixed.push_back(d + "=" + values.front());
+    }
+}
+
+}  // namespace
+
+std::string describe_point(const ChartModel& m, std::size_t x, std::size_t y) {
+    auto show = [](const ChartAxis& a, std::size_t i) {
+        const std::string& v = a.values[i];
+        return a.key + "=" + (a.key == kTraceColumn ? file_name(v) : v);
+    };
+    std::string s = show(m.x, x);
+    if (!m.y.key.empty()) s += ", " + show(m.y, y);
+    return s;
+}
+
+ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
+    ChartModel m;
+    m.source = table.source;
+    m.metric = req.metric;
+    const std::size_t metric_col = metric_column(table, req.metric);
+    if (const sweep::Metric* known = sweep::find_metric(req.metric)) m.better = known->better, m.metric_help = known->help;
+
+    Selection s;
+    s.table = &table;
+    for (std::size_t r = 0; r < table.rows.size(); ++r) s.rows.push_back(r);
+    s.dims.push_back(kTraceColumn);
+    for (const auto& k : table.key_names()) s.dims.push_back(k);
+    if (s.rows.empty()) input_error(table.source + ": the table has a header but no rows");
+    for (const auto& w : req.where) apply_where(s, w);
+
+    std::string x = req.x, y = req.y;
+    if (!x.empty()) check_dim(s, x, "--x");
+    if (!y.empty()) check_dim(s, y, "--y");
+    if (!x.empty() && x == y) usage_error("--x and --y name the same key '" + x + "'");
+    infer_axes(s, x, y);
+    const auto rest = minus(s.varied(), x, y);
+    if (!rest.empty()) too_many(s, rest, "besides --x and --y the table varies ");
+
+    m.kind = decide_kind(req.kind, y, x);
+    m.x = make_axis(s, x);
+    m.y = make_axis(s, y);
+    collect_points(s, metric_col, m);
+    summarise(s, m);
+    return m;
+}
+
+// ---- rendering -----------------------------------------------------------------------------------
+
+std::string short_number(double v) {
+    if (!std::isfinite(v)) return "?";
+    char buf[32];
+    const double a = std::fabs(v);
+    if (a >= 1e7) {
+        const char* suffix[] = {"M", "G", "T"};
+        double scaled = v / 1e6;
+        int i = 0;
+        while (std::fabs(scaled) >= 1000 && i < 2) scaled /= 1000, ++i;
+        std::snprintf(buf, sizeof buf, "%.4g%s", scaled, suffix[i]);
+    } else if (v == std::floor(v) || a >= 1000) {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    } else {
+        std::snprintf(buf, sizeof buf, "%.4g", v);
+    }
+    return std::string(buf) == "-0" ? "0" : buf;
+}
+
+namespace {
+
+// Page geometry shared by both chart kinds.
+constexpr double kTitleY = 22, kLineH = 14, kFont = 10;
+// Ten distinguishable line colours (the usual categorical palette).
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+// The writer draws black text only, so the heat ramp stops where black numbers still read
+// (contrast about 5:1 on the darkest cell) and starts off white so the lowest cell is not
+// mistaken for the page.
+constexpr double kRampLo = 0.06, kRampHi = 0.62;
+// Marks a note line as a sub-item of the line before.
+constexpr const char* kIndent = "  ";
+
+std::string ramp(const ChartModel& m, double t) {
+    const double u = kRampLo + (kRampHi - kRampLo) * std::clamp(t, 0.0, 1.0);
+    // Red for quantities where more is worse (cycles, stalls, latency), blue otherwise: the
+    // bank heatmap's convention (red stalls, blue utilisation).
+    return m.better == sweep::Better::lower ? svg::ramp_red(u) : svg::ramp_blue(u);
+}
+
+double fraction(const ChartModel& m, double v) { return m.max > m.min ? (v - m.min) / (m.max - m.min) : 0.5; }
+
+const char* better_text(sweep::Better b) {
+    return b == sweep::Better::lower ? "lower is better" : b == sweep::Better::higher ? "higher is better" : "";
+}
+
+std::string axis_label(const ChartAxis& a, std::size_t i) {
+    return a.key == kTraceColumn ? file_name(a.values[i]) : a.values[i];
+}
+
+std::string title_of(const ChartModel& m) {
+    std::string t = m.metric + " over " + m.x.key;
+    if (m.y.key.empty()) return t;
+    return t + (m.kind == ChartKind::heat ? " \u00d7 " + m.y.key : ", one line per " + m.y.key);
+}
+
+// The lines under the title: traces and generation, the metric's meaning, fixed settings, label.
+std::vector<std::string> subtitle_of(const ChartModel& m, const ChartInfo& info) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < m.traces.size() && i < 3; ++i) names.push_back(file_name(m.traces[i]));
+    std::string traces = "sweep of " + join(names);
+    if (m.traces.size() > 3) traces += " (+" + std::to_string(m.traces.size() - 3) + " more)";
+    if (!info.generation.empty()) traces += "; generation " + info.generation;
+    traces += "; " + std::to_string(m.points.size()) + " point(s) charted";
+    if (!m.skipped.empty()) traces += ", " + std::to_string(m.skipped.size()) + " skipped (not ok)";
+    std::vector<std::string> lines{traces};
+    std::string metric = m.metric;
+    if (!m.metric_help.empty()) metric += ": " + m.metric_help;
+    if (m.better != sweep::Better::none) metric += std::string(" (") + better_text(m.better) + ")";
+    lines.push_back(metric);
+    if (!m.fixed.empty()) lines.push_back("fixed: " + join(m.fixed, "  "));
+    if (!info.label.empty()) lines.push_back(info.label);
+    return lines;
+}
+
+// The y below the title and subtitle lines.
+double header_height(const ChartModel& m, const ChartInfo& info) {
+    return kTitleY + 16 + kLineH * static_cast<double>(subtitle_of(m, info).size()) + 16;
+}
+
+void header(svg::Writer& s, const ChartModel& m, const ChartInfo& info, double left) {
+    s.text(left, kTitleY, title_of(m), 15, "start", 0, "bold");
+    double y = kTitleY + 16;
+    for (const auto& l : subtitle_of(m, info)) {
+        s.text(left, y, l, kFont);
+        y += kLineH;
+    }
+}
+
+// `s` on one line and at most about `n` bytes, cut at a UTF-8 character boundary (a cut inside
+// a multi-byte character would make the document invalid XML).
+std::string truncate(const std::string& s, std::size_t n) {
+    std::string one = s;
+    std::replace(one.begin(), one.end(), '\n', ' ');
+    if (one.size() <= n) return one;
+    std::size_t cut = n > 3 ? n - 3 : 0;
+    while (cut > 0 && (static_cast<unsigned char>(one[cut]) & 0xC0) == 0x80) --cut;
+    return one.substr(0, cut) + "...";
+}
+
+// Outlines single out the best points; when many share the best value they would only add noise.
+bool outline_best(const ChartModel& m) {
+    constexpr std::size_t kMaxOutlined = 3;
+    return std::count_if(m.points.begin(), m.points.end(), [](const ChartPoint& p) { return p.best; }) <=
+           static_cast<std::ptrdiff_t>(kMaxOutlined);
+}
+
+// The notes under the chart: the best value and the skipped points. Returns the lines.
+std::vector<std::string> notes_of(const ChartModel& m) {
+    std::vector<std::string> notes;
+    if (m.best) {
+        std::vector<std::string> where;
+        for (const auto& p : m.points)
+            if (p.best) where.push_back(describe_point(m, p.x, p.y));
+        std::string n = std::string(m.better == sweep::Better::lower ? "lowest " : "highest ") + m.metric + " " +
+                        short_number(*m.best);
+        n += outline_best(m) ? " (outlined) at " + join(where, "; ")
+                             : " at " + std::to_string(where.size()) + " of " + std::to_string(m.points.size()) + " points";
+        notes.push_back(n);
+    }
+    constexpr std::size_t kMaxSkipped = 6;
+    if (!m.skipped.empty()) notes.push_back("skipped " + std::to_string(m.skipped.size()) + " point(s) that did not finish ok:");
+    for (std::size_t i = 0; i < m.skipped.size() && i < kMaxSkipped; ++i) {
+        const auto& k = m.skipped[i];
+        notes.push_back(kIndent + describe_point(m, k.x, k.y) + ": " + k.status +
+                        (k.message.empty() ? "" : " \u2014 " + truncate(k.message, 110)));
+    }
+    if (m.skipped.size() > kMaxSkipped) notes.push_back(std::string(kIndent) + "... and " + std::to_string(m.skipped.size() - kMaxSkipped) + " more");
+    return notes;
+}
+
+// SVG collapses leading spaces, so an indented note is drawn further right instead. Lines are
+// cut to the page width (SVG text does not wrap); the full messages are on stderr.
+void draw_notes(svg::Writer& s, const std::vector<std::string>& notes, double left, double y, double page_width) {
+    constexpr double kCharW = 5.4;  // average advance of the 9.5 px sans-serif text
+    for (const auto& n : notes) {
+        const bool indented = n.rfind(kIndent, 0) == 0;
+        const double x = left + (indented ? 14 : 0);
+        const auto fit = static_cast<std::size_t>(std::max(20.0, (page_width - x - 10) / kCharW));
+        s.text(x, y, truncate(indented ? n.substr(std::string(kIndent).size()) : n, fit), 9.5);
+        y += 13;
+    }
+}
+
+}  // namespace
+
+std::vector<double> axis_ticks(double lo, double hi, int target) {
+    if (!(hi > lo)) hi = lo + 1;
+    const double raw = (hi - lo) / std::max(1, target), mag = std::pow(10, std::floor(std::log10(raw)));
+    double step = 10 * mag;
+    for (double f : {1.0, 2.0, 5.0})
+        if (raw <= f * mag) {
+            step = f * mag;
+            break;
+        }
+    // Multiples of the step (not a running sum) so labels carry no accumulated rounding.
+    const double first = std::floor(lo / step), last = std::ceil(hi / step);
+    std::vector<double> t;
+    for (double k = first; k <= last; ++k) t.push_back(k == 0 ? 0 : k * step);
+    return t;
+}
+
+namespace {
+
+// The value range of a line chart's y axis, widened when every point has one value.
+std::pair<double, double> y_range(const ChartModel& m) {
+    double lo = m.min, hi = m.max;
+    if (hi == lo) {
+        const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
+        lo -= pad, hi += pad;
+    }
+    const auto t = axis_ticks(lo, hi, 5);
+    return {t.front(), t.back()};
+}
+
+// ---- line chart ----------------------------------------------------------------------------------
+
+struct Frame {
+    double left = 90, top = 0, width = 560, height = 300;
+    double right() const { return left + width; }
+    double bottom() const { return top + height; }
+};
+
+struct LineScale {
+    const ChartModel* m;
+    Frame f;
+    double lo = 0, hi = 1;
+    static constexpr double kPad = 18;  // keeps end markers off the frame
+
+    double x(std::size_t i) const {
+        const ChartAxis& a = m->x;
+        if (a.numeric && a.numbers.back() > a.numbers.front())
+            return f.left + kPad + (f.width - 2 * kPad) * (a.numbers[i] - a.numbers.front()) / (a.numbers.back() - a.numbers.front());
+        return f.left + f.width * (static_cast<double>(i) + 0.5) / static_cast<double>(a.values.size());
+    }
+    double y(double v) const { return f.bottom() - f.height * (v - lo) / (hi - lo); }
+};
+
+void y_axis(svg::Writer& s, const LineScale& sc) {
+    for (double v : axis_ticks(sc.lo, sc.hi, 5)) {
+        const double y = sc.y(v);
+        s.line(sc.f.left, y, sc.f.right(), y, "#e6e6e6", 1);
+        s.line(sc.f.left - 4, y, sc.f.left, y, "#000", 1);
+        s.text(sc.f.left - 7, y + 3.5, short_number(v), 9, "end");
+    }
+    s.text(sc.f.left - 56, sc.f.top + sc.f.height / 2, sc.m->metric, 11, "middle", -90);
+}
+
+// Numeric axes tick every value while there is room (sweeps have few values), else nice steps.
+bool tick_every_value(const LineScale& sc) {
+    const ChartAxis& a = sc.m->x;
+    if (!a.numeric || a.values.size() > 12) return !a.numeric;
+    for (std::size_t i = 1; i < a.values.size(); ++i)
+        if (sc.x(i) - sc.x(i - 1) < 26) return false;
+    return true;
+}
+
+std::size_t longest_label(const ChartAxis& a) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < a.values.size(); ++i) n = std::max(n, axis_label(a, i).size());
+    return n;
+}
+
+// Value labels too wide for their spacing are slanted.
+bool slant_x_labels(const LineScale& sc) {
+    const double spacing = sc.f.width / static_cast<double>(sc.m->x.values.size());
+    return tick_every_value(sc) && static_cast<double>(longest_label(sc.m->x)) * 6.0 > spacing;
+}
+
+// How far below the frame the x axis title sits.
+double x_title_depth(const LineScale& sc) {
+    return slant_x_labels(sc) ? 20 + 3.6 * static_cast<double>(longest_label(sc.m->x)) : 32;
+}
+
+void x_axis(svg::Writer& s, const LineScale& sc) {
+    const ChartAxis& a = sc.m->x;
+    const double y = sc.f.bottom();
+    const bool rotate = slant_x_labels(sc);
+    auto tick = [&](double x, const std::string& label) {
+        s.line(x, y, x, y + 4, "#000", 1);
+        if (rotate) s.text(x + 3, y + 14, label, 9, "end", -35);
+        else s.text(x, y + 15, label, 9, "middle");
+    };
+    if (tick_every_value(sc)) {
+        for (std::size_t i = 0; i < a.values.size(); ++i) tick(sc.x(i), axis_label(a, i));
+    } else {
+        const double lo = a.numbers.front(), hi = a.numbers.back();
+        for (double v : axis_ticks(lo, hi, 6))
+            if (v >= lo && v <= hi) {
+                const double x = sc.f.left + LineScale::kPad + (sc.f.width - 2 * LineScale::kPad) * (v - lo) / (hi - lo);
+                tick(x, short_number(v));
+            }
+    }
+    s.text(sc.f.left + sc.f.width / 2, y + x_title_depth(sc), a.key, 11, "middle");
+}
+
+void marker(svg::Writer& s, const LineScale& sc, const ChartPoint& p, const std::string& colour) {
+    const double x = sc.x(p.x), y = sc.y(p.value);
+    if (p.best && outline_best(*sc.m)) {
+        svg::Style ring;
+        ring.stroke = "#000";
+        ring.stroke_width = 1.5;
+        ring.css_class = "best-mark";
+        s.rect(x - 6.5, y - 6.5, 13, 13, ring);
+    }
+    svg::Style st;
+    st.fill = colour;
+    st.css_class = "point";
+    st.title = describe_point(*sc.m, p.x, p.y) + ": " + sc.m->metric + " = " + svg::num(p.value, 10) +
+               " (line " + std::to_string(p.line) + ")";
+    st.attrs = "data-x=\"" + std::to_string(p.x) + "\" data-y=\"" + std::to_string(p.y) + "\"";
+    s.rect(x - 3.5, y - 3.5, 7, 7, st);
+}
+
+// One series: polylines through consecutive axis positions (a skipped point breaks the line
+// rather than being bridged by a segment that would invent a value), then the markers.
+void series(svg::Writer& s, const LineScale& sc, std::size_t yi) {
+    const std::string colour = kPalette[yi % std::size(kPalette)];
+    std::vector<const ChartPoint*> pts;
+    for (const auto& p : sc.m->points)
+        if (p.y == yi) pts.push_back(&p);
+    std::sort(pts.begin(), pts.end(), [](const ChartPoint* a, const ChartPoint* b) { return a->x < b->x; });
+    std::string poly;
+    std::size_t n = 0;
+    auto flush = [&] {
+        if (n > 1) s.polyline(poly, colour, 1.8);
+        poly.clear();
+        n = 0;
+    };
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        if (i && pts[i]->x != pts[i - 1]->x + 1) flush();
+        poly += (n ? " " : "") + svg::num(sc.x(pts[i]->x), 7) + "," + svg::num(sc.y(pts[i]->value), 7);
+        ++n;
+    }
+    flush();
+    for (const auto* p : pts) marker(s, sc, *p, colour);
+}
+
+// Skipped points: a grey cross on the x axis at their position.
+void skipped_marks(svg::Writer& s, const LineScale& sc) {
+    for (const auto& k : sc.m->skipped) s.text(sc.x(k.x), sc.f.bottom() - 5, "\u00d7", 13, "middle");
+}
+
+double legend(svg::Writer& s, const ChartModel& m, double x, double y) {
+    if (m.y.key.empty()) return y;
+    s.text(x, y, m.y.key, 10, "start", 0, "bold");
+    for (std::size_t i = 0; i < m.y.values.size(); ++i) {
+        const double yy = y + 16 + 15 * static_cast<double>(i);
+        const std::string colour = kPalette[i % std::size(kPalette)];
+        s.line(x, yy - 3.5, x + 22, yy - 3.5, colour, 1.8);
+        svg::Style st;
+        st.fill = colour;
+        s.rect(x + 7.5, yy - 7, 7, 7, st);
+        s.text(x + 28, yy, axis_label(m.y, i), 9.5);
+    }
+    return y + 16 + 15 * static_cast<double>(m.y.values.size());
+}
+
+std::string render_line(const ChartModel& m, const ChartInfo& info) {
+    LineScale sc{&m, Frame{}};
+    std::tie(sc.lo, sc.hi) = y_range(m);
+    std::size_t legend_chars = m.y.key.size();
+    for (std::size_t i = 0; i < m.y.values.size() && !m.y.key.empty(); ++i)
+        legend_chars = std::max(legend_chars, axis_label(m.y, i).size() + 5);
+    const double legend_w = m.y.key.empty() ? 30 : 40 + 6.0 * static_cast<double>(legend_chars);
+    const auto notes = notes_of(m);
+    sc.f.top = header_height(m, info);
+    const double notes_y = sc.f.bottom() + x_title_depth(sc) + 22;
+    const double height = std::max(notes_y + 13.0 * static_cast<double>(notes.size()) + 10,
+                                   sc.f.top + 16 + 15.0 * static_cast<double>(m.y.values.size()) + 20);
+    const double width = std::max(sc.f.right() + legend_w, 700.0);
+    svg::Writer s(width, height);
+    header(s, m, info, sc.f.left);
+    y_axis(s, sc);
+    svg::Style frame;
+    frame.stroke = "#000";
+    frame.stroke_width = 1;
+    s.rect(sc.f.left, sc.f.top, sc.f.width, sc.f.height, frame);
+    x_axis(s, sc);
+    s.open_group("points");
+    for (std::size_t yi = 0; yi < m.y.values.size(); ++yi) series(s, sc, yi);
+    s.close_group();
+    skipped_marks(s, sc);
+    legend(s, m, sc.f.right() + 18, sc.f.top + 8);
+    draw_notes(s, notes, sc.f.left, notes_y, width);
+    return s.str();
+}
+
+// ---- heat chart ----------------------------------------------------------------------------------
+
+struct Grid {
+    double left = 0, top = 0, cw = 0, ch = 0;
+    std::size_t nx = 0, ny = 0;
+    double x(std::size_t i) const { return left + cw * static_cast<double>(i); }
+    // Row 0 at the bottom, as on a y axis.
+    double y(std::size_t j) const { return top + ch * static_cast<double>(ny - 1 - j); }
+    double right() const { return x(nx); }
+    double bottom() const { return top + ch * static_cast<double>(ny); }
+};
+
+void cell(svg::Writer& s, const ChartModel& m, const Grid& g, std::size_t xi, std::size_t yi, const ChartPoint* p,
+          const SkippedPoint* k) {
+    svg::Style st;
+    st.stroke = "#ffffff";
+    st.stroke_width = 1;
+    st.css_class = "cell";
+    const std::string status = p ? "ok" : k ? k->status : "missing";
+    st.fill = p ? ramp(m, fraction(m, p->value)) : "#eeeeee";
+    st.title = describe_point(m, xi, yi) + ": " +
+               (p ? m.metric + " = " + svg::num(p->value, 10) : k ? status + (k->message.empty() ? "" : " \u2014 " + k->message)
+                                                                   : "no row in the table");
+    st.attrs = "data-x=\"" + std::to_string(xi) + "\" data-y=\"" + std::to_string(yi) + "\" data-status=\"" +
+               svg::escape(status) + "\"";
+    const double x = g.x(xi), y = g.y(yi);
+    s.rect(x, y, g.cw, g.ch, st);
+    const std::string text = p ? short_number(p->value) : status;
+    // Values are written in the cell when they fit; the tooltip always has the exact value.
+    const double size = p ? 10 : 8.5;
+    if (static_cast<double>(text.size()) * size * 0.6 <= g.cw - 4 && g.ch >= 12)
+        s.text(x + g.cw / 2, y + g.ch / 2 + size * 0.35, text, size, "middle");
+    if (p && p->best && outline_best(m)) {
+        svg::Style ring;
+        ring.stroke = "#000";
+        ring.stroke_width = 2;
+        ring.css_class = "best-mark";
+        s.rect(x + 1.5, y + 1.5, g.cw - 3, g.ch - 3, ring);
+    }
+}
+
+void cells(svg::Writer& s, const ChartModel& m, const Grid& g) {
+    std::map<std::pair<std::size_t, std::size_t>, const ChartPoint*> ok;
+    std::map<std::pair<std::size_t, std::size_t>, const SkippedPoint*> bad;
+    for (const auto& p : m.points) ok[{p.x, p.y}] = &p;
+    for (const auto& k : m.skipped) bad[{k.x, k.y}] = &k;
+    s.open_group("cells");
+    for (std::size_t yi = 0; yi < g.ny; ++yi)
+        for (std::size_t xi = 0; xi < g.nx; ++xi) {
+            const auto key = std::make_pair(xi, yi);
+            cell(s, m, g, xi, yi, ok.count(key) ? ok[key] : nullptr, bad.count(key) ? bad[key] : nullptr);
+        }
+    s.close_group();
+}
+
+// Column labels under the grid (slanted when they do not fit), row labels to its left.
+double heat_axes(svg::Writer& s, const ChartModel& m, const Grid& g) {
+    const bool slant = static_cast<double>(longest_label(m.x)) * 5.6 > g.cw - 4;
+    for (std::size_t i = 0; i < g.nx; ++i) {
+        const double x = g.x(i) + g.cw / 2;
+        if (slant) s.text(x + 3, g.bottom() + 12, axis_label(m.x, i), 9, "end", -40);
+        else s.text(x, g.bottom() + 14, axis_label(m.x, i), 9, "middle");
+    }
+    for (std::size_t j = 0; j < g.ny; ++j) s.text(g.left - 6, g.y(j) + g.ch / 2 + 3, axis_label(m.y, j), 9, "end");
+    const double below = g.bottom() + (slant ? 18 + 4.0 * static_cast<double>(longest_label(m.x)) : 32);
+    s.text((g.left + g.right()) / 2, below, m.x.key, 11, "middle");
+    s.text(g.left - 14 - 5.6 * static_cast<double>(longest_label(m.y)), g.top + (g.bottom() - g.top) / 2, m.y.key, 11,
+           "middle", -90);
+    return below;
+}
+
+// A vertical colour bar from the lowest (bottom) to the highest value (top), five labels.
+void colour_legend(svg::Writer& s, const ChartModel& m, double x, double top, double height) {
+    constexpr int kSteps = 24;
+    const double h = height / kSteps;
+    for (int i = 0; i < kSteps; ++i) {
+        svg::Style st;
+        st.fill = ramp(m, (i + 0.5) / kSteps);
+        s.rect(x, top + height - (i + 1) * h, 16, h + 0.2, st);
+    }
+    svg::Style frame;
+    frame.stroke = "#000";
+    frame.stroke_width = 0.5;
+    s.rect(x, top, 16, height, frame);
+    for (int i = 0; i <= 4; ++i) {
+        const double y = top + height - height * i / 4.0;
+        s.line(x + 16, y, x + 20, y, "#000", 0.8);
+        s.text(x + 23, y + 3, short_number(m.min + (m.max - m.min) * i / 4.0), 9);
+    }
+    s.text(x, top - 8, m.metric, 9.5);
+}
+
+std::string render_heat(const ChartModel& m, const ChartInfo& info) {
+    Grid g;
+    g.nx = m.x.values.size();
+    g.ny = m.y.values.size();
+    g.cw = std::clamp(600.0 / static_cast<double>(g.nx), 24.0, 90.0);
+    g.ch = std::clamp(340.0 / static_cast<double>(g.ny), 18.0, 44.0);
+    g.left = 40 + 5.6 * static_cast<double>(longest_label(m.y)) + 10;
+    g.top = header_height(m, info) + 6;
+    const auto notes = notes_of(m);
+    const double legend_x = g.right() + 28;
+    const double axes_bottom = g.bottom() + 36 + 4.0 * static_cast<double>(longest_label(m.x));
+    const double width = std::max(legend_x + 90, 700.0);
+    svg::Writer s(width, axes_bottom + 22 + 13.0 * static_cast<double>(notes.size()));
+    header(s, m, info, 20);
+    cells(s, m, g);
+    const double below = heat_axes(s, m, g);
+    colour_legend(s, m, legend_x, g.top + 10, std::max(80.0, g.bottom() - g.top - 10));
+    draw_notes(s, notes, 20, std::max(below, axes_bottom) + 20, width);
+    return s.str();
+}
+
+}  // namespace
+
+std::string render_chart(const ChartModel& m, const ChartInfo& info) {
+    return m.kind == ChartKind::heat ? render_heat(m, info) : render_line(m, info);
+}
+
+}  // namespace sbufsim::chart

@@ -1,0 +1,291 @@
+// The binary trace form (docs/trace-format.md, "Binary form"): a 64-byte header, then fixed-size
+// little-endian records, each starting with a tag byte:
+//   0x01 name         64 B  defines the next name id (clients, queues, fn), before its first use
+//   0x10 access       24 B
+//   0x21..0x27 instr 160 B  0x20 + RecordKind
+// Names are defined inline rather than in a header table so that both the writer and the reader
+// stream: the writer never needs to know all names up front.
+#include <algorithm>
+#include <cstring>
+#include <ostream>
+
+#include "sbufsim/trace/trace.h"
+
+namespace sbufsim::detail {
+
+namespace {
+
+constexpr std::uint8_t kTagName = 0x01;
+constexpr std::uint8_t kTagAccess = 0x10;
+constexpr std::uint8_t kTagInstruction = 0x20;
+constexpr std::size_t kGenerationBytes = 32;
+constexpr std::size_t kOperandBytes = 32;
+constexpr std::string_view kRule = "trace format v1 binary, docs/trace-format.md";
+
+// Little-endian stores and loads, independent of the host byte order.
+template <class T>
+void put(unsigned char* p, T v) {
+    using U = std::make_unsigned_t<T>;
+    U u = static_cast<U>(v);
+    for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<unsigned char>(u >> (8 * i));
+}
+template <class T>
+T get(const unsigned char* p) {
+    using U = std::make_unsigned_t<T>;
+    U u = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i) u = static_cast<U>(u | (U{p[i]} << (8 * i)));
+    return static_cast<T>(u);
+}
+
+void put_operand(unsigned char* p, const Operand& o) {
+    p[0] = static_cast<unsigned char>(o.kind);
+    p[1] = static_cast<unsigned char>(o.dtype);
+    p[2] = o.dims;
+    put<std::uint32_t>(p + 4, o.addr);
+    for (std::size_t d = 0; d < kMaxDims; ++d) {
+        put<std::int32_t>(p + 8 + 4 * d, o.steps[d]);
+        put<std::uint32_t>(p + 20 + 4 * d, o.sizes[d]);
+    }
+}
+
+// Dtype values are the enum's order (isa_rules.h); uint64/int64 is the last.
+constexpr std::uint8_t kDtypeCount = static_cast<std::uint8_t>(Dtype::int64) + 1;
+
+const char* get_operand(const unsigned char* p, Operand& o) {
+    if (p[0] > static_cast<unsigned char>(Operand::Kind::onchip)) return "bad operand kind";
+    if (p[1] >= kDtypeCount) return "bad operand dtype";
+    if (p[2] > kMaxDims) return "bad operand dims";
+    o.kind = static_cast<Operand::Kind>(p[0]);
+    o.dtype = static_cast<Dtype>(p[1]);
+    o.dims = p[2];
+    o.addr = get<std::uint32_t>(p + 4);
+    for (std::size_t d = 0; d < kMaxDims; ++d) {
+        o.steps[d] = get<std::int32_t>(p + 8 + 4 * d);
+        o.sizes[d] = get<std::uint32_t>(p + 20 + 4 * d);
+    }
+    return nullptr;
+}
+
+std::uint16_t name_ref(std::ostream& out, NameTable& defined, std::string_view name) {
+    if (name.empty()) return kNoName;
+    const std::uint32_t before = defined.size();
+    const auto id = defined.intern(name);
+    if (!id) throw TraceFormatError(TraceError{"", 0, "name", "more than " + std::to_string(kMaxNames) + " distinct names", ""});
+    if (defined.size() != before) {   // first use: define it in the stream
+        std::array<unsigned char, kBinaryNameBytes> b{};
+        b[0] = kTagName;
+        b[1] = static_cast<unsigned char>(name.size());
+        put<std::uint16_t>(b.data() + 2, *id);
+        std::memcpy(b.data() + 4, name.data(), std::min(name.size(), kMaxNameLength));
+        out.write(reinterpret_cast<const char*>(b.data()), b.size());
+    }
+    return *id;
+}
+
+}  // namespace
+
+void write_binary_header(std::ostream& out, const TraceHeader& h) {
+    std::array<unsigned char, kBinaryHeaderBytes> b{};
+    std::memcpy(b.data(), kTraceBinaryMagic.data(), kTraceBinaryMagic.size());
+    put<std::uint32_t>(b.data() + 8, h.version);
+    put<std::uint32_t>(b.data() + 12, static_cast<std::uint32_t>(kBinaryHeaderBytes));
+    std::memcpy(b.data() + 16, h.generation.data(), std::min(h.generation.size(), kGenerationBytes - 1));
+    out.write(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err) {
+    const auto* p = reinterpret_cast<const unsigned char*>(in.peek(kBinaryHeaderBytes));
+    if (!p) {
+        err = TraceError{"", 0, "header", "truncated binary header: " + std::to_string(in.available()) + " of " +
+                                              std::to_string(kBinaryHeaderBytes) + " bytes", std::string(kRule)};
+        return false;
+    }
+    h.version = get<std::uint32_t>(p + 8);
+    if (h.version != kTraceFormatVersion) {
+        err = TraceError{"", 0, "header", "unsupported binary trace version " + std::to_string(h.version) +
+                                              " (this build reads version " + std::to_string(kTraceFormatVersion) + ")",
+                         std::string(kRule)};
+        return false;
+    }
+    if (get<std::uint32_t>(p + 12) != kBinaryHeaderBytes) {
+        err = TraceError{"", 0, "header", "bad header size " + std::to_string(get<std::uint32_t>(p + 12)), std::string(kRule)};
+        return false;
+    }
+    const char* gen = reinterpret_cast<const char*>(p + 16);
+    h.generation.assign(gen, strnlen(gen, kGenerationBytes - 1));
+    in.consume(kBinaryHeaderBytes);
+    return true;
+}
+
+void write_binary_record(std::ostream& out, NameTable& defined, const Record& r) {
+    if (r.kind == RecordKind::access) {
+        const std::uint16_t client = name_ref(out, defined, r.client);
+        std::array<unsigned char, kBinaryAccessBytes> b{};
+        b[0] = kTagAccess;
+        b[1] = static_cast<unsigned char>(r.op);
+        put<std::uint16_t>(b.data() + 2, client);
+        put<std::uint16_t>(b.data() + 4, r.partitions);
+        put<std::uint32_t>(b.data() + 8, r.address);
+        put<std::uint32_t>(b.data() + 12, r.bytes);
+        put<std::uint64_t>(b.data() + 16, r.cycle);
+        out.write(reinterpret_cast<const char*>(b.data()), b.size());
+        return;
+    }
+    const std::uint16_t queue = name_ref(out, defined, r.queue);
+    const std::uint16_t fn = name_ref(out, defined, r.fn);
+    std::array<unsigned char, kBinaryInstructionBytes> b{};
+    b[0] = static_cast<unsigned char>(kTagInstruction + static_cast<std::uint8_t>(r.kind));
+    b[1] = r.transpose ? 1 : 0;
+    put<std::uint16_t>(b.data() + 2, queue);
+    put<std::uint16_t>(b.data() + 4, fn);
+    put<std::uint16_t>(b.data() + 6, r.partitions);
+    put<std::uint32_t>(b.data() + 8, r.bytes);
+    put<std::uint16_t>(b.data() + 12, r.engine);
+    b[14] = r.core;
+    b[15] = static_cast<unsigned char>(r.op);
+    b[16] = r.num_active_rows;
+    b[17] = r.num_active_cols;
+    b[18] = r.row_grp;
+    b[19] = r.col_grp;
+    b[20] = r.xbus_sel;
+    b[21] = r.acc_flags;
+    b[22] = r.zero_region;
+    b[23] = static_cast<unsigned char>(r.perf_opt);
+    put<std::uint16_t>(b.data() + 24, r.rows);
+    put<std::uint16_t>(b.data() + 26, r.cols);
+    b[28] = r.num_waits;
+    b[29] = r.num_signals;
+    for (std::size_t i = 0; i < kMaxWaits; ++i) {
+        put<std::uint16_t>(b.data() + 32 + 8 * i, r.waits[i].sem);
+        put<std::uint32_t>(b.data() + 36 + 8 * i, r.waits[i].value);
+    }
+    for (std::size_t i = 0; i < kMaxSignals; ++i) put<std::uint16_t>(b.data() + 48 + 2 * i, r.signals[i]);
+    put_operand(b.data() + 56, r.src);
+    put_operand(b.data() + 56 + kOperandBytes, r.src2);
+    put_operand(b.data() + 56 + 2 * kOperandBytes, r.dst);
+    out.write(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+namespace {
+
+struct BinaryDecoder {
+    NameTable& names;
+    Record& rec;
+    TraceError& err;
+    std::uint64_t ordinal;
+
+    bool fail(std::string field, std::string reason) {
+        err = TraceError{"", ordinal, std::move(field), std::move(reason), std::string(kRule)};
+        return false;
+    }
+    bool name(const char* field, std::uint16_t id, std::string_view& view, NameId& out, bool optional) {
+        if (id == kNoName && optional) return true;
+        if (id >= names.size())
+            return fail(field, "name id " + std::to_string(id) + " used before its name record");
+        out = id;
+        view = names.name(id);
+        return true;
+    }
+
+    bool access(const unsigned char* b) {
+        rec.kind = RecordKind::access;
+        if (b[1] > static_cast<unsigned char>(Op::raw)) return fail("op", "bad op " + std::to_string(b[1]));
+        rec.op = static_cast<Op>(b[1]);
+        if (!name("client", get<std::uint16_t>(b + 2), rec.client, rec.client_id, false)) return false;
+        rec.partitions = get<std::uint16_t>(b + 4);
+        rec.address = get<std::uint32_t>(b + 8);
+        rec.bytes = get<std::uint32_t>(b + 12);
+        rec.cycle = get<std::uint64_t>(b + 16);
+        return true;
+    }
+
+    bool instruction(const unsigned char* b) {
+        rec.kind = static_cast<RecordKind>(b[0] - kTagInstruction);
+        if (b[1] > 1) return fail("transpose", "bad flags " + std::to_string(b[1]));
+        rec.transpose = b[1] == 1;
+        if (!name("queue", get<std::uint16_t>(b + 2), rec.queue, rec.queue_id, false)) return false;
+        if (!name("fn", get<std::uint16_t>(b + 4), rec.fn, rec.fn_id, true)) return false;
+        rec.partitions = get<std::uint16_t>(b + 6);
+        rec.bytes = get<std::uint32_t>(b + 8);
+        rec.engine = get<std::uint16_t>(b + 12);
+        rec.core = b[14];
+        if (b[15] > static_cast<unsigned char>(Op::raw)) return fail("op", "bad op " + std::to_string(b[15]));
+        rec.op = static_cast<Op>(b[15]);
+        rec.num_active_rows = b[16];
+        rec.num_active_cols = b[17];
+        rec.row_grp = b[18];
+        rec.col_grp = b[19];
+        rec.xbus_sel = b[20];
+        rec.acc_flags = b[21];
+        rec.zero_region = b[22];
+        if (b[23] > static_cast<unsigned char>(PerfOpt::double_pixel)) return fail("perf_opt", "bad perf_opt");
+        rec.perf_opt = static_cast<PerfOpt>(b[23]);
+        rec.rows = get<std::uint16_t>(b + 24);
+        rec.cols = get<std::uint16_t>(b + 26);
+        if (b[28] > kMaxWaits) return fail("wait", "more than " + std::to_string(kMaxWaits) + " waits");
+        if (b[29] > kMaxSignals) return fail("signal", "more than " + std::to_string(kMaxSignals) + " signals");
+        rec.num_waits = b[28];
+        rec.num_signals = b[29];
+        for (std::size_t i = 0; i < kMaxWaits; ++i) {
+            rec.waits[i].sem = get<std::uint16_t>(b + 32 + 8 * i);
+            rec.waits[i].value = get<std::uint32_t>(b + 36 + 8 * i);
+        }
+        for (std::size_t i = 0; i < kMaxSignals; ++i) rec.signals[i] = get<std::uint16_t>(b + 48 + 2 * i);
+        const char* field[3] = {"src", "src2", "dst"};
+        Operand* ops[3] = {&rec.src, &rec.src2, &rec.dst};
+        for (std::size_t i = 0; i < 3; ++i)
+            if (const char* why = get_operand(b + 56 + i * kOperandBytes, *ops[i])) return fail(field[i], why);
+        return true;
+    }
+};
+
+}  // namespace
+
+ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
+                              std::uint64_t& ordinal) {
+    for (;;) {
+        const auto* head = reinterpret_cast<const unsigned char*>(in.peek(1));
+        if (!head) return ReadStatus::end;
+        // A copy: peek(size) below may move the buffer.
+        const unsigned char tag_byte = *head;
+        const unsigned char* tag = &tag_byte;
+        ++ordinal;
+        rec.line = ordinal;
+        std::size_t size = 0;
+        if (*tag == kTagName) size = kBinaryNameBytes;
+        else if (*tag == kTagAccess) size = kBinaryAccessBytes;
+        else if (*tag > kTagInstruction && *tag < kTagInstruction + kRecordKinds) size = kBinaryInstructionBytes;
+        else {
+            // No way to find the next record boundary: report and stop.
+            err = TraceError{"", ordinal, "record", "unknown record tag " + hex(*tag), std::string(kRule)};
+            in.consume(in.available());
+            while (in.peek(1)) in.consume(in.available());
+            return ReadStatus::error;
+        }
+        const auto* b = reinterpret_cast<const unsigned char*>(in.peek(size));
+        if (!b) {
+            err = TraceError{"", ordinal, "record", "truncated record: " + std::to_string(in.available()) + " of " +
+                                                        std::to_string(size) + " bytes", std::string(kRule)};
+            in.consume(in.available());
+            return ReadStatus::error;
+        }
+        in.consume(size);
+        BinaryDecoder d{names, rec, err, ordinal};
+        if (*tag == kTagName) {
+            const std::size_t len = b[1];
+            const std::uint16_t id = get<std::uint16_t>(b + 2);
+            if (len == 0 || len > kMaxNameLength) return d.fail("name", "bad name length " + std::to_string(len)), ReadStatus::error;
+            if (id != names.size())
+                return d.fail("name", "name id " + std::to_string(id) + " out of order (expected " +
+                                          std::to_string(names.size()) + ")"),
+                       ReadStatus::error;
+            if (!names.append(std::string_view(reinterpret_cast<const char*>(b + 4), len)))
+                return d.fail("name", "more than " + std::to_string(kMaxNames) + " names"), ReadStatus::error;
+            continue;   // name records are not records of the trace
+        }
+        const bool ok = *tag == kTagAccess ? d.access(b) : d.instruction(b);
+        return ok ? ReadStatus::record : ReadStatus::error;
+    }
+}
+
+}  // namespace sbufsim::detail

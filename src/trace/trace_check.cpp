@@ -1,0 +1,391 @@
+// TraceChecker: the hardware rules a trace record must satisfy before it is replayed. The ISA
+// placement and Matmul rules are isa_rules.h's (their reasons carry their own rule and seed
+// section); the rules added here cite theirs in TraceError::rule.
+#include "sbufsim/trace/trace_check.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace sbufsim {
+
+namespace {
+
+constexpr std::string_view kStartRule = "start partition rule, PUBLIC_FACTS \"Start partitions\"";
+constexpr std::string_view kClientRule = "kernel clients, clients.h, seed 000 §7";
+constexpr std::string_view kSemRule = "semaphores, docs/trace-format.md";
+constexpr std::string_view kActiveRule = "PARTITION_ACTIVE_SIZE, seed 000 §1";
+constexpr std::string_view kQ7Rule = "GpSimd core c owns SBUF partitions [16c, 16c+16), seed 000 §7.5";
+constexpr std::string_view kMatmulRule = "S3D3_MM, seed 000 §5.1";
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+// PUBLIC_FACTS: >64 partitions start at 0; 33–64 at 0 or 64; 1–32 at 0, 32, 64 or 96.
+bool start_partition_valid(std::uint32_t first, std::uint32_t count) {
+    if (count > 64) return first == 0;
+    if (count > 32) return first == 0 || first == 64;
+    return first % 32 == 0;
+}
+
+// The byte range [lo, hi) an access pattern touches inside each partition, relative to its start.
+void pattern_extent(const Operand& o, std::uint32_t bytes, std::int64_t& lo, std::int64_t& hi) {
+    const std::int64_t w = dtype_size(o.dtype);
+    if (o.dims == 0) {
+        lo = 0;
+        hi = bytes ? bytes : w;
+        return;
+    }
+    lo = 0;
+    hi = 0;
+    for (std::uint32_t d = 0; d < o.dims; ++d) {
+        if (o.sizes[d] == 0) {   // an empty pattern touches nothing
+            lo = hi = 0;
+            return;
+        }
+        const std::int64_t span = std::int64_t{o.sizes[d] - 1} * o.steps[d] * w;
+        (span < 0 ? lo : hi) += span;
+    }
+    hi += w;
+}
+
+}  // namespace
+
+// The record being checked and where its findings go.
+struct TraceChecker::Ctx {
+    const Record& rec;
+    std::vector<TraceError>& out;
+    std::size_t found = 0;
+    TraceChecker& self;
+
+    void error(std::string field, std::string reason, std::string_view rule = {}) {
+        out.push_back(TraceError{self.file_, rec.line, std::move(field), std::move(reason), std::string(rule)});
+        ++found;
+    }
+    bool verdict(const char* field, const Verdict& v) {
+        if (!v) error(field, v.reason);
+        return v.ok;
+    }
+
+    // Placement, partition range, start partition and extent of one on-chip operand. Returns the
+    // decoded start (invalid when the placement failed).
+    Decoded operand(const char* field, const Operand& o, std::uint32_t partitions, AllowedInPSUM psum,
+                    AllowedInSBUF sbuf, WriteTensor write, bool start_rule) {
+        Decoded d;
+        if (o.kind != Operand::Kind::onchip) {
+            error(field, o.kind == Operand::Kind::hbm ? "only a DMA operand may be hbm"
+                                                      : "missing operand",
+                  "trace format v1, docs/trace-format.md");
+            return d;
+        }
+        if (!verdict(field, tensor_start_addr_valid(self.map_, Addr4::immediate(o.addr), o.dtype, write, psum, sbuf)))
+            return d;
+        d = self.map_.decode(o.addr);
+        const bool in_psum = d.region == Region::psum;
+        const std::uint32_t array_partitions = in_psum ? self.map_.psum().partitions : self.map_.sbuf().partitions;
+        if (partitions == 0) {
+            error("partitions", "must be at least 1", "trace format v1, docs/trace-format.md");
+        } else if (std::uint64_t{d.partition} + partitions > array_partitions) {
+            error(field, "starts at partition " + num(d.partition) + " and spans " + num(partitions) +
+                             " partitions, past the " + num(array_partitions) + " of " +
+                             std::string(to_string(d.region)), "partition range, seed 000 §2");
+        } else if (start_rule && !start_partition_valid(d.partition, partitions)) {
+            error(field, "an access of " + num(partitions) + " partitions may not start at partition " +
+                             num(d.partition) + " (more than 64 start at 0; 33-64 at 0 or 64; 1-32 at 0, 32, 64 or 96)",
+                  kStartRule);
+        }
+        std::int64_t lo = 0, hi = 0;
+        pattern_extent(o, rec.bytes, lo, hi);
+        const std::uint64_t active = in_psum ? self.map_.psum().partition_active : self.map_.sbuf().partition_active;
+        if (std::int64_t{d.offset} + lo < 0 || std::uint64_t(std::int64_t{d.offset} + hi) > active)
+            error(field, "the access pattern covers bytes [" + std::to_string(std::int64_t{d.offset} + lo) + ", " +
+                             std::to_string(std::int64_t{d.offset} + hi) + ") of each partition, outside the " +
+                             hex(active) + " bytes of " + std::string(to_string(d.region)) + " SRAM",
+                  kActiveRule);
+        return d;
+    }
+};
+
+TraceChecker::TraceChecker(const Params& params, std::string file)
+    : params_(params),
+      map_(params),
+      clients_(params),
+      file_(std::move(file)),
+      signals_(params.isa.num_semaphores, 0),
+      max_wait_(params.isa.num_semaphores, 0),
+      max_wait_line_(params.isa.num_semaphores, 0) {}
+
+void TraceChecker::check_header(const TraceHeader& h, std::vector<TraceError>& out) {
+    if (h.version != kTraceFormatVersion)
+        out.push_back(TraceError{file_, 1, "header", "format version " + num(h.version) + " is not " +
+                                                         num(kTraceFormatVersion), "trace format v1, docs/trace-format.md"});
+    if (!h.generation.empty() && h.generation != params_.generation)
+        out.push_back(TraceError{file_, 1, "gen",
+                                 "the trace is for generation " + h.generation + " but is being checked against " +
+                                     params_.generation + " (drop --gen, or pass --gen " + h.generation + ")",
+                                 "per-generation address map, seed 000 §1"});
+}
+
+std::size_t TraceChecker::check(const Record& rec, std::vector<TraceError>& out) {
+    Ctx c{rec, out, 0, *this};
+    switch (rec.kind) {
+    case RecordKind::access: check_access(c); break;
+    case RecordKind::dma: check_dma(c); break;
+    case RecordKind::ldweights: check_ldweights(c); break;
+    case RecordKind::matmul: check_matmul(c); break;
+    case RecordKind::act:
+    case RecordKind::pool:
+    case RecordKind::dve: check_engine(c); break;
+    case RecordKind::q7: check_q7(c); break;
+    }
+    if (is_instruction(rec.kind)) check_semaphores(c);
+    return c.found;
+}
+
+void TraceChecker::check_access(Ctx& c) {
+    const Record& r = c.rec;
+    // Access cycles drive the kernel's issue times: a trace must not go back in time.
+    if (r.cycle < last_cycle_)
+        c.error("cycle", "cycle " + num(r.cycle) + " is before cycle " + num(last_cycle_) + " of line " +
+                             num(last_cycle_line_) + ": access records must have non-decreasing cycles",
+                "trace format v1, docs/trace-format.md");
+    else {
+        last_cycle_ = r.cycle;
+        last_cycle_line_ = r.line;
+    }
+    auto it = client_cache_.find(std::string(r.client));
+    if (it == client_cache_.end()) {
+        const auto id = clients_.find(r.client);
+        it = client_cache_.emplace(std::string(r.client), id ? static_cast<int>(index(*id)) : -1).first;
+    }
+    if (it->second < 0) {
+        c.error("client", "unknown client '" + std::string(r.client) + "' for " + params_.generation +
+                              " (e.g. pe_client_0, act_rd, dma_0, q7_0, pe_wr; `sbufsim config` lists the geometry)",
+                kClientRule);
+        return;
+    }
+    const ClientInfo& info = clients_[ClientId{static_cast<std::uint16_t>(it->second)}];
+    // A port named *_rd only reads, *_wr only writes (read-add-write needs both).
+    if (info.name.ends_with("_rd") && r.op != Op::rd)
+        c.error("op", "client " + info.name + " is a read port; op must be rd", kClientRule);
+    if (info.name.ends_with("_wr") && r.op == Op::rd)
+        c.error("op", "client " + info.name + " is a write port; op must be wr or raw", kClientRule);
+
+    const Decoded d = map_.decode(r.address);
+    if (info.group == ClientGroup::q7 && d.region == Region::psum) {
+        c.verdict("address", gpsimd_operand_valid(map_, Addr4::immediate(r.address)));
+        return;
+    }
+    if (!d.valid()) {
+        c.error("address", map_.explain(d));
+        return;
+    }
+    if (d.region != info.region) {
+        c.error("address", "client " + info.name + " is a " + std::string(to_string(info.region)) + " port but " +
+                               hex(r.address) + " is in " + std::string(to_string(d.region)),
+                kClientRule);
+        return;
+    }
+    const std::uint32_t parts = d.region == Region::psum ? map_.psum().partitions : map_.sbuf().partitions;
+    if (r.partitions == 0 || std::uint64_t{d.partition} + r.partitions > parts)
+        c.error("partitions", num(r.partitions) + " partitions from partition " + num(d.partition) +
+                                  " do not fit the " + num(parts) + " partitions of " + std::string(to_string(d.region)),
+                "partition range, seed 000 §2");
+    const std::uint64_t active = d.region == Region::psum ? map_.psum().partition_active : map_.sbuf().partition_active;
+    if (r.bytes == 0 || std::uint64_t{d.offset} + r.bytes > active)
+        c.error("bytes", num(r.bytes) + " bytes from offset " + hex(d.offset) + " do not fit the " + hex(active) +
+                             " active bytes of a partition (at least 1)",
+                kActiveRule);
+    if (info.group == ClientGroup::q7) {
+        const std::uint32_t core = static_cast<std::uint32_t>(std::strtoul(info.name.c_str() + 3, nullptr, 10));
+        const std::uint32_t lo = core * params_.q7.partitions_per_core, hi = lo + params_.q7.partitions_per_core;
+        if (d.partition < lo || std::uint64_t{d.partition} + r.partitions > hi)
+            c.error("partitions", info.name + " reaches partitions [" + num(lo) + ", " + num(hi) + ") only; this access covers [" +
+                                      num(d.partition) + ", " + num(std::uint64_t{d.partition} + r.partitions) + ")",
+                    kQ7Rule);
+    }
+}
+
+void TraceChecker::check_dma(Ctx& c) {
+    const Record& r = c.rec;
+    if (!r.src.onchip() && !r.dst.onchip())
+        c.error("dst", "a DMA moves data to or from SBUF: src and dst cannot both be hbm", "DMA, seed 000 §8");
+    if (r.bytes == 0) c.error("bytes", "must be at least 1", "trace format v1, docs/trace-format.md");
+    if (r.has_engine() && r.engine >= params_.dma.engines)
+        c.error("engine", "DMA engine " + num(r.engine) + " does not exist: " + params_.generation + " has " +
+                              num(params_.dma.engines), "dma.engines, PUBLIC_FACTS DMA");
+    // DMA engines are AXI masters like the Q7: SBUF through axi2sram, no path to PSUM (seed 000 §7.4).
+    if (r.src.onchip())
+        c.operand("src", r.src, r.partitions, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, false);
+    if (!r.transpose) {
+        if (r.dst.onchip())
+            c.operand("dst", r.dst, r.partitions, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::True, false);
+        return;
+    }
+    // Transpose through the axi2sram crossbar (seed 000 §6.2): `partitions` source rows of `bytes`
+    // each land as a column across bytes / dtype_size destination partitions.
+    if (!r.dst.onchip()) {
+        c.error("dst", "a transposing DMA writes SBUF through axi2sram: dst must be an SBUF operand",
+                "axi2sram transpose, seed 000 §6.1");
+        return;
+    }
+    c.verdict("partitions", has_valid_xpose_tile_rows(params_.isa, r.partitions));
+    const std::uint32_t w = dtype_size(r.dst.dtype);
+    if (r.bytes % w != 0) {
+        c.error("bytes", num(r.bytes) + " bytes per source row is not a whole number of " +
+                             std::string(to_string(r.dst.dtype)) + " elements", "axi2sram transpose, seed 000 §6.2");
+        return;
+    }
+    const std::uint32_t cols = r.bytes / w;
+    if (!c.verdict("bytes", has_valid_xpose_tile_cols(params_.isa, cols, r.dst.dtype))) return;
+    c.verdict("dst", xpose_dst_aligned(params_.isa, r.dst.addr));
+    // The destination pattern is one element per partition.
+    Operand one = r.dst;
+    one.dims = 1;
+    one.steps = {1, 0, 0};
+    one.sizes = {r.partitions, 0, 0};
+    c.operand("dst", one, cols, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::True, false);
+}
+
+void TraceChecker::check_ldweights(Ctx& c) {
+    const Record& r = c.rec;
+    if (r.rows == 0 || r.rows > params_.pe.rows)
+        c.error("rows", "must be 1.." + num(params_.pe.rows) + " (the PE array's rows)", "PE array, seed 000 §5.1");
+    if (r.cols == 0 || r.cols > params_.pe.cols)
+        c.error("cols", "must be 1.." + num(params_.pe.cols) + " (the PE array's columns)", "PE array, seed 000 §5.1");
+    if (r.partitions != 0 && r.partitions != r.rows)
+        c.error("partitions", num(r.partitions) + " differs from rows " + num(r.rows) +
+                                  ": the stationary tile has one row per partition", "LdWeights, seed 000 §5.1");
+    // LdWeights: tensor3d_valid(src, ..., AllowedInPSUM::False, AllowedInSBUF::True) (seed 000 §5.1).
+    c.operand("src", r.src, r.rows, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, true);
+}
+
+void TraceChecker::check_matmul(Ctx& c) {
+    const Record& r = c.rec;
+    if (r.num_active_rows == 0 || r.num_active_rows > params_.pe.rows)
+        c.error("num_active_rows", "must be 1.." + num(params_.pe.rows), std::string(kMatmulRule));
+    if (r.num_active_cols == 0 || r.num_active_cols > params_.pe.cols)
+        c.error("num_active_cols", "must be 1.." + num(params_.pe.cols), std::string(kMatmulRule));
+    if (r.partitions != 0 && r.partitions != r.num_active_rows)
+        c.error("partitions", num(r.partitions) + " differs from num_active_rows " + num(r.num_active_rows) +
+                                  " (the moving tensor's partitions)", std::string(kMatmulRule));
+    // Moving tensor: SBUF only. Destination: PSUM only, FP32 (UINT32 for UINT8 input).
+    const Decoded src = c.operand("src", r.src, r.num_active_rows, AllowedInPSUM::False, AllowedInSBUF::True,
+                                  WriteTensor::False, true);
+    const Decoded dst = c.operand("dst", r.dst, r.num_active_cols, AllowedInPSUM::True, AllowedInSBUF::False,
+                                  WriteTensor::True, true);
+    if (r.src.onchip() && r.dst.onchip()) c.verdict("dst", mm_dst_dtype_valid(r.src.dtype, r.dst.dtype));
+
+    // row_grp selects the moving tensor's quadrant; col_grp the PSUM destination's (seed 000 §5.2).
+    if (auto q = valid_mm_sbuf_quadrant(map_, r.row_grp); !q)
+        c.error("row_grp", q.reason);
+    else if (src.valid() && src.partition != *q.value)
+        c.error("src", "the moving tensor starts at partition " + num(src.partition) + " but row_grp " +
+                           hex(r.row_grp) + " selects partition " + num(*q.value),
+                "valid_mm_sbuf_quadrant, seed 000 §5.2");
+    if (auto q = valid_mm_psum_quadrant(map_, r.col_grp); !q) {
+        c.error("col_grp", q.reason);
+    } else {
+        if (dst.valid() && dst.partition != *q.value)
+            c.error("dst", "the destination starts at PSUM partition " + num(dst.partition) + " but col_grp " +
+                               hex(r.col_grp) + " selects partition " + num(*q.value),
+                    "valid_mm_psum_quadrant, seed 000 §5.2");
+        c.verdict("num_active_cols", s3d3_mm_valid_col_group_active_columns(r.col_grp, r.num_active_cols));
+        // col_grp 0x8 has no xbus_sel at all (the q3 HW bug): blame col_grp, not xbus_sel.
+        c.verdict(mm_xbus_sel_for(r.col_grp) ? "xbus_sel" : "col_grp", s3d3_mm_valid_xbus_sel(r.col_grp, r.xbus_sel));
+    }
+    c.verdict("acc_flags", mm_psum_flags(r.acc_flags));
+    if (c.verdict("zero_region", valid_zero_region(r.zero_region, params_)) && dst.valid() && r.dst.dims > 0) {
+        // The fp32 result must stay inside the banks the group zeroes (one 2 KiB bank below
+        // mariana); PUBLIC_FACTS "Matmul", seed 000 §5.3, §5.5.
+        const std::uint64_t region = zero_region_bytes(r.zero_region);
+        std::int64_t lo = 0, hi = 0;
+        pattern_extent(r.dst, 0, lo, hi);
+        const std::uint64_t base = dst.offset / region * region;
+        if (std::int64_t(dst.offset) + lo < std::int64_t(base) || dst.offset + std::uint64_t(hi) > base + region)
+            c.error("dst", "the result covers bytes [" + num(dst.offset + lo) + ", " + num(dst.offset + hi) +
+                               ") of each PSUM partition, crossing the " + num(region) +
+                               "-byte zero region it accumulates in (zero_region " + num(r.zero_region) + ")",
+                    "MATMUL_ZERO_REGION, seed 000 §5.3, §5.5");
+    }
+}
+
+void TraceChecker::check_engine(Ctx& c) {
+    const Record& r = c.rec;
+    // ACT/POOL/DVE read and write SBUF or PSUM (seed 000 §7.1); PSUM writes are 4-byte.
+    c.operand("src", r.src, r.partitions, AllowedInPSUM::True, AllowedInSBUF::True, WriteTensor::False, true);
+    if (r.src2.present())
+        c.operand("src2", r.src2, r.partitions, AllowedInPSUM::True, AllowedInSBUF::True, WriteTensor::False, true);
+    c.operand("dst", r.dst, r.partitions, AllowedInPSUM::True, AllowedInSBUF::True, WriteTensor::True, true);
+    if (r.src2.onchip() && r.src.onchip())
+        c.verdict("src2", tt_valid_partitions(map_, Addr4::immediate(r.src.addr), Addr4::immediate(r.src2.addr)));
+    // At most one PSUM operand per instruction, counting the destination (seed 000 §2.2).
+    int psum = 0;
+    for (const Operand* o : {&r.src, &r.src2, &r.dst})
+        psum += o->onchip() && map_.addr_in_psum(map_.addr_imm_mask(o->addr));
+    if (psum > 1 && !(r.src2.onchip() && map_.addr_in_psum(r.src.addr) && map_.addr_in_psum(r.src2.addr)))
+        c.error("dst", "an engine instruction may touch at most one PSUM operand; this one has " + std::to_string(psum),
+                "tt_valid_partitions, seed 000 §2.2");
+}
+
+void TraceChecker::check_q7(Ctx& c) {
+    const Record& r = c.rec;
+    if (r.op == Op::raw) c.error("op", "a Q7 load/store is rd or wr", "seed 000 §7.3");
+    if (r.core >= params_.q7.cores) {
+        c.error("core", "GpSimd core " + num(r.core) + " does not exist: " + params_.generation + " has " +
+                            num(params_.q7.cores), std::string(kQ7Rule));
+        return;
+    }
+    if (!r.src.onchip()) {
+        c.error("operand", "a Q7 access needs an SBUF operand", std::string(kQ7Rule));
+        return;
+    }
+    // The keystone first: PSUM has no AXI aperture, so the reason names that, not "AllowedInPSUM".
+    if (!c.verdict("operand", gpsimd_operand_valid(map_, Addr4::immediate(r.src.addr)))) return;
+    const Decoded d = c.operand("operand", r.src, r.partitions, AllowedInPSUM::False, AllowedInSBUF::True,
+                                r.op == Op::wr ? WriteTensor::True : WriteTensor::False, false);
+    if (!d.valid()) return;
+    const std::uint32_t lo = r.core * params_.q7.partitions_per_core, hi = lo + params_.q7.partitions_per_core;
+    if (d.partition < lo || std::uint64_t{d.partition} + r.partitions > hi)
+        c.error("partitions", "core " + num(r.core) + " reaches partitions [" + num(lo) + ", " + num(hi) +
+                                  ") only; this access covers [" + num(d.partition) + ", " +
+                                  num(std::uint64_t{d.partition} + r.partitions) + ")",
+                kQ7Rule);
+}
+
+void TraceChecker::check_semaphores(Ctx& c) {
+    const Record& r = c.rec;
+    const std::uint32_t n = params_.isa.num_semaphores;
+    for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
+        const SemWait& w = r.waits[i];
+        if (w.sem >= n) {
+            c.error("wait", "semaphore " + num(w.sem) + " does not exist (0.." + num(n - 1) + ")", kSemRule);
+            continue;
+        }
+        const std::uint32_t v = waits_.resolve(r.queue_id, w);
+        if (v > max_wait_[w.sem]) {
+            max_wait_[w.sem] = v;
+            max_wait_line_[w.sem] = r.line;
+        }
+    }
+    for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) {
+        if (r.signals[i] >= n)
+            c.error("signal", "semaphore " + num(r.signals[i]) + " does not exist (0.." + num(n - 1) + ")", kSemRule);
+        else
+            ++signals_[r.signals[i]];
+    }
+}
+
+std::size_t TraceChecker::finish(std::vector<TraceError>& out) {
+    std::size_t found = 0;
+    for (std::uint32_t s = 0; s < signals_.size(); ++s) {
+        if (max_wait_[s] <= signals_[s]) continue;
+        out.push_back(TraceError{file_, max_wait_line_[s], "wait",
+                                 "waits for semaphore " + num(s) + " to reach " + num(max_wait_[s]) +
+                                     " but the whole trace signals it only " + num(signals_[s]) +
+                                     " times: this wait can never be satisfied (the queue would hang)",
+                                 std::string(kSemRule)});
+        ++found;
+    }
+    return found;
+}
+
+}  // namespace sbufsim

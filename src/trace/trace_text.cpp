@@ -1,0 +1,900 @@
+// The trace AST helpers, the text form (parser and canonical printer), and the format-sniffing
+// reader / writer front ends. The binary form is trace_binary.cpp. Syntax: docs/trace-format.md.
+#include "sbufsim/trace/trace.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <limits>
+#include <cstring>
+#include <istream>
+#include <ostream>
+
+namespace sbufsim {
+
+namespace {
+
+constexpr std::string_view kFormatRule = "trace format v1, docs/trace-format.md";
+
+constexpr std::array<std::string_view, kRecordKinds> kKindNames{
+    "access", "dma", "ldweights", "matmul", "act", "pool", "dve", "q7"};
+constexpr std::array<std::string_view, 4> kPerfOptNames{"none", "double_row", "double_column",
+                                                       "double_pixel"};
+
+std::string lower_no_underscore(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s)
+        if (c != '_' && c != '-') out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return out;
+}
+
+// Names (clients, queues, fn, generation) are single greppable tokens.
+bool valid_name(std::string_view s, std::size_t max_len = kMaxNameLength) {
+    if (s.empty() || s.size() > max_len) return false;
+    for (char c : s) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                        c == '_' || c == '.' || c == '-' || c == ':' || c == '+';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+// Built by appending: `"'" + std::string(s)` inserts at the front, which GCC 12 at -O3 flags
+// with a false -Wrestrict (GCC bug 105651).
+std::string quoted(std::string_view s) {
+    std::string q = "'";
+    q.append(s);
+    q += '\'';
+    return q;
+}
+
+}  // namespace
+
+// ---- enums ------------------------------------------------------------------------------------
+
+std::string_view to_string(TraceFormat f) { return f == TraceFormat::binary ? "binary" : "text"; }
+
+TraceFormat format_for_path(std::string_view path) {
+    return path.size() >= kBinaryExtension.size() && path.ends_with(kBinaryExtension) ? TraceFormat::binary
+                                                                                      : TraceFormat::text;
+}
+
+std::string_view to_string(RecordKind k) { return kKindNames[static_cast<std::size_t>(k)]; }
+
+std::optional<RecordKind> parse_record_kind(std::string_view word) {
+    for (std::size_t i = 1; i < kKindNames.size(); ++i)
+        if (word == kKindNames[i]) return static_cast<RecordKind>(i);
+    return std::nullopt;
+}
+
+std::string_view to_string(PerfOpt p) { return kPerfOptNames[static_cast<std::size_t>(p)]; }
+
+std::optional<PerfOpt> parse_perf_opt(std::string_view s) {
+    // The ISA spells them None/DoubleRow/DoubleColumn/DoublePixel; accept both spellings.
+    const std::string key = lower_no_underscore(s);
+    for (std::size_t i = 0; i < kPerfOptNames.size(); ++i)
+        if (key == lower_no_underscore(kPerfOptNames[i])) return static_cast<PerfOpt>(i);
+    return std::nullopt;
+}
+
+std::uint64_t Operand::elements() const {
+    std::uint64_t n = 1;
+    for (std::uint32_t d = 0; d < dims; ++d) n *= sizes[d];
+    return n;
+}
+
+bool same_record(const Record& a, const Record& b) {
+    // Names by content; ids and view addresses are per reader.
+    return a.kind == b.kind && a.cycle == b.cycle && a.client == b.client && a.op == b.op &&
+           a.address == b.address && a.partitions == b.partitions && a.bytes == b.bytes &&
+           a.queue == b.queue && a.src == b.src && a.src2 == b.src2 && a.dst == b.dst && a.fn == b.fn &&
+           a.num_active_rows == b.num_active_rows && a.num_active_cols == b.num_active_cols &&
+           a.row_grp == b.row_grp && a.col_grp == b.col_grp && a.xbus_sel == b.xbus_sel &&
+           a.acc_flags == b.acc_flags && a.zero_region == b.zero_region && a.perf_opt == b.perf_opt &&
+           a.rows == b.rows && a.cols == b.cols && a.transpose == b.transpose && a.engine == b.engine &&
+           a.core == b.core && a.num_waits == b.num_waits && a.waits == b.waits &&
+           a.num_signals == b.num_signals && a.signals == b.signals;
+}
+
+// ---- errors -------------------------------------------------------------------------------------
+
+std::string TraceError::to_string() const {
+    std::string s = file + ":" + std::to_string(line) + ": " + field + ": " + reason;
+    if (!rule.empty()) s += " (" + rule + ")";
+    return s;
+}
+
+TraceFormatError::TraceFormatError(TraceError e) : std::runtime_error(e.to_string()), error_(std::move(e)) {}
+
+// ---- names ------------------------------------------------------------------------------------------
+
+std::optional<NameId> NameTable::intern(std::string_view name) {
+    if (auto it = ids_.find(name); it != ids_.end()) return it->second;
+    if (names_.size() >= kMaxNames) return std::nullopt;
+    names_.emplace_back(name);
+    const auto id = static_cast<NameId>(names_.size() - 1);
+    ids_.emplace(names_.back(), id);
+    return id;
+}
+
+bool NameTable::append(std::string_view name) {
+    if (names_.size() >= kMaxNames) return false;
+    names_.emplace_back(name);
+    ids_.emplace(names_.back(), static_cast<NameId>(names_.size() - 1));
+    return true;
+}
+
+std::uint32_t WaitResolver::resolve(NameId queue, const SemWait& w) {
+    if (w.value != 0) return w.value;
+    return ++counts_[(std::uint32_t{queue} << 16) | w.sem];
+}
+
+// ---- buffered input ---------------------------------------------------------------------------
+
+namespace detail {
+
+ChunkedInput::ChunkedInput(std::istream& in, std::size_t chunk) : in_(in), buf_(chunk) {}
+
+bool ChunkedInput::failed() const { return in_.bad(); }
+
+bool ChunkedInput::fill(std::size_t need) {
+    // Move the unread tail to the front, grow only when one item is larger than the buffer.
+    if (pos_ > 0) {
+        std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+        end_ -= pos_;
+        pos_ = 0;
+    }
+    if (need > buf_.size()) buf_.resize(need);
+    while (end_ < need && !eof_) {
+        const auto got = in_.rdbuf() ? in_.rdbuf()->sgetn(buf_.data() + end_,
+                                                          static_cast<std::streamsize>(buf_.size() - end_))
+                                     : 0;
+        if (got <= 0) eof_ = true;
+        else end_ += static_cast<std::size_t>(got);
+    }
+    return end_ >= need;
+}
+
+const char* ChunkedInput::peek(std::size_t n) {
+    if (end_ - pos_ < n && !fill(n)) return nullptr;
+    return buf_.data() + pos_;
+}
+
+bool ChunkedInput::next_line(std::string_view& line, bool& too_long, std::size_t max_line) {
+    too_long = false;
+    for (;;) {
+        const char* begin = buf_.data() + pos_;
+        const std::size_t avail = end_ - pos_;
+        if (const void* nl = std::memchr(begin, '\n', avail)) {
+            const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
+            line = std::string_view(begin, len);
+            pos_ += len + 1;
+            return true;
+        }
+        if (eof_) {
+            if (avail == 0) return false;
+            line = std::string_view(begin, avail);   // last line without a newline
+            pos_ = end_;
+            return true;
+        }
+        if (avail >= max_line) {
+            // Skip the rest of an absurdly long line; report its head.
+            too_long = true;
+            line = std::string_view(begin, std::min<std::size_t>(avail, 80));
+            pos_ = end_;
+            for (;;) {
+                if (!fill(1)) return true;
+                const char* b = buf_.data() + pos_;
+                if (const void* nl = std::memchr(b, '\n', end_ - pos_)) {
+                    pos_ += static_cast<std::size_t>(static_cast<const char*>(nl) - b) + 1;
+                    return true;
+                }
+                pos_ = end_;
+            }
+        }
+        fill(avail + 1);
+    }
+}
+
+}  // namespace detail
+
+// ---- text parsing -----------------------------------------------------------------------------
+
+namespace {
+
+template <class T>
+bool parse_uint(std::string_view s, T& out) {
+    if (s.empty()) return false;
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s.remove_prefix(2);
+        base = 16;
+    }
+    T v{};
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (ec != std::errc{} || p != s.data() + s.size()) return false;
+    out = v;
+    return true;
+}
+
+bool parse_int32(std::string_view s, std::int32_t& out) {
+    bool neg = false;
+    if (!s.empty() && s[0] == '-') {
+        neg = true;
+        s.remove_prefix(1);
+    }
+    std::uint32_t mag = 0;
+    if (!parse_uint(s, mag)) return false;
+    if (neg ? mag > 0x80000000u : mag > 0x7fffffffu) return false;
+    out = neg ? static_cast<std::int32_t>(-static_cast<std::int64_t>(mag)) : static_cast<std::int32_t>(mag);
+    return true;
+}
+
+template <class T>
+std::string width_reason(std::string_view value) {
+    return "bad number " + quoted(value) + ": expected a decimal or 0x-hex integer of at most " +
+           std::to_string(std::numeric_limits<T>::max());
+}
+
+// "[a,b,c]" → up to 3 numbers; returns the count or -1.
+template <class T, class Parse>
+int parse_list(std::string_view s, std::array<T, kMaxDims>& out, Parse parse) {
+    if (s.size() < 2 || s.front() != '[' || s.back() != ']') return -1;
+    s = s.substr(1, s.size() - 2);
+    int n = 0;
+    while (true) {
+        const auto comma = s.find(',');
+        const auto item = s.substr(0, comma);
+        if (n >= static_cast<int>(kMaxDims) || !parse(item, out[static_cast<std::size_t>(n)])) return -1;
+        ++n;
+        if (comma == std::string_view::npos) break;
+        s.remove_prefix(comma + 1);
+    }
+    return n;
+}
+
+}  // namespace
+
+std::optional<std::string> parse_operand(std::string_view text, Operand& out) {
+    out = Operand{};
+    if (text == "hbm") {
+        out.kind = Operand::Kind::hbm;
+        return std::nullopt;
+    }
+    const auto at = text.find('@');
+    if (at == std::string_view::npos)
+        return "bad operand " + quoted(text) + ": expected dtype@addr[steps][sizes] or hbm";
+    const auto dt = parse_dtype(text.substr(0, at));
+    if (!dt) return "unknown dtype " + quoted(text.substr(0, at)) + " (one of " + dtype_names() + ")";
+    out.kind = Operand::Kind::onchip;
+    out.dtype = *dt;
+    std::string_view rest = text.substr(at + 1);
+    const auto br = rest.find('[');
+    if (!parse_uint(rest.substr(0, br), out.addr))
+        return "bad operand address " + quoted(rest.substr(0, br)) + ": expected a 29-bit address, e.g. 0x5600";
+    if (br == std::string_view::npos) return std::nullopt;   // dtype@addr: contiguous
+    rest.remove_prefix(br);
+    const auto mid = rest.find("][");
+    if (mid == std::string_view::npos)
+        return "bad access pattern " + quoted(rest) + ": expected [steps][sizes], e.g. [1,0,0][512,1,1]";
+    const int ns = parse_list(rest.substr(0, mid + 1), out.steps, parse_int32);
+    const int nz = parse_list(rest.substr(mid + 1), out.sizes,
+                              [](std::string_view s, std::uint32_t& v) { return parse_uint(s, v); });
+    if (ns < 0 || nz < 0)
+        return "bad access pattern " + quoted(rest) + ": expected 1 to 3 integers in each of [steps][sizes]";
+    if (ns != nz)
+        return "access pattern " + quoted(rest) + " has " + std::to_string(ns) + " steps but " +
+               std::to_string(nz) + " sizes";
+    out.dims = static_cast<std::uint8_t>(ns);
+    return std::nullopt;
+}
+
+namespace {
+
+// The named fields an instruction kind accepts, as bits.
+enum Field : std::uint32_t {
+    F_queue = 1u << 0, F_src = 1u << 1, F_src2 = 1u << 2, F_dst = 1u << 3, F_partitions = 1u << 4,
+    F_bytes = 1u << 5, F_fn = 1u << 6, F_rows = 1u << 7, F_cols = 1u << 8, F_nrows = 1u << 9,
+    F_ncols = 1u << 10, F_row_grp = 1u << 11, F_col_grp = 1u << 12, F_xbus = 1u << 13,
+    F_acc = 1u << 14, F_zero = 1u << 15, F_perf = 1u << 16, F_transpose = 1u << 17,
+    F_engine = 1u << 18, F_core = 1u << 19, F_op = 1u << 20, F_operand = 1u << 21,
+    F_wait = 1u << 22, F_signal = 1u << 23,
+};
+
+struct FieldName {
+    std::string_view name;
+    Field bit;
+};
+constexpr std::array<FieldName, 24> kFields{{
+    {"queue", F_queue}, {"src", F_src}, {"src2", F_src2}, {"dst", F_dst}, {"partitions", F_partitions},
+    {"bytes", F_bytes}, {"fn", F_fn}, {"rows", F_rows}, {"cols", F_cols}, {"num_active_rows", F_nrows},
+    {"num_active_cols", F_ncols}, {"row_grp", F_row_grp}, {"col_grp", F_col_grp}, {"xbus_sel", F_xbus},
+    {"acc_flags", F_acc}, {"zero_region", F_zero}, {"perf_opt", F_perf}, {"transpose", F_transpose},
+    {"engine", F_engine}, {"core", F_core}, {"op", F_op}, {"operand", F_operand}, {"wait", F_wait},
+    {"signal", F_signal},
+}};
+
+constexpr std::uint32_t kCommon = F_queue | F_partitions | F_bytes | F_wait | F_signal;
+
+struct KindFields {
+    std::uint32_t allowed;
+    std::uint32_t required;
+};
+// Indexed by RecordKind (access unused).
+constexpr std::array<KindFields, kRecordKinds> kKindFields{{
+    {0, 0},
+    {kCommon | F_src | F_dst | F_transpose | F_engine, F_queue | F_src | F_dst | F_partitions | F_bytes},
+    {kCommon | F_src | F_rows | F_cols, F_queue | F_src | F_rows | F_cols},
+    {kCommon | F_src | F_dst | F_nrows | F_ncols | F_row_grp | F_col_grp | F_xbus | F_acc | F_zero | F_perf,
+     F_queue | F_src | F_dst | F_nrows | F_ncols},
+    {kCommon | F_src | F_src2 | F_dst | F_fn, F_queue | F_src | F_dst | F_partitions},
+    {kCommon | F_src | F_src2 | F_dst | F_fn, F_queue | F_src | F_dst | F_partitions},
+    {kCommon | F_src | F_src2 | F_dst | F_fn, F_queue | F_src | F_dst | F_partitions},
+    {kCommon | F_core | F_op | F_operand, F_queue | F_core | F_op | F_operand | F_partitions},
+}};
+
+std::string_view field_name(Field f) {
+    for (const auto& fn : kFields)
+        if (fn.bit == f) return fn.name;
+    return "?";
+}
+
+// Single-quadrant group masks as the profiler writes them (row_grp=q0).
+bool parse_group(std::string_view s, std::uint8_t& out) {
+    if (s.size() == 2 && s[0] == 'q' && s[1] >= '0' && s[1] <= '3') {
+        out = static_cast<std::uint8_t>(1u << (s[1] - '0'));
+        return true;
+    }
+    return parse_uint(s, out);
+}
+
+bool parse_acc_flags(std::string_view s, std::uint8_t& out) {
+    // The 2-bit ACCUMULATE_MODE names (seed 000 §5.4): MULTI_START=1, MID=0, END=2, SINGLE=3.
+    if (s == "begin") out = kBeginMatmulGroup;
+    else if (s == "mid") out = 0;
+    else if (s == "end") out = kEndMatmulGroup;
+    else if (s == "single") out = kBeginMatmulGroup | kEndMatmulGroup;
+    else return parse_uint(s, out);
+    return true;
+}
+
+bool parse_op(std::string_view s, Op& out) {
+    if (s == "rd") out = Op::rd;
+    else if (s == "wr") out = Op::wr;
+    else if (s == "raw") out = Op::raw;
+    else return false;
+    return true;
+}
+
+std::string_view op_name(Op op) { return op == Op::rd ? "rd" : op == Op::wr ? "wr" : "raw"; }
+
+// Splits on spaces/tabs; returns false when more than `max` tokens.
+template <std::size_t N>
+std::size_t tokenize(std::string_view line, std::array<std::string_view, N>& toks, bool& overflow) {
+    std::size_t n = 0;
+    overflow = false;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        if (i >= line.size()) break;
+        std::size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+        if (n == N) {
+            overflow = true;
+            return n;
+        }
+        toks[n++] = line.substr(i, j - i);
+        i = j;
+    }
+    return n;
+}
+
+}  // namespace
+
+// The text half of the reader: everything that needs the line being parsed.
+struct TraceReader::Impl {
+    explicit Impl(std::istream& in) : input(in) {}
+    detail::ChunkedInput input;
+    std::uint64_t line_no = 0;      // text: lines consumed; binary: records consumed
+    std::string access_buf;          // access line with commas turned into spaces
+    bool done = false;
+
+    // Parse state of the current line.
+    TraceReader* reader = nullptr;
+    TraceError* err = nullptr;
+
+    bool fail(std::string field, std::string reason) {
+        *err = TraceError{reader->file_, line_no, std::move(field), std::move(reason), std::string(kFormatRule)};
+        return false;
+    }
+    bool intern(std::string_view field, std::string_view value, std::string_view& view, NameId& id) {
+        if (!valid_name(value))
+            return fail(std::string(field), "bad name " + quoted(value) + ": expected 1.." +
+                                                std::to_string(kMaxNameLength) +
+                                                " characters of [A-Za-z0-9_.:+-]");
+        const auto got = reader->names_.intern(value);
+        if (!got) return fail(std::string(field), "more than " + std::to_string(kMaxNames) + " distinct names");
+        id = *got;
+        view = reader->names_.name(id);
+        return true;
+    }
+
+    bool parse_access(std::string_view line, Record& rec);
+    bool parse_instruction(RecordKind kind, const std::array<std::string_view, 48>& toks, std::size_t n,
+                           Record& rec);
+    bool parse_field(Field f, std::string_view key, std::string_view value, Record& rec);
+};
+
+bool TraceReader::Impl::parse_access(std::string_view line, Record& rec) {
+    // `cycle client op address partitions bytes`; commas between fields are allowed.
+    if (line.find(',') != std::string_view::npos) {
+        access_buf.assign(line);
+        std::replace(access_buf.begin(), access_buf.end(), ',', ' ');
+        line = access_buf;
+    }
+    std::array<std::string_view, 7> t;
+    bool overflow = false;
+    const std::size_t n = tokenize(line, t, overflow);
+    if (overflow || n != 6)
+        return fail("record", "an access record has 6 fields (cycle client op address partitions bytes), got " +
+                                  (overflow ? std::string("more") : std::to_string(n)));
+    rec.kind = RecordKind::access;
+    if (!parse_uint(t[0], rec.cycle)) return fail("cycle", width_reason<Cycle>(t[0]));
+    if (!intern("client", t[1], rec.client, rec.client_id)) return false;
+    if (!parse_op(t[2], rec.op)) return fail("op", "unknown op " + quoted(t[2]) + " (rd, wr or raw)");
+    if (!parse_uint(t[3], rec.address)) return fail("address", width_reason<std::uint32_t>(t[3]));
+    if (!parse_uint(t[4], rec.partitions)) return fail("partitions", width_reason<std::uint16_t>(t[4]));
+    if (!parse_uint(t[5], rec.bytes)) return fail("bytes", width_reason<std::uint32_t>(t[5]));
+    return true;
+}
+
+bool TraceReader::Impl::parse_field(Field f, std::string_view key, std::string_view v, Record& rec) {
+    const std::string k(key);
+    auto num = [&](auto& dst) {
+        using T = std::remove_reference_t<decltype(dst)>;
+        return parse_uint(v, dst) || fail(k, width_reason<T>(v));
+    };
+    auto operand = [&](Operand& o) {
+        if (auto why = parse_operand(v, o)) return fail(k, *why);
+        return true;
+    };
+    switch (f) {
+    case F_queue: return intern(k, v, rec.queue, rec.queue_id);
+    case F_fn: return intern(k, v, rec.fn, rec.fn_id);
+    case F_src: return operand(rec.src);
+    case F_src2: return operand(rec.src2);
+    case F_dst: return operand(rec.dst);
+    case F_operand: return operand(rec.src);
+    case F_partitions: return num(rec.partitions);
+    case F_bytes: return num(rec.bytes);
+    case F_rows: return num(rec.rows);
+    case F_cols: return num(rec.cols);
+    case F_nrows: return num(rec.num_active_rows);
+    case F_ncols: return num(rec.num_active_cols);
+    case F_xbus: return num(rec.xbus_sel);
+    case F_zero: return num(rec.zero_region);
+    case F_engine: return num(rec.engine);
+    case F_core: return num(rec.core);
+    case F_row_grp:
+    case F_col_grp:
+        return parse_group(v, f == F_row_grp ? rec.row_grp : rec.col_grp) ||
+               fail(k, "bad group " + quoted(v) + ": expected q0..q3 or a 4-bit mask such as 0xf");
+    case F_acc:
+        return parse_acc_flags(v, rec.acc_flags) ||
+               fail(k, "bad accumulate flags " + quoted(v) + ": expected 0..3 or begin, mid, end, single");
+    case F_perf:
+        if (auto p = parse_perf_opt(v)) {
+            rec.perf_opt = *p;
+            return true;
+        }
+        return fail(k, "unknown perf_opt " + quoted(v) + " (none, double_row, double_column, double_pixel)");
+    case F_transpose:
+        if (v == "0" || v == "1") {
+            rec.transpose = v == "1";
+            return true;
+        }
+        return fail(k, "expected 0 or 1, got " + quoted(v));
+    case F_op:
+        return (parse_op(v, rec.op) && rec.op != Op::raw) || fail(k, "unknown op " + quoted(v) + " (rd or wr)");
+    case F_wait: {
+        if (rec.num_waits >= kMaxWaits) return fail(k, "at most " + std::to_string(kMaxWaits) + " wait= per instruction");
+        SemWait w;
+        const auto colon = v.find(':');
+        if (!parse_uint(v.substr(0, colon), w.sem))
+            return fail(k, "bad semaphore " + quoted(v.substr(0, colon)) + ": expected S or S:value");
+        if (colon != std::string_view::npos &&
+            (!parse_uint(v.substr(colon + 1), w.value) || w.value == 0))
+            return fail(k, "bad wait value " + quoted(v.substr(colon + 1)) + ": expected 1..4294967295");
+        rec.waits[rec.num_waits++] = w;
+        return true;
+    }
+    case F_signal: {
+        if (rec.num_signals >= kMaxSignals)
+            return fail(k, "at most " + std::to_string(kMaxSignals) + " signal= per instruction");
+        std::uint16_t s = 0;
+        if (!parse_uint(v, s)) return fail(k, width_reason<std::uint16_t>(v));
+        rec.signals[rec.num_signals++] = s;
+        return true;
+    }
+    }
+    return fail(k, "unhandled field");
+}
+
+bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std::string_view, 48>& toks,
+                                          std::size_t n, Record& rec) {
+    rec.kind = kind;
+    const KindFields& spec = kKindFields[static_cast<std::size_t>(kind)];
+    std::uint32_t seen = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+        const auto eq = toks[i].find('=');
+        if (eq == std::string_view::npos || eq == 0)
+            return fail("record", "expected key=value, got " + quoted(toks[i]));
+        const auto key = toks[i].substr(0, eq);
+        const auto value = toks[i].substr(eq + 1);
+        const auto it = std::find_if(kFields.begin(), kFields.end(), [&](const FieldName& f) { return f.name == key; });
+        if (it == kFields.end() || !(spec.allowed & it->bit))
+            return fail(std::string(key), "unknown field for " + std::string(to_string(kind)));
+        if ((seen & it->bit) && it->bit != F_wait && it->bit != F_signal)
+            return fail(std::string(key), "given twice");
+        seen |= it->bit;
+        if (value.empty()) return fail(std::string(key), "empty value");
+        if (!parse_field(it->bit, key, value, rec)) return false;
+    }
+    if (const std::uint32_t missing = spec.required & ~seen) {
+        const Field first = static_cast<Field>(missing & (~missing + 1));
+        return fail(std::string(field_name(first)), "missing (required for " + std::string(to_string(kind)) + ")");
+    }
+    if (kind == RecordKind::matmul) {
+        // Defaults of the optional Matmul fields: the full array, a single-shot group.
+        if (!(seen & F_row_grp)) rec.row_grp = 0xf;
+        if (!(seen & F_col_grp)) rec.col_grp = 0xf;
+        if (!(seen & F_xbus)) rec.xbus_sel = static_cast<std::uint8_t>(mm_xbus_sel_for(rec.col_grp).value_or(0));
+        if (!(seen & F_acc)) rec.acc_flags = kBeginMatmulGroup | kEndMatmulGroup;
+    }
+    return true;
+}
+
+// ---- the reader front end ---------------------------------------------------------------------
+
+TraceReader::TraceReader(const std::string& path) : file_(path) {
+    owned_ = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*owned_)
+        throw TraceFormatError(TraceError{path, 0, "file", "cannot open: " + std::string(std::strerror(errno)), ""});
+    in_ = owned_.get();
+    open();
+}
+
+TraceReader::TraceReader(std::istream& in, std::string display_name) : in_(&in), file_(std::move(display_name)) {
+    open();
+}
+
+TraceReader::~TraceReader() = default;
+
+void TraceReader::open() {
+    impl_ = std::make_unique<Impl>(*in_);
+    impl_->reader = this;
+    auto& input = impl_->input;
+    if (input.peek(1) == nullptr)
+        throw TraceFormatError(TraceError{file_, 0, "header", "empty file: a trace starts with `" +
+                                                                 std::string(kTraceTextMagic) + " 1`",
+                                          std::string(kFormatRule)});
+    if (const char* p = input.peek(kTraceBinaryMagic.size());
+        p && std::equal(kTraceBinaryMagic.begin(), kTraceBinaryMagic.end(), p)) {
+        format_ = TraceFormat::binary;
+        TraceError err;
+        if (!detail::read_binary_header(input, header_, err)) {
+            err.file = file_;
+            throw TraceFormatError(err);
+        }
+        return;
+    }
+    // Text: the first line that is not blank or a comment is the header.
+    std::string_view line;
+    bool too_long = false;
+    while (input.next_line(line, too_long)) {
+        ++impl_->line_no;
+        if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+        std::array<std::string_view, 4> t;
+        bool overflow = false;
+        const std::size_t n = tokenize(line, t, overflow);
+        if (n == 0 && !too_long) continue;
+        auto bad = [&](std::string reason) {
+            throw TraceFormatError(TraceError{file_, impl_->line_no, "header", std::move(reason), std::string(kFormatRule)});
+        };
+        if (too_long || n < 2 || t[0] != kTraceTextMagic)
+            bad("expected the header `" + std::string(kTraceTextMagic) + " 1 [gen=G]` before any record");
+        std::uint32_t version = 0;
+        if (!parse_uint(t[1], version)) bad("bad version " + quoted(t[1]));
+        if (version != kTraceFormatVersion)
+            bad("unsupported trace format version " + std::to_string(version) + " (this build reads version " +
+                std::to_string(kTraceFormatVersion) + ")");
+        header_.version = version;
+        if (n >= 3) {
+            if (overflow || n > 3 || !t[2].starts_with("gen=") || !valid_name(t[2].substr(4), 31))
+                bad("after the version only `gen=<generation>` may follow, got " + quoted(line.substr(t[2].data() - line.data())));
+            header_.generation = std::string(t[2].substr(4));
+        }
+        return;
+    }
+    throw TraceFormatError(TraceError{file_, impl_->line_no, "header", "no header: the file has only comments or blank lines",
+                                      std::string(kFormatRule)});
+}
+
+ReadStatus TraceReader::read(Record& rec, TraceError& err) {
+    Impl& m = *impl_;
+    if (m.done) return ReadStatus::end;
+    rec.clear();
+    if (format_ == TraceFormat::binary) {
+        const ReadStatus s = detail::read_binary_record(m.input, names_, rec, err, m.line_no);
+        if (s == ReadStatus::error) err.file = file_;
+        if (s == ReadStatus::record) ++records_;
+        if (s == ReadStatus::end) m.done = true;
+        return s;
+    }
+    m.err = &err;
+    std::string_view line;
+    bool too_long = false;
+    while (m.input.next_line(line, too_long)) {
+        ++m.line_no;
+        rec.line = m.line_no;
+        if (too_long) {
+            m.fail("record", "line longer than 65536 bytes");
+            return ReadStatus::error;
+        }
+        if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+        // CRLF files: drop the '\r' with the trailing blanks.
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+        std::size_t start = 0;
+        while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
+        if (start == line.size()) continue;
+        line.remove_prefix(start);
+        bool ok = false;
+        if (line[0] >= '0' && line[0] <= '9') {
+            ok = m.parse_access(line, rec);
+        } else {
+            std::array<std::string_view, 48> toks;
+            bool overflow = false;
+            const std::size_t n = tokenize(line, toks, overflow);
+            const auto kind = parse_record_kind(toks[0]);
+            if (toks[0] == kTraceTextMagic)
+                ok = m.fail("record", "a second header line; only the first line may be a header");
+            else if (!kind)
+                ok = m.fail("record", "unknown record kind " + quoted(toks[0]) +
+                                          " (expected a cycle number or one of dma, ldweights, matmul, act, pool, dve, q7)");
+            else if (overflow)
+                ok = m.fail("record", "more than 47 fields");
+            else
+                ok = m.parse_instruction(*kind, toks, n, rec);
+        }
+        if (!ok) {
+            rec.line = m.line_no;
+            return ReadStatus::error;
+        }
+        ++records_;
+        return ReadStatus::record;
+    }
+    if (m.input.failed()) {
+        err = TraceError{file_, m.line_no, "file", "read error", ""};
+        m.done = true;
+        return ReadStatus::error;
+    }
+    m.done = true;
+    return ReadStatus::end;
+}
+
+bool TraceReader::next(Record& rec) {
+    TraceError err;
+    switch (read(rec, err)) {
+    case ReadStatus::record: return true;
+    case ReadStatus::end: return false;
+    case ReadStatus::error: break;
+    }
+    throw TraceFormatError(std::move(err));
+}
+
+// ---- canonical text ----------------------------------------------------------------------------
+
+namespace {
+
+void append_hex(std::string& out, std::uint64_t v) {
+    char buf[24];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
+    (void)ec;
+    out += "0x";
+    out.append(buf, p);
+}
+
+template <class T>
+void append_dec(std::string& out, T v) {
+    char buf[24];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    (void)ec;
+    out.append(buf, p);
+}
+
+void append_operand(std::string& out, const Operand& o) {
+    if (o.kind == Operand::Kind::hbm) {
+        out += "hbm";
+        return;
+    }
+    out += to_string(o.dtype);
+    out += '@';
+    append_hex(out, o.addr);
+    if (o.dims == 0) return;
+    out += '[';
+    for (std::uint32_t d = 0; d < o.dims; ++d) {
+        if (d) out += ',';
+        append_dec(out, o.steps[d]);
+    }
+    out += "][";
+    for (std::uint32_t d = 0; d < o.dims; ++d) {
+        if (d) out += ',';
+        append_dec(out, o.sizes[d]);
+    }
+    out += ']';
+}
+
+void append_group(std::string& out, std::uint8_t g) {
+    if (g == 1 || g == 2 || g == 4 || g == 8) {
+        out += 'q';
+        out += static_cast<char>('0' + (g == 1 ? 0 : g == 2 ? 1 : g == 4 ? 2 : 3));
+    } else {
+        append_hex(out, g);
+    }
+}
+
+void key(std::string& out, std::string_view k) {
+    out += ' ';
+    out += k;
+    out += '=';
+}
+
+template <class T>
+void key_dec(std::string& out, std::string_view k, T v) {
+    key(out, k);
+    append_dec(out, v);
+}
+
+void key_operand(std::string& out, std::string_view k, const Operand& o) {
+    if (!o.present()) return;
+    key(out, k);
+    append_operand(out, o);
+}
+
+}  // namespace
+
+void format_record(const Record& r, std::string& out) {
+    if (r.kind == RecordKind::access) {
+        append_dec(out, r.cycle);
+        out += ' ';
+        out += r.client;
+        out += ' ';
+        out += op_name(r.op);
+        out += ' ';
+        append_hex(out, r.address);
+        out += ' ';
+        append_dec(out, r.partitions);
+        out += ' ';
+        append_dec(out, r.bytes);
+        return;
+    }
+    out += to_string(r.kind);
+    key(out, "queue");
+    out += r.queue;
+    switch (r.kind) {
+    case RecordKind::dma:
+        key_operand(out, "src", r.src);
+        key_operand(out, "dst", r.dst);
+        break;
+    case RecordKind::ldweights:
+        key_operand(out, "src", r.src);
+        key_dec(out, "rows", r.rows);
+        key_dec(out, "cols", r.cols);
+        break;
+    case RecordKind::matmul:
+        key_operand(out, "src", r.src);
+        key_operand(out, "dst", r.dst);
+        key_dec(out, "num_active_rows", unsigned{r.num_active_rows});
+        key_dec(out, "num_active_cols", unsigned{r.num_active_cols});
+        key(out, "row_grp");
+        append_group(out, r.row_grp);
+        key(out, "col_grp");
+        append_group(out, r.col_grp);
+        key(out, "xbus_sel");
+        append_hex(out, r.xbus_sel);
+        key_dec(out, "acc_flags", unsigned{r.acc_flags});
+        key_dec(out, "zero_region", unsigned{r.zero_region});
+        key(out, "perf_opt");
+        out += to_string(r.perf_opt);
+        break;
+    case RecordKind::act:
+    case RecordKind::pool:
+    case RecordKind::dve:
+        key_operand(out, "src", r.src);
+        key_operand(out, "src2", r.src2);
+        key_operand(out, "dst", r.dst);
+        break;
+    case RecordKind::q7:
+        key_dec(out, "core", unsigned{r.core});
+        key(out, "op");
+        out += op_name(r.op);
+        key_operand(out, "operand", r.src);
+        break;
+    case RecordKind::access: break;
+    }
+    if (r.partitions != 0 || r.kind == RecordKind::dma) key_dec(out, "partitions", r.partitions);
+    if (r.bytes != 0 || r.kind == RecordKind::dma) key_dec(out, "bytes", r.bytes);
+    if (r.transpose) out += " transpose=1";
+    if (r.has_engine()) key_dec(out, "engine", r.engine);
+    if (!r.fn.empty()) {
+        key(out, "fn");
+        out += r.fn;
+    }
+    for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
+        key_dec(out, "wait", r.waits[i].sem);
+        if (r.waits[i].value != 0) {
+            out += ':';
+            append_dec(out, r.waits[i].value);
+        }
+    }
+    for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) key_dec(out, "signal", r.signals[i]);
+}
+
+std::string format_record(const Record& rec) {
+    std::string s;
+    format_record(rec, s);
+    return s;
+}
+
+std::string format_operand(const Operand& op) {
+    std::string s;
+    if (op.present()) append_operand(s, op);
+    return s;
+}
+
+std::string format_header(const TraceHeader& h) {
+    std::string s = std::string(kTraceTextMagic) + " " + std::to_string(h.version);
+    if (!h.generation.empty()) s += " gen=" + h.generation;
+    return s;
+}
+
+// ---- the writer ---------------------------------------------------------------------------------
+
+TraceWriter::TraceWriter(std::ostream& out, TraceFormat format, const TraceHeader& header)
+    : out_(out), format_(format) {
+    if (!header.generation.empty() && !valid_name(header.generation, 31))
+        throw TraceFormatError(TraceError{"", 0, "gen", "bad generation name " + quoted(header.generation), ""});
+    if (format_ == TraceFormat::binary) detail::write_binary_header(out_, header);
+    else out_ << format_header(header) << '\n';
+    if (!out_) throw std::runtime_error("cannot write the trace header");
+}
+
+TraceWriter::~TraceWriter() = default;
+
+void TraceWriter::write(const Record& rec) {
+    for (std::string_view n : {rec.client, rec.queue, rec.fn})
+        if (!n.empty() && !valid_name(n))
+            throw TraceFormatError(TraceError{"", rec.line, "name", "bad name " + quoted(n) + " for a trace", ""});
+    if (rec.kind == RecordKind::access && rec.client.empty())
+        throw TraceFormatError(TraceError{"", rec.line, "client", "an access record needs a client", ""});
+    if (is_instruction(rec.kind) && rec.queue.empty())
+        throw TraceFormatError(TraceError{"", rec.line, "queue", "an instruction record needs a queue", ""});
+    if (format_ == TraceFormat::binary) {
+        detail::write_binary_record(out_, names_, rec);
+    } else {
+        line_.clear();
+        format_record(rec, line_);
+        line_ += '\n';
+        out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+    }
+    ++records_;
+}
+
+void TraceWriter::flush() {
+    out_.flush();
+    if (!out_) throw std::runtime_error("cannot write the trace");
+}
+
+}  // namespace sbufsim

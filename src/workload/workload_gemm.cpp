@@ -1,0 +1,537 @@
+// The tiled GEMM generator (include/sbufsim/workload/workload.h, docs/generators.md).
+//
+// Program order of one GEMM, as an NKI kernel issues it (C = A·B, A: M×K, B: K×N):
+//
+//   for nb in n-blocks (block_n n-tiles of 128 columns)
+//     for mb in m-blocks (block_m m-tiles of 512 free elements)
+//       for kt in k-tiles (128 partitions)                      ← one "k-step"
+//         DMA  B[kt, nb] → stationary ring   (once per nb when resident)
+//         DMA  A[kt, mb] → moving ring
+//         for nt in nb:  LdWeights B[kt, nt]
+//                        for mt in mb:  Matmul A[kt, mt] → PSUM bank of (nt, mt)  BEGIN/mid/END
+//       for (nt, mt) in block: ACT PSUM → SBUF result slot;  DMA result slot → HBM
+//
+// The loads of step s are written `bufs - 1` steps ahead of its compute, so that the file order
+// already is the software-pipelined order a double-buffered kernel runs in. Semaphores are plain
+// counters (docs/trace-format.md) and every wait carries its explicit value, computed from the
+// counts: each instruction that must be waited for is the n-th signal of its semaphore, and the
+// producers of one semaphore complete in order (one DMA queue, the in-order PE queue, ACT, DVE).
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "sbufsim/workload/workload.h"
+
+namespace sbufsim {
+
+namespace {
+
+constexpr std::string_view kPeQueue = "qPE0";
+constexpr std::string_view kActQueue = "qAct0";
+constexpr std::string_view kDveQueue = "qDVE0";
+constexpr std::uint32_t kAlign = 64;   // slot alignment: a whole number of 8-byte SBUF words (seed 000 §1.1)
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint32_t align_up(std::uint64_t v) { return static_cast<std::uint32_t>(ceil_div(v, kAlign) * kAlign); }
+
+// Size of tile i of `total` split into tiles of `tile` (the last one is ragged).
+std::uint32_t extent(std::uint64_t total, std::uint64_t tile, std::uint64_t i) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(tile, total - i * tile));
+}
+
+Operand onchip(Dtype t, std::uint32_t addr, std::uint32_t elems) {
+    Operand o;
+    o.kind = Operand::Kind::onchip;
+    o.dtype = t;
+    o.dims = 1;
+    o.addr = addr;
+    o.steps = {1, 0, 0};
+    o.sizes = {elems, 0, 0};
+    return o;
+}
+
+Operand hbm() {
+    Operand o;
+    o.kind = Operand::Kind::hbm;
+    return o;
+}
+
+void add_wait(Record& r, std::uint32_t sem, std::uint64_t value) {
+    if (value == 0) return;   // a count of 0 is always reached: no wait needed
+    r.waits[r.num_waits++] = SemWait{static_cast<std::uint16_t>(sem), static_cast<std::uint32_t>(value)};
+}
+
+void add_signal(Record& r, std::uint32_t sem) { r.signals[r.num_signals++] = static_cast<std::uint16_t>(sem); }
+
+// First partition and quadrant mask of a tile of `count` partitions placed in `quadrant`, following
+// the start-partition rule (PUBLIC_FACTS "Start partitions") and the row_grp/col_grp table of
+// seed 000 §5.2: >64 partitions start at 0 (0xf); 33-64 at 0 (0x3) or 64 (0xc); ≤32 in any
+// quadrant (0x1, 0x2, 0x4, 0x8).
+struct Placement {
+    std::uint32_t partition = 0;
+    std::uint8_t group = 0xf;
+};
+Placement place(std::uint32_t count, std::uint32_t quadrant) {
+    if (count > 64) return {0, 0xf};
+    if (count > 32) return quadrant >= 2 ? Placement{64, 0xc} : Placement{0, 0x3};
+    return {32 * quadrant, static_cast<std::uint8_t>(1u << quadrant)};
+}
+
+bool matmul_input(Dtype t) {
+    switch (t) {
+    case Dtype::fp32: case Dtype::fp16: case Dtype::bf16:
+    case Dtype::fp8e3: case Dtype::fp8e4: case Dtype::fp8e5: return true;
+    default: return false;
+    }
+}
+
+// Where a loaded slice sits and the signal its consumer waits for.
+struct LoadRef {
+    std::uint32_t queue = 0;
+    std::uint64_t count = 0;   // the queue's semaphore value once the load completed
+    std::uint32_t offset = 0;  // slot byte offset in the partition
+};
+
+}  // namespace
+
+void GemmStats::add(const GemmStats& o) {
+    tile_m = o.tile_m;
+    tile_n = o.tile_n;
+    tile_k = o.tile_k;
+    m_tiles += o.m_tiles;
+    n_tiles += o.n_tiles;
+    k_tiles += o.k_tiles;
+    stationary_resident = stationary_resident || o.stationary_resident;
+    matmuls += o.matmuls;
+    ldweights += o.ldweights;
+    psum_groups += o.psum_groups;
+    act += o.act;
+    dve += o.dve;
+    dma_loads += o.dma_loads;
+    dma_stores += o.dma_stores;
+    stationary_bytes += o.stationary_bytes;
+    moving_bytes += o.moving_bytes;
+    store_bytes += o.store_bytes;
+    if (queue_bytes.size() < o.queue_bytes.size()) {
+        queue_bytes.resize(o.queue_bytes.size());
+        queue_descriptors.resize(o.queue_descriptors.size());
+    }
+    for (std::size_t q = 0; q < o.queue_bytes.size(); ++q) {
+        queue_bytes[q] += o.queue_bytes[q];
+        queue_descriptors[q] += o.queue_descriptors[q];
+    }
+    pe_cycles += o.pe_cycles;
+    records += o.records;
+}
+
+// ---- emitter state --------------------------------------------------------------------------------
+
+struct GemmEmitter::State {
+    Params params;
+    AddressMap map;
+    RecordSink& sink;
+    GemmOptions opt;
+    GemmLayout layout;
+    GemmStats totals;
+
+    std::uint32_t tile_m = 0, tile_n = 0, tile_k = 0;
+    std::uint32_t tile_banks = 1;     // PSUM banks one result tile spans (1 below mariana)
+    std::uint8_t zero_region = 0;     // log2(tile_banks): SIZE2048.. (seed 000 §5.3)
+    std::uint32_t psum_slots = 0;     // result tiles in the PSUM rotation
+    Dtype out_dtype = Dtype::bf16;
+    std::uint32_t ds = 2, out_ds = 2;
+
+    // Semaphore ids: 0..Q-1 DMA queue q, then PE k-step, matmul END, ACT, DVE.
+    std::uint32_t queues = 1, sem_pe = 0, sem_end = 0, sem_act = 0, sem_dve = 0;
+    std::vector<std::string> queue_names;
+
+    // Signals written so far per semaphore (= the value a wait for the latest one needs).
+    std::vector<std::uint64_t> dma_count;
+    std::uint64_t pe_steps = 0, groups = 0, dve_count = 0;
+    // Round robin over the queues, per role. The roles start on different queues (moving at Q/2,
+    // stores at Q/4) so that the two loads of one k-step and a store do not queue on one engine.
+    std::uint64_t st_rr = 0, mv_rr = 0, store_rr = 0;
+    std::vector<LoadRef> out_store;   // per result slot: the store that last read it (count 0 = none)
+
+    GemmStats cur;   // the GEMM being written
+    Record rec;
+
+    State(const Params& p, RecordSink& s, const GemmOptions& o) : params(p), map(p), sink(s), opt(o) {}
+
+    void fail(const std::string& msg) const { throw WorkloadError(msg); }
+    void validate_options();
+    void plan_layout(std::uint64_t max_k);
+
+    Record& begin(RecordKind kind, std::string_view queue) {
+        rec.clear();
+        rec.kind = kind;
+        rec.queue = queue;
+        return rec;
+    }
+    void emit() {
+        sink.write(rec);
+        ++cur.records;
+    }
+
+    std::uint32_t sbuf(std::uint32_t partition, std::uint32_t off) const { return map.sbuf_addr(partition, off); }
+
+    LoadRef load(std::uint64_t& rr, std::uint32_t rows, std::uint32_t partition, std::uint32_t offset,
+                 std::uint32_t elems, std::uint64_t wait_pe, std::uint64_t& role_bytes);
+    void store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems, std::uint64_t g, std::uint32_t slot);
+    GemmStats run(const GemmShape& shape, Epilogue epi);
+};
+
+void GemmEmitter::State::validate_options() {
+    const Params& p = params;
+    if (!p.has_psum())
+        fail("generation " + p.generation + " has no PSUM (psum.region_size = 0, seed 000 §1): a GEMM cannot accumulate");
+    if (!matmul_input(opt.dtype))
+        fail("--dtype " + std::string(to_string(opt.dtype)) +
+             ": the matmul input is fp32, fp16, bf16 or fp8 (in_dtype, seed 000 §5)");
+    ds = dtype_size(opt.dtype);
+    // fp8 results are evacuated as bf16; 2- and 4-byte inputs keep their dtype.
+    out_dtype = ds == 1 ? Dtype::bf16 : opt.dtype;
+    out_ds = dtype_size(out_dtype);
+
+    tile_k = p.pe.rows;
+    tile_n = p.pe.cols;
+    const std::uint32_t bank_fp32 = static_cast<std::uint32_t>(p.psum.bank_size / 4);
+    tile_m = opt.tile_m ? opt.tile_m : bank_fp32;
+    tile_banks = std::bit_ceil(static_cast<std::uint32_t>(ceil_div(tile_m, bank_fp32)));
+    zero_region = static_cast<std::uint8_t>(std::countr_zero(tile_banks));
+    if (zero_region > p.isa.matmul_zero_region_max)
+        fail("--tile-m " + std::to_string(tile_m) + ": a result tile of " + std::to_string(tile_banks) +
+             " PSUM banks needs MATMUL_ZERO_REGION " + std::to_string(zero_region) + ", but " + p.generation +
+             " only has up to " + std::to_string(p.isa.matmul_zero_region_max) + " (one " +
+             std::to_string(p.psum.bank_size) + "-byte bank = " + std::to_string(bank_fp32) +
+             " fp32; seed 000 §5.3, PUBLIC_FACTS \"Matmul\")");
+    if (opt.psum_first_bank % tile_banks != 0 || opt.psum_bufs < tile_banks ||
+        opt.psum_first_bank + opt.psum_bufs > p.psum.banks)
+        fail("--psum-bufs " + std::to_string(opt.psum_bufs) + " --psum-first-bank " + std::to_string(opt.psum_first_bank) +
+             ": the rotation must lie inside the " + std::to_string(p.psum.banks) +
+             " PSUM banks, start on a multiple of " + std::to_string(tile_banks) + " and hold one result tile (seed 000 §4, §5.5)");
+    psum_slots = opt.psum_bufs / tile_banks;
+    if (opt.block_n == 0 || opt.block_m == 0 || std::uint64_t{opt.block_n} * opt.block_m > psum_slots)
+        fail("--block-n " + std::to_string(opt.block_n) + " x --block-m " + std::to_string(opt.block_m) +
+             ": every output tile of a block accumulates at the same time, so the block needs that many PSUM "
+             "slots, and the rotation has " + std::to_string(psum_slots) + " (--psum-bufs; at most " +
+             std::to_string(p.arr_seq.max_groups) + " accumulation groups, PUBLIC_FACTS)");
+    if (opt.bufs == 0 || opt.out_bufs == 0) fail("--bufs and --out-bufs must be at least 1");
+    const std::uint32_t max_queues = std::min<std::uint32_t>(64, p.isa.num_semaphores - 4);
+    if (opt.dma_queues == 0 || opt.dma_queues > max_queues)
+        fail("--dma-queues " + std::to_string(opt.dma_queues) + ": 1.." + std::to_string(max_queues) +
+             " (one semaphore per queue plus 4 of isa.num_semaphores)");
+    if (opt.row_quadrant > 3) fail("--row-quadrant must be 0..3");
+    if (opt.psum_quadrant > 2)
+        fail("--psum-quadrant " + std::to_string(opt.psum_quadrant) +
+             ": 0..2 — col_grp 0x8 (PSUM quadrant 3 alone) fails xbus_sel validation, a hardware bug "
+             "(seed 000 §5.2)");
+
+    queues = opt.dma_queues;
+    sem_pe = queues;
+    sem_end = queues + 1;
+    sem_act = queues + 2;
+    sem_dve = queues + 3;
+    for (std::uint32_t q = 0; q < queues; ++q) queue_names.push_back("qSyncIO" + std::to_string(q));
+    dma_count.assign(queues, 0);
+    mv_rr = queues / 2;
+    store_rr = queues / 4;
+    out_store.assign(opt.out_bufs, LoadRef{});
+}
+
+// Stationary ring, moving ring, result slots and softmax statistics, packed from sbuf_base unless
+// an offset is given. Slots are shape-independent so that GEMMs of one trace share them.
+void GemmEmitter::State::plan_layout(std::uint64_t max_k) {
+    GemmLayout& l = layout;
+    l.stationary_slot = align_up(std::uint64_t{opt.block_n} * tile_n * ds);
+    l.moving_slot = align_up(std::uint64_t{opt.block_m} * tile_m * ds);
+    l.out_slot = align_up(std::uint64_t{tile_m} * out_ds);
+    l.moving_slots = opt.bufs;
+    l.out_slots = opt.out_bufs;
+    const std::uint64_t active = params.sbuf.partition_active;
+    const std::uint64_t k_tiles = ceil_div(std::max<std::uint64_t>(max_k, 1), tile_k);
+    const std::uint64_t rest = std::uint64_t{l.moving_slot} * l.moving_slots +
+                               std::uint64_t{l.out_slot} * l.out_slots + 8ull * l.out_slots +
+                               opt.sbuf_base.value_or(0);
+    // Resident stationary: two n-blocks' k-slices (the current one and the prefetched next one).
+    const std::uint64_t resident_slots = std::max<std::uint64_t>(opt.bufs, 2 * k_tiles);
+    const bool fits = resident_slots * l.stationary_slot + rest <= active;
+    if (opt.stationary == Residency::on && !fits)
+        fail("--stationary resident: 2 x " + std::to_string(k_tiles) + " k-slices of " +
+             std::to_string(l.stationary_slot) + " B do not fit the " + std::to_string(active) +
+             " B of an SBUF partition next to the other buffers (PARTITION_ACTIVE_SIZE, seed 000 §1)");
+    l.stationary_slots = static_cast<std::uint32_t>(opt.stationary != Residency::off && fits ? resident_slots : opt.bufs);
+
+    std::uint64_t cursor = opt.sbuf_base.value_or(0);
+    auto region = [&](const std::optional<std::uint32_t>& given, std::uint64_t bytes) {
+        const std::uint64_t start = given ? *given : align_up(cursor);
+        cursor = start + bytes;
+        return static_cast<std::uint32_t>(start);
+    };
+    l.stationary_offset = region(opt.stationary_offset, std::uint64_t{l.stationary_slot} * l.stationary_slots);
+    l.moving_offset = region(opt.moving_offset, std::uint64_t{l.moving_slot} * l.moving_slots);
+    l.out_offset = region(opt.out_offset, std::uint64_t{l.out_slot} * l.out_slots);
+    l.stats_offset = region(std::nullopt, 8ull * l.out_slots);
+    struct Span { const char* name; std::uint64_t lo, hi; };
+    const Span spans[] = {
+        {"stationary", l.stationary_offset, l.stationary_offset + std::uint64_t{l.stationary_slot} * l.stationary_slots},
+        {"moving", l.moving_offset, l.moving_offset + std::uint64_t{l.moving_slot} * l.moving_slots},
+        {"out", l.out_offset, l.out_offset + std::uint64_t{l.out_slot} * l.out_slots},
+        {"stats", l.stats_offset, l.stats_offset + 8ull * l.out_slots},
+    };
+    std::uint64_t end = 0;
+    for (const Span& a : spans) {
+        if (a.lo % dtype_size(Dtype::fp32) != 0)
+            fail(std::string("--") + a.name + "-offset " + std::to_string(a.lo) + " is not 4-byte aligned (seed 000 §1.1)");
+        if (a.hi > active)
+            fail(std::string("the ") + a.name + " buffers [" + std::to_string(a.lo) + ", " + std::to_string(a.hi) +
+                 ") do not fit the " + std::to_string(active) + " B of an SBUF partition (PARTITION_ACTIVE_SIZE, "
+                 "seed 000 §1); lower --bufs/--out-bufs/--block-n/--block-m or the offsets");
+        for (const Span& b : spans)
+            if (&a < &b && a.lo < b.hi && b.lo < a.hi)
+                fail(std::string("the ") + a.name + " and " + b.name + " buffers overlap: [" + std::to_string(a.lo) +
+                     ", " + std::to_string(a.hi) + ") and [" + std::to_string(b.lo) + ", " + std::to_string(b.hi) + ")");
+        end = std::max(end, a.hi);
+    }
+    l.end = static_cast<std::uint32_t>(end);
+}
+
+// One HBM → SBUF DMA of `rows` partitions × `elems` elements; waits until the PE finished the
+// k-step `wait_pe` (the slot's previous occupant was consumed: the buffer-reuse back-edge).
+LoadRef GemmEmitter::State::load(std::uint64_t& rr, std::uint32_t rows, std::uint32_t partition, std::uint32_t offset,
+                                 std::uint32_t elems, std::uint64_t wait_pe, std::uint64_t& role_bytes) {
+    const std::uint32_t q = static_cast<std::uint32_t>(rr++ % queues);
+    Record& r = begin(RecordKind::dma, queue_names[q]);
+    r.src = hbm();
+    r.dst = onchip(opt.dtype, sbuf(partition, offset), elems);
+    r.partitions = static_cast<std::uint16_t>(rows);
+    r.bytes = elems * ds;
+    r.engine = static_cast<std::uint16_t>(q % params.dma.engines);
+    add_wait(r, sem_pe, wait_pe);
+    add_signal(r, q);
+    emit();
+    const std::uint64_t bytes = std::uint64_t{rows} * r.bytes;
+    role_bytes += bytes;
+    cur.queue_bytes[q] += bytes;
+    ++cur.queue_descriptors[q];
+    ++cur.dma_loads;
+    return LoadRef{q, ++dma_count[q], offset};
+}
+
+// The result slot → HBM DMA of group g, after its evacuation.
+void GemmEmitter::State::store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems, std::uint64_t g,
+                               std::uint32_t slot) {
+    const std::uint32_t q = static_cast<std::uint32_t>(store_rr++ % queues);
+    Record& r = begin(RecordKind::dma, queue_names[q]);
+    r.src = onchip(out_dtype, addr, elems);
+    r.dst = hbm();
+    r.partitions = static_cast<std::uint16_t>(rows);
+    r.bytes = elems * out_ds;
+    r.engine = static_cast<std::uint16_t>(q % params.dma.engines);
+    add_wait(r, sem_act, g + 1);
+    add_signal(r, q);
+    emit();
+    const std::uint64_t bytes = std::uint64_t{rows} * r.bytes;
+    cur.store_bytes += bytes;
+    cur.queue_bytes[q] += bytes;
+    ++cur.queue_descriptors[q];
+    ++cur.dma_stores;
+    out_store[slot] = LoadRef{q, ++dma_count[q], 0};
+}
+
+GemmStats GemmEmitter::State::run(const GemmShape& shape, Epilogue epi) {
+    if (shape.m == 0 || shape.n == 0 || shape.k == 0)
+        fail("GEMM " + (shape.name.empty() ? std::string("shape") : shape.name) + " " + std::to_string(shape.m) + "x" +
+             std::to_string(shape.n) + "x" + std::to_string(shape.k) + ": M, N and K must be at least 1");
+    cur = GemmStats{};
+    cur.queue_bytes.assign(queues, 0);
+    cur.queue_descriptors.assign(queues, 0);
+    cur.tile_m = tile_m;
+    cur.tile_n = tile_n;
+    cur.tile_k = tile_k;
+    const std::uint64_t MT = ceil_div(shape.m, tile_m), NT = ceil_div(shape.n, tile_n), KT = ceil_div(shape.k, tile_k);
+    cur.m_tiles = MT;
+    cur.n_tiles = NT;
+    cur.k_tiles = KT;
+    const std::uint64_t NBLK = ceil_div(NT, opt.block_n), MBLK = ceil_div(MT, opt.block_m);
+    // Resident stationary only pays when several m-blocks reuse it, and needs two n-blocks' slices.
+    // (bufs <= MBLK·KT: the loads written ahead never reach two n-blocks further on.)
+    const bool resident = opt.stationary != Residency::off && MBLK > 1 && 2 * KT <= layout.stationary_slots &&
+                          opt.bufs <= MBLK * KT;
+    if (opt.stationary == Residency::on && MBLK > 1 && !resident)
+        fail("--stationary resident: K = " + std::to_string(shape.k) + " needs " + std::to_string(2 * KT) +
+             " stationary slots, the layout has " + std::to_string(layout.stationary_slots));
+    cur.stationary_resident = resident;
+
+    const std::uint64_t steps = NBLK * MBLK * KT;
+    const std::uint64_t pe_base = pe_steps;   // S_PE value when this GEMM starts
+    const std::uint32_t bufs = opt.bufs;
+    // S_PE value that frees the ring slot step s overwrites: the k-step `bufs` earlier, or, when
+    // that belonged to an earlier GEMM of the trace, all of that GEMM.
+    auto ring_free = [&](std::uint64_t s) { return s >= bufs ? pe_base + (s - bufs) + 1 : pe_base; };
+    auto step_of = [&](std::uint64_t nb, std::uint64_t mb, std::uint64_t kt) { return (nb * MBLK + mb) * KT + kt; };
+
+    std::vector<LoadRef> moving(bufs), stationary(resident ? 2 * KT : bufs);
+    std::vector<bool> stationary_fresh(stationary.size(), false);   // loaded, not yet waited for
+    auto write_loads = [&](std::uint64_t s) {
+        const std::uint64_t nb = s / (MBLK * KT), mb = (s / KT) % MBLK, kt = s % KT;
+        const std::uint32_t rows = extent(shape.k, tile_k, kt);
+        const Placement pr = place(rows, opt.row_quadrant);
+        const std::uint64_t n_lo = nb * opt.block_n * tile_n, m_lo = mb * opt.block_m * tile_m;
+        const std::uint32_t n_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_n * std::uint64_t{tile_n}, shape.n - n_lo));
+        const std::uint32_t m_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_m * std::uint64_t{tile_m}, shape.m - m_lo));
+        if (!resident || mb == 0) {
+            std::size_t pos;
+            std::uint64_t wait;
+            if (resident) {
+                pos = (nb % 2) * KT + kt;
+                wait = nb >= 2 ? pe_base + step_of(nb - 2, MBLK - 1, kt) + 1 : pe_base;
+            } else {
+                pos = s % bufs;
+                wait = ring_free(s);
+            }
+            const std::uint32_t off = layout.stationary_offset + static_cast<std::uint32_t>(pos) * layout.stationary_slot;
+            stationary[pos] = load(st_rr, rows, pr.partition, off, n_width, wait, cur.stationary_bytes);
+            stationary_fresh[pos] = true;
+        }
+        const std::uint32_t off = layout.moving_offset + static_cast<std::uint32_t>(s % bufs) * layout.moving_slot;
+        moving[s % bufs] = load(mv_rr, rows, pr.partition, off, m_width, ring_free(s), cur.moving_bytes);
+    };
+
+    const bool fp32 = ds == 4;
+    std::uint64_t block_groups = groups;   // global index of the block's first group
+    std::uint64_t next_load = 0;
+    for (std::uint64_t s = 0; s < steps; ++s) {
+        while (next_load < steps && next_load < s + bufs) write_loads(next_load++);
+        const std::uint64_t nb = s / (MBLK * KT), mb = (s / KT) % MBLK, kt = s % KT;
+        const std::uint32_t rows = extent(shape.k, tile_k, kt);
+        const Placement pr = place(rows, opt.row_quadrant);
+        const std::uint64_t nt0 = nb * opt.block_n, mt0 = mb * opt.block_m;
+        const std::uint64_t nbc = std::min<std::uint64_t>(opt.block_n, NT - nt0), mbc = std::min<std::uint64_t>(opt.block_m, MT - mt0);
+        const std::size_t spos = resident ? (nb % 2) * KT + kt : s % bufs;
+        const LoadRef& st = stationary[spos];
+        const LoadRef& mv = moving[s % bufs];
+        const std::uint8_t flags = KT == 1 ? 3 : kt == 0 ? 1 : kt == KT - 1 ? 2 : 0;   // seed 000 §5.4
+
+        for (std::uint64_t j = 0; j < nbc; ++j) {
+            const std::uint32_t cols = extent(shape.n, tile_n, nt0 + j);
+            const Placement pc = place(cols, opt.psum_quadrant);
+            Record& lw = begin(RecordKind::ldweights, kPeQueue);
+            lw.src = onchip(opt.dtype, sbuf(pr.partition, st.offset + static_cast<std::uint32_t>(j) * tile_n * ds), cols);
+            lw.rows = static_cast<std::uint16_t>(rows);
+            lw.cols = static_cast<std::uint16_t>(cols);
+            if (j == 0 && stationary_fresh[spos]) add_wait(lw, st.queue, st.count);
+            emit();
+            ++cur.ldweights;
+            for (std::uint64_t i = 0; i < mbc; ++i) {
+                const std::uint32_t m_elems = extent(shape.m, tile_m, mt0 + i);
+                const std::uint64_t g = block_groups + j * mbc + i;
+                const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
+                Record& mm = begin(RecordKind::matmul, kPeQueue);
+                mm.src = onchip(opt.dtype, sbuf(pr.partition, mv.offset + static_cast<std::uint32_t>(i) * tile_m * ds), m_elems);
+                mm.dst = onchip(Dtype::fp32, map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size)), m_elems);
+                mm.num_active_rows = static_cast<std::uint8_t>(rows);
+                mm.num_active_cols = static_cast<std::uint8_t>(cols);
+                mm.row_grp = pr.group;
+                mm.col_grp = pc.group;
+                mm.xbus_sel = static_cast<std::uint8_t>(mm_xbus_sel_for(pc.group).value_or(0));
+                mm.acc_flags = flags;
+                mm.zero_region = zero_region;
+                if (j == 0 && i == 0) add_wait(mm, mv.queue, mv.count);
+                // BEGIN reuses a PSUM bank: the group that held it must have been evacuated.
+                if (kt == 0 && g >= psum_slots) add_wait(mm, sem_act, g - psum_slots + 1);
+                if (kt == KT - 1) add_signal(mm, sem_end);
+                if (j + 1 == nbc && i + 1 == mbc) add_signal(mm, sem_pe);   // the k-step's last reader
+                emit();
+                ++cur.matmuls;
+                cur.pe_cycles += std::max<std::uint64_t>(m_elems, 64) * (fp32 ? 4 : 1);   // PUBLIC_FACTS
+            }
+        }
+        stationary_fresh[spos] = false;
+        ++pe_steps;
+        if (kt + 1 < KT) continue;
+
+        // The block's groups all ended in this k-step: evacuate and store them, in END order.
+        for (std::uint64_t j = 0; j < nbc; ++j) {
+            const std::uint32_t cols = extent(shape.n, tile_n, nt0 + j);
+            const Placement pc = place(cols, opt.psum_quadrant);
+            for (std::uint64_t i = 0; i < mbc; ++i) {
+                const std::uint32_t m_elems = extent(shape.m, tile_m, mt0 + i);
+                const std::uint64_t g = block_groups + j * mbc + i;
+                const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
+                const std::uint32_t psum = map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size));
+                const std::uint32_t slot = static_cast<std::uint32_t>(g % layout.out_slots);
+                const std::uint32_t out = sbuf(pc.partition, layout.out_offset + slot * layout.out_slot);
+                const std::uint32_t stats = sbuf(pc.partition, layout.stats_offset + slot * 8);
+                const LoadRef prev_store = out_store[slot];
+                std::uint64_t act_after = 0;   // DVE count the ACT waits for (softmax)
+                if (epi == Epilogue::softmax) {
+                    Record& mx = begin(RecordKind::dve, kDveQueue);   // row max, read from PSUM
+                    mx.src = onchip(Dtype::fp32, psum, m_elems);
+                    mx.dst = onchip(Dtype::fp32, stats, 1);
+                    mx.partitions = static_cast<std::uint16_t>(cols);
+                    mx.fn = "max";
+                    add_wait(mx, sem_end, g + 1);
+                    add_signal(mx, sem_dve);
+                    emit();
+                    ++cur.dve;
+                    act_after = ++dve_count;
+                }
+                Record& a = begin(RecordKind::act, kActQueue);
+                a.src = onchip(Dtype::fp32, psum, m_elems);
+                a.dst = onchip(out_dtype, out, m_elems);
+                a.partitions = static_cast<std::uint16_t>(cols);
+                a.fn = epi == Epilogue::softmax ? "exp" : "copy";
+                if (epi == Epilogue::softmax) add_wait(a, sem_dve, act_after);
+                else add_wait(a, sem_end, g + 1);
+                // The result slot's previous tile must have left for HBM.
+                if (prev_store.count) add_wait(a, prev_store.queue, prev_store.count);
+                add_signal(a, sem_act);
+                emit();
+                ++cur.act;
+                if (epi == Epilogue::softmax) {
+                    Record& sum = begin(RecordKind::dve, kDveQueue);   // row sum of the probabilities
+                    sum.src = onchip(out_dtype, out, m_elems);
+                    sum.dst = onchip(Dtype::fp32, stats + 4, 1);
+                    sum.partitions = static_cast<std::uint16_t>(cols);
+                    sum.fn = "sum";
+                    add_wait(sum, sem_act, g + 1);
+                    add_signal(sum, sem_dve);
+                    emit();
+                    ++cur.dve;
+                    ++dve_count;
+                }
+                store(cols, out, m_elems, g, slot);
+            }
+        }
+        block_groups += nbc * mbc;
+    }
+    cur.psum_groups = block_groups - groups;
+    groups = block_groups;
+    totals.add(cur);
+    return cur;
+}
+
+// ---- public interface --------------------------------------------------------------------------------
+
+GemmEmitter::GemmEmitter(const Params& params, RecordSink& sink, const GemmOptions& options, std::uint64_t max_k)
+    : s_(std::make_unique<State>(params, sink, options)) {
+    s_->validate_options();
+    s_->plan_layout(max_k);
+    s_->totals.queue_bytes.assign(s_->queues, 0);
+    s_->totals.queue_descriptors.assign(s_->queues, 0);
+}
+
+GemmEmitter::~GemmEmitter() = default;
+
+GemmStats GemmEmitter::gemm(const GemmShape& shape) { return s_->run(shape, s_->opt.epilogue); }
+GemmStats GemmEmitter::gemm(const GemmShape& shape, Epilogue epilogue) { return s_->run(shape, epilogue); }
+const GemmLayout& GemmEmitter::layout() const { return s_->layout; }
+const GemmStats& GemmEmitter::totals() const { return s_->totals; }
+
+GemmStats generate_gemm(const Params& params, const GemmShape& shape, const GemmOptions& options, RecordSink& sink) {
+    GemmEmitter emitter(params, sink, options, shape.k);
+    return emitter.gemm(shape);
+}
+
+}  // namespace sbufsim
