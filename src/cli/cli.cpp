@@ -33,7 +33,8 @@ namespace {
 void print_usage(std::ostream& os) {
     os << "sbufsim " << SBUFSIM_VERSION
        << " - cycle-approximate simulator of a NeuronCore's SBUF/PSUM memory subsystem\n\n"
-          "usage: sbufsim <command> [options]     (sbufsim <command> --help for its options)\n\n"
+          "usage: sbufsim <command> [options]     (sbufsim <command> --help for its options)\n"
+          "       sbufsim --version               the version and the source revision\n\n"
           "commands:\n";
     for (const auto& c : commands()) {
         std::string name = c.name;
@@ -56,7 +57,7 @@ int run(const std::vector<std::string>& argv, Io io) {
         return argv.empty() ? kExitUsage : kExitOk;
     }
     if (argv[0] == "--version") {
-        io.out << "sbufsim " << SBUFSIM_VERSION << "\n";
+        io.out << version_line() << "\n";
         return kExitOk;
     }
     for (const auto& c : commands()) {
@@ -100,8 +101,8 @@ po::options_description config_options(ConfigOptions& into) {
         ("set,s", po::value(&into.sets)->composing()->value_name("KEY=VALUE"),
          "override one key, e.g. --set tdm.dma_slots=2 (repeatable; also --tdm.dma_slots=2)")
         ("config-dir", po::value(&into.config_dir)->value_name("DIR"),
-         "directory of the shipped <gen>.ini files (default: $SBUFSIM_CONFIG_DIR, else the "
-         "build's configs/)");
+         "directory of the <gen>.ini files (default: $SBUFSIM_CONFIG_DIR, else the shipped "
+         "share/sbufsim/configs next to the executable)");
     return desc;
 }
 

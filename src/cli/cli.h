@@ -34,6 +34,11 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_main(int argc, char** argv);
+
+// The git revision the binary was built from ("unknown" outside a git checkout) and the line
+// `sbufsim --version` prints: "sbufsim 0.1.0 (revision 1a2b3c4d5e6f)".
+const char* revision();
+std::string version_line();
 // Same, with explicit arguments and streams (used by tests).
 int run(const std::vector<std::string>& argv, Io io);
 

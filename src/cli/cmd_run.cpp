@@ -1,6 +1,5 @@
 // sbufsim run: replay traces through the engine front-ends and the bank-conflict kernel (the
 // fast scheduler, or the clocked SystemC model) and report where the cycles went. docs/replay.md.
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "clocked_replay.h"
+#include "sbufsim/config/data_dirs.h"
 #include "sbufsim/output/heatmap.h"
 #include "sbufsim/output/progress.h"
 #include "sbufsim/output/report.h"
@@ -21,11 +21,6 @@ namespace {
 
 // The shipped default workload: the matmul K-loop with ACT evacuation (traces/README.md).
 constexpr const char* kDefaultTrace = "matmul_kloop.trc";
-
-std::string trace_dir() {
-    if (const char* env = std::getenv("SBUFSIM_TRACE_DIR"); env && *env) return env;
-    return SBUFSIM_DEFAULT_TRACE_DIR;
-}
 
 const char* kExamples =
     "\nexamples:\n"
@@ -150,7 +145,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         io.out << "Replay traces (text .trc or binary .sbt) through the engine front-ends and the SBUF/PSUM\n"
                   "bank-conflict kernel; print total cycles, per-engine busy/stall, stalls by cause, bank\n"
                   "conflicts, TDM use, PE utilisation, PSUM groups and DMA bandwidth. With no TRACE, replays\n"
-                  "the shipped default workload ($SBUFSIM_TRACE_DIR or the build's traces/).\n\n"
+                  "the shipped default workload (from $SBUFSIM_TRACE_DIR, else share/sbufsim/traces next to\n"
+                  "the executable).\n\n"
                << desc << kExamples;
         return kExitOk;
     }
@@ -182,7 +178,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         io.err << "sbufsim run: --window-stats needs N >= 1 cycles\n";
         return kExitUsage;
     }
-    if (traces.empty()) traces.push_back((std::filesystem::path(trace_dir()) / kDefaultTrace).string());
+    if (traces.empty()) traces.push_back(find_data_file(DataKind::traces, kDefaultTrace));
 
     std::vector<RunReport> runs;
     for (const auto& path : traces) {

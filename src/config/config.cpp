@@ -4,6 +4,7 @@
 // error must name its file:line, which that parser does not report. The command line itself is
 // parsed with Boost.Program_options (src/cli/cli.cpp); both feed the same key table.
 #include "sbufsim/config/config.h"
+#include "sbufsim/config/data_dirs.h"
 #include "sbufsim/types/near_miss.h"
 
 #include <algorithm>
@@ -54,13 +55,6 @@ const std::vector<std::string>& generation_names() {
     static const std::vector<std::string> names = {"inferentia", "sunda", "cayman", "mariana",
                                                    "maverick"};
     return names;
-}
-
-std::string resolve_config_dir(const std::string& requested) {
-    if (!requested.empty()) return requested;
-    if (const char* env = std::getenv("SBUFSIM_CONFIG_DIR"); env != nullptr && *env != '\0')
-        return env;
-    return SBUFSIM_DEFAULT_CONFIG_DIR;
 }
 
 namespace {
@@ -245,7 +239,7 @@ LoadedConfig load_config(const LoadRequest& request) {
     LoadedConfig cfg;
     cfg.origins.assign(key_table().size(), Origin{"", -1});
     cfg.citations.assign(key_table().size(), std::string{});
-    const std::string gen_file = resolve_config_dir(request.config_dir) + "/" + gen + ".ini";
+    const std::string gen_file = find_data_file(DataKind::configs, gen + ".ini", request.config_dir);
     cfg.generation_file = gen_file;
     for (const auto& s : read_ini(gen_file)) {
         if (s.key == "base") fail(s.origin, "base", "a shipped generation file cannot have a base");

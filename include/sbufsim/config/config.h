@@ -88,7 +88,7 @@ struct LoadRequest {
     std::string generation;                // empty: the first user file's `base`, else cayman
     std::vector<std::string> user_files;   // layered over the generation in order
     std::vector<Setting> overrides;        // --set / --<key>=<value>, applied last
-    std::string config_dir;                // empty: $SBUFSIM_CONFIG_DIR, else the build default
+    std::string config_dir;                // empty: $SBUFSIM_CONFIG_DIR, else the shipped files (data_dirs.h)
 };
 
 // The result of loading: the typed parameters plus, per key, where its value came from.
@@ -130,8 +130,5 @@ struct ConsistencyError {
 // Consistency rules between keys (geometry that does not fit, slots over max, ...). Returns the
 // first broken rule, or nothing. Called by load_config; exposed for tests.
 std::optional<ConsistencyError> check_consistency(const Params& p);
-
-// The directory holding <gen>.ini files, after applying the override rules above.
-std::string resolve_config_dir(const std::string& requested);
 
 }  // namespace sbufsim

@@ -1,0 +1,43 @@
+# Install rules and the Debian package (docs/install.md).
+#
+#   cmake --install build --prefix /opt/sbufsim        bin/sbufsim, share/sbufsim/{configs,traces},
+#                                                       share/doc/sbufsim, share/man/man1/sbufsim.1,
+#                                                       the Python package (SBUFSIM_PYTHON_INSTALL_DIR)
+#   cd build && cpack -G DEB                            sbufsim_<version>_<arch>.deb for /usr
+#
+# The install is relocatable: the binary finds share/sbufsim from its own folder and the Python
+# module from its own file, so a copied or moved prefix keeps working.
+
+install(TARGETS sbufsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/configs)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/traces/ DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/traces)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${SBUFSIM_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# ---- Debian package --------------------------------------------------------------------------
+# Its dependencies are Debian's runtime packages: dpkg-shlibdeps reads them off the binaries'
+# shared libraries (libsystemc, libboost-program-options, libspdlog, libfmt, libstdc++ ...);
+# the Python module adds the python3 it was built for.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME sbufsim)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "cycle-approximate simulator of a NeuronCore's SBUF/PSUM memory subsystem")
+set(CPACK_PACKAGE_DESCRIPTION "Replays DMA and matmul traces through a model of one NeuronCore's
+State Buffer banks, PSUM, two-stage arbiter, TDM slots and throttlers, reports where the
+cycles went and sweeps the settings (command line and Python module).")
+set(SBUFSIM_PACKAGE_CONTACT "sbufsim maintainers <sbufsim@localhost>" CACHE STRING "Maintainer field of the Debian package")
+set(CPACK_PACKAGE_CONTACT "${SBUFSIM_PACKAGE_CONTACT}")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+if(SBUFSIM_BUILD_PYTHON)
+  # The extension is built for one python3 minor version (its file name says cpython-3X).
+  math(EXPR next_minor "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${next_minor})")
+  set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-pandas, python3-matplotlib")
+endif()
+include(CPack)

@@ -1,0 +1,61 @@
+"""The command line, in process: command("gen", "gemm", ...) runs `sbufsim gen gemm ...` with its
+output captured; exit statuses 2-4 raise the matching sbufsim error with the command's message."""
+
+import os
+from dataclasses import dataclass
+
+from . import errors
+from ._native import core
+
+__version__ = core.version
+revision = core.revision
+
+
+@dataclass(frozen=True)
+class Completed:
+    """A finished command: its exit status and what it wrote."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+
+def command(*args, ok_statuses=(0,)):
+    """Run `sbufsim ARGS...` in this process (the GIL is released while it works). Returns
+    Completed when the exit status is one of ok_statuses, else raises the error of that status
+    (sbufsim.ConfigError for 2, sbufsim.InputError for 3, ...) with the command's stderr."""
+    argv = [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
+    status, out, err = core.cli(argv)
+    if status in ok_statuses:
+        return Completed(status, out, err)
+    message = err.strip() or f"sbufsim {' '.join(argv)}: exit status {status}"
+    error = errors.for_status(status)(message)
+    error.exit_status = status
+    raise error
+
+
+def options(**values):
+    """Keyword arguments as command-line options: block_n=4 -> --block-n 4; True -> the bare
+    flag; None and False -> left out."""
+    args = []
+    for key, value in values.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        args += [flag] if value is True else [flag, str(value)]
+    return args
+
+
+def generate(kind, output, config=None, **shape):
+    """Write a trace with `sbufsim gen` and return it: generate("gemm", "g.sbt", m=1024, n=4096,
+    k=1024, bufs=2) is `sbufsim gen gemm --m 1024 --n 4096 --k 1024 --bufs 2 -o g.sbt`;
+    kind="topology" with topology="net.csv" for a SCALE-Sim file. `config` (a Config) adds its
+    --gen/--config/--set options."""
+    from ._config import as_config
+    from ._trace import Trace
+
+    args = ["gen"] + ([] if kind == "topology" else [kind]) + options(**shape) + ["-o", os.fspath(output)]
+    if config is not None:
+        args += as_config(config).cli_args()
+    command(*args)
+    return Trace.read(output)

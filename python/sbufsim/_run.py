@@ -1,0 +1,119 @@
+"""One replay: run(trace, config) -> Result (docs/python.md, docs/replay.md)."""
+
+import json
+import os
+
+from ._config import as_config
+from ._frames import frame
+from ._native import core
+from ._trace import as_trace
+
+# Sections of a run's statistics that hold one entry per client, bank, engine, ... (a table);
+# the others are flat dicts of numbers.
+TABLE_SECTIONS = ("engine", "client", "bank", "tdm", "blocked_by", "matmul_shape", "window")
+
+
+def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None, vcd=None):
+    """Replay `trace` (a Trace or a trace file path) on `config` (a Config, a generation name, a
+    dict of overrides, or None: the trace's own generation, else cayman).
+
+    scheduler: "fast" (default) or "clocked" (the SystemC model, every cycle; same statistics).
+    lenient: skip invalid records instead of refusing the trace. window_stats=N: per-N-cycle
+    rows (section "window"). vcd: a waveform file (implies the clocked scheduler).
+
+    The GIL is released while the replay runs, so threads can replay in parallel. Clocked runs
+    share SystemC's one simulation context per process: they take turns.
+
+    Raises sbufsim.ConfigError, sbufsim.TraceError or sbufsim.ReplayError with the command
+    line's message.
+    """
+    if scheduler is None:
+        scheduler = "clocked" if vcd else "fast"
+    if vcd and scheduler != "clocked":
+        from .errors import ConfigError
+
+        raise ConfigError(f"a VCD file records the clocked scheduler's signals: drop scheduler={scheduler!r}")
+    if window_stats is not None and int(window_stats) < 1:
+        from .errors import ConfigError
+
+        raise ConfigError("window_stats needs N >= 1 cycles")
+    cfg = as_config(config)
+    t = as_trace(trace)
+    path, text, name = t.source()
+    generation, files, overrides, config_dir = cfg.request()
+    stats_json, summary = core.run(generation, files, overrides, config_dir, path, text, name, scheduler,
+                                   bool(lenient), int(window_stats or 0), os.fspath(vcd) if vcd else "")
+    return Result(json.loads(stats_json)["runs"][0], summary)
+
+
+class Result:
+    """The statistics of one replay, as `sbufsim run --json` writes them.
+
+    stats: the whole run as nested dicts (sections "run", "engine", "pe", "psum", "dma",
+    "stalls", "client", "bank", "blocked_by", "tdm", "matmul_shape", and "window" with
+    window_stats). result["client"] is a section; result.table("client") the same as rows;
+    result.frame("client") a DataFrame (pandas).
+    """
+
+    def __init__(self, stats, summary):
+        self.stats = stats
+        self.summary = summary
+
+    def __getitem__(self, section):
+        return self.stats[section]
+
+    def sections(self):
+        return [k for k in self.stats if k != "trace"]
+
+    # ---- headline numbers -------------------------------------------------------------------
+    @property
+    def trace(self):
+        return self.stats["trace"]
+
+    @property
+    def generation(self):
+        return self.stats["run"]["generation"]
+
+    @property
+    def scheduler(self):
+        return self.stats["run"]["scheduler"]
+
+    @property
+    def total_cycles(self):
+        return self.stats["run"]["total_cycles"]
+
+    @property
+    def time_ns(self):
+        return self.stats["run"]["time_ns"]
+
+    @property
+    def pe_utilisation(self):
+        return self.stats["pe"]["utilisation"]
+
+    @property
+    def dma_gbps(self):
+        return self.stats["dma"]["achieved_gbps"]
+
+    # ---- tables -----------------------------------------------------------------------------
+    def table(self, section):
+        """A per-entry section as rows: [{"name": "act_rd", "requests": ..., ...}, ...] for
+        "client", "bank", "engine", "tdm", "blocked_by", "matmul_shape", "window"; a flat
+        section ("run", "pe", "stalls", ...) as one row."""
+        data = self.stats.get(section)
+        if data is None:
+            hint = " (run with window_stats=N)" if section == "window" else ""
+            raise KeyError(f"no section {section!r} in this run{hint}; sections: {', '.join(self.sections())}")
+        if section in TABLE_SECTIONS:
+            return [{"name": name, **values} for name, values in data.items()]
+        return [dict(data)]
+
+    def frame(self, section):
+        """table(section) as a pandas DataFrame indexed by name."""
+        return frame(self.table(section), index="name")
+
+    def to_json(self):
+        return json.dumps(self.stats, indent=2)
+
+    def __repr__(self):
+        return (f"<sbufsim.Result {self.trace}: {self.total_cycles} cycles on {self.generation}, "
+                f"{self.scheduler} scheduler>")

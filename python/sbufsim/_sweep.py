@@ -1,0 +1,124 @@
+"""Sweeps from Python: the command line's `sbufsim sweep`, run in this process, on its worker
+processes (one simulation per process, so clocked points and crashes stay isolated; docs/sweeps.md)."""
+
+import json
+import os
+
+from ._cli import command
+from ._config import as_config
+from ._frames import frame
+from ._native import core
+from ._trace import as_trace
+
+
+def sweep_metrics():
+    """The metric columns: name -> ("lower" | "higher" | "none", help). "lower"/"higher" is
+    which value is best."""
+    return {name: (better, help_text) for name, better, help_text in core.sweep_metrics()}
+
+
+def _values(values):
+    # "0:8" / "0:8:2" ranges and "a,b" lists go as written; an iterable becomes a list.
+    if isinstance(values, str):
+        return values
+    from ._config import ini_value
+
+    return ",".join(ini_value(v) for v in values)
+
+
+def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shard=None, out=None):
+    """Replay each trace at every point of `vary` in parallel worker processes; one row per
+    (trace, point), in table order whatever the number of workers.
+
+    vary: {key: values}, values a list (or range) or a "LO:HI[:STEP]" string; the first key
+    varies slowest (the cartesian product), or with zip=True the lists go side by side.
+    config: the base configuration (Config, generation name, dict of overrides or None).
+    jobs: worker processes (default: all cores). timeout: seconds per point. shard: (I, N) runs
+    the I-th of N blocks of rows. out: a CSV file written as `--out` writes it (and resumed
+    from, when it exists).
+
+    A point whose configuration is rejected or whose replay fails is a row with that status;
+    errors of the sweep itself (an unknown key, an unreadable trace) raise sbufsim.ConfigError or
+    sbufsim.InputError.
+    """
+    if isinstance(traces, (str, os.PathLike)) or hasattr(traces, "source"):
+        traces = [traces]
+    paths = []
+    for t in traces:
+        trace = as_trace(t)
+        if trace.path is None:
+            raise TypeError("sweep workers read trace files: write a built trace first (Trace.write)")
+        paths.append(trace.path)
+    args = ["sweep", *paths]
+    for key, values in dict(vary).items():
+        args += ["--vary", f"{key}={_values(values)}"]
+    if zip:
+        args.append("--zip")
+    if jobs is not None:
+        args += ["--jobs", str(int(jobs))]
+    if timeout is not None:
+        args += ["--timeout", str(timeout)]
+    if shard is not None:
+        index, count = shard
+        args += ["--shard", f"{int(index)}/{int(count)}"]
+    if out is not None:
+        args += ["--out", os.fspath(out)]
+    if config is not None:
+        args += as_config(config).cli_args()
+    args += ["--json", "-", "--quiet"]
+    done = command(*args, ok_statuses=(0, 1))
+    return SweepTable(json.loads(done.stdout), list(vary))
+
+
+class SweepTable:
+    """The rows of a sweep: `rows` (dicts, cells typed: numbers as numbers, missing metrics
+    None), `axes` (the varied keys), `frame()` as a DataFrame, `best(metric)`."""
+
+    def __init__(self, rows, axes):
+        self.rows = rows
+        self.axes = axes
+
+    @property
+    def columns(self):
+        return list(self.rows[0]) if self.rows else []
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    @property
+    def ok(self):
+        """True when every row's status is ok."""
+        return all(r["status"] == "ok" for r in self.rows)
+
+    @property
+    def failed(self):
+        return [r for r in self.rows if r["status"] != "ok"]
+
+    def ranked(self, metric):
+        """The ok rows, best first by `metric` (ties keep table order)."""
+        metrics = sweep_metrics()
+        if metric not in metrics or metrics[metric][0] == "none":
+            rankable = ", ".join(m for m, (b, _) in metrics.items() if b != "none")
+            from .errors import ConfigError
+
+            raise ConfigError(f"{metric!r} is not a rankable metric (one of: {rankable})")
+        sign = -1 if metrics[metric][0] == "higher" else 1
+        ok = [r for r in self.rows if r["status"] == "ok" and r.get(metric) is not None]
+        return sorted(ok, key=lambda r: sign * r[metric])
+
+    def best(self, metric):
+        """The best ok row by `metric` (the first of equals in table order)."""
+        ranked = self.ranked(metric)
+        if not ranked:
+            raise ValueError("no row has a result")
+        return ranked[0]
+
+    def frame(self):
+        """The rows as a pandas DataFrame, in table order."""
+        return frame(self.rows)
+
+    def __repr__(self):
+        return f"<sbufsim.SweepTable {len(self.rows)} rows over {', '.join(self.axes) or 'no keys'}>"

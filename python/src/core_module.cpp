@@ -1,0 +1,304 @@
+// sbufsim._core: the compiled part of the Python package (docs/python.md). A thin layer over the
+// C++ core; the package's pure-Python modules (python/sbufsim/) give it its Python shape.
+//
+//   load_config        the configuration loader (LoadRequest -> LoadedConfig), as `--gen/--config/--set`
+//   run                one trace, fast or clocked scheduler; the statistics as the JSON that
+//                      `sbufsim run --json` writes (the Python side parses it into dicts) and the
+//                      summary table
+//   cli                the command line itself with captured streams (gen, sweep, check, convert):
+//                      same options, same errors, same exit status
+//
+// The GIL is released while anything simulates. SystemC keeps its simulation context in globals,
+// so clocked runs take one process-wide lock: several threads may ask, one clocked run goes at a
+// time (fast runs are independent and run in parallel). Errors become the exception classes of
+// sbufsim.errors with the command line's text (file:line: field: reason).
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/cli.h"
+#include "clocked_replay.h"
+#include "sbufsim/config/config.h"
+#include "sbufsim/config/data_dirs.h"
+#include "sbufsim/kernel/clients.h"
+#include "sbufsim/output/report.h"
+#include "sbufsim/replay/replay.h"
+#include "sbufsim/sweep/sweep.h"
+
+namespace py = pybind11;
+
+namespace sbufsim::python {
+
+namespace {
+
+// ---- errors -----------------------------------------------------------------------------------
+
+// Raises sbufsim.errors.<name>(message) with extra attributes (the GIL is held in translators).
+void raise(const char* name, const std::string& message, const py::dict& attrs = {}) {
+    py::object cls = py::module_::import("sbufsim.errors").attr(name);
+    py::object exc = cls(message);
+    for (auto item : attrs) py::setattr(exc, item.first, item.second);
+    PyErr_SetObject(cls.ptr(), exc.ptr());
+}
+
+void translate(std::exception_ptr p) {
+    try {
+        if (p) std::rethrow_exception(p);
+    } catch (const ConfigError& e) {
+        raise("ConfigError", e.what());
+    } catch (const TraceFormatError& e) {
+        const TraceError& t = e.error();
+        py::dict attrs;
+        attrs["file"] = t.file;
+        attrs["line"] = t.line;
+        attrs["field"] = t.field;
+        attrs["reason"] = t.reason;
+        attrs["rule"] = t.rule;
+        raise("TraceError", t.to_string(), attrs);
+    } catch (const ReplayError& e) {
+        // As `sbufsim run` prints it: the message (with the first problem), then up to 19 more.
+        std::string message = e.what();
+        py::list errors;
+        for (std::size_t i = 0; i < e.errors().size(); ++i) {
+            const std::string line = e.errors()[i].to_string();
+            errors.append(line);
+            if (i >= 1 && i < 20) message += "\n  " + line;
+        }
+        py::dict attrs;
+        attrs["kind"] = e.kind() == ReplayError::Kind::deadlock ? "deadlock" : "invalid_trace";
+        attrs["errors"] = errors;
+        raise("ReplayError", message, attrs);
+    }
+}
+
+// ---- data directories -------------------------------------------------------------------------
+
+// This module's own file: dladdr on a function of the module names the shared object.
+std::filesystem::path module_file() {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&module_file), &info) == 0 || info.dli_fname == nullptr) return {};
+    return std::filesystem::absolute(info.dli_fname);
+}
+
+// The shipped data next to the module: <site>/sbufsim/_core*.so of an install reaches
+// <prefix>/share/sbufsim, build/python/sbufsim/_core*.so reaches build/share/sbufsim.
+void set_module_data_roots() {
+    const std::filesystem::path so = module_file();
+    if (so.empty()) return;
+    const std::filesystem::path dir = so.parent_path();
+    set_data_roots({{(dir / SBUFSIM_MODULE_TO_DATA_INSTALLED).lexically_normal().string(),
+                     "an install, next to the Python module " + so.string()},
+                    {(dir / SBUFSIM_MODULE_TO_DATA_BUILD).lexically_normal().string(),
+                     "a build tree, next to the Python module " + so.string()}});
+}
+
+// ---- configuration ----------------------------------------------------------------------------
+
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+LoadRequest make_request(const std::string& generation, const std::vector<std::string>& files,
+                         const Overrides& overrides, const std::string& config_dir) {
+    LoadRequest r;
+    r.generation = generation;
+    r.user_files = files;
+    r.config_dir = config_dir;
+    for (const auto& [key, value] : overrides) r.overrides.push_back(Setting{key, value, Origin{}, {}});
+    return r;
+}
+
+// A loaded configuration, read-only from Python.
+struct Config {
+    LoadedConfig loaded;
+
+    std::string generation() const { return loaded.params.generation; }
+    // Every key's value in INI form, in key-table order.
+    std::vector<std::pair<std::string, std::string>> values() const {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& k : key_table()) out.emplace_back(k.name, k.get(loaded.params));
+        return out;
+    }
+    std::vector<std::pair<std::string, std::string>> origins() const {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (std::size_t i = 0; i < key_table().size(); ++i)
+            out.emplace_back(key_table()[i].name, loaded.origins[i].describe());
+        return out;
+    }
+};
+
+py::list key_list() {
+    py::list keys;
+    for (const auto& k : key_table()) {
+        py::dict d;
+        d["name"] = k.name;
+        d["type"] = std::string(to_string(k.type));
+        d["default"] = k.default_text;
+        d["min"] = k.min;
+        d["max"] = k.max;
+        d["choices"] = k.choices;
+        d["unit"] = k.unit;
+        d["help"] = k.help;
+        d["source"] = k.source;
+        d["confidence"] = std::string(to_string(k.confidence));
+        keys.append(d);
+    }
+    return keys;
+}
+
+// ---- replay -----------------------------------------------------------------------------------
+
+struct RunRequest {
+    LoadRequest config;
+    std::string trace_path;  // a trace file, or (when empty)
+    std::string trace_text;  // a text trace built in Python, named
+    std::string trace_name;
+    std::string scheduler = "fast";
+    bool lenient = false;
+    Cycle window_stats = 0;  // per-N-cycle rows (--window-stats N); 0 = none
+    std::string vcd;         // clocked: waveform file
+};
+
+// SystemC's simulation context is global: one clocked replay at a time in this process.
+std::mutex clocked_mutex;
+
+ReplayResult replay_with(const RunRequest& r, const LoadedConfig& cfg, TraceReader& reader, const ReplayOptions& opt) {
+    if (r.scheduler == "clocked") {
+        const std::lock_guard<std::mutex> lock(clocked_mutex);
+        return models::replay_clocked(cfg.params, reader, opt, models::ClockedOptions{r.vcd}).result;
+    }
+    if (r.scheduler != "fast") throw ConfigError("unknown scheduler '" + r.scheduler + "' (fast or clocked)");
+    if (!r.vcd.empty()) throw ConfigError("a VCD file records the clocked scheduler's signals: use scheduler='clocked'");
+    return replay(cfg.params, reader, opt);
+}
+
+// The run as `sbufsim run --json` and its summary table: {json, summary}. No Python object is
+// touched: called with the GIL released.
+std::pair<std::string, std::string> run_trace(const RunRequest& r) {
+    std::istringstream text(r.trace_text);
+    std::unique_ptr<TraceReader> reader = r.trace_path.empty() ? std::make_unique<TraceReader>(text, r.trace_name)
+                                                               : std::make_unique<TraceReader>(r.trace_path);
+    LoadRequest req = r.config;
+    adopt_trace_generation(req, reader->header().generation);
+    const LoadedConfig cfg = load_config(req);
+
+    ReplayOptions opt;
+    opt.lenient = r.lenient;
+    std::unique_ptr<ActivityProbe> probe;
+    if (r.window_stats) {
+        const Params& p = cfg.params;
+        const std::uint32_t banks = p.sbuf.ecc_banks + (p.has_psum() ? p.psum.ecc_banks : 0);
+        probe = std::make_unique<ActivityProbe>(ClientSet(p).size(), banks,
+                                                ProbeOptions{r.window_stats, true, 4096, false, false});
+        opt.probe = probe.get();
+    }
+    RunReport rep;
+    rep.info.scheduler = r.scheduler;
+    rep.result = replay_with(r, cfg, *reader, opt);
+    if (probe) rep.windows = make_windows(*probe, rep.result.kernel, rep.result.total_cycles, r.window_stats);
+    rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
+    rep.info.trace_digest = r.trace_path.empty() ? hex16(fnv1a64(r.trace_text)) : file_digest(r.trace_path);
+
+    std::ostringstream json, summary;
+    write_json(json, {rep});
+    print_summary(summary, rep);
+    return {json.str(), summary.str()};
+}
+
+// `sbufsim args...` with captured streams: {exit status, stdout, stderr}.
+std::tuple<int, std::string, std::string> run_cli(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    const int rc = cli::run(args, cli::Io{out, err});
+    return {rc, out.str(), err.str()};
+}
+
+}  // namespace
+
+}  // namespace sbufsim::python
+
+PYBIND11_MODULE(_core, m) {
+    using namespace sbufsim;
+    using namespace sbufsim::python;
+    m.doc() = "sbufsim's compiled core (use the sbufsim package, not this module)";
+
+    // Diagnostics to stderr, as the command line does; thread-safe sink (runs may be threaded).
+    if (!spdlog::get("sbufsim")) spdlog::set_default_logger(spdlog::stderr_color_mt("sbufsim"));
+    spdlog::set_level(spdlog::level::warn);
+    set_module_data_roots();
+    py::register_exception_translator(&translate);
+
+    m.attr("version") = SBUFSIM_VERSION;
+    m.attr("revision") = cli::revision();
+
+    py::class_<python::Config>(m, "LoadedConfig")
+        .def_property_readonly("generation", &python::Config::generation)
+        .def_property_readonly("generation_file", [](const python::Config& c) { return c.loaded.generation_file; })
+        .def("values", &python::Config::values)
+        .def("origins", &python::Config::origins)
+        .def("ini", [](const python::Config& c, bool annotate) { return render_ini(c.loaded, annotate); },
+             py::arg("annotate") = true);
+
+    m.def("load_config",
+          [](const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
+             const std::string& config_dir) {
+              return python::Config{load_config(make_request(generation, files, overrides, config_dir))};
+          },
+          py::arg("generation"), py::arg("files"), py::arg("overrides"), py::arg("config_dir"));
+    m.def("generations", &generation_names);
+    m.def("key_table", &key_list);
+
+    m.def("run",
+          [](const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
+             const std::string& config_dir, const std::string& trace_path, const std::string& trace_text,
+             const std::string& trace_name, const std::string& scheduler, bool lenient, Cycle window_stats,
+             const std::string& vcd) {
+              RunRequest r{make_request(generation, files, overrides, config_dir),
+                           trace_path, trace_text, trace_name, scheduler, lenient, window_stats, vcd};
+              py::gil_scoped_release release;
+              return run_trace(r);
+          },
+          py::arg("generation"), py::arg("files"), py::arg("overrides"), py::arg("config_dir"),
+          py::arg("trace_path"), py::arg("trace_text"), py::arg("trace_name"), py::arg("scheduler"),
+          py::arg("lenient"), py::arg("window_stats"), py::arg("vcd"));
+
+    m.def("cli",
+          [](const std::vector<std::string>& args) {
+              py::gil_scoped_release release;
+              return run_cli(args);
+          },
+          py::arg("args"));
+
+    m.def("find_data_file",
+          [](const std::string& kind, const std::string& file) {
+              if (kind != "configs" && kind != "traces") throw ConfigError("unknown data kind '" + kind + "'");
+              return find_data_file(kind == "configs" ? DataKind::configs : DataKind::traces, file);
+          },
+          py::arg("kind"), py::arg("file"));
+    m.def("data_places", [](const std::string& kind) {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const auto& p : data_places(kind == "configs" ? DataKind::configs : DataKind::traces))
+            out.emplace_back(p.dir, p.origin);
+        return out;
+    });
+    m.def("sweep_metrics", [] {
+        std::vector<std::tuple<std::string, std::string, std::string>> out;
+        for (const auto& metric : sweep::metrics()) {
+            const char* better = metric.better == sweep::Better::lower    ? "lower"
+                                 : metric.better == sweep::Better::higher ? "higher"
+                                                                          : "none";
+            out.emplace_back(metric.name, better, metric.help);
+        }
+        return out;
+    });
+    m.def("trace_generation", [](const std::string& path) { return TraceReader(path).header().generation; },
+          py::arg("path"));
+}
