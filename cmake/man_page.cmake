@@ -26,7 +26,10 @@ help(top)
 # "sbufsim 0.1.0 - what it is" -> the NAME line's description.
 string(REGEX MATCH "^[^\n]*" first "${top}")
 string(REGEX REPLACE "^sbufsim [^ ]+ - " "" what "${first}")
-string(REGEX REPLACE "^[^\n]*\n\n?" "" top_rest "${top}")
+# (not REGEX REPLACE: its '^' matches again after every replacement)
+string(FIND "${top}" "\n\n" cut)
+math(EXPR cut "${cut} + 2")
+string(SUBSTRING "${top}" ${cut} -1 top_rest)
 
 # The command table: the indented lines after "commands:" up to the next blank line.
 string(REGEX MATCH "commands:\n([^\n]+\n)+" table "${top}")

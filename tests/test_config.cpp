@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "sbufsim/config/config.h"
+#include "sbufsim/config/data_dirs.h"
 
 namespace sbufsim {
 namespace {
@@ -226,7 +227,7 @@ TEST(GenerationFiles, Every_shipped_generation_sets_every_key_itself) {
 
 TEST(GenerationFiles, Every_value_line_carries_a_source_and_confidence_tag) {
     for (const auto& gen : generation_names()) {
-        std::ifstream in(resolve_config_dir("") + "/" + gen + ".ini");
+        std::ifstream in(find_data_file(DataKind::configs, gen + ".ini"));
         std::string line;
         int n = 0;
         while (std::getline(in, line)) {
