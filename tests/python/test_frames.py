@@ -1,0 +1,35 @@
+"""DataFrames where pandas is installed; plain rows and a clear message where it is not."""
+
+import sys
+
+import pytest
+
+import sbufsim
+
+
+def test_frames_index_the_rows_by_name(traces):
+    pd = pytest.importorskip("pandas")
+    result = sbufsim.run(traces("act_vs_matmul_collide.trc"), window_stats=4000)
+    clients = result.frame("client")
+    assert isinstance(clients, pd.DataFrame)
+    assert list(clients.index) == [r["name"] for r in result.table("client")]
+    assert clients.loc["act_wr", "stall_bank_conflict"] == 208
+    assert result.frame("bank")["busy"].sum() == sum(b["busy"] for b in result["bank"].values())
+    assert list(result.frame("window")["start"]) == [0, 4000, 8000]
+    assert result.frame("engine").loc["act", "instructions"] == 8
+
+
+def test_a_sweep_table_is_a_frame_in_table_order(traces):
+    pytest.importorskip("pandas")
+    table = sbufsim.sweep(traces("dma_vs_compute.trc"), {"tdm.dma_slots": [0, 4, 8]}, jobs=2)
+    df = table.frame()
+    assert list(df["tdm.dma_slots"]) == [0, 4, 8]
+    assert list(df.columns) == table.columns
+
+
+def test_without_pandas_tables_still_work_and_frames_say_what_to_install(traces, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
+    result = sbufsim.run(traces("act_vs_matmul_collide.trc"))
+    assert result.table("client")[0]["name"]
+    with pytest.raises(ImportError, match="python3-pandas"):
+        result.frame("client")

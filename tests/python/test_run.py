@@ -1,0 +1,171 @@
+"""run(): the command line's statistics, either scheduler, the GIL released, the errors of the
+command line."""
+
+import threading
+import time
+
+import pytest
+
+import sbufsim
+
+
+def test_statistics_are_those_of_run_json(traces, cli_json):
+    path = traces("act_vs_matmul_collide.trc")
+    result = sbufsim.run(path)
+    assert result.stats == cli_json(path)
+    assert result.total_cycles == 9152
+    assert result["stalls"]["bank_conflict"] == 208
+    assert "9152" in result.summary
+
+
+def test_overrides_match_the_command_line(traces, cli_json):
+    path = traces("dma_vs_compute.trc")
+    result = sbufsim.run(path, sbufsim.Config("cayman", {"tdm.dma_slots": 7}))
+    assert result.stats == cli_json(path, "--set", "tdm.dma_slots=7")
+    assert result.total_cycles == 59333
+    # A dict of overrides or a generation name is a Config too.
+    assert sbufsim.run(path, {"tdm.dma_slots": 7}).stats == result.stats
+
+
+def test_the_trace_picks_its_generation_and_another_one_is_refused(traces, tmp_path):
+    path = traces("dma_load.trc")  # gen=cayman in its header
+    assert sbufsim.run(path).generation == "cayman"
+    assert sbufsim.run(path, {"tdm.dma_slots": 2}).generation == "cayman"
+    with pytest.raises(sbufsim.ReplayError, match="the trace is for generation cayman but is being checked against sunda"):
+        sbufsim.run(path, "sunda")
+    anonymous = sbufsim.Trace(["0 dma_0 rd 0x0 1 64"])
+    assert sbufsim.run(anonymous).generation == "cayman"
+    assert sbufsim.run(anonymous, "sunda").generation == "sunda"
+
+
+def test_both_schedulers_give_the_same_statistics_and_clocked_runs_repeat(traces):
+    path = traces("matmul_kloop.trc")
+    fast = sbufsim.run(path)
+    clocked = [sbufsim.run(path, scheduler="clocked") for _ in range(3)]
+    for c in clocked:
+        assert c.scheduler == "clocked"
+        assert {k: v for k, v in c.stats.items() if k != "run"} == {k: v for k, v in fast.stats.items() if k != "run"}
+        assert c.total_cycles == fast.total_cycles == 21576
+
+
+def test_threads_replay_in_parallel_with_the_same_results(traces):
+    names = ["dma_vs_compute.trc", "matmul_kloop.trc", "act_vs_matmul_collide.trc", "q7_gpsimd.trc"]
+    expected = {n: sbufsim.run(traces(n)).stats for n in names}
+    got = {}
+
+    def work(name, scheduler):
+        got[(name, scheduler)] = sbufsim.run(traces(name), scheduler=scheduler).stats
+
+    threads = [threading.Thread(target=work, args=(n, s)) for n in names for s in ("fast", "clocked")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (name, scheduler), stats in got.items():
+        stats = dict(stats, run={k: v for k, v in stats["run"].items() if k != "scheduler"})
+        want = dict(expected[name], run={k: v for k, v in expected[name]["run"].items() if k != "scheduler"})
+        assert stats == want, (name, scheduler)
+    assert len(got) == 8
+
+
+@pytest.mark.parametrize("scheduler, shape", [("fast", (4096, 4096, 4096)), ("clocked", (1024, 2048, 1024))])
+def test_the_gil_is_released_while_a_run_works(tmp_path, scheduler, shape):
+    m, n, k = shape
+    trace = sbufsim.generate("gemm", tmp_path / "big.sbt", m=m, n=n, k=k)
+    done = threading.Event()
+    span = {}
+
+    def work():
+        start = time.perf_counter()
+        sbufsim.run(trace, scheduler=scheduler)
+        span["seconds"] = time.perf_counter() - start
+        done.set()
+
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while not done.is_set():  # the main thread keeps running Python meanwhile
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    worker.join()
+    seconds = span["seconds"]
+    assert seconds > 0.05, f"the run took only {seconds:.3f} s: too short to tell"
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert len(ticks) > 10 and max(gaps) < seconds / 2, (seconds, max(gaps), len(ticks))
+
+
+def test_window_stats_add_the_window_section(traces):
+    result = sbufsim.run(traces("act_vs_matmul_collide.trc"), window_stats=4000)
+    rows = result.table("window")
+    assert [r["name"] for r in rows] == ["w0", "w1", "w2"]
+    assert [r["start"] for r in rows] == [0, 4000, 8000]
+    assert sum(r["cycles"] for r in rows) == result.total_cycles
+    with pytest.raises(KeyError, match="window_stats"):
+        sbufsim.run(traces("act_vs_matmul_collide.trc")).table("window")
+
+
+def test_tables_have_one_row_per_client_bank_and_engine(traces):
+    result = sbufsim.run(traces("act_vs_matmul_collide.trc"))
+    clients = {r["name"]: r for r in result.table("client")}
+    assert clients["act_wr"]["stall_bank_conflict"] == 208
+    assert [r["name"] for r in result.table("engine")] == ["arr_seq", "act"]
+    assert len(result.table("bank")) == len(result["bank"])
+    assert result.table("pe") == [result["pe"]]
+
+
+def test_a_vcd_is_written_by_the_clocked_scheduler(traces, tmp_path):
+    vcd = tmp_path / "w.vcd"
+    result = sbufsim.run(traces("act_vs_matmul_collide.trc"), vcd=vcd)
+    assert result.scheduler == "clocked"
+    assert vcd.read_text().startswith("$")
+    with pytest.raises(sbufsim.ConfigError, match="clocked"):
+        sbufsim.run(traces("act_vs_matmul_collide.trc"), vcd=vcd, scheduler="fast")
+
+
+def test_an_invalid_trace_raises_the_command_lines_message(tmp_path, cli):
+    bad = tmp_path / "bad.trc"
+    bad.write_text("sbufsim-trace 1\n0 pe_client_9 rd 0x5600 32 512\n")
+    with pytest.raises(sbufsim.ReplayError) as e:
+        sbufsim.run(bad)
+    assert e.value.kind == "invalid_trace"
+    assert f"{bad}:2: client: unknown client 'pe_client_9'" in str(e.value)
+    assert e.value.exit_status == 3
+    done = cli("run", bad)
+    assert done.returncode == 3
+    assert done.stderr.strip() == "sbufsim run: " + str(e.value)
+    # lenient skips it, as --lenient does
+    assert sbufsim.run(bad, lenient=True)["run"]["skipped_records"] == 1
+
+
+def test_an_unreadable_trace_is_a_trace_error_with_its_parts(tmp_path):
+    with pytest.raises(sbufsim.TraceError) as e:
+        sbufsim.run(tmp_path / "missing.trc")
+    assert (e.value.file, e.value.line, e.value.field) == (str(tmp_path / "missing.trc"), 0, "file")
+    assert isinstance(e.value, sbufsim.InputError)
+
+
+def test_a_deadlock_is_a_replay_error_naming_each_queue():
+    # Two queues each waiting for the other's signal.
+    act = sbufsim.Instruction("act", "qAct0", src="bf16@0x0[1][64]", dst="bf16@0x1000[1][64]", partitions=1,
+                              wait=5, signal=6)
+    dve = sbufsim.Instruction("dve", "qDVE0", src="bf16@0x2000[1][64]", dst="bf16@0x3000[1][64]", partitions=1,
+                              wait=6, signal=5)
+    with pytest.raises(sbufsim.ReplayError) as e:
+        sbufsim.run(sbufsim.Trace([act, dve], generation="cayman", name="stuck"))
+    assert e.value.kind == "deadlock"
+    assert "queue qAct0 (stuck:2) waits for semaphore 5 >= 1" in str(e.value)
+    assert "queue qDVE0 (stuck:3) waits for semaphore 6 >= 1" in str(e.value)
+
+
+def test_a_wait_nothing_signals_is_refused_before_the_run():
+    act = sbufsim.Instruction("act", "qAct0", src="bf16@0x0[1][64]", dst="bf16@0x1000[1][64]", partitions=1, wait=5)
+    with pytest.raises(sbufsim.ReplayError, match="stuck:2: wait: waits for semaphore 5") as e:
+        sbufsim.run(sbufsim.Trace([act], generation="cayman", name="stuck"))
+    assert e.value.kind == "invalid_trace" and len(e.value.errors) == 1
+
+
+def test_bad_arguments():
+    with pytest.raises(sbufsim.ConfigError, match="unknown scheduler"):
+        sbufsim.run(sbufsim.shipped_trace("dma_load.trc"), scheduler="slow")
+    with pytest.raises(TypeError):
+        sbufsim.run(42)

@@ -1,0 +1,65 @@
+"""sweep(): the command line's sweep, its rows as dicts, in parallel worker processes."""
+
+import json
+
+import pytest
+
+import sbufsim
+
+
+def test_rows_are_the_command_lines(traces, cli):
+    path = traces("dma_vs_compute.trc")
+    table = sbufsim.sweep(path, {"tdm.dma_slots": range(0, 9)}, jobs=2)
+    done = cli("sweep", path, "--vary", "tdm.dma_slots=0:8", "--jobs", 2, "--json", "-", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert table.rows == json.loads(done.stdout)
+    assert table.ok and len(table) == 9 and table.axes == ["tdm.dma_slots"]
+    assert [r["tdm.dma_slots"] for r in table] == list(range(9))
+    assert table.rows[7]["total_cycles"] == 59333
+
+
+def test_ranking_follows_each_metrics_direction(traces):
+    table = sbufsim.sweep(traces("dma_vs_compute.trc"), {"tdm.dma_slots": "0:8"}, jobs=2)
+    assert table.best("jain_fairness")["tdm.dma_slots"] == 5       # highest is best
+    assert table.best("total_cycles")["tdm.dma_slots"] == 0        # lowest, first of equals
+    assert table.ranked("total_cycles")[-1]["tdm.dma_slots"] == 8
+    with pytest.raises(sbufsim.ConfigError, match="not a rankable metric"):
+        table.best("worst_p99_client")
+    assert sbufsim.sweep_metrics()["dma_gbps"][0] == "higher"
+
+
+def test_shards_add_up_to_the_whole_and_out_is_the_command_lines_csv(traces, cli, tmp_path):
+    path = traces("act_vs_matmul_collide.trc")
+    vary = {"arbiter.stage2.pe_rd.prio": [0, 1, 4], "arbiter.stage2.act_wr.prio": [0, 4]}
+    whole = sbufsim.sweep(path, vary, jobs=2, out=tmp_path / "py.csv")
+    parts = [sbufsim.sweep(path, vary, jobs=1, shard=(i, 3)) for i in range(3)]
+    assert sum((p.rows for p in parts), []) == whole.rows
+    done = cli("sweep", path, "--vary", "arbiter.stage2.pe_rd.prio=0,1,4", "--vary", "arbiter.stage2.act_wr.prio=0,4",
+               "--out", tmp_path / "cli.csv", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
+def test_zip_pairs_the_lists(traces):
+    table = sbufsim.sweep(traces("dma_vs_compute.trc"),
+                          {"throttler.act_rd.window_len": [8, 16], "throttler.act_rd.transfer_cnt": [4, 8]},
+                          sbufsim.Config("cayman", {"throttler.act_rd.enable": True}), zip=True, jobs=2)
+    assert [(r["throttler.act_rd.window_len"], r["throttler.act_rd.transfer_cnt"]) for r in table] == [(8, 4), (16, 8)]
+    assert all(r["throttle_stalls"] > 0 for r in table)
+
+
+def test_a_rejected_point_is_a_row_not_an_exception(traces):
+    table = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 9]}, jobs=2)
+    assert not table.ok
+    assert [r["status"] for r in table] == ["ok", "invalid"]
+    assert "exceeds tdm.max_slots" in table.failed[0]["message"]
+    assert table.failed[0]["total_cycles"] is None
+
+
+def test_errors_of_the_sweep_itself_raise(traces, tmp_path):
+    with pytest.raises(sbufsim.ConfigError, match="did you mean 'tdm.dma_slots'"):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slot": [1]})
+    with pytest.raises(sbufsim.TraceError):
+        sbufsim.sweep(tmp_path / "missing.trc", {"tdm.dma_slots": [1]})
+    with pytest.raises(TypeError, match="write a built trace first"):
+        sbufsim.sweep(sbufsim.Trace(["0 dma_0 rd 0x0 1 64"]), {"tdm.dma_slots": [1]})

@@ -1,0 +1,88 @@
+"""Traces built from Python objects run exactly as the same text read from a file."""
+
+import pytest
+
+import sbufsim
+
+
+def kloop():
+    # A DMA load, the weights, a two-step K-loop into one PSUM bank, ACT evacuating it.
+    return sbufsim.Trace(
+        [
+            sbufsim.Instruction("dma", "qSyncIO0", src="hbm", dst=sbufsim.operand("bf16", 0x0), partitions=128,
+                                bytes=1024, signal=1),
+            sbufsim.Instruction("ldweights", "qPE0", src=sbufsim.operand("bf16", 0x10000, [1], [128]), rows=128,
+                                cols=128, wait=1),
+            sbufsim.Instruction("matmul", "qPE0", src=sbufsim.operand("bf16", 0x0, [1], [512]),
+                                dst=sbufsim.operand("fp32", 0x2000000, [1], [512]), num_active_rows=128,
+                                num_active_cols=128, acc_flags="begin"),
+            sbufsim.Instruction("matmul", "qPE0", src=sbufsim.operand("bf16", 0x400, [1], [512]),
+                                dst=sbufsim.operand("fp32", 0x2000000, [1], [512]), num_active_rows=128,
+                                num_active_cols=128, acc_flags="end", signal=2),
+            sbufsim.Instruction("act", "qAct0", src="fp32@0x2000000[1][512]", dst="bf16@0x20000[1][512]",
+                                partitions=128, fn="copy", wait=(2, 1)),
+            sbufsim.Access(0, "pe_client_0", "rd", 0x5600, 32, 512),
+        ],
+        generation="cayman",
+        name="kloop",
+    )
+
+
+def test_objects_become_trace_text():
+    text = kloop().text().splitlines()
+    assert text[0] == "sbufsim-trace 1 gen=cayman"
+    assert text[1] == "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=128 bytes=1024 signal=1"
+    assert text[5] == "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128 fn=copy wait=2:1"
+    assert text[6] == "0 pe_client_0 rd 0x5600 32 512"
+    assert sbufsim.operand("bf16", 0x10, [1, 64], [64, 2]) == "bf16@0x10[1,64][64,2]"
+    assert sbufsim.Instruction("dma", "q", transpose=True, wait=[1, (2, 3)]).text() == "dma queue=q transpose=1 wait=1 wait=2:3"
+    assert len(kloop()) == 6
+
+
+def test_a_built_trace_runs_as_its_file_does(tmp_path, cli_json):
+    built = kloop()
+    result = sbufsim.run(built)
+    assert result.trace == "kloop"
+    written = built.write(tmp_path / "kloop.trc")
+    from_file = sbufsim.run(written)
+    assert {k: v for k, v in result.stats.items() if k != "trace"} == {
+        k: v for k, v in from_file.stats.items() if k != "trace"}
+    assert from_file.stats == cli_json(written.path)
+    assert result["pe"]["matmuls"] == 2 and result["psum"]["groups_ended"] == 1
+
+
+def test_binary_and_text_files_hold_the_same_trace(tmp_path):
+    binary = kloop().write(tmp_path / "kloop.sbt")
+    assert binary.path.endswith(".sbt") and binary.generation == "cayman"
+    assert open(binary.path, "rb").read(7) == b"SBUFTRC"
+    assert sbufsim.run(binary).total_cycles == sbufsim.run(kloop()).total_cycles
+
+
+def test_check_reports_problems_under_the_traces_name():
+    trace = sbufsim.Trace(["0 pe_client_0 rd 0x5600 32 512", "foo bar"], name="mine")
+    problems = trace.check()
+    assert problems == [
+        "mine:3: record: unknown record kind 'foo' (expected a cycle number or one of dma, ldweights, matmul, "
+        "act, pool, dve, q7) (trace format v1, docs/trace-format.md)"
+    ]
+    assert kloop().check() == []
+
+
+def test_a_trace_file_is_read_lazily_but_its_header_at_once(tmp_path, traces):
+    t = sbufsim.Trace.read(traces("dma_load.trc"))
+    assert t.generation == "cayman"
+    with pytest.raises(TypeError):
+        t.add("0 dma_0 rd 0x0 1 64")
+    not_a_trace = tmp_path / "x.trc"
+    not_a_trace.write_text("hello\n")
+    with pytest.raises(sbufsim.TraceError, match=rf"{not_a_trace}:1: header"):
+        sbufsim.Trace.read(not_a_trace)
+
+
+def test_generate_writes_the_command_lines_trace(tmp_path, cli):
+    trace = sbufsim.generate("gemm", tmp_path / "g.sbt", m=256, n=512, k=256, bufs=2)
+    done = cli("gen", "gemm", "--m", 256, "--n", 512, "--k", 256, "--bufs", 2, "-o", tmp_path / "cli.sbt")
+    assert done.returncode == 0, done.stderr
+    assert open(trace.path, "rb").read() == open(tmp_path / "cli.sbt", "rb").read()
+    with pytest.raises(sbufsim.ConfigError, match="sbufsim gen: .*at least 1"):
+        sbufsim.generate("gemm", tmp_path / "bad.sbt", m=0, n=1, k=1)
