@@ -1,6 +1,6 @@
 # Install rules and the Debian package (docs/install.md).
 #
-#   cmake --install build --prefix /opt/sbufsim        bin/sbufsim, share/sbufsim/{configs,traces},
+#   cmake --install build --prefix /opt/sbufsim        bin/sbufsim, share/sbufsim/{configs,traces,scripts},
 #                                                       share/doc/sbufsim, share/man/man1/sbufsim.1,
 #                                                       the Python package (SBUFSIM_PYTHON_INSTALL_DIR)
 #   cd build && cpack -G DEB                            sbufsim_<version>_<arch>.deb for /usr
@@ -14,6 +14,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/traces/ DESTINATION ${SBUFSIM_DATA_INSTA
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${SBUFSIM_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# The Slurm job-array script (docs/sweeps.md): finds the installed sbufsim on PATH.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm_sweep.sh DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/scripts)
 
 # ---- Debian package --------------------------------------------------------------------------
 # Its dependencies are Debian's runtime packages: dpkg-shlibdeps reads them off the binaries'

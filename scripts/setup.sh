@@ -10,8 +10,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The build, the tests (gtest, pytest), the Python module (pybind11; pandas for its DataFrames)
+# and the Debian package (dpkg-shlibdeps reads its dependencies).
 packages=(cmake g++ make pkg-config libsystemc-dev libboost-program-options-dev libspdlog-dev
-          libgtest-dev libbenchmark-dev)
+          libgtest-dev libbenchmark-dev python3-dev pybind11-dev python3-pytest python3-pandas dpkg-dev)
 
 sanitize=OFF
 deps_only=0

@@ -3,34 +3,48 @@
 # blocks of rows (--shard I/N), so the shards' CSV files concatenated in task order are exactly the
 # table one unsharded run writes (only shard 0 writes the header). docs/sweeps.md.
 #
-# Submit (4 tasks; the array must be 0..N-1):
-#   sbatch --array=0-3 scripts/slurm_sweep.sh traces/dma_vs_compute.trc \
+# Submit (4 tasks; the array must be 0..N-1; ask for the CPUs each task may use):
+#   sbatch --array=0-3 --cpus-per-task=4 scripts/slurm_sweep.sh traces/dma_vs_compute.trc \
 #       --vary tdm.dma_slots=0:8 --vary tdm.max_slots=8,16 --vary tdm.strict=true,false
 # Merge once every task has finished (a re-submitted task resumes its own part file):
 #   cat sweep-out/part-*.csv > results.csv
 #
-# Environment: SBUFSIM (the binary, default: sbufsim on PATH), SWEEP_OUT (default: sweep-out).
+# Workers: one per CPU of the allocation (SLURM_CPUS_PER_TASK, else SLURM_CPUS_ON_NODE), so the
+# same script fits any node; SWEEP_JOBS overrides.
+# Binary: $SBUFSIM, else `sbufsim` on PATH (an install), else build/sbufsim of the checkout the job
+# was submitted from.
+# Output: $SWEEP_OUT (default: sweep-out), part-NNNNN.csv per task.
 #SBATCH --job-name=sbufsim-sweep
-#SBATCH --cpus-per-task=8
 #SBATCH --time=01:00:00
 #SBATCH --output=sweep-%A_%a.log
 set -euo pipefail
 
 : "${SLURM_ARRAY_TASK_ID:?submit with sbatch --array=0-N-1}"
 : "${SLURM_ARRAY_TASK_COUNT:?submit with sbatch --array=0-N-1}"
-SBUFSIM="${SBUFSIM:-sbufsim}"
+
+if [[ -n ${SBUFSIM:-} ]]; then
+    sbufsim=$SBUFSIM
+elif command -v sbufsim >/dev/null; then
+    sbufsim=$(command -v sbufsim)
+elif [[ -x ${SLURM_SUBMIT_DIR:-.}/build/sbufsim ]]; then
+    sbufsim=${SLURM_SUBMIT_DIR:-.}/build/sbufsim
+else
+    echo "slurm_sweep.sh: no sbufsim: set SBUFSIM, install it on PATH, or submit from a checkout with build/sbufsim" >&2
+    exit 2
+fi
+jobs=${SWEEP_JOBS:-${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-1}}}
 OUT="${SWEEP_OUT:-sweep-out}"
 mkdir -p "$OUT"
 
 # Zero-padded so that `cat part-*.csv` concatenates in shard order for any N up to 10^5.
 part=$(printf '%s/part-%05d.csv' "$OUT" "$SLURM_ARRAY_TASK_ID")
+echo "shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT on $(hostname): $jobs workers, $sbufsim"
 
-# One worker per allocated CPU; the sweep's exit status 1 (some point invalid) is not a failure
-# of the task: the row says why.
+# The sweep's exit status 1 (some point invalid) is not a failure of the task: the row says why.
 set +e
-"$SBUFSIM" sweep "$@" \
+"$sbufsim" sweep "$@" \
     --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" \
-    --jobs "${SLURM_CPUS_PER_TASK:-1}" \
+    --jobs "$jobs" \
     --out "$part" --quiet
 rc=$?
 set -e

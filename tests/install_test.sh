@@ -77,6 +77,7 @@ assert [r["tdm.dma_slots"] for r in table.rows] == [1, 2, 3] and table.ok
 EOF
     grep -q '^\.TH SBUFSIM 1' "$prefix/share/man/man1/sbufsim.1" || fail "the man page"
     [[ -f $prefix/share/doc/sbufsim/README.md && -f $prefix/share/doc/sbufsim/cli.md ]] || fail "the docs"
+    [[ -x $prefix/share/sbufsim/scripts/slurm_sweep.sh ]] || fail "the Slurm script"
     echo "checked run, gen, sweep, the Python module and the lookup messages from $prefix"
     exit 0
 fi
@@ -100,17 +101,11 @@ case "$mode" in
         for want in libsystemc libboost-program-options libspdlog libstdc++6 libc6 python3; do
             [[ $depends == *"$want"* ]] || fail "the package does not depend on $want"
         done
-        # Every dependency is a Debian package installed here (alternatives: any one of them).
-        IFS=',' read -ra groups <<<"$depends"
-        for group in "${groups[@]}"; do
-            ok=0
-            IFS='|' read -ra alternatives <<<"$group"
-            for alt in "${alternatives[@]}"; do
-                name=$(sed -E 's/^ *([^ (]+).*/\1/' <<<"$alt")
-                dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q "install ok installed" && ok=1
-            done
-            ((ok)) || fail "dependency '$group' is not an installed Debian package"
-        done
+        # Every dependency is a Debian package (or one a package provides) installed here: apt
+        # would install the package and nothing else.
+        plan=$(apt-get install --simulate "$deb" 2>&1) || { echo "$plan" >&2; fail "apt-get cannot install the package"; }
+        [[ $(grep '^Inst ' <<<"$plan") == "Inst sbufsim "* && $(grep -c '^Inst ' <<<"$plan") == 1 ]] \
+            || { echo "$plan" >&2; fail "installing the package needs more than the packages installed here"; }
         contents=$(dpkg-deb -c "$deb")
         for f in ./usr/bin/sbufsim ./usr/share/sbufsim/configs/cayman.ini ./usr/share/sbufsim/traces/matmul_kloop.trc \
                  ./usr/share/man/man1/sbufsim.1 ./usr/share/doc/sbufsim/README.md "./usr/$python_dir/sbufsim/__init__.py"; do
