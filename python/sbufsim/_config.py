@@ -131,7 +131,7 @@ class Config:
 
     def __repr__(self):
         gen = self._generation or self.generation
-        return f"Config({gen!r}, {dict(self._overrides)!r})"
+        return f"Config({gen!r}, { {k: _typed(k, v) for k, v in self._overrides}!r})"
 
 
 def as_config(config):
