@@ -7,6 +7,11 @@
 #
 # The install is relocatable: the binary finds share/sbufsim from its own folder and the Python
 # module from its own file, so a copied or moved prefix keeps working.
+#
+# Installing never builds: build first (scripts/setup.sh, cmake --build). `cpack` and `make
+# install` would otherwise rebuild whatever is out of date, e.g. every binary linking the
+# revision after a commit, in the middle of a test run (the package test runs cpack).
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 install(TARGETS sbufsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/configs)
