@@ -8,7 +8,7 @@ from ._cli import command
 from ._config import as_config
 from ._frames import frame
 from ._native import core
-from ._trace import as_trace
+from ._trace import Trace, as_trace
 
 
 def sweep_metrics():
@@ -41,7 +41,7 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     errors of the sweep itself (an unknown key, an unreadable trace) raise sbufsim.ConfigError or
     sbufsim.InputError.
     """
-    if isinstance(traces, (str, os.PathLike)) or hasattr(traces, "source"):
+    if isinstance(traces, (str, os.PathLike, Trace)):
         traces = [traces]
     paths = []
     for t in traces:

@@ -112,8 +112,16 @@ class Trace:
         return len(self._lines)
 
     def text(self):
-        """The trace as text (a built trace), header first."""
+        """The trace as text, header first (a binary file converted as `sbufsim convert` does)."""
         if self._lines is None:
+            if self.path.endswith(".sbt"):
+                from ._cli import command
+
+                with tempfile.TemporaryDirectory() as tmp:
+                    text_path = os.path.join(tmp, "trace.trc")
+                    command("convert", self.path, text_path)
+                    with open(text_path, encoding="utf-8") as f:
+                        return f.read()
             with open(self.path, encoding="utf-8") as f:
                 return f.read()
         header = _MAGIC + (f" gen={self.generation}" if self.generation else "")

@@ -283,12 +283,6 @@ PYBIND11_MODULE(_core, m) {
               return find_data_file(kind == "configs" ? DataKind::configs : DataKind::traces, file);
           },
           py::arg("kind"), py::arg("file"));
-    m.def("data_places", [](const std::string& kind) {
-        std::vector<std::pair<std::string, std::string>> out;
-        for (const auto& p : data_places(kind == "configs" ? DataKind::configs : DataKind::traces))
-            out.emplace_back(p.dir, p.origin);
-        return out;
-    });
     m.def("sweep_metrics", [] {
         std::vector<std::tuple<std::string, std::string, std::string>> out;
         for (const auto& metric : sweep::metrics()) {

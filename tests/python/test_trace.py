@@ -56,6 +56,11 @@ def test_binary_and_text_files_hold_the_same_trace(tmp_path):
     assert binary.path.endswith(".sbt") and binary.generation == "cayman"
     assert open(binary.path, "rb").read(7) == b"SBUFTRC"
     assert sbufsim.run(binary).total_cycles == sbufsim.run(kloop()).total_cycles
+    lines = binary.text().splitlines()  # the canonical text of the binary file
+    assert lines[0] == "sbufsim-trace 1 gen=cayman" and len(lines) == 7
+    assert lines[1] == kloop().text().splitlines()[1]
+    again = sbufsim.Trace(lines[1:], generation="cayman")
+    assert sbufsim.run(again).total_cycles == sbufsim.run(kloop()).total_cycles
 
 
 def test_check_reports_problems_under_the_traces_name():
