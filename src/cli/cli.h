@@ -34,13 +34,13 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_main(int argc, char** argv);
+// Same, with explicit arguments and streams (used by tests).
+int run(const std::vector<std::string>& argv, Io io);
 
 // The git revision the binary was built from ("unknown" outside a git checkout) and the line
 // `sbufsim --version` prints: "sbufsim 0.1.0 (revision 1a2b3c4d5e6f)".
 const char* revision();
 std::string version_line();
-// Same, with explicit arguments and streams (used by tests).
-int run(const std::vector<std::string>& argv, Io io);
 
 // The options every command that needs a configuration shares: --gen, --config, --set,
 // --config-dir, and one --<key>=<value> flag per declared key (hidden from the short help).
