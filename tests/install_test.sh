@@ -75,7 +75,11 @@ assert result.total_cycles == int(expected[0][-1]), (result.total_cycles, expect
 table = sbufsim.sweep("dma_vs_compute.trc", {"tdm.dma_slots": range(1, 4)}, jobs=2)
 assert [r["tdm.dma_slots"] for r in table.rows] == [1, 2, 3] and table.ok
 EOF
-    grep -q '^\.TH SBUFSIM 1' "$prefix/share/man/man1/sbufsim.1" || fail "the man page"
+    man=$prefix/share/man/man1/sbufsim.1
+    grep -q '^\.TH SBUFSIM 1' "$man" || fail "the man page"
+    for command in $("$bin" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
+        grep -q "^\.SS sbufsim $command\$" "$man" || fail "the man page has no section for $command"
+    done
     [[ -f $prefix/share/doc/sbufsim/README.md && -f $prefix/share/doc/sbufsim/cli.md ]] || fail "the docs"
     [[ -x $prefix/share/sbufsim/scripts/slurm_sweep.sh ]] || fail "the Slurm script"
     echo "checked run, gen, sweep, the Python module and the lookup messages from $prefix"
