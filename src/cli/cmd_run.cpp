@@ -51,7 +51,7 @@ void write_to(const std::string& path, Io io, const std::vector<RunReport>& runs
 
 // What the visualisation options ask for (docs/visualisation.md).
 struct VizOptions {
-    std::string timeline, window, heatmap, vcd;
+    std::string timeline, window, heatmap, vcd, timeline_detail = "stalls";
     Cycle window_stats = 0;
     Cycle from = 0, to = kNever;
     bool wanted() const { return !timeline.empty() || !heatmap.empty() || window_stats; }
@@ -94,7 +94,11 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
     if (v.window_stats) rep.windows = make_windows(probe, r.kernel, r.total_cycles, v.window_stats);
     if (!v.timeline.empty()) {
         std::ofstream f = open_out(per_trace(v.timeline, r.trace, traces));
-        write_timeline(f, r, probe, TimelineOptions{v.from, v.to});
+        TimelineOptions o;
+        o.from = v.from;
+        o.to = v.to;
+        o.detail = parse_timeline_detail(v.timeline_detail);
+        write_timeline(f, r, probe, o);
     }
     if (!v.heatmap.empty()) {
         const WindowSeries w = v.window_stats ? rep.windows
@@ -130,6 +134,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         ("timeline", po::value(&viz.timeline)->value_name("FILE"),
          "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")
         ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B)")
+        ("timeline-detail", po::value(&viz.timeline_detail)->default_value(viz.timeline_detail)->value_name("D"),
+         "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
+         "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")
         ("heatmap", po::value(&viz.heatmap)->value_name("FILE"),
          "write an SVG bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix")
         ("window-stats", po::value(&viz.window_stats)->value_name("N"),
@@ -173,6 +180,18 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         }
         try {
             parse_window(viz.window, viz.from, viz.to);
+        } catch (const std::invalid_argument& e) {
+            io.err << "sbufsim run: " << e.what() << "\n";
+            return kExitUsage;
+        }
+    }
+    if (!vm["timeline-detail"].defaulted()) {
+        if (viz.timeline.empty()) {
+            io.err << "sbufsim run: --timeline-detail applies to --timeline\n";
+            return kExitUsage;
+        }
+        try {
+            parse_timeline_detail(viz.timeline_detail);
         } catch (const std::invalid_argument& e) {
             io.err << "sbufsim run: " << e.what() << "\n";
             return kExitUsage;
