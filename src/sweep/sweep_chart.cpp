@@ -532,15 +532,16 @@ std::vector<double> axis_ticks(double lo, double hi, int target) {
 
 namespace {
 
-// The value range of a line chart's y axis, widened when every point has one value.
-std::pair<double, double> y_range(const ChartModel& m) {
+// The y ticks of a line chart, computed once: the axis runs from the first to the last, so every
+// tick lies on the frame (a second axis_ticks() over the widened range could pick another step
+// and put ticks outside it). Widened when every point has one value.
+std::vector<double> y_ticks(const ChartModel& m) {
     double lo = m.min, hi = m.max;
     if (hi == lo) {
         const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
         lo -= pad, hi += pad;
     }
-    const auto t = axis_ticks(lo, hi, 5);
-    return {t.front(), t.back()};
+    return axis_ticks(lo, hi, 5);
 }
 
 // ---- line chart ----------------------------------------------------------------------------------
@@ -554,6 +555,7 @@ struct Frame {
 struct LineScale {
     const ChartModel* m;
     Frame f;
+    std::vector<double> ticks;   // y ticks; the axis runs from the first to the last
     double lo = 0, hi = 1;
     static constexpr double kPad = 18;  // keeps end markers off the frame
 
@@ -567,7 +569,7 @@ struct LineScale {
 };
 
 void y_axis(svg::Writer& s, const LineScale& sc) {
-    for (double v : axis_ticks(sc.lo, sc.hi, 5)) {
+    for (double v : sc.ticks) {
         const double y = sc.y(v);
         s.line(sc.f.left, y, sc.f.right(), y, "#e6e6e6", 1);
         s.line(sc.f.left - 4, y, sc.f.left, y, "#000", 1);
@@ -687,8 +689,9 @@ double legend(svg::Writer& s, const ChartModel& m, double x, double y) {
 }
 
 std::string render_line(const ChartModel& m, const ChartInfo& info) {
-    LineScale sc{&m, Frame{}};
-    std::tie(sc.lo, sc.hi) = y_range(m);
+    LineScale sc{&m, Frame{}, y_ticks(m)};
+    sc.lo = sc.ticks.front();
+    sc.hi = sc.ticks.back();
     std::size_t legend_chars = m.y.key.size();
     for (std::size_t i = 0; i < m.y.values.size() && !m.y.key.empty(); ++i)
         legend_chars = std::max(legend_chars, axis_label(m.y, i).size() + 5);
