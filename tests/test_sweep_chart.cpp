@@ -426,6 +426,21 @@ TEST(SweepChartSvg, Y_ticks_of_a_line_chart_stay_on_the_frame) {
     }
 }
 
+TEST(SweepChartSvg, Lines_drawn_over_each_other_are_noted) {
+    const SweepTable t = table(kHeader2 +
+                               "a.trc,1,8,100,dma_0,0.5,ok,\n"
+                               "a.trc,2,8,90,dma_0,0.5,ok,\n"
+                               "a.trc,1,16,120,dma_0,0.5,ok,\n"
+                               "a.trc,2,16,95,dma_0,0.5,ok,\n"
+                               "a.trc,1,32,120,dma_0,0.5,ok,\n"
+                               "a.trc,2,32,95,dma_0,0.5,ok,\n");
+    ChartRequest r = request("total_cycles");
+    r.kind = ChartKind::line;
+    const std::string svg = render_chart(build_chart(t, r), ChartInfo{});
+    EXPECT_TRUE(contains(svg, "tdm.max_slots 16, 32: the same value at every point")) << svg;
+    EXPECT_FALSE(contains(svg, "tdm.max_slots 8, ")) << svg;
+}
+
 TEST(SweepChartSvg, Short_numbers) {
     EXPECT_EQ(short_number(50422), "50422");
     EXPECT_EQ(short_number(0.9624294599), "0.9624");

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/picture.h"
 #include "clocked_replay.h"
 #include "sbufsim/output/heatmap.h"
 #include "sbufsim/output/progress.h"
@@ -105,8 +106,7 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
                                               : make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
         const HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation, key_settings(req),
                                r.pe_clock_ghz, r.total_cycles};
-        std::ofstream f = open_out(per_trace(v.heatmap, r.trace, traces));
-        f << render_heatmap(w, block_matrix(r.kernel), info);
+        write_picture(render_heatmap(w, block_matrix(r.kernel), info), per_trace(v.heatmap, r.trace, traces), std::cout);
     }
 }
 
@@ -138,7 +138,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
          "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
          "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")
         ("heatmap", po::value(&viz.heatmap)->value_name("FILE"),
-         "write an SVG bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix")
+         "write a bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix: FILE.svg, "
+         "or FILE.png through rsvg-convert (librsvg2-bin)")
         ("window-stats", po::value(&viz.window_stats)->value_name("N"),
          "add per-N-cycle rows (bank busy/conflicts/stalls, client bytes) to --json/--csv");
     add_log_level_option(desc, log_level);
@@ -242,6 +243,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                 io.out << "\n";
             }
             runs.push_back(std::move(rep));
+        } catch (const MissingTool& e) {
+            io.err << "sbufsim run: " << e.what() << "\n";
+            return kExitUsage;
         } catch (const TraceFormatError& e) {
             io.err << "sbufsim run: " << e.error().to_string() << "\n";
             return kExitInput;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sbufsim/output/svg.h"
+#include "sbufsim/sweep/sweep_chart.h"
 
 namespace sbufsim {
 
@@ -51,13 +52,15 @@ void row_labels(svg::Writer& s, const WindowSeries& w, double y0) {
     }
 }
 
-// Five ticks along the time axis, in cycles.
+// Round ticks along the time axis (about five), in cycles.
 void time_axis(svg::Writer& s, double y, Cycle total) {
     s.line(kLeft, y, kLeft + kPlotW, y, "#000", 1);
-    for (int i = 0; i <= 4; ++i) {
-        const double x = kLeft + kPlotW * i / 4.0;
+    const double end = static_cast<double>(std::max<Cycle>(total, 1));
+    for (double v : chart::axis_ticks(0, end, 5)) {
+        if (v > end) break;
+        const double x = kLeft + kPlotW * v / end;
         s.line(x, y, x, y + 4, "#000", 1);
-        s.text(x, y + 14, svg::num(static_cast<double>(total) * i / 4.0, 6), 9, "middle");
+        s.text(x, y + 14, svg::compact(v), 9, "middle");
     }
     s.text(kLeft + kPlotW / 2, y + 27, "kernel cycle (PE clock)", 10, "middle");
 }

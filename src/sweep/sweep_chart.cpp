@@ -475,6 +475,22 @@ bool outline_best(const ChartModel& m) {
            static_cast<std::ptrdiff_t>(kMaxOutlined);
 }
 
+// Series of a line chart with the same value at every x: drawn over each other, only the last
+// shows, so the notes say so. Groups of the y axis labels, in axis order.
+std::vector<std::vector<std::string>> coinciding_lines(const ChartModel& m) {
+    std::map<std::vector<std::pair<std::size_t, double>>, std::vector<std::string>> by_values;
+    std::vector<std::vector<std::pair<std::size_t, double>>> series(m.y.values.size());
+    for (const auto& p : m.points) series[p.y].emplace_back(p.x, p.value);
+    std::vector<std::vector<std::string>> groups;
+    for (std::size_t y = 0; y < series.size(); ++y) {
+        std::sort(series[y].begin(), series[y].end());
+        if (!series[y].empty()) by_values[series[y]].push_back(axis_label(m.y, y));
+    }
+    for (auto& [values, labels] : by_values)
+        if (labels.size() > 1) groups.push_back(labels);
+    return groups;
+}
+
 // The notes under the chart: the best value and the skipped points. Returns the lines.
 std::vector<std::string> notes_of(const ChartModel& m) {
     std::vector<std::string> notes;
@@ -488,6 +504,9 @@ std::vector<std::string> notes_of(const ChartModel& m) {
                              : " at " + std::to_string(where.size()) + " of " + std::to_string(m.points.size()) + " points";
         notes.push_back(n);
     }
+    if (m.kind == ChartKind::line)
+        for (const auto& same : coinciding_lines(m))
+            notes.push_back(m.y.key + " " + join(same, ", ") + ": the same value at every point (one line hides the other)");
     constexpr std::size_t kMaxSkipped = 6;
     if (!m.skipped.empty()) notes.push_back("skipped " + std::to_string(m.skipped.size()) + " point(s) that did not finish ok:");
     for (std::size_t i = 0; i < m.skipped.size() && i < kMaxSkipped; ++i) {
