@@ -159,6 +159,9 @@ TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale)
     m.cycles.assign(n * n, 0);
     m.cycles[0 * n + 1] = 55400;                                       // dma_0 blocked by dma_1
     for (std::size_t v = 2; v < n; ++v) m.cycles[v * n + (v + 1) % n] = 50 + v;  // small pairs
+    // dma_19 takes part in many pairs, but its largest is smaller than dma_0 <- dma_1: the
+    // largest pair is shown all the same.
+    for (std::size_t v = 2; v < n - 1; ++v) m.cycles[v * n + n - 1] = 1000;
     const std::string svg = render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 100});
     const pt::ptree doc = parse_svg(svg);
     const std::size_t shown = count_class(doc, "blocked", nullptr);
@@ -168,6 +171,7 @@ TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale)
     EXPECT_EQ(svg.find("e+0"), std::string::npos);
     EXPECT_NE(svg.find("client(s) not shown"), std::string::npos);
     EXPECT_NE(svg.find("dma_0 blocked by dma_1: 55400 cycles"), std::string::npos);  // exact in the tooltip
+    EXPECT_NE(svg.find("dma_4 blocked by dma_19: 1000 cycles"), std::string::npos);
     // Log colour: a pair 1000x smaller than the largest is still visibly tinted (linear: white).
     EXPECT_GT(svg::log_scale(55, 55400), 0.09);
     EXPECT_LT(svg::log_scale(55, 55400), 0.2);

@@ -124,8 +124,10 @@ void panel(svg::Writer& s, const WindowSeries& w, const Panel& p, double (*value
     legend(s, p, h, unit);
 }
 
-// The clients the matrix shows: the `limit` most involved (stall cycles suffered plus caused), in
-// the run's client order; the rest are summed up in a note under the matrix.
+// The clients the matrix shows, at most `limit`, in the run's client order: both clients of each
+// pair in order of its stall cycles, largest first, so the largest cells are always on the
+// picture (ranking clients by their totals alone can drop the largest single pair); the rest
+// are summed up in a note under the matrix.
 struct MatrixView {
     std::vector<std::size_t> shown;
     std::size_t hidden = 0;
@@ -134,19 +136,26 @@ struct MatrixView {
 
 MatrixView top_clients(const BlockMatrix& m, std::size_t limit) {
     const std::size_t n = m.clients.size();
-    std::vector<std::uint64_t> involved(n, 0);
-    for (std::size_t v = 0; v < n; ++v)
-        for (std::size_t b = 0; b < n; ++b) involved[v] += m.cycles[v * n + b], involved[b] += m.cycles[v * n + b];
-    std::vector<std::size_t> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return involved[a] > involved[b]; });
-    MatrixView view;
-    if (order.size() > limit) order.resize(limit);
-    std::sort(order.begin(), order.end());
-    view.shown = order;
-    view.hidden = n - order.size();
+    std::vector<std::size_t> cells;
+    for (std::size_t i = 0; i < n * n; ++i)
+        if (m.cycles[i]) cells.push_back(i);
+    std::stable_sort(cells.begin(), cells.end(), [&](std::size_t a, std::size_t b) { return m.cycles[a] > m.cycles[b]; });
     std::vector<bool> on(n, false);
-    for (auto c : order) on[c] = true;
+    std::size_t count = 0;
+    auto add = [&](std::size_t c) {
+        if (!on[c]) on[c] = true, ++count;
+    };
+    for (std::size_t i : cells) {
+        const std::size_t v = i / n, b = i % n;
+        if (count + !on[v] + !on[b] > limit) break;
+        add(v);
+        add(b);
+    }
+    for (std::size_t c = 0; c < n && count < limit; ++c) add(c);  // room left: clients without stalls
+    MatrixView view;
+    for (std::size_t c = 0; c < n; ++c)
+        if (on[c]) view.shown.push_back(c);
+    view.hidden = n - view.shown.size();
     for (std::size_t v = 0; v < n; ++v)
         for (std::size_t b = 0; b < n; ++b)
             if (!on[v] || !on[b]) view.hidden_cycles += m.cycles[v * n + b];
