@@ -39,12 +39,6 @@ std::optional<double> parse_number(const std::string& s) {
     return v;
 }
 
-// " (did you mean 'x'?)" for a near miss (same threshold as the configuration loader's), else "".
-std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
-    const std::string* best = nearest(name, candidates, [](const std::string& c) { return std::string_view(c); });
-    return best ? " (did you mean '" + *best + "'?)" : "";
-}
-
 std::string file_name(const std::string& path) {
     const std::string f = std::filesystem::path(path).filename().string();
     return f.empty() ? path : f;
