@@ -74,6 +74,16 @@ TEST(CliCheck, Finds_the_semaphore_cycle_run_deadlocks_on) {
     EXPECT_EQ(run("run " + path + " --quiet").rc, 3);  // what run refuses: a deadlock
 }
 
+TEST(CliCheck, Log_level_info_says_what_the_command_is_doing) {
+    const Result quiet = run("check " + data("clean_crlf.trc") + " --quiet");
+    EXPECT_FALSE(has(quiet, "[info]")) << quiet.out;
+    const Result info = run("check " + data("clean_crlf.trc") + " --quiet --log-level info");
+    EXPECT_TRUE(has(info, "[info] check: ")) << info.out;
+    EXPECT_TRUE(has(info, "against generation")) << info.out;
+    const Result debug = run("config --set tdm.dma_slots=2 --log-level debug");
+    EXPECT_TRUE(has(debug, "[debug] configuration: override tdm.dma_slots = 2")) << debug.out;
+}
+
 TEST(CliCheck, Missing_file_and_usage) {
     EXPECT_EQ(run("check /nonexistent/x.trc").rc, 3);
     EXPECT_EQ(run("check").rc, 2);

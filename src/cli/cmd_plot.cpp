@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "cli/picture.h"
 #include "sbufsim/output/heatmap.h"
@@ -250,6 +252,7 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
                << ", and " << input << " is " << (table ? "a sweep table" : "not a sweep table") << "\n";
         return kExitUsage;
     }
+    spdlog::info("plot: {} ({}) -> {}", input, table ? "sweep table" : "run statistics", output);
     return table ? plot_sweep(input, output, sw, io) : plot_stats(input, output, run_index, bins, io);
 }
 

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <memory>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "cli/picture.h"
 #include "clocked_replay.h"
@@ -99,6 +101,8 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
         o.from = v.from;
         o.to = v.to;
         o.detail = parse_timeline_detail(v.timeline_detail);
+        spdlog::info("run: timeline {} at detail {} ({} stall runs recorded)", per_trace(v.timeline, r.trace, traces),
+                     v.timeline_detail, probe.spans().size());
         write_timeline(f, r, probe, o);
     }
     if (!v.heatmap.empty()) {
@@ -211,6 +215,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             LoadRequest req = make_load_request(copts, parsed);
             adopt_trace_generation(req, reader.header().generation);
             const LoadedConfig cfg = load_config(req);
+            spdlog::info("run: {} on generation {}, {} scheduler", path, cfg.params.generation, scheduler);
             ReplayOptions ropt;
             ropt.lenient = lenient;
             ropt.record_timeline = !viz.timeline.empty();
@@ -235,6 +240,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             else
                 rep.result = replay(cfg.params, reader, ropt);
             progress.finish();
+            spdlog::info("run: {}: {} records, {} instructions, {} cycles", path, rep.result.records,
+                         rep.result.instructions, rep.result.total_cycles);
             if (probe) write_viz(viz, rep, *probe, req, traces.size());
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
             rep.info.trace_digest = file_digest(path);
