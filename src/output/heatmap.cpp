@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "sbufsim/output/svg.h"
-#include "sbufsim/sweep/sweep_chart.h"
 
 namespace sbufsim {
 
@@ -56,7 +55,7 @@ void row_labels(svg::Writer& s, const WindowSeries& w, double y0) {
 void time_axis(svg::Writer& s, double y, Cycle total) {
     s.line(kLeft, y, kLeft + kPlotW, y, "#000", 1);
     const double end = static_cast<double>(std::max<Cycle>(total, 1));
-    for (double v : chart::axis_ticks(0, end, 5)) {
+    for (double v : svg::round_ticks(0, end, 5)) {
         if (v > end) break;
         const double x = kLeft + kPlotW * v / end;
         s.line(x, y, x, y + 4, "#000", 1);

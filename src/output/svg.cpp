@@ -52,6 +52,22 @@ std::string num(double v, int digits) {
     return buf;
 }
 
+std::vector<double> round_ticks(double lo, double hi, int target) {
+    if (!(hi > lo)) hi = lo + 1;
+    const double raw = (hi - lo) / std::max(1, target), mag = std::pow(10, std::floor(std::log10(raw)));
+    double step = 10 * mag;
+    for (double f : {1.0, 2.0, 5.0})
+        if (raw <= f * mag) {
+            step = f * mag;
+            break;
+        }
+    // Multiples of the step (not a running sum) so labels carry no accumulated rounding.
+    const double first = std::floor(lo / step), last = std::ceil(hi / step);
+    std::vector<double> t;
+    for (double k = first; k <= last; ++k) t.push_back(k == 0 ? 0 : k * step);
+    return t;
+}
+
 std::string compact(double v) {
     if (!std::isfinite(v)) return "?";
     const double a = std::fabs(v);

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sbufsim::svg {
 
@@ -50,6 +51,10 @@ private:
 
 // A number with at most `digits` significant digits, no trailing zeros ("0.25", "1200", "3.5e+06").
 std::string num(double v, int digits = 4);
+
+// Tick values of a numeric axis: multiples of a 1/2/5 x 10^k step, about `target` intervals,
+// the first <= lo and the last >= hi (so every value lies inside the axis).
+std::vector<double> round_ticks(double lo, double hi, int target);
 
 // A count as a label: three significant digits with k/M/G ("208", "55.4k", "1.2M", "0.25").
 std::string compact(double v);
