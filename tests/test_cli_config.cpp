@@ -84,6 +84,15 @@ TEST(Cli, Unknown_command_and_no_command_are_usage_errors) {
     Result r = run_cli({"frobnicate"});
     EXPECT_EQ(r.rc, kExitUsage);
     EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos);
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;  // nothing close
+    r = run_cli({"runn"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("unknown command 'runn' (did you mean 'run'?)"), std::string::npos) << r.err;
+    r = run_cli({"config", "--tdm.dma_slotz=2"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("(did you mean '--tdm.dma_slots'?)"), std::string::npos) << r.err;
+    r = run_cli({"decode", "--gem", "sunda", "0x0"});
+    EXPECT_NE(r.err.find("(did you mean '--gen'?)"), std::string::npos) << r.err;
     r = run_cli({});
     EXPECT_EQ(r.rc, kExitUsage);
     r = run_cli({"--help"});

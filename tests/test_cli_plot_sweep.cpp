@@ -6,6 +6,8 @@
 
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -102,6 +104,34 @@ TEST(CliPlotSweep, One_key_gives_a_line_with_a_marker_per_point) {
     EXPECT_EQ(rects(svg, "cell").size(), 0u);
     EXPECT_NE(o.out.find("jain_fairness over tdm.dma_slots"), std::string::npos);
     EXPECT_NE(o.out.find("higher is better"), std::string::npos);
+}
+
+// rsvg-convert on PATH, as the PNG export looks for it.
+bool have_rsvg_convert() {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "";
+    for (std::size_t start = 0; start <= dirs.size();) {
+        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+        if (std::filesystem::exists(std::filesystem::path(dirs.substr(start, end - start)) / "rsvg-convert")) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+TEST(CliPlotSweep, Png_export_through_rsvg_convert_or_a_clear_refusal) {
+    const std::string csv = tmp("png.csv"), png = tmp("png.png");
+    run_sweep({"tdm.dma_slots=0,4,8"}, csv);
+    // Without the renderer: a usage error that says what to install, and no file.
+    setenv("SBUFSIM_RSVG_CONVERT", "/nonexistent/rsvg-convert", 1);
+    const CliOut missing = sbufsim({"plot", csv, "-o", png});
+    unsetenv("SBUFSIM_RSVG_CONVERT");
+    EXPECT_EQ(missing.rc, kExitUsage);
+    EXPECT_NE(missing.err.find("apt-get install librsvg2-bin"), std::string::npos) << missing.err;
+    EXPECT_FALSE(std::filesystem::exists(png));
+    if (!have_rsvg_convert()) GTEST_SKIP() << "rsvg-convert is not installed (optional): PNG rendering not checked";
+    const CliOut o = sbufsim({"plot", csv, "-o", png});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_EQ(slurp(png).substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
 }
 
 TEST(CliPlotSweep, Request_errors_are_usage_errors_with_the_choices) {

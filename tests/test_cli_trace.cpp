@@ -63,6 +63,27 @@ TEST(CliCheck, Reports_every_problem_and_honours_max_errors) {
     EXPECT_FALSE(has(one, "many_errors.trc:4:")) << one.out;
 }
 
+TEST(CliCheck, Finds_the_semaphore_cycle_run_deadlocks_on) {
+    const std::string path = sbufsim::test::write_temp("check_cycle.trc",
+        "sbufsim-trace 1 gen=cayman\n"
+        "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x1000[1][64] partitions=32 wait=1 signal=2\n"
+        "dve queue=qDve0 src=bf16@0x2000[1][64] dst=bf16@0x3000[1][64] partitions=32 wait=2 signal=1\n");
+    const Result c = run("check " + path + " --quiet");
+    EXPECT_EQ(c.rc, 1);
+    EXPECT_TRUE(has(c, "check_cycle.trc:2: wait: semaphore cycle between 2 queues")) << c.out;
+    EXPECT_EQ(run("run " + path + " --quiet").rc, 3);  // what run refuses: a deadlock
+}
+
+TEST(CliCheck, Log_level_info_says_what_the_command_is_doing) {
+    const Result quiet = run("check " + data("clean_crlf.trc") + " --quiet");
+    EXPECT_FALSE(has(quiet, "[info]")) << quiet.out;
+    const Result info = run("check " + data("clean_crlf.trc") + " --quiet --log-level info");
+    EXPECT_TRUE(has(info, "[info] check: ")) << info.out;
+    EXPECT_TRUE(has(info, "against generation")) << info.out;
+    const Result debug = run("config --set tdm.dma_slots=2 --log-level debug");
+    EXPECT_TRUE(has(debug, "[debug] configuration: override tdm.dma_slots = 2")) << debug.out;
+}
+
 TEST(CliCheck, Missing_file_and_usage) {
     EXPECT_EQ(run("check /nonexistent/x.trc").rc, 3);
     EXPECT_EQ(run("check").rc, 2);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_harness.h"
+#include "trace_event_rules.h"
 
 namespace sbufsim::cli {
 namespace {
@@ -97,6 +98,30 @@ TEST(CliViz, Timeline_and_heatmap_files_parse_and_plot_reads_run_json) {
     EXPECT_EQ(count_class(svg, "util"), 48u * bins);
     EXPECT_EQ(count_class(svg, "stall"), 48u * bins);
     EXPECT_EQ(count_class(svg, "blocked"), 25u);  // 5 clients took part
+}
+
+TEST(CliViz, Timeline_detail_levels_from_the_command_line_are_valid_trace_events) {
+    std::map<std::string, std::size_t> stalls;
+    for (const char* d : {"instructions", "stalls", "all"}) {
+        const std::string tl = temp(std::string("d_") + d + ".json");
+        const Out o = sbufsim({"run", shipped("act_vs_matmul_collide.trc"), "--timeline", tl, "--timeline-detail", d, "--quiet"});
+        ASSERT_EQ(o.rc, kExitOk) << o.err;
+        pt::ptree t;
+        pt::read_json(tl, t);
+        const auto bad = test::trace_event_violations(t);
+        EXPECT_TRUE(bad.empty()) << d << ": " << (bad.empty() ? "" : bad.front());
+        EXPECT_EQ(t.get<std::string>("otherData.detail"), d);
+        for (const auto& [k, e] : t.get_child("traceEvents")) stalls[d] += e.get<std::string>("cat", "") == "stall";
+    }
+    EXPECT_EQ(stalls["instructions"], 0u);
+    EXPECT_GT(stalls["stalls"], 0u);
+    EXPECT_GT(stalls["all"], stalls["stalls"]);
+    const Out no_timeline = sbufsim({"run", shipped("dma_load.trc"), "--timeline-detail", "all"});
+    EXPECT_EQ(no_timeline.rc, kExitUsage);
+    EXPECT_NE(no_timeline.err.find("applies to --timeline"), std::string::npos) << no_timeline.err;
+    const Out bad = sbufsim({"run", shipped("dma_load.trc"), "--timeline", temp("x.json"), "--timeline-detail", "most"});
+    EXPECT_EQ(bad.rc, kExitUsage);
+    EXPECT_NE(bad.err.find("instructions, stalls or all"), std::string::npos) << bad.err;
 }
 
 TEST(CliViz, Usage_errors) {

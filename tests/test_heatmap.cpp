@@ -149,6 +149,40 @@ TEST(Heatmap, No_psum_rows_without_a_psum_region) {
     EXPECT_EQ(count_class(doc, "stall", nullptr), 16u * 5);
 }
 
+// A real workload's matrix: 20 clients, one pair 1000x the rest. Only the most involved clients
+// get a row and column, counts read in k/M, and the colour is logarithmic so the small pairs
+// are not white next to the large one.
+TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale) {
+    BlockMatrix m;
+    const std::size_t n = 20;
+    for (std::size_t c = 0; c < n; ++c) m.clients.push_back("dma_" + std::to_string(c));
+    m.cycles.assign(n * n, 0);
+    m.cycles[0 * n + 1] = 55400;                                       // dma_0 blocked by dma_1
+    for (std::size_t v = 2; v < n; ++v) m.cycles[v * n + (v + 1) % n] = 50 + v;  // small pairs
+    // dma_19 takes part in many pairs, but its largest is smaller than dma_0 <- dma_1: the
+    // largest pair is shown all the same.
+    for (std::size_t v = 2; v < n - 1; ++v) m.cycles[v * n + n - 1] = 1000;
+    const std::string svg = render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 100});
+    const pt::ptree doc = parse_svg(svg);
+    const std::size_t shown = count_class(doc, "blocked", nullptr);
+    EXPECT_LT(shown, n * n);
+    EXPECT_GE(shown, 10u * 10u);
+    EXPECT_NE(svg.find(">55.4k<"), std::string::npos);                    // not 5.54e+04
+    EXPECT_EQ(svg.find("e+0"), std::string::npos);
+    EXPECT_NE(svg.find("client(s) not shown"), std::string::npos);
+    EXPECT_NE(svg.find("dma_0 blocked by dma_1: 55400 cycles"), std::string::npos);  // exact in the tooltip
+    EXPECT_NE(svg.find("dma_4 blocked by dma_19: 1000 cycles"), std::string::npos);
+    // Log colour: a pair 1000x smaller than the largest is still visibly tinted (linear: white).
+    EXPECT_GT(svg::log_scale(55, 55400), 0.09);
+    EXPECT_LT(svg::log_scale(55, 55400), 0.2);
+    EXPECT_DOUBLE_EQ(svg::log_scale(55400, 55400), 1.0);
+    EXPECT_EQ(svg::log_scale(0, 55400), 0.0);
+    EXPECT_EQ(svg::compact(208), "208");
+    EXPECT_EQ(svg::compact(55400), "55.4k");
+    EXPECT_EQ(svg::compact(1234567), "1.23M");
+    EXPECT_EQ(svg::compact(999999), "1M");
+}
+
 TEST(Svg, Escapes_markup) {
     EXPECT_EQ(svg::escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
     EXPECT_EQ(svg::ramp_blue(0), "#ffffff");

@@ -404,6 +404,43 @@ TEST(SweepChartSvg, Axis_ticks_cover_the_range_with_round_steps) {
     EXPECT_EQ(axis_ticks(50422, 80970, 5).front(), 50000);
 }
 
+// 0.3..1.3 ticks at 0.2 steps from 0.2 to 1.4; recomputing the ticks over that widened range
+// used to pick 0.5 steps (0 and 1.5) and draw them outside the frame.
+TEST(SweepChartSvg, Y_ticks_of_a_line_chart_stay_on_the_frame) {
+    for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{{"0.3", "1.3"}, {"50422", "80970"}, {"3", "3"}}) {
+        const SweepTable t = table(kHeader1 + "a.trc,1," + a + ",dma_0,0.5,ok,\n" + "a.trc,2," + b + ",dma_0,0.5,ok,\n");
+        const std::string svg = render_chart(build_chart(t, request("total_cycles")), ChartInfo{});
+        double top = -1, bottom = -1;
+        for (const auto& r : elements(svg, "rect"))
+            if (r.get<std::string>("fill", "") == "none" && r.get<std::string>("class", "").empty() && top < 0)
+                top = attr(r, "y"), bottom = attr(r, "y") + attr(r, "height");
+        ASSERT_GT(bottom, top);
+        std::size_t grid = 0;
+        for (const auto& l : elements(svg, "line"))
+            if (l.get<std::string>("stroke", "") == "#e6e6e6") {
+                ++grid;
+                EXPECT_GE(attr(l, "y1"), top - 1e-6) << a << ".." << b;
+                EXPECT_LE(attr(l, "y1"), bottom + 1e-6) << a << ".." << b;
+            }
+        EXPECT_GE(grid, 3u);
+    }
+}
+
+TEST(SweepChartSvg, Lines_drawn_over_each_other_are_noted) {
+    const SweepTable t = table(kHeader2 +
+                               "a.trc,1,8,100,dma_0,0.5,ok,\n"
+                               "a.trc,2,8,90,dma_0,0.5,ok,\n"
+                               "a.trc,1,16,120,dma_0,0.5,ok,\n"
+                               "a.trc,2,16,95,dma_0,0.5,ok,\n"
+                               "a.trc,1,32,120,dma_0,0.5,ok,\n"
+                               "a.trc,2,32,95,dma_0,0.5,ok,\n");
+    ChartRequest r = request("total_cycles");
+    r.kind = ChartKind::line;
+    const std::string svg = render_chart(build_chart(t, r), ChartInfo{});
+    EXPECT_TRUE(contains(svg, "tdm.max_slots 16, 32: the same value at every point")) << svg;
+    EXPECT_FALSE(contains(svg, "tdm.max_slots 8, ")) << svg;
+}
+
 TEST(SweepChartSvg, Short_numbers) {
     EXPECT_EQ(short_number(50422), "50422");
     EXPECT_EQ(short_number(0.9624294599), "0.9624");

@@ -73,13 +73,13 @@ TEST(TraceCheck, Q7_core_reaches_only_its_own_16_partitions) {
 TEST(TraceCheck, Matmul_dst_in_sbuf_is_rejected) {
     expect_one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x1000[1][512] num_active_rows=128 "
                "num_active_cols=128\n",
-               "dst", "AllowedInSBUF::False");
+               "dst", "may only be in PSUM");
 }
 
 TEST(TraceCheck, Matmul_moving_in_psum_is_rejected) {
     expect_one("matmul queue=qPE0 src=bf16@0x2000000[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
                "num_active_cols=128\n",
-               "src", "AllowedInPSUM::False");
+               "src", "may only be in SBUF");
 }
 
 TEST(TraceCheck, Matmul_dst_must_be_fp32) {
@@ -143,7 +143,7 @@ TEST(TraceCheck, Engine_with_two_psum_operands) {
 }
 
 TEST(TraceCheck, Ldweights_src_sbuf_only) {
-    expect_one("ldweights queue=qPE0 src=bf16@0x2000000[1][128] rows=128 cols=128\n", "src", "AllowedInPSUM::False");
+    expect_one("ldweights queue=qPE0 src=bf16@0x2000000[1][128] rows=128 cols=128\n", "src", "may only be in SBUF");
 }
 
 TEST(TraceCheck, Dma_transpose_tile_rules) {
@@ -154,7 +154,7 @@ TEST(TraceCheck, Dma_transpose_tile_rules) {
 }
 
 TEST(TraceCheck, Dma_cannot_reach_psum) {
-    expect_one("dma queue=q src=hbm dst=fp32@0x2000000 partitions=1 bytes=64\n", "dst", "AllowedInPSUM::False");
+    expect_one("dma queue=q src=hbm dst=fp32@0x2000000 partitions=1 bytes=64\n", "dst", "may only be in SBUF");
 }
 
 TEST(TraceCheck, Access_client_and_region) {
@@ -195,4 +195,21 @@ TEST(TraceCheck, Header_generation_mismatch) {
     c.check_header(r.header(), out);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].field, "gen");
+}
+
+TEST(TraceCheck, Operand_wider_than_the_29_bit_partition_offset_is_rejected) {
+    // 0x40000000 would be masked to 0x0 by the ISA and silently land in SBUF partition 0.
+    expect_one("act queue=qAct0 src=bf16@0x40000000[1][64] dst=bf16@0x1000[1][64] partitions=32\n", "src",
+               "wider than the 29-bit PartitionOffset");
+    expect_one("act queue=qAct0 src=bf16@0x40000000[1][64] dst=bf16@0x1000[1][64] partitions=32\n", "src",
+               "it would land at 0x0");
+}
+
+TEST(TraceCheck, Messages_say_how_to_fix_in_the_projects_words) {
+    const auto e = check("ldweights queue=qPE0 src=bf16@0x2000000[1][128] rows=128 cols=128\n"
+                         "0 act_rdd rd 0x0 1 4\n");
+    ASSERT_EQ(e.size(), 2u);
+    EXPECT_EQ(e[0].to_string().find("::"), std::string::npos) << e[0].to_string();  // no C++ names
+    EXPECT_NE(e[0].to_string().find("place it in SBUF"), std::string::npos) << e[0].to_string();
+    EXPECT_NE(e[1].to_string().find("did you mean 'act_rd'"), std::string::npos) << e[1].to_string();
 }

@@ -77,11 +77,11 @@ Verdict tensor_start_addr_valid(const AddressMap& m, const Addr4& addr, Dtype dt
     const bool in_sbuf = m.addr_in_sbuf(a);
     if (!in_psum && !in_sbuf) return Verdict::fail(m.explain(m.decode(a)));
     if (in_psum && allow_psum == AllowedInPSUM::False)
-        return Verdict::fail("operand at " + hex(a) + " is in PSUM but this operand is AllowedInPSUM::False "
-                             "(seed 000 §2.2)");
+        return Verdict::fail("operand at " + hex(a) + " is in PSUM, but this operand may only be in SBUF; place it in SBUF [" +
+                             hex(m.sbuf().region_offset) + ", " + hex(m.sbuf().region_offset + m.sbuf().region_size) + ") (seed 000 §2.2)");
     if (in_sbuf && allow_sbuf == AllowedInSBUF::False)
-        return Verdict::fail("operand at " + hex(a) + " is in SBUF but this operand is AllowedInSBUF::False "
-                             "(seed 000 §2.2)");
+        return Verdict::fail("operand at " + hex(a) + " is in SBUF, but this operand may only be in PSUM; place it in PSUM from " +
+                             hex(m.psum().region_offset) + " (seed 000 §2.2)");
     if (in_psum && write == WriteTensor::True && !type_size_check(dtype, 4))
         return Verdict::fail("a PSUM write must be a 4-byte dtype (the fp32 accumulator domain), not " +
                              std::string(to_string(dtype)) + " (seed 000 §2.2)");

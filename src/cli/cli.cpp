@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "sbufsim/types/near_miss.h"
 
 namespace po = boost::program_options;
 
@@ -77,7 +78,9 @@ int run(const std::vector<std::string>& argv, Io io) {
             return kExitInternal;
         }
     }
-    io.err << "sbufsim: unknown command '" << argv[0] << "'\n\n";
+    std::vector<std::string> names;
+    for (const auto& c : commands()) names.emplace_back(c.name);
+    io.err << "sbufsim: unknown command '" << argv[0] << "'" << did_you_mean(argv[0], names) << "\n\n";
     print_usage(io.err);
     return kExitUsage;
 }
@@ -131,12 +134,33 @@ LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_option
     return req;
 }
 
+namespace {
+
+// " (did you mean '--x'?)" for a mistyped long option, among the command's own options.
+std::string option_suggestion(const std::string& typed, const po::options_description& options) {
+    std::string name = typed.substr(typed.find_first_not_of('-') == std::string::npos ? 0 : typed.find_first_not_of('-'));
+    name = name.substr(0, name.find('='));
+    std::vector<std::string> longs;
+    for (const auto& o : options.options()) longs.push_back(o->long_name());
+    const std::string hint = did_you_mean(name, longs);
+    return hint.empty() ? "" : " (did you mean '--" + hint.substr(hint.find('\'') + 1);
+}
+
+}  // namespace
+
 ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_description& options,
                       const po::positional_options_description* positional, const std::string& log_level) {
     po::command_line_parser parser(args);
     parser.options(options);
     if (positional != nullptr) parser.positional(*positional);
-    ParsedArgs out{parser.run(), {}};
+    ParsedArgs out{[&] {
+                       try {
+                           return parser.run();
+                       } catch (const po::unknown_option& e) {
+                           throw po::error(std::string(e.what()) + option_suggestion(e.get_option_name(), options));
+                       }
+                   }(),
+                   {}};
     po::store(out.parsed, out.vm);
     po::notify(out.vm);
     apply_log_level(log_level);

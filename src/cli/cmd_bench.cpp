@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "clocked_replay.h"
 #include "sbufsim/kernel/kernel.h"
@@ -114,6 +116,7 @@ int cmd_bench(const std::vector<std::string>& args, Io io) {
         throw ConfigError("--pattern: unknown pattern '" + pattern_name +
                           "' (expected saturated or sparse)");
     const LoadedConfig cfg = load_config(make_load_request(copts, parsed));
+    spdlog::info("bench: {} traffic on generation {}", pattern_name, cfg.params.generation);
 
     Kernel kernel(cfg.params, KernelOptions{});
     SyntheticTraffic traffic(cfg.params, kernel.clients(), *pattern, seed);

@@ -7,7 +7,10 @@
 
 #include "cli/commands.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/trace/sync_check.h"
 #include "sbufsim/trace/trace_check.h"
+
+#include <spdlog/spdlog.h>
 
 namespace po = boost::program_options;
 
@@ -21,8 +24,10 @@ constexpr const char* kCheckHelp =
     "record, field ranges, and the ISA rules with their reason and seed section (operand placement,\n"
     "Matmul row/col groups and the q3 xbus bug, accumulate flags, zero region per generation, DMA\n"
     "transpose tiles, start partitions, the Q7 cores' own partitions and no Q7 path to PSUM, kernel\n"
-    "clients and their regions, semaphore ids, waits that can never be satisfied, access cycles\n"
-    "that go back in time). Format: docs/trace-format.md.\n\n"
+    "clients and their regions, operand addresses wider than the 29-bit partition offset, semaphore\n"
+    "ids, waits that can never be satisfied: too few signals, a cycle of waits between queues or a\n"
+    "queue waiting for its own later signal (what `run` would deadlock on), access cycles that go\n"
+    "back in time). Format: docs/trace-format.md.\n\n"
     "Each problem is printed on stdout as  file:line: field: reason (rule, seed section)\n"
     "(line = record ordinal for binary traces). The generation is --gen if given, else the\n"
     "trace header's gen=, else cayman.\n\n"
@@ -82,7 +87,9 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
         }
         throw;
     }
+    spdlog::info("check: {} against generation {}", path, config.params.generation);
     TraceChecker checker(config.params, path);
+    SyncCheck sync(config.params, path);
     checker.check_header(reader->header(), errors);
     report(io.out, t, errors);
 
@@ -99,13 +106,16 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
         } else {
             ++records;
             checker.check(rec, errors);
+            sync.add(rec);
         }
         report(io.out, t, errors);
     }
     errors.clear();
     checker.finish(errors);
+    sync.finish(errors);   // cycles of waits and self-waits: what `run` would deadlock on
     report(io.out, t, errors);
     t.records += records;
+    spdlog::info("check: {}: {} records, {} problem(s) so far", path, records, t.problems);
 }
 
 }  // namespace

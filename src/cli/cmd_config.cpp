@@ -2,6 +2,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 
 namespace po = boost::program_options;
@@ -92,6 +94,7 @@ int cmd_config(const std::vector<std::string>& args, Io io) {
         return kExitOk;
     }
     const LoadedConfig cfg = load_config(make_load_request(copts, parsed));
+    spdlog::info("config: the effective configuration of generation {}", cfg.params.generation);
     io.out << render_ini(cfg, !plain);
     return kExitOk;
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "sbufsim/trace/trace.h"
 
@@ -68,6 +70,7 @@ int cmd_convert(const std::vector<std::string>& args, Io io) {
         return kExitUsage;
     }
     const bool to_stdout = out_path == "-";
+    spdlog::info("convert: {} ({}) -> {} ({})", in_path, to_string(format_for_path(in_path)), out_path, to_string(format));
     if (to_stdout && format == TraceFormat::binary) {
         io.err << "sbufsim convert: refusing to write binary to stdout\n";
         return kExitUsage;

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "sbufsim/address/address.h"
 
@@ -180,6 +182,7 @@ int cmd_decode(const std::vector<std::string>& args, Io io) {
 
     const LoadedConfig config = load_config(make_load_request(cfg, parsed));
     const AddressMap map(config.params);
+    spdlog::info("decode: {} address(es) on generation {}", addrs.size(), config.params.generation);
 
     // Parse everything first so that a typo is a usage error before any output.
     std::vector<Decoded> decoded;

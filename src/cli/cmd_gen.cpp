@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/workload/workload.h"
@@ -266,6 +268,8 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     apply_log_level(log_level);
     const LoadedConfig config = load_config(make_load_request(cfg, parsed));
     const Params& params = config.params;
+    spdlog::info("gen: {} for generation {} to {}", sub.empty() ? "topology " + topology : sub, params.generation,
+                 output.empty() ? "stdout" : output);
 
     try {
         const auto t0 = std::chrono::steady_clock::now();

@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
+#include "cli/picture.h"
 #include "sbufsim/output/heatmap.h"
 #include "sbufsim/sweep/sweep_chart.h"
 #include "sbufsim/trace/trace.h"
@@ -93,15 +96,8 @@ HeatmapInfo info_of(const pt::ptree& run) {
     return i;
 }
 
-// Writes `svg` to `output` ('-' = stdout); throws std::runtime_error when it cannot.
-void write_svg(const std::string& svg, const std::string& output, Io io) {
-    if (output == "-") {
-        io.out << svg;
-        return;
-    }
-    std::ofstream f(output);
-    if (!f || !(f << svg)) throw std::runtime_error("cannot write " + output);
-}
+// Writes the picture to `output` ('-' = stdout; .png through rsvg-convert, cli/picture.h).
+void write_svg(const std::string& svg, const std::string& output, Io io) { write_picture(svg, output, io.out); }
 
 int plot_stats(const std::string& input, const std::string& output, std::size_t run_index, std::size_t bins, Io io) {
     pt::ptree doc;
@@ -114,6 +110,9 @@ int plot_stats(const std::string& input, const std::string& output, std::size_t 
     } catch (const pt::ptree_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
         return kExitInput;
+    } catch (const MissingTool& e) {
+        io.err << "sbufsim plot: " << e.what() << "\n";
+        return kExitUsage;
     } catch (const std::runtime_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
         return kExitInput;
@@ -169,6 +168,9 @@ int plot_sweep(const std::string& input, const std::string& output, const SweepO
     } catch (const chart::ChartError& e) {
         io.err << "sbufsim plot: " << e.what() << "\n";
         return e.kind() == chart::ChartError::Kind::usage ? kExitUsage : kExitInput;
+    } catch (const MissingTool& e) {
+        io.err << "sbufsim plot: " << e.what() << "\n";
+        return kExitUsage;
     } catch (const std::runtime_error& e) {
         io.err << "sbufsim plot: " << e.what() << "\n";
         return kExitInput;
@@ -177,7 +179,7 @@ int plot_sweep(const std::string& input, const std::string& output, const SweepO
 }
 
 const char* kPlotHelp =
-    "Draw, as SVG:\n"
+    "Draw, as SVG (or PNG through rsvg-convert when -o ends in .png):\n"
     "  - from a `run --window-stats N --json` file: the bank x time heatmap (utilisation and conflict\n"
     "    stalls per ECC bank) and the client x client who-blocked-whom matrix of a run;\n"
     "  - from a `sweep --out` CSV table: one metric over the varied keys. One varied key: a line\n"
@@ -189,6 +191,7 @@ const char* kPlotExamples =
     "\nexamples:\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --window-stats 16 --json s.json --quiet\n"
     "  sbufsim plot s.json -o heatmap.svg\n"
+    "  sbufsim plot s.json -o heatmap.png                    PNG, needs rsvg-convert (librsvg2-bin)\n"
     "  sbufsim sweep traces/dma_vs_compute.trc --vary tdm.dma_slots=0:8 --out tdm.csv\n"
     "  sbufsim plot tdm.csv -o tdm.svg --metric tdm_stalls\n"
     "  sbufsim sweep traces/dma_vs_compute.trc --vary tdm.dma_slots=0:8 --vary tdm.max_slots=8,12,16 --out t2.csv\n"
@@ -203,7 +206,9 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
     SweepOptions sw;
     po::options_description desc("sbufsim plot STATS.json|SWEEP.csv -o FILE.svg [options]");
     desc.add_options()("help,h", "show this help")
-        ("output,o", po::value(&output)->value_name("FILE"), "the SVG to write ('-' = stdout)");
+        ("output,o", po::value(&output)->value_name("FILE"),
+         "the picture to write: FILE.svg, or FILE.png rendered by rsvg-convert (package librsvg2-bin) "
+         "when installed ('-' = SVG on stdout)");
     po::options_description stats("Run heatmap (STATS.json)");
     stats.add_options()
         ("run", po::value(&run_index)->default_value(run_index)->value_name("K"), "which run of the file (0-based)")
@@ -247,6 +252,7 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
                << ", and " << input << " is " << (table ? "a sweep table" : "not a sweep table") << "\n";
         return kExitUsage;
     }
+    spdlog::info("plot: {} ({}) -> {}", input, table ? "sweep table" : "run statistics", output);
     return table ? plot_sweep(input, output, sw, io) : plot_stats(input, output, run_index, bins, io);
 }
 

@@ -5,7 +5,10 @@
 #include <iostream>
 #include <memory>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
+#include "cli/picture.h"
 #include "clocked_replay.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/output/heatmap.h"
@@ -46,7 +49,7 @@ void write_to(const std::string& path, Io io, const std::vector<RunReport>& runs
 
 // What the visualisation options ask for (docs/visualisation.md).
 struct VizOptions {
-    std::string timeline, window, heatmap, vcd;
+    std::string timeline, window, heatmap, vcd, timeline_detail = "stalls";
     Cycle window_stats = 0;
     Cycle from = 0, to = kNever;
     bool wanted() const { return !timeline.empty() || !heatmap.empty() || window_stats; }
@@ -89,15 +92,20 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
     if (v.window_stats) rep.windows = make_windows(probe, r.kernel, r.total_cycles, v.window_stats);
     if (!v.timeline.empty()) {
         std::ofstream f = open_out(per_trace(v.timeline, r.trace, traces));
-        write_timeline(f, r, probe, TimelineOptions{v.from, v.to});
+        TimelineOptions o;
+        o.from = v.from;
+        o.to = v.to;
+        o.detail = parse_timeline_detail(v.timeline_detail);
+        spdlog::info("run: timeline {} at detail {} ({} stall runs recorded)", per_trace(v.timeline, r.trace, traces),
+                     v.timeline_detail, probe.spans().size());
+        write_timeline(f, r, probe, o);
     }
     if (!v.heatmap.empty()) {
         const WindowSeries w = v.window_stats ? rep.windows
                                               : make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
         const HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation, key_settings(req),
                                r.pe_clock_ghz, r.total_cycles};
-        std::ofstream f = open_out(per_trace(v.heatmap, r.trace, traces));
-        f << render_heatmap(w, block_matrix(r.kernel), info);
+        write_picture(render_heatmap(w, block_matrix(r.kernel), info), per_trace(v.heatmap, r.trace, traces), std::cout);
     }
 }
 
@@ -125,8 +133,12 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         ("timeline", po::value(&viz.timeline)->value_name("FILE"),
          "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")
         ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B)")
+        ("timeline-detail", po::value(&viz.timeline_detail)->default_value(viz.timeline_detail)->value_name("D"),
+         "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
+         "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")
         ("heatmap", po::value(&viz.heatmap)->value_name("FILE"),
-         "write an SVG bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix")
+         "write a bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix: FILE.svg, "
+         "or FILE.png through rsvg-convert (librsvg2-bin)")
         ("window-stats", po::value(&viz.window_stats)->value_name("N"),
          "add per-N-cycle rows (bank busy/conflicts/stalls, client bytes) to --json/--csv");
     add_log_level_option(desc, log_level);
@@ -174,6 +186,18 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             return kExitUsage;
         }
     }
+    if (!vm["timeline-detail"].defaulted()) {
+        if (viz.timeline.empty()) {
+            io.err << "sbufsim run: --timeline-detail applies to --timeline\n";
+            return kExitUsage;
+        }
+        try {
+            parse_timeline_detail(viz.timeline_detail);
+        } catch (const std::invalid_argument& e) {
+            io.err << "sbufsim run: " << e.what() << "\n";
+            return kExitUsage;
+        }
+    }
     if (vm.count("window-stats") && viz.window_stats == 0) {
         io.err << "sbufsim run: --window-stats needs N >= 1 cycles\n";
         return kExitUsage;
@@ -187,6 +211,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             LoadRequest req = make_load_request(copts, parsed);
             adopt_trace_generation(req, reader.header().generation);
             const LoadedConfig cfg = load_config(req);
+            spdlog::info("run: {} on generation {}, {} scheduler", path, cfg.params.generation, scheduler);
             ReplayOptions ropt;
             ropt.lenient = lenient;
             ropt.record_timeline = !viz.timeline.empty();
@@ -211,6 +236,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             else
                 rep.result = replay(cfg.params, reader, ropt);
             progress.finish();
+            spdlog::info("run: {}: {} records, {} instructions, {} cycles", path, rep.result.records,
+                         rep.result.instructions, rep.result.total_cycles);
             if (probe) write_viz(viz, rep, *probe, req, traces.size());
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
             rep.info.trace_digest = file_digest(path);
@@ -219,6 +246,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                 io.out << "\n";
             }
             runs.push_back(std::move(rep));
+        } catch (const MissingTool& e) {
+            io.err << "sbufsim run: " << e.what() << "\n";
+            return kExitUsage;
         } catch (const TraceFormatError& e) {
             io.err << "sbufsim run: " << e.error().to_string() << "\n";
             return kExitInput;

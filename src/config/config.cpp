@@ -7,6 +7,8 @@
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/types/near_miss.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -215,6 +217,9 @@ Setting parse_override(std::string_view arg) {
 }
 
 LoadedConfig load_config(const LoadRequest& request) {
+    spdlog::debug("configuration: generation '{}', {} file(s), {} override(s)", request.generation,
+                  request.user_files.size(), request.overrides.size());
+    for (const auto& o : request.overrides) spdlog::debug("configuration: override {} = {}", o.key, o.value);
     std::vector<std::vector<Setting>> user;
     for (const auto& f : request.user_files) user.push_back(read_ini(f));
 

@@ -29,6 +29,10 @@ struct Panel {
     double y = 0;          // top of the panel's cells
     double max = 1;        // value mapped to the darkest colour
     bool red = false;
+    bool log = false;      // colour on svg::log_scale (three decades below max), else linear
+
+    double shade(double v) const { return log ? svg::log_scale(v, max) : v / max; }
+    std::string colour(double v) const { return red ? svg::ramp_red(shade(v)) : svg::ramp_blue(shade(v)); }
 };
 
 double util_of(const WindowRow& r, std::size_t b) {
@@ -47,18 +51,20 @@ void row_labels(svg::Writer& s, const WindowSeries& w, double y0) {
     }
 }
 
-// Five ticks along the time axis, in cycles.
+// Round ticks along the time axis (about five), in cycles.
 void time_axis(svg::Writer& s, double y, Cycle total) {
     s.line(kLeft, y, kLeft + kPlotW, y, "#000", 1);
-    for (int i = 0; i <= 4; ++i) {
-        const double x = kLeft + kPlotW * i / 4.0;
+    const double end = static_cast<double>(std::max<Cycle>(total, 1));
+    for (double v : svg::round_ticks(0, end, 5)) {
+        if (v > end) break;
+        const double x = kLeft + kPlotW * v / end;
         s.line(x, y, x, y + 4, "#000", 1);
-        s.text(x, y + 14, svg::num(static_cast<double>(total) * i / 4.0, 6), 9, "middle");
+        s.text(x, y + 14, svg::compact(v), 9, "middle");
     }
     s.text(kLeft + kPlotW / 2, y + 27, "kernel cycle (PE clock)", 10, "middle");
 }
 
-// A vertical colour bar from 0 (bottom) to `p.max` (top).
+// A vertical colour bar from 0 (bottom) to `p.max` (top); a log panel labels each decade.
 void legend(svg::Writer& s, const Panel& p, double height, const char* unit) {
     const int steps = 20;
     const double h = height / steps;
@@ -72,9 +78,19 @@ void legend(svg::Writer& s, const Panel& p, double height, const char* unit) {
     frame.stroke = "#000";
     frame.stroke_width = 0.5;
     s.rect(kLegendX, p.y, 14, height, frame);
-    s.text(kLegendX + 18, p.y + 8, svg::num(p.max, 3), 9);
-    s.text(kLegendX + 18, p.y + height, "0", 9);
+    auto label = [&](double v) {
+        const double y = p.y + height - height * p.shade(v);
+        s.line(kLegendX + 14, y, kLegendX + 17, y, "#000", 0.6);
+        s.text(kLegendX + 19, y + 3, v > 0 ? svg::num(v, 2) : "0", 9);
+    };
+    label(0);
+    label(p.max);
+    if (p.log) {
+        label(p.max / 10);
+        label(p.max / 100);
+    }
     s.text(kLegendX + 7, p.y - 6, unit, 9, "middle");
+    if (p.log) s.text(kLegendX + 7, p.y + height + 12, "log", 9, "middle");
 }
 
 void cells(svg::Writer& s, const WindowSeries& w, const Panel& p, double (*value)(const WindowRow&, std::size_t)) {
@@ -82,8 +98,7 @@ void cells(svg::Writer& s, const WindowSeries& w, const Panel& p, double (*value
     for (std::size_t b = 0; b < w.banks.size(); ++b) {
         for (std::size_t i = 0; i < w.rows.size(); ++i) {
             svg::Style st;
-            const double v = value(w.rows[i], b) / p.max;
-            st.fill = p.red ? svg::ramp_red(v) : svg::ramp_blue(v);
+            st.fill = p.colour(value(w.rows[i], b));
             st.css_class = p.css;
             st.attrs = "data-bank=\"" + std::to_string(b) + "\" data-bin=\"" + std::to_string(i) + "\"";
             // Overlap by a hair so anti-aliasing leaves no white seams between cells.
@@ -108,38 +123,101 @@ void panel(svg::Writer& s, const WindowSeries& w, const Panel& p, double (*value
     legend(s, p, h, unit);
 }
 
-// Who blocked whom: square cells, row = victim, column = blocker, red ramp on log-free counts.
-double matrix(svg::Writer& s, const BlockMatrix& m, double y) {
+// The clients the matrix shows, at most `limit`, in the run's client order: both clients of each
+// pair in order of its stall cycles, largest first, so the largest cells are always on the
+// picture (ranking clients by their totals alone can drop the largest single pair); the rest
+// are summed up in a note under the matrix.
+struct MatrixView {
+    std::vector<std::size_t> shown;
+    std::size_t hidden = 0;
+    std::uint64_t hidden_cycles = 0;   // cells of a hidden row or column
+};
+
+MatrixView top_clients(const BlockMatrix& m, std::size_t limit) {
     const std::size_t n = m.clients.size();
+    std::vector<std::size_t> cells;
+    for (std::size_t i = 0; i < n * n; ++i)
+        if (m.cycles[i]) cells.push_back(i);
+    std::stable_sort(cells.begin(), cells.end(), [&](std::size_t a, std::size_t b) { return m.cycles[a] > m.cycles[b]; });
+    std::vector<bool> on(n, false);
+    std::size_t count = 0;
+    auto add = [&](std::size_t c) {
+        if (!on[c]) on[c] = true, ++count;
+    };
+    for (std::size_t i : cells) {
+        const std::size_t v = i / n, b = i % n;
+        if (count + !on[v] + !on[b] > limit) break;
+        add(v);
+        add(b);
+    }
+    for (std::size_t c = 0; c < n && count < limit; ++c) add(c);  // room left: clients without stalls
+    MatrixView view;
+    for (std::size_t c = 0; c < n; ++c)
+        if (on[c]) view.shown.push_back(c);
+    view.hidden = n - view.shown.size();
+    for (std::size_t v = 0; v < n; ++v)
+        for (std::size_t b = 0; b < n; ++b)
+            if (!on[v] || !on[b]) view.hidden_cycles += m.cycles[v * n + b];
+    return view;
+}
+
+constexpr std::size_t kMatrixClients = 14;
+constexpr double kCell = 34, kMatrixLabelW = 92, kMatrixHeadH = 80;
+
+// Who blocked whom: square cells, row = victim, column = blocker, red on a log scale (one
+// dominant pair would otherwise leave every other cell white), counts in k/M.
+double matrix(svg::Writer& s, const BlockMatrix& m, double y) {
     s.text(kLeft, y - 8, "who blocked whom: stall cycles of the row client caused by the column client", 12,
            "start", 0, "bold");
-    if (n == 0) {
+    if (m.clients.empty()) {
         s.text(kLeft, y + 14, "(no client issued requests)", 10);
         return y + 30;
     }
-    const double cell = 22, x0 = kLeft + 80, y0 = y + 70;
+    const std::size_t n = m.clients.size();
+    const MatrixView view = top_clients(m, kMatrixClients);
+    const double x0 = kLeft + kMatrixLabelW, y0 = y + kMatrixHeadH;
     std::uint64_t max = 0;
     for (auto v : m.cycles) max = std::max(max, v);
-    for (std::size_t c = 0; c < n; ++c) {
-        s.text(x0 - 4, y0 + cell * static_cast<double>(c) + cell / 2 + 3, m.clients[c], 9, "end");
-        s.text(x0 + cell * static_cast<double>(c) + cell / 2 + 3, y0 - 4, m.clients[c], 9, "start", -60);
+    for (std::size_t i = 0; i < view.shown.size(); ++i) {
+        const std::string& name = m.clients[view.shown[i]];
+        const double at = kCell * static_cast<double>(i);
+        s.text(x0 - 6, y0 + at + kCell / 2 + 4, name, 11, "end");
+        s.text(x0 + at + kCell / 2 + 4, y0 - 6, name, 11, "start", -55);
     }
-    for (std::size_t v = 0; v < n; ++v) {
-        for (std::size_t b = 0; b < n; ++b) {
+    for (std::size_t r = 0; r < view.shown.size(); ++r) {
+        for (std::size_t c = 0; c < view.shown.size(); ++c) {
+            const std::size_t v = view.shown[r], b = view.shown[c];
             const std::uint64_t val = m.cycles[v * n + b];
+            const double t = svg::log_scale(static_cast<double>(val), static_cast<double>(max));
             svg::Style st;
-            st.fill = svg::ramp_red(max ? static_cast<double>(val) / static_cast<double>(max) : 0);
+            st.fill = svg::ramp_red(t);
             st.stroke = "#bbb";
             st.stroke_width = 0.5;
             st.css_class = "blocked";
             st.title = m.clients[v] + " blocked by " + m.clients[b] + ": " + std::to_string(val) + " cycles";
-            const double x = x0 + cell * static_cast<double>(b), yy = y0 + cell * static_cast<double>(v);
-            s.rect(x, yy, cell, cell, st);
-            if (val) s.text(x + cell / 2, yy + cell / 2 + 3, svg::num(static_cast<double>(val), 3), 7, "middle");
+            const double x = x0 + kCell * static_cast<double>(c), yy = y0 + kCell * static_cast<double>(r);
+            s.rect(x, yy, kCell, kCell, st);
+            // White on the dark half of the ramp, black on the light half.
+            if (val) s.text(x + kCell / 2, yy + kCell / 2 + 3.5, svg::compact(static_cast<double>(val)), 10, "middle", 0,
+                            t > 0.6 ? "bold" : "normal", t > 0.6 ? "#ffffff" : "#000000");
         }
     }
-    s.text(x0 - 4, y0 - 4, "victim \\ blocker", 8, "end");
-    return y0 + cell * static_cast<double>(n) + 20;
+    s.text(x0 - 6, y0 - 6, "victim \\ blocker", 9, "end");
+    double below = y0 + kCell * static_cast<double>(view.shown.size()) + 16;
+    s.text(x0, below, "cell colour: log scale, darkest = " + svg::compact(static_cast<double>(max)) +
+                          " cycles; 0 = empty cell; hover a cell for the exact count", 10);
+    if (view.hidden) {
+        below += 14;
+        s.text(x0, below, std::to_string(view.hidden) + " less involved client(s) not shown (" +
+                              svg::compact(static_cast<double>(view.hidden_cycles)) + " stall cycles in their rows and columns)",
+               10);
+    }
+    return below + 10;
+}
+
+double matrix_height(const BlockMatrix& m) {
+    const std::size_t shown = std::min(m.clients.size(), kMatrixClients);
+    return kMatrixHeadH + kCell * static_cast<double>(shown) + 50;
 }
 
 }  // namespace
@@ -149,14 +227,13 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     const WindowSeries w = rebin(series, max_bins);
     const double h = kRowH * static_cast<double>(w.banks.size());
     Panel util{"util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20, 1.0, false};
-    Panel stall{"stall", "conflict stalls per bank (stalled beat-cycles / cycle)", util.y + h + kPanelGap, 0, true};
+    Panel stall{"stall", "conflict stalls per bank (stalled beat-cycles / cycle)", util.y + h + kPanelGap, 0, true, true};
     for (const auto& r : w.rows)
         for (std::size_t b = 0; b < w.banks.size(); ++b) stall.max = std::max(stall.max, stall_of(r, b));
     if (stall.max <= 0) stall.max = 1;
 
-    const std::size_t n = m.clients.size();
     const double matrix_y = stall.y + h + kPanelGap;
-    const double height = matrix_y + 110 + 22.0 * static_cast<double>(n) + 20;
+    const double height = matrix_y + matrix_height(m);
     svg::Writer s(kLegendX + 80, height);
     s.text(kLeft, 20, "SBUF/PSUM bank activity: " + info.trace, 15, "start", 0, "bold");
     std::string sub = "generation " + info.generation + ", " + std::to_string(info.total_cycles) + " cycles";

@@ -52,6 +52,40 @@ std::string num(double v, int digits) {
     return buf;
 }
 
+std::vector<double> round_ticks(double lo, double hi, int target) {
+    if (!(hi > lo)) hi = lo + 1;
+    const double raw = (hi - lo) / std::max(1, target), mag = std::pow(10, std::floor(std::log10(raw)));
+    double step = 10 * mag;
+    for (double f : {1.0, 2.0, 5.0})
+        if (raw <= f * mag) {
+            step = f * mag;
+            break;
+        }
+    // Multiples of the step (not a running sum) so labels carry no accumulated rounding.
+    const double first = std::floor(lo / step), last = std::ceil(hi / step);
+    std::vector<double> t;
+    for (double k = first; k <= last; ++k) t.push_back(k == 0 ? 0 : k * step);
+    return t;
+}
+
+std::string compact(double v) {
+    if (!std::isfinite(v)) return "?";
+    const double a = std::fabs(v);
+    const char* suffix = "";
+    double scaled = v;
+    if (a >= 999.5e6) scaled = v / 1e9, suffix = "G";
+    else if (a >= 999.5e3) scaled = v / 1e6, suffix = "M";
+    else if (a >= 999.5) scaled = v / 1e3, suffix = "k";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g%s", scaled, suffix);
+    return buf;
+}
+
+double log_scale(double v, double max) {
+    if (!(v > 0) || !(max > 0)) return 0;
+    return std::min(1.0, std::log10(1 + 999 * v / max) / 3);
+}
+
 Writer::Writer(double width, double height) : width_(width), height_(height) {}
 
 void Writer::rect(double x, double y, double w, double h, const Style& s) {
@@ -68,10 +102,11 @@ void Writer::rect(double x, double y, double w, double h, const Style& s) {
 }
 
 void Writer::text(double x, double y, std::string_view s, double size, std::string_view anchor, double rotate,
-                  std::string_view weight) {
+                  std::string_view weight, std::string_view fill) {
     body_ << "<text x=\"" << num(x, 7) << "\" y=\"" << num(y, 7) << "\" font-size=\"" << num(size)
           << "\" text-anchor=\"" << escape(anchor) << "\"";
     if (weight != "normal") body_ << " font-weight=\"" << escape(weight) << "\"";
+    if (!fill.empty()) body_ << " fill=\"" << escape(fill) << "\"";
     if (rotate != 0) body_ << " transform=\"rotate(" << num(rotate) << " " << num(x, 7) << " " << num(y, 7) << ")\"";
     body_ << ">" << escape(s) << "</text>\n";
 }

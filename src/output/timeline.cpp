@@ -5,6 +5,7 @@
 #include <map>
 #include <ostream>
 #include <stdexcept>
+#include <string_view>
 
 #include "sbufsim/output/json_text.h"
 #include "sbufsim/trace/trace.h"
@@ -25,6 +26,21 @@ void parse_window(const std::string& text, Cycle& from, Cycle& to) {
         throw bad();
     }
     if (to <= from) throw bad();
+}
+
+std::string_view to_string(TimelineDetail d) {
+    switch (d) {
+        case TimelineDetail::instructions: return "instructions";
+        case TimelineDetail::stalls: return "stalls";
+        case TimelineDetail::all: return "all";
+    }
+    return "?";
+}
+
+TimelineDetail parse_timeline_detail(const std::string& text) {
+    for (auto d : {TimelineDetail::instructions, TimelineDetail::stalls, TimelineDetail::all})
+        if (text == to_string(d)) return d;
+    throw std::invalid_argument("--timeline-detail '" + text + "': expected instructions, stalls or all");
 }
 
 namespace {
@@ -55,12 +71,18 @@ const char* cname(StallCause c) {
 // Comma-separated event writer.
 class Events {
 public:
-    Events(std::ostream& os, double ghz) : os_(os), ghz_(ghz > 0 ? ghz : 1) {}
+    explicit Events(std::ostream& os) : os_(os) {}
     void raw(const std::string& body) {
         os_ << (first_ ? "\n" : ",\n") << "{" << body << "}";
         first_ = false;
     }
-    std::string ts(Cycle c) const { return jnum(static_cast<double>(c) / (ghz_ * 1000.0)); }
+    // A slice: time in whole cycles, so its end is exactly ts + dur.
+    void slice(int pid, int tid, const char* cat, const std::string& name, Cycle start, Cycle cycles,
+               const std::string& extra, const std::string& args) {
+        raw("\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" +
+            std::to_string(tid) + ",\"name\":" + json_string(name) + extra + ",\"ts\":" + std::to_string(start) +
+            ",\"dur\":" + std::to_string(cycles) + ",\"args\":{" + args + "}");
+    }
     void meta(int pid, int tid, const char* what, const std::string& name, int sort) {
         raw("\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
             what + "_name\",\"args\":{\"name\":" + json_string(name) + "}");
@@ -70,7 +92,6 @@ public:
 
 private:
     std::ostream& os_;
-    double ghz_;
     bool first_ = true;
 };
 
@@ -122,7 +143,7 @@ std::vector<Instr> describe(const ReplayResult& r) {
         in.name = std::string(to_string(rec.kind));
         if (!rec.fn.empty()) in.name += " " + std::string(rec.fn);
         in.track = std::string(rec.queue);
-        in.args = ",\"line\":" + std::to_string(rec.line) + ",\"queue\":" + json_string(rec.queue) + operand_args(rec);
+        in.args = "\"line\":" + std::to_string(rec.line) + ",\"queue\":" + json_string(rec.queue) + operand_args(rec);
         for (std::uint32_t w = 0; w < rec.num_waits; ++w)
             in.waits.emplace_back(rec.waits[w].sem, resolver.resolve(rec.queue_id, rec.waits[w]));
         for (std::uint32_t s = 0; s < rec.num_signals; ++s) in.signals.push_back(rec.signals[s]);
@@ -130,31 +151,47 @@ std::vector<Instr> describe(const ReplayResult& r) {
     return out;
 }
 
-// One thread per (engine, queue), in engine order then first appearance.
+// One thread per (engine, queue), in engine order then queue name, plus one more per level of
+// overlap: instructions are laid out first-fit in start order, so a queue gets as many threads
+// as it ever has instructions in flight at once and each thread's slices are disjoint (the
+// trace-event nesting rule; the PE array pipelines matmuls, ACT overlaps its PSUM reads).
 void engine_tracks(Events& ev, const ReplayResult& r, std::vector<Instr>& ins) {
-    std::map<std::pair<std::uint16_t, std::string>, int> tids;
-    for (auto& in : ins) tids.emplace(std::make_pair(in.ev->engine, in.track), 0);
+    std::map<std::pair<std::uint16_t, std::string>, std::vector<Instr*>> queues;
+    for (auto& in : ins) queues[{in.ev->engine, in.track}].push_back(&in);
     int next = 1;
-    for (auto& [key, tid] : tids) {
-        tid = next++;
+    for (auto& [key, list] : queues) {
+        std::stable_sort(list.begin(), list.end(), [](const Instr* a, const Instr* b) {
+            return a->ev->start != b->ev->start ? a->ev->start < b->ev->start : a->ev->line < b->ev->line;
+        });
+        std::vector<Cycle> lane_end;  // end of the last slice on each of the queue's threads
+        for (Instr* in : list) {
+            std::size_t lane = 0;
+            while (lane < lane_end.size() && lane_end[lane] > in->ev->start) ++lane;
+            if (lane == lane_end.size()) lane_end.push_back(0);
+            lane_end[lane] = std::max(in->ev->start, in->ev->end);
+            in->tid = next + static_cast<int>(lane);
+        }
         const std::string engine = key.first < r.engines.size() ? r.engines[key.first].name : "engine";
-        ev.meta(kPidEngines, tid, "thread", engine + " (" + key.second + ")", tid);
+        for (std::size_t lane = 0; lane < lane_end.size(); ++lane) {
+            const int tid = next + static_cast<int>(lane);
+            ev.meta(kPidEngines, tid, "thread",
+                    engine + " (" + key.second + ")" + (lane ? " #" + std::to_string(lane + 1) : ""), tid);
+        }
+        next += static_cast<int>(lane_end.size());
     }
-    for (auto& in : ins) in.tid = tids.at({in.ev->engine, in.track});
 }
 
 void instruction_spans(Events& ev, const std::vector<Instr>& ins, const TimelineOptions& o) {
     for (const auto& in : ins) {
         const InstrEvent& e = *in.ev;
         if (!keep(e.start, e.end, o)) continue;
-        ev.raw("\"ph\":\"X\",\"cat\":\"instr\",\"pid\":1,\"tid\":" + std::to_string(in.tid) + ",\"name\":" +
-               json_string(in.name) + ",\"ts\":" + ev.ts(e.start) + ",\"dur\":" + ev.ts(e.end - e.start) +
-               ",\"args\":{\"start_cycle\":" + std::to_string(e.start) + ",\"cycles\":" +
-               std::to_string(e.end - e.start) + in.args + "}");
+        ev.slice(kPidEngines, in.tid, "instr", in.name, e.start, e.end - e.start, "", in.args);
     }
 }
 
 // Signal -> wait arrows: a wait for S >= v was released by the v-th signal of S in time order.
+// The start sits on the signaller's last cycle and the end on the waiter's first, so each end
+// lies inside its slice and binds to it.
 void flows(Events& ev, const std::vector<Instr>& ins, const TimelineOptions& o) {
     std::map<std::uint16_t, std::vector<const Instr*>> signals;
     for (const auto& in : ins)
@@ -170,31 +207,57 @@ void flows(Events& ev, const std::vector<Instr>& ins, const TimelineOptions& o) 
             if (value == 0 || it == signals.end() || value > it->second.size()) continue;
             const Instr& s = *it->second[value - 1];
             if (!keep(s.ev->start, s.ev->end, o) || !keep(w.ev->start, w.ev->end, o)) continue;
+            const Cycle from = s.ev->end > s.ev->start ? s.ev->end - 1 : s.ev->start;
             const std::string common = ",\"cat\":\"semaphore\",\"name\":\"sem " + std::to_string(sem) +
                                        "\",\"id\":" + std::to_string(++id) + ",\"pid\":1";
-            ev.raw("\"ph\":\"s\"" + common + ",\"tid\":" + std::to_string(s.tid) + ",\"ts\":" + ev.ts(s.ev->end) +
+            ev.raw("\"ph\":\"s\"" + common + ",\"tid\":" + std::to_string(s.tid) + ",\"ts\":" + std::to_string(from) +
                    ",\"args\":{\"line\":" + std::to_string(s.ev->line) + "}");
             ev.raw("\"ph\":\"f\",\"bp\":\"e\"" + common + ",\"tid\":" + std::to_string(w.tid) + ",\"ts\":" +
-                   ev.ts(w.ev->start) + ",\"args\":{\"line\":" + std::to_string(w.ev->line) + ",\"value\":" +
-                   std::to_string(value) + "}");
+                   std::to_string(w.ev->start) + ",\"args\":{\"line\":" + std::to_string(w.ev->line) +
+                   ",\"value\":" + std::to_string(value) + "}");
         }
     }
 }
 
+// The stall runs of one (client, cause) grouped: consecutive runs closer than `gap` cycles join
+// (gap 0: every run stays its own group). `stalled` keeps the exact stalled cycles inside.
+struct StallGroup {
+    Cycle start = 0, end = 0;
+    std::uint64_t stalled = 0, runs = 0;
+};
+
+int stall_tid(std::size_t client, StallCause cause) {
+    return static_cast<int>(client * kStallCauses + static_cast<std::size_t>(cause)) + 1;
+}
+
+void stall_slice(Events& ev, int tid, StallCause cause, const StallGroup& g, const TimelineOptions& o) {
+    if (!keep(g.start, g.end, o)) return;
+    std::string args = "\"stalled\":" + std::to_string(g.stalled);
+    if (g.runs > 1) args += ",\"runs\":" + std::to_string(g.runs);
+    ev.slice(kPidClients, tid, "stall", to_string(cause), g.start, g.end - g.start,
+             std::string(",\"cname\":\"") + cname(cause) + "\"", args);
+}
+
+// One thread per (client, cause) that stalled, named "client: cause", sorted client by client.
 void client_tracks(Events& ev, const Stats& k, const ActivityProbe& probe, const TimelineOptions& o) {
-    std::vector<bool> used(k.clients.size(), false);
-    for (std::size_t c = 0; c < k.clients.size(); ++c) used[c] = k.clients[c].requests > 0;
-    for (const auto& s : probe.spans()) used[s.client] = true;
-    for (std::size_t c = 0; c < k.clients.size(); ++c)
-        if (used[c]) ev.meta(kPidClients, static_cast<int>(c) + 1, "thread", k.clients[c].name, static_cast<int>(c));
+    if (o.detail == TimelineDetail::instructions) return;
+    const Cycle gap = o.detail == TimelineDetail::all ? 0 : o.merge_gap;
+    std::vector<StallGroup> open(k.clients.size() * kStallCauses);
     for (const auto& s : probe.spans()) {
-        if (!keep(s.start, s.start + s.cycles, o)) continue;
-        ev.raw("\"ph\":\"X\",\"cat\":\"stall\",\"pid\":2,\"tid\":" + std::to_string(s.client + 1) + ",\"name\":" +
-               json_string(to_string(s.cause)) + ",\"cname\":\"" + cname(s.cause) + "\",\"ts\":" + ev.ts(s.start) +
-               ",\"dur\":" + ev.ts(s.cycles) + ",\"args\":{\"client\":" + json_string(k.clients[s.client].name) +
-               ",\"cause\":" + json_string(to_string(s.cause)) + ",\"start_cycle\":" + std::to_string(s.start) +
-               ",\"cycles\":" + std::to_string(s.cycles) + "}");
+        const int tid = stall_tid(s.client, s.cause);
+        StallGroup& g = open[static_cast<std::size_t>(tid - 1)];
+        if (g.runs && s.start < g.end + gap) {
+            g.end = std::max(g.end, s.start + s.cycles);
+        } else {
+            if (g.runs) stall_slice(ev, tid, s.cause, g, o);
+            else ev.meta(kPidClients, tid, "thread", k.clients[s.client].name + ": " + to_string(s.cause), tid);
+            g = StallGroup{s.start, s.start + s.cycles, 0, 0};
+        }
+        g.stalled += s.cycles;
+        ++g.runs;
     }
+    for (std::size_t t = 0; t < open.size(); ++t)
+        if (open[t].runs) stall_slice(ev, static_cast<int>(t) + 1, static_cast<StallCause>(t % kStallCauses), open[t], o);
 }
 
 double frac(std::uint64_t n, Cycle d) { return d ? static_cast<double>(n) / static_cast<double>(d) : 0; }
@@ -212,7 +275,7 @@ void counters(Events& ev, const ReplayResult& r, const ActivityProbe& probe, con
         if (args == prev) return;
         prev = args;
         ev.raw("\"ph\":\"C\",\"pid\":" + std::to_string(pid) + ",\"tid\":0,\"name\":" + json_string(name) +
-               ",\"ts\":" + ev.ts(at) + ",\"args\":{" + args + "}");
+               ",\"ts\":" + std::to_string(at) + ",\"args\":{" + args + "}");
     };
     for (const auto& row : w.rows) {
         for (std::size_t b = 0; b < w.banks.size(); ++b)
@@ -234,12 +297,14 @@ void counters(Events& ev, const ReplayResult& r, const ActivityProbe& probe, con
 
 void write_timeline(std::ostream& os, const ReplayResult& r, const ActivityProbe& probe, const TimelineOptions& o) {
     std::vector<Instr> ins = describe(r);
-    os << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"sbufsim\",\"trace\":" << json_string(r.trace)
+    os << "{\"otherData\":{\"tool\":\"sbufsim\",\"trace\":" << json_string(r.trace)
        << ",\"generation\":" << json_string(r.generation) << ",\"pe_clock_ghz\":" << jnum(r.pe_clock_ghz)
-       << ",\"time_unit\":\"us at the PE clock\",\"total_cycles\":" << r.total_cycles
+       << ",\"time_unit\":\"PE cycle (shown as us)\",\"detail\":\"" << to_string(o.detail)
+       << "\",\"merge_gap_cycles\":" << (o.detail == TimelineDetail::stalls ? o.merge_gap : 0)
+       << ",\"total_cycles\":" << r.total_cycles
        << ",\"window_from\":" << o.from << ",\"window_to\":" << (o.to == kNever ? r.total_cycles : o.to)
        << "},\n\"traceEvents\":[";
-    Events ev(os, r.pe_clock_ghz);
+    Events ev(os);
     ev.meta(kPidEngines, 0, "process", "engine queues", 1);
     ev.meta(kPidClients, 0, "process", "arbiter clients (stalls)", 2);
     ev.meta(kPidBanks, 0, "process", "banks", 3);

@@ -39,12 +39,6 @@ std::optional<double> parse_number(const std::string& s) {
     return v;
 }
 
-// " (did you mean 'x'?)" for a near miss (same threshold as the configuration loader's), else "".
-std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
-    const std::string* best = nearest(name, candidates, [](const std::string& c) { return std::string_view(c); });
-    return best ? " (did you mean '" + *best + "'?)" : "";
-}
-
 std::string file_name(const std::string& path) {
     const std::string f = std::filesystem::path(path).filename().string();
     return f.empty() ? path : f;
@@ -475,6 +469,22 @@ bool outline_best(const ChartModel& m) {
            static_cast<std::ptrdiff_t>(kMaxOutlined);
 }
 
+// Series of a line chart with the same value at every x: drawn over each other, only the last
+// shows, so the notes say so. Groups of the y axis labels, in axis order.
+std::vector<std::vector<std::string>> coinciding_lines(const ChartModel& m) {
+    std::map<std::vector<std::pair<std::size_t, double>>, std::vector<std::string>> by_values;
+    std::vector<std::vector<std::pair<std::size_t, double>>> series(m.y.values.size());
+    for (const auto& p : m.points) series[p.y].emplace_back(p.x, p.value);
+    std::vector<std::vector<std::string>> groups;
+    for (std::size_t y = 0; y < series.size(); ++y) {
+        std::sort(series[y].begin(), series[y].end());
+        if (!series[y].empty()) by_values[series[y]].push_back(axis_label(m.y, y));
+    }
+    for (auto& [values, labels] : by_values)
+        if (labels.size() > 1) groups.push_back(labels);
+    return groups;
+}
+
 // The notes under the chart: the best value and the skipped points. Returns the lines.
 std::vector<std::string> notes_of(const ChartModel& m) {
     std::vector<std::string> notes;
@@ -488,6 +498,9 @@ std::vector<std::string> notes_of(const ChartModel& m) {
                              : " at " + std::to_string(where.size()) + " of " + std::to_string(m.points.size()) + " points";
         notes.push_back(n);
     }
+    if (m.kind == ChartKind::line)
+        for (const auto& same : coinciding_lines(m))
+            notes.push_back(m.y.key + " " + join(same, ", ") + ": the same value at every point (one line hides the other)");
     constexpr std::size_t kMaxSkipped = 6;
     if (!m.skipped.empty()) notes.push_back("skipped " + std::to_string(m.skipped.size()) + " point(s) that did not finish ok:");
     for (std::size_t i = 0; i < m.skipped.size() && i < kMaxSkipped; ++i) {
@@ -514,33 +527,20 @@ void draw_notes(svg::Writer& s, const std::vector<std::string>& notes, double le
 
 }  // namespace
 
-std::vector<double> axis_ticks(double lo, double hi, int target) {
-    if (!(hi > lo)) hi = lo + 1;
-    const double raw = (hi - lo) / std::max(1, target), mag = std::pow(10, std::floor(std::log10(raw)));
-    double step = 10 * mag;
-    for (double f : {1.0, 2.0, 5.0})
-        if (raw <= f * mag) {
-            step = f * mag;
-            break;
-        }
-    // Multiples of the step (not a running sum) so labels carry no accumulated rounding.
-    const double first = std::floor(lo / step), last = std::ceil(hi / step);
-    std::vector<double> t;
-    for (double k = first; k <= last; ++k) t.push_back(k == 0 ? 0 : k * step);
-    return t;
-}
+std::vector<double> axis_ticks(double lo, double hi, int target) { return svg::round_ticks(lo, hi, target); }
 
 namespace {
 
-// The value range of a line chart's y axis, widened when every point has one value.
-std::pair<double, double> y_range(const ChartModel& m) {
+// The y ticks of a line chart, computed once: the axis runs from the first to the last, so every
+// tick lies on the frame (a second axis_ticks() over the widened range could pick another step
+// and put ticks outside it). Widened when every point has one value.
+std::vector<double> y_ticks(const ChartModel& m) {
     double lo = m.min, hi = m.max;
     if (hi == lo) {
         const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
         lo -= pad, hi += pad;
     }
-    const auto t = axis_ticks(lo, hi, 5);
-    return {t.front(), t.back()};
+    return axis_ticks(lo, hi, 5);
 }
 
 // ---- line chart ----------------------------------------------------------------------------------
@@ -554,6 +554,7 @@ struct Frame {
 struct LineScale {
     const ChartModel* m;
     Frame f;
+    std::vector<double> ticks;   // y ticks; the axis runs from the first to the last
     double lo = 0, hi = 1;
     static constexpr double kPad = 18;  // keeps end markers off the frame
 
@@ -567,7 +568,7 @@ struct LineScale {
 };
 
 void y_axis(svg::Writer& s, const LineScale& sc) {
-    for (double v : axis_ticks(sc.lo, sc.hi, 5)) {
+    for (double v : sc.ticks) {
         const double y = sc.y(v);
         s.line(sc.f.left, y, sc.f.right(), y, "#e6e6e6", 1);
         s.line(sc.f.left - 4, y, sc.f.left, y, "#000", 1);
@@ -687,8 +688,9 @@ double legend(svg::Writer& s, const ChartModel& m, double x, double y) {
 }
 
 std::string render_line(const ChartModel& m, const ChartInfo& info) {
-    LineScale sc{&m, Frame{}};
-    std::tie(sc.lo, sc.hi) = y_range(m);
+    LineScale sc{&m, Frame{}, y_ticks(m)};
+    sc.lo = sc.ticks.front();
+    sc.hi = sc.ticks.back();
     std::size_t legend_chars = m.y.key.size();
     for (std::size_t i = 0; i < m.y.values.size() && !m.y.key.empty(); ++i)
         legend_chars = std::max(legend_chars, axis_label(m.y, i).size() + 5);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "sbufsim/types/near_miss.h"
+
 namespace sbufsim {
 
 namespace {
@@ -71,9 +73,18 @@ struct TraceChecker::Ctx {
                     AllowedInSBUF sbuf, WriteTensor write, bool start_rule) {
         Decoded d;
         if (o.kind != Operand::Kind::onchip) {
-            error(field, o.kind == Operand::Kind::hbm ? "only a DMA operand may be hbm"
-                                                      : "missing operand",
+            error(field, o.kind == Operand::Kind::hbm ? "only a DMA operand may be hbm; give an on-chip operand (dtype@addr)"
+                                                      : "missing operand; give it as dtype@addr[steps][sizes]",
                   "trace format v1, docs/trace-format.md");
+            return d;
+        }
+        // The ISA masks an immediate to its 29-bit PartitionOffset: wider bits would be dropped
+        // silently and the operand would land somewhere else (0x40000000 -> 0x0).
+        if (self.map_.addr_imm_mask(o.addr) != o.addr) {
+            error(field, self.map_.explain(self.map_.decode(o.addr)) + " (it would land at " +
+                             hex(self.map_.addr_imm_mask(o.addr)) + "); give the on-chip address below " +
+                             hex(std::uint64_t{self.map_.isa().addr_mask} + 1) + " (`sbufsim decode ADDR` shows where it lands)",
+                  "partition offset, seed 000 §2");
             return d;
         }
         if (!verdict(field, tensor_start_addr_valid(self.map_, Addr4::immediate(o.addr), o.dtype, write, psum, sbuf)))
@@ -86,7 +97,9 @@ struct TraceChecker::Ctx {
         } else if (std::uint64_t{d.partition} + partitions > array_partitions) {
             error(field, "starts at partition " + num(d.partition) + " and spans " + num(partitions) +
                              " partitions, past the " + num(array_partitions) + " of " +
-                             std::string(to_string(d.region)), "partition range, seed 000 §2");
+                             std::string(to_string(d.region)) + "; start at partition " +
+                             num(array_partitions - std::min(partitions, array_partitions)) + " or lower, or use fewer partitions",
+                  "partition range, seed 000 §2");
         } else if (start_rule && !start_partition_valid(d.partition, partitions)) {
             error(field, "an access of " + num(partitions) + " partitions may not start at partition " +
                              num(d.partition) + " (more than 64 start at 0; 33-64 at 0 or 64; 1-32 at 0, 32, 64 or 96)",
@@ -98,7 +111,8 @@ struct TraceChecker::Ctx {
         if (std::int64_t{d.offset} + lo < 0 || std::uint64_t(std::int64_t{d.offset} + hi) > active)
             error(field, "the access pattern covers bytes [" + std::to_string(std::int64_t{d.offset} + lo) + ", " +
                              std::to_string(std::int64_t{d.offset} + hi) + ") of each partition, outside the " +
-                             hex(active) + " bytes of " + std::string(to_string(d.region)) + " SRAM",
+                             hex(active) + " bytes of " + std::string(to_string(d.region)) +
+                             " SRAM; start lower in the partition or shorten the pattern",
                   kActiveRule);
         return d;
     }
@@ -157,7 +171,11 @@ void TraceChecker::check_access(Ctx& c) {
         it = client_cache_.emplace(std::string(r.client), id ? static_cast<int>(index(*id)) : -1).first;
     }
     if (it->second < 0) {
+        std::vector<std::string_view> names;
+        for (std::size_t i = 0; i < clients_.size(); ++i)
+            names.push_back(clients_[ClientId{static_cast<std::uint16_t>(i)}].name);
         c.error("client", "unknown client '" + std::string(r.client) + "' for " + params_.generation +
+                              did_you_mean(r.client, names) +
                               " (e.g. pe_client_0, act_rd, dma_0, q7_0, pe_wr; `sbufsim config` lists the geometry)",
                 kClientRule);
         return;
@@ -165,9 +183,9 @@ void TraceChecker::check_access(Ctx& c) {
     const ClientInfo& info = clients_[ClientId{static_cast<std::uint16_t>(it->second)}];
     // A port named *_rd only reads, *_wr only writes (read-add-write needs both).
     if (info.name.ends_with("_rd") && r.op != Op::rd)
-        c.error("op", "client " + info.name + " is a read port; op must be rd", kClientRule);
+        c.error("op", "client " + info.name + " is a read port; op must be rd (or use the engine's _wr port)", kClientRule);
     if (info.name.ends_with("_wr") && r.op == Op::rd)
-        c.error("op", "client " + info.name + " is a write port; op must be wr or raw", kClientRule);
+        c.error("op", "client " + info.name + " is a write port; op must be wr or raw (or use the engine's _rd port)", kClientRule);
 
     const Decoded d = map_.decode(r.address);
     if (info.group == ClientGroup::q7 && d.region == Region::psum) {
@@ -211,7 +229,8 @@ void TraceChecker::check_dma(Ctx& c) {
     if (r.bytes == 0) c.error("bytes", "must be at least 1", "trace format v1, docs/trace-format.md");
     if (r.has_engine() && r.engine >= params_.dma.engines)
         c.error("engine", "DMA engine " + num(r.engine) + " does not exist: " + params_.generation + " has " +
-                              num(params_.dma.engines), "dma.engines, PUBLIC_FACTS DMA");
+                              num(params_.dma.engines) + " (0.." + num(params_.dma.engines - 1) +
+                              "); drop engine= to let the queue pick one", "dma.engines, PUBLIC_FACTS DMA");
     // DMA engines are AXI masters like the Q7: SBUF through axi2sram, no path to PSUM (seed 000 §7.4).
     if (r.src.onchip())
         c.operand("src", r.src, r.partitions, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, false);
@@ -357,7 +376,8 @@ void TraceChecker::check_semaphores(Ctx& c) {
     for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
         const SemWait& w = r.waits[i];
         if (w.sem >= n) {
-            c.error("wait", "semaphore " + num(w.sem) + " does not exist (0.." + num(n - 1) + ")", kSemRule);
+            c.error("wait", "semaphore " + num(w.sem) + " does not exist (0.." + num(n - 1) +
+                                "; isa.num_semaphores sets the count)", kSemRule);
             continue;
         }
         const std::uint32_t v = waits_.resolve(r.queue_id, w);
@@ -368,7 +388,8 @@ void TraceChecker::check_semaphores(Ctx& c) {
     }
     for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) {
         if (r.signals[i] >= n)
-            c.error("signal", "semaphore " + num(r.signals[i]) + " does not exist (0.." + num(n - 1) + ")", kSemRule);
+            c.error("signal", "semaphore " + num(r.signals[i]) + " does not exist (0.." + num(n - 1) +
+                                  "; isa.num_semaphores sets the count)", kSemRule);
         else
             ++signals_[r.signals[i]];
     }
@@ -381,7 +402,8 @@ std::size_t TraceChecker::finish(std::vector<TraceError>& out) {
         out.push_back(TraceError{file_, max_wait_line_[s], "wait",
                                  "waits for semaphore " + num(s) + " to reach " + num(max_wait_[s]) +
                                      " but the whole trace signals it only " + num(signals_[s]) +
-                                     " times: this wait can never be satisfied (the queue would hang)",
+                                     " times: this wait can never be satisfied (the queue would hang); add the missing "
+                                     "signal=" + num(s) + " or lower the wait's value",
                                  std::string(kSemRule)});
         ++found;
     }

@@ -1,8 +1,10 @@
 // The trace AST helpers, the text form (parser and canonical printer), and the format-sniffing
 // reader / writer front ends. The binary form is trace_binary.cpp. Syntax: docs/trace-format.md.
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/near_miss.h"
 
 #include <algorithm>
+#include <vector>
 #include <cerrno>
 #include <charconv>
 #include <limits>
@@ -521,6 +523,20 @@ bool TraceReader::Impl::parse_field(Field f, std::string_view key, std::string_v
     return fail(k, "unhandled field");
 }
 
+// "unknown field for act (did you mean 'partitions'?); act takes queue, src, ...": the fields
+// the record kind takes, with the nearest one to the typo.
+std::string unknown_field(RecordKind kind, const KindFields& spec, std::string_view key) {
+    std::vector<std::string_view> allowed;
+    std::string list;
+    for (const auto& f : kFields)
+        if (spec.allowed & f.bit) {
+            allowed.push_back(f.name);
+            list += (list.empty() ? "" : ", ") + std::string(f.name);
+        }
+    const std::string k(to_string(kind));
+    return "unknown field for " + k + did_you_mean(key, allowed) + "; " + k + " takes " + list;
+}
+
 bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std::string_view, 48>& toks,
                                           std::size_t n, Record& rec) {
     rec.kind = kind;
@@ -534,7 +550,7 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
         const auto value = toks[i].substr(eq + 1);
         const auto it = std::find_if(kFields.begin(), kFields.end(), [&](const FieldName& f) { return f.name == key; });
         if (it == kFields.end() || !(spec.allowed & it->bit))
-            return fail(std::string(key), "unknown field for " + std::string(to_string(kind)));
+            return fail(std::string(key), unknown_field(kind, spec, key));
         if ((seen & it->bit) && it->bit != F_wait && it->bit != F_signal)
             return fail(std::string(key), "given twice");
         seen |= it->bit;
@@ -662,7 +678,8 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
                 ok = m.fail("record", "a second header line; only the first line may be a header");
             else if (!kind)
                 ok = m.fail("record", "unknown record kind " + quoted(toks[0]) +
-                                          " (expected a cycle number or one of dma, ldweights, matmul, act, pool, dve, q7)");
+                                          did_you_mean(toks[0], std::vector<std::string_view>(kKindNames.begin() + 1, kKindNames.end())) +
+                                          ": expected a cycle number (an access record) or one of dma, ldweights, matmul, act, pool, dve, q7");
             else if (overflow)
                 ok = m.fail("record", "more than 47 fields");
             else

@@ -2,16 +2,23 @@
 // ({"traceEvents": [...]}, opens in ui.perfetto.dev and chrome://tracing). docs/visualisation.md.
 //
 // Tracks (process = group, thread = track):
-//   pid 1 "engine queues"    one thread per engine queue; an "X" span per instruction, named by
-//                            its kind (and function), operands in dtype@addr[steps][sizes] in args
-//   pid 2 "arbiter clients"  one thread per kernel client; an "X" span per run of stalled cycles,
-//                            named and coloured (cname) by StallCause, category "stall"
+//   pid 1 "engine queues"    one thread per engine queue; an "X" slice per instruction, named by
+//                            its kind (and function), operands in dtype@addr[steps][sizes] in args.
+//                            Instructions that overlap (the PE array pipelines matmuls) go to extra
+//                            threads of the queue ("arr_seq (qPE0) #2"), so every thread's slices
+//                            are disjoint
+//   pid 2 "arbiter clients"  one thread per (kernel client, stall cause) that stalled; an "X"
+//                            slice per run of stalled cycles (TimelineDetail::all) or per group of
+//                            runs closer than `merge_gap` cycles (TimelineDetail::stalls), named and
+//                            coloured (cname) by StallCause; args.stalled = the stalled cycles in it
 //   pid 3 "banks"            one counter per ECC bank: busy and conflict share of each time bin
 //   pid 4 "TDM"              one counter: cycles per bin with a compute- / DMA-class SBUF grant
 //   flows ("s" -> "f")       from the instruction whose `signal=S` satisfied a `wait=S` to the
-//                            waiting instruction
-// Timestamps are microseconds at the PE clock: ts = cycle / (pe_clock_ghz * 1000). Every span also
-// carries its exact cycles in args (start_cycle, cycles), so nothing depends on float rounding.
+//                            waiting instruction; "s" sits on the signaller's last cycle, "f" on
+//                            the waiter's first, each inside its slice
+// Time is in PE cycles, written as integers: ts = first cycle, dur = cycles, so a slice ends at
+// exactly ts + dur and nesting in cycles is nesting in the file. Viewers read the unit as
+// microseconds (1 "us" = 1 cycle); otherData.pe_clock_ghz converts to time.
 #pragma once
 
 #include <iosfwd>
@@ -21,10 +28,26 @@
 
 namespace sbufsim {
 
+// How much of the arbiter clients' stall history a timeline holds (--timeline-detail). The engine
+// queues, flows and the bounded counter tracks are in every level.
+enum class TimelineDetail : std::uint8_t {
+    instructions,  // no stall slices
+    stalls,        // stall runs of one client and cause closer than merge_gap cycles merged
+    all,           // every run of stalled cycles, exact
+};
+std::string_view to_string(TimelineDetail d);
+// "instructions" | "stalls" | "all"; throws std::invalid_argument naming the choices otherwise.
+TimelineDetail parse_timeline_detail(const std::string& text);
+
 struct TimelineOptions {
     Cycle from = 0;                     // --window A:B keeps events intersecting [from, to)
     Cycle to = kNever;
     std::size_t max_counter_bins = 2000;  // counter tracks are rebinned to at most this many bins
+    TimelineDetail detail = TimelineDetail::stalls;
+    // TimelineDetail::stalls: runs of one cause on one client with fewer than this many cycles
+    // between them become one slice. 32 cycles merge the TDM period's one-slot gaps (8 or 16
+    // slots) and keep the GEMM 1024x4096x1024 timeline at a few MB (docs/visualisation.md).
+    Cycle merge_gap = 32;
 };
 
 // Writes the document. `r` must come from a replay with record_timeline set and `probe` (with

@@ -1,0 +1,74 @@
+// The static deadlock check of `sbufsim check`: which instructions of a trace could never start
+// because of its semaphores, found without simulating, and why — a cycle of waits between
+// queues, or a queue waiting for a signal only its own later instructions send.
+//
+// The replay runs instructions in order per in-order unit: the PE array (every ldweights and
+// matmul), each of ACT, POOL and DVE, each DMA queue (by name) and each Q7 core. A `wait=S:v`
+// holds its unit until S >= v; `signal=S` adds 1 when the instruction completes. Semaphores only
+// grow, so whether an instruction can ever start does not depend on timing: running every unit
+// whose head is ready, in any order, until none is, leaves exactly the instructions the replay
+// would deadlock on. SyncCheck plays that game while the records stream in, so its memory is the
+// instructions still waiting (normally a few per unit), not the trace.
+//
+// Waits whose value exceeds every signal of the trace are TraceChecker::finish()'s finding; this
+// check reports the others: for each group of units that wait on each other in a circle (Tarjan's
+// strongly connected components of "unit A's head waits for a signal unit B still has to send"),
+// one finding at its first waiting line naming every queue, line and semaphore of the circle.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sbufsim/config/params.h"
+#include "sbufsim/trace/trace.h"
+
+namespace sbufsim {
+
+class SyncCheck {
+public:
+    // `file` is used in the findings' file:line.
+    SyncCheck(const Params& params, std::string file);
+
+    // One record in file order; access records and out-of-range semaphores are ignored (the
+    // TraceChecker reports the latter).
+    void add(const Record& rec);
+    // After the last record: one TraceError (field "wait") per circle of waits. Returns how many.
+    std::size_t finish(std::vector<TraceError>& out);
+
+private:
+    struct Instr {
+        std::uint64_t line = 0;
+        std::uint32_t queue = 0;                 // index into queue_names_
+        std::uint8_t waits = 0, signals = 0;
+        std::uint16_t wait_sem[kMaxWaits]{};
+        std::uint32_t wait_value[kMaxWaits]{};
+        std::uint16_t signal_sem[kMaxSignals]{};
+    };
+    struct Unit {
+        std::string engine;                      // "PE array", "ACT", "DMA", "Q7 core 3", ...
+        std::deque<Instr> pending;               // not started in the game, in program order
+    };
+
+    std::uint32_t unit_of(const Record& rec);
+    // The first unmet wait of `i` (index), or -1 when it can start.
+    int unmet(const Instr& i) const;
+    // Starts every ready head, following the signals they send.
+    void drain(std::uint32_t unit);
+    std::string describe(std::uint32_t unit) const;
+
+    std::string file_;
+    std::uint32_t semaphores_;
+    WaitResolver resolver_;
+    std::vector<Unit> units_;
+    std::unordered_map<std::uint64_t, std::uint32_t> unit_index_;   // (kind class, id) -> unit
+    std::vector<std::string> queue_names_;
+    std::unordered_map<NameId, std::uint32_t> queue_index_;
+    std::vector<std::uint64_t> value_;                // semaphore values in the game
+    std::vector<std::uint64_t> total_;                // every signal of the trace, per semaphore
+    std::vector<std::vector<std::uint32_t>> blocked_on_;  // units whose head waits on semaphore s
+};
+
+}  // namespace sbufsim

@@ -1,0 +1,101 @@
+#include "cli/picture.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+extern char** environ;
+
+namespace sbufsim::cli {
+
+namespace {
+
+// rsvg-convert reads the SVG from a file next to nothing else the user owns: a temporary file
+// removed on every path out (a pipe would need SIGPIPE handling when the renderer quits early).
+class TempSvg {
+public:
+    explicit TempSvg(const std::string& svg) {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "sbufsim-picture-XXXXXX.svg").string();
+        std::vector<char> name(tmpl.begin(), tmpl.end());
+        name.push_back('\0');
+        const int fd = mkstemps(name.data(), 4);
+        if (fd < 0) throw std::runtime_error("cannot create a temporary SVG for the PNG export: " + std::string(std::strerror(errno)));
+        close(fd);
+        path_ = name.data();
+        std::ofstream f(path_, std::ios::binary);
+        if (!(f << svg) || !f.flush()) throw std::runtime_error("cannot write the temporary SVG " + path_);
+    }
+    ~TempSvg() {
+        std::error_code ec;
+        std::filesystem::remove(path_, ec);
+    }
+    TempSvg(const TempSvg&) = delete;
+    TempSvg& operator=(const TempSvg&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+std::string renderer() {
+    if (const char* p = std::getenv("SBUFSIM_RSVG_CONVERT"); p && *p) return p;
+    return "rsvg-convert";
+}
+
+void render_png(const std::string& svg, const std::string& path) {
+    const TempSvg in(svg);
+    const std::string prog = renderer();
+    std::vector<std::string> args{prog, "--format=png", "--zoom=1.5", "--output=" + path, in.path()};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    spdlog::debug("png: {} --format=png --zoom=1.5 --output={} {}", prog, path, in.path());
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, prog.c_str(), nullptr, nullptr, argv.data(), environ);
+    if (rc != 0)
+        throw MissingTool("cannot write " + path + ": PNG export needs " + prog + " (" + std::strerror(rc) +
+                          "); install it (Debian/Ubuntu: apt-get install librsvg2-bin) or write an .svg file instead");
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error("cannot write " + path + ": " + prog + " failed (" +
+                                 (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                                    : std::string("killed by a signal")) +
+                                 ")");
+}
+
+}  // namespace
+
+bool wants_png(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".png";
+}
+
+void write_picture(const std::string& svg, const std::string& path, std::ostream& out) {
+    if (path == "-") {
+        out << svg;
+        return;
+    }
+    if (wants_png(path)) {
+        render_png(svg, path);
+    } else {
+        std::ofstream f(path);
+        if (!f || !(f << svg)) throw std::runtime_error("cannot write " + path);
+    }
+    spdlog::info("wrote {} ({} bytes of SVG drawn)", path, svg.size());
+}
+
+}  // namespace sbufsim::cli

@@ -1,0 +1,192 @@
+#include "sbufsim/trace/sync_check.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace sbufsim {
+
+namespace {
+
+constexpr std::string_view kDeadlockRule = "semaphores, docs/trace-format.md";
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+SyncCheck::SyncCheck(const Params& params, std::string file)
+    : file_(std::move(file)),
+      semaphores_(params.isa.num_semaphores),
+      value_(params.isa.num_semaphores, 0),
+      total_(params.isa.num_semaphores, 0),
+      blocked_on_(params.isa.num_semaphores) {}
+
+// The replay's in-order units (replay.cpp, route()): one per engine for the PE array and the
+// compute engines, one per DMA queue name, one per Q7 core.
+std::uint32_t SyncCheck::unit_of(const Record& rec) {
+    std::uint64_t key = 0;
+    std::string engine;
+    switch (rec.kind) {
+        case RecordKind::ldweights:
+        case RecordKind::matmul: key = 0, engine = "PE array"; break;
+        case RecordKind::act: key = 1, engine = "ACT"; break;
+        case RecordKind::pool: key = 2, engine = "POOL"; break;
+        case RecordKind::dve: key = 3, engine = "DVE"; break;
+        case RecordKind::dma: key = (std::uint64_t{4} << 32) | rec.queue_id, engine = "DMA"; break;
+        case RecordKind::q7: key = (std::uint64_t{5} << 32) | rec.core, engine = "Q7 core " + num(rec.core); break;
+        case RecordKind::access: break;
+    }
+    const auto [it, fresh] = unit_index_.emplace(key, static_cast<std::uint32_t>(units_.size()));
+    if (fresh) units_.push_back(Unit{engine, {}});
+    return it->second;
+}
+
+void SyncCheck::add(const Record& rec) {
+    if (!is_instruction(rec.kind)) return;
+    Instr in;
+    in.line = rec.line;
+    const auto [q, fresh] = queue_index_.emplace(rec.queue_id, static_cast<std::uint32_t>(queue_names_.size()));
+    if (fresh) queue_names_.emplace_back(rec.queue);
+    in.queue = q->second;
+    for (std::uint32_t w = 0; w < rec.num_waits; ++w) {
+        const std::uint32_t v = resolver_.resolve(rec.queue_id, rec.waits[w]);
+        if (rec.waits[w].sem >= semaphores_) continue;
+        in.wait_sem[in.waits] = rec.waits[w].sem;
+        in.wait_value[in.waits++] = v;
+    }
+    for (std::uint32_t s = 0; s < rec.num_signals; ++s) {
+        if (rec.signals[s] >= semaphores_) continue;
+        in.signal_sem[in.signals++] = rec.signals[s];
+        ++total_[rec.signals[s]];
+    }
+    const std::uint32_t u = unit_of(rec);
+    units_[u].pending.push_back(in);
+    if (units_[u].pending.size() == 1) drain(u);
+}
+
+int SyncCheck::unmet(const Instr& i) const {
+    for (std::uint8_t w = 0; w < i.waits; ++w)
+        if (value_[i.wait_sem[w]] < i.wait_value[w]) return w;
+    return -1;
+}
+
+void SyncCheck::drain(std::uint32_t first) {
+    std::vector<std::uint32_t> work{first};
+    while (!work.empty()) {
+        const std::uint32_t u = work.back();
+        work.pop_back();
+        auto& q = units_[u].pending;
+        while (!q.empty()) {
+            const Instr& head = q.front();
+            if (const int w = unmet(head); w >= 0) {
+                auto& list = blocked_on_[head.wait_sem[w]];
+                if (std::find(list.begin(), list.end(), u) == list.end()) list.push_back(u);
+                break;
+            }
+            for (std::uint8_t s = 0; s < head.signals; ++s) {
+                ++value_[head.signal_sem[s]];
+                auto& list = blocked_on_[head.signal_sem[s]];
+                work.insert(work.end(), list.begin(), list.end());
+                list.clear();
+            }
+            q.pop_front();
+        }
+    }
+}
+
+std::string SyncCheck::describe(std::uint32_t unit) const {
+    const Instr& head = units_[unit].pending.front();
+    return units_[unit].engine + " queue " + queue_names_[head.queue] + " (line " + num(head.line) + ")";
+}
+
+std::size_t SyncCheck::finish(std::vector<TraceError>& out) {
+    // Stuck units, the semaphore each head still waits for, and who could still signal it.
+    struct Stuck {
+        std::uint16_t sem = 0;
+        std::uint32_t want = 0;
+        // unit -> (line, queue) of its first pending instruction that signals sem
+        std::map<std::uint32_t, std::pair<std::uint64_t, std::uint32_t>> signallers;
+    };
+    std::map<std::uint32_t, Stuck> stuck;
+    for (std::uint32_t u = 0; u < units_.size(); ++u) {
+        if (units_[u].pending.empty()) continue;
+        const Instr& head = units_[u].pending.front();
+        const int w = unmet(head);
+        if (w < 0) continue;
+        if (total_[head.wait_sem[w]] < head.wait_value[w]) continue;  // too few signals: TraceChecker::finish
+        stuck[u] = Stuck{head.wait_sem[w], head.wait_value[w], {}};
+    }
+    for (auto& [u, st] : stuck)
+        for (std::uint32_t v = 0; v < units_.size(); ++v)
+            for (const Instr& i : units_[v].pending)
+                if (std::count(i.signal_sem, i.signal_sem + i.signals, st.sem)) {
+                    st.signallers.emplace(v, std::make_pair(i.line, i.queue));
+                    break;
+                }
+    // Tarjan's strongly connected components over "u waits for a signal v still has to send".
+    std::map<std::uint32_t, int> index, low;
+    std::vector<std::uint32_t> stack;
+    std::map<std::uint32_t, bool> on_stack;
+    std::vector<std::vector<std::uint32_t>> circles;
+    int next = 0;
+    std::function<void(std::uint32_t)> visit = [&](std::uint32_t u) {
+        index[u] = low[u] = next++;
+        stack.push_back(u);
+        on_stack[u] = true;
+        for (const auto& [v, line] : stuck.at(u).signallers) {
+            if (!stuck.count(v)) continue;
+            if (!index.count(v)) {
+                visit(v);
+                low[u] = std::min(low[u], low[v]);
+            } else if (on_stack[v]) {
+                low[u] = std::min(low[u], index[v]);
+            }
+        }
+        if (low[u] != index[u]) return;
+        std::vector<std::uint32_t> scc;
+        std::uint32_t v = 0;
+        do {
+            v = stack.back();
+            stack.pop_back();
+            on_stack[v] = false;
+            scc.push_back(v);
+        } while (v != u);
+        if (scc.size() > 1 || stuck.at(u).signallers.count(u)) circles.push_back(scc);
+    };
+    for (const auto& [u, st] : stuck)
+        if (!index.count(u)) visit(u);
+
+    for (auto& scc : circles) {
+        std::sort(scc.begin(), scc.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return units_[a].pending.front().line < units_[b].pending.front().line;
+        });
+        const std::uint32_t first = scc.front();
+        const Instr& head = units_[first].pending.front();
+        std::string why;
+        if (scc.size() == 1) {
+            const Stuck& st = stuck.at(first);
+            const std::uint64_t by = st.signallers.at(first).first;
+            why = describe(first) + " waits for semaphore " + num(st.sem) + " >= " + num(st.want) + ", which stays at " +
+                  num(value_[st.sem]) + ": the signals still to come are " +
+                  (by == head.line ? "its own (it signals " + num(st.sem) + " when it completes)"
+                                   : "from its own queue's later line " + num(by)) +
+                  ", which cannot run before it (a self-wait; `run` would deadlock); signal semaphore " + num(st.sem) +
+                  " from another queue or earlier in this one, or lower the wait's value";
+        } else {
+            why = "semaphore cycle between " + num(scc.size()) + " queues, none of which can start (`run` would deadlock):";
+            for (std::uint32_t u : scc) {
+                const Stuck& st = stuck.at(u);
+                std::pair<std::uint64_t, std::uint32_t> by{0, 0};
+                for (const auto& [v, at] : st.signallers)
+                    if (std::count(scc.begin(), scc.end(), v) && (by.first == 0 || at.first < by.first)) by = at;
+                why += " " + describe(u) + " waits for semaphore " + num(st.sem) + " >= " + num(st.want) +
+                       ", signalled next by " + queue_names_[by.second] + " line " + num(by.first) + ";";
+            }
+            why += " move one of these signals before its queue's wait, or remove a wait";
+        }
+        out.push_back(TraceError{file_, head.line, "wait", why, std::string(kDeadlockRule)});
+    }
+    return circles.size();
+}
+
+}  // namespace sbufsim
