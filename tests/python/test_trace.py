@@ -66,10 +66,9 @@ def test_binary_and_text_files_hold_the_same_trace(tmp_path):
 def test_check_reports_problems_under_the_traces_name():
     trace = sbufsim.Trace(["0 pe_client_0 rd 0x5600 32 512", "foo bar"], name="mine")
     problems = trace.check()
-    assert problems == [
-        "mine:3: record: unknown record kind 'foo' (expected a cycle number or one of dma, ldweights, matmul, "
-        "act, pool, dve, q7) (trace format v1, docs/trace-format.md)"
-    ]
+    assert len(problems) == 1
+    assert problems[0].startswith("mine:3: record: unknown record kind 'foo'")
+    assert "dma, ldweights, matmul, act, pool, dve, q7" in problems[0]
     assert kloop().check() == []
 
 
