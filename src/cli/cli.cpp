@@ -25,6 +25,7 @@ const std::vector<Command>& commands() {
         {"gen", "write realistic traces from GEMM, attention, convolution shapes or synthetic stress", cmd_gen},
         {"plot", "draw a bank x time heatmap and who-blocked-whom matrix (SVG) from run --json output", cmd_plot},
         {"sweep", "run a trace over many settings (TDM, arbiter, throttler...) in parallel, one row per point", cmd_sweep},
+        {"nki", "trace an NKI kernel (nki.language / nki.isa) and replay it: report, MFU, HBM bandwidth", cmd_nki},
     };
     return table;
 }

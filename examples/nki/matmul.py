@@ -1,0 +1,81 @@
+"""A tiled GEMM, result[M, N] = lhsT[K, M].T @ rhs[K, N], in the classic optimisation stages.
+Run one with: sbufsim nki examples/nki/matmul.py::matmul_tiled --input lhsT=bf16[2048,2048]
+--input rhs=bf16[2048,2048]."""
+
+import nki
+import nki.language as nl
+
+TILE_K = nl.tile_size.pmax                   # contraction: 128 partitions
+TILE_M = nl.tile_size.gemm_stationary_fmax   # stationary free size: 128
+TILE_N = nl.tile_size.gemm_moving_fmax       # moving free size: 512 (one 2 KiB PSUM bank of fp32)
+
+
+@nki.jit
+def matmul_tiled(lhsT, rhs):
+    """Stage 1: every output tile loads its K strip of both operands inside the K loop."""
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    for m in nl.affine_range(M // TILE_M):
+        for n in nl.affine_range(N // TILE_N):
+            acc = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(K // TILE_K):
+                a = nl.ndarray((TILE_K, TILE_M), dtype=lhsT.dtype, buffer=nl.sbuf)
+                b = nl.ndarray((TILE_K, TILE_N), dtype=rhs.dtype, buffer=nl.sbuf)
+                a[...] = nl.load(lhsT[k * TILE_K:(k + 1) * TILE_K, m * TILE_M:(m + 1) * TILE_M])
+                b[...] = nl.load(rhs[k * TILE_K:(k + 1) * TILE_K, n * TILE_N:(n + 1) * TILE_N])
+                acc += nl.matmul(a, b, transpose_x=True)
+            out = nl.copy(acc, dtype=result.dtype)
+            nl.store(result[m * TILE_M:(m + 1) * TILE_M, n * TILE_N:(n + 1) * TILE_N], value=out)
+    return result
+
+
+@nki.jit
+def matmul_hoisted(lhsT, rhs):
+    """Stage 2: the stationary strip of a row of output tiles is loaded once, outside the N and
+    K loops, and kept in SBUF while every N tile reuses it."""
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    KT = K // TILE_K
+    result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    for m in nl.affine_range(M // TILE_M):
+        a = nl.ndarray((KT, nl.par_dim(TILE_K), TILE_M), dtype=lhsT.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(KT):
+            a[k] = nl.load(lhsT[k * TILE_K:(k + 1) * TILE_K, m * TILE_M:(m + 1) * TILE_M])
+        for n in nl.affine_range(N // TILE_N):
+            b = nl.ndarray((KT, nl.par_dim(TILE_K), TILE_N), dtype=rhs.dtype, buffer=nl.sbuf)
+            for k in nl.affine_range(KT):
+                b[k] = nl.load(rhs[k * TILE_K:(k + 1) * TILE_K, n * TILE_N:(n + 1) * TILE_N])
+            acc = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(KT):
+                acc += nl.matmul(a[k], b[k], transpose_x=True)
+            out = nl.copy(acc, dtype=result.dtype)
+            nl.store(result[m * TILE_M:(m + 1) * TILE_M, n * TILE_N:(n + 1) * TILE_N], value=out)
+    return result
+
+
+@nki.jit
+def matmul_blocked(lhsT, rhs, TILES_IN_BLOCK_M=4):
+    """Stage 3: the free dimension M is blocked — a block of TILES_IN_BLOCK_M stationary strips
+    stays in SBUF, so each moving strip loaded from HBM feeds that many output tiles."""
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    KT = K // TILE_K
+    BM = TILE_M * TILES_IN_BLOCK_M
+    result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    for mb in nl.affine_range(M // BM):
+        a = nl.ndarray((KT, nl.par_dim(TILE_K), BM), dtype=lhsT.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(KT):
+            a[k] = nl.load(lhsT[k * TILE_K:(k + 1) * TILE_K, mb * BM:(mb + 1) * BM])
+        for n in nl.affine_range(N // TILE_N):
+            b = nl.ndarray((KT, nl.par_dim(TILE_K), TILE_N), dtype=rhs.dtype, buffer=nl.sbuf)
+            for k in nl.affine_range(KT):
+                b[k] = nl.load(rhs[k * TILE_K:(k + 1) * TILE_K, n * TILE_N:(n + 1) * TILE_N])
+            for m in nl.affine_range(TILES_IN_BLOCK_M):
+                acc = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)
+                for k in nl.affine_range(KT):
+                    acc += nl.matmul(a[k, :, m * TILE_M:(m + 1) * TILE_M], b[k], transpose_x=True)
+                out = nl.copy(acc, dtype=result.dtype)
+                row = mb * BM + m * TILE_M
+                nl.store(result[row:row + TILE_M, n * TILE_N:(n + 1) * TILE_N], value=out)
+    return result

@@ -1,0 +1,136 @@
+"""NKI kernels as sbufsim traces: run a kernel written against the public NKI API (`import nki`,
+`nki.language as nl`, `nki.isa as nisa`, or the `neuronxcc.nki` paths) with tracing
+implementations of those modules, and get the trace of what it issues to each engine.
+
+    from sbufsim import nki
+    kt = nki.trace("matmul.py::nki_matmul_tiled", inputs={"lhsT": "bf16[1024,1024]",
+                   "rhs": "bf16[1024,1024]"}, generation="cayman")
+    kt.write("matmul.trc"); sbufsim.run("matmul.trc")
+
+docs/nki.md lists the supported calls and how each maps to engines, operands and semaphores.
+"""
+
+import importlib.util
+import os
+import re
+import sys
+import types
+from contextlib import contextmanager
+
+from . import _ops
+from ._tracer import NkiError, dtype_of
+
+__all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
+
+_SHAPE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]+)\]\s*$")
+
+
+class KernelTrace:
+    """A traced kernel: its records as trace text, the matmul FLOPs and the HBM bytes moved."""
+
+    def __init__(self, tracer, name):
+        self.name, self.generation = name, tracer.generation
+        self.text = tracer.text()
+        self.flops, self.hbm_bytes = tracer.flops, tracer.hbm_bytes
+        self.records = [r.text() for r in tracer.records]
+
+    def count(self, kind):
+        return sum(1 for r in self.records if r.split(" ", 1)[0] == kind)
+
+    def write(self, path):
+        with open(path, "w") as f:
+            f.write(self.text)
+        return path
+
+    def __repr__(self):
+        return f"<sbufsim.nki.KernelTrace {self.name}: {len(self.records)} records, {self.flops} flops>"
+
+
+def parse_input(spec):
+    """'bf16[4096,2048]' (or a (dtype, shape) pair) -> (DType, shape)."""
+    if isinstance(spec, tuple):
+        return dtype_of(spec[0]), tuple(spec[1])
+    m = _SHAPE.match(spec)
+    if not m:
+        raise NkiError(f"input {spec!r}: expected DTYPE[D0,D1,...], e.g. bf16[4096,2048]")
+    return dtype_of(m.group(1)), tuple(int(d) for d in m.group(2).split(",") if d.strip())
+
+
+def _module(name, **attrs):
+    module = types.ModuleType(name)
+    module.__dict__.update(attrs)
+    return module
+
+
+def jit(func=None, **_):
+    """nki.jit: the kernel runs as plain Python under the tracer."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
+@contextmanager
+def _shim():
+    """`nki`, `nki.language`, `nki.isa` and `neuronxcc.nki.*` resolve to the tracing modules
+    while a kernel is loaded and traced; what was in sys.modules before comes back after."""
+    from . import isa, language
+    nki = _module("nki", jit=jit, language=language, isa=isa, trace=jit, baremetal=jit, benchmark=jit)
+    neuronxcc = _module("neuronxcc", nki=nki)
+    mapping = {"nki": nki, "nki.language": language, "nki.isa": isa, "neuronxcc": neuronxcc,
+               "neuronxcc.nki": nki, "neuronxcc.nki.language": language, "neuronxcc.nki.isa": isa}
+    saved = {name: sys.modules.get(name) for name in mapping}
+    sys.modules.update(mapping)
+    try:
+        yield
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+def _load(path, func_name):
+    spec = importlib.util.spec_from_file_location(f"_sbufsim_nki_kernel_{abs(hash(path))}", path)
+    if spec is None:
+        raise NkiError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    func = getattr(module, func_name, None)
+    if func is None:
+        names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
+        raise NkiError(f"{path}: no function {func_name!r} (functions: {', '.join(names)})")
+    return func
+
+
+def trace(kernel, inputs, params=None, generation="cayman"):
+    """Trace KERNEL ('file.py::func', or a function) called with HBM tensors made from inputs
+    ({name: 'bf16[4096,2048]'}, in the function's argument order) and keyword params. Raises
+    NkiError with the kernel's file:line for what the front-end cannot model."""
+    if _ops._current is not None:
+        raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
+    tracer = _ops.Tracer(generation)
+    _ops._current = tracer
+    try:
+        with _shim():
+            if isinstance(kernel, str):
+                path, sep, func_name = kernel.rpartition("::")
+                if not sep:
+                    raise NkiError(f"kernel {kernel!r}: expected FILE.py::FUNCTION")
+                if not os.path.isfile(path):
+                    raise NkiError(f"{path}: no such kernel file")
+                func = _load(path, func_name)
+                name = func_name
+            else:
+                func, name = kernel, kernel.__name__
+            args = {}
+            for arg, spec in inputs.items():
+                dtype, shape = parse_input(spec)
+                args[arg] = tracer.new_tensor(shape, dtype, "hbm", name=arg)
+            result = func(**args, **(params or {}))
+            for value in (result if isinstance(result, tuple) else (result,)):
+                if isinstance(value, _ops.Pending):
+                    value.materialise()
+    finally:
+        _ops._current = None
+    return KernelTrace(tracer, name)

@@ -1,0 +1,459 @@
+"""Records and operations: the tracer that turns each NKI call into trace records on its engine's
+queue, with semaphores from the hazards between queues (docs/nki.md)."""
+
+from ._tracer import (Allocator, NkiError, Slot, Storage, View, dtype_of, fail, kernel_site, PARTITIONS)
+
+DMA_QUEUES = 16
+ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
+MAX_WAITS = 2
+MOVING_FMAX = 512
+STATIONARY_FMAX = 128
+
+_current = None  # the Tracer of the kernel being traced
+
+
+def tracer():
+    if _current is None:
+        raise NkiError("an NKI call outside sbufsim.nki.trace(): kernels run under `sbufsim nki` or trace()")
+    return _current
+
+
+class Record:
+    def __init__(self, kind, queue, fields):
+        self.kind, self.queue, self.fields = kind, queue, fields
+        self.waits, self.signal, self.seq = [], None, 0
+
+    def text(self):
+        parts = [self.kind, f"queue={self.queue}"] + [f"{k}={v}" for k, v in self.fields.items() if v is not None]
+        parts += [f"wait={s}:{v}" for s, v in self.waits]
+        parts.append(f"signal={self.signal}")
+        return " ".join(parts)
+
+
+def compute_fields(src, dst, partitions, fn, src2=None):
+    """The fields of an act/pool/dve record, in the canonical order of docs/trace-format.md.
+    The one place compute records are formatted: an opcode field goes here."""
+    return {"src": src, "src2": src2, "dst": dst, "partitions": partitions, "fn": fn}
+
+
+class Tracer:
+    """Collects the records of one kernel. Every record signals its queue's semaphore when it
+    completes (semaphore = queue index, so its value counts the queue's finished records); a
+    record that depends on another queue's n-th record waits for that semaphore to reach n."""
+
+    def __init__(self, generation):
+        self.generation = generation
+        self.alloc = Allocator(generation)
+        self.records = []
+        self.queue_sem = {}
+        self.queue_count = {}
+        self.waited = {}  # (queue, other queue) -> value already waited for
+        self.next_dma = 0
+        self.loop_kinds = []  # the kinds of the enclosing range loops
+        self.flops = 0
+        self.hbm_bytes = 0
+        self.names = {}
+        self.identity = None
+        self.psum_groups = {}  # PSUM slot -> the last matmul record accumulating into it
+
+    # --- allocation -------------------------------------------------------------------------
+    def rotation(self):
+        return 2 if self.loop_kinds and self.loop_kinds[-1] == "affine" else 1
+
+    def new_tensor(self, shape, dtype, buffer, name=None, site=None):
+        dtype = dtype_of(dtype)
+        shape = tuple(shape)
+        pdim = next((d for d, n in enumerate(shape) if type(n).__name__ == "ParDim"), 0)
+        shape = tuple(int(n) for n in shape)
+        if not shape or any(n <= 0 for n in shape):
+            raise fail(f"shape {shape}: every dimension must be positive")
+        site = site or kernel_site()
+        label = name or f"t{len(self.names)}_{site[1]}"
+        self.names[label] = True
+        storage = Storage(label, shape, dtype, buffer, pdim)
+        if buffer in ("sbuf", "psum"):
+            if shape[pdim] > PARTITIONS:
+                raise fail(f"tile {label} {shape}: partition dimension {shape[pdim]} is over {PARTITIONS}; "
+                           "split it or mark another dimension with nl.par_dim")
+            key = (site, shape, dtype.name, buffer)
+            storage.slot = self.alloc.slot(key, buffer, storage.bytes_per_partition, self.rotation())
+        else:
+            storage.slot = Slot("hbm", 0, 0)
+        return View(storage)
+
+    def tile_like(self, shape, dtype, buffer="sbuf"):
+        return self.new_tensor(shape, dtype, buffer)
+
+    # --- records ----------------------------------------------------------------------------
+    def dma_queue(self):
+        queue = f"qSyncIO{self.next_dma % DMA_QUEUES}"
+        self.next_dma += 1
+        return queue
+
+    def emit(self, kind, queue, fields, reads=(), writes=()):
+        """Append a record reading and writing the given views; returns it."""
+        record = Record(kind, queue, fields)
+        deps = {}
+        for view in reads:
+            self._hazards(view, record, deps, write=False)
+        for view in writes:
+            self._hazards(view, record, deps, write=True)
+        self._waits(record, deps)
+        self._append(record)
+        for view in reads:
+            self._note(view, record, write=False)
+        for view in writes:
+            self._note(view, record, write=True)
+        return record
+
+    def _append(self, record):
+        queue = record.queue
+        if queue not in self.queue_sem:
+            self.queue_sem[queue] = len(self.queue_sem)
+        record.signal = self.queue_sem[queue]
+        self.queue_count[queue] = self.queue_count.get(queue, 0) + 1
+        record.seq = self.queue_count[queue]
+        self.records.append(record)
+
+    def _hazards(self, view, record, deps, write):
+        slot = view.storage.slot
+        if slot.region == "hbm":
+            slot = self._hbm_slot(view)
+        p0, p1, lo, hi = view.footprint()
+        lists = [slot.writes, slot.reads] if write else [slot.writes]
+        for entries in lists:
+            for q0, q1, a, b, other in entries:
+                if q0 < p1 and p0 < q1 and a < hi and lo < b and other.queue != record.queue:
+                    deps[other.queue] = max(deps.get(other.queue, 0), other.seq)
+
+    def _hbm_slot(self, view):
+        storage = view.storage
+        if not hasattr(storage, "hbm_slot"):
+            storage.hbm_slot = Slot("hbm", 0, 0)
+        return storage.hbm_slot
+
+    def _note(self, view, record, write):
+        slot = view.storage.slot if view.storage.slot.region != "hbm" else self._hbm_slot(view)
+        p0, p1, lo, hi = view.footprint()
+        if write:
+            covered = lambda e: p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi
+            slot.writes = [e for e in slot.writes if not covered(e)]
+            slot.reads = [e for e in slot.reads if not covered(e)]
+            slot.writes.append((p0, p1, lo, hi, record))
+        else:
+            slot.reads.append((p0, p1, lo, hi, record))
+            if len(slot.reads) > 64:  # keep the newest read of each queue and footprint
+                seen, kept = set(), []
+                for e in reversed(slot.reads):
+                    if (e[:4], e[4].queue) not in seen:
+                        seen.add((e[:4], e[4].queue))
+                        kept.append(e)
+                slot.reads = kept[::-1]
+
+    def _waits(self, record, deps):
+        needed = []
+        for queue, seq in sorted(deps.items()):
+            if self.waited.get((record.queue, queue), 0) >= seq:
+                continue  # an earlier record of this in-order queue already waited for it
+            needed.append((queue, seq))
+        while len(needed) > MAX_WAITS:
+            extra, needed = needed[:MAX_WAITS], needed[MAX_WAITS:]
+            self._sync(record.queue, extra)
+        for queue, seq in needed:
+            self.waited[(record.queue, queue)] = seq
+            record.waits.append((self.queue_sem[queue], seq))
+
+    def _sync(self, queue, waits):
+        """A record carries at most two waits: more go on a minimal record of the same queue
+        just before it (a 1-partition copy inside the scratch bytes), fn=sync."""
+        scratch = f"fp32@0x{self.alloc.address(self.alloc.scratch, 0, 0):x}[1][1]"
+        if queue.startswith("qSyncIO"):
+            sync = Record("dma", queue, {"src": scratch, "dst": scratch, "partitions": 1, "bytes": 4})
+        elif queue == ENGINE_QUEUES["pe"]:
+            sync = Record("ldweights", queue, {"src": scratch, "rows": 1, "cols": 1})
+        else:
+            kind = next(k for k, q in ENGINE_QUEUES.items() if q == queue)
+            sync = Record(kind, queue, compute_fields(scratch, scratch, 1, "sync"))
+        for other, seq in waits:
+            self.waited[(queue, other)] = seq
+            sync.waits.append((self.queue_sem[other], seq))
+        self._append(sync)
+
+    def close_psum(self, view):
+        """A PSUM tile is read: its accumulation group ends with the last matmul into it."""
+        last = self.psum_groups.pop(id(view.storage.slot), None)
+        if last is not None:
+            flags = last.fields["acc_flags"]
+            last.fields["acc_flags"] = "single" if flags == "begin" else "end"
+
+    def text(self):
+        lines = [f"sbufsim-trace 1 gen={self.generation}",
+                 f"# nki flops={self.flops} hbm_bytes={self.hbm_bytes} records={len(self.records)}"]
+        return "\n".join(lines + [r.text() for r in self.records]) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# pending values: an op whose destination is not known yet (t[...] = nl.load(...))
+
+class Pending:
+    """The result of an op before it has a destination: assigned into a tile it writes there,
+    used any other way it is written to a new tile of its own allocation site."""
+
+    def __init__(self, shape, dtype, buffer, write, site):
+        self.shape, self.dtype, self.buffer, self.write, self.site = shape, dtype, buffer, write, site
+        self.view = None
+
+    def materialise(self, dst=None):
+        if self.view is not None:
+            if dst is not None:
+                copy(dst, self.view)
+            return self.view
+        if dst is None:
+            dst = tracer().new_tensor(self.shape, self.dtype, self.buffer, site=self.site)
+        self.write(dst)
+        self.view = dst
+        return dst
+
+    def __getattr__(self, name):  # .shape/.dtype are set; anything else is the tile's
+        return getattr(self.materialise(), name)
+
+    def __getitem__(self, key):
+        return self.materialise()[key]
+
+    def __iadd__(self, other):
+        view = self.materialise()
+        view += other
+        return view
+
+    def __add__(self, other):
+        return elementwise("add", self, other)
+
+    def __sub__(self, other):
+        return elementwise("subtract", self, other)
+
+    def __mul__(self, other):
+        return elementwise("multiply", self, other)
+
+    def __truediv__(self, other):
+        return elementwise("divide", self, other)
+
+
+def value(x):
+    """A tile operand: a View, or a Pending made concrete."""
+    if isinstance(x, Pending):
+        return x.materialise()
+    if isinstance(x, View):
+        return x
+    raise fail(f"{x!r} is not a tile")
+
+
+def check_on_chip(view, what):
+    if not view.on_chip:
+        raise fail(f"{what}: operand {view.storage.name} is in HBM; load it into SBUF first (nl.load)")
+    kept = [d for d, dim in enumerate(view.dims) if dim[3]]
+    pdim = view.storage.pdim
+    if view.dims[pdim][3] and kept[0] != pdim:
+        raise fail(f"{what}: the partition dimension of {view.storage.name} must be the tile's first dimension")
+
+
+# ---------------------------------------------------------------------------------------------
+# the operations
+
+def assign(target, val):
+    if isinstance(val, Pending):
+        val.materialise(target)
+    elif isinstance(val, View):
+        copy(target, val)
+    elif isinstance(val, (int, float)):
+        memset(target, val)
+    else:
+        raise fail(f"cannot assign {val!r} to a tile")
+
+
+def accumulate(target, other):
+    t = tracer()
+    if target.buffer == "psum" and isinstance(other, Pending) and getattr(other, "matmul", False):
+        other.accumulate_into(target)
+    else:
+        elementwise("add", target, other, dst=target)
+    return t
+
+
+def dma(dst, src):
+    """One DMA per transfer: partitions = the on-chip side's, bytes per partition its free size."""
+    t = tracer()
+    on_chip = dst if dst.on_chip else src
+    if not (dst.on_chip or src.on_chip):
+        raise fail("an HBM-to-HBM copy is not modelled; stage it through SBUF")
+    if on_chip.buffer == "psum":
+        raise fail("DMA cannot reach PSUM (seed 000 §6); copy the tile to SBUF with nl.copy first")
+    if src.elements != dst.elements:
+        raise fail(f"copy of {src.elements} elements into {dst.elements}: shapes {src.shape} and {dst.shape} differ")
+    if not (src.on_chip and dst.on_chip):
+        t.hbm_bytes += src.elements * (dst if dst.on_chip else src).dtype.size
+    fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
+              "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition}
+    return t.emit("dma", t.dma_queue(), fields, reads=[src], writes=[dst])
+
+
+def load(src, dtype=None):
+    src = value(src)
+    site = kernel_site()
+    if src.on_chip:
+        raise fail("nl.load reads HBM; this tensor is already on chip")
+    dims = [dim for dim in src.dims if dim[3]]
+    if not dims or dims[0][2] > PARTITIONS:
+        raise fail(f"nl.load of {src.shape}: the first dimension becomes the partitions and must be 1..{PARTITIONS}")
+    return Pending(src.shape, dtype or src.dtype, "sbuf", lambda dst: dma(dst, src), site)
+
+
+def store(dst, val):
+    dst = value(dst) if not isinstance(dst, View) else dst
+    src = value(val)
+    if dst.on_chip:
+        raise fail("nl.store writes HBM; use a copy between on-chip tiles")
+    return dma(dst, src)
+
+
+def new_output(shape, dtype, buffer="sbuf"):
+    return tracer().new_tensor(shape, dtype, buffer)
+
+
+class MatmulPending(Pending):
+    matmul = True
+
+    def __init__(self, stationary, moving, site, transpose=False):
+        k, m = stationary.shape
+        k2, n = moving.shape
+        kind = "nc_transpose" if transpose else "matmul"
+        if k != k2:
+            raise fail(f"{kind}: contraction dimensions differ: stationary {stationary.shape}, moving {moving.shape}")
+        if k > PARTITIONS or m > STATIONARY_FMAX or n > MOVING_FMAX:
+            raise fail(f"{kind}: stationary {stationary.shape} / moving {moving.shape} exceed the PE array "
+                       f"(K ≤ {PARTITIONS}, M ≤ {STATIONARY_FMAX}, N ≤ {MOVING_FMAX}); tile the loops")
+        super().__init__((m, n), dtype_of("float32"), "psum", self._single, site)
+        self.stationary, self.moving, self.transpose = stationary, moving, transpose
+
+    def _single(self, dst):
+        self._emit(dst, accumulate=False)
+
+    def accumulate_into(self, dst):
+        self._emit(dst, accumulate=True)
+        self.view = dst
+
+    def _emit(self, dst, accumulate):
+        t = tracer()
+        if dst.buffer != "psum":
+            raise fail("a matmul writes PSUM; allocate its destination with buffer=nl.psum")
+        if dst.shape != self.shape:
+            raise fail(f"matmul result {self.shape} into a PSUM tile of {dst.shape}")
+        k, m = self.stationary.shape
+        n = self.moving.shape[1]
+        check_on_chip(self.stationary, "matmul stationary")
+        check_on_chip(self.moving, "matmul moving")
+        t.emit("ldweights", ENGINE_QUEUES["pe"], {"src": self.stationary.operand(t.alloc), "rows": k, "cols": m},
+               reads=[self.stationary])
+        slot = id(dst.storage.slot)
+        group = t.psum_groups.get(slot) if accumulate else None
+        if not accumulate and slot in t.psum_groups:
+            t.close_psum(dst)
+        flags = "mid" if group is not None else "begin"
+        fields = {"src": self.moving.operand(t.alloc), "dst": dst.operand(t.alloc),
+                  "num_active_rows": k, "num_active_cols": m, "acc_flags": flags}
+        record = t.emit("matmul", ENGINE_QUEUES["pe"], fields, reads=[self.moving], writes=[dst])
+        t.psum_groups[slot] = record
+        if not self.transpose:
+            t.flops += 2 * k * m * n
+        if not accumulate:
+            t.close_psum(dst)
+
+
+def matmul(stationary, moving, site=None):
+    return MatmulPending(value(stationary), value(moving), site or kernel_site())
+
+
+def transpose(data, site=None):
+    """nc_transpose on the PE: the tile is the stationary operand, an identity the moving one."""
+    t = tracer()
+    data = value(data)
+    p, f = data.shape
+    if t.identity is None or t.identity.dtype is not data.dtype or t.identity.shape[0] < p:
+        t.identity = t.new_tensor((PARTITIONS, PARTITIONS), data.dtype, "sbuf", name="identity",
+                                  site=("<identity>", 0))
+        compute("pool", "iota", [], t.identity)  # built once on GpSimd, as the compiler does
+    return MatmulPending(data, t.identity[0:p, 0:p], site or kernel_site(), transpose=True)
+
+
+def _sources(*xs):
+    return [value(x) for x in xs if isinstance(x, (View, Pending))]
+
+
+def compute(engine, fn, srcs, dst, scalar_ok=True):
+    """One act/pool/dve record: up to two tile sources, one destination."""
+    t = tracer()
+    for s in srcs:
+        check_on_chip(s, fn)
+        if s.partitions != dst.partitions:
+            raise fail(f"{fn}: source {s.storage.name} has {s.partitions} partitions, destination {dst.partitions}")
+        if s.buffer == "psum":
+            t.close_psum(s)
+    check_on_chip(dst, fn)
+    if len(srcs) > 2:
+        raise fail(f"{fn}: {len(srcs)} tile sources; an instruction reads at most two")
+    src2 = srcs[1].operand(t.alloc) if len(srcs) == 2 else None
+    fields = compute_fields(srcs[0].operand(t.alloc) if srcs else dst.operand(t.alloc),
+                            dst.operand(t.alloc), dst.partitions, fn, src2)
+    return t.emit(engine, ENGINE_QUEUES[engine], fields, reads=srcs, writes=[dst])
+
+
+def lazy(engine, fn, srcs, shape, dtype, dst=None, site=None):
+    """An op writing a new tile (or dst): pending until its destination is known."""
+    srcs = _sources(*srcs)
+    dtype = dtype_of(dtype) if dtype is not None else srcs[0].dtype
+    pending = Pending(tuple(shape), dtype, "sbuf", lambda d: compute(engine, fn, srcs, d), site or kernel_site())
+    if dst is not None:
+        pending.materialise(dst)
+        return dst
+    return pending
+
+
+def elementwise(fn, a, b, dst=None, dtype=None, engine=None):
+    """tensor_tensor when both are tiles, tensor_scalar when one is a number: on VectorE."""
+    tiles = _sources(a, b)
+    if not tiles:
+        raise fail(f"{fn} of two scalars is not an NKI tile operation")
+    shape = max((x.shape for x in tiles), key=lambda s: (len(s), _count(s)))
+    return lazy(engine or "dve", fn, tiles, shape, dtype, dst)
+
+
+def unary(fn, x, dtype=None, engine="act", dst=None):
+    x = value(x)
+    return lazy(engine, fn, [x], x.shape, dtype, dst)
+
+
+def reduce(fn, x, axis, dtype=None, engine="dve", keepdims=True):
+    x = value(x)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if 0 in axes:
+        raise fail(f"{fn} over the partition axis is not an engine reduction in this model; transpose first")
+    shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape)) if keepdims else \
+        tuple(n for d, n in enumerate(x.shape) if d not in axes)
+    return lazy(engine, fn, [x], shape, dtype)
+
+
+def copy(dst, src, engine="act"):
+    src = value(src)
+    if not dst.on_chip or not src.on_chip:
+        return dma(dst, src)
+    return compute(engine, "copy", [src], dst)
+
+
+def memset(dst, val, engine="pool"):
+    return compute(engine, "memset", [], dst)
+
+
+def _count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n

@@ -1,0 +1,336 @@
+"""The tracing core behind sbufsim's NKI front-end: tensors and views, the on-chip allocator, the
+hazard tracker that turns read-after-write / write-after-read between engine queues into
+semaphores, and the text records of docs/trace-format.md. docs/nki.md describes the model."""
+
+import os
+import sys
+from math import prod
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class NkiError(Exception):
+    """What the front-end cannot model, with the kernel's file:line."""
+
+
+# ---------------------------------------------------------------------------------------------
+# dtypes
+
+class DType:
+    """An NKI dtype: its trace name (docs/trace-format.md) and its size in bytes."""
+
+    def __init__(self, name, trace_name, size):
+        self.name, self.trace_name, self.size = name, trace_name, size
+
+    def __repr__(self):
+        return f"nl.{self.name}"
+
+
+DTYPES = {d.name: d for d in [
+    DType("bfloat16", "bf16", 2), DType("float16", "fp16", 2), DType("float32", "fp32", 4),
+    DType("float8_e4m3", "fp8e4", 1), DType("float8_e5m2", "fp8e5", 1),
+    DType("int8", "int8", 1), DType("uint8", "uint8", 1), DType("int16", "int16", 2),
+    DType("uint16", "uint16", 2), DType("int32", "int32", 4), DType("uint32", "uint32", 4),
+]}
+_ALIASES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "float": "float32",
+            "fp8e4": "float8_e4m3", "fp8e5": "float8_e5m2"}
+
+
+def dtype_of(value):
+    """An NKI dtype, a trace dtype name or a numpy dtype -> DType."""
+    if isinstance(value, DType):
+        return value
+    name = getattr(value, "name", None) or str(value)
+    name = _ALIASES.get(name, name)
+    if name not in DTYPES:
+        raise fail(f"dtype {value!r} is not modelled (supported: {', '.join(DTYPES)})")
+    return DTYPES[name]
+
+
+# ---------------------------------------------------------------------------------------------
+# where in the kernel we are
+
+def kernel_site():
+    """(file, line) of the innermost frame outside this package: the kernel's call."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_DIR):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "<kernel>", 0
+
+
+def fail(reason):
+    filename, line = kernel_site()
+    return NkiError(f"{filename}:{line}: {reason}")
+
+
+# ---------------------------------------------------------------------------------------------
+# generations: the on-chip geometry the allocator places tiles in (docs/address-model.md)
+
+GEOMETRY = {
+    # gen: (SBUF stride, SBUF active bytes per partition, PSUM offset, PSUM stride, PSUM banks)
+    "sunda": (0x40000, 0x30000, 0x2000000, 0x4000, 8),
+    "cayman": (0x40000, 0x38000, 0x2000000, 0x4000, 8),
+    "mariana": (0x40000, 0x40000, 0x2000000, 0x4000, 8),
+}
+PSUM_BANK_BYTES = 2048
+PARTITIONS = 128
+SCRATCH_BYTES = 64  # SBUF bytes [0, 64) of partition 0: the operands of synchronisation records
+ALIGN = 64
+
+
+class Slot:
+    """One physical buffer: a region, the byte offset inside each partition, bytes per
+    partition. Hazards are tracked per slot (tiles rotating through it share its history)."""
+
+    def __init__(self, region, offset, size):
+        self.region, self.offset, self.size = region, offset, size
+        self.writes = []  # (p0, p1, lo, hi, record)
+        self.reads = []
+
+
+class Allocator:
+    """The NKI compiler's default placement as this front-end reads it: every allocation site
+    (the kernel's file:line of nl.ndarray/zeros or of an op that makes a new tile) owns its own
+    buffers, bump-allocated per partition (SBUF) or in whole 2 KiB banks (PSUM). A site executed
+    again — its tile re-bound in the next loop iteration — reuses its buffers in rotation: two
+    inside an affine_range loop (the next iteration's loads may overlap this one's compute), one
+    inside sequential_range or outside any loop."""
+
+    def __init__(self, generation):
+        if generation not in GEOMETRY:
+            raise NkiError(f"generation {generation!r}: the NKI front-end models {', '.join(GEOMETRY)} "
+                           "(maverick has no PSUM)")
+        self.sbuf_stride, self.sbuf_size, self.psum_offset, self.psum_stride, self.psum_banks = GEOMETRY[generation]
+        self.sbuf_next = SCRATCH_BYTES
+        self.psum_next_bank = 0
+        self.sites = {}  # (site, shape, dtype, buffer) -> [slots, next index]
+        self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
+
+    def slot(self, key, buffer, bytes_per_partition, rotation):
+        entry = self.sites.get(key)
+        if entry is None:
+            entry = self.sites[key] = [[self._new(buffer, bytes_per_partition) for _ in range(rotation)], 0]
+        slots, index = entry
+        entry[1] = (index + 1) % len(slots)
+        return slots[index]
+
+    def _new(self, buffer, size):
+        if buffer == "psum":
+            banks = -(-size // PSUM_BANK_BYTES)
+            if self.psum_next_bank + banks > self.psum_banks:
+                raise fail(f"PSUM is full: this tile needs {banks} of the {self.psum_banks} 2 KiB banks per partition "
+                           f"and {self.psum_next_bank} are taken by other allocation sites (with their rotation); "
+                           "use fewer or smaller PSUM tiles")
+            slot = Slot("psum", self.psum_next_bank * PSUM_BANK_BYTES, size)
+            self.psum_next_bank += banks
+            return slot
+        offset = self.sbuf_next
+        if offset + size > self.sbuf_size:
+            raise fail(f"SBUF is full: this tile needs {size} bytes per partition, {self.sbuf_size - offset} are "
+                       f"left of {self.sbuf_size} (allocation sites are never freed in this model, each with its "
+                       "rotation); use smaller tiles or fewer live ones")
+        self.sbuf_next = offset + -(-size // ALIGN) * ALIGN
+        return Slot("sbuf", offset, size)
+
+    def address(self, slot, partition, byte):
+        if slot.region == "psum":
+            return self.psum_offset + partition * self.psum_stride + slot.offset + byte
+        return partition * self.sbuf_stride + slot.offset + byte
+
+
+# ---------------------------------------------------------------------------------------------
+# tensors and views
+
+class ParDim(int):
+    """nl.par_dim(n): marks the partition dimension of an on-chip tensor's shape."""
+
+
+class Storage:
+    """A tensor's memory: HBM (no addresses) or an on-chip slot with a partition dimension."""
+
+    def __init__(self, name, shape, dtype, buffer, pdim, slot=None):
+        self.name, self.shape, self.dtype, self.buffer, self.pdim, self.slot = name, shape, dtype, buffer, pdim, slot
+        free = [n for d, n in enumerate(shape) if d != pdim]
+        self.strides = {}
+        stride = 1
+        for d in reversed(range(len(shape))):
+            if d != pdim or buffer == "hbm":
+                self.strides[d] = stride
+                stride *= shape[d]
+        self.bytes_per_partition = prod(free) * dtype.size if buffer != "hbm" else 0
+
+
+class View:
+    """A tensor or a slice of one (nl.ndarray returns the whole tensor as a View). dims: per
+    dimension of the storage (start, step, size, kept)."""
+
+    def __init__(self, storage, dims=None):
+        self.storage = storage
+        self.dims = dims or [(0, 1, n, True) for n in storage.shape]
+
+    # --- shape -------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return tuple(size for (_, _, size, kept) in self.dims if kept)
+
+    @property
+    def dtype(self):
+        return self.storage.dtype
+
+    @property
+    def buffer(self):
+        return self.storage.buffer
+
+    @property
+    def on_chip(self):
+        return self.storage.buffer in ("sbuf", "psum")
+
+    @property
+    def partitions(self):
+        return self.dims[self.storage.pdim][2] if self.on_chip else 1
+
+    @property
+    def free_elements(self):
+        return prod(size for d, (_, _, size, _) in enumerate(self.dims) if d != self.storage.pdim)
+
+    @property
+    def bytes_per_partition(self):
+        return self.free_elements * self.dtype.size
+
+    @property
+    def elements(self):
+        return prod(size for (_, _, size, _) in self.dims)
+
+    def __repr__(self):
+        return f"<nki tile {self.storage.name} {self.shape} {self.dtype.name} in {self.buffer}>"
+
+    # --- indexing ----------------------------------------------------------------------------
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        kept = [d for d, dim in enumerate(self.dims) if dim[3]]
+        if any(k is Ellipsis for k in key):
+            at = key.index(Ellipsis)
+            key = key[:at] + (slice(None),) * (len(kept) - len(key) + 1) + key[at + 1:]
+        if len(key) > len(kept):
+            raise fail(f"{len(key)} indices for a tile of {len(kept)} dimensions {self.shape}")
+        dims = list(self.dims)
+        for d, index in zip(kept, key):
+            dims[d] = _index(dims[d], index, d)
+        return View(self.storage, dims)
+
+    def __setitem__(self, key, value):
+        target = self[key]
+        from . import _ops
+        _ops.assign(target, value)
+
+    # --- arithmetic sugar (nki.language semantics) ------------------------------------------
+    def __iadd__(self, other):
+        from . import _ops
+        _ops.accumulate(self, other)
+        return self
+
+    def _binary(self, other, fn, reverse=False):
+        from . import _ops
+        return _ops.elementwise(fn, other, self) if reverse else _ops.elementwise(fn, self, other)
+
+    def __add__(self, other):
+        return self._binary(other, "add")
+
+    def __radd__(self, other):
+        return self._binary(other, "add", True)
+
+    def __sub__(self, other):
+        return self._binary(other, "subtract")
+
+    def __mul__(self, other):
+        return self._binary(other, "multiply")
+
+    def __rmul__(self, other):
+        return self._binary(other, "multiply", True)
+
+    def __truediv__(self, other):
+        return self._binary(other, "divide")
+
+    # --- operands ----------------------------------------------------------------------------
+    def partition_start(self):
+        return self.dims[self.storage.pdim][0] if self.on_chip else 0
+
+    def free_pattern(self):
+        """(element offset, [(step, size)] innermost first) of the free dimensions, merged."""
+        storage = self.storage
+        offset, dims = 0, []
+        for d, (start, step, size, _) in enumerate(self.dims):
+            if d == storage.pdim and self.on_chip:
+                continue
+            offset += start * storage.strides[d]
+            if size > 1:
+                dims.append((step * storage.strides[d], size))
+        merged = []
+        for step, size in reversed(dims):
+            if merged and step == merged[-1][0] * merged[-1][1] and merged[-1][0] == 1:
+                merged[-1] = (1, merged[-1][1] * size)
+            else:
+                merged.append((step, size))
+        return offset, merged or [(1, 1)]
+
+    def footprint(self):
+        """(p0, p1, byte lo, byte hi) bounding the bytes this view touches in its slot."""
+        offset, pattern = self.free_pattern()
+        lo = offset + sum(min(0, step * (size - 1)) for step, size in pattern)
+        hi = offset + sum(max(0, step * (size - 1)) for step, size in pattern) + 1
+        p0 = self.partition_start()
+        return p0, p0 + self.partitions, lo * self.dtype.size, hi * self.dtype.size
+
+    def operand(self, allocator):
+        """The profiler's dtype@addr[steps][sizes] (docs/trace-format.md)."""
+        if not self.on_chip:
+            return "hbm"
+        offset, pattern = self.free_pattern()
+        if len(pattern) > 3:
+            raise fail(f"tile {self.storage.name}{list(self.shape)}: its free dimensions need {len(pattern)} "
+                       "access-pattern dimensions, the ISA has 3; index fewer dimensions at once")
+        addr = allocator.address(self.storage.slot, self.partition_start(), offset * self.dtype.size)
+        steps = ",".join(str(s) for s, _ in pattern)
+        sizes = ",".join(str(n) for _, n in pattern)
+        return f"{self.dtype.trace_name}@0x{addr:x}[{steps}][{sizes}]"
+
+
+class Arange:
+    """nl.arange(n) (and the axes of nl.mgrid): an index range, shiftable by an integer."""
+
+    def __init__(self, start, size):
+        self.start, self.size = start, size
+
+    def __getitem__(self, key):  # i[:, None] / i[None, :] only orient the range
+        return self
+
+    def __add__(self, other):
+        if not isinstance(other, int):
+            raise fail("only an integer may be added to an nl.arange index in this model")
+        return Arange(self.start + other, self.size)
+
+    __radd__ = __add__
+
+
+def _index(dim, index, d):
+    start, step, size, _ = dim
+    if isinstance(index, Arange):
+        index = slice(index.start, index.start + index.size)
+    if isinstance(index, slice):
+        lo, hi, by = index.indices(size)
+        if by <= 0:
+            raise fail(f"dimension {d}: only positive slice steps are modelled")
+        count = max(0, (hi - lo + by - 1) // by)
+        if count == 0:
+            raise fail(f"dimension {d}: the slice {index} selects nothing of {size}")
+        return (start + lo * step, step * by, count, True)
+    if isinstance(index, int) or hasattr(index, "__index__"):
+        i = int(index)
+        if not -size <= i < size:
+            raise fail(f"dimension {d}: index {i} is outside 0..{size - 1}")
+        return (start + (i % size) * step, step, 1, False)
+    raise fail(f"dimension {d}: index {index!r} is not modelled (integers, slices, nl.arange/mgrid)")

@@ -1,0 +1,155 @@
+"""nki.language as traced by sbufsim (docs/nki.md): tensors, loops, loads/stores, matmul and the
+element-wise and reduction ops, each becoming trace records on its engine."""
+
+from . import _ops
+from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail
+
+# buffers
+sbuf, psum, hbm, shared_hbm, private_hbm = "sbuf", "psum", "hbm", "hbm", "hbm"
+
+# dtypes
+bfloat16, float16, float32 = DTYPES["bfloat16"], DTYPES["float16"], DTYPES["float32"]
+float8_e4m3, float8_e5m2 = DTYPES["float8_e4m3"], DTYPES["float8_e5m2"]
+int8, uint8, int16, uint16 = DTYPES["int8"], DTYPES["uint8"], DTYPES["int16"], DTYPES["uint16"]
+int32, uint32 = DTYPES["int32"], DTYPES["uint32"]
+tfloat32 = float32
+
+
+class tile_size:
+    """The PE array's tile limits (nki.language.tile_size)."""
+    pmax = 128
+    psum_fmax = 2048 // 4
+    gemm_stationary_fmax = _ops.STATIONARY_FMAX
+    gemm_moving_fmax = _ops.MOVING_FMAX
+
+
+def par_dim(n):
+    return ParDim(n)
+
+
+def ndarray(shape, dtype, buffer=sbuf, name=""):
+    return _ops.tracer().new_tensor(shape, dtype, buffer, name=name or None)
+
+
+def zeros(shape, dtype, buffer=sbuf, name=""):
+    """A PSUM tile needs no record (the first matmul's acc_flags=begin zeroes it); an SBUF tile
+    is a memset on GpSimd."""
+    tile = ndarray(shape, dtype, buffer, name)
+    if buffer == sbuf:
+        _ops.memset(tile, 0)
+    return tile
+
+
+def full(shape, fill_value, dtype, buffer=sbuf, name=""):
+    tile = ndarray(shape, dtype, buffer, name)
+    _ops.memset(tile, fill_value)
+    return tile
+
+
+# loops: the range kind decides how many buffers a tile allocated in the body rotates over
+class _Range:
+    def __init__(self, kind, args):
+        self.kind, self.values = kind, range(*args)
+
+    def __iter__(self):
+        loops = _ops.tracer().loop_kinds
+        loops.append(self.kind)
+        try:
+            yield from self.values
+        finally:
+            loops.pop()
+
+    def __len__(self):
+        return len(self.values)
+
+
+def affine_range(*args, **_):
+    return _Range("affine", args)
+
+
+def sequential_range(*args, **_):
+    return _Range("sequential", args)
+
+
+def static_range(*args, **_):
+    return _Range("sequential", args)
+
+
+def arange(*args):
+    r = range(*args)
+    if r.step != 1:
+        raise fail("nl.arange with a step is not modelled")
+    return Arange(r.start, len(r))
+
+
+class _MGrid:
+    def __getitem__(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        return tuple(arange(k.start or 0, k.stop) for k in key)
+
+
+mgrid = _MGrid()
+
+
+# memory
+def load(src, dtype=None, mask=None, **_):
+    return _ops.load(src, dtype_of(dtype) if dtype is not None else None)
+
+
+def store(dst, value, mask=None, **_):
+    _ops.store(dst, value)
+
+
+def load_transpose2d(src, **_):
+    raise fail("nl.load_transpose2d (DMA transpose) is not modelled yet; load and use nl.transpose")
+
+
+# PE
+def matmul(x, y, transpose_x=False, mask=None, **_):
+    """x [K, M] (transpose_x=True, the stationary operand) times y [K, N] (moving) into PSUM."""
+    if not transpose_x:
+        raise fail("nl.matmul without transpose_x=True needs a transpose of x the front-end does not insert; "
+                   "pass x as [K, M] with transpose_x=True (or nisa.nc_matmul)")
+    return _ops.matmul(x, y)
+
+
+def transpose(x, dtype=None, mask=None, **_):
+    return _ops.transpose(x)
+
+
+# element-wise: ScalarE for transcendental functions, VectorE for arithmetic
+def _unary_act(fn):
+    def op(x, dtype=None, mask=None, **_):
+        return _ops.unary(fn, x, dtype, engine="act")
+    op.__name__ = fn
+    return op
+
+
+exp, log, tanh, sigmoid, relu, gelu, silu, sqrt, rsqrt, square, reciprocal, erf, abs, negative = (
+    _unary_act(f) for f in ("exp", "log", "tanh", "sigmoid", "relu", "gelu", "silu", "sqrt", "rsqrt",
+                            "square", "reciprocal", "erf", "abs", "negative"))
+
+
+def copy(x, dtype=None, mask=None, **_):
+    return _ops.unary("copy", x, dtype, engine="act")
+
+
+def _binary(fn):
+    def op(x, y, dtype=None, mask=None, **_):
+        return _ops.elementwise(fn, x, y, dtype=dtype)
+    op.__name__ = fn
+    return op
+
+
+add, subtract, multiply, divide, maximum, minimum, power = (
+    _binary(f) for f in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power"))
+
+
+def _reduction(fn):
+    def op(x, axis, dtype=None, keepdims=False, mask=None, **_):
+        return _ops.reduce(fn, x, axis, dtype, keepdims=keepdims)
+    op.__name__ = fn
+    return op
+
+
+max, min, sum, mean, prod = (_reduction(f) for f in ("max", "min", "sum", "mean", "prod"))

@@ -1,0 +1,234 @@
+// sbufsim nki: trace an NKI kernel with the Python package's tracing implementation of the NKI
+// API (python/sbufsim/nki/, run by python3 as `python3 -m sbufsim.nki`), replay the trace with
+// `sbufsim run` and add the kernel-level figures: MFU against the PE array's peak and the HBM
+// bandwidth achieved. docs/nki.md.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+extern char** environ;
+
+#ifndef SBUFSIM_PYTHON3
+#define SBUFSIM_PYTHON3 "/usr/bin/python3"
+#endif
+#ifndef SBUFSIM_BIN_TO_PYTHON
+#define SBUFSIM_BIN_TO_PYTHON ""
+#endif
+
+namespace sbufsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The PE array: 128 x 128 MACs per cycle, 2 flops each (bf16; seed 000 §5).
+constexpr double kPeakFlopsPerCycle = 2.0 * 128 * 128;
+
+constexpr const char* kHelp =
+    "usage: sbufsim nki KERNEL.py::FUNC --input NAME=DTYPE[D0,D1,...]... [--param NAME=VALUE]...\n"
+    "                   [--gen G] [-o TRACE.trc] [--python EXE] [run options]\n\n"
+    "Trace an NKI kernel written against the public API (import nki / nki.language / nki.isa, or\n"
+    "neuronxcc.nki) with sbufsim's tracing implementation of it, replay the trace like `sbufsim\n"
+    "run` and add the kernel's MFU (matmul flops against the PE array's 2 x 128 x 128 per cycle)\n"
+    "and achieved HBM bandwidth. docs/nki.md lists the supported calls.\n\n"
+    "  --input NAME=DTYPE[SHAPE]  an HBM argument of the kernel, e.g. lhsT=bf16[4096,2048]\n"
+    "  --param NAME=VALUE         a keyword argument (a Python literal), e.g. TILES_IN_BLOCK_M=4\n"
+    "  --gen G                    the generation (sunda, cayman, mariana); default cayman\n"
+    "  -o, --output FILE          keep the trace there (default: a temporary file)\n"
+    "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3 ")\n"
+    "every other option goes to `sbufsim run` (--set, --config, --json, --scheduler, ...).\n\n"
+    "example:\n"
+    "  sbufsim nki examples/nki/matmul.py::matmul_blocked --input lhsT=bf16[2048,2048] \\\n"
+    "      --input rhs=bf16[2048,2048] --param TILES_IN_BLOCK_M=4\n";
+
+struct NkiArgs {
+    std::string kernel, gen = "cayman", output, python;
+    std::vector<std::string> tracer_args;  // --input/--param, as given
+    std::vector<std::string> run_args;
+    bool help = false;
+};
+
+// Splits the command line: what the tracer needs, everything else for `sbufsim run`.
+bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string key = args[i], value;
+        const bool has_eq = key.rfind("--", 0) == 0 && key.find('=') != std::string::npos;
+        if (has_eq) {
+            value = key.substr(key.find('=') + 1);
+            key = key.substr(0, key.find('='));
+        }
+        const bool ours = key == "--input" || key == "--param" || key == "--gen" || key == "-o" ||
+                          key == "--output" || key == "--python";
+        if (key == "--help" || key == "-h") {
+            a.help = true;
+        } else if (ours) {
+            if (!has_eq) {
+                if (i + 1 >= args.size()) {
+                    io.err << "sbufsim nki: " << key << " needs a value (see sbufsim nki --help)\n";
+                    return false;
+                }
+                value = args[++i];
+            }
+            if (key == "--input" || key == "--param") a.tracer_args.insert(a.tracer_args.end(), {key, value});
+            else if (key == "--gen") a.gen = value;
+            else if (key == "--python") a.python = value;
+            else a.output = value;
+        } else if (key.rfind("-", 0) != 0 && a.kernel.empty()) {
+            a.kernel = args[i];
+        } else {
+            a.run_args.push_back(args[i]);
+        }
+    }
+    return true;
+}
+
+// Where the sbufsim Python package is: $SBUFSIM_PYTHONPATH, a build tree (python/ beside the
+// executable), or an install (SBUFSIM_BIN_TO_PYTHON from bin/).
+std::string package_dir() {
+    if (const char* env = std::getenv("SBUFSIM_PYTHONPATH"); env && *env) return env;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    const fs::path bin = exe.parent_path();
+    for (const fs::path& dir : {bin / "python", (bin / SBUFSIM_BIN_TO_PYTHON).lexically_normal()})
+        if (fs::is_regular_file(dir / "sbufsim" / "nki" / "__init__.py", ec)) return dir.string();
+    return {};
+}
+
+// Runs argv with PYTHONPATH prepended; its stdout and stderr go to `log`. Returns the status.
+int spawn(const std::vector<std::string>& argv, const std::string& pythonpath, const std::string& log) {
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e)
+        if (std::string(*e).rfind("PYTHONPATH=", 0) != 0) env_strings.emplace_back(*e);
+    const char* old = std::getenv("PYTHONPATH");
+    env_strings.push_back("PYTHONPATH=" + pythonpath + (old && *old ? ":" + std::string(old) : ""));
+    std::vector<char*> envp, args;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argv_copy = argv;
+    for (auto& s : argv_copy) args.push_back(s.data());
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) return -1;
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// A number after `"key":` in the run's JSON (the first occurrence; keys are unique per section
+// and the run section comes first).
+double json_number(const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\":");
+    return at == std::string::npos ? 0.0 : std::strtod(json.c_str() + at + key.size() + 3, nullptr);
+}
+
+// The `# nki flops=F hbm_bytes=B` line the tracer writes after the header.
+void kernel_totals(const std::string& trace, double& flops, double& hbm_bytes) {
+    const std::string text = slurp(trace);
+    const auto at = text.find("# nki ");
+    if (at == std::string::npos) return;
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    flops = std::strtod(line.c_str() + line.find("flops=") + 6, nullptr);
+    hbm_bytes = std::strtod(line.c_str() + line.find("hbm_bytes=") + 10, nullptr);
+}
+
+void print_figures(std::ostream& os, double flops, double hbm_bytes, double cycles, double time_ns) {
+    os << "kernel: " << std::fixed << std::setprecision(1) << flops / 1e9 << " GFLOP of matmul, "
+       << hbm_bytes / (1 << 20) << " MiB HBM traffic\n";
+    if (cycles <= 0 || time_ns <= 0) return;
+    os << "  MFU " << std::setprecision(1) << 100.0 * flops / (cycles * kPeakFlopsPerCycle)
+       << "% of the PE array's peak (2 x 128 x 128 flops/cycle), " << std::setprecision(1)
+       << flops / time_ns / 1e3 << " TFLOP/s\n"
+       << "  HBM " << std::setprecision(1) << hbm_bytes / time_ns << " GB/s achieved over "
+       << std::setprecision(0) << cycles << " cycles\n";
+}
+
+}  // namespace
+
+int cmd_nki(const std::vector<std::string>& args, Io io) {
+    NkiArgs a;
+    if (!parse(args, a, io)) return kExitUsage;
+    if (a.help) {
+        io.out << kHelp;
+        return kExitOk;
+    }
+    if (a.kernel.empty() || a.kernel.find("::") == std::string::npos) {
+        io.err << "sbufsim nki: give the kernel as FILE.py::FUNCTION (see sbufsim nki --help)\n";
+        return kExitUsage;
+    }
+    const std::string pythonpath = package_dir();
+    if (pythonpath.empty()) {
+        io.err << "sbufsim nki: the sbufsim Python package (sbufsim/nki/) is not next to this executable; "
+                  "build with SBUFSIM_BUILD_PYTHON or set SBUFSIM_PYTHONPATH to the folder holding sbufsim/\n";
+        return kExitUsage;
+    }
+    std::string python = a.python;
+    if (python.empty()) python = std::getenv("SBUFSIM_PYTHON") ? std::getenv("SBUFSIM_PYTHON") : SBUFSIM_PYTHON3;
+    const fs::path tmp = fs::temp_directory_path() / ("sbufsim-nki-" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    struct Cleanup {
+        fs::path dir;
+        ~Cleanup() {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    } cleanup{tmp};
+    const std::string trace = a.output.empty() ? (tmp / "kernel.trc").string() : a.output;
+    const std::string log = (tmp / "trace.log").string();
+
+    std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen, "-o", trace};
+    argv.insert(argv.end(), a.tracer_args.begin(), a.tracer_args.end());
+    const int status = spawn(argv, pythonpath, log);
+    const std::string said = slurp(log);
+    if (status != 0) {
+        if (status < 0) io.err << "sbufsim nki: cannot run " << python << " (set --python or SBUFSIM_PYTHON)\n";
+        io.err << said;
+        return status == 2 ? kExitUsage : kExitInput;
+    }
+    io.out << said;
+
+    // Replay as `sbufsim run` does, its JSON into a scratch file for the kernel figures.
+    const std::string json = (tmp / "run.json").string();
+    std::string user_json;  // the user's own --json FILE: the figures read it back ("-": none)
+    for (std::size_t i = 0; i < a.run_args.size(); ++i) {
+        if (a.run_args[i] == "--json" && i + 1 < a.run_args.size()) user_json = a.run_args[i + 1];
+        if (a.run_args[i].rfind("--json=", 0) == 0) user_json = a.run_args[i].substr(7);
+    }
+    std::vector<std::string> run_args = {trace, "--gen", a.gen};
+    run_args.insert(run_args.end(), a.run_args.begin(), a.run_args.end());
+    if (user_json.empty()) run_args.insert(run_args.end(), {"--json", json});
+    const int rc = cmd_run(run_args, io);
+    if (rc != kExitOk) return rc;
+    double flops = 0, hbm_bytes = 0;
+    kernel_totals(trace, flops, hbm_bytes);
+    const std::string stats = user_json.empty() ? slurp(json) : user_json == "-" ? std::string() : slurp(user_json);
+    print_figures(io.out, flops, hbm_bytes, json_number(stats, "total_cycles"), json_number(stats, "time_ns"));
+    return kExitOk;
+}
+
+}  // namespace sbufsim::cli

@@ -1,0 +1,72 @@
+"""The softmax and transpose examples, the command `sbufsim nki`, and the errors of the front-end."""
+
+import os
+import textwrap
+
+import pytest
+
+from sbufsim import nki
+from nki_helpers import check_semaphores, example, replay, traced
+
+
+def test_softmax_engines_and_order(tmp_path):
+    kt = traced("softmax.py::softmax", {"x": "bf16[512,1024]"})
+    kinds = [r.split()[0] + ":" + r.split("fn=")[1].split()[0] if "fn=" in r else r.split()[0] for r in kt.records[:8]]
+    assert kinds == ["dma", "dve:max", "dve:subtract", "act:exp", "dve:sum", "act:reciprocal", "dve:multiply", "dma"]
+    assert kt.count("dma") == 8 and kt.count("act") == 8 and kt.count("dve") == 16
+    check_semaphores(kt)
+    # the exponential waits for VectorE's subtract
+    assert " wait=" in kt.records[3]
+    result = replay(kt, tmp_path)
+    assert result.total_cycles > 0 and result["dma"]["bytes"] > 0
+
+
+def test_transpose_through_the_pe(tmp_path):
+    kt = traced("transpose.py::transpose", {"x": "bf16[256,384]"})
+    assert kt.count("matmul") == 6 and kt.count("dma") == 12 and kt.count("dve") == 6
+    assert kt.count("pool") == 1  # the identity, built once
+    assert kt.flops == 0
+    check_semaphores(kt)
+    assert replay(kt, tmp_path).total_cycles > 0
+
+
+def test_unmodelled_call_names_the_kernel_line(tmp_path):
+    kernel = tmp_path / "bad.py"
+    kernel.write_text(textwrap.dedent("""\
+        import nki.language as nl
+
+        def k(a):
+            t = nl.load(a[0:128, 0:128])
+            return nl.matmul(t, t)
+        """))
+    with pytest.raises(nki.NkiError, match=r"bad.py:5: nl.matmul without transpose_x=True"):
+        nki.trace(f"{kernel}::k", {"a": "bf16[128,128]"})
+
+
+def test_oversized_tile_is_refused(tmp_path):
+    kernel = tmp_path / "big.py"
+    kernel.write_text("import nki.language as nl\n\ndef k(a):\n    return nl.load(a[0:256, 0:4])\n")
+    with pytest.raises(nki.NkiError, match=r"big.py:4: .*partitions and must be 1..128"):
+        nki.trace(f"{kernel}::k", {"a": "bf16[256,4]"})
+
+
+def test_the_shim_is_gone_after_tracing():
+    import sys
+    traced("transpose.py::transpose", {"x": "bf16[128,128]"})
+    assert "nki" not in sys.modules and "neuronxcc" not in sys.modules
+
+
+def test_command_reports_mfu_and_bandwidth(cli, tmp_path):
+    out = tmp_path / "k.trc"
+    done = cli("nki", f"{example('matmul.py')}::matmul_blocked", "--input", "lhsT=bf16[512,512]",
+               "--input", "rhs=bf16[512,1024]", "--param", "TILES_IN_BLOCK_M=2", "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert "MFU" in done.stdout and "GB/s achieved" in done.stdout and "total cycles" in done.stdout.lower()
+    assert out.read_text().startswith("sbufsim-trace 1 gen=cayman")
+
+
+def test_command_error_has_file_and_line(cli, tmp_path):
+    done = cli("nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhsT=bf16[512,512]",
+               "--input", "rhs=bf16[256,1024]")
+    assert done.returncode == 3
+    assert "matmul.py:" in done.stderr and "contraction dimensions differ" in done.stderr
