@@ -81,9 +81,6 @@ class Tracer:
             storage.slot = Slot("hbm", 0, 0)
         return View(storage)
 
-    def tile_like(self, shape, dtype, buffer="sbuf"):
-        return self.new_tensor(shape, dtype, buffer)
-
     # --- records ----------------------------------------------------------------------------
     def dma_queue(self):
         queue = f"qSyncIO{self.next_dma % DMA_QUEUES}"
@@ -271,12 +268,11 @@ def assign(target, val):
 
 
 def accumulate(target, other):
-    t = tracer()
-    if target.buffer == "psum" and isinstance(other, Pending) and getattr(other, "matmul", False):
+    """t += x: a matmul accumulating into its PSUM tile, else an add in place on VectorE."""
+    if target.buffer == "psum" and isinstance(other, MatmulPending):
         other.accumulate_into(target)
     else:
         elementwise("add", target, other, dst=target)
-    return t
 
 
 def dma(dst, src):
@@ -315,12 +311,8 @@ def store(dst, val):
     return dma(dst, src)
 
 
-def new_output(shape, dtype, buffer="sbuf"):
-    return tracer().new_tensor(shape, dtype, buffer)
-
-
 class MatmulPending(Pending):
-    matmul = True
+    """A matmul (or PE transpose) waiting for its PSUM destination: `acc += ...` accumulates."""
 
     def __init__(self, stationary, moving, site, transpose=False):
         k, m = stationary.shape
