@@ -74,3 +74,16 @@ def test_command_error_has_file_and_line(cli, tmp_path):
                "--input", "rhs=bf16[256,1024]")
     assert done.returncode == 3
     assert "matmul.py:26: dimension 0: the slice" in done.stderr and "selects nothing of 256" in done.stderr
+
+
+@pytest.mark.parametrize("kernel,inputs", [
+    ("matmul.py::matmul_tiled", {"lhsT": "bf16[256,256]", "rhs": "bf16[256,512]"}),
+    ("matmul.py::matmul_blocked", {"lhsT": "bf16[256,512]", "rhs": "bf16[256,512]"}),
+    ("softmax.py::softmax", {"x": "bf16[256,512]"}),
+    ("transpose.py::transpose", {"x": "bf16[256,128]"}),
+])
+def test_examples_pass_check(cli, tmp_path, kernel, inputs):
+    # the trace rules and the static deadlock check of `sbufsim check` find nothing
+    path = traced(kernel, inputs).write(str(tmp_path / "k.trc"))
+    done = cli("check", path)
+    assert done.returncode == 0, done.stdout + done.stderr
