@@ -248,6 +248,36 @@ TEST(CliSweep, Resume_runs_only_the_missing_points) {
     EXPECT_EQ(slurp(out), full);
 }
 
+TEST(CliSweep, Resume_runs_again_rows_of_another_base_configuration_or_trace) {
+    const std::string out = tmp("rebase.csv"), trace = tmp("rebase.trc");
+    std::remove(out.c_str());
+    std::ofstream(trace) << slurp(shipped("act_vs_matmul_collide.trc"));
+    auto args = [&](const std::string& set) {
+        return std::vector<std::string>{"sweep", trace, "--vary", "tdm.dma_slots=1,2", "--jobs", "2", "--out", out,
+                                        "--set", set};
+    };
+    Out o = sbufsim(args("arbiter.stage2.act_rd.prio=1"));
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const std::string first = slurp(out);
+    // The same base: everything resumed.
+    o = sbufsim(args("arbiter.stage2.act_rd.prio=1"));
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("ran 0 points"), std::string::npos) << o.out;
+    EXPECT_EQ(slurp(out), first);
+    // Another --set: both rows are stale and run again; the table holds only the new ones.
+    o = sbufsim(args("arbiter.stage2.act_rd.prio=7"));
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.err.find("2 rows of " + out + " came from another base configuration"), std::string::npos) << o.err;
+    EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
+    EXPECT_EQ(lines(slurp(out)).size(), 3u);
+    EXPECT_NE(slurp(out), first);
+    // The trace changed (one more comment line): stale again.
+    std::ofstream(trace, std::ios::app) << "# edited\n";
+    o = sbufsim(args("arbiter.stage2.act_rd.prio=7"));
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
+}
+
 TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=0,4,8", "--jobs", "2",
                            "--rank-by", "dma_gbps"});

@@ -307,6 +307,55 @@ TEST(ConfigErrors, Bad_type_names_key_value_and_rule) {
     expect_error(with_set("cayman", "tdm.max_slots=-1"), {"tdm.max_slots", "not an unsigned integer"});
 }
 
+TEST(ConfigStrict, A_leading_zero_is_decimal_not_octal) {
+    EXPECT_EQ(load_config(with_set("cayman", "tdm.max_slots=010")).params.tdm.max_slots, 10u);
+    EXPECT_EQ(load_config(with_set("cayman", "tdm.max_slots=0x0a")).params.tdm.max_slots, 10u);
+    expect_error(with_set("cayman", "tdm.max_slots=0x"), {"tdm.max_slots", "not an unsigned integer"});
+    expect_error(with_set("cayman", "tdm.max_slots=1 2"), {"tdm.max_slots", "not an unsigned integer"});
+}
+
+TEST(ConfigStrict, A_utf8_byte_order_mark_is_not_part_of_the_first_key) {
+    TempIni f("\xEF\xBB\xBF[tdm]\ndma_slots = 2\n");
+    LoadRequest r;
+    r.user_files = {f.path()};
+    EXPECT_EQ(load_config(r).params.tdm.dma_slots, 2u);
+    TempIni g("\xEF\xBB\xBF" "base = sunda\n");
+    LoadRequest r2;
+    r2.user_files = {g.path()};
+    EXPECT_EQ(load_config(r2).params.generation, "sunda");
+}
+
+TEST(ConfigStrict, Control_characters_of_the_input_are_shown_escaped) {
+    try {
+        load_config(with_set("cayman", "tdm.max_slots=1\x1b[2J"));
+        FAIL() << "a bad value was accepted";
+    } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;
+        EXPECT_NE(what.find("\\x1b[2J"), std::string::npos) << what;
+    }
+}
+
+TEST(ConfigStrict, The_generation_name_cannot_be_set_by_the_user) {
+    TempIni f("[gen]\nname = mygen\n");
+    LoadRequest r;
+    r.user_files = {f.path()};
+    expect_error(r, {f.path() + ":2", "gen.name", "cannot be set", "--gen"});
+    expect_error(with_set("cayman", "gen.name=sunda"), {"gen.name", "cannot be set"});
+    // Repeating it (as `sbufsim config` writes it) is fine.
+    EXPECT_EQ(load_config(with_set("cayman", "gen.name=cayman")).params.generation, "cayman");
+}
+
+TEST(ConfigStrict, More_clients_than_the_kernel_tracks_is_a_consistency_error_naming_the_key) {
+    // cayman: 5 + 6 + dma.engines + 8 q7 + 7 PSUM clients; the kernel tracks 63.
+    const Params p = load_gen("cayman").params;
+    const std::uint32_t most = kMaxKernelClients - (declared_clients(p) - p.dma.engines);
+    EXPECT_EQ(load_config(with_set("cayman", "dma.engines=" + std::to_string(most))).params.dma.engines, most);
+    expect_error(with_set("cayman", "dma.engines=" + std::to_string(most + 1)),
+                 {"dma.engines", "more than the 63", "command line"});
+    expect_error(with_set("cayman", "dma.engines=60"), {"dma.engines = 60", "arbiter clients"});
+}
+
 TEST(ConfigErrors, Out_of_range_names_the_range) {
     expect_error(with_set("cayman", "arbiter.stage1.pe_client_0.prio=8"),
                  {"command line", "arbiter.stage1.pe_client_0.prio", "8", "out of range [0, 7]"});

@@ -156,7 +156,7 @@ TEST(SweepRows, Run_job_at_the_shipped_defaults_matches_the_trace_readme) {
 }
 
 TEST(SweepRows, Missing_trace_is_an_error_row) {
-    Job j{0, "/nonexistent.trc", {}, {}};
+    Job j{0, "/nonexistent.trc", {}, {}, {}};
     const Row row = run_job(LoadRequest{}, j);
     EXPECT_EQ(row[row.size() - 2], "error");
     EXPECT_FALSE(row.back().empty());
@@ -174,7 +174,7 @@ TEST(SweepResume, Existing_rows_are_read_cut_and_crashed_ones_dropped) {
     const std::vector<Axis> axes = {parse_vary("tdm.dma_slots=1,2,3")};
     const auto cols = columns(axes);
     const std::string path = ::testing::TempDir() + "sweep_resume.csv";
-    Job j1{0, "t.trc", {}, {"1"}}, j2{1, "t.trc", {}, {"2"}};
+    Job j1{0, "t.trc", {}, {"1"}, {}}, j2{1, "t.trc", {}, {"2"}, {}};
     {
         std::ofstream f(path);
         f << csv_line(cols) << "\n"
@@ -198,7 +198,7 @@ TEST(SweepRank, Best_first_by_the_metrics_direction_failed_rows_last) {
     std::vector<Row> rows;
     const std::vector<std::string> cycles = {"300", "100", "", "200"};
     for (std::size_t i = 0; i < cycles.size(); ++i) {
-        Job j{i, "t", {}, {std::to_string(i + 1)}};
+        Job j{i, "t", {}, {std::to_string(i + 1)}, {}};
         std::vector<std::string> m(metrics().size(), "0");
         m[0] = cycles[i];
         m[2] = cycles[i];  // pe_utilisation: higher is better

@@ -62,6 +62,17 @@ TEST(TraceCheck, Q7_operand_in_psum_has_no_axi_path) {
                "no AXI aperture (seed 000 §7.4");
 }
 
+TEST(TraceCheck, An_access_pattern_whose_extent_wraps_64_bits_is_rejected) {
+    // Each dimension spans (2^31) x 2^30 x 4 bytes = 2^63: in 64-bit arithmetic the two wrap to
+    // an extent of one element, which looked like a valid access.
+    expect_one("q7 queue=qPool0 core=2 op=rd operand=fp32@0x800000[1073741824,1073741824][2147483649,2147483649] "
+               "partitions=16\n",
+               "operand", "does not fit in 64 bits");
+    // A large but representable pattern is still reported by the bytes it covers.
+    expect_one("q7 queue=qPool0 core=2 op=rd operand=fp32@0x800000[1073741824][3] partitions=16\n", "operand",
+               "covers bytes [0, 8589934596)");
+}
+
 TEST(TraceCheck, Q7_core_reaches_only_its_own_16_partitions) {
     expect_one("q7 queue=qPool0 core=1 op=wr operand=bf16@0x0[1][64] partitions=16\n", "partitions",
                "core 1 reaches partitions [16, 32) only");

@@ -398,6 +398,70 @@ std::string generated_trace(std::uint32_t seed, int n) {
 
 }  // namespace
 
+// The first error of a binary trace, read to its end.
+TraceError binary_error(const std::string& bytes) {
+    std::istringstream in(bytes);
+    try {
+        TraceReader r(in, "t.sbt");
+        Record rec;
+        TraceError err;
+        for (;;) {
+            const ReadStatus s = r.read(rec, err);
+            if (s == ReadStatus::error) return err;
+            if (s == ReadStatus::end) break;
+        }
+    } catch (const TraceFormatError& e) {
+        return e.error();
+    }
+    ADD_FAILURE() << "no error for a crafted binary trace";
+    return {};
+}
+
+TEST(TraceErrors, Binary_reader_checks_what_the_text_reader_checks) {
+    const std::string text = "sbufsim-trace 1 gen=cayman\nq7 queue=qPool0 core=2 op=rd operand=bf16@0x800000[1][64] partitions=16\n";
+    const std::string q7 = to_binary(text);
+    const std::size_t name = detail::kBinaryHeaderBytes;              // the queue's name record
+    const std::size_t rec = name + detail::kBinaryNameBytes;          // the q7 record
+    auto expect = [](const std::string& bytes, const std::string& field, const std::string& part) {
+        const TraceError e = binary_error(bytes);
+        EXPECT_EQ(e.file, "t.sbt") << e.to_string();
+        EXPECT_EQ(e.field, field) << e.to_string();
+        EXPECT_NE(e.to_string().find(part), std::string::npos) << e.to_string();
+    };
+    {   // a name the text form cannot carry
+        std::string bad = q7;
+        bad[name + 4] = ' ';
+        expect(bad, "name", "bad name");
+    }
+    {   // a generation the text header refuses
+        std::string bad = q7;
+        bad[16] = '\x1b';
+        expect(bad, "header", "bad generation name '\\x1b");
+    }
+    {   // a q7 record with no operand
+        std::string bad = q7;
+        bad[rec + 56] = 0;   // src kind: absent
+        expect(bad, "operand", "missing (required for q7)");
+    }
+    {   // a field q7 does not take (rows)
+        std::string bad = q7;
+        bad[rec + 24] = 5;
+        expect(bad, "rows", "q7 does not take it");
+    }
+    {   // op raw on q7
+        std::string bad = q7;
+        bad[rec + 15] = static_cast<char>(Op::raw);
+        expect(bad, "op", "rd or wr");
+    }
+    {   // bytes the writer leaves zero
+        std::string bad = q7;
+        bad[rec + 30] = 1;
+        expect(bad, "record", "not zero");
+    }
+    // The untouched trace reads back as the text it came from.
+    EXPECT_EQ(to_text(q7), to_text(text));
+}
+
 TEST(TraceRoundTrip, Text_binary_text_is_identical_canonical_text) {
     for (std::uint32_t seed : {1u, 2u, 3u}) {
         const std::string original = generated_trace(seed, 4000);

@@ -204,6 +204,10 @@ std::pair<std::string, std::string> run_trace(const RunRequest& r) {
     RunReport rep;
     rep.info.scheduler = r.scheduler;
     rep.result = replay_with(r, cfg, *reader, opt);
+    if (probe && probe->overflowed())
+        throw std::invalid_argument("window_stats=" + std::to_string(r.window_stats) + ": more than " +
+                                    std::to_string(kMaxActiveBins) +
+                                    " windows with activity (the memory cap); use a wider window");
     if (probe) rep.windows = make_windows(*probe, rep.result.kernel, rep.result.total_cycles, r.window_stats);
     rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
     rep.info.trace_digest = r.trace_path.empty() ? hex16(fnv1a64(r.trace_text)) : file_digest(r.trace_path);

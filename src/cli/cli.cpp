@@ -6,8 +6,19 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <typeinfo>
+
 #include "cli/commands.h"
+#include "sbufsim/output/output_file.h"
 #include "sbufsim/types/near_miss.h"
+#include "sbufsim/types/text.h"
 
 namespace po = boost::program_options;
 
@@ -47,8 +58,10 @@ void print_usage(std::ostream& os) {
           "  sbufsim config --gen sunda                 print sunda's geometry and CSR reset values\n"
           "  sbufsim config --set tdm.dma_slots=2       the default generation with 2 DMA TDM slots\n"
           "  sbufsim decode 0x2000800 0x5600 --gen cayman\n\n"
-          "exit status: 0 ok, 1 findings (invalid addresses), 2 usage or configuration error,\n"
-          "3 unreadable or invalid input, 4 internal error. See docs/cli.md.\n";
+          "exit status: 0 ok, 1 findings (invalid addresses), 2 usage or configuration error or a\n"
+          "refused output path, 3 unreadable or invalid input or an output that could not be written,\n"
+          "4 internal error. Output files appear only complete; inputs and files of another kind are\n"
+          "never overwritten (--force for the latter). See docs/cli.md.\n";
 }
 
 }  // namespace
@@ -67,21 +80,26 @@ int run(const std::vector<std::string>& argv, Io io) {
         std::vector<std::string> rest(argv.begin() + 1, argv.end());
         try {
             return c.fn(rest, io);
+        } catch (const OutputError& e) {
+            // A refused or unwritable path is found before any work (usage); a write that
+            // fails later (a full disk) loses the result (exit 3, like unreadable input).
+            io.err << "sbufsim " << c.name << ": " << printable(e.what()) << "\n";
+            return e.kind() == OutputError::Kind::refused ? kExitUsage : kExitInput;
         } catch (const ConfigError& e) {
-            io.err << "sbufsim " << c.name << ": " << e.what() << "\n";
+            io.err << "sbufsim " << c.name << ": " << printable(e.what()) << "\n";
             return kExitUsage;
         } catch (const po::error& e) {
-            io.err << "sbufsim " << c.name << ": " << e.what() << " (see sbufsim " << c.name
+            io.err << "sbufsim " << c.name << ": " << printable(e.what()) << " (see sbufsim " << c.name
                    << " --help)\n";
             return kExitUsage;
         } catch (const std::exception& e) {
-            io.err << "sbufsim " << c.name << ": internal error: " << e.what() << "\n";
+            io.err << "sbufsim " << c.name << ": internal error: " << printable(e.what()) << "\n";
             return kExitInternal;
         }
     }
     std::vector<std::string> names;
     for (const auto& c : commands()) names.emplace_back(c.name);
-    io.err << "sbufsim: unknown command '" << argv[0] << "'" << did_you_mean(argv[0], names) << "\n\n";
+    io.err << "sbufsim: unknown command '" << printable(argv[0]) << "'" << did_you_mean(argv[0], names) << "\n\n";
     print_usage(io.err);
     return kExitUsage;
 }
@@ -90,7 +108,22 @@ int run_main(int argc, char** argv) {
     // Diagnostics go to stderr so that stdout carries only results (tables, INI, JSON with '-').
     spdlog::set_default_logger(spdlog::stderr_color_st("sbufsim"));
     std::vector<std::string> args(argv + 1, argv + argc);
-    return run(args, Io{std::cout, std::cerr});
+    // Results on stdout count as written only once they left the process: a full disk or a
+    // closed pipe behind stdout is an error, not exit 0 with the data lost. std::cout writes
+    // through a buffer that keeps the OS reason of a failed write.
+    std::fflush(stdout);
+    FdStreamBuf out(STDOUT_FILENO, false);
+    std::streambuf* const previous = std::cout.rdbuf(&out);
+    int rc = run(args, Io{std::cout, std::cerr});
+    std::cout.flush();
+    out.drain();
+    std::cout.rdbuf(previous);
+    const int err = out.error() ? out.error() : (std::fflush(stdout) != 0 ? (errno ? errno : EIO) : 0);
+    if (err != 0) {
+        std::cerr << "sbufsim: cannot write the standard output: " << std::strerror(err) << "\n";
+        if (rc == kExitOk || rc == kExitFindings) rc = kExitInput;
+    }
+    return rc;
 }
 
 po::options_description config_options(ConfigOptions& into) {
@@ -162,10 +195,35 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_de
                        }
                    }(),
                    {}};
+    check_option_values(out.parsed, options);
     po::store(out.parsed, out.vm);
     po::notify(out.vm);
     apply_log_level(log_level);
     return out;
+}
+
+void check_option_values(const po::parsed_options& parsed, const po::options_description& options) {
+    for (const auto& o : parsed.options) {
+        if (o.unregistered || o.value.empty()) continue;
+        const po::option_description* d = options.find_nothrow(o.string_key, false);
+        const auto* typed = d ? dynamic_cast<const po::typed_value_base*>(d->semantic().get()) : nullptr;
+        if (typed == nullptr) continue;
+        const std::type_info& t = typed->value_type();
+        const bool is_unsigned = t == typeid(unsigned) || t == typeid(unsigned long) ||
+                                 t == typeid(unsigned long long) || t == typeid(unsigned short);
+        const bool is_real = t == typeid(double) || t == typeid(float);
+        for (const auto& v : o.value) {
+            const std::string text = v.substr(std::min(v.size(), v.find_first_not_of(" \t")));
+            if (is_unsigned && !text.empty() && text.front() == '-')
+                throw po::error("--" + o.string_key + " '" + v + "': must be a whole number >= 0");
+            if (is_real) {
+                char* end = nullptr;
+                const double x = std::strtod(text.c_str(), &end);
+                if (end != text.c_str() && !std::isfinite(x))
+                    throw po::error("--" + o.string_key + " '" + v + "': must be a finite number");
+            }
+        }
+    }
 }
 
 void add_log_level_option(po::options_description& desc, std::string& into) {

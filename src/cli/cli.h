@@ -70,6 +70,12 @@ ParsedArgs parse_args(const std::vector<std::string>& args,
                       const boost::program_options::positional_options_description* positional,
                       const std::string& log_level);
 
+// Values boost accepts but no option means: a negative number for an unsigned option (boost
+// wraps "-1" to the largest value) and inf/nan for a floating-point one. Throws po::error naming
+// the option. parse_args calls it; a command parsing on its own calls it too.
+void check_option_values(const boost::program_options::parsed_options& parsed,
+                         const boost::program_options::options_description& options);
+
 // --log-level handling shared by all commands.
 void add_log_level_option(boost::program_options::options_description& desc, std::string& into);
 void apply_log_level(const std::string& level);  // throws ConfigError on an unknown level

@@ -1,7 +1,5 @@
 // `sbufsim convert IN OUT`: text ↔ binary trace conversion, lossless both ways. Streams: one
 // record in memory at a time. Checks syntax only (use `sbufsim check` for the hardware rules).
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <ostream>
 #include <string>
@@ -10,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "sbufsim/trace/trace.h"
 
 namespace po = boost::program_options;
@@ -29,19 +28,25 @@ constexpr const char* kConvertHelp =
     "  sbufsim convert traces/matmul_kloop.trc /tmp/kloop.sbt\n"
     "  sbufsim convert /tmp/kloop.sbt -            (print as text)\n"
     "  sbufsim convert in.trc out.bin --to binary\n\n"
-    "exit status: 0 converted, 2 bad command line, 3 IN unreadable or malformed (OUT is removed).\n";
+    "OUT is written to a temporary file beside it and renamed into place only when the whole trace\n"
+    "converted; on any failure nothing at OUT changes. OUT may not be IN, and an existing OUT that\n"
+    "is not a trace is replaced only with --force.\n\n"
+    "exit status: 0 converted, 2 bad command line or OUT refused (IN itself, a directory, not a\n"
+    "trace without --force, not writable), 3 IN unreadable or malformed, or OUT could not be\n"
+    "written (the disk is full: the reason is printed).\n";
 
 }  // namespace
 
 int cmd_convert(const std::vector<std::string>& args, Io io) {
     std::vector<std::string> files;
     std::string log_level, to;
-    bool help = false;
+    bool help = false, force = false;
 
     po::options_description visible("Options");
     visible.add_options()
         ("help,h", po::bool_switch(&help), "show this help")
         ("to", po::value(&to)->value_name("FORMAT"), "output form: text or binary (default: from OUT's extension)");
+    add_force_option(visible, force);
     add_log_level_option(visible, log_level);
     po::options_description hidden;
     hidden.add_options()("file", po::value(&files)->composing(), "IN and OUT");
@@ -83,34 +88,28 @@ int cmd_convert(const std::vector<std::string>& args, Io io) {
         io.err << "sbufsim convert: " << e.what() << "\n";
         return kExitInput;
     }
-    std::ofstream file;
-    if (!to_stdout) {
-        file.open(out_path, std::ios::binary | std::ios::trunc);
-        if (!file) {
-            io.err << "sbufsim convert: cannot write " << out_path << "\n";
-            return kExitUsage;
-        }
-    }
-    std::ostream& out = to_stdout ? io.out : file;
-    auto fail = [&](const std::string& what) {
-        io.err << "sbufsim convert: " << what << "\n";
-        if (!to_stdout) {
-            file.close();
-            std::remove(out_path.c_str());   // never leave a half-converted trace behind
-        }
-        return kExitInput;
-    };
+    // Opened before reading a record: OUT may not be IN (reading it while truncating it would
+    // lose it), and a refused path fails before any work.
+    std::unique_ptr<OutputFile> file;
+    if (!to_stdout) file = std::make_unique<OutputFile>(out_path, output_policy("OUT", is_trace_file, force, {in_path}));
+    std::ostream& out = to_stdout ? io.out : file->stream();
     try {
         TraceWriter writer(out, format, reader->header());
         Record rec;
         while (reader->next(rec)) writer.write(rec);
         writer.flush();
+        if (file) file->commit();
         io.err << "sbufsim convert: " << reader->records_read() << " records, " << to_string(reader->format())
                << " -> " << to_string(format) << "\n";
+    } catch (const OutputError&) {
+        throw;
     } catch (const TraceFormatError& e) {
-        return fail(e.what());
+        io.err << "sbufsim convert: " << e.what() << "\n";
+        return kExitInput;   // the temporary is removed with `file`; OUT is untouched
     } catch (const std::runtime_error& e) {
-        return fail(std::string(e.what()) + " (" + out_path + ")");
+        if (file) file->check();   // a failed write: its OS reason
+        io.err << "sbufsim convert: " << e.what() << " (" << out_path << ")\n";
+        return kExitInput;
     }
     return kExitOk;
 }

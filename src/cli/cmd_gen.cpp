@@ -14,7 +14,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/text.h"
 #include "sbufsim/workload/workload.h"
 
 namespace po = boost::program_options;
@@ -48,17 +50,15 @@ constexpr const char* kGenHelp =
     "  sbufsim gen --topology traces/topologies/resnet50.csv -o resnet50/\n"
     "  sbufsim gen random --clients act_rd,pe_client_0,dma_0 --banks 0-3 --pattern hotspot --records 1000000 -o s.sbt\n\n"
     "A summary of what was written goes to stderr when the trace goes to stdout, else to stdout.\n"
-    "exit status: 0 ok, 2 bad command line, shape or option, 3 an output or topology file cannot be\n"
-    "opened.\n";
+    "Every output file is checked before generating and appears only complete (written beside it and\n"
+    "renamed); an existing file that is not a trace is replaced only with --force.\n"
+    "exit status: 0 ok, 2 bad command line, shape or option, or a refused output path, 3 a topology\n"
+    "file cannot be read or an output could not be written (the OS reason is printed).\n";
 
 // Numbers written as decimal or 0x-hex (offsets are usually given in hex).
 std::uint32_t parse_u32(const std::string& option, const std::string& text) {
-    try {
-        std::size_t used = 0;
-        const unsigned long v = std::stoul(text, &used, 0);
-        if (used == text.size() && v <= 0xffffffffUL) return static_cast<std::uint32_t>(v);
-    } catch (const std::exception&) {
-    }
+    const auto v = parse_unsigned(text);   // decimal (010 is ten) or 0x hex; no sign
+    if (v && *v <= 0xffffffffULL) return static_cast<std::uint32_t>(*v);
     throw WorkloadError("--" + option + " '" + text + "': expected a number (decimal or 0x-hex)");
 }
 
@@ -139,16 +139,17 @@ void finish_gemm_options(GemmOptions& o, const GemmFlags& f) {
 // One output trace: a file (format from --format or the extension) or stdout.
 class Output {
 public:
-    Output(const std::string& path, const std::string& format, const std::string& generation, Io io) : path_(path) {
+    Output(const std::string& path, const std::string& format, const std::string& generation, Io io,
+           const OutputPolicy& policy)
+        : path_(path) {
         TraceFormat fmt = path.empty() || path == "-" ? TraceFormat::text : format_for_path(path);
         if (format == "binary") fmt = TraceFormat::binary;
         else if (format == "text") fmt = TraceFormat::text;
         else if (!format.empty()) throw WorkloadError("--format '" + format + "': expected text or binary");
         std::ostream* os = &io.out;
-        if (!path.empty() && path != "-") {
-            file_.open(path, std::ios::binary | std::ios::trunc);
-            if (!file_) throw std::ios_base::failure("cannot open " + path + " for writing");
-            os = &file_;
+        if (!to_stdout()) {
+            file_ = std::make_unique<OutputFile>(path, policy);
+            os = &file_->stream();
         }
         writer_ = std::make_unique<TraceWriter>(*os, fmt, TraceHeader{kTraceFormatVersion, generation});
         sink_ = std::make_unique<TraceWriterSink>(*writer_);
@@ -156,16 +157,14 @@ public:
     RecordSink& sink() { return *sink_; }
     bool to_stdout() const { return path_.empty() || path_ == "-"; }
     void close() {
+        if (file_) file_->check();   // a failed write, with its OS reason
         writer_->flush();
-        if (file_.is_open()) {
-            file_.close();
-            if (!file_) throw std::ios_base::failure("error writing " + path_);
-        }
+        if (file_) file_->commit();
     }
 
 private:
     std::string path_;
-    std::ofstream file_;
+    std::unique_ptr<OutputFile> file_;
     std::unique_ptr<TraceWriter> writer_;
     std::unique_ptr<TraceWriterSink> sink_;
 };
@@ -208,7 +207,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     GemmFlags gflags;
     RandomOptions ropt;
     std::string output, format, topology, log_level, clients, banks, psum_banks, pattern = "uniform";
-    bool help = false, single = false;
+    bool help = false, single = false, force = false;
     std::uint64_t m = 0, n = 0, k = 0, layers_max = 0;
     AttentionShape attn;
     ConvShape conv;
@@ -221,6 +220,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
         ("topology", po::value(&topology)->value_name("CSV"), "SCALE-Sim topology file: one trace per layer")
         ("single", po::bool_switch(&single), "--topology: one trace for the whole network")
         ("layers", po::value(&layers_max)->value_name("N"), "--topology: only the first N layers");
+    add_force_option(common, force);
     add_log_level_option(common, log_level);
     po::options_description shapes("Shapes");
     shapes.add_options()
@@ -258,6 +258,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
                                           .style(po::command_line_style::default_style &
                                                  ~po::command_line_style::allow_guessing)
                                           .run();
+    check_option_values(parsed, all);
     po::variables_map vm;
     po::store(parsed, vm);
     po::notify(vm);
@@ -268,6 +269,9 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     apply_log_level(log_level);
     const LoadedConfig config = load_config(make_load_request(cfg, parsed));
     const Params& params = config.params;
+    std::vector<std::string> inputs = cfg.files;
+    if (!topology.empty()) inputs.push_back(topology);
+    const OutputPolicy policy = output_policy("trace", is_trace_file, force, inputs);
     spdlog::info("gen: {} for generation {} to {}", sub.empty() ? "topology " + topology : sub, params.generation,
                  output.empty() ? "stdout" : output);
 
@@ -283,7 +287,9 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             if (!p) throw WorkloadError("--pattern '" + pattern + "': expected uniform, hotspot or strided");
             ropt.pattern = *p;
             ropt.stride = static_cast<std::uint32_t>(conv.stride);
-            Output out(output, format, params.generation, io);
+            // Refused before the header goes out (to stdout it could not be taken back).
+            if (ropt.records == 0) throw WorkloadError("--records must be at least 1");
+            Output out(output, format, params.generation, io, policy);
             const RandomStats st = generate_random(params, ropt, out.sink());
             out.close();
             to_stdout = out.to_stdout();
@@ -298,7 +304,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             for (const auto& l : layers) max_k = std::max(max_k, l.gemm.k);
             std::ostringstream lines;
             if (single) {
-                Output out(output, format, params.generation, io);
+                Output out(output, format, params.generation, io, policy);
                 GemmEmitter em(params, out.sink(), gopt, max_k);
                 for (const auto& l : layers) {
                     const GemmStats st = em.gemm(l.gemm);
@@ -312,11 +318,18 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
                 std::filesystem::create_directories(dir);
                 const std::string ext = format == "binary" ? ".sbt" : ".trc";
                 GemmStats total;
+                // Every layer's file is checked and opened before the first one is generated.
+                std::vector<std::string> paths;
+                std::vector<std::unique_ptr<Output>> outs;
                 for (std::size_t i = 0; i < layers.size(); ++i) {
                     std::ostringstream file;
                     file << std::setw(3) << std::setfill('0') << i << "_" << sanitize(layers[i].name) << ext;
-                    const std::string path = (std::filesystem::path(dir) / file.str()).string();
-                    Output out(path, format, params.generation, io);
+                    paths.push_back((std::filesystem::path(dir) / file.str()).string());
+                    outs.push_back(std::make_unique<Output>(paths.back(), format, params.generation, io, policy));
+                }
+                for (std::size_t i = 0; i < layers.size(); ++i) {
+                    const std::string& path = paths[i];
+                    Output& out = *outs[i];
                     const GemmStats st = generate_gemm(params, layers[i].gemm, gopt, out.sink());
                     out.close();
                     total.add(st);
@@ -327,7 +340,10 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             }
         } else if (sub == "gemm" || sub == "attention" || sub == "conv") {
             finish_gemm_options(gopt, gflags);
-            Output out(output, format, params.generation, io);
+            if (sub == "gemm" && (m == 0 || n == 0 || k == 0))
+                throw WorkloadError("--m, --n and --k must each be at least 1 (got " + std::to_string(m) + "x" +
+                                    std::to_string(n) + "x" + std::to_string(k) + ")");
+            Output out(output, format, params.generation, io, policy);
             GemmStats st;
             if (sub == "gemm") {
                 st = generate_gemm(params, GemmShape{m, n, k, "gemm"}, gopt, out.sink());

@@ -8,10 +8,12 @@
 #include <boost/property_tree/ptree.hpp>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "cli/picture.h"
 #include "sbufsim/output/heatmap.h"
 #include "sbufsim/sweep/sweep_chart.h"
@@ -96,10 +98,10 @@ HeatmapInfo info_of(const pt::ptree& run) {
     return i;
 }
 
-// Writes the picture to `output` ('-' = stdout; .png through rsvg-convert, cli/picture.h).
-void write_svg(const std::string& svg, const std::string& output, Io io) { write_picture(svg, output, io.out); }
+// Writes the picture to `output` (nullptr = stdout; .png through rsvg-convert, cli/picture.h).
+void write_svg(const std::string& svg, OutputFile* output, Io io) { write_picture(svg, output, io.out); }
 
-int plot_stats(const std::string& input, const std::string& output, std::size_t run_index, std::size_t bins, Io io) {
+int plot_stats(const std::string& input, OutputFile* output, std::size_t run_index, std::size_t bins, Io io) {
     pt::ptree doc;
     try {
         pt::read_json(input, doc);
@@ -113,6 +115,8 @@ int plot_stats(const std::string& input, const std::string& output, std::size_t 
     } catch (const MissingTool& e) {
         io.err << "sbufsim plot: " << e.what() << "\n";
         return kExitUsage;
+    } catch (const OutputError&) {
+        throw;
     } catch (const std::runtime_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
         return kExitInput;
@@ -152,7 +156,7 @@ struct SweepOptions {
     std::string chart_kind = "auto", label;
 };
 
-int plot_sweep(const std::string& input, const std::string& output, const SweepOptions& o, Io io) {
+int plot_sweep(const std::string& input, OutputFile* output, const SweepOptions& o, Io io) {
     try {
         chart::ChartRequest req = o.request;
         req.kind = chart::parse_chart_kind(o.chart_kind);
@@ -171,6 +175,8 @@ int plot_sweep(const std::string& input, const std::string& output, const SweepO
     } catch (const MissingTool& e) {
         io.err << "sbufsim plot: " << e.what() << "\n";
         return kExitUsage;
+    } catch (const OutputError&) {
+        throw;
     } catch (const std::runtime_error& e) {
         io.err << "sbufsim plot: " << e.what() << "\n";
         return kExitInput;
@@ -203,6 +209,7 @@ const char* kPlotExamples =
 int cmd_plot(const std::vector<std::string>& args, Io io) {
     std::string input, output, log_level;
     std::size_t run_index = 0, bins = 200;
+    bool force = false;
     SweepOptions sw;
     po::options_description desc("sbufsim plot STATS.json|SWEEP.csv -o FILE.svg [options]");
     desc.add_options()("help,h", "show this help")
@@ -224,6 +231,7 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
         ("chart", po::value(&sw.chart_kind)->default_value(sw.chart_kind)->value_name("auto|line|heat"),
          "auto: line for one key (or a key over several traces), heat for two")
         ("label", po::value(&sw.label)->value_name("TEXT"), "an extra subtitle line (e.g. the sweep's --gen/--set)");
+    add_force_option(desc, force);
     add_log_level_option(desc, log_level);
     po::options_description hidden;
     hidden.add_options()("input", po::value(&input), "statistics file or sweep table");
@@ -253,7 +261,10 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
         return kExitUsage;
     }
     spdlog::info("plot: {} ({}) -> {}", input, table ? "sweep table" : "run statistics", output);
-    return table ? plot_sweep(input, output, sw, io) : plot_stats(input, output, run_index, bins, io);
+    // Checked before reading the input: never the input itself, never a file of another kind.
+    std::unique_ptr<OutputFile> file;
+    if (output != "-") file = std::make_unique<OutputFile>(output, output_policy("-o file", is_picture, force, {input}));
+    return table ? plot_sweep(input, file.get(), sw, io) : plot_stats(input, file.get(), run_index, bins, io);
 }
 
 }  // namespace sbufsim::cli

@@ -3,11 +3,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "cli/picture.h"
 #include "clocked_replay.h"
 #include "sbufsim/config/data_dirs.h"
@@ -34,17 +36,37 @@ const char* kExamples =
     "  sbufsim run traces/act_vs_matmul_collide.trc --timeline t.json --window 0:2000 --heatmap h.svg\n"
     "  sbufsim run traces/matmul_kloop.trc --window-stats 500 --csv out.csv   per-500-cycle rows\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --vcd w.vcd   clocked scheduler, waveforms for GTKWave\n"
-    "\nexit status: 0 ok, 2 usage or configuration error, 3 unreadable or invalid trace (or a\n"
-    "deadlock), 4 internal error. Results go to stdout, errors to stderr.\n";
+    "\nOutput files are checked before the replay starts and appear only complete (written beside\n"
+    "the target and renamed); an existing file of another kind (a trace, say) is replaced only\n"
+    "with --force, an input never. docs/cli.md, \"What is written when\".\n"
+    "\nexit status: 0 ok, 2 usage or configuration error or a refused output path, 3 unreadable or\n"
+    "invalid trace (or a deadlock) or an output that could not be written, 4 internal error.\n"
+    "Results go to stdout, errors to stderr.\n";
 
-void write_to(const std::string& path, Io io, const std::vector<RunReport>& runs, bool json) {
-    if (path == "-") {
-        json ? write_json(io.out, runs) : write_csv(io.out, runs);
-        return;
+// The output files of one run, opened before the replay so a bad path fails at once.
+class RunOutputs {
+public:
+    void open(const std::string& key, const std::string& path, OutputPolicy policy) {
+        if (path.empty() || path == "-") return;
+        files_.emplace(key, std::make_unique<OutputFile>(path, policy));
     }
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
-    json ? write_json(f, runs) : write_csv(f, runs);
+    // The open file for `key`, or nullptr for stdout.
+    OutputFile* get(const std::string& key) {
+        const auto it = files_.find(key);
+        return it == files_.end() ? nullptr : it->second.get();
+    }
+    void commit_all() {
+        for (auto& [key, f] : files_) f->commit();
+    }
+
+private:
+    std::map<std::string, std::unique_ptr<OutputFile>> files_;
+};
+
+void write_to(OutputFile* file, Io io, const std::vector<RunReport>& runs, bool json) {
+    std::ostream& os = file ? file->stream() : io.out;
+    json ? write_json(os, runs) : write_csv(os, runs);
+    if (file) file->check();
 }
 
 // What the visualisation options ask for (docs/visualisation.md).
@@ -61,12 +83,6 @@ std::string per_trace(const std::string& path, const std::string& trace, std::si
     std::filesystem::path p(path);
     const std::string stem = std::filesystem::path(trace).stem().string();
     return (p.parent_path() / (p.stem().string() + "." + stem + p.extension().string())).string();
-}
-
-std::ofstream open_out(const std::string& path) {
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write " + path);
-    return f;
 }
 
 // The settings that make a picture reproducible: the command line's overrides, else "defaults".
@@ -87,11 +103,12 @@ ProbeOptions probe_options(const VizOptions& v) {
 }
 
 void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, const LoadRequest& req,
-               std::size_t traces) {
+               std::size_t traces, RunOutputs& outputs) {
     const ReplayResult& r = rep.result;
     if (v.window_stats) rep.windows = make_windows(probe, r.kernel, r.total_cycles, v.window_stats);
     if (!v.timeline.empty()) {
-        std::ofstream f = open_out(per_trace(v.timeline, r.trace, traces));
+        OutputFile* file = outputs.get("timeline:" + r.trace);
+        std::ostream& f = file ? file->stream() : std::cout;
         TimelineOptions o;
         o.from = v.from;
         o.to = v.to;
@@ -99,13 +116,15 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
         spdlog::info("run: timeline {} at detail {} ({} stall runs recorded)", per_trace(v.timeline, r.trace, traces),
                      v.timeline_detail, probe.spans().size());
         write_timeline(f, r, probe, o);
+        if (file) file->check();
     }
     if (!v.heatmap.empty()) {
         const WindowSeries w = v.window_stats ? rep.windows
                                               : make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
         const HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation, key_settings(req),
                                r.pe_clock_ghz, r.total_cycles};
-        write_picture(render_heatmap(w, block_matrix(r.kernel), info), per_trace(v.heatmap, r.trace, traces), std::cout);
+        OutputFile* file = outputs.get("heatmap:" + r.trace);
+        write_picture(render_heatmap(w, block_matrix(r.kernel), info), file, std::cout);
     }
 }
 
@@ -115,7 +134,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     ConfigOptions copts;
     std::string log_level, json_path, csv_path, scheduler = "fast";
     std::vector<std::string> traces;
-    bool quiet = false, lenient = false;
+    bool quiet = false, lenient = false, force = false;
     VizOptions viz;
     po::options_description desc("sbufsim run [TRACE...] [options]");
     desc.add_options()("help,h", "show this help")
@@ -140,7 +159,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
          "write a bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix: FILE.svg, "
          "or FILE.png through rsvg-convert (librsvg2-bin)")
         ("window-stats", po::value(&viz.window_stats)->value_name("N"),
-         "add per-N-cycle rows (bank busy/conflicts/stalls, client bytes) to --json/--csv");
+         "add per-N-cycle rows (bank busy/conflicts/stalls, client bytes) to --json/--csv; windows in "
+         "which nothing happened have no row (at most 131072 rows with activity)");
+    add_force_option(desc, force);
     add_log_level_option(desc, log_level);
     desc.add(config_options(copts));
     po::options_description hidden;
@@ -204,6 +225,28 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     }
     if (traces.empty()) traces.push_back(find_data_file(DataKind::traces, kDefaultTrace));
 
+    // Every output path is checked and opened before the first cycle is simulated.
+    std::vector<std::string> inputs = traces;
+    inputs.insert(inputs.end(), copts.files.begin(), copts.files.end());
+    std::vector<std::pair<std::string, std::string>> named{{"--json", json_path}, {"--csv", csv_path}};
+    for (const auto& t : traces) {
+        named.emplace_back("--timeline", viz.timeline.empty() ? "" : per_trace(viz.timeline, t, traces.size()));
+        named.emplace_back("--heatmap", viz.heatmap.empty() ? "" : per_trace(viz.heatmap, t, traces.size()));
+        named.emplace_back("--vcd", viz.vcd.empty() ? "" : per_trace(viz.vcd, t, traces.size()));
+    }
+    check_distinct_outputs(named);
+    RunOutputs outputs;
+    outputs.open("json", json_path, output_policy("--json file", is_run_json, force, inputs));
+    outputs.open("csv", csv_path, output_policy("--csv file", is_run_csv, force, inputs));
+    for (const auto& t : traces) {
+        if (!viz.timeline.empty())
+            outputs.open("timeline:" + t, per_trace(viz.timeline, t, traces.size()),
+                         output_policy("--timeline file", is_timeline, force, inputs));
+        if (!viz.heatmap.empty())
+            outputs.open("heatmap:" + t, per_trace(viz.heatmap, t, traces.size()),
+                         output_policy("--heatmap file", is_picture, force, inputs));
+    }
+
     std::vector<RunReport> runs;
     for (const auto& path : traces) {
         try {
@@ -238,7 +281,16 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             progress.finish();
             spdlog::info("run: {}: {} records, {} instructions, {} cycles", path, rep.result.records,
                          rep.result.instructions, rep.result.total_cycles);
-            if (probe) write_viz(viz, rep, *probe, req, traces.size());
+            if (probe && probe->overflowed()) {
+                // Windows with activity are capped (memory); any N this large fits the run.
+                const Cycle fits = (rep.result.total_cycles + kMaxActiveBins - 1) / kMaxActiveBins;
+                io.err << "sbufsim run: --window-stats " << viz.window_stats << ": " << path << " has more than "
+                       << kMaxActiveBins << " windows with activity (the memory cap, docs/visualisation.md); use "
+                          "--window-stats "
+                       << std::max(fits, viz.window_stats + 1) << " or more\n";
+                return kExitUsage;
+            }
+            if (probe) write_viz(viz, rep, *probe, req, traces.size(), outputs);
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
             rep.info.trace_digest = file_digest(path);
             if (!quiet) {
@@ -259,8 +311,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             return kExitInput;
         }
     }
-    if (!json_path.empty()) write_to(json_path, io, runs, true);
-    if (!csv_path.empty()) write_to(csv_path, io, runs, false);
+    if (!json_path.empty()) write_to(outputs.get("json"), io, runs, true);
+    if (!csv_path.empty()) write_to(outputs.get("csv"), io, runs, false);
+    outputs.commit_all();
     return kExitOk;
 }
 

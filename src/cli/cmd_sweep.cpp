@@ -5,7 +5,9 @@
 // safe when they run on the SystemC model. The parent never simulates: it forks one child per
 // point, the child replays and writes its row (one CSV line) into a pipe, and exits. The parent
 // only expands points, schedules children, collects rows and writes the tables.
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,15 +19,18 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "sbufsim/sweep/sweep.h"
 #include "sbufsim/trace/trace.h"
 
@@ -60,9 +65,12 @@ const char* kExamples =
     "lists side by side). Rows: trace, the varied keys, then the metrics below, status, message;\n"
     "trace-major, then point order. --shard I/N runs the I-th of N contiguous blocks of rows; only\n"
     "shard 0 writes the CSV header, so `cat part0.csv part1.csv ...` is the unsharded table.\n"
-    "Re-running with the same --out resumes: rows already there are kept and not re-run.\n"
+    "Re-running with the same --out resumes: rows already there are kept and not re-run. --out is\n"
+    "locked while a sweep writes it: a second sweep on the same file refuses to start. An existing\n"
+    "--out that is not a sweep table (a trace, say) is replaced only with --force.\n"
     "\nexit status: 0 every point ok, 1 some point invalid or failed (see its row), 2 usage or\n"
-    "configuration error, 3 unreadable trace, 4 internal error.\n";
+    "configuration error or a refused output path, 3 unreadable trace or an output that could not\n"
+    "be written, 4 internal error.\n";
 
 struct Options {
     ConfigOptions config;
@@ -71,7 +79,7 @@ struct Options {
     unsigned jobs = 0;
     std::size_t top = 20;
     double timeout = 0;
-    bool zip = false, quiet = false, no_header = false;
+    bool zip = false, quiet = false, no_header = false, force = false;
 };
 
 unsigned default_jobs() {
@@ -256,19 +264,62 @@ void run_pool(const LoadRequest& base, const std::vector<const Job*>& tasks, uns
 
 // ---- output ---------------------------------------------------------------------------------
 
-// Written to a temporary and renamed, so an interruption while rewriting cannot lose the rows.
-void write_csv_file(const std::string& path, const std::vector<std::string>& cols, const std::vector<Row>& rows,
-                    bool header) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp);
-        if (!f) throw std::runtime_error("cannot write " + tmp);
-        if (header) f << sweep::csv_line(cols) << "\n";
-        for (const auto& r : rows) f << sweep::csv_line(r) << "\n";
-        if (!f.flush()) throw std::runtime_error("cannot write " + tmp);
-    }
-    std::filesystem::rename(tmp, path);
+// The final table, in table order: written beside --out and renamed over it (OutputFile), so an
+// interruption while rewriting cannot lose the rows.
+void write_csv_file(OutputFile& file, const std::vector<std::string>& cols, const std::vector<Row>& rows, bool header) {
+    std::ostream& f = file.stream();
+    if (header) f << sweep::csv_line(cols) << "\n";
+    for (const auto& r : rows) f << sweep::csv_line(r) << "\n";
+    file.commit();
 }
+
+// A file this sweep may resume and rewrite: a CSV whose first line is a header or a row.
+std::function<bool(std::string_view)> sweep_table_kind(std::size_t ncols) {
+    return [ncols](std::string_view head) {
+        const std::string first(head.substr(0, head.find('\n')));
+        const auto cells = sweep::parse_csv_line(first);
+        return cells && (cells->size() == ncols || (!cells->empty() && cells->front() == "trace"));
+    };
+}
+
+// The rows journal: --out opened for appending and locked, so that two sweeps never write one
+// table (the second refuses) and a sweep killed midway leaves every finished row behind.
+class Journal {
+public:
+    explicit Journal(const std::string& path) : path_(path) {
+        fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+        if (fd_ < 0)
+            throw OutputError(OutputError::Kind::refused, "cannot write --out " + path + ": " + std::strerror(errno));
+        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            const int err = errno;
+            ::close(fd_);
+            throw OutputError(OutputError::Kind::refused,
+                              "--out " + path + ": " +
+                                  (err == EWOULDBLOCK ? std::string("another sweep is writing it (the file is locked)")
+                                                      : std::string("cannot lock it: ") + std::strerror(err)) +
+                                  "; wait for that sweep to finish, or pass another --out");
+        }
+    }
+    ~Journal() {
+        if (fd_ >= 0) ::close(fd_);   // releases the lock
+    }
+    Journal(const Journal&) = delete;
+    Journal& operator=(const Journal&) = delete;
+    // Appends; the first failure is kept (the final rewrite reports it).
+    void write(const std::string& text) {
+        if (error_ == 0 && !write_all(fd_, text)) error_ = errno ? errno : EIO;
+    }
+    // Throws OutputError(io) when an append failed.
+    void check() const {
+        if (error_ != 0)
+            throw OutputError(OutputError::Kind::io, "cannot write --out " + path_ + ": " + std::strerror(error_));
+    }
+
+private:
+    std::string path_;
+    int fd_ = -1;
+    int error_ = 0;
+};
 
 void print_table(std::ostream& os, const std::vector<std::string>& cols, const std::vector<Row>& rows,
                  const std::vector<std::size_t>& order, std::size_t top) {
@@ -372,6 +423,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         ("timeout", po::value(&o.timeout)->value_name("SEC"),
          "kill a point still running after SEC seconds; its row says 'timeout' (default: no limit)")
         ("quiet,q", po::bool_switch(&o.quiet), "no progress bar and no summary");
+    add_force_option(desc, o.force);
     add_log_level_option(desc, o.log_level);
     desc.add(config_options(o.config));
     po::options_description hidden;
@@ -412,15 +464,46 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     const LoadRequest base = make_load_request(o.config, parsed);
     check_base(base);
     sweep::check_keys(axes, base);
-    const auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip));
+    auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip));
+    // What every row depends on besides its point: resume keeps rows only with the same digest.
+    std::map<std::string, std::string> digests;
+    auto digest_of = [&](const std::string& trace) -> const std::string& {
+        auto it = digests.find(trace);
+        if (it == digests.end()) it = digests.emplace(trace, sweep::base_digest(base, trace)).first;
+        return it->second;
+    };
+    for (auto& j : jobs) j.base_digest = digest_of(j.trace);
     const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
     const auto range = sweep::shard_range(jobs.size(), shard);
     const bool header = !o.no_header && shard.index == 0;
     const auto cols = sweep::columns(axes);
     const bool file_out = !o.out.empty() && o.out != "-";
 
+    // Both outputs are checked (and --out locked) before any point runs.
+    std::vector<std::string> inputs = o.traces;
+    inputs.insert(inputs.end(), o.config.files.begin(), o.config.files.end());
+    check_distinct_outputs({{"--out", o.out}, {"--json", o.json}});
+    std::unique_ptr<OutputFile> table_file, json_file;
+    std::unique_ptr<Journal> journal;
+    if (file_out) {
+        OutputPolicy policy = output_policy("--out", nullptr, o.force, inputs);
+        policy.own_kind = sweep_table_kind(cols.size());
+        table_file = std::make_unique<OutputFile>(o.out, policy);
+        journal = std::make_unique<Journal>(o.out);
+    }
+    if (!o.json.empty() && o.json != "-")
+        json_file = std::make_unique<OutputFile>(o.json, output_policy("--json", is_sweep_json, o.force, inputs));
+
     // Resume: rows already in --out are kept as they are; only the missing ones run.
-    const std::vector<Row> existing = file_out ? sweep::read_existing(o.out, cols) : std::vector<Row>{};
+    std::vector<Row> existing = file_out ? sweep::read_existing(o.out, cols) : std::vector<Row>{};
+    // Rows computed under another base configuration or from another version of a trace are
+    // stale: they run again (and are dropped from the table if this sweep does not produce them).
+    const std::size_t digest_col = cols.size() - 3;
+    const std::size_t stale = std::erase_if(existing, [&](const Row& r) { return r[digest_col] != digest_of(r[0]); });
+    if (stale)
+        io.err << "sbufsim sweep: " << stale << " row" << (stale == 1 ? "" : "s") << " of " << o.out
+               << " came from another base configuration (--gen, --config, --set) or another version of the trace; "
+                  "they are run again\n";
     std::map<std::string, Row> have;
     for (const auto& r : existing) have.emplace(sweep::row_key(r, axes.size()), r);
     std::vector<const Job*> tasks;
@@ -430,37 +513,37 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
 
     // Rows are appended as they finish, so an interrupted sweep leaves every finished row behind;
     // the file is rewritten in table order at the end.
-    std::ofstream journal;
-    if (file_out) {
-        const bool fresh = !std::filesystem::exists(o.out) || std::filesystem::file_size(o.out) == 0;
-        journal.open(o.out, std::ios::app);
-        if (!journal) throw std::runtime_error("cannot write " + o.out);
-        if (fresh && header) journal << sweep::csv_line(cols) << "\n" << std::flush;
-        if (!fresh && !ends_with_newline(o.out)) journal << "\n";  // end a row cut off mid-line
+    if (journal) {
+        std::error_code ec;   // a device (/dev/null) has no size: it starts fresh
+        const bool fresh = std::filesystem::file_size(o.out, ec) == 0 || ec;
+        if (fresh && header) journal->write(sweep::csv_line(cols) + "\n");
+        if (!fresh && !ends_with_newline(o.out)) journal->write("\n");  // end a row cut off mid-line
     }
     Progress progress(io.err, !o.quiet && &io.err == &std::cerr && ::isatty(2), tasks.size());
     progress.update(0);
     std::size_t finished = 0;
     run_pool(base, tasks, o.jobs, cols, o.timeout, [&](std::size_t, Row row) {
-        if (journal.is_open()) journal << sweep::csv_line(row) << "\n" << std::flush;
+        if (journal) journal->write(sweep::csv_line(row) + "\n");
         have[sweep::row_key(row, axes.size())] = std::move(row);
         progress.update(++finished);
     });
     progress.finish();
-    journal.close();
 
     const std::vector<Row> rows = assemble(jobs, range, have, axes.size(), existing);
-    if (file_out) write_csv_file(o.out, cols, rows, header);
+    if (journal) {
+        journal->check();
+        write_csv_file(*table_file, cols, rows, header);
+        journal.reset();   // the lock goes once the table is in place
+    }
     if (o.out == "-") {
         if (header) io.out << sweep::csv_line(cols) << "\n";
         for (const auto& r : rows) io.out << sweep::csv_line(r) << "\n";
     }
     if (o.json == "-") {
         sweep::write_json(io.out, cols, rows);
-    } else if (!o.json.empty()) {
-        std::ofstream f(o.json);
-        if (!f) throw std::runtime_error("cannot write " + o.json);
-        sweep::write_json(f, cols, rows);
+    } else if (json_file) {
+        sweep::write_json(json_file->stream(), cols, rows);
+        json_file->commit();
     }
     if (!o.quiet && o.out != "-" && o.json != "-") print_summary(io.out, o, cols, rows, tasks.size(), kept, progress.seconds());
 

@@ -53,14 +53,14 @@ std::string renderer() {
     return "rsvg-convert";
 }
 
-void render_png(const std::string& svg, const std::string& path) {
+void render_png(const std::string& svg, const std::string& path, const std::string& write_path) {
     const TempSvg in(svg);
     const std::string prog = renderer();
-    std::vector<std::string> args{prog, "--format=png", "--zoom=1.5", "--output=" + path, in.path()};
+    std::vector<std::string> args{prog, "--format=png", "--zoom=1.5", "--output=" + write_path, in.path()};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    spdlog::debug("png: {} --format=png --zoom=1.5 --output={} {}", prog, path, in.path());
+    spdlog::debug("png: {} --format=png --zoom=1.5 --output={} {}", prog, write_path, in.path());
     pid_t pid = 0;
     const int rc = posix_spawnp(&pid, prog.c_str(), nullptr, nullptr, argv.data(), environ);
     if (rc != 0)
@@ -84,18 +84,18 @@ bool wants_png(const std::string& path) {
     return ext == ".png";
 }
 
-void write_picture(const std::string& svg, const std::string& path, std::ostream& out) {
-    if (path == "-") {
+void write_picture(const std::string& svg, OutputFile* file, std::ostream& out) {
+    if (file == nullptr) {
         out << svg;
         return;
     }
-    if (wants_png(path)) {
-        render_png(svg, path);
+    if (wants_png(file->path())) {
+        render_png(svg, file->path(), file->write_path());
     } else {
-        std::ofstream f(path);
-        if (!f || !(f << svg)) throw std::runtime_error("cannot write " + path);
+        file->stream() << svg;
     }
-    spdlog::info("wrote {} ({} bytes of SVG drawn)", path, svg.size());
+    file->commit();
+    spdlog::info("wrote {} ({} bytes of SVG drawn)", file->path(), svg.size());
 }
 
 }  // namespace sbufsim::cli

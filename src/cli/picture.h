@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sbufsim/output/output_file.h"
+
 namespace sbufsim::cli {
 
 // The PNG renderer is not installed (or not runnable): a setup problem, not bad input.
@@ -19,10 +21,10 @@ public:
 // True when `path` asks for a PNG (by its extension, any case).
 bool wants_png(const std::string& path);
 
-// Writes `svg` to `path` ('-' = `out`, as SVG); a .png path is rendered at 1.5x through
-// rsvg-convert ($SBUFSIM_RSVG_CONVERT overrides the program). Throws MissingTool when the
-// renderer cannot be started, std::runtime_error when a file cannot be written or the renderer
-// fails.
-void write_picture(const std::string& svg, const std::string& path, std::ostream& out);
+// Writes `svg` to `file` (nullptr = `out`, as SVG) and commits it; a .png path is rendered at
+// 1.5x through rsvg-convert ($SBUFSIM_RSVG_CONVERT overrides the program) into the file's
+// temporary. Throws MissingTool when the renderer cannot be started, OutputError when the file
+// cannot be written, std::runtime_error when the renderer fails (the target is then untouched).
+void write_picture(const std::string& svg, OutputFile* file, std::ostream& out);
 
 }  // namespace sbufsim::cli

@@ -6,6 +6,7 @@
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/types/near_miss.h"
+#include "sbufsim/types/text.h"
 
 #include <spdlog/spdlog.h>
 
@@ -84,7 +85,8 @@ std::string suggestion_for(std::string_view unknown) {
 }
 
 [[noreturn]] void fail(const Origin& where, const std::string& key, const std::string& what) {
-    throw ConfigError(where.describe() + ": " + (key.empty() ? "" : "key '" + key + "': ") + what);
+    // Keys and values are echoed from the input: control characters are shown, not sent.
+    throw ConfigError(printable(where.describe() + ": " + (key.empty() ? "" : "key '" + key + "': ") + what));
 }
 
 std::string range_text(const KeySpec& k) {
@@ -109,12 +111,12 @@ std::string normalise(const KeySpec& k, const std::string& raw, const Origin& wh
             if (v[0] == '-' || v[0] == '+')
                 fail(where, k.name, "value '" + v + "' is not an unsigned integer (rule: type " +
                                         std::string(to_string(k.type)) + ")");
-            errno = 0;
-            char* end = nullptr;
-            const unsigned long long n = std::strtoull(v.c_str(), &end, 0);
-            if (errno == ERANGE || end == v.c_str() || *end != '\0')
+            // Decimal or 0x hex: a leading zero is decimal (010 is ten), as in the trace format.
+            const std::optional<std::uint64_t> parsed = parse_unsigned(v);
+            if (!parsed)
                 fail(where, k.name, "value '" + v + "' is not an unsigned integer (rule: type " +
                                         std::string(to_string(k.type)) + "; decimal or 0x hex)");
+            const std::uint64_t n = *parsed;
             if (static_cast<double>(n) < k.min || static_cast<double>(n) > k.max)
                 fail(where, k.name, "value " + v + " out of range " + range_text(k) +
                                         (k.unit.empty() ? "" : " " + k.unit));
@@ -181,6 +183,8 @@ std::vector<Setting> read_ini(const std::string& path) {
     int lineno = 0;
     while (std::getline(in, line)) {
         ++lineno;
+        // A UTF-8 byte order mark (editors on Windows write one) is not part of the first key.
+        if (lineno == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
         const std::size_t hash = comment_start(line);
         const std::string body = trim(std::string_view(line).substr(0, hash));
         const std::string comment = hash == std::string::npos ? "" : trim(std::string_view(line).substr(hash + 1));
@@ -253,10 +257,18 @@ LoadedConfig load_config(const LoadRequest& request) {
     }
     if (cfg.params.generation != gen)
         throw ConfigError(gen_file + ": gen.name is '" + cfg.params.generation + "', expected '" + gen + "'");
+    // gen.name is the shipped file's: a user file or --set may only repeat it (`sbufsim config`
+    // writes it), never rename the generation a result is reported under.
+    auto apply_user = [&](const Setting& s) {
+        if (s.key == "gen.name" && trim(s.value) != gen)
+            fail(s.origin, s.key, "the generation's name cannot be set (it is '" + gen +
+                                      "'); choose the generation with --gen or `base = <gen>`");
+        apply(cfg, s);
+    };
     for (const auto& settings : user)
         for (const auto& s : settings)
-            if (s.key != "base") apply(cfg, s);
-    for (const auto& s : request.overrides) apply(cfg, s);
+            if (s.key != "base") apply_user(s);
+    for (const auto& s : request.overrides) apply_user(s);
 
     if (auto bad = check_consistency(cfg.params)) {
         const KeySpec* k = find_key(bad->key);
@@ -347,7 +359,18 @@ std::optional<ConsistencyError> check_consistency(const Params& p) {
                                                  n(s.partitions) + " (rule: core c owns 16 partitions, seed 000 §7.5)");
     if (s.partitions % p.isa.quadrant_partitions != 0)
         return err("isa.quadrant_partitions", "sbuf.partitions is not a multiple of isa.quadrant_partitions");
+    if (const std::uint32_t c = declared_clients(p); c > kMaxKernelClients)
+        return err("dma.engines", "dma.engines = " + n(p.dma.engines) + " and q7.cores = " + n(p.q7.cores) + " declare " +
+                                      n(c) + " arbiter clients, more than the " + n(kMaxKernelClients) +
+                                      " the bank-conflict kernel tracks (rule: one bit per client in a 64-bit mask, "
+                                      "docs/kernel.md); lower dma.engines or q7.cores");
     return std::nullopt;
+}
+
+std::uint32_t declared_clients(const Params& p) {
+    constexpr std::uint32_t kEnginePorts = 6;   // pool/act/dve rd and wr (seed 000 §7.1)
+    constexpr std::uint32_t kPsumClients = 7;   // pe_wr, act/pool/dve PSUM rd and wr (seed 000 §7.4)
+    return kStage1Clients + kEnginePorts + p.dma.engines + p.q7.cores + (p.has_psum() ? kPsumClients : 0);
 }
 
 std::string render_ini(const LoadedConfig& config, bool annotate) {

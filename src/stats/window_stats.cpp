@@ -8,7 +8,8 @@ namespace sbufsim {
 ActivityProbe::ActivityProbe(std::uint32_t clients, std::uint32_t banks, ProbeOptions o)
     : opt_(o), clients_(clients), banks_(banks), width_(std::max<Cycle>(1, o.bin_width)), open_(clients) {
     opt_.max_bins = std::max<std::size_t>(2, opt_.max_bins);
-    resize(opt_.fixed_width ? 64 : std::min<std::size_t>(64, opt_.max_bins));
+    opt_.max_active_bins = std::max<std::size_t>(1, opt_.max_active_bins);
+    resize(opt_.fixed_width ? std::min<std::size_t>(64, opt_.max_active_bins + 1) : std::min<std::size_t>(64, opt_.max_bins));
     if (opt_.cycle_view) {
         won_.resize(banks);
         contended_.resize(banks);
@@ -62,6 +63,36 @@ std::size_t ActivityProbe::extend(Cycle t) {
     return b;
 }
 
+std::size_t ActivityProbe::slot(Cycle key) {
+    const auto at = std::lower_bound(keys_.begin(), keys_.end(), key);
+    if (at != keys_.end() && *at == key) return static_cast<std::size_t>(at - keys_.begin());
+    if (keys_.size() >= opt_.max_active_bins) {
+        // Past the cap: count into the spare last bin, which no row reads.
+        overflowed_ = true;
+        return bins_ - 1;
+    }
+    const std::size_t i = static_cast<std::size_t>(at - keys_.begin());
+    // Room for the new bin and the spare one; doubling keeps reallocations logarithmic.
+    if (keys_.size() + 2 > bins_) resize(std::min(opt_.max_active_bins + 1, std::max(bins_ * 2, keys_.size() + 2)));
+    keys_.insert(at, key);
+    if (i + 1 < keys_.size()) {
+        // Out of time order (rare): open a zero bin at i by shifting the later ones up.
+        auto shift = [&](std::vector<std::uint64_t>& v, std::size_t stride) {
+            std::copy_backward(v.begin() + static_cast<std::ptrdiff_t>(i * stride),
+                               v.begin() + static_cast<std::ptrdiff_t>((keys_.size() - 1) * stride),
+                               v.begin() + static_cast<std::ptrdiff_t>(keys_.size() * stride));
+            std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(i * stride), stride, 0);
+        };
+        shift(busy_, banks_);
+        shift(conflicts_, banks_);
+        shift(bank_stalls_, banks_);
+        shift(bytes_, clients_);
+        shift(tdm_compute_, 1);
+        shift(tdm_dma_, 1);
+    }
+    return i;
+}
+
 void ActivityProbe::close(std::uint32_t c) {
     Open& o = open_[c];
     if (o.cycles) spans_.push_back(StallSpan{o.start, o.cycles, static_cast<std::uint16_t>(c), o.cause});
@@ -109,38 +140,61 @@ WindowSeries make_windows(const ActivityProbe& p, const Stats& s, Cycle total, C
     w.sbuf_banks = s.sbuf_banks;
     for (const auto& b : s.banks) w.banks.push_back(b.name);
     for (const auto& c : s.clients) w.clients.push_back(c.name);
-    const std::size_t per = static_cast<std::size_t>(width / p.bin_width());
-    const std::size_t rows = static_cast<std::size_t>((total + width - 1) / width);
-    for (std::size_t r = 0; r < rows; ++r) {
+    auto row_at = [&](Cycle start) {
         WindowRow row = empty_row(p.banks(), p.clients());
-        row.start = r * width;
-        row.cycles = std::min<Cycle>(width, total - row.start);
-        for (std::size_t i = r * per; i < (r + 1) * per && i < p.bins(); ++i) {
-            for (std::uint32_t b = 0; b < p.banks(); ++b) {
-                row.busy[b] += p.busy(i, b);
-                row.conflicts[b] += p.conflicts(i, b);
-                row.stalls[b] += p.bank_stalls(i, b);
-            }
-            for (std::uint32_t c = 0; c < p.clients(); ++c) row.bytes[c] += p.bytes(i, c);
-            row.tdm_compute += p.tdm_compute(i);
-            row.tdm_dma += p.tdm_dma(i);
+        row.start = start;
+        row.cycles = std::min<Cycle>(width, total - start);
+        return row;
+    };
+    // Bins in time order; a new row starts at each bin of another window (a folding probe also
+    // gets a row for every window without a bin).
+    const bool every_window = !p.sparse();
+    Cycle next = 0;   // the first window start without a row yet
+    for (std::size_t i = 0; i < p.bins(); ++i) {
+        const Cycle start = p.bin_start(i) / width * width;
+        if (start >= total) break;
+        if (w.rows.empty() || w.rows.back().start != start) {
+            for (; every_window && next < start; next += width) w.rows.push_back(row_at(next));
+            w.rows.push_back(row_at(start));
+            next = start + width;
         }
-        w.rows.push_back(std::move(row));
+        WindowRow& row = w.rows.back();
+        for (std::uint32_t b = 0; b < p.banks(); ++b) {
+            row.busy[b] += p.busy(i, b);
+            row.conflicts[b] += p.conflicts(i, b);
+            row.stalls[b] += p.bank_stalls(i, b);
+        }
+        for (std::uint32_t c = 0; c < p.clients(); ++c) row.bytes[c] += p.bytes(i, c);
+        row.tdm_compute += p.tdm_compute(i);
+        row.tdm_dma += p.tdm_dma(i);
     }
+    for (; every_window && next < total; next += width) w.rows.push_back(row_at(next));
     return w;
 }
 
 WindowSeries rebin(const WindowSeries& w, std::size_t max_rows) {
-    if (max_rows == 0 || w.rows.size() <= max_rows) return w;
-    const std::size_t k = (w.rows.size() + max_rows - 1) / max_rows;
+    if (w.rows.empty() || w.width == 0) return w;
+    const Cycle origin = w.rows.front().start;
+    const Cycle end = w.rows.back().start + w.rows.back().cycles;
+    const Cycle span_rows = (end - origin + w.width - 1) / w.width;
+    const bool gap_free = span_rows == w.rows.size();
+    if (max_rows == 0 || (gap_free && w.rows.size() <= max_rows)) return w;
+    const Cycle k = std::max<Cycle>(1, (span_rows + max_rows - 1) / max_rows);
     WindowSeries out = w;
     out.rows.clear();
     out.width = w.width * k;
-    for (std::size_t i = 0; i < w.rows.size(); i += k) {
+    const std::size_t n = static_cast<std::size_t>((end - origin + out.width - 1) / out.width);
+    for (std::size_t i = 0; i < n; ++i) {
         WindowRow row = empty_row(w.banks.size(), w.clients.size());
-        row.start = w.rows[i].start;
-        for (std::size_t j = i; j < i + k && j < w.rows.size(); ++j) accumulate(row, w.rows[j]);
+        row.start = origin + i * out.width;
+        row.cycles = std::min<Cycle>(out.width, end - row.start);
         out.rows.push_back(std::move(row));
+    }
+    for (const auto& r : w.rows) {
+        WindowRow& into = out.rows[static_cast<std::size_t>((r.start - origin) / out.width)];
+        const Cycle cycles = into.cycles;
+        accumulate(into, r);
+        into.cycles = cycles;
     }
     return out;
 }

@@ -238,12 +238,27 @@ std::pair<std::size_t, std::size_t> shard_range(std::size_t total, Shard s) {
     return {at(s.index), at(static_cast<std::uint64_t>(s.index) + 1)};
 }
 
+std::string base_digest(const LoadRequest& base, const std::string& trace) {
+    // The effective base configuration as `run` would load it for this trace (so an edited
+    // --config file or generation file counts too), and the trace's bytes.
+    std::string config;
+    try {
+        TraceReader reader(trace);
+        LoadRequest req = base;
+        adopt_trace_generation(req, reader.header().generation);
+        config = render_ini(load_config(req), false);
+    } catch (const std::exception& e) {
+        config = std::string("unloadable: ") + e.what();
+    }
+    return hex16(fnv1a64(config + '\x1f' + file_digest(trace)));
+}
+
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
                            const std::vector<std::vector<std::string>>& points) {
     std::vector<Job> jobs;
     for (const auto& trace : traces)
         for (const auto& p : points) {
-            Job j{jobs.size(), trace, {}, p};
+            Job j{jobs.size(), trace, {}, p, {}};
             for (std::size_t i = 0; i < axes.size(); ++i)
                 j.overrides.push_back(Setting{axes[i].key, p[i], Origin{}, {}});
             jobs.push_back(std::move(j));
@@ -270,6 +285,7 @@ const std::vector<Metric>& metrics() {
         {"worst_p99_latency", Better::lower, "largest per-client p99 request latency, cycles"},
         {"worst_p99_client", Better::none, "the client with that p99"},
         {"jain_fairness", Better::higher, "Jain's index of the contending clients' win rates"},
+        {"base_digest", Better::none, "digest of the base configuration and the trace file (resume keeps only rows with the current one)"},
     };
     return m;
 }
@@ -316,6 +332,7 @@ std::vector<std::string> metric_cells(const ReplayResult& r) {
     cells.push_back(std::to_string(p99));
     cells.push_back(p99_client);
     cells.push_back(format_real(k.jain_index));
+    cells.emplace_back();   // base_digest: the job's, set by make_row
     return cells;
 }
 
@@ -325,6 +342,7 @@ Row make_row(const Job& job, const std::vector<std::string>& cells, std::string_
     row.insert(row.end(), job.values.begin(), job.values.end());
     if (cells.size() == metrics().size()) row.insert(row.end(), cells.begin(), cells.end());
     else row.resize(row.size() + metrics().size());
+    row.back() = job.base_digest;   // every row, whatever its status: resume compares it
     row.emplace_back(status);
     row.push_back(one_line(message));
     return row;
@@ -399,6 +417,7 @@ void write_json(std::ostream& os, const std::vector<std::string>& columns, const
             os << (c ? ", " : "") << json_string(columns[c]) << ": ";
             // Numbers stay numbers for pandas/jq; a missing result is null, not "".
             const bool text_column = c == 0 || columns[c] == "status" || columns[c] == "message" ||
+                                     columns[c] == "base_digest" ||
                                      columns[c] == "worst_p99_client";
             if (v.empty() && !text_column) os << "null";
             else if (!text_column && is_json_number(v)) os << v;

@@ -82,6 +82,27 @@ std::uint16_t name_ref(std::ostream& out, NameTable& defined, std::string_view n
     return *id;
 }
 
+bool all_zero(const unsigned char* p, std::size_t n) {
+    return std::all_of(p, p + n, [](unsigned char c) { return c == 0; });
+}
+
+// A name or generation as read, control characters shown (the message must not carry them).
+std::string quoted_bytes(std::string_view s) {
+    std::string out = "'";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c >= 0x7f) {
+            static const char* hexd = "0123456789abcdef";
+            out += "\\x";
+            out += hexd[c >> 4];
+            out += hexd[c & 0xf];
+        } else {
+            out += ch;
+        }
+    }
+    return out + "'";
+}
+
 }  // namespace
 
 void write_binary_header(std::ostream& out, const TraceHeader& h) {
@@ -113,6 +134,15 @@ bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err) {
     }
     const char* gen = reinterpret_cast<const char*>(p + 16);
     h.generation.assign(gen, strnlen(gen, kGenerationBytes - 1));
+    // What the text header accepts after `gen=`, and nothing in the bytes the writer leaves zero.
+    if (!h.generation.empty() && !valid_trace_name(h.generation, kGenerationBytes - 1)) {
+        err = TraceError{"", 0, "header", "bad generation name " + quoted_bytes(h.generation), std::string(kRule)};
+        return false;
+    }
+    if (!all_zero(p + 16 + h.generation.size(), kBinaryHeaderBytes - 16 - h.generation.size())) {
+        err = TraceError{"", 0, "header", "unused header bytes are not zero", std::string(kRule)};
+        return false;
+    }
     in.consume(kBinaryHeaderBytes);
     return true;
 }
@@ -196,6 +226,7 @@ struct BinaryDecoder {
         rec.address = get<std::uint32_t>(b + 8);
         rec.bytes = get<std::uint32_t>(b + 12);
         rec.cycle = get<std::uint64_t>(b + 16);
+        if (!all_zero(b + 6, 2)) return fail("record", "unused bytes of the access record are not zero");
         return true;
     }
 
@@ -235,6 +266,34 @@ struct BinaryDecoder {
         Operand* ops[3] = {&rec.src, &rec.src2, &rec.dst};
         for (std::size_t i = 0; i < 3; ++i)
             if (const char* why = get_operand(b + 56 + i * kOperandBytes, *ops[i])) return fail(field[i], why);
+        return text_rules(b);
+    }
+
+    // What the text syntax cannot express is refused here too, so that every binary trace
+    // converts to text the text reader accepts: fields the kind does not take, missing operands,
+    // semaphores past the counts, bytes the writer leaves zero.
+    bool text_rules(const unsigned char* b) {
+        std::string field, reason;
+        if (!check_kind_fields(rec, field, reason)) return fail(field, reason);
+        for (std::size_t i = 0; i < kMaxWaits; ++i)
+            if (i < rec.num_waits ? false : (rec.waits[i].sem != 0 || rec.waits[i].value != 0))
+                return fail("wait", "a wait slot past the " + std::to_string(rec.num_waits) + " given is not zero");
+        for (std::size_t i = rec.num_signals; i < kMaxSignals; ++i)
+            if (rec.signals[i] != 0)
+                return fail("signal", "a signal slot past the " + std::to_string(rec.num_signals) + " given is not zero");
+        if (!all_zero(b + 30, 2) || !all_zero(b + 48 + 2 * kMaxSignals, 56 - 48 - 2 * kMaxSignals))
+            return fail("record", "unused bytes of the instruction record are not zero");
+        for (std::size_t i = 0; i < kMaxWaits; ++i)
+            if (!all_zero(b + 34 + 8 * i, 2)) return fail("record", "unused bytes of the instruction record are not zero");
+        const char* fields[3] = {"src", "src2", "dst"};
+        const Operand* operands[3] = {&rec.src, &rec.src2, &rec.dst};
+        for (std::size_t i = 0; i < 3; ++i) {
+            bool unused_dims_zero = true;
+            for (std::size_t d = operands[i]->dims; d < kMaxDims; ++d)
+                unused_dims_zero = unused_dims_zero && operands[i]->steps[d] == 0 && operands[i]->sizes[d] == 0;
+            if (!all_zero(b + 56 + i * kOperandBytes + 3, 1) || !unused_dims_zero)
+                return fail(fields[i], "steps or sizes past the operand's dims, or unused operand bytes, are not zero");
+        }
         return true;
     }
 };
@@ -275,6 +334,13 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
             const std::size_t len = b[1];
             const std::uint16_t id = get<std::uint16_t>(b + 2);
             if (len == 0 || len > kMaxNameLength) return d.fail("name", "bad name length " + std::to_string(len)), ReadStatus::error;
+            const std::string_view text(reinterpret_cast<const char*>(b + 4), len);
+            if (!valid_trace_name(text, kMaxNameLength))
+                return d.fail("name", "bad name " + quoted_bytes(text) + ": expected 1.." + std::to_string(kMaxNameLength) +
+                                          " characters of [A-Za-z0-9_.:+-]"),
+                       ReadStatus::error;
+            if (!all_zero(b + 4 + len, kBinaryNameBytes - 4 - len))
+                return d.fail("name", "unused bytes of the name record are not zero"), ReadStatus::error;
             if (id != names.size())
                 return d.fail("name", "name id " + std::to_string(id) + " out of order (expected " +
                                           std::to_string(names.size()) + ")"),

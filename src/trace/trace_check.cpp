@@ -29,24 +29,27 @@ bool start_partition_valid(std::uint32_t first, std::uint32_t count) {
 }
 
 // The byte range [lo, hi) an access pattern touches inside each partition, relative to its start.
-void pattern_extent(const Operand& o, std::uint32_t bytes, std::int64_t& lo, std::int64_t& hi) {
+// False when the range does not fit in 64 bits (sizes x steps x element size of a crafted pattern
+// could wrap to anything, even to an empty range, and pass): the caller rejects the pattern.
+bool pattern_extent(const Operand& o, std::uint32_t bytes, std::int64_t& lo, std::int64_t& hi) {
     const std::int64_t w = dtype_size(o.dtype);
-    if (o.dims == 0) {
-        lo = 0;
-        hi = bytes ? bytes : w;
-        return;
-    }
     lo = 0;
     hi = 0;
+    if (o.dims == 0) {
+        hi = bytes ? bytes : w;
+        return true;
+    }
     for (std::uint32_t d = 0; d < o.dims; ++d) {
         if (o.sizes[d] == 0) {   // an empty pattern touches nothing
             lo = hi = 0;
-            return;
+            return true;
         }
-        const std::int64_t span = std::int64_t{o.sizes[d] - 1} * o.steps[d] * w;
-        (span < 0 ? lo : hi) += span;
+        std::int64_t span = 0;
+        if (__builtin_mul_overflow(std::int64_t{o.sizes[d]} - 1, std::int64_t{o.steps[d]}, &span) ||
+            __builtin_mul_overflow(span, w, &span) || __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+            return false;
     }
-    hi += w;
+    return !__builtin_add_overflow(hi, w, &hi);
 }
 
 }  // namespace
@@ -105,15 +108,20 @@ struct TraceChecker::Ctx {
                              num(d.partition) + " (more than 64 start at 0; 33-64 at 0 or 64; 1-32 at 0, 32, 64 or 96)",
                   kStartRule);
         }
-        std::int64_t lo = 0, hi = 0;
-        pattern_extent(o, rec.bytes, lo, hi);
+        std::int64_t lo = 0, hi = 0, first = 0, end = 0;
         const std::uint64_t active = in_psum ? self.map_.psum().partition_active : self.map_.sbuf().partition_active;
-        if (std::int64_t{d.offset} + lo < 0 || std::uint64_t(std::int64_t{d.offset} + hi) > active)
-            error(field, "the access pattern covers bytes [" + std::to_string(std::int64_t{d.offset} + lo) + ", " +
-                             std::to_string(std::int64_t{d.offset} + hi) + ") of each partition, outside the " +
-                             hex(active) + " bytes of " + std::string(to_string(d.region)) +
-                             " SRAM; start lower in the partition or shorten the pattern",
+        if (!pattern_extent(o, rec.bytes, lo, hi) || __builtin_add_overflow(std::int64_t{d.offset}, lo, &first) ||
+            __builtin_add_overflow(std::int64_t{d.offset}, hi, &end)) {
+            error(field, "the access pattern's extent (sizes x steps x element size) does not fit in 64 bits, far "
+                         "outside the " + hex(active) + " bytes of " + std::string(to_string(d.region)) +
+                             " SRAM; give sizes and steps that stay inside the partition",
                   kActiveRule);
+        } else if (first < 0 || std::uint64_t(end) > active) {
+            error(field, "the access pattern covers bytes [" + std::to_string(first) + ", " + std::to_string(end) +
+                             ") of each partition, outside the " + hex(active) + " bytes of " +
+                             std::string(to_string(d.region)) + " SRAM; start lower in the partition or shorten the pattern",
+                  kActiveRule);
+        }
         return d;
     }
 };

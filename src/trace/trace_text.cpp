@@ -2,6 +2,7 @@
 // reader / writer front ends. The binary form is trace_binary.cpp. Syntax: docs/trace-format.md.
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/types/near_miss.h"
+#include "sbufsim/types/text.h"
 
 #include <algorithm>
 #include <vector>
@@ -81,8 +82,10 @@ std::optional<PerfOpt> parse_perf_opt(std::string_view s) {
 }
 
 std::uint64_t Operand::elements() const {
+    // Saturates instead of wrapping: a crafted pattern never looks small.
     std::uint64_t n = 1;
-    for (std::uint32_t d = 0; d < dims; ++d) n *= sizes[d];
+    for (std::uint32_t d = 0; d < dims; ++d)
+        if (__builtin_mul_overflow(n, std::uint64_t{sizes[d]}, &n)) return std::numeric_limits<std::uint64_t>::max();
     return n;
 }
 
@@ -104,7 +107,7 @@ bool same_record(const Record& a, const Record& b) {
 std::string TraceError::to_string() const {
     std::string s = file + ":" + std::to_string(line) + ": " + field + ": " + reason;
     if (!rule.empty()) s += " (" + rule + ")";
-    return s;
+    return printable(s);   // fields and values are echoed from the input
 }
 
 TraceFormatError::TraceFormatError(TraceError e) : std::runtime_error(e.to_string()), error_(std::move(e)) {}
@@ -876,6 +879,64 @@ std::string format_header(const TraceHeader& h) {
     if (!h.generation.empty()) s += " gen=" + h.generation;
     return s;
 }
+
+// ---- the text rules for decoded records ---------------------------------------------------------
+
+namespace detail {
+
+bool valid_trace_name(std::string_view name, std::size_t max_len) { return valid_name(name, max_len); }
+
+bool check_kind_fields(const Record& r, std::string& field, std::string& reason) {
+    if (!is_instruction(r.kind)) return true;
+    const KindFields& spec = kKindFields[static_cast<std::size_t>(r.kind)];
+    const bool q7 = r.kind == RecordKind::q7;
+    // What the record sets, as the text fields that would carry it (q7's operand is src).
+    std::uint32_t set = 0;
+    auto mark = [&](bool on, Field f) {
+        if (on) set |= f;
+    };
+    mark(!r.queue.empty(), F_queue);
+    mark(r.src.present(), q7 ? F_operand : F_src);
+    mark(r.src2.present(), F_src2);
+    mark(r.dst.present(), F_dst);
+    mark(r.partitions != 0, F_partitions);
+    mark(r.bytes != 0, F_bytes);
+    mark(!r.fn.empty(), F_fn);
+    mark(r.rows != 0, F_rows);
+    mark(r.cols != 0, F_cols);
+    mark(r.num_active_rows != 0, F_nrows);
+    mark(r.num_active_cols != 0, F_ncols);
+    mark(r.row_grp != 0, F_row_grp);
+    mark(r.col_grp != 0, F_col_grp);
+    mark(r.xbus_sel != 0, F_xbus);
+    mark(r.acc_flags != 0, F_acc);
+    mark(r.zero_region != 0, F_zero);
+    mark(r.perf_opt != PerfOpt::none, F_perf);
+    mark(r.transpose, F_transpose);
+    mark(r.has_engine(), F_engine);
+    mark(r.core != 0, F_core);
+    mark(r.op != Op::rd, F_op);
+    if (const std::uint32_t extra = set & ~spec.allowed) {
+        field = field_name(static_cast<Field>(extra & (~extra + 1)));
+        reason = "set, but " + std::string(to_string(r.kind)) + " does not take it (" +
+                 unknown_field(r.kind, spec, field).substr(unknown_field(r.kind, spec, field).find("; ") + 2) + ")";
+        return false;
+    }
+    constexpr std::uint32_t kOperands = F_src | F_src2 | F_dst | F_operand;
+    if (const std::uint32_t missing = spec.required & kOperands & ~set) {
+        field = field_name(static_cast<Field>(missing & (~missing + 1)));
+        reason = "missing (required for " + std::string(to_string(r.kind)) + ")";
+        return false;
+    }
+    if (q7 && r.op == Op::raw) {
+        field = "op";
+        reason = "unknown op \"raw\" (rd or wr)";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace detail
 
 // ---- the writer ---------------------------------------------------------------------------------
 

@@ -164,6 +164,7 @@ RandomStats generate_random(const Params& params, const RandomOptions& o, Record
     if (!(o.hot_fraction >= 0 && o.hot_fraction <= 1)) throw WorkloadError("--hot-fraction must be in [0, 1]");
     if (o.bytes == 0 || o.bytes % 8 != 0) throw WorkloadError("--bytes " + std::to_string(o.bytes) + ": a positive multiple of the 8-byte SBUF word (seed 000 §1.1)");
     if (o.stride == 0) throw WorkloadError("--stride must be at least 1");
+    if (o.records == 0) throw WorkloadError("--records must be at least 1 (a stress trace with no access measures nothing)");
     const AddressMap map(params);
     const ClientSet set(params);
     std::vector<StressClient> clients;

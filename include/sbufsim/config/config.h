@@ -127,6 +127,12 @@ struct ConsistencyError {
     std::string key;
     std::string message;
 };
+// The kernel keeps client sets in 64-bit masks and reserves bit 63: at most this many clients.
+inline constexpr std::uint32_t kMaxKernelClients = 63;
+// The arbiter clients a configuration declares (the kernel's ClientSet has exactly these): the
+// stage-1 PE clients, six engine ports, dma.engines, q7.cores and, with PSUM, seven PSUM clients.
+std::uint32_t declared_clients(const Params& p);
+
 // Consistency rules between keys (geometry that does not fit, slots over max, ...). Returns the
 // first broken rule, or nothing. Called by load_config; exposed for tests.
 std::optional<ConsistencyError> check_consistency(const Params& p);

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sbufsim/config/config.h"
 #include "sbufsim/config/params.h"
 #include "sbufsim/kernel/request.h"
 
@@ -28,8 +29,9 @@ namespace sbufsim {
 
 enum class ClientGroup : std::uint8_t { stage1, stage2, dma, q7, psum };
 
-// The kernel keeps client sets in 64-bit masks and reserves bit 63 for the pe_rd stage-2 entry.
-inline constexpr std::uint32_t kMaxClients = 63;
+// The kernel keeps client sets in 64-bit masks and reserves bit 63 for the pe_rd stage-2 entry
+// (the configuration's consistency check refuses more, naming the key).
+inline constexpr std::uint32_t kMaxClients = kMaxKernelClients;
 
 struct ClientInfo {
     std::string name;

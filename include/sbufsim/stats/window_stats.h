@@ -6,7 +6,10 @@
 // predictable branch on a null pointer per hook site. When on, every hook is an add into a
 // preallocated bin array; the arrays grow only when time crosses into a new bin (never per cycle),
 // and with `fixed_width == false` they are folded in half (bin width doubled) whenever they pass
-// `max_bins`, so the memory of a long run stays bounded.
+// `max_bins`, so the memory of a long run stays bounded. With `fixed_width == true` (exact
+// --window-stats N bins, never folded) only bins in which something happened are stored, so an
+// idle stretch costs nothing, and at most `max_active_bins` of them: past that the probe stops
+// adding bins and says so (overflowed()), and the caller asks for a wider N.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,10 @@ struct StallSpan {
     StallCause cause = StallCause::dependency;
 };
 
+// The most bins with activity a fixed-width probe keeps (about 1.5 KB each on cayman: busy,
+// conflicts and stalls per bank, bytes per client).
+inline constexpr std::size_t kMaxActiveBins = std::size_t{1} << 17;
+
 struct ProbeOptions {
     Cycle bin_width = 64;          // cycles per bin at the start
     bool fixed_width = false;      // true: never fold (exact --window-stats N rows)
@@ -33,6 +40,7 @@ struct ProbeOptions {
     // Keep the latest cycle's grant winner and conflict per bank and stall cause per client
     // (the clocked scheduler's waveforms, models/sbuf_arbiter.h).
     bool cycle_view = false;
+    std::size_t max_active_bins = kMaxActiveBins;   // cap when fixed_width (docs/visualisation.md)
 };
 
 // What one bank or client did in the latest cycle the probe saw (ProbeOptions::cycle_view).
@@ -89,7 +97,14 @@ public:
     const std::vector<StallSpan>& spans() const { return spans_; }
     Cycle bin_width() const { return width_; }
     bool cycle_view() const { return opt_.cycle_view; }
-    std::size_t bins() const { return bins_; }
+    // Stored bins: every bin from cycle 0 (folding probe), or the bins with activity in time
+    // order (fixed width). Bin i starts at cycle bin_start(i).
+    std::size_t bins() const { return opt_.fixed_width ? keys_.size() : bins_; }
+    Cycle bin_start(std::size_t i) const { return (opt_.fixed_width ? keys_[i] : i) * width_; }
+    // A fixed-width probe that met more than max_active_bins bins with activity (the later ones
+    // were not recorded).
+    bool overflowed() const { return overflowed_; }
+    bool sparse() const { return opt_.fixed_width; }   // only bins with activity are stored
     std::uint32_t banks() const { return banks_; }
     std::uint32_t clients() const { return clients_; }
     std::uint64_t busy(std::size_t bin, std::uint32_t bank) const { return busy_[bin * banks_ + bank]; }
@@ -122,11 +137,17 @@ private:
         StallCause cause = StallCause::dependency;
     };
     std::size_t bin(Cycle t) {
+        if (opt_.fixed_width) {
+            const Cycle key = t / width_;
+            if (!keys_.empty() && keys_.back() == key) [[likely]] return keys_.size() - 1;
+            return slot(key);
+        }
         std::size_t b = static_cast<std::size_t>(t / width_);
         if (b >= bins_) [[unlikely]] b = extend(t);
         return b;
     }
     std::size_t extend(Cycle t);  // grows (or folds) so that t has a bin; returns its index
+    std::size_t slot(Cycle key);  // fixed width: the stored bin of bin number `key`, added if new
     void fold();
     void resize(std::size_t bins);
     void close(std::uint32_t c);
@@ -134,7 +155,9 @@ private:
     ProbeOptions opt_;
     std::uint32_t clients_, banks_;
     Cycle width_;
-    std::size_t bins_ = 0;
+    std::size_t bins_ = 0;              // bins allocated (fixed width: one more, the overflow bin)
+    std::vector<Cycle> keys_;           // fixed width: bin number of each stored bin, ascending
+    bool overflowed_ = false;
     std::vector<std::uint64_t> busy_, conflicts_, bank_stalls_, bytes_, tdm_compute_, tdm_dma_;
     std::vector<Open> open_;
     std::vector<StallSpan> spans_;
@@ -163,10 +186,14 @@ struct WindowSeries {
     bool empty() const { return rows.empty(); }
 };
 
-// Rows [0, total) of `width` cycles each from the probe (whose bin width must divide `width`).
+// Rows of `width` cycles each from the probe (whose bin width must divide `width`) over
+// [0, total): every row from a folding probe; from a fixed-width probe only the rows in which
+// something happened (an idle window has no row: memory follows the activity, not the span).
 // Names come from the run's statistics.
 WindowSeries make_windows(const ActivityProbe& p, const Stats& s, Cycle total, Cycle width);
-// The same series with groups of consecutive rows merged so that at most `max_rows` remain.
+// The same series on a regular grid of at most `max_rows` rows (0 = no limit) from the first
+// row's start: groups of k consecutive windows merged, idle windows between rows filled with
+// zero rows. A gap-free series of at most `max_rows` rows is returned as it is.
 WindowSeries rebin(const WindowSeries& w, std::size_t max_rows);
 
 }  // namespace sbufsim

@@ -59,7 +59,12 @@ struct Job {
     std::string trace;      // as given on the command line
     std::vector<Setting> overrides;  // the point, applied over the base request
     std::vector<std::string> values;  // the point's values, parallel to the axes
+    std::string base_digest;  // base_digest(base, trace): the row's `base_digest` cell
 };
+// A digest of what a row depends on besides its point: the effective base configuration
+// (generation, --config files, --set) loaded for `trace`, and the trace file's bytes. Resume
+// keeps a row only when its digest is the current one.
+std::string base_digest(const LoadRequest& base, const std::string& trace);
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
                            const std::vector<std::vector<std::string>>& points);
 

@@ -359,6 +359,12 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
                               std::uint64_t& ordinal);
 void write_binary_header(std::ostream& out, const TraceHeader& h);
 void write_binary_record(std::ostream& out, NameTable& defined, const Record& rec);
+// The text reader's rules for a decoded instruction record (the binary reader checks what the text
+// syntax enforces): a field its kind does not take is unset, every operand it requires is given,
+// a q7 op is rd or wr. False with the field and the reason (the text reader's words).
+bool check_kind_fields(const Record& rec, std::string& field, std::string& reason);
+// A client, queue, fn (max_len kMaxNameLength) or generation (31) name the text form can carry.
+bool valid_trace_name(std::string_view name, std::size_t max_len);
 
 }  // namespace detail
 

@@ -1,0 +1,119 @@
+// Output files that never lose what the user already has (docs/cli.md, "What is written when").
+//
+// An OutputFile is opened before the work starts, so a path that cannot be written fails at once
+// with the operating system's reason. A regular file is written to a temporary of its own in the
+// target's directory (mkstemp: unique per process) and renamed over the target only by commit(),
+// after every write, the flush, fsync and close succeeded; on any failure, or when the object is
+// destroyed uncommitted, only that temporary is removed — never the target. A symlink is followed
+// (its target is replaced, the link stays), a device or FIFO is written in place (never removed,
+// never replaced), a directory is refused. An existing regular file is replaced only when it is
+// empty, of the command's own kind (the caller's `own_kind` test of its first bytes) or `force` is
+// set; a file the command reads (`inputs`) is never an output.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+#include <streambuf>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sbufsim {
+
+// Why an output failed: `refused` (the path may not or cannot be written: a usage error, found
+// before any work) or `io` (a write, flush or close failed, e.g. the disk is full).
+class OutputError : public std::runtime_error {
+public:
+    enum class Kind { refused, io };
+    OutputError(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+    Kind kind() const { return kind_; }
+
+private:
+    Kind kind_;
+};
+
+// A stream buffer straight on a file descriptor that keeps the errno of the first failed write
+// (a std::ofstream or std::cout loses it), so "No space left on device" reaches the user.
+class FdStreamBuf : public std::streambuf {
+public:
+    // `owned`: the descriptor is closed with the buffer.
+    FdStreamBuf(int fd, bool owned);
+    ~FdStreamBuf() override;
+    FdStreamBuf(const FdStreamBuf&) = delete;
+    FdStreamBuf& operator=(const FdStreamBuf&) = delete;
+    int error() const { return error_; }   // errno of the first failure, 0 if none
+    // Writes what is buffered; false (error() set) on failure.
+    bool drain();
+    // Drains, fsyncs when `sync` (a device that cannot sync is fine), closes an owned descriptor;
+    // false (error() set) on failure.
+    bool close(bool sync);
+
+protected:
+    int_type overflow(int_type c) override;
+    int sync() override;
+
+private:
+    int fd_;
+    bool owned_;
+    int error_ = 0;
+    std::vector<char> data_;
+};
+
+struct OutputPolicy {
+    // What the file is, in messages: "--json file", "the converted trace".
+    std::string role = "output";
+    // True when an existing file starting with `head` (its first 4 KiB) is one this command writes
+    // and may replace. Unset: only an empty file may be replaced without `force`.
+    std::function<bool(std::string_view head)> own_kind;
+    bool force = false;
+    // Files the command reads: none of them may be the output (compared by device and inode).
+    std::vector<std::string> inputs;
+};
+
+class OutputFile {
+public:
+    // Checks `path` and creates the temporary; throws OutputError(refused) with the reason and
+    // the fix.
+    OutputFile(const std::string& path, const OutputPolicy& policy);
+    ~OutputFile();  // uncommitted: removes the temporary only
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    std::ostream& stream();
+    // The path to hand to a program that writes the file itself (the temporary, or the device).
+    const std::string& write_path() const { return write_path_; }
+    // The path as given.
+    const std::string& path() const { return path_; }
+    // Flush, fsync, close and rename into place; throws OutputError(io) with the OS reason and
+    // removes the temporary. Idempotent once it succeeded.
+    void commit();
+    // Throws OutputError(io) with the OS reason (and removes the temporary) when a write has
+    // failed so far; a caller whose writer reports only "the stream failed" asks here why.
+    void check();
+    // Removes the temporary now (a failure elsewhere means this output must not appear).
+    void discard();
+
+private:
+    std::string path_, target_, write_path_;
+    bool in_place_ = false, done_ = false;
+    int mode_ = 0;
+    std::unique_ptr<FdStreamBuf> buf_;
+    std::unique_ptr<std::ostream> os_;
+};
+
+// The device and inode of an existing file (0,0 when it does not exist): two paths name the
+// same file when these are equal.
+struct FileId {
+    unsigned long long dev = 0, ino = 0;
+    bool exists() const { return dev != 0 || ino != 0; }
+    bool operator==(const FileId&) const = default;
+};
+FileId file_id(const std::string& path);
+
+// Throws OutputError(refused) when two of `paths` (ignoring "" and "-") name the same file or
+// path: "--json and --csv both write F".
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& role_paths);
+
+}  // namespace sbufsim

@@ -1,0 +1,21 @@
+// Small text rules shared by every reader of user input: the one way an unsigned number is
+// written (decimal or 0x hex; a leading zero does not mean octal), and input echoed into a
+// message with its control characters made visible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sbufsim {
+
+// "42", "010" (ten: decimal, never octal) or "0x2A"; no sign, no spaces, no trailing text, no
+// overflow. std::nullopt otherwise.
+std::optional<std::uint64_t> parse_unsigned(std::string_view text);
+
+// `text` with every control character (bytes 0x00-0x1f and 0x7f) written as \xNN, so that input
+// echoed into a message cannot move the cursor, clear the terminal or forge a line.
+std::string printable(std::string_view text);
+
+}  // namespace sbufsim

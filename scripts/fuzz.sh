@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Fuzz the trace readers and checker (fuzz/fuzz_trace.cpp) and the INI reader, loader and --set
+# (fuzz/fuzz_config.cpp) with libFuzzer, each for a bounded time, under ASan/UBSan.
+#
+#   scripts/fuzz.sh [SECONDS]      default 60 per target
+#
+# Needs clang++ with libFuzzer (Debian: apt-get install clang). Builds into build-fuzz/ (its own
+# tree: every source compiled by clang with -fsanitize=fuzzer-no-link,address,undefined). The
+# seed corpus is the shipped traces, tests/data, the generation files and fuzz/regressions/; a
+# crashing input is written to build-fuzz/crashes/ and the script exits 1 — fix the defect and
+# add the input to fuzz/regressions/ (replayed by tests/test_fuzz_regressions.cpp).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz.sh: needs clang++ with libFuzzer (Debian/Ubuntu: apt-get install clang)" >&2
+  exit 2
+fi
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSBUFSIM_FUZZ=ON \
+  -DSBUFSIM_BUILD_TESTS=OFF -DSBUFSIM_BUILD_BENCH=OFF -DSBUFSIM_BUILD_PYTHON=OFF "${launcher[@]}" -Wno-dev >/dev/null
+cmake --build build-fuzz -j2 --target fuzz_trace fuzz_config
+
+corpus=build-fuzz/corpus
+rm -rf "$corpus"
+mkdir -p "$corpus/trace" "$corpus/config" build-fuzz/crashes
+cp traces/*.trc tests/data/*.trc fuzz/regressions/trace/* "$corpus/trace/"
+cp configs/*.ini fuzz/regressions/config/* "$corpus/config/"
+# Binary seeds, when a built sbufsim is at hand to convert a few traces.
+if [ -x build/sbufsim ]; then
+  for t in traces/access_mix.trc traces/matmul_kloop.trc traces/dma_transpose.trc; do
+    [ -f "$t" ] && build/sbufsim convert "$t" "$corpus/trace/$(basename "$t" .trc).sbt" 2>/dev/null || true
+  done
+fi
+
+status=0
+for target in trace config; do
+  echo "== fuzz_$target: $seconds s"
+  # The config target writes its scratch INI files under /tmp, one pair per process.
+  if ! "build-fuzz/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+       -artifact_prefix="build-fuzz/crashes/$target-" -print_final_stats=1 "$corpus/$target" \
+       2>"build-fuzz/fuzz_$target.log"; then
+    echo "fuzz_$target: found a failing input (build-fuzz/crashes/, log build-fuzz/fuzz_$target.log)" >&2
+    tail -40 "build-fuzz/fuzz_$target.log" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-fuzz/fuzz_$target.log" || true
+  fi
+done
+rm -f /tmp/sbufsim-fuzz-*.ini
+exit $status

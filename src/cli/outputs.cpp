@@ -1,0 +1,61 @@
+#include "cli/outputs.h"
+
+#include "sbufsim/trace/trace.h"
+
+namespace po = boost::program_options;
+
+namespace sbufsim::cli {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
+
+bool is_trace_file(std::string_view head) {
+    if (starts_with(head, std::string_view(kTraceBinaryMagic.data(), kTraceBinaryMagic.size()))) return true;
+    // A text trace: comment and blank lines, then the header line.
+    std::size_t at = 0;
+    while (at < head.size()) {
+        const std::size_t end = std::min(head.find('\n', at), head.size());
+        const std::string_view line = head.substr(at, end - at);
+        if (!line.empty() && line.front() != '#' && line.find_first_not_of(" \t\r") != std::string_view::npos)
+            return starts_with(line.substr(line.find_first_not_of(" \t")), kTraceTextMagic);
+        at = end + 1;
+    }
+    return false;
+}
+
+bool is_run_json(std::string_view head) {
+    return starts_with(head, "{") && head.find("\"tool\": \"sbufsim\"") != std::string_view::npos;
+}
+
+bool is_run_csv(std::string_view head) { return starts_with(head, "trace,section,name,metric,value\n"); }
+
+bool is_timeline(std::string_view head) { return starts_with(head, "{\"otherData\":{\"tool\":\"sbufsim\""); }
+
+bool is_picture(std::string_view head) {
+    return starts_with(head, "\x89PNG") || starts_with(head, "<?xml") || starts_with(head, "<svg");
+}
+
+bool is_sweep_json(std::string_view head) {
+    return head == "[]\n" || head == "[\n]\n" || starts_with(head, "[\n  {\"trace\": ");
+}
+
+OutputPolicy output_policy(std::string role, bool (*own_kind)(std::string_view), bool force,
+                           std::vector<std::string> inputs) {
+    OutputPolicy p;
+    p.role = std::move(role);
+    if (own_kind != nullptr) p.own_kind = own_kind;
+    p.force = force;
+    p.inputs = std::move(inputs);
+    return p;
+}
+
+void add_force_option(po::options_description& desc, bool& into) {
+    desc.add_options()("force", po::bool_switch(&into),
+                       "replace an existing output file that is not of the kind this command writes "
+                       "(never an input, a directory or a device)");
+}
+
+}  // namespace sbufsim::cli

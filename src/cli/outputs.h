@@ -1,0 +1,30 @@
+// What each command may replace: the kind tests of OutputPolicy::own_kind for the files the
+// commands write (sbufsim/output/output_file.h), and the --force option they share.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "sbufsim/output/output_file.h"
+
+namespace sbufsim::cli {
+
+// The kinds of file a command writes, recognised by their first bytes.
+bool is_trace_file(std::string_view head);       // text "sbufsim-trace" header or binary magic
+bool is_run_json(std::string_view head);         // run --json
+bool is_run_csv(std::string_view head);          // run --csv
+bool is_timeline(std::string_view head);         // run --timeline
+bool is_picture(std::string_view head);          // an SVG or a PNG (heatmaps, charts)
+bool is_sweep_json(std::string_view head);       // sweep --json
+
+// An output policy: role for messages, own kind, --force, the files the command reads.
+OutputPolicy output_policy(std::string role, bool (*own_kind)(std::string_view), bool force,
+                           std::vector<std::string> inputs);
+
+// --force: replace an existing file that is not of the command's own kind.
+void add_force_option(boost::program_options::options_description& desc, bool& into);
+
+}  // namespace sbufsim::cli

@@ -1,0 +1,200 @@
+#include "sbufsim/output/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <streambuf>
+#include <vector>
+
+namespace sbufsim {
+
+namespace {
+
+std::string os_reason(int err) { return std::strerror(err); }
+
+OutputError refused(const std::string& what) { return OutputError(OutputError::Kind::refused, what); }
+
+// Every byte to `fd`, retrying short writes and EINTR; the errno of the failure, else 0.
+int write_all(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno;
+        if (n == 0) return EIO;
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return 0;
+}
+
+// The first bytes of an existing file, for the caller's kind test.
+std::string head_of(const std::string& path) {
+    std::string head(4096, '\0');
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {};
+    const ssize_t n = ::read(fd, head.data(), head.size());
+    ::close(fd);
+    head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return head;
+}
+
+mode_t default_mode() {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0666 & ~mask;
+}
+
+}  // namespace
+
+FdStreamBuf::FdStreamBuf(int fd, bool owned) : fd_(fd), owned_(owned), data_(1 << 16) {
+    setp(data_.data(), data_.data() + data_.size());
+}
+
+FdStreamBuf::~FdStreamBuf() {
+    if (owned_ && fd_ >= 0) ::close(fd_);
+}
+
+bool FdStreamBuf::drain() {
+    if (error_ == 0 && pptr() > pbase()) error_ = write_all(fd_, pbase(), static_cast<std::size_t>(pptr() - pbase()));
+    setp(data_.data(), data_.data() + data_.size());
+    return error_ == 0;
+}
+
+bool FdStreamBuf::close(bool sync) {
+    if (!drain() || fd_ < 0) return error_ == 0;
+    if (sync && ::fsync(fd_) != 0 && errno != EINVAL) error_ = errno;
+    if (owned_) {
+        if (::close(fd_) != 0 && error_ == 0) error_ = errno;
+        fd_ = -1;
+    }
+    return error_ == 0;
+}
+
+FdStreamBuf::int_type FdStreamBuf::overflow(int_type c) {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+        *pptr() = traits_type::to_char_type(c);
+        pbump(1);
+    }
+    return traits_type::not_eof(c);
+}
+
+int FdStreamBuf::sync() { return drain() ? 0 : -1; }
+
+OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : path_(path), target_(path) {
+    if (path.empty()) throw refused(policy.role + ": an empty path");
+    const std::string fix = "; pass another path or --force to replace it";
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        // Follow the link: the file it names is replaced, the link itself stays.
+        char resolved[PATH_MAX];
+        if (::realpath(path.c_str(), resolved) == nullptr)
+            throw refused(policy.role + " " + path + ": a symbolic link to a file that cannot be reached (" +
+                          os_reason(errno) + "); pass the path of the file itself");
+        target_ = resolved;
+    }
+    const bool exists = ::stat(target_.c_str(), &st) == 0;
+    if (!exists && errno != ENOENT)
+        throw refused("cannot write " + policy.role + " " + path + ": " + os_reason(errno));
+    if (exists) {
+        if (S_ISDIR(st.st_mode)) throw refused(policy.role + " " + path + ": is a directory; pass a file name");
+        const FileId id{static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+        for (const auto& in : policy.inputs)
+            if (file_id(in) == id)
+                throw refused(policy.role + " " + path + ": is also the input " + in +
+                              "; the output must be another file");
+        if (S_ISREG(st.st_mode)) {
+            if (::access(target_.c_str(), W_OK) != 0)
+                throw refused("cannot write " + policy.role + " " + path + ": " + os_reason(errno));
+            if (!policy.force && st.st_size > 0 && !(policy.own_kind && policy.own_kind(head_of(target_))))
+                throw refused(policy.role + " " + path + ": exists and is not what this command writes" + fix);
+            mode_ = static_cast<int>(st.st_mode & 07777);
+        } else {
+            in_place_ = true;   // a device or FIFO: written into, never removed or replaced
+        }
+    }
+    int fd = -1;
+    if (in_place_) {
+        fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) throw refused("cannot write " + policy.role + " " + path + ": " + os_reason(errno));
+        write_path_ = target_;
+    } else {
+        const std::filesystem::path t(target_);
+        const std::filesystem::path dir = t.has_parent_path() ? t.parent_path() : std::filesystem::path(".");
+        std::string tmpl = (dir / ("." + t.filename().string() + ".sbufsim-XXXXXX")).string();
+        fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        if (fd < 0)
+            throw refused("cannot write " + policy.role + " " + path + ": cannot create a file in " + dir.string() +
+                          ": " + os_reason(errno));
+        write_path_ = tmpl;
+        ::fchmod(fd, static_cast<mode_t>(exists ? mode_ : static_cast<int>(default_mode())));
+    }
+    buf_ = std::make_unique<FdStreamBuf>(fd, true);
+    os_ = std::make_unique<std::ostream>(buf_.get());
+}
+
+OutputFile::~OutputFile() { discard(); }
+
+std::ostream& OutputFile::stream() { return *os_; }
+
+void OutputFile::discard() {
+    if (done_) return;
+    done_ = true;
+    if (buf_) buf_->close(false);
+    if (!in_place_ && !write_path_.empty()) ::unlink(write_path_.c_str());
+}
+
+void OutputFile::commit() {
+    if (done_) return;
+    os_->flush();
+    int err = 0;
+    if (!buf_->close(!in_place_)) err = buf_->error();
+    if (err == 0 && !in_place_ && ::rename(write_path_.c_str(), target_.c_str()) != 0) err = errno;
+    if (err != 0) {
+        discard();
+        throw OutputError(OutputError::Kind::io, "cannot write " + path_ + ": " + os_reason(err));
+    }
+    done_ = true;
+}
+
+void OutputFile::check() {
+    if (done_) return;
+    os_->flush();
+    if (buf_->error() == 0) return;
+    const int err = buf_->error();
+    discard();
+    throw OutputError(OutputError::Kind::io, "cannot write " + path_ + ": " + os_reason(err));
+}
+
+FileId file_id(const std::string& path) {
+    struct stat st {};
+    if (path.empty() || path == "-" || ::stat(path.c_str(), &st) != 0) return {};
+    return {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& role_paths) {
+    auto same = [](const std::string& a, const std::string& b) {
+        if (a == b) return true;
+        const FileId ia = file_id(a), ib = file_id(b);
+        if (ia.exists() && ia == ib) return true;
+        std::error_code e1, e2;
+        const auto ca = std::filesystem::weakly_canonical(a, e1), cb = std::filesystem::weakly_canonical(b, e2);
+        return !e1 && !e2 && ca == cb;
+    };
+    for (std::size_t i = 0; i < role_paths.size(); ++i)
+        for (std::size_t j = i + 1; j < role_paths.size(); ++j) {
+            const auto& [ra, a] = role_paths[i];
+            const auto& [rb, b] = role_paths[j];
+            if (a.empty() || b.empty() || a == "-" || b == "-") continue;
+            if (same(a, b)) throw refused(ra + " and " + rb + " both write " + a + "; give each its own file");
+        }
+}
+
+}  // namespace sbufsim

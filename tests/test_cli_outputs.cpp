@@ -1,0 +1,235 @@
+// The output guarantees of docs/cli.md, "What is written when": outputs checked before the work,
+// complete or absent, never an input, never a file of another kind without --force, links
+// followed, devices written in place, write errors (a full device) reported with the OS reason.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_harness.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using sbufsim::test::CliOut;
+using sbufsim::test::shipped;
+using sbufsim::test::slurp;
+
+CliOut run(const std::vector<std::string>& args) { return sbufsim::test::sbufsim(args); }
+CliOut process(const std::vector<std::string>& args) { return sbufsim::test::sbufsim_process(args, "cli_outputs_"); }
+
+// A fresh directory of its own for each test: leftovers (temporaries) are visible in it.
+std::string fresh_dir(const std::string& name) {
+    const std::string d = sbufsim::test::temp("outputs_" + name);
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string copy_of(const std::string& trace, const std::string& dir, const std::string& name) {
+    const std::string p = dir + "/" + name;
+    fs::copy_file(shipped(trace), p, fs::copy_options::overwrite_existing);
+    return p;
+}
+
+bool have_dev_full() {
+    struct stat st {};
+    return ::stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode) && ::access("/dev/full", W_OK) == 0;
+}
+
+TEST(CliOutputs, Convert_refuses_its_input_as_output_and_leaves_it_intact) {
+    const std::string d = fresh_dir("same");
+    const std::string in = copy_of("matmul_kloop.trc", d, "k.trc");
+    const std::string before = slurp(in);
+    for (const std::string& out : {in, d + "/./k.trc"}) {
+        const CliOut r = run({"convert", in, out});
+        EXPECT_EQ(r.rc, 2) << r.err;
+        EXPECT_NE(r.err.find("is also the input"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(slurp(in), before);
+    EXPECT_EQ(entries(d), std::vector<std::string>{"k.trc"});
+}
+
+TEST(CliOutputs, Convert_failure_leaves_an_existing_output_and_no_temporary) {
+    const std::string d = fresh_dir("bad_input");
+    const std::string out = copy_of("matmul_kloop.trc", d, "out.trc");
+    const std::string before = slurp(out);
+    const std::string bad = d + "/bad.trc";
+    std::ofstream(bad) << "sbufsim-trace 1 gen=cayman\n0 access client=act_rd bank=0 bytes=16\nthis is not a record\n";
+    const CliOut r = run({"convert", bad, out});
+    EXPECT_EQ(r.rc, 3) << r.err;
+    EXPECT_EQ(slurp(out), before);   // not removed, not truncated
+    EXPECT_EQ(entries(d), (std::vector<std::string>{"bad.trc", "out.trc"}));
+}
+
+TEST(CliOutputs, Convert_to_a_full_device_fails_with_the_reason_and_keeps_the_device) {
+    if (!have_dev_full()) GTEST_SKIP() << "no writable /dev/full";
+    const CliOut r = run({"convert", shipped("matmul_kloop.trc"), "/dev/full"});
+    EXPECT_EQ(r.rc, 3) << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+    struct stat st {};
+    ASSERT_EQ(::stat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(CliOutputs, An_existing_file_of_another_kind_needs_force) {
+    const std::string d = fresh_dir("kind");
+    const std::string notes = d + "/notes.sbt";
+    std::ofstream(notes) << "my notes, not a trace\n";
+    CliOut r = run({"convert", shipped("matmul_kloop.trc"), notes});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(notes), "my notes, not a trace\n");
+    r = run({"convert", shipped("matmul_kloop.trc"), notes, "--force"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(slurp(notes).substr(0, 7), "SBUFTRC");
+    // A trace may be replaced by a trace: the command's own kind.
+    r = run({"convert", shipped("dma_load.trc"), notes});
+    EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+TEST(CliOutputs, A_symlink_is_followed_not_replaced) {
+    const std::string d = fresh_dir("link");
+    const std::string target = d + "/real.trc", link = d + "/link.trc";
+    std::ofstream(target) << "";
+    fs::create_symlink("real.trc", link);
+    const CliOut r = run({"convert", shipped("matmul_kloop.trc"), link});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_NE(slurp(target).find("sbufsim-trace"), std::string::npos);
+    EXPECT_EQ(entries(d), (std::vector<std::string>{"link.trc", "real.trc"}));
+}
+
+TEST(CliOutputs, Run_checks_output_paths_before_simulating) {
+    const std::string d = fresh_dir("run_paths");
+    CliOut r = run({"run", shipped("matmul_kloop.trc"), "--quiet", "--json", d + "/missing/r.json"});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+    // The trace given as --csv: refused (it is an input), intact.
+    const std::string trace = copy_of("dma_load.trc", d, "t.trc");
+    const std::string before = slurp(trace);
+    r = run({"run", trace, "--quiet", "--csv", trace});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(slurp(trace), before);
+    // Two outputs naming one file.
+    r = run({"run", trace, "--quiet", "--json", d + "/x", "--csv", d + "/x"});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("both write"), std::string::npos) << r.err;
+    // A directory.
+    r = run({"run", trace, "--quiet", "--timeline", d});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+}
+
+TEST(CliOutputs, Run_write_errors_exit_3_with_the_reason) {
+    if (!have_dev_full()) GTEST_SKIP() << "no writable /dev/full";
+    for (const std::string opt : {"--json", "--csv", "--timeline", "--heatmap"}) {
+        const CliOut r = run({"run", shipped("dma_load.trc"), "--quiet", opt, "/dev/full"});
+        EXPECT_EQ(r.rc, 3) << opt << ": " << r.err;
+        EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << opt << ": " << r.err;
+    }
+}
+
+TEST(CliOutputs, Run_replaces_its_own_outputs_and_writes_them_whole) {
+    const std::string d = fresh_dir("run_own");
+    const std::string json = d + "/r.json", csv = d + "/r.csv";
+    for (int i = 0; i < 2; ++i) {
+        const CliOut r = run({"run", shipped("dma_load.trc"), "--quiet", "--json", json, "--csv", csv});
+        ASSERT_EQ(r.rc, 0) << r.err;
+    }
+    EXPECT_NE(slurp(json).find("\"tool\": \"sbufsim\""), std::string::npos);
+    EXPECT_EQ(slurp(csv).rfind("trace,section,name,metric,value\n", 0), 0u);
+    EXPECT_EQ(entries(d), (std::vector<std::string>{"r.csv", "r.json"}));
+}
+
+TEST(CliOutputs, Stdout_write_errors_exit_3) {
+    if (!have_dev_full()) GTEST_SKIP() << "no writable /dev/full";
+    using sbufsim::test::shell_quote;
+    const std::string err = sbufsim::test::temp("cli_outputs_stdout_err.txt");
+    const int rc = sbufsim::test::shell(shell_quote(SBUFSIM_BINARY) + " config >/dev/full 2>" + shell_quote(err));
+    EXPECT_EQ(rc, 3);
+    EXPECT_NE(slurp(err).find("standard output: No space left on device"), std::string::npos) << slurp(err);
+}
+
+TEST(CliOutputs, Gen_and_plot_refuse_inputs_and_foreign_files) {
+    const std::string d = fresh_dir("gen_plot");
+    const std::string cfg = d + "/my.ini";
+    std::ofstream(cfg) << "[tdm]\ndma_slots = 2\n";
+    CliOut r = run({"gen", "gemm", "--m", "128", "--n", "128", "--k", "128", "--config", cfg, "-o", cfg});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(slurp(cfg), "[tdm]\ndma_slots = 2\n");
+    r = run({"run", shipped("dma_load.trc"), "--quiet", "--window-stats", "64", "--json", d + "/s.json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const std::string stats = slurp(d + "/s.json");
+    r = run({"plot", d + "/s.json", "-o", d + "/s.json"});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(slurp(d + "/s.json"), stats);
+    if (have_dev_full()) {
+        r = run({"gen", "gemm", "--m", "128", "--n", "128", "--k", "128", "-o", "/dev/full"});
+        EXPECT_EQ(r.rc, 3) << r.err;
+        EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+    }
+}
+
+TEST(CliOutputs, Sweep_refuses_a_trace_as_out_and_follows_a_link) {
+    const std::string d = fresh_dir("sweep");
+    const std::string trace = copy_of("dma_vs_compute.trc", d, "t.trc");
+    const std::string before = slurp(trace);
+    CliOut r = process({"sweep", trace, "--vary", "tdm.dma_slots=1,2", "--quiet", "--jobs", "1", "--out", trace});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_EQ(slurp(trace), before);
+    const std::string other = copy_of("dma_load.trc", d, "other.trc");
+    r = process({"sweep", trace, "--vary", "tdm.dma_slots=1,2", "--quiet", "--jobs", "1", "--out", other});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(other), slurp(shipped("dma_load.trc")));
+
+    std::ofstream(d + "/real.csv") << "";
+    fs::create_symlink("real.csv", d + "/link.csv");
+    r = process({"sweep", trace, "--vary", "tdm.dma_slots=1,2", "--quiet", "--jobs", "1", "--out", d + "/link.csv"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(d + "/link.csv"));
+    const std::string table = slurp(d + "/real.csv");
+    EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3) << table;   // header and two rows
+}
+
+TEST(CliOutputs, A_second_sweep_on_a_locked_out_refuses) {
+    const std::string d = fresh_dir("sweep_lock");
+    const std::string out = d + "/t.csv";
+    // A sweep in progress holds the lock on its --out.
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+    CliOut r = process({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=1,2", "--quiet", "--out", out});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("another sweep is writing it"), std::string::npos) << r.err;
+    ::close(fd);
+    r = process({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=1,2", "--quiet", "--out", out});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(entries(d), std::vector<std::string>{"t.csv"});
+}
+
+TEST(CliOutputs, Sweep_json_write_error_exits_3) {
+    if (!have_dev_full()) GTEST_SKIP() << "no writable /dev/full";
+    const CliOut r = process({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=1,2", "--quiet",
+                              "--jobs", "1", "--json", "/dev/full"});
+    EXPECT_EQ(r.rc, 3) << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+}
+
+}  // namespace
