@@ -86,7 +86,7 @@ std::string suggestion_for(std::string_view unknown) {
 
 [[noreturn]] void fail(const Origin& where, const std::string& key, const std::string& what) {
     // Keys and values are echoed from the input: control characters are shown, not sent.
-    throw ConfigError(printable(where.describe() + ": " + (key.empty() ? "" : "key '" + key + "': ") + what));
+    throw ConfigError(where.describe() + ": " + (key.empty() ? "" : "key '" + key + "': ") + what);
 }
 
 std::string range_text(const KeySpec& k) {

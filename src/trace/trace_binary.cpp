@@ -293,6 +293,11 @@ struct BinaryDecoder {
                 unused_dims_zero = unused_dims_zero && operands[i]->steps[d] == 0 && operands[i]->sizes[d] == 0;
             if (!all_zero(b + 56 + i * kOperandBytes + 3, 1) || !unused_dims_zero)
                 return fail(fields[i], "steps or sizes past the operand's dims, or unused operand bytes, are not zero");
+            // An absent or hbm operand is a kind alone in the text form: nothing else may be set.
+            Operand bare;
+            bare.kind = operands[i]->kind;
+            if (operands[i]->kind != Operand::Kind::onchip && !(*operands[i] == bare))
+                return fail(fields[i], "an absent or hbm operand with a dtype, address or pattern set");
         }
         return true;
     }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sbufsim/config/params.h"
+#include "sbufsim/types/text.h"
 
 namespace sbufsim {
 
@@ -67,9 +68,10 @@ const std::vector<KeySpec>& key_table();
 // nullptr when the key is not declared.
 const KeySpec* find_key(std::string_view name);
 
+// The message echoes keys and values from the input: its control characters are shown as \xNN.
 class ConfigError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit ConfigError(const std::string& what) : std::runtime_error(printable(what)) {}
 };
 
 // One `key = value` with where it came from.
