@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "sbufsim/kernel/kernel.h"
@@ -353,6 +354,41 @@ TEST_P(KernelSteady, Leaps_over_repeated_cycles_give_bit_identical_statistics_to
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, KernelSteady, ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8));
+
+// Every registered arbitration policy (arbiter_registry.h) on both stages, and one on stage 1
+// with the next on stage 2: skipping and leaping stay identical to stepping. Parameter: the
+// stage-1 policy, the stage-2 policy and the workload seed.
+class KernelPolicies : public ::testing::TestWithParam<std::tuple<std::size_t, std::size_t, std::uint64_t>> {};
+
+TEST_P(KernelPolicies, Skipping_and_leaping_give_bit_identical_statistics_to_stepping) {
+    const auto [stage1, stage2, seed] = GetParam();
+    for (Workload w : {random_workload(seed), steady_workload(seed)}) {
+        w.params.arbiter.stage1_policy = static_cast<ArbiterPolicyId>(stage1);
+        w.params.arbiter.stage2_policy = static_cast<ArbiterPolicyId>(stage2);
+        const Outcome skipped = replay(w, false), stepped = replay(w, true);
+        EXPECT_TRUE(skipped.stats.same_results(stepped.stats));
+        EXPECT_EQ(skipped.stats.cycles, stepped.stats.cycles);
+        EXPECT_LT(skipped.stats.stepped, stepped.stats.stepped);
+        ASSERT_EQ(skipped.done.size(), stepped.done.size());
+        for (std::size_t i = 0; i < skipped.done.size(); ++i) {
+            EXPECT_EQ(skipped.done[i].id, stepped.done[i].id);
+            EXPECT_EQ(skipped.done[i].done, stepped.done[i].done);
+        }
+    }
+}
+
+std::vector<std::tuple<std::size_t, std::size_t, std::uint64_t>> policy_cases() {
+    std::vector<std::tuple<std::size_t, std::size_t, std::uint64_t>> cases;
+    const std::size_t n = kArbiterPolicyNames.size();
+    for (std::size_t p = 0; p < n; ++p)
+        for (std::uint64_t seed : {1, 2, 3}) {
+            cases.emplace_back(p, p, seed);
+            cases.emplace_back(p, (p + 1) % n, seed + 10);
+        }
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, KernelPolicies, ::testing::ValuesIn(policy_cases()));
 
 TEST(KernelAccounting, A_watched_run_with_no_target_is_stuck_when_nothing_can_move) {
     // pe_wr's request is held by back-pressure: watching it with no target cannot end in a

@@ -2,9 +2,6 @@
 // DWRR shares, strict priority, one stage-1 winner.
 #include <gtest/gtest.h>
 
-#include <random>
-
-#include "sbufsim/kernel/arbiter.h"
 #include "sbufsim/kernel/kernel.h"
 #include "kernel_clients.h"
 
@@ -140,41 +137,6 @@ TEST(KernelArbiter, Dve_and_gpsimd_exclusive_on_sbuf_when_the_rule_is_on) {
         EXPECT_EQ(s.cycles, rule ? 200u : 100u);
         EXPECT_EQ(s.clients[index(pool)].latency.max(), rule ? 199u : 100u);
         EXPECT_EQ(s.blocked(dve, pool) + s.blocked(pool, dve), rule ? 199u : 0u);
-    }
-}
-
-TEST(KernelArbiter, Settle_granted_equals_that_many_single_cycle_settles) {
-    // settle_granted(m, n) is the kernel's shortcut for n cycles in which every candidate of m
-    // was granted. Two arbiters with random levels and weights, one driven cycle by cycle and one
-    // by the shortcut, must then give the same grant order for every candidate set, also after
-    // further mixed cycles (the pointers and the credits agree, not just the first place).
-    std::mt19937_64 rng(11);
-    for (int trial = 0; trial < 200; ++trial) {
-        Arbiter a, b;
-        const std::uint32_t ports = 2 + static_cast<std::uint32_t>(rng() % 12);
-        for (std::uint32_t q = 0; q < ports; ++q) {
-            const auto prio = static_cast<std::uint32_t>(rng() % 3), weight = static_cast<std::uint32_t>(1 + rng() % 15);
-            a.add_port(q, prio, weight);
-            b.add_port(q, prio, weight);
-        }
-        const std::uint64_t all = (std::uint64_t{1} << ports) - 1;
-        for (int phase = 0; phase < 6; ++phase) {
-            const std::uint64_t m = rng() & all;
-            const std::uint64_t n = rng() % 3 == 0 ? rng() % 4 : rng() % 500;
-            for (std::uint64_t i = 0; i < n; ++i) a.settle(m, m);
-            b.settle_granted(m, n);
-            // A mixed cycle: some candidates blocked by a bank.
-            const std::uint64_t c = rng() & all, g = c & rng();
-            a.settle(c, g);
-            b.settle(c, g);
-            for (std::uint64_t probe : {all, m, c, rng() & all}) {
-                std::uint8_t oa[64], ob[64];
-                const std::uint32_t na = a.order(probe, oa), nb = b.order(probe, ob);
-                ASSERT_EQ(na, nb);
-                for (std::uint32_t i = 0; i < na; ++i)
-                    ASSERT_EQ(oa[i], ob[i]) << "trial " << trial << " phase " << phase << " n " << n;
-            }
-        }
     }
 }
 

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sbufsim/kernel/arbiter.h"
+#include "sbufsim/kernel/arbiter_registry.h"
 #include "sbufsim/kernel/clients.h"
 #include "sbufsim/config/params.h"
 #include "sbufsim/kernel/request.h"
@@ -122,9 +122,15 @@ private:
     };
 
     RunStatus run(Cycle target, bool until_drained, std::uint64_t watch);
-    void step(Cycle t);
+    // The run loop, step and leap compiled for one pair of stage-1 / stage-2 policies
+    // (arbiter_registry.h): run() picks the pair once, so the cycle loop calls them directly.
+    template <class Stage1, class Stage2>
+    RunStatus run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_drained, std::uint64_t watch);
+    template <class Stage1, class Stage2>
+    void step(Cycle t, Stage1& arb1, Stage2& arb2);
     void skip(Cycle from, Cycle to, bool gated);
-    void leap(Cycle target);
+    template <class Stage1, class Stage2>
+    void leap(Cycle target, Stage1& arb1, Stage2& arb2);
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
                      std::uint64_t psum);
     template <typename F>
@@ -156,7 +162,8 @@ private:
     KernelOptions options_;
     ClientSet clients_;
     Tdm tdm_;
-    Arbiter stage1_, stage2_, dma_arb_, psum_arb_;
+    AnyArbiter stage1_, stage2_;  // arbiter.stage1.policy / arbiter.stage2.policy
+    PriorityDwrr dma_arb_, psum_arb_;
     std::uint32_t n_ = 0;
 
     // Client masks, fixed at setup.
