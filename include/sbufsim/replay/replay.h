@@ -26,7 +26,8 @@
 
 #include "sbufsim/engines/arr_seq.h"
 #include "sbufsim/engines/dma_engine.h"
-#include "sbufsim/engines/semaphores.h"
+#include "sbufsim/engines/engine_stats.h"
+#include "sbufsim/engines/instr_event.h"
 #include "sbufsim/stats/stats.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/stats/window_stats.h"
