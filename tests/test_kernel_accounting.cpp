@@ -35,11 +35,11 @@ TEST(KernelAccounting, Raw_occupies_a_read_and_a_write_slot) {
     raw.op = Op::raw;
     raw.partitions = 8;
     raw.bytes = 8;
-    k.submit(raw);
+    EXPECT_NE(k.submit(raw), kNoRequest);
     Request rd = raw;
     rd.client = act;
     rd.op = Op::rd;
-    k.submit(rd);
+    EXPECT_NE(k.submit(rd), kNoRequest);
     ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
     const Stats& s = k.stats();
     EXPECT_EQ(s.clients[index(pool)].beats, 2u);
@@ -51,7 +51,7 @@ TEST(KernelAccounting, Raw_occupies_a_read_and_a_write_slot) {
 
     Kernel w(p);
     raw.op = Op::wr;
-    w.submit(raw);
+    EXPECT_NE(w.submit(raw), kNoRequest);
     w.run_to_completion();
     EXPECT_EQ(w.stats().clients[index(pool)].beats, 1u);
 }
@@ -68,13 +68,13 @@ TEST(KernelAccounting, Multi_beat_requests_hold_order) {
     r.partitions = 16;
     r.bytes = 64;
     r.tag = 1;
-    k.submit(r);
+    EXPECT_NE(k.submit(r), kNoRequest);
     Request r2 = r;
     r2.first_partition = 16;
     r2.partitions = 1;
     r2.bytes = 32;
     r2.tag = 2;
-    k.submit(r2);
+    EXPECT_NE(k.submit(r2), kNoRequest);
     for (Cycle t = 0; t < 33; ++t) {
         k.run_until(t + 1);
         const Stats& s = k.stats();
@@ -106,7 +106,7 @@ TEST(KernelAccounting, Dependency_wait_is_charged_until_the_named_request_comple
     b.first_partition = 8;
     b.bytes = 8;
     b.after = first;
-    k.submit(b);
+    EXPECT_NE(k.submit(b), kNoRequest);
     ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
     const Stats& s = k.stats();
     EXPECT_TRUE(k.is_complete(first));
@@ -122,7 +122,7 @@ ClientId held_pe_write(Kernel& k) {
     r.region = Region::psum;
     r.partitions = 32;
     r.bytes = 8;
-    k.submit(r);
+    EXPECT_NE(k.submit(r), kNoRequest);
     k.set_backpressure(pe, true);
     return pe;
 }
@@ -414,12 +414,12 @@ TEST(KernelAccounting, A_watched_completion_stops_the_run_after_its_cycle) {
     a.client = act;
     a.partitions = 8;
     a.bytes = 80;
-    k.submit(a);
+    EXPECT_NE(k.submit(a), kNoRequest);
     Request b = a;
     b.client = pool;
     b.first_partition = 8;
     b.bytes = 240;
-    k.submit(b);
+    EXPECT_NE(k.submit(b), kNoRequest);
     const std::uint64_t act_bit = std::uint64_t{1} << index(act), pool_bit = std::uint64_t{1} << index(pool);
     EXPECT_EQ(k.run_until(1000, act_bit), RunStatus::watched);
     EXPECT_EQ(k.now(), 10u);

@@ -27,8 +27,8 @@ TEST(KernelArbiter, Disjoint_banks_are_both_granted_every_cycle) {
     // both move one beat per cycle: each finishes in cycle 999 (latency 1000) with no stall.
     Kernel k(Params{});
     const auto pool = id(k, "pool_rd"), act = id(k, "act_rd");
-    k.submit(engine(pool, 0, 1000));
-    k.submit(engine(act, 8, 1000));
+    EXPECT_NE(k.submit(engine(pool, 0, 1000)), kNoRequest);
+    EXPECT_NE(k.submit(engine(act, 8, 1000)), kNoRequest);
     ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
     const Stats& s = k.stats();
     EXPECT_EQ(s.cycles, 1000u);
@@ -55,8 +55,8 @@ TEST(KernelArbiter, Dwrr_weights_1_to_3_share_the_bank_25_75) {
     p.arbiter.act_rd = {0, 3};
     Kernel k(p);
     const auto pool = id(k, "pool_rd"), act = id(k, "act_rd");
-    k.submit(engine(pool, 0, 20000));
-    k.submit(engine(act, 0, 20000));
+    EXPECT_NE(k.submit(engine(pool, 0, 20000)), kNoRequest);
+    EXPECT_NE(k.submit(engine(act, 0, 20000)), kNoRequest);
     k.run_until(10000);
     const Stats& s = k.stats();
     const double pool_share = static_cast<double>(s.clients[index(pool)].beats) / 10000.0;
@@ -80,8 +80,8 @@ TEST(KernelArbiter, Strict_priority_starves_the_lower_client) {
     p.arbiter.pool_rd = {0, 15};
     Kernel k(p);
     const auto pool = id(k, "pool_rd"), act = id(k, "act_rd");
-    k.submit(engine(pool, 0, 5000));
-    k.submit(engine(act, 0, 5000));
+    EXPECT_NE(k.submit(engine(pool, 0, 5000)), kNoRequest);
+    EXPECT_NE(k.submit(engine(act, 0, 5000)), kNoRequest);
     k.run_until(1000);
     const Stats& s = k.stats();
     EXPECT_EQ(s.clients[index(act)].beats, 1000u);
@@ -95,8 +95,8 @@ TEST(KernelArbiter, Stage1_winner_reaches_stage2_alone) {
     // the other 500 cycles of each are stage-1 losses.
     Kernel k(Params{});
     const auto pe0 = id(k, "pe_client_0"), pe1 = id(k, "pe_client_1");
-    k.submit(engine(pe0, 0, 5000));
-    k.submit(engine(pe1, 8, 5000));
+    EXPECT_NE(k.submit(engine(pe0, 0, 5000)), kNoRequest);
+    EXPECT_NE(k.submit(engine(pe1, 8, 5000)), kNoRequest);
     k.run_until(1000);
     const Stats& s = k.stats();
     EXPECT_EQ(s.clients[index(pe0)].beats + s.clients[index(pe1)].beats, 1000u);
@@ -110,8 +110,8 @@ TEST(KernelArbiter, Pe_rd_reset_priority_beats_the_engines_at_stage2) {
     // winner always wins, so pool_rd moves only after the PE request's 100 beats.
     Kernel k(Params{});
     const auto pe0 = id(k, "pe_client_0"), pool = id(k, "pool_rd");
-    k.submit(engine(pe0, 0, 100));
-    k.submit(engine(pool, 0, 100));
+    EXPECT_NE(k.submit(engine(pe0, 0, 100)), kNoRequest);
+    EXPECT_NE(k.submit(engine(pool, 0, 100)), kNoRequest);
     ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
     const Stats& s = k.stats();
     EXPECT_EQ(s.clients[index(pe0)].latency.max(), 100u);
@@ -130,8 +130,8 @@ TEST(KernelArbiter, Dve_and_gpsimd_exclusive_on_sbuf_when_the_rule_is_on) {
         p.concurrency.dve_gpsimd_sbuf_exclusive = rule;
         Kernel k(p);
         const auto pool = id(k, "pool_rd"), dve = id(k, "dve_rd");
-        k.submit(engine(pool, 0, 100));
-        k.submit(engine(dve, 8, 100));
+        EXPECT_NE(k.submit(engine(pool, 0, 100)), kNoRequest);
+        EXPECT_NE(k.submit(engine(dve, 8, 100)), kNoRequest);
         ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
         const Stats& s = k.stats();
         EXPECT_EQ(s.cycles, rule ? 200u : 100u);

@@ -94,7 +94,7 @@ KeySpec boolean(std::string name, Ref ref, const Meta& m) {
 }
 
 template <class E, class Ref>
-KeySpec choice(std::string name, Ref ref, std::vector<std::string> names, const Meta& m) {
+KeySpec choice(std::string name, Ref ref, const std::vector<std::string>& names, const Meta& m) {
     KeySpec k = described(std::move(name), KeyType::choice, m);
     k.choices = names;
     return bound(std::move(k), ref,

@@ -100,11 +100,11 @@ Kernel::Kernel(const Params& p, KernelOptions options)
       stage1_(make_arbiter(p.arbiter.stage1_policy)),
       stage2_(make_arbiter(p.arbiter.stage2_policy)),
       n_(clients_.size()) {
-    if (p.sbuf.ecc_banks > 16 || p.sbuf.ecc_banks == 0 || p.sbuf.clusters == 0 ||
+    if (p.sbuf.ecc_banks > kMaxSbufEccBanks || p.sbuf.ecc_banks == 0 || p.sbuf.clusters == 0 ||
         p.sbuf.partitions % p.sbuf.clusters != 0)
         bad("sbuf.ecc_banks = " + std::to_string(p.sbuf.ecc_banks) + " / sbuf.clusters = " +
             std::to_string(p.sbuf.clusters) + " do not fit a 16-bit SBUF bank mask");
-    if (p.has_psum() && (p.psum.ecc_banks > 32 || p.psum.ecc_clusters == 0 ||
+    if (p.has_psum() && (p.psum.ecc_banks > kMaxPsumEccBanks || p.psum.ecc_clusters == 0 ||
                          p.psum.partitions % p.psum.ecc_clusters != 0 || p.psum.bank_size == 0 ||
                          p.psum.banks * p.psum.ecc_clusters != p.psum.ecc_banks))
         bad("psum.ecc_banks = " + std::to_string(p.psum.ecc_banks) +
@@ -846,30 +846,32 @@ void Kernel::flush_bank_grants(std::uint32_t c) {
     p.grant_count = 0;
 }
 
-const Stats& Kernel::stats() {
+const Stats& Kernel::stats() const {
+    report_ = stats_;
     for (std::uint32_t c = 0; c < n_; ++c) {
-        Port& p = ports_[c];
+        const Port& p = ports_[c];
         // The head run was counted when it was loaded: its beats not granted yet stay pending.
         const std::uint64_t outstanding = p.head != p.tail ? std::uint64_t{run_left_[c]} + 1 : 0;
-        p.grant_count -= outstanding;
-        flush_bank_grants(c);
-        p.grant_count = outstanding;
-        ClientStats& cs = stats_.clients[c];
+        // Bank grants not yet flushed into stats_ (flush_bank_grants), without the pending ones.
+        const std::uint64_t unflushed = p.grant_count - outstanding;
+        if (unflushed)
+            for_each_bit(p.grant_mask, [&](std::uint32_t b) { report_.banks[b].grants[c] += unflushed; });
+        ClientStats& cs = report_.clients[c];
         cs.requests = p.requests;
         cs.beats_requested = p.beats_requested;
         cs.stalls = p.stalls;
-        cs.beats = p.beats;
+        cs.beats = p.beats + unflushed;
         cs.bytes = p.bytes_moved - outstanding * p.beat_bytes;
         cs.contended = contended_[c];
         cs.won_contended = won_[c];
         cs.max_stall_run = p.max_run;
     }
-    for (std::size_t b = 0; b < stats_.banks.size(); ++b) {
-        stats_.banks[b].conflict_cycles = bank_conflicts_[b];
-        stats_.banks[b].stalls = bank_stalls_[b];
+    for (std::size_t b = 0; b < report_.banks.size(); ++b) {
+        report_.banks[b].conflict_cycles = bank_conflicts_[b];
+        report_.banks[b].stalls = bank_stalls_[b];
     }
-    stats_.finalize();
-    return stats_;
+    report_.finalize();
+    return report_;
 }
 
 }  // namespace sbufsim

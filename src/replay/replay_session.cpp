@@ -80,13 +80,13 @@ TensorAccess ReplaySession::access_of(const Operand& o, std::uint32_t partitions
 
 SyncSet ReplaySession::sync_of(const Record& r) {
     SyncSet s;
-    for (std::uint32_t i = 0; i < r.num_waits && i < kMaxInstrWaits; ++i) {
+    for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
         if (r.waits[i].sem >= sems_.size()) continue;  // rejected by the checker; lenient drops it
         s.wait_sem[s.waits] = r.waits[i].sem;
         s.wait_value[s.waits] = waits_.resolve(r.queue_id, r.waits[i]);
         ++s.waits;
     }
-    for (std::uint32_t i = 0; i < r.num_signals && i < kMaxInstrSignals; ++i) {
+    for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) {
         if (r.signals[i] >= sems_.size()) continue;
         s.signal_sem[s.signals++] = r.signals[i];
     }
@@ -267,7 +267,7 @@ bool ReplaySession::refill(Cycle now, bool force) {
     while (!eof_) {
         if (have_pending_) {
             if (pending_.issue > now + opt_.access_window && !force) return moved;
-            kernel_.submit(pending_);
+            static_cast<void>(kernel_.submit(pending_));  // no queue limit: never refused
             have_pending_ = false;
             if (pending_.client == pe_wr_) mark_fed(0);  // a PE write can fill arr_seq's p2fifo
             moved = true;

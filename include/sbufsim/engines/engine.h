@@ -168,10 +168,10 @@ public:
     }
 
 protected:
-    InOrderEngine(std::string name, Kernel& kernel, Semaphores& sems, const EngineTiming& t,
+    InOrderEngine(const std::string& name, Kernel& kernel, Semaphores& sems, const EngineTiming& t,
                   std::vector<InstrEvent>* timeline, std::uint16_t index)
         : SerialEngine(kernel, sems, t, timeline, index), queue_name_(name) {
-        stats_.name = std::move(name);
+        stats_.name = name;
     }
     // Issues the requests of `i` (begin() has run) and sets compute_end_.
     virtual void start(const Instr& i, Cycle now) = 0;

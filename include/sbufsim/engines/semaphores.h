@@ -14,15 +14,12 @@
 
 namespace sbufsim {
 
-inline constexpr std::uint32_t kMaxInstrWaits = 2;
-inline constexpr std::uint32_t kMaxInstrSignals = 2;
-
 // One instruction's waits (values already resolved, trace.h WaitResolver) and signals.
 struct SyncSet {
-    std::array<std::uint16_t, kMaxInstrWaits> wait_sem{};
-    std::array<std::uint32_t, kMaxInstrWaits> wait_value{};
+    std::array<std::uint16_t, kMaxWaits> wait_sem{};
+    std::array<std::uint32_t, kMaxWaits> wait_value{};
     std::uint8_t waits = 0;
-    std::array<std::uint16_t, kMaxInstrSignals> signal_sem{};
+    std::array<std::uint16_t, kMaxSignals> signal_sem{};
     std::uint8_t signals = 0;
 };
 

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sbufsim/address/address.h"
 #include "sbufsim/kernel/arbiter_registry.h"
 #include "sbufsim/kernel/clients.h"
 #include "sbufsim/config/params.h"
@@ -75,7 +76,7 @@ public:
     // client's queue is at options.queue_limit. Throws std::invalid_argument for a malformed
     // request (unknown client, wrong region for the client, partitions or bytes out of range,
     // `after` naming a request not yet submitted). An issue cycle before now() counts as now().
-    RequestId submit(const Request& r);
+    [[nodiscard]] RequestId submit(const Request& r);
 
     // Simulates cycles [now(), target). Stops early when the completion ring is full, or after a
     // cycle in which a request of a client in `watch` (bit = client index) completed. With
@@ -106,8 +107,9 @@ public:
     // Oldest unread completion; false when none (or options.completion_capacity == 0).
     bool pop_completion(Completion& out);
 
-    // The statistics so far, derived fields filled in.
-    const Stats& stats();
+    // The statistics so far, derived fields filled in. Reading them changes nothing: the counters
+    // the cycle loop keeps aside are added into a copy, valid until the next call.
+    const Stats& stats() const;
 
     // Optional time-resolved recording (window_stats.h): per-bin bank grants, conflicts, stalls,
     // client bytes, TDM use and stall spans. Null (the default) costs one untaken branch per hook.
@@ -216,6 +218,7 @@ private:
         std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
     } steady_;
     Stats stats_;
+    mutable Stats report_;  // what stats() returns: stats_ with the counters kept aside added
     ActivityProbe* probe_ = nullptr;
     // ECC banks of each client's head beat: the one field the grant loop reads for every
     // candidate, kept dense instead of inside the large Port records. One bit space for both
@@ -230,7 +233,7 @@ private:
     std::array<std::uint64_t, 64> stall_run_{};
     // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
     // records are large (names, vectors), so indexing them costs more than these flat arrays.
-    std::array<std::uint64_t, 48> bank_conflicts_{}, bank_stalls_{};  // 16 SBUF + 32 PSUM banks
+    std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{};
     // Fairness: cycles each client competed with another beat, and of those the cycles it won.
     // Counted where the grant loop already holds the client index (one add, no mask walk).
     std::array<std::uint64_t, 64> contended_{}, won_{};

@@ -49,8 +49,6 @@ inline constexpr std::string_view kBinaryExtension = ".sbt";
 inline constexpr std::uint32_t kMaxNames = 65535;
 inline constexpr std::size_t kMaxNameLength = 48;   // bytes; fits one binary name record
 inline constexpr std::uint32_t kMaxDims = 3;        // TENSOR3D: up to 3 free dimensions (seed 000 §5)
-inline constexpr std::uint32_t kMaxWaits = 2;       // wait= fields per instruction
-inline constexpr std::uint32_t kMaxSignals = 2;     // signal= fields per instruction
 
 enum class TraceFormat : std::uint8_t { text, binary };
 std::string_view to_string(TraceFormat f);
