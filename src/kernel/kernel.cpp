@@ -636,7 +636,8 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
         return;
     }
 
-    // Stage 1: one PE client wins (strict priority, then DWRR; seed 000 §7.1).
+    // Stage 1: one PE client wins (arbiter.stage1.policy; the hardware's is strict priority, then
+    // DWRR, seed 000 §7.1).
     const std::uint64_t s1 = sb & stage1_mask_;
     std::uint32_t winner = kPeRdPort;
     std::uint64_t s1_contended = 0;

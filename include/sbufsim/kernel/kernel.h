@@ -12,8 +12,10 @@
 //
 // Per cycle t, for every client whose head beat is ready (issue reached):
 //   dependency -> PSUM back-pressure -> TDM gate (strict mode) -> throttler -> stage 1 (PE clients,
-//   one winner) -> stage 2 (priority, DWRR) / DMA-class order -> greedy bank grant, precedence
-//   class of slot t first. PSUM banks are granted separately among the PSUM clients (no TDM).
+//   one winner) -> stage 2 / DMA-class order -> greedy bank grant, precedence class of slot t
+//   first. PSUM banks are granted separately among the PSUM clients (no TDM). Stage 1 and 2 run
+//   the policies of arbiter.stage1.policy / arbiter.stage2.policy (default priority + DWRR,
+//   arbiter_registry.h); the DMA-class order and PSUM always priority + DWRR.
 // A client moves at most one beat per cycle; a request's beats move in order, requests of one
 // client in submission order.
 #pragma once
