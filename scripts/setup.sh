@@ -10,10 +10,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# The build, the tests (gtest, pytest), the Python module (pybind11; pandas for its DataFrames)
-# and the Debian package (dpkg-shlibdeps reads its dependencies).
+# The build, the tests (gtest, pytest), the Python module (pybind11; pandas for its DataFrames),
+# the Debian package (dpkg-shlibdeps reads its dependencies) and scripts/lint.sh (clang tools).
 packages=(cmake g++ make pkg-config libsystemc-dev libboost-program-options-dev libspdlog-dev
-          libgtest-dev libbenchmark-dev python3-dev pybind11-dev python3-pytest python3-pandas dpkg-dev)
+          libgtest-dev libbenchmark-dev python3-dev pybind11-dev python3-pytest python3-pandas dpkg-dev
+          clang-format clang-tidy)
 
 sanitize=OFF
 deps_only=0

@@ -264,6 +264,11 @@ TEST(Progress, Renders_rate_percentage_and_eta) {
     EXPECT_NE(s.find("250.00k rec/s"), std::string::npos) << s;
     EXPECT_NE(s.find("ETA 0:02"), std::string::npos) << s;
     EXPECT_EQ(Progress::render("x", 10, 0, 1.0).find("ETA"), std::string::npos);  // unknown total
+    // A sweep's points: its own unit, and a slow rate keeps a decimal.
+    const std::string pts = Progress::render("sweep", 5, 20, 2.0, "pt");
+    EXPECT_NE(pts.find(" 25%"), std::string::npos) << pts;
+    EXPECT_NE(pts.find("5 pt  2.5 pt/s"), std::string::npos) << pts;
+    EXPECT_NE(pts.find("ETA 0:06"), std::string::npos) << pts;
     std::ostringstream os;
     Progress off(os, false, 10, "x");
     off.update(5);

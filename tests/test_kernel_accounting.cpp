@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "sbufsim/kernel/kernel.h"
@@ -34,11 +35,11 @@ TEST(KernelAccounting, Raw_occupies_a_read_and_a_write_slot) {
     raw.op = Op::raw;
     raw.partitions = 8;
     raw.bytes = 8;
-    k.submit(raw);
+    EXPECT_NE(k.submit(raw), kNoRequest);
     Request rd = raw;
     rd.client = act;
     rd.op = Op::rd;
-    k.submit(rd);
+    EXPECT_NE(k.submit(rd), kNoRequest);
     ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
     const Stats& s = k.stats();
     EXPECT_EQ(s.clients[index(pool)].beats, 2u);
@@ -50,7 +51,7 @@ TEST(KernelAccounting, Raw_occupies_a_read_and_a_write_slot) {
 
     Kernel w(p);
     raw.op = Op::wr;
-    w.submit(raw);
+    EXPECT_NE(w.submit(raw), kNoRequest);
     w.run_to_completion();
     EXPECT_EQ(w.stats().clients[index(pool)].beats, 1u);
 }
@@ -67,13 +68,13 @@ TEST(KernelAccounting, Multi_beat_requests_hold_order) {
     r.partitions = 16;
     r.bytes = 64;
     r.tag = 1;
-    k.submit(r);
+    EXPECT_NE(k.submit(r), kNoRequest);
     Request r2 = r;
     r2.first_partition = 16;
     r2.partitions = 1;
     r2.bytes = 32;
     r2.tag = 2;
-    k.submit(r2);
+    EXPECT_NE(k.submit(r2), kNoRequest);
     for (Cycle t = 0; t < 33; ++t) {
         k.run_until(t + 1);
         const Stats& s = k.stats();
@@ -105,7 +106,7 @@ TEST(KernelAccounting, Dependency_wait_is_charged_until_the_named_request_comple
     b.first_partition = 8;
     b.bytes = 8;
     b.after = first;
-    k.submit(b);
+    EXPECT_NE(k.submit(b), kNoRequest);
     ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
     const Stats& s = k.stats();
     EXPECT_TRUE(k.is_complete(first));
@@ -121,7 +122,7 @@ ClientId held_pe_write(Kernel& k) {
     r.region = Region::psum;
     r.partitions = 32;
     r.bytes = 8;
-    k.submit(r);
+    EXPECT_NE(k.submit(r), kNoRequest);
     k.set_backpressure(pe, true);
     return pe;
 }
@@ -354,6 +355,41 @@ TEST_P(KernelSteady, Leaps_over_repeated_cycles_give_bit_identical_statistics_to
 
 INSTANTIATE_TEST_SUITE_P(Seeds, KernelSteady, ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8));
 
+// Every registered arbitration policy (arbiter_registry.h) on both stages, and one on stage 1
+// with the next on stage 2: skipping and leaping stay identical to stepping. Parameter: the
+// stage-1 policy, the stage-2 policy and the workload seed.
+class KernelPolicies : public ::testing::TestWithParam<std::tuple<std::size_t, std::size_t, std::uint64_t>> {};
+
+TEST_P(KernelPolicies, Skipping_and_leaping_give_bit_identical_statistics_to_stepping) {
+    const auto [stage1, stage2, seed] = GetParam();
+    for (Workload w : {random_workload(seed), steady_workload(seed)}) {
+        w.params.arbiter.stage1_policy = static_cast<ArbiterPolicyId>(stage1);
+        w.params.arbiter.stage2_policy = static_cast<ArbiterPolicyId>(stage2);
+        const Outcome skipped = replay(w, false), stepped = replay(w, true);
+        EXPECT_TRUE(skipped.stats.same_results(stepped.stats));
+        EXPECT_EQ(skipped.stats.cycles, stepped.stats.cycles);
+        EXPECT_LT(skipped.stats.stepped, stepped.stats.stepped);
+        ASSERT_EQ(skipped.done.size(), stepped.done.size());
+        for (std::size_t i = 0; i < skipped.done.size(); ++i) {
+            EXPECT_EQ(skipped.done[i].id, stepped.done[i].id);
+            EXPECT_EQ(skipped.done[i].done, stepped.done[i].done);
+        }
+    }
+}
+
+std::vector<std::tuple<std::size_t, std::size_t, std::uint64_t>> policy_cases() {
+    std::vector<std::tuple<std::size_t, std::size_t, std::uint64_t>> cases;
+    const std::size_t n = kArbiterPolicyNames.size();
+    for (std::size_t p = 0; p < n; ++p)
+        for (std::uint64_t seed : {1, 2, 3}) {
+            cases.emplace_back(p, p, seed);
+            cases.emplace_back(p, (p + 1) % n, seed + 10);
+        }
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, KernelPolicies, ::testing::ValuesIn(policy_cases()));
+
 TEST(KernelAccounting, A_watched_run_with_no_target_is_stuck_when_nothing_can_move) {
     // pe_wr's request is held by back-pressure: watching it with no target cannot end in a
     // completion, so the run says stuck (after evaluating cycle 0) instead of running forever.
@@ -378,12 +414,12 @@ TEST(KernelAccounting, A_watched_completion_stops_the_run_after_its_cycle) {
     a.client = act;
     a.partitions = 8;
     a.bytes = 80;
-    k.submit(a);
+    EXPECT_NE(k.submit(a), kNoRequest);
     Request b = a;
     b.client = pool;
     b.first_partition = 8;
     b.bytes = 240;
-    k.submit(b);
+    EXPECT_NE(k.submit(b), kNoRequest);
     const std::uint64_t act_bit = std::uint64_t{1} << index(act), pool_bit = std::uint64_t{1} << index(pool);
     EXPECT_EQ(k.run_until(1000, act_bit), RunStatus::watched);
     EXPECT_EQ(k.now(), 10u);

@@ -38,7 +38,7 @@ TEST(KernelRuns, Short_byte_chunks_and_a_bank_change_count_beat_by_beat) {
     Params p;
     Kernel k(p);
     const auto dma = id(k, "dma_0");
-    k.submit({.client = dma, .first_partition = 4, .partitions = 8, .bytes = 40});
+    EXPECT_NE(k.submit({.client = dma, .first_partition = 4, .partitions = 8, .bytes = 40}), kNoRequest);
 
     k.run_until(5);  // p4: 32 + 8, p5: 32 + 8, p6: 32
     Snapshot s = snapshot(k, dma);
@@ -73,7 +73,7 @@ TEST(KernelRuns, Equal_partition_chunks_on_two_banks_make_two_runs) {
     Params p;
     Kernel k(p);
     const auto dma = id(k, "dma_0");
-    k.submit({.client = dma, .partitions = 16, .bytes = 32});
+    EXPECT_NE(k.submit({.client = dma, .partitions = 16, .bytes = 32}), kNoRequest);
 
     k.run_until(3);  // inside the first run
     EXPECT_EQ(snapshot(k, dma).beats, 3u);
@@ -98,8 +98,8 @@ TEST(KernelRuns, A_raw_request_on_one_bank_is_one_run) {
     Params p;
     Kernel k(p, KernelOptions{.completion_capacity = 8});
     const auto act = id(k, "act_rd");
-    k.submit({.client = act, .op = Op::raw, .partitions = 8, .bytes = 64});
-    k.submit({.client = act, .first_partition = 8, .partitions = 8, .bytes = 16});
+    EXPECT_NE(k.submit({.client = act, .op = Op::raw, .partitions = 8, .bytes = 64}), kNoRequest);
+    EXPECT_NE(k.submit({.client = act, .first_partition = 8, .partitions = 8, .bytes = 16}), kNoRequest);
 
     k.run_until(5);
     EXPECT_EQ(snapshot(k, act).beats, 5u);
@@ -129,7 +129,7 @@ TEST(KernelRuns, Psum_beats_follow_the_offset_across_banks) {
     Kernel k(p);
     const auto pe = id(k, "pe_wr");
     const std::uint32_t psum0 = k.stats().sbuf_banks;
-    k.submit({.client = pe, .region = Region::psum, .partitions = 32, .offset = 2048 - 16, .bytes = 32});
+    EXPECT_NE(k.submit({.client = pe, .region = Region::psum, .partitions = 32, .offset = 2048 - 16, .bytes = 32}), kNoRequest);
 
     k.run_until(3);
     EXPECT_EQ(snapshot(k, pe).beats, 3u);
@@ -149,8 +149,8 @@ TEST(KernelRuns, Copies_carry_their_runs) {
     Kernel k(p);
     const auto dma = id(k, "dma_0");
     const auto act = id(k, "act_wr");
-    k.submit({.client = dma, .partitions = 16, .bytes = 40});
-    k.submit({.client = act, .first_partition = 64, .partitions = 8, .bytes = 64});
+    EXPECT_NE(k.submit({.client = dma, .partitions = 16, .bytes = 40}), kNoRequest);
+    EXPECT_NE(k.submit({.client = act, .first_partition = 64, .partitions = 8, .bytes = 64}), kNoRequest);
     k.run_until(7);
     Kernel copy = k;
     k.run_to_completion();

@@ -43,8 +43,8 @@ TEST(KernelTdm, Strict_mode_gives_a_saturating_dma_client_exactly_one_slot_in_ei
     // Each waits at most max_slots cycles: dma_0 7 in a row, act_rd 1.
     Kernel k(tdm_params(true));
     const auto act = id(k, "act_rd"), d0 = id(k, "dma_0");
-    k.submit(compute(act, 0, 7000));
-    k.submit(dma(d0, 6000));
+    EXPECT_NE(k.submit(compute(act, 0, 7000)), kNoRequest);
+    EXPECT_NE(k.submit(dma(d0, 6000)), kNoRequest);
     k.run_until(8000);
     const Stats& s = k.stats();
     EXPECT_EQ(s.clients[index(d0)].beats, 1000u);
@@ -64,8 +64,8 @@ TEST(KernelTdm, Strict_mode_holds_the_dma_class_out_even_on_free_banks) {
     // gets only slot 0 of each period: 100 of 800 cycles.
     Kernel k(tdm_params(true));
     const auto act = id(k, "act_rd"), d0 = id(k, "dma_0");
-    k.submit(compute(act, 8, 5000));
-    k.submit(dma(d0, 5000));
+    EXPECT_NE(k.submit(compute(act, 8, 5000)), kNoRequest);
+    EXPECT_NE(k.submit(dma(d0, 5000)), kNoRequest);
     k.run_until(800);
     EXPECT_EQ(k.stats().clients[index(d0)].beats, 100u);
 }
@@ -77,8 +77,8 @@ TEST(KernelTdm, Work_conserving_dma_takes_its_slot_and_every_bank_compute_leaves
     // bank 0 free). Compute, in turn, loses only the DMA slots in which its beat wanted bank 0.
     Kernel k(tdm_params(false));
     const auto act = id(k, "act_rd"), d0 = id(k, "dma_0");
-    for (int i = 0; i < 600; ++i) k.submit(compute(act, (i % 2) ? 8 : 0, 1));
-    k.submit(dma(d0, 2000));
+    for (int i = 0; i < 600; ++i) EXPECT_NE(k.submit(compute(act, (i % 2) ? 8 : 0, 1)), kNoRequest);
+    EXPECT_NE(k.submit(dma(d0, 2000)), kNoRequest);
     std::uint64_t prev_act0 = 0, prev_dma = 0, free_cycles = 0, dma_slots = 0;
     for (Cycle t = 0; t < 400; ++t) {
         k.run_until(t + 1);
@@ -107,8 +107,8 @@ TEST(KernelTdm, Work_conserving_same_bank_waits_are_bounded_by_the_period) {
     // lost to the other class in that class's slot); compute waits 1 cycle per period.
     Kernel k(tdm_params(false));
     const auto act = id(k, "act_rd"), d0 = id(k, "dma_0");
-    k.submit(compute(act, 0, 9000));
-    k.submit(dma(d0, 7000));
+    EXPECT_NE(k.submit(compute(act, 0, 9000)), kNoRequest);
+    EXPECT_NE(k.submit(dma(d0, 7000)), kNoRequest);
     k.run_until(8000);
     const Stats& s = k.stats();
     EXPECT_EQ(s.clients[index(d0)].beats, 1000u);
@@ -124,8 +124,8 @@ TEST(KernelTdm, Same_class_loss_is_a_bank_conflict) {
     // (tdm.dma_order = round_robin), every lost cycle is a bank conflict, never a TDM stall.
     Kernel k(tdm_params(false));
     const auto d0 = id(k, "dma_0"), d1 = id(k, "dma_1");
-    k.submit(dma(d0, 100));
-    k.submit(dma(d1, 100));
+    EXPECT_NE(k.submit(dma(d0, 100)), kNoRequest);
+    EXPECT_NE(k.submit(dma(d1, 100)), kNoRequest);
     ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
     const Stats& s = k.stats();
     EXPECT_EQ(s.cycles, 200u);

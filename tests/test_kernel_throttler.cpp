@@ -14,7 +14,7 @@ Stats run_pool_rd(bool enable, bool step_every_cycle) {
     r.client = *k.client_index("pool_rd");
     r.partitions = 8;
     r.bytes = 8 * 10000;  // 10,000 beats: saturates the port for 1,600 cycles
-    k.submit(r);
+    EXPECT_NE(k.submit(r), kNoRequest);
     k.run_until(1600);
     return k.stats();
 }
@@ -55,7 +55,7 @@ TEST(KernelThrottler, Throttler_limits_only_its_own_client) {
         r.client = *k.client_index(n);
         r.partitions = 8;
         r.bytes = 8 * 10000;
-        k.submit(r);
+        EXPECT_NE(k.submit(r), kNoRequest);
     }
     k.run_until(1600);
     const Stats& s = k.stats();

@@ -308,7 +308,7 @@ TEST(TraceErrors, Truncated_and_corrupt_binary) {
     }
     {
         std::string bad = bin;
-        bad[detail::kBinaryHeaderBytes + detail::kBinaryNameBytes] = 0x7f;   // first access record's tag
+        bad[kBinaryHeaderBytes + kBinaryNameBytes] = 0x7f;   // first access record's tag
         std::istringstream in(bad);
         TraceReader r(in, "t.sbt");
         Record rec;
@@ -504,9 +504,9 @@ TEST(TraceRoundTrip, Records_survive_binary_field_by_field) {
 
 TEST(TraceRoundTrip, Binary_record_sizes_are_fixed) {
     const std::string one_access = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n");
-    EXPECT_EQ(one_access.size(), detail::kBinaryHeaderBytes + detail::kBinaryNameBytes + detail::kBinaryAccessBytes);
+    EXPECT_EQ(one_access.size(), kBinaryHeaderBytes + kBinaryNameBytes + kBinaryAccessBytes);
     const std::string two = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n1 pe_client_0 rd 0x0 1 8\n");
-    EXPECT_EQ(two.size(), one_access.size() + detail::kBinaryAccessBytes);   // the name is defined once
+    EXPECT_EQ(two.size(), one_access.size() + kBinaryAccessBytes);   // the name is defined once
     const std::string instr = to_binary("sbufsim-trace 1\nact queue=q src=bf16@0 dst=bf16@0 partitions=1\n");
-    EXPECT_EQ(instr.size(), detail::kBinaryHeaderBytes + detail::kBinaryNameBytes + detail::kBinaryInstructionBytes);
+    EXPECT_EQ(instr.size(), kBinaryHeaderBytes + kBinaryNameBytes + kBinaryInstructionBytes);
 }

@@ -59,7 +59,8 @@ AddressMap::AddressMap(const Params& p)
     sbuf_partitions_per_cluster_ = sbuf_.partitions / sbuf_.clusters;
     // Two halves per cluster (seed 000 §3: 8 clusters × 2 halves = 16 ECC banks).
     if (sbuf_partitions_per_cluster_ % 2 != 0) bad_geometry("an SBUF cluster must hold an even number of partitions");
-    if (sbuf_.clusters * 2 > 16) bad_geometry("more than 16 SBUF ECC banks do not fit the 16-bit bank mask");
+    if (sbuf_.clusters * 2 > kMaxSbufEccBanks)
+        bad_geometry("more than " + std::to_string(kMaxSbufEccBanks) + " SBUF ECC banks do not fit the bank mask");
     sbuf_partitions_per_half_ = sbuf_partitions_per_cluster_ / 2;
     if (sbuf_.half_offset_bit >= 32) bad_geometry("sbuf.half_offset_bit must be < 32");
 
@@ -74,7 +75,8 @@ AddressMap::AddressMap(const Params& p)
         psum_partitions_per_cluster_ = isa_.quadrant_partitions;
         const std::uint32_t clusters =
             (psum_.partitions + psum_partitions_per_cluster_ - 1) / psum_partitions_per_cluster_;
-        if (clusters * psum_.banks > 32) bad_geometry("more than 32 PSUM ECC banks do not fit the 32-bit bank mask");
+        if (clusters * psum_.banks > kMaxPsumEccBanks)
+            bad_geometry("more than " + std::to_string(kMaxPsumEccBanks) + " PSUM ECC banks do not fit the bank mask");
         psum_quadrant_bytes_ = psum_.partition_stride * isa_.quadrant_partitions;
     } else {
         psum_quadrant_bytes_ = 1;  // never used: addr_in_psum is always false

@@ -133,12 +133,12 @@ int cmd_bench(const std::vector<std::string>& args, Io io) {
         const Cycle end = std::min<Cycle>(kernel.now() + chunk, cycles);
         for (std::uint32_t k = 0; k < traffic.clients(); ++k) {
             if (saturated) {
-                while (kernel.queued(traffic.client(k)) < depth) kernel.submit(traffic.next(k));
+                while (kernel.queued(traffic.client(k)) < depth) static_cast<void>(kernel.submit(traffic.next(k)));  // no queue limit
             } else {
                 while (horizon[k] < end) {
                     const Request r = traffic.next(k);
                     horizon[k] = r.issue;
-                    kernel.submit(r);
+                    static_cast<void>(kernel.submit(r));  // no queue limit: never refused
                 }
             }
         }

@@ -31,6 +31,7 @@
 
 #include "cli/commands.h"
 #include "cli/outputs.h"
+#include "sbufsim/output/progress.h"
 #include "sbufsim/sweep/sweep.h"
 #include "sbufsim/trace/trace.h"
 
@@ -175,39 +176,6 @@ Row reap(Worker& w, const Job& job, std::size_t ncols, bool timed_out, double ti
     return sweep::make_row(job, {}, sweep::kStatusCrashed, describe_exit(status));
 }
 
-class Progress {
-public:
-    Progress(std::ostream& os, bool on, std::size_t total)
-        : os_(os), on_(on), total_(total), start_(std::chrono::steady_clock::now()) {}
-    void update(std::size_t done) {
-        if (!on_) return;
-        const double s = seconds();
-        const double rate = s > 0 ? static_cast<double>(done) / s : 0;
-        const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
-        const std::size_t width = 30, fill = total_ ? done * width / total_ : width;
-        os_ << "\r[" << std::string(fill, '#') << std::string(width - fill, '.') << "] " << done << "/" << total_
-            << " points  " << std::fixed << std::setprecision(1) << rate << " pt/s  ETA " << clock(eta) << "   "
-            << std::flush;
-    }
-    void finish() {
-        if (on_) os_ << "\n" << std::flush;
-    }
-    double seconds() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    }
-
-private:
-    static std::string clock(double s) {
-        const long t = static_cast<long>(s + 0.5);
-        char b[32];
-        std::snprintf(b, sizeof b, "%ld:%02ld", t / 60, t % 60);
-        return b;
-    }
-    std::ostream& os_;
-    bool on_;
-    std::size_t total_;
-    std::chrono::steady_clock::time_point start_;
-};
 
 // Runs `tasks` on up to `jobs` children at once; `done(task, row)` is called in completion order.
 // Milliseconds until the earliest deadline, -1 (wait forever) without a timeout.
@@ -519,7 +487,8 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         if (fresh && header) journal->write(sweep::csv_line(cols) + "\n");
         if (!fresh && !ends_with_newline(o.out)) journal->write("\n");  // end a row cut off mid-line
     }
-    Progress progress(io.err, !o.quiet && &io.err == &std::cerr && ::isatty(2), tasks.size());
+    Progress progress(io.err, !o.quiet && &io.err == &std::cerr && Progress::stderr_is_terminal(), tasks.size(), "sweep",
+                      "pt");
     progress.update(0);
     std::size_t finished = 0;
     run_pool(base, tasks, o.jobs, cols, o.timeout, [&](std::size_t, Row row) {

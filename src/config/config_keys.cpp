@@ -94,7 +94,7 @@ KeySpec boolean(std::string name, Ref ref, const Meta& m) {
 }
 
 template <class E, class Ref>
-KeySpec choice(std::string name, Ref ref, std::vector<std::string> names, const Meta& m) {
+KeySpec choice(std::string name, Ref ref, const std::vector<std::string>& names, const Meta& m) {
     KeySpec k = described(std::move(name), KeyType::choice, m);
     k.choices = names;
     return bound(std::move(k), ref,
@@ -299,6 +299,13 @@ std::vector<KeySpec> build_table() {
                     {"partitions", "seed 000 §7.3", MOD, "partitions one Q7 AXI beat covers (q7.bus_bytes each)"}));
 
     // --- arbiter (seed 000 §7.1) -----------------------------------------------------------
+    const std::vector<std::string> policies(kArbiterPolicyNames.begin(), kArbiterPolicyNames.end());
+    t.push_back(choice<ArbiterPolicyId>("arbiter.stage1.policy", [](Params& p) -> auto& { return p.arbiter.stage1_policy; },
+                                        policies, {"", "seed 000 §7.1", HO,
+                                                   "policy of the stage-1 (PE-array client) arbiter: priority_dwrr is the hardware's, the others are what-ifs (docs/kernel.md)"}));
+    t.push_back(choice<ArbiterPolicyId>("arbiter.stage2.policy", [](Params& p) -> auto& { return p.arbiter.stage2_policy; },
+                                        policies, {"", "seed 000 §7.1", HO,
+                                                   "policy of the stage-2 (engine and PE-read) arbiter: priority_dwrr is the hardware's, the others are what-ifs (docs/kernel.md)"}));
     for (std::uint32_t i = 0; i < kStage1Clients; ++i) {
         auto name = "pe_client_" + std::to_string(i);
         arb_pair(t, "arbiter.stage1." + name,

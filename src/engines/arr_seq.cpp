@@ -51,7 +51,7 @@ void ArrSeq::read_by_row_group(const TensorAccess& a, Cycle now, RequestSet& int
         part.first = static_cast<std::uint16_t>(p);
         part.parts = static_cast<std::uint16_t>(stop - p);
         const std::uint32_t rg = std::min<std::uint32_t>(q, 3);
-        into.submit(kernel_, (make_request(pe_rd_[rg], Op::rd, part, now + csr_.rg_stagger[rg])));
+        into.submit(kernel_, make_request(pe_rd_[rg], Op::rd, part, now + csr_.rg_stagger[rg]));
         p = stop;
     }
     stats_.bytes_read += a.total_bytes();
@@ -66,7 +66,7 @@ void ArrSeq::start_ldweights(const ArrSeqInstr& i, Cycle now) {
     ldw_.reqs.clear();
     // The fan-out client reads the whole stationary tile once (see arr_seq.h).
     if (i.src.present()) {
-        ldw_.reqs.submit(kernel_, (make_request(pe_rd_[kStage1Clients - 1], Op::rd, i.src, now)));
+        ldw_.reqs.submit(kernel_, make_request(pe_rd_[kStage1Clients - 1], Op::rd, i.src, now));
         stats_.bytes_read += i.src.total_bytes();
     }
     ++arr_.ldweights;
@@ -109,7 +109,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& i, Cycle now) {
     if (has_psum_ && i.dst.present()) {
         const bool begin = i.acc_flags & 1u;
         const Cycle at = now + timing_.pe_drain_latency;
-        array_drain_.submit(kernel_, (make_request(pe_wr_, begin ? Op::wr : Op::raw, i.dst, at)));
+        array_drain_.submit(kernel_, make_request(pe_wr_, begin ? Op::wr : Op::raw, i.dst, at));
         if (at > now) unproduced_.push(at);
         (begin ? arr_.psum_write_bytes : arr_.psum_accumulate_bytes) += i.dst.total_bytes();
         stats_.bytes_written += i.dst.total_bytes();

@@ -53,7 +53,7 @@ void ComputeEngine::submit(const TensorAccess& a, bool write, Cycle issue) {
     if (psum && !clients_.has_psum) return;  // the checker rejects PSUM on a PSUM-less generation
     const ClientId c = write ? (psum ? clients_.psum_wr : clients_.sbuf_wr)
                              : (psum ? clients_.psum_rd : clients_.sbuf_rd);
-    reqs_.submit(kernel_, (make_request(c, write ? Op::wr : Op::rd, a, issue)));
+    reqs_.submit(kernel_, make_request(c, write ? Op::wr : Op::rd, a, issue));
     (write ? stats_.bytes_written : stats_.bytes_read) += a.total_bytes();
 }
 

@@ -55,11 +55,11 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     const DmaInstr& d = q.q.front();
     begin(d.sync, d.line, now);
     if (d.rd.present()) {
-        reqs_.submit(kernel_, (make_request(client_, Op::rd, d.rd, now)));
+        reqs_.submit(kernel_, make_request(client_, Op::rd, d.rd, now));
         stats_.bytes_read += d.rd.total_bytes();
     }
     if (d.wr.present()) {
-        reqs_.submit(kernel_, (make_request(client_, Op::wr, d.wr, now)));
+        reqs_.submit(kernel_, make_request(client_, Op::wr, d.wr, now));
         stats_.bytes_written += d.wr.total_bytes();
     }
     compute_end_ = now + transfer_cycles(d);

@@ -18,7 +18,7 @@ double Q7Core::cost_cycles(const Q7Instr& i) const {
 void Q7Core::start(const Q7Instr& h, Cycle now) {
     if (h.access.present() && h.access.region == Region::sbuf) {
         const Cycle issue = now + clock_.to_kernel(timing_.q7_fixed_overhead);
-        reqs_.submit(kernel_, (make_request(client_, h.op, h.access, issue)));
+        reqs_.submit(kernel_, make_request(client_, h.op, h.access, issue));
         (h.op == Op::rd ? stats_.bytes_read : stats_.bytes_written) += h.access.total_bytes();
     }
     compute_end_ = now + clock_.to_kernel(cost_cycles(h));

@@ -4,6 +4,7 @@
 #include <bit>
 #include <stdexcept>
 #include <string>
+#include <variant>
 
 #include "sbufsim/stats/window_stats.h"
 
@@ -92,12 +93,18 @@ struct Kernel::Port {
 };
 
 Kernel::Kernel(const Params& p, KernelOptions options)
-    : params_(p), options_(options), clients_(p), tdm_(p.tdm), n_(clients_.size()) {
-    if (p.sbuf.ecc_banks > 16 || p.sbuf.ecc_banks == 0 || p.sbuf.clusters == 0 ||
+    : params_(p),
+      options_(options),
+      clients_(p),
+      tdm_(p.tdm),
+      stage1_(make_arbiter(p.arbiter.stage1_policy)),
+      stage2_(make_arbiter(p.arbiter.stage2_policy)),
+      n_(clients_.size()) {
+    if (p.sbuf.ecc_banks > kMaxSbufEccBanks || p.sbuf.ecc_banks == 0 || p.sbuf.clusters == 0 ||
         p.sbuf.partitions % p.sbuf.clusters != 0)
         bad("sbuf.ecc_banks = " + std::to_string(p.sbuf.ecc_banks) + " / sbuf.clusters = " +
             std::to_string(p.sbuf.clusters) + " do not fit a 16-bit SBUF bank mask");
-    if (p.has_psum() && (p.psum.ecc_banks > 32 || p.psum.ecc_clusters == 0 ||
+    if (p.has_psum() && (p.psum.ecc_banks > kMaxPsumEccBanks || p.psum.ecc_clusters == 0 ||
                          p.psum.partitions % p.psum.ecc_clusters != 0 || p.psum.bank_size == 0 ||
                          p.psum.banks * p.psum.ecc_clusters != p.psum.ecc_banks))
         bad("psum.ecc_banks = " + std::to_string(p.psum.ecc_banks) +
@@ -141,11 +148,11 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         switch (ci.group) {
             case ClientGroup::stage1:
                 stage1_mask_ |= bit(c);
-                stage1_.add_port(c, ci.arb.prio, ci.arb.weight);
+                std::visit([&](auto& a) { a.add_port(c, ci.arb.prio, ci.arb.weight); }, stage1_);
                 break;
             case ClientGroup::stage2:
                 stage2_mask_ |= bit(c);
-                stage2_.add_port(c, ci.arb.prio, ci.arb.weight);
+                std::visit([&](auto& a) { a.add_port(c, ci.arb.prio, ci.arb.weight); }, stage2_);
                 break;
             case ClientGroup::dma:
             case ClientGroup::q7: {
@@ -173,7 +180,7 @@ Kernel::Kernel(const Params& p, KernelOptions options)
             if (ci.act) act_psum_ |= bit(c);
         }
     }
-    stage2_.add_port(kPeRdPort, p.arbiter.pe_rd.prio, p.arbiter.pe_rd.weight);
+    std::visit([&](auto& a) { a.add_port(kPeRdPort, p.arbiter.pe_rd.prio, p.arbiter.pe_rd.weight); }, stage2_);
 
     if (options_.completion_capacity) ring_.resize(std::max(options_.completion_capacity, 2 * n_));
 
@@ -496,7 +503,7 @@ struct Kernel::CycleGrants {
 
 // Greedy grant over one region (SBUF or PSUM): in grant order, a beat goes if all its banks are
 // still free this cycle. `order` holds `segments` client masks, each visited lowest bit first
-// (Arbiter::segments); bit kPeRdPort stands for the stage-1 winner `pe_winner`. `excl_a` /
+// (arbiter.h, segments()); bit kPeRdPort stands for the stage-1 winner `pe_winner`. `excl_a` /
 // `excl_b` are the two sides of a concurrency rule, used only with kRules (a rule is on).
 // Losers are charged here; the granted beats are listed in `g` and moved by step().
 template <bool kRules>
@@ -563,7 +570,8 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
 }
 
 // Evaluates cycle t; run() has made every head issued by t ready (refresh_ready).
-void Kernel::step(Cycle t) {
+template <class Stage1, class Stage2>
+void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     ++stats_.cycles;
     ++stats_.stepped;
     // slot = t mod max_slots, without a division on consecutive cycles.
@@ -628,12 +636,13 @@ void Kernel::step(Cycle t) {
         return;
     }
 
-    // Stage 1: one PE client wins (strict priority, then DWRR; seed 000 §7.1).
+    // Stage 1: one PE client wins (arbiter.stage1.policy; the hardware's is strict priority, then
+    // DWRR, seed 000 §7.1).
     const std::uint64_t s1 = sb & stage1_mask_;
     std::uint32_t winner = kPeRdPort;
     std::uint64_t s1_contended = 0;
     if (s1) {
-        winner = stage1_.first(s1);
+        winner = arb1.first(s1);
         if (const std::uint64_t losers = s1 & ~bit(winner)) {
             for_each_bit(losers, [&](std::uint32_t c) {
                 charge(c, StallCause::stage1_loss);
@@ -647,13 +656,13 @@ void Kernel::step(Cycle t) {
     // order for DMA), then the other class on the banks left free (work-conserving mode).
     const std::uint64_t c2 = (sb & stage2_mask_) | (s1 ? bit(kPeRdPort) : 0);
     const std::uint64_t d = sb & dma_class_;
-    std::uint64_t order[2 * Arbiter::kPorts];  // 2 masks per level with candidates
+    std::uint64_t order[2 * kArbiterPorts];  // at most 2 masks per candidate (arbiter.h)
     std::uint32_t n = 0;
     if (prec == TdmClass::dma) {
         n += dma_arb_.segments(d, order + n);
-        n += stage2_.segments(c2, order + n);
+        n += arb2.segments(c2, order + n);
     } else {
-        n += stage2_.segments(c2, order + n);
+        n += arb2.segments(c2, order + n);
         n += dma_arb_.segments(d, order + n);
     }
 
@@ -665,7 +674,7 @@ void Kernel::step(Cycle t) {
 
     // PSUM: its own banks and arbiter, no TDM (INFERRED).
     if (ps) {
-        std::uint64_t porder[2 * Arbiter::kPorts];
+        std::uint64_t porder[2 * kArbiterPorts];
         const std::uint32_t pn = psum_arb_.segments(ps, porder);
         if (dve_psum_ | act_psum_)
             grant_region<true>(g, porder, pn, kPeRdPort, dve_psum_, act_psum_, false, prec, t);
@@ -674,11 +683,11 @@ void Kernel::step(Cycle t) {
         psum_arb_.settle(ps, g.granted & ps);
     }
 
-    // Arbiter state moves only where two or more contended (arbiter.h).
+    // The arbiters' state after the cycle (arbiter.h, settle()).
     const std::uint64_t granted = g.granted;
     const bool pe_granted = s1 && (granted & bit(winner));
-    if (s1) stage1_.settle(s1, pe_granted ? bit(winner) : 0);
-    stage2_.settle(c2, (granted & stage2_mask_) | (pe_granted ? bit(kPeRdPort) : 0));
+    if (s1) arb1.settle(s1, pe_granted ? bit(winner) : 0);
+    arb2.settle(c2, (granted & stage2_mask_) | (pe_granted ? bit(kPeRdPort) : 0));
     if (d) dma_arb_.settle(d, granted & d);
 
     const std::uint64_t gs = granted & sbuf_mask_;
@@ -760,7 +769,8 @@ void Kernel::skip(Cycle from, Cycle to, bool gated) {
 // again and only their runs count down and the round-robin pointers move. Taken up to the cycle
 // in which the shortest run ends, a pending request issues, the strict-TDM precedence changes or
 // `target`; identical to stepping them (tests/test_kernel_accounting.cpp).
-void Kernel::leap(Cycle target) {
+template <class Stage1, class Stage2>
+void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
     Cycle len = std::min<Cycle>(steady_.cycles, target - now_);
     if (next_issue_ != kNever) len = std::min(len, next_issue_ - now_);
     if (tdm_.strict() && steady_.sbuf) len = std::min(len, tdm_.next_change(now_ - 1) - now_);
@@ -774,7 +784,9 @@ void Kernel::leap(Cycle target) {
         if (!steady_.sbuf) ss.idle += k;
     });
     for_each_bit(steady_.granted, [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(len); });
-    stage2_.settle_granted(steady_.stage2, len);
+    // A steady cycle has at most one stage-1 candidate (a second would have lost), granted.
+    if (const std::uint64_t s1 = steady_.granted & stage1_mask_) arb1.settle_granted(s1, len);
+    arb2.settle_granted(steady_.stage2, len);
     if (steady_.dma) dma_arb_.settle_granted(steady_.dma, len);
     if (steady_.psum) psum_arb_.settle_granted(steady_.psum, len);
     steady_.on = false;  // taken; the next step decides again
@@ -783,6 +795,12 @@ void Kernel::leap(Cycle target) {
 }
 
 RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {
+    return std::visit([&](auto& arb1, auto& arb2) { return run_with(arb1, arb2, target, until_drained, watch); },
+                      stage1_, stage2_);
+}
+
+template <class Stage1, class Stage2>
+RunStatus Kernel::run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_drained, std::uint64_t watch) {
     const bool skipping = !options_.step_every_cycle;
     watch_ = watch;
     watched_done_ = false;
@@ -798,10 +816,10 @@ RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {
             now_ = to;
             continue;
         }
-        step(t);
+        step(t, arb1, arb2);
         now_ = t + 1;
         if (watched_done_) return RunStatus::watched;
-        if (steady_.on && skipping && !probe_) leap(target);
+        if (steady_.on && skipping && !probe_) leap(target, arb1, arb2);
         if (gated_only_) {
             const Cycle to = std::min({next_issue_, gate_release_, target});
             if (to == kNever) return RunStatus::stuck;  // nothing can ever open the gates
@@ -829,30 +847,32 @@ void Kernel::flush_bank_grants(std::uint32_t c) {
     p.grant_count = 0;
 }
 
-const Stats& Kernel::stats() {
+const Stats& Kernel::stats() const {
+    report_ = stats_;
     for (std::uint32_t c = 0; c < n_; ++c) {
-        Port& p = ports_[c];
+        const Port& p = ports_[c];
         // The head run was counted when it was loaded: its beats not granted yet stay pending.
         const std::uint64_t outstanding = p.head != p.tail ? std::uint64_t{run_left_[c]} + 1 : 0;
-        p.grant_count -= outstanding;
-        flush_bank_grants(c);
-        p.grant_count = outstanding;
-        ClientStats& cs = stats_.clients[c];
+        // Bank grants not yet flushed into stats_ (flush_bank_grants), without the pending ones.
+        const std::uint64_t unflushed = p.grant_count - outstanding;
+        if (unflushed)
+            for_each_bit(p.grant_mask, [&](std::uint32_t b) { report_.banks[b].grants[c] += unflushed; });
+        ClientStats& cs = report_.clients[c];
         cs.requests = p.requests;
         cs.beats_requested = p.beats_requested;
         cs.stalls = p.stalls;
-        cs.beats = p.beats;
+        cs.beats = p.beats + unflushed;
         cs.bytes = p.bytes_moved - outstanding * p.beat_bytes;
         cs.contended = contended_[c];
         cs.won_contended = won_[c];
         cs.max_stall_run = p.max_run;
     }
-    for (std::size_t b = 0; b < stats_.banks.size(); ++b) {
-        stats_.banks[b].conflict_cycles = bank_conflicts_[b];
-        stats_.banks[b].stalls = bank_stalls_[b];
+    for (std::size_t b = 0; b < report_.banks.size(); ++b) {
+        report_.banks[b].conflict_cycles = bank_conflicts_[b];
+        report_.banks[b].stalls = bank_stalls_[b];
     }
-    stats_.finalize();
-    return stats_;
+    report_.finalize();
+    return report_;
 }
 
 }  // namespace sbufsim

@@ -12,14 +12,14 @@ namespace sbufsim {
 
 namespace {
 
-// 1234 -> "1.23k", 5600000 -> "5.60M".
+// 1234 -> "1.23k", 5600000 -> "5.60M", 42 -> "42", 2.5 -> "2.5" (slow rates, e.g. sweep points).
 std::string human(double v) {
     const char* unit = "";
     if (v >= 1e9) v /= 1e9, unit = "G";
     else if (v >= 1e6) v /= 1e6, unit = "M";
     else if (v >= 1e3) v /= 1e3, unit = "k";
     char b[32];
-    std::snprintf(b, sizeof b, *unit ? "%.2f%s" : "%.0f%s", v, unit);
+    std::snprintf(b, sizeof b, *unit ? "%.2f%s" : v < 10 && v != static_cast<double>(static_cast<long long>(v)) ? "%.1f%s" : "%.0f%s", v, unit);
     return b;
 }
 
@@ -33,12 +33,19 @@ std::string clock(double seconds) {
 
 }  // namespace
 
-Progress::Progress(std::ostream& os, bool enabled, std::uint64_t total, std::string label)
-    : os_(os), enabled_(enabled), total_(total), label_(std::move(label)), start_(Clock::now()), last_(start_) {}
+Progress::Progress(std::ostream& os, bool enabled, std::uint64_t total, std::string label, std::string unit)
+    : os_(os),
+      enabled_(enabled),
+      total_(total),
+      label_(std::move(label)),
+      unit_(std::move(unit)),
+      start_(Clock::now()),
+      last_(start_) {}
 
 Progress::~Progress() { finish(); }
 
-std::string Progress::render(const std::string& label, std::uint64_t done, std::uint64_t total, double seconds) {
+std::string Progress::render(const std::string& label, std::uint64_t done, std::uint64_t total, double seconds,
+                             const std::string& unit) {
     // Built with append() only: GCC 12 warns (-Wrestrict, a false positive) on chains of operator+.
     std::string s;
     s.append(label).append(" ");
@@ -51,7 +58,8 @@ std::string Progress::render(const std::string& label, std::uint64_t done, std::
         std::snprintf(pct, sizeof pct, " %3d%%", static_cast<int>(f * 100));
         s.append(pct);
     }
-    s.append("  ").append(human(static_cast<double>(done))).append(" rec  ").append(human(rate)).append(" rec/s");
+    s.append("  ").append(human(static_cast<double>(done))).append(" ").append(unit).append("  ");
+    s.append(human(rate)).append(" ").append(unit).append("/s");
     if (total && rate > 0 && done < total) s.append("  ETA ").append(clock(static_cast<double>(total - done) / rate));
     return s;
 }
@@ -63,7 +71,7 @@ void Progress::update(std::uint64_t done) {
     last_ = now;
     const double secs = std::chrono::duration<double>(now - start_).count();
     // \r + erase-to-end-of-line: redraw in place without leaving a longer old line's tail.
-    os_ << "\r\x1b[K" << render(label_, done, total_, secs) << std::flush;
+    os_ << "\r\x1b[K" << render(label_, done, total_, secs, unit_) << std::flush;
     drawn_ = true;
 }
 
@@ -72,6 +80,8 @@ void Progress::finish() {
     os_ << "\r\x1b[K" << std::flush;
     drawn_ = false;
 }
+
+double Progress::seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 bool Progress::stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 

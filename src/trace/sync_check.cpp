@@ -21,7 +21,7 @@ SyncCheck::SyncCheck(const Params& params, std::string file)
       total_(params.isa.num_semaphores, 0),
       blocked_on_(params.isa.num_semaphores) {}
 
-// The replay's in-order units (replay.cpp, route()): one per engine for the PE array and the
+// The replay's in-order units (replay_session.cpp, route()): one per engine for the PE array and the
 // compute engines, one per DMA queue name, one per Q7 core.
 std::uint32_t SyncCheck::unit_of(const Record& rec) {
     std::uint64_t key = 0;

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <ostream>
 
-#include "sbufsim/trace/trace.h"
+#include "trace_binary.h"
 
 namespace sbufsim::detail {
 

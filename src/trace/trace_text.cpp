@@ -1,6 +1,8 @@
 // The trace AST helpers, the text form (parser and canonical printer), and the format-sniffing
-// reader / writer front ends. The binary form is trace_binary.cpp. Syntax: docs/trace-format.md.
+// reader / writer front ends. The binary form is trace_binary.cpp, the read buffer
+// chunked_input.cpp. Syntax: docs/trace-format.md.
 #include "sbufsim/trace/trace.h"
+#include "trace_binary.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/text.h"
 
@@ -135,74 +137,6 @@ std::uint32_t WaitResolver::resolve(NameId queue, const SemWait& w) {
     return ++counts_[(std::uint32_t{queue} << 16) | w.sem];
 }
 
-// ---- buffered input ---------------------------------------------------------------------------
-
-namespace detail {
-
-ChunkedInput::ChunkedInput(std::istream& in, std::size_t chunk) : in_(in), buf_(chunk) {}
-
-bool ChunkedInput::failed() const { return in_.bad(); }
-
-bool ChunkedInput::fill(std::size_t need) {
-    // Move the unread tail to the front, grow only when one item is larger than the buffer.
-    if (pos_ > 0) {
-        std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
-        end_ -= pos_;
-        pos_ = 0;
-    }
-    if (need > buf_.size()) buf_.resize(need);
-    while (end_ < need && !eof_) {
-        const auto got = in_.rdbuf() ? in_.rdbuf()->sgetn(buf_.data() + end_,
-                                                          static_cast<std::streamsize>(buf_.size() - end_))
-                                     : 0;
-        if (got <= 0) eof_ = true;
-        else end_ += static_cast<std::size_t>(got);
-    }
-    return end_ >= need;
-}
-
-const char* ChunkedInput::peek(std::size_t n) {
-    if (end_ - pos_ < n && !fill(n)) return nullptr;
-    return buf_.data() + pos_;
-}
-
-bool ChunkedInput::next_line(std::string_view& line, bool& too_long, std::size_t max_line) {
-    too_long = false;
-    for (;;) {
-        const char* begin = buf_.data() + pos_;
-        const std::size_t avail = end_ - pos_;
-        if (const void* nl = std::memchr(begin, '\n', avail)) {
-            const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
-            line = std::string_view(begin, len);
-            pos_ += len + 1;
-            return true;
-        }
-        if (eof_) {
-            if (avail == 0) return false;
-            line = std::string_view(begin, avail);   // last line without a newline
-            pos_ = end_;
-            return true;
-        }
-        if (avail >= max_line) {
-            // Skip the rest of an absurdly long line; report its head.
-            too_long = true;
-            line = std::string_view(begin, std::min<std::size_t>(avail, 80));
-            pos_ = end_;
-            for (;;) {
-                if (!fill(1)) return true;
-                const char* b = buf_.data() + pos_;
-                if (const void* nl = std::memchr(b, '\n', end_ - pos_)) {
-                    pos_ += static_cast<std::size_t>(static_cast<const char*>(nl) - b) + 1;
-                    return true;
-                }
-                pos_ = end_;
-            }
-        }
-        fill(avail + 1);
-    }
-}
-
-}  // namespace detail
 
 // ---- text parsing -----------------------------------------------------------------------------
 

@@ -92,6 +92,27 @@ struct LoadRef {
     std::uint32_t offset = 0;  // slot byte offset in the partition
 };
 
+// One GEMM's tiling and the loads written ahead of the PE (GemmEmitter::State::run). Steps run
+// over n-blocks, m-blocks inside them, k-tiles innermost: step s = (nb * MBLK + mb) * KT + kt.
+struct GemmPass {
+    explicit GemmPass(const GemmShape& s) : shape(s) {}
+    const GemmShape& shape;
+    std::uint64_t MT = 0, NT = 0, KT = 0, NBLK = 0, MBLK = 0, steps = 0;
+    bool resident = false;         // stationary slices kept for every m-block of an n-block
+    std::uint64_t pe_base = 0;     // S_PE value when this GEMM starts
+    std::vector<LoadRef> moving, stationary;
+    std::vector<bool> stationary_fresh;   // loaded, not yet waited for
+};
+
+// The tiles of one k-step.
+struct KStep {
+    std::uint64_t nb = 0, mb = 0, kt = 0;
+    std::uint32_t rows = 0;        // K rows of this k-tile
+    Placement pr;                  // where those rows sit
+    std::uint64_t nt0 = 0, mt0 = 0;   // the block's first n / m tile
+    std::uint64_t nbc = 0, mbc = 0;   // n / m tiles in the block
+};
+
 }  // namespace
 
 void GemmStats::add(const GemmStats& o) {
@@ -179,6 +200,15 @@ struct GemmEmitter::State {
                  std::uint32_t elems, std::uint64_t wait_pe, std::uint64_t& role_bytes);
     void store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems, std::uint64_t g, std::uint32_t slot);
     GemmStats run(const GemmShape& shape, Epilogue epi);
+
+    // The steps of run(), in order.
+    GemmPass plan_pass(const GemmShape& shape);
+    KStep kstep(const GemmPass& p, std::uint64_t s) const;
+    std::uint64_t ring_free(const GemmPass& p, std::uint64_t s) const;
+    void write_loads(GemmPass& p, std::uint64_t s);
+    void emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t s, std::uint64_t block_groups);
+    void evacuate_block(const GemmPass& p, const KStep& k, Epilogue epi, std::uint64_t block_groups);
+    void evacuate_group(std::uint32_t cols, const Placement& pc, std::uint32_t m_elems, std::uint64_t g, Epilogue epi);
 };
 
 void GemmEmitter::State::validate_options() {
@@ -339,7 +369,8 @@ void GemmEmitter::State::store(std::uint32_t rows, std::uint32_t addr, std::uint
     out_store[slot] = LoadRef{q, ++dma_count[q], 0};
 }
 
-GemmStats GemmEmitter::State::run(const GemmShape& shape, Epilogue epi) {
+// The GEMM's tiling, checked: tile counts, blocks, whether the stationary slices stay resident.
+GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
     if (shape.m == 0 || shape.n == 0 || shape.k == 0)
         fail("GEMM " + (shape.name.empty() ? std::string("shape") : shape.name) + " " + std::to_string(shape.m) + "x" +
              std::to_string(shape.n) + "x" + std::to_string(shape.k) + ": M, N and K must be at least 1");
@@ -349,162 +380,198 @@ GemmStats GemmEmitter::State::run(const GemmShape& shape, Epilogue epi) {
     cur.tile_m = tile_m;
     cur.tile_n = tile_n;
     cur.tile_k = tile_k;
-    const std::uint64_t MT = ceil_div(shape.m, tile_m), NT = ceil_div(shape.n, tile_n), KT = ceil_div(shape.k, tile_k);
-    cur.m_tiles = MT;
-    cur.n_tiles = NT;
-    cur.k_tiles = KT;
-    const std::uint64_t NBLK = ceil_div(NT, opt.block_n), MBLK = ceil_div(MT, opt.block_m);
+    GemmPass p(shape);
+    p.MT = ceil_div(shape.m, tile_m);
+    p.NT = ceil_div(shape.n, tile_n);
+    p.KT = ceil_div(shape.k, tile_k);
+    cur.m_tiles = p.MT;
+    cur.n_tiles = p.NT;
+    cur.k_tiles = p.KT;
+    p.NBLK = ceil_div(p.NT, opt.block_n);
+    p.MBLK = ceil_div(p.MT, opt.block_m);
     // Resident stationary only pays when several m-blocks reuse it, and needs two n-blocks' slices.
     // (bufs <= MBLK·KT: the loads written ahead never reach two n-blocks further on.)
-    const bool resident = opt.stationary != Residency::off && MBLK > 1 && 2 * KT <= layout.stationary_slots &&
-                          opt.bufs <= MBLK * KT;
-    if (opt.stationary == Residency::on && MBLK > 1 && !resident)
-        fail("--stationary resident: K = " + std::to_string(shape.k) + " needs " + std::to_string(2 * KT) +
+    p.resident = opt.stationary != Residency::off && p.MBLK > 1 && 2 * p.KT <= layout.stationary_slots &&
+                 opt.bufs <= p.MBLK * p.KT;
+    if (opt.stationary == Residency::on && p.MBLK > 1 && !p.resident)
+        fail("--stationary resident: K = " + std::to_string(shape.k) + " needs " + std::to_string(2 * p.KT) +
              " stationary slots, the layout has " + std::to_string(layout.stationary_slots));
-    cur.stationary_resident = resident;
+    cur.stationary_resident = p.resident;
+    p.steps = p.NBLK * p.MBLK * p.KT;
+    p.pe_base = pe_steps;
+    p.moving.resize(opt.bufs);
+    p.stationary.resize(p.resident ? 2 * p.KT : opt.bufs);
+    p.stationary_fresh.assign(p.stationary.size(), false);
+    return p;
+}
 
-    const std::uint64_t steps = NBLK * MBLK * KT;
-    const std::uint64_t pe_base = pe_steps;   // S_PE value when this GEMM starts
+KStep GemmEmitter::State::kstep(const GemmPass& p, std::uint64_t s) const {
+    KStep k;
+    k.nb = s / (p.MBLK * p.KT);
+    k.mb = (s / p.KT) % p.MBLK;
+    k.kt = s % p.KT;
+    k.rows = extent(p.shape.k, tile_k, k.kt);
+    k.pr = place(k.rows, opt.row_quadrant);
+    k.nt0 = k.nb * opt.block_n;
+    k.mt0 = k.mb * opt.block_m;
+    k.nbc = std::min<std::uint64_t>(opt.block_n, p.NT - k.nt0);
+    k.mbc = std::min<std::uint64_t>(opt.block_m, p.MT - k.mt0);
+    return k;
+}
+
+// S_PE value that frees the ring slot step s overwrites: the k-step `bufs` earlier, or, when
+// that belonged to an earlier GEMM of the trace, all of that GEMM.
+std::uint64_t GemmEmitter::State::ring_free(const GemmPass& p, std::uint64_t s) const {
+    return s >= opt.bufs ? p.pe_base + (s - opt.bufs) + 1 : p.pe_base;
+}
+
+// The DMA loads step s reads: its moving slice, and its stationary slice unless a resident one
+// is reused.
+void GemmEmitter::State::write_loads(GemmPass& p, std::uint64_t s) {
+    const KStep k = kstep(p, s);
     const std::uint32_t bufs = opt.bufs;
-    // S_PE value that frees the ring slot step s overwrites: the k-step `bufs` earlier, or, when
-    // that belonged to an earlier GEMM of the trace, all of that GEMM.
-    auto ring_free = [&](std::uint64_t s) { return s >= bufs ? pe_base + (s - bufs) + 1 : pe_base; };
-    auto step_of = [&](std::uint64_t nb, std::uint64_t mb, std::uint64_t kt) { return (nb * MBLK + mb) * KT + kt; };
-
-    std::vector<LoadRef> moving(bufs), stationary(resident ? 2 * KT : bufs);
-    std::vector<bool> stationary_fresh(stationary.size(), false);   // loaded, not yet waited for
-    auto write_loads = [&](std::uint64_t s) {
-        const std::uint64_t nb = s / (MBLK * KT), mb = (s / KT) % MBLK, kt = s % KT;
-        const std::uint32_t rows = extent(shape.k, tile_k, kt);
-        const Placement pr = place(rows, opt.row_quadrant);
-        const std::uint64_t n_lo = nb * opt.block_n * tile_n, m_lo = mb * opt.block_m * tile_m;
-        const std::uint32_t n_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_n * std::uint64_t{tile_n}, shape.n - n_lo));
-        const std::uint32_t m_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_m * std::uint64_t{tile_m}, shape.m - m_lo));
-        if (!resident || mb == 0) {
-            std::size_t pos;
-            std::uint64_t wait;
-            if (resident) {
-                pos = (nb % 2) * KT + kt;
-                wait = nb >= 2 ? pe_base + step_of(nb - 2, MBLK - 1, kt) + 1 : pe_base;
-            } else {
-                pos = s % bufs;
-                wait = ring_free(s);
-            }
-            const std::uint32_t off = layout.stationary_offset + static_cast<std::uint32_t>(pos) * layout.stationary_slot;
-            stationary[pos] = load(st_rr, rows, pr.partition, off, n_width, wait, cur.stationary_bytes);
-            stationary_fresh[pos] = true;
+    const std::uint64_t n_lo = k.nb * opt.block_n * tile_n, m_lo = k.mb * opt.block_m * tile_m;
+    const std::uint32_t n_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_n * std::uint64_t{tile_n}, p.shape.n - n_lo));
+    const std::uint32_t m_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_m * std::uint64_t{tile_m}, p.shape.m - m_lo));
+    if (!p.resident || k.mb == 0) {
+        std::size_t pos;
+        std::uint64_t wait;
+        if (p.resident) {
+            pos = (k.nb % 2) * p.KT + k.kt;
+            // The slot's previous slice served n-block nb - 2; its last reader is that block's
+            // last m-block at this k-tile.
+            wait = k.nb >= 2 ? p.pe_base + ((k.nb - 2) * p.MBLK + p.MBLK - 1) * p.KT + k.kt + 1 : p.pe_base;
+        } else {
+            pos = s % bufs;
+            wait = ring_free(p, s);
         }
-        const std::uint32_t off = layout.moving_offset + static_cast<std::uint32_t>(s % bufs) * layout.moving_slot;
-        moving[s % bufs] = load(mv_rr, rows, pr.partition, off, m_width, ring_free(s), cur.moving_bytes);
-    };
+        const std::uint32_t off = layout.stationary_offset + static_cast<std::uint32_t>(pos) * layout.stationary_slot;
+        p.stationary[pos] = load(st_rr, k.rows, k.pr.partition, off, n_width, wait, cur.stationary_bytes);
+        p.stationary_fresh[pos] = true;
+    }
+    const std::uint32_t off = layout.moving_offset + static_cast<std::uint32_t>(s % bufs) * layout.moving_slot;
+    p.moving[s % bufs] = load(mv_rr, k.rows, k.pr.partition, off, m_width, ring_free(p, s), cur.moving_bytes);
+}
 
+// Step s on the PE: per n-tile of the block one LoadStationary, then one matmul per m-tile.
+void GemmEmitter::State::emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t s, std::uint64_t block_groups) {
     const bool fp32 = ds == 4;
+    const std::uint64_t KT = p.KT, kt = k.kt;
+    const std::size_t spos = p.resident ? (k.nb % 2) * KT + kt : s % opt.bufs;
+    const LoadRef& st = p.stationary[spos];
+    const LoadRef& mv = p.moving[s % opt.bufs];
+    const std::uint8_t flags = KT == 1 ? 3 : kt == 0 ? 1 : kt == KT - 1 ? 2 : 0;   // seed 000 §5.4
+    for (std::uint64_t j = 0; j < k.nbc; ++j) {
+        const std::uint32_t cols = extent(p.shape.n, tile_n, k.nt0 + j);
+        const Placement pc = place(cols, opt.psum_quadrant);
+        Record& lw = begin(RecordKind::ldweights, kPeQueue);
+        lw.src = onchip(opt.dtype, sbuf(k.pr.partition, st.offset + static_cast<std::uint32_t>(j) * tile_n * ds), cols);
+        lw.rows = static_cast<std::uint16_t>(k.rows);
+        lw.cols = static_cast<std::uint16_t>(cols);
+        if (j == 0 && p.stationary_fresh[spos]) add_wait(lw, st.queue, st.count);
+        emit();
+        ++cur.ldweights;
+        for (std::uint64_t i = 0; i < k.mbc; ++i) {
+            const std::uint32_t m_elems = extent(p.shape.m, tile_m, k.mt0 + i);
+            const std::uint64_t g = block_groups + j * k.mbc + i;
+            const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
+            Record& mm = begin(RecordKind::matmul, kPeQueue);
+            mm.src = onchip(opt.dtype, sbuf(k.pr.partition, mv.offset + static_cast<std::uint32_t>(i) * tile_m * ds), m_elems);
+            mm.dst = onchip(Dtype::fp32, map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size)), m_elems);
+            mm.num_active_rows = static_cast<std::uint8_t>(k.rows);
+            mm.num_active_cols = static_cast<std::uint8_t>(cols);
+            mm.row_grp = k.pr.group;
+            mm.col_grp = pc.group;
+            mm.xbus_sel = static_cast<std::uint8_t>(mm_xbus_sel_for(pc.group).value_or(0));
+            mm.acc_flags = flags;
+            mm.zero_region = zero_region;
+            if (j == 0 && i == 0) add_wait(mm, mv.queue, mv.count);
+            // BEGIN reuses a PSUM bank: the group that held it must have been evacuated.
+            if (kt == 0 && g >= psum_slots) add_wait(mm, sem_act, g - psum_slots + 1);
+            if (kt == KT - 1) add_signal(mm, sem_end);
+            if (j + 1 == k.nbc && i + 1 == k.mbc) add_signal(mm, sem_pe);   // the k-step's last reader
+            emit();
+            ++cur.matmuls;
+            cur.pe_cycles += std::max<std::uint64_t>(m_elems, 64) * (fp32 ? 4 : 1);   // PUBLIC_FACTS
+        }
+    }
+    p.stationary_fresh[spos] = false;
+}
+
+// The block's groups all ended in its last k-step: evacuate and store them, in END order.
+void GemmEmitter::State::evacuate_block(const GemmPass& p, const KStep& k, Epilogue epi, std::uint64_t block_groups) {
+    for (std::uint64_t j = 0; j < k.nbc; ++j) {
+        const std::uint32_t cols = extent(p.shape.n, tile_n, k.nt0 + j);
+        const Placement pc = place(cols, opt.psum_quadrant);
+        for (std::uint64_t i = 0; i < k.mbc; ++i)
+            evacuate_group(cols, pc, extent(p.shape.m, tile_m, k.mt0 + i), block_groups + j * k.mbc + i, epi);
+    }
+}
+
+// PSUM group g → its SBUF result slot (ACT; with softmax a DVE row max before and a row sum
+// after), then the slot → HBM.
+void GemmEmitter::State::evacuate_group(std::uint32_t cols, const Placement& pc, std::uint32_t m_elems,
+                                        std::uint64_t g, Epilogue epi) {
+    const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
+    const std::uint32_t psum = map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size));
+    const std::uint32_t slot = static_cast<std::uint32_t>(g % layout.out_slots);
+    const std::uint32_t out = sbuf(pc.partition, layout.out_offset + slot * layout.out_slot);
+    const std::uint32_t stats = sbuf(pc.partition, layout.stats_offset + slot * 8);
+    const LoadRef prev_store = out_store[slot];
+    std::uint64_t act_after = 0;   // DVE count the ACT waits for (softmax)
+    if (epi == Epilogue::softmax) {
+        Record& mx = begin(RecordKind::dve, kDveQueue);   // row max, read from PSUM
+        mx.src = onchip(Dtype::fp32, psum, m_elems);
+        mx.dst = onchip(Dtype::fp32, stats, 1);
+        mx.partitions = static_cast<std::uint16_t>(cols);
+        mx.fn = "max";
+        add_wait(mx, sem_end, g + 1);
+        add_signal(mx, sem_dve);
+        emit();
+        ++cur.dve;
+        act_after = ++dve_count;
+    }
+    Record& a = begin(RecordKind::act, kActQueue);
+    a.src = onchip(Dtype::fp32, psum, m_elems);
+    a.dst = onchip(out_dtype, out, m_elems);
+    a.partitions = static_cast<std::uint16_t>(cols);
+    a.fn = epi == Epilogue::softmax ? "exp" : "copy";
+    if (epi == Epilogue::softmax) add_wait(a, sem_dve, act_after);
+    else add_wait(a, sem_end, g + 1);
+    // The result slot's previous tile must have left for HBM.
+    if (prev_store.count) add_wait(a, prev_store.queue, prev_store.count);
+    add_signal(a, sem_act);
+    emit();
+    ++cur.act;
+    if (epi == Epilogue::softmax) {
+        Record& sum = begin(RecordKind::dve, kDveQueue);   // row sum of the probabilities
+        sum.src = onchip(out_dtype, out, m_elems);
+        sum.dst = onchip(Dtype::fp32, stats + 4, 1);
+        sum.partitions = static_cast<std::uint16_t>(cols);
+        sum.fn = "sum";
+        add_wait(sum, sem_act, g + 1);
+        add_signal(sum, sem_dve);
+        emit();
+        ++cur.dve;
+        ++dve_count;
+    }
+    store(cols, out, m_elems, g, slot);
+}
+
+// One GEMM: the loads run up to `bufs` steps ahead of the PE; each block's last k-step is
+// followed by its evacuation.
+GemmStats GemmEmitter::State::run(const GemmShape& shape, Epilogue epi) {
+    GemmPass p = plan_pass(shape);
     std::uint64_t block_groups = groups;   // global index of the block's first group
     std::uint64_t next_load = 0;
-    for (std::uint64_t s = 0; s < steps; ++s) {
-        while (next_load < steps && next_load < s + bufs) write_loads(next_load++);
-        const std::uint64_t nb = s / (MBLK * KT), mb = (s / KT) % MBLK, kt = s % KT;
-        const std::uint32_t rows = extent(shape.k, tile_k, kt);
-        const Placement pr = place(rows, opt.row_quadrant);
-        const std::uint64_t nt0 = nb * opt.block_n, mt0 = mb * opt.block_m;
-        const std::uint64_t nbc = std::min<std::uint64_t>(opt.block_n, NT - nt0), mbc = std::min<std::uint64_t>(opt.block_m, MT - mt0);
-        const std::size_t spos = resident ? (nb % 2) * KT + kt : s % bufs;
-        const LoadRef& st = stationary[spos];
-        const LoadRef& mv = moving[s % bufs];
-        const std::uint8_t flags = KT == 1 ? 3 : kt == 0 ? 1 : kt == KT - 1 ? 2 : 0;   // seed 000 §5.4
-
-        for (std::uint64_t j = 0; j < nbc; ++j) {
-            const std::uint32_t cols = extent(shape.n, tile_n, nt0 + j);
-            const Placement pc = place(cols, opt.psum_quadrant);
-            Record& lw = begin(RecordKind::ldweights, kPeQueue);
-            lw.src = onchip(opt.dtype, sbuf(pr.partition, st.offset + static_cast<std::uint32_t>(j) * tile_n * ds), cols);
-            lw.rows = static_cast<std::uint16_t>(rows);
-            lw.cols = static_cast<std::uint16_t>(cols);
-            if (j == 0 && stationary_fresh[spos]) add_wait(lw, st.queue, st.count);
-            emit();
-            ++cur.ldweights;
-            for (std::uint64_t i = 0; i < mbc; ++i) {
-                const std::uint32_t m_elems = extent(shape.m, tile_m, mt0 + i);
-                const std::uint64_t g = block_groups + j * mbc + i;
-                const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
-                Record& mm = begin(RecordKind::matmul, kPeQueue);
-                mm.src = onchip(opt.dtype, sbuf(pr.partition, mv.offset + static_cast<std::uint32_t>(i) * tile_m * ds), m_elems);
-                mm.dst = onchip(Dtype::fp32, map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size)), m_elems);
-                mm.num_active_rows = static_cast<std::uint8_t>(rows);
-                mm.num_active_cols = static_cast<std::uint8_t>(cols);
-                mm.row_grp = pr.group;
-                mm.col_grp = pc.group;
-                mm.xbus_sel = static_cast<std::uint8_t>(mm_xbus_sel_for(pc.group).value_or(0));
-                mm.acc_flags = flags;
-                mm.zero_region = zero_region;
-                if (j == 0 && i == 0) add_wait(mm, mv.queue, mv.count);
-                // BEGIN reuses a PSUM bank: the group that held it must have been evacuated.
-                if (kt == 0 && g >= psum_slots) add_wait(mm, sem_act, g - psum_slots + 1);
-                if (kt == KT - 1) add_signal(mm, sem_end);
-                if (j + 1 == nbc && i + 1 == mbc) add_signal(mm, sem_pe);   // the k-step's last reader
-                emit();
-                ++cur.matmuls;
-                cur.pe_cycles += std::max<std::uint64_t>(m_elems, 64) * (fp32 ? 4 : 1);   // PUBLIC_FACTS
-            }
-        }
-        stationary_fresh[spos] = false;
+    for (std::uint64_t s = 0; s < p.steps; ++s) {
+        while (next_load < p.steps && next_load < s + opt.bufs) write_loads(p, next_load++);
+        const KStep k = kstep(p, s);
+        emit_matmuls(p, k, s, block_groups);
         ++pe_steps;
-        if (kt + 1 < KT) continue;
-
-        // The block's groups all ended in this k-step: evacuate and store them, in END order.
-        for (std::uint64_t j = 0; j < nbc; ++j) {
-            const std::uint32_t cols = extent(shape.n, tile_n, nt0 + j);
-            const Placement pc = place(cols, opt.psum_quadrant);
-            for (std::uint64_t i = 0; i < mbc; ++i) {
-                const std::uint32_t m_elems = extent(shape.m, tile_m, mt0 + i);
-                const std::uint64_t g = block_groups + j * mbc + i;
-                const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
-                const std::uint32_t psum = map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size));
-                const std::uint32_t slot = static_cast<std::uint32_t>(g % layout.out_slots);
-                const std::uint32_t out = sbuf(pc.partition, layout.out_offset + slot * layout.out_slot);
-                const std::uint32_t stats = sbuf(pc.partition, layout.stats_offset + slot * 8);
-                const LoadRef prev_store = out_store[slot];
-                std::uint64_t act_after = 0;   // DVE count the ACT waits for (softmax)
-                if (epi == Epilogue::softmax) {
-                    Record& mx = begin(RecordKind::dve, kDveQueue);   // row max, read from PSUM
-                    mx.src = onchip(Dtype::fp32, psum, m_elems);
-                    mx.dst = onchip(Dtype::fp32, stats, 1);
-                    mx.partitions = static_cast<std::uint16_t>(cols);
-                    mx.fn = "max";
-                    add_wait(mx, sem_end, g + 1);
-                    add_signal(mx, sem_dve);
-                    emit();
-                    ++cur.dve;
-                    act_after = ++dve_count;
-                }
-                Record& a = begin(RecordKind::act, kActQueue);
-                a.src = onchip(Dtype::fp32, psum, m_elems);
-                a.dst = onchip(out_dtype, out, m_elems);
-                a.partitions = static_cast<std::uint16_t>(cols);
-                a.fn = epi == Epilogue::softmax ? "exp" : "copy";
-                if (epi == Epilogue::softmax) add_wait(a, sem_dve, act_after);
-                else add_wait(a, sem_end, g + 1);
-                // The result slot's previous tile must have left for HBM.
-                if (prev_store.count) add_wait(a, prev_store.queue, prev_store.count);
-                add_signal(a, sem_act);
-                emit();
-                ++cur.act;
-                if (epi == Epilogue::softmax) {
-                    Record& sum = begin(RecordKind::dve, kDveQueue);   // row sum of the probabilities
-                    sum.src = onchip(out_dtype, out, m_elems);
-                    sum.dst = onchip(Dtype::fp32, stats + 4, 1);
-                    sum.partitions = static_cast<std::uint16_t>(cols);
-                    sum.fn = "sum";
-                    add_wait(sum, sem_act, g + 1);
-                    add_signal(sum, sem_dve);
-                    emit();
-                    ++cur.dve;
-                    ++dve_count;
-                }
-                store(cols, out, m_elems, g, slot);
-            }
-        }
-        block_groups += nbc * mbc;
+        if (k.kt + 1 < p.KT) continue;
+        evacuate_block(p, k, epi, block_groups);
+        block_groups += k.nbc * k.mbc;
     }
     cur.psum_groups = block_groups - groups;
     groups = block_groups;

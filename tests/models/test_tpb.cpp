@@ -120,7 +120,7 @@ TEST_F(TpbTest, Kernel_bank_stats_feed_the_bank_counters) {
     r.first_partition = 0;
     r.partitions = 32;  // banks 0..3
     r.bytes = 64;
-    k.submit(r);
+    EXPECT_NE(k.submit(r), kNoRequest);
     k.run_to_completion();
     Tpb& t = make(p);
     t.add_kernel_stats(k.stats());

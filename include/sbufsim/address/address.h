@@ -33,6 +33,10 @@ enum class DecodeStatus : std::uint8_t {
 };
 std::string_view to_string(DecodeStatus s);
 
+// ECC banks the bank masks hold: SBUF banks in 16 bits, PSUM banks in 32 (AddressMap, the kernel).
+inline constexpr std::uint32_t kMaxSbufEccBanks = 16;
+inline constexpr std::uint32_t kMaxPsumEccBanks = 32;
+
 // The ECC-bank coordinates of one (partition, offset).
 // SBUF: 8 clusters × 2 halves = 16 banks (seed 000 §3); `half` is meaningful, `hw_bank` is 0.
 // PSUM: 4 clusters × 8 = 32 banks (seed 000 §4); `hw_bank` is the 2048-B matmul bank and

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace sbufsim {
 
@@ -21,6 +22,14 @@ enum class HalfSelect : std::uint8_t { partition, offset };
 // Order of service among DMA-class clients (DMA queues, Q7 masters) inside one cycle
 // (seed 000 §9: "Q7-vs-SDMA arbitration order inside the DMA slot" is LOW).
 enum class DmaOrder : std::uint8_t { round_robin, dma_first, q7_first };
+
+// Arbitration policy of the stage-1 or stage-2 SBUF arbiter (arbiter.stage1.policy,
+// arbiter.stage2.policy): an index into kArbiterPolicyNames, which lists the kernel's policy
+// registry (include/sbufsim/kernel/arbiter_registry.h) in its order; the registry checks the two
+// lists against each other when it compiles. 0 is the hardware's priority + DWRR (seed 000 §7.1).
+enum class ArbiterPolicyId : std::uint8_t {};
+inline constexpr std::array<std::string_view, 4> kArbiterPolicyNames = {
+    "priority_dwrr", "round_robin", "oldest_first", "fixed_priority"};
 
 // One arbitration client's CSR pair: 3-bit strict priority (higher wins), 4-bit DWRR weight.
 struct ArbWeights {
@@ -123,6 +132,7 @@ struct WidthParams {
 inline constexpr std::uint32_t kStage1Clients = 5;
 
 struct ArbiterParams {
+    ArbiterPolicyId stage1_policy{}, stage2_policy{};  // priority_dwrr
     std::array<ArbWeights, kStage1Clients> stage1{};
     ArbWeights pool_rd{}, act_rd{}, pool_wr{}, act_wr{};
     ArbWeights pe_rd{1, 1};                    // the only non-zero reset priority

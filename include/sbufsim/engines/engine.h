@@ -5,7 +5,10 @@
 // engines): the instruction in flight, its bank requests, retirement (signals, statistics,
 // timeline) and the wake-up cycle. InOrderEngine adds the single in-order queue the compute
 // engines and Q7 cores have; each engine keeps only its cost model and how it starts an
-// instruction. The semaphore file, timing constants and statistics types are in semaphores.h.
+// instruction. The pieces they share have their own headers: semaphores.h (the semaphore file,
+// wait/signal sets), clock_domain.h, engine_stats.h, instr_event.h, request_set.h,
+// tensor_access.h and types/ring.h (the in-order queue); the timing constants are Params
+// (config/params.h, keys timing.*).
 #pragma once
 
 #include <algorithm>
@@ -14,8 +17,16 @@
 #include <utility>
 #include <vector>
 
-#include "sbufsim/kernel/kernel.h"
+#include "sbufsim/address/address.h"
+#include "sbufsim/config/params.h"
+#include "sbufsim/engines/clock_domain.h"
+#include "sbufsim/engines/engine_stats.h"
+#include "sbufsim/engines/instr_event.h"
+#include "sbufsim/engines/request_set.h"
 #include "sbufsim/engines/semaphores.h"
+#include "sbufsim/engines/tensor_access.h"
+#include "sbufsim/kernel/kernel.h"
+#include "sbufsim/types/ring.h"
 
 namespace sbufsim {
 
@@ -157,10 +168,10 @@ public:
     }
 
 protected:
-    InOrderEngine(std::string name, Kernel& kernel, Semaphores& sems, const EngineTiming& t,
+    InOrderEngine(const std::string& name, Kernel& kernel, Semaphores& sems, const EngineTiming& t,
                   std::vector<InstrEvent>* timeline, std::uint16_t index)
         : SerialEngine(kernel, sems, t, timeline, index), queue_name_(name) {
-        stats_.name = std::move(name);
+        stats_.name = name;
     }
     // Issues the requests of `i` (begin() has run) and sets compute_end_.
     virtual void start(const Instr& i, Cycle now) = 0;

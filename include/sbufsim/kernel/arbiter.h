@@ -1,160 +1,44 @@
-// Strict priority + deficit-weighted round robin among equal priorities: the policy of both
-// stages of the SBUF cluster arbiter (tpb_sbuf_cluster.json arb_stage1/arb_stage2, seed 000
-// §7.1), reused for the DMA-class order and the PSUM arbiter (INFERRED, docs/kernel.md).
+// The arbitration-policy seam: what the kernel asks of an arbiter, and the limits it relies on.
 //
-// Ports are bit positions 0..63 of a 64-bit mask. Each port has a 3-bit priority (higher wins)
-// and a 4-bit weight. Inside one priority level a pointer names the favoured port, which keeps
-// first place for `weight` granted beats, then the pointer moves past it (a deficit of one beat
-// per grant, refilled to `weight` when the pointer reaches a port).
+// An arbiter orders the ports (bit positions 0..63 of a 64-bit candidate mask) that want a bank
+// in one cycle and keeps whatever state its policy needs between cycles. The kernel holds the
+// stage-1 and stage-2 arbiters as one of the registered policies (arbiter_registry.h) and picks
+// the step loop compiled for that pair once per run, so every call below is a direct, inlinable
+// call: no virtual dispatch, no allocation, no strings in the cycle loop.
 //
-// State only changes in settle(), and only for levels where two or more ports contended in that
-// cycle, so cycles without contention (and skipped idle cycles) leave it untouched.
+// The contract (checked for every registered policy by tests/test_kernel_policies.cpp):
+//   add_port(port, prio, weight)  setup only: declare a port with its CSR priority and weight
+//                                 (a policy may ignore either).
+//   segments(candidates, out)     the grant order as masks, each visited lowest bit first: writes
+//                                 at most 2 * popcount(candidates) + 1 masks (the last one may be
+//                                 written but not counted) and returns how many count.
+//   first(candidates)             the first port of that order (candidates != 0).
+//   settle(candidates, granted)   after a cycle: `candidates` took part, `granted` of them moved.
+//                                 Never called in a cycle without candidates, so a policy's state
+//                                 may not depend on cycles passing.
+//   settle_granted(candidates, n) the same as n calls of settle(candidates, candidates): the
+//                                 kernel's leap over n identical cycles in which every candidate
+//                                 was granted (kernel.cpp, leap()); must not cost n.
 #pragma once
 
-#include <algorithm>
-#include <array>
-#include <bit>
+#include <concepts>
 #include <cstdint>
-#include <vector>
+#include <string_view>
 
 namespace sbufsim {
 
-class Arbiter {
-public:
-    static constexpr std::uint32_t kPorts = 64;
+// Ports of one arbiter: the bits of a candidate mask.
+inline constexpr std::uint32_t kArbiterPorts = 64;
 
-    // Setup: declare a port. Weight 0 is treated as 1 (a 0 weight would starve the port forever;
-    // the seeds do not say what the RTL does with it, INFERRED).
-    void add_port(std::uint32_t port, std::uint32_t prio, std::uint32_t weight);
-
-    // Writes the ports of `candidates` in grant order (priority descending, then cyclic from the
-    // level's pointer) to `out` and returns how many. `out` must hold popcount(candidates).
-    std::uint32_t order(std::uint64_t candidates, std::uint8_t* out) const;
-
-    // The same order as masks, for callers that walk it once: per priority level with candidates
-    // (highest first) the candidates at or after the level's pointer, then those before it; each
-    // mask is visited lowest bit first. Writes the non-empty ones of those 2 masks per level to
-    // `out` (room for 2 * popcount(candidates) + 1 needed) and returns how many.
-    std::uint32_t segments(std::uint64_t candidates, std::uint64_t* out) const;
-
-    // The single winner (first in order()); only meaningful when candidates != 0.
-    std::uint32_t first(std::uint64_t candidates) const;
-
-    // Updates the DWRR state after a cycle: `candidates` are the ports that took part in order(),
-    // `granted` the subset that got their beat through.
-    void settle(std::uint64_t candidates, std::uint64_t granted);
-    // The same as `cycles` calls of settle(candidates, candidates): every candidate granted in
-    // each of that many consecutive cycles. Whole rounds of a level (every contender served its
-    // weight) leave it as it was, so the cost is one round at most.
-    void settle_granted(std::uint64_t candidates, std::uint64_t cycles);
-
-private:
-    struct Level {
-        std::uint32_t prio = 0;
-        std::uint64_t members = 0;
-        std::uint32_t ptr = 0;      // favoured port (or where the search for it starts)
-        std::uint32_t credit = 0;   // grants left for the port at ptr
-        bool fresh = true;          // credit not yet loaded for the port at ptr
+template <class A>
+concept ArbitrationPolicy = std::default_initializable<A> && std::copyable<A> &&
+    requires(A a, const A ca, std::uint32_t port, std::uint64_t mask, std::uint64_t* out) {
+        { A::kName } -> std::convertible_to<std::string_view>;
+        a.add_port(port, port, port);
+        { ca.segments(mask, out) } -> std::same_as<std::uint32_t>;
+        { ca.first(mask) } -> std::same_as<std::uint32_t>;
+        a.settle(mask, mask);
+        a.settle_granted(mask, mask);
     };
-    static std::uint32_t favoured(const Level& l, std::uint64_t m);
-
-    std::vector<Level> levels_;  // sorted by priority, highest first
-    std::array<std::uint8_t, kPorts> weight_{};
-};
-
-// Hot path, inline: called several times per kernel cycle.
-
-// First port of `m` at or after the level's pointer, cyclically.
-inline std::uint32_t Arbiter::favoured(const Level& l, std::uint64_t m) {
-    const std::uint64_t hi = m & (~std::uint64_t{0} << l.ptr);
-    return static_cast<std::uint32_t>(std::countr_zero(hi ? hi : m));
-}
-
-inline std::uint32_t Arbiter::order(std::uint64_t candidates, std::uint8_t* out) const {
-    std::uint32_t n = 0;
-    for (const Level& l : levels_) {
-        const std::uint64_t m = candidates & l.members;
-        if (!m) continue;
-        const std::uint64_t split = ~std::uint64_t{0} << l.ptr;
-        for (std::uint64_t hi = m & split; hi; hi &= hi - 1)
-            out[n++] = static_cast<std::uint8_t>(std::countr_zero(hi));
-        for (std::uint64_t lo = m & ~split; lo; lo &= lo - 1)
-            out[n++] = static_cast<std::uint8_t>(std::countr_zero(lo));
-    }
-    return n;
-}
-
-inline std::uint32_t Arbiter::segments(std::uint64_t candidates, std::uint64_t* out) const {
-    std::uint32_t n = 0;
-    for (const Level& l : levels_) {
-        const std::uint64_t m = candidates & l.members;
-        if (!m) continue;
-        const std::uint64_t split = ~std::uint64_t{0} << l.ptr;
-        // Empty halves are left out (written, not counted): the caller's loop skips them free.
-        out[n] = m & split;
-        n += (m & split) != 0;
-        out[n] = m & ~split;
-        n += (m & ~split) != 0;
-    }
-    return n;
-}
-
-inline std::uint32_t Arbiter::first(std::uint64_t candidates) const {
-    for (const Level& l : levels_) {
-        const std::uint64_t m = candidates & l.members;
-        if (m) return favoured(l, m);
-    }
-    return 0;
-}
-
-inline void Arbiter::settle(std::uint64_t candidates, std::uint64_t granted) {
-    for (Level& l : levels_) {
-        const std::uint64_t m = candidates & l.members;
-        if (!m || !(m & (m - 1))) continue;  // fewer than two contenders: no state change
-        // Written without branches (the outcome is data the predictor cannot learn):
-        // the favoured port gets its credit loaded when the pointer reaches it; a granted beat
-        // spends one (a blocked one keeps its turn), and the last one moves the pointer past it.
-        const std::uint32_t fav = favoured(l, m);
-        const bool load = (fav != l.ptr) | l.fresh;
-        const std::uint32_t loaded = weight_[fav];
-        std::uint32_t credit = load ? loaded : l.credit;
-        credit -= static_cast<std::uint32_t>(granted >> fav & 1);
-        const bool spent = credit == 0;  // credit >= 1 unless a grant just spent the last
-        l.ptr = spent ? (fav + 1) % kPorts : fav;
-        l.credit = credit;
-        l.fresh = spent;
-    }
-}
-
-inline void Arbiter::settle_granted(std::uint64_t candidates, std::uint64_t cycles) {
-    for (Level& l : levels_) {
-        const std::uint64_t m = candidates & l.members;
-        if (!m || !(m & (m - 1))) continue;  // fewer than two contenders: no state change
-        std::uint64_t left = cycles;
-        bool rounds_skipped = false;
-        while (left) {
-            // One turn: the favoured port keeps first place for its credit, then the pointer
-            // moves past it (settle(), one grant at a time).
-            const std::uint32_t fav = favoured(l, m);
-            if (fav != l.ptr || l.fresh) {
-                l.ptr = fav;
-                l.credit = weight_[fav];
-                l.fresh = false;
-            }
-            const std::uint64_t take = std::min<std::uint64_t>(left, l.credit);
-            l.credit -= static_cast<std::uint32_t>(take);
-            left -= take;
-            if (l.credit) break;
-            l.ptr = (fav + 1) % kPorts;
-            l.fresh = true;
-            if (!rounds_skipped) {  // a turn boundary: from here the turns repeat every round
-                std::uint64_t round = 0;
-                for (std::uint64_t r = m; r; r &= r - 1) round += weight_[std::countr_zero(r)];
-                left %= round;
-                rounds_skipped = true;
-            }
-        }
-    }
-}
 
 }  // namespace sbufsim

@@ -12,8 +12,10 @@
 //
 // Per cycle t, for every client whose head beat is ready (issue reached):
 //   dependency -> PSUM back-pressure -> TDM gate (strict mode) -> throttler -> stage 1 (PE clients,
-//   one winner) -> stage 2 (priority, DWRR) / DMA-class order -> greedy bank grant, precedence
-//   class of slot t first. PSUM banks are granted separately among the PSUM clients (no TDM).
+//   one winner) -> stage 2 / DMA-class order -> greedy bank grant, precedence class of slot t
+//   first. PSUM banks are granted separately among the PSUM clients (no TDM). Stage 1 and 2 run
+//   the policies of arbiter.stage1.policy / arbiter.stage2.policy (default priority + DWRR,
+//   arbiter_registry.h); the DMA-class order and PSUM always priority + DWRR.
 // A client moves at most one beat per cycle; a request's beats move in order, requests of one
 // client in submission order.
 #pragma once
@@ -24,7 +26,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sbufsim/kernel/arbiter.h"
+#include "sbufsim/address/address.h"
+#include "sbufsim/kernel/arbiter_registry.h"
 #include "sbufsim/kernel/clients.h"
 #include "sbufsim/config/params.h"
 #include "sbufsim/kernel/request.h"
@@ -75,7 +78,7 @@ public:
     // client's queue is at options.queue_limit. Throws std::invalid_argument for a malformed
     // request (unknown client, wrong region for the client, partitions or bytes out of range,
     // `after` naming a request not yet submitted). An issue cycle before now() counts as now().
-    RequestId submit(const Request& r);
+    [[nodiscard]] RequestId submit(const Request& r);
 
     // Simulates cycles [now(), target). Stops early when the completion ring is full, or after a
     // cycle in which a request of a client in `watch` (bit = client index) completed. With
@@ -106,8 +109,9 @@ public:
     // Oldest unread completion; false when none (or options.completion_capacity == 0).
     bool pop_completion(Completion& out);
 
-    // The statistics so far, derived fields filled in.
-    const Stats& stats();
+    // The statistics so far, derived fields filled in. Reading them changes nothing: the counters
+    // the cycle loop keeps aside are added into a copy, valid until the next call.
+    const Stats& stats() const;
 
     // Optional time-resolved recording (window_stats.h): per-bin bank grants, conflicts, stalls,
     // client bytes, TDM use and stall spans. Null (the default) costs one untaken branch per hook.
@@ -122,9 +126,15 @@ private:
     };
 
     RunStatus run(Cycle target, bool until_drained, std::uint64_t watch);
-    void step(Cycle t);
+    // The run loop, step and leap compiled for one pair of stage-1 / stage-2 policies
+    // (arbiter_registry.h): run() picks the pair once, so the cycle loop calls them directly.
+    template <class Stage1, class Stage2>
+    RunStatus run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_drained, std::uint64_t watch);
+    template <class Stage1, class Stage2>
+    void step(Cycle t, Stage1& arb1, Stage2& arb2);
     void skip(Cycle from, Cycle to, bool gated);
-    void leap(Cycle target);
+    template <class Stage1, class Stage2>
+    void leap(Cycle target, Stage1& arb1, Stage2& arb2);
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
                      std::uint64_t psum);
     template <typename F>
@@ -156,7 +166,8 @@ private:
     KernelOptions options_;
     ClientSet clients_;
     Tdm tdm_;
-    Arbiter stage1_, stage2_, dma_arb_, psum_arb_;
+    AnyArbiter stage1_, stage2_;  // arbiter.stage1.policy / arbiter.stage2.policy
+    PriorityDwrr dma_arb_, psum_arb_;
     std::uint32_t n_ = 0;
 
     // Client masks, fixed at setup.
@@ -209,6 +220,7 @@ private:
         std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
     } steady_;
     Stats stats_;
+    mutable Stats report_;  // what stats() returns: stats_ with the counters kept aside added
     ActivityProbe* probe_ = nullptr;
     // ECC banks of each client's head beat: the one field the grant loop reads for every
     // candidate, kept dense instead of inside the large Port records. One bit space for both
@@ -223,7 +235,7 @@ private:
     std::array<std::uint64_t, 64> stall_run_{};
     // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
     // records are large (names, vectors), so indexing them costs more than these flat arrays.
-    std::array<std::uint64_t, 48> bank_conflicts_{}, bank_stalls_{};  // 16 SBUF + 32 PSUM banks
+    std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{};
     // Fairness: cycles each client competed with another beat, and of those the cycles it won.
     // Counted where the grant loop already holds the client index (one add, no mask walk).
     std::array<std::uint64_t, 64> contended_{}, won_{};

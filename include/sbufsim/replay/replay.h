@@ -26,7 +26,8 @@
 
 #include "sbufsim/engines/arr_seq.h"
 #include "sbufsim/engines/dma_engine.h"
-#include "sbufsim/engines/semaphores.h"
+#include "sbufsim/engines/engine_stats.h"
+#include "sbufsim/engines/instr_event.h"
 #include "sbufsim/stats/stats.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/stats/window_stats.h"
@@ -80,7 +81,7 @@ struct ReplayResult {
 class ReplayError : public std::runtime_error {
 public:
     enum class Kind : std::uint8_t { invalid_trace, deadlock };
-    ReplayError(Kind kind, std::string message, std::vector<TraceError> errors = {})
+    ReplayError(Kind kind, const std::string& message, std::vector<TraceError> errors = {})
         : std::runtime_error(message), kind_(kind), errors_(std::move(errors)) {}
     Kind kind() const { return kind_; }
     const std::vector<TraceError>& errors() const { return errors_; }

@@ -49,8 +49,6 @@ inline constexpr std::string_view kBinaryExtension = ".sbt";
 inline constexpr std::uint32_t kMaxNames = 65535;
 inline constexpr std::size_t kMaxNameLength = 48;   // bytes; fits one binary name record
 inline constexpr std::uint32_t kMaxDims = 3;        // TENSOR3D: up to 3 free dimensions (seed 000 §5)
-inline constexpr std::uint32_t kMaxWaits = 2;       // wait= fields per instruction
-inline constexpr std::uint32_t kMaxSignals = 2;     // signal= fields per instruction
 
 enum class TraceFormat : std::uint8_t { text, binary };
 std::string_view to_string(TraceFormat f);
@@ -256,10 +254,8 @@ public:
 
     std::uint64_t records_read() const { return records_; }
 
-    // Implementation hook (trace_text.cpp / trace_binary.cpp); not part of the contract.
-    struct Impl;
-
 private:
+    struct Impl;  // the reader's parse state (trace_text.cpp)
     void open();
     std::unique_ptr<std::ifstream> owned_;
     std::istream* in_ = nullptr;
@@ -322,50 +318,12 @@ private:
     std::unordered_map<std::uint32_t, std::uint32_t> counts_;   // (queue << 16 | sem) → plain waits
 };
 
+// ---- binary form sizes ------------------------------------------------------------------------------
 
-// ---- implementation details shared by trace_text.cpp and trace_binary.cpp ----------------------
-namespace detail {
-
-// A large read buffer over an istream: lines and fixed-size records without a copy per record.
-class ChunkedInput {
-public:
-    explicit ChunkedInput(std::istream& in, std::size_t chunk = std::size_t{1} << 20);
-    // At least `n` bytes buffered at the returned pointer, or nullptr when the stream ends first
-    // (available() then says how many are left).
-    const char* peek(std::size_t n);
-    std::size_t available() const { return end_ - pos_; }
-    void consume(std::size_t n) { pos_ += n; }
-    // The next line without its '\n'; false at the end. A line longer than `max_line` is
-    // returned truncated with `too_long` set (the rest of it is skipped).
-    bool next_line(std::string_view& line, bool& too_long, std::size_t max_line = 65536);
-    bool failed() const;   // an I/O error (not end of file)
-
-private:
-    bool fill(std::size_t need);
-    std::istream& in_;
-    std::vector<char> buf_;
-    std::size_t pos_ = 0, end_ = 0;
-    bool eof_ = false;
-};
-
+// Bytes of the binary form's header and fixed-size records (docs/trace-format.md, "Binary form").
 inline constexpr std::size_t kBinaryHeaderBytes = 64;
 inline constexpr std::size_t kBinaryNameBytes = 64;
 inline constexpr std::size_t kBinaryAccessBytes = 24;
 inline constexpr std::size_t kBinaryInstructionBytes = 160;
-
-// Binary header and records (trace_binary.cpp). Readers return the error in `err`.
-bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err);
-ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
-                              std::uint64_t& ordinal);
-void write_binary_header(std::ostream& out, const TraceHeader& h);
-void write_binary_record(std::ostream& out, NameTable& defined, const Record& rec);
-// The text reader's rules for a decoded instruction record (the binary reader checks what the text
-// syntax enforces): a field its kind does not take is unset, every operand it requires is given,
-// a q7 op is rd or wr. False with the field and the reason (the text reader's words).
-bool check_kind_fields(const Record& rec, std::string& field, std::string& reason);
-// A client, queue, fn (max_len kMaxNameLength) or generation (31) name the text form can carry.
-bool valid_trace_name(std::string_view name, std::size_t max_len);
-
-}  // namespace detail
 
 }  // namespace sbufsim

@@ -27,6 +27,11 @@ enum class Op : std::uint8_t {
     raw,  // read-add-write: every chunk takes a read slot, then a write slot on the same banks
 };
 
+// Semaphore fields of one instruction (docs/trace-format.md): the trace records, the checker and
+// the engines' wait/signal sets all hold this many.
+inline constexpr std::uint32_t kMaxWaits = 2;    // wait= fields per instruction
+inline constexpr std::uint32_t kMaxSignals = 2;  // signal= fields per instruction
+
 // Which TDM slot class a client's SBUF beats belong to (seed 000 §7.2); PSUM clients have none.
 enum class TdmClass : std::uint8_t { compute, dma, none };
 

@@ -1,10 +1,10 @@
-#include "sbufsim/kernel/arbiter.h"
+#include "sbufsim/kernel/arb_priority_dwrr.h"
 
 #include <algorithm>
 
 namespace sbufsim {
 
-void Arbiter::add_port(std::uint32_t port, std::uint32_t prio, std::uint32_t weight) {
+void PriorityDwrr::add_port(std::uint32_t port, std::uint32_t prio, std::uint32_t weight) {
     weight_[port] = static_cast<std::uint8_t>(std::max<std::uint32_t>(1, weight));
     auto it = std::find_if(levels_.begin(), levels_.end(),
                            [&](const Level& l) { return l.prio == prio; });

@@ -1,0 +1,38 @@
+// A FIFO ring that only grows (by doubling, outside steady state): the engines' in-order queues
+// hold the replay's bounded look-ahead without an allocation per instruction.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sbufsim {
+
+template <class T>
+class Ring {
+public:
+    Ring() : buf_(8) {}
+    bool empty() const { return head_ == tail_; }
+    std::size_t size() const { return static_cast<std::size_t>(tail_ - head_); }
+    T& front() { return buf_[head_ & (buf_.size() - 1)]; }
+    const T& front() const { return buf_[head_ & (buf_.size() - 1)]; }
+    void pop() { ++head_; }
+    void push(const T& v) {
+        if (size() == buf_.size()) grow();
+        buf_[tail_ & (buf_.size() - 1)] = v;
+        ++tail_;
+    }
+
+private:
+    void grow() {
+        std::vector<T> bigger(buf_.size() * 2);
+        for (std::size_t i = 0; i < size(); ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+        tail_ = size();
+        head_ = 0;
+        buf_.swap(bigger);
+    }
+    std::vector<T> buf_;
+    std::uint64_t head_ = 0, tail_ = 0;
+};
+
+}  // namespace sbufsim

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Checks the C++ a change touches, as CI does: the changed sources (src/, models/) against
+# .clang-tidy (a finding fails), and the changed lines against .clang-format (reported). The tree
+# as a whole is not reformatted: only what a change writes has to follow the rules.
+#
+#   scripts/lint.sh [BASE] [BUILD_DIR]
+#     BASE       the commit the change starts from (default: main when it exists, else HEAD~1)
+#     BUILD_DIR  a configured build with compile_commands.json (default: build/)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+base=${1:-}
+if [[ -z $base ]]; then
+  if git rev-parse -q --verify main >/dev/null; then base=main; else base=HEAD~1; fi
+fi
+build=${2:-$here/build}
+for tool in git-clang-format clang-tidy; do
+  command -v "$tool" >/dev/null || { echo "lint.sh: $tool not found (apt-get install clang-format clang-tidy)" >&2; exit 2; }
+done
+[[ -f $build/compile_commands.json ]] ||
+  { echo "lint.sh: no $build/compile_commands.json: configure the build first (scripts/setup.sh)" >&2; exit 2; }
+
+failed=0
+# Layout is reported, not enforced: code moved between files counts as changed lines, and
+# reformatting it would bury the move in the history.
+layout=$(git clang-format --quiet --diff "$base" -- '*.h' '*.cpp' '*.cc' 2>&1 || true)
+if [[ -n $layout && $layout != *"no modified files"* && $layout != *"did not modify"* ]]; then
+  echo "$layout"
+  echo "lint.sh: note: the lines above differ from .clang-format (new code: git clang-format $base)" >&2
+fi
+mapfile -t sources < <(git diff --name-only --diff-filter=AM "$base" -- 'src/*.cpp' 'src/*.cc' 'models/*.cpp')
+if ((${#sources[@]})); then
+  if ! clang-tidy -p "$build" --quiet "${sources[@]}" 2>/dev/null; then
+    echo "lint.sh: clang-tidy found problems in: ${sources[*]}" >&2
+    failed=1
+  fi
+fi
+((failed == 0)) && echo "lint: ${#sources[@]} changed source(s) since $base: ok"
+exit "$failed"

@@ -1,0 +1,422 @@
+#include "sbufsim/replay/replay_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+namespace sbufsim {
+
+namespace {
+constexpr std::uint32_t kUnresolved = 0xffffffffu;
+
+// Runs `f` (a kernel call) and, when `seconds` is set, adds its wall-clock time to it
+// (ReplayOptions::kernel_seconds); unmeasured runs pay one null test.
+template <class F>
+RunStatus in_kernel(double* seconds, F&& f) {
+    if (!seconds) return f();
+    const auto t0 = std::chrono::steady_clock::now();
+    const RunStatus s = f();
+    *seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return s;
+}
+constexpr std::uint32_t kUnknownClient = 0xfffffffeu;
+}  // namespace
+
+ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayOptions& o)
+    : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
+      sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)), checker_(p, reader.file()) {
+    kernel_.set_probe(o.probe);
+    auto* tl = o.record_timeline ? &result_.timeline : nullptr;
+    std::uint16_t idx = 0;
+    arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
+    engines_.push_back(arr_.get());
+    for (ComputeKind k : {ComputeKind::act, ComputeKind::pool, ComputeKind::dve}) {
+        compute_.push_back(std::make_unique<ComputeEngine>(k, kernel_, sems_, p, p.timing, tl, idx++));
+        engines_.push_back(compute_.back().get());
+    }
+    for (std::uint32_t e = 0; e < p.dma.engines; ++e) {
+        dma_.push_back(std::make_unique<DmaEngine>(e, kernel_, sems_, p, p.timing, tl, idx++));
+        engines_.push_back(dma_.back().get());
+    }
+    for (std::uint32_t c = 0; c < p.q7.cores; ++c) {
+        q7_.push_back(std::make_unique<Q7Core>(c, kernel_, sems_, p, p.timing, tl, idx++));
+        engines_.push_back(q7_.back().get());
+    }
+    if (const auto c = kernel_.client_index("pe_wr")) pe_wr_ = *c;
+    wake_.assign(engines_.size(), 0);  // every engine is stepped at the first settle
+    watch_.assign(engines_.size(), 0);
+    stale_.assign(engines_.size(), 1);
+    sem_seen_.assign(engines_.size(), 0);
+    fed_.assign(engines_.size(), 0);
+    result_.trace = reader.file();
+    result_.generation = p.generation;
+    result_.pe_clock_ghz = p.pe.clock_ghz;
+}
+
+TensorAccess ReplaySession::access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const {
+    TensorAccess a;
+    if (!o.onchip()) return a;
+    const Decoded d = map_.decode(o.addr);
+    if (!d.valid()) return a;  // the checker rejects it; lenient replay drops the operand
+    const bool psum = d.region == Region::psum;
+    const std::uint32_t array = psum ? params_.psum.partitions : params_.sbuf.partitions;
+    const std::uint64_t active = psum ? std::min<std::uint64_t>(params_.psum.partition_active,
+                                                               std::uint64_t{params_.psum.banks} * params_.psum.bank_size)
+                                      : params_.sbuf.partition_active;
+    a.region = d.region;
+    a.first = static_cast<std::uint16_t>(d.partition);
+    a.parts = static_cast<std::uint16_t>(std::min<std::uint32_t>(std::max<std::uint32_t>(partitions, 1), array - d.partition));
+    a.offset = d.offset;
+    a.elem_bytes = dtype_size(o.dtype);
+    a.elems = o.dims ? o.elements() : (bytes ? (bytes + a.elem_bytes - 1) / a.elem_bytes : 1);
+    const std::uint64_t want = bytes ? bytes : a.elems * a.elem_bytes;
+    a.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(want, active > d.offset ? active - d.offset : 0));
+    if (o.dims) {
+        const std::uint64_t stride = static_cast<std::uint64_t>(o.steps[0] < 0 ? -std::int64_t{o.steps[0]} : o.steps[0]) * a.elem_bytes;
+        a.strided = stride > params_.timing.stride_penalty_bytes;
+    }
+    return a;
+}
+
+SyncSet ReplaySession::sync_of(const Record& r) {
+    SyncSet s;
+    for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
+        if (r.waits[i].sem >= sems_.size()) continue;  // rejected by the checker; lenient drops it
+        s.wait_sem[s.waits] = r.waits[i].sem;
+        s.wait_value[s.waits] = waits_.resolve(r.queue_id, r.waits[i]);
+        ++s.waits;
+    }
+    for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) {
+        if (r.signals[i] >= sems_.size()) continue;
+        s.signal_sem[s.signals++] = r.signals[i];
+    }
+    return s;
+}
+
+void ReplaySession::submit_access(const Record& r) {
+    if (r.client_id >= client_of_.size()) client_of_.resize(std::size_t{r.client_id} + 1, kUnresolved);
+    std::uint32_t& c = client_of_[r.client_id];
+    if (c == kUnresolved) {
+        const auto id = kernel_.client_index(r.client);
+        c = id ? index(*id) : kUnknownClient;
+    }
+    const Decoded d = map_.decode(r.address);
+    if (c == kUnknownClient || !d.valid() || d.region != kernel_.clients().all()[c].region) return;
+    Request q;
+    q.client = ClientId{static_cast<std::uint16_t>(c)};
+    q.op = r.op;
+    q.region = d.region;
+    q.first_partition = static_cast<std::uint16_t>(d.partition);
+    q.partitions = std::max<std::uint16_t>(1, r.partitions);
+    q.offset = d.offset;
+    q.bytes = std::max<std::uint32_t>(1, r.bytes);
+    q.issue = r.cycle;
+    pending_ = q;
+    have_pending_ = true;
+    ++result_.access_records;
+}
+
+void ReplaySession::dma_instr(const Record& r) {
+    DmaInstr d;
+    d.sync = sync_of(r);
+    d.line = r.line;
+    d.partitions = std::max<std::uint32_t>(1, r.partitions);
+    d.bytes_per_partition = r.bytes;
+    d.bytes = std::uint64_t{d.partitions} * r.bytes;
+    d.transpose = r.transpose;
+    d.sbuf_to_sbuf = r.src.onchip() && r.dst.onchip();
+    if (r.src.onchip()) d.rd = access_of(r.src, d.partitions, r.bytes);
+    if (r.dst.onchip()) {
+        if (r.transpose) {
+            // 16 source rows x N columns land as N partitions of 16 elements (seed 000 §6.2).
+            const std::uint32_t esz = dtype_size(r.dst.dtype);
+            const std::uint32_t cols = std::max<std::uint32_t>(1, r.bytes / esz);
+            Operand o = r.dst;
+            o.dims = 0;
+            d.wr = access_of(o, cols, d.partitions * esz);
+        } else {
+            d.wr = access_of(r.dst, d.partitions, r.bytes);
+        }
+    }
+    // The engine: as written, else the queue's engine, assigned round robin in first-seen order
+    // (docs/replay.md).
+    if (r.queue_id >= dma_queue_of_.size()) dma_queue_of_.resize(std::size_t{r.queue_id} + 1, kUnresolved);
+    std::uint32_t& slot = dma_queue_of_[r.queue_id];
+    if (slot == kUnresolved) {
+        const std::uint32_t e = r.has_engine() ? r.engine % params_.dma.engines : dma_queues_seen_++ % params_.dma.engines;
+        slot = (e << 16) | dma_[e]->add_queue(std::string(r.queue));
+    }
+    DmaEngine& eng = *dma_[slot >> 16];
+    eng.push(slot & 0xffff, d);
+    last_pushed_ = &eng;
+    mark_fed(1 + compute_.size() + (slot >> 16));
+}
+
+void ReplaySession::route(const Record& r) {
+    if (r.kind == RecordKind::access) {
+        submit_access(r);
+        return;
+    }
+    ++result_.instructions;
+    switch (r.kind) {
+        case RecordKind::ldweights:
+        case RecordKind::matmul: {
+            ArrSeqInstr i;
+            i.sync = sync_of(r);
+            i.line = r.line;
+            if (r.kind == RecordKind::ldweights) {
+                i.kind = ArrSeqInstr::Kind::ldweights;
+                i.rows = r.rows;
+                i.cols = r.cols;
+                i.src = access_of(r.src, r.rows ? r.rows : r.partitions, 0);
+            } else {
+                i.kind = ArrSeqInstr::Kind::matmul;
+                i.rows = r.num_active_rows;
+                i.cols = r.num_active_cols;
+                i.src = access_of(r.src, r.num_active_rows, 0);
+                i.dst = access_of(r.dst, r.num_active_cols, 0);
+                i.acc_flags = r.acc_flags;
+                i.zero_region = r.zero_region;
+            }
+            i.fp32 = r.src.onchip() && dtype_size(r.src.dtype) == 4;
+            if (!named_[0]) arr_->set_queue_name(std::string(r.queue)), named_[0] = true;
+            arr_->push(i);
+            last_pushed_ = arr_.get();
+            mark_fed(0);
+            break;
+        }
+        case RecordKind::act:
+        case RecordKind::pool:
+        case RecordKind::dve: {
+            const std::size_t k = r.kind == RecordKind::act ? 0 : r.kind == RecordKind::pool ? 1 : 2;
+            ComputeInstr i;
+            i.sync = sync_of(r);
+            i.line = r.line;
+            i.in[0] = access_of(r.src, r.partitions, r.bytes);
+            if (r.src2.present()) i.in[1] = access_of(r.src2, r.partitions, r.bytes);
+            i.out = access_of(r.dst, r.partitions, r.bytes);
+            if (!named_[k + 1]) compute_[k]->set_queue_name(std::string(r.queue)), named_[k + 1] = true;
+            compute_[k]->push(i);
+            last_pushed_ = compute_[k].get();
+            mark_fed(1 + k);
+            break;
+        }
+        case RecordKind::dma:
+            dma_instr(r);
+            break;
+        case RecordKind::q7: {
+            Q7Instr i;
+            i.sync = sync_of(r);
+            i.line = r.line;
+            i.op = r.op;
+            i.access = access_of(r.src, r.partitions, r.bytes);
+            const std::size_t c = r.core % q7_.size();
+            Q7Core& core = *q7_[c];
+            core.set_queue_name(std::string(r.queue));
+            core.push(i);
+            last_pushed_ = &core;
+            mark_fed(1 + compute_.size() + dma_.size() + c);
+            break;
+        }
+        case RecordKind::access:
+            break;
+    }
+}
+
+void ReplaySession::reject(std::vector<TraceError>& errs) {
+    ++result_.skipped;
+    if (!opt_.lenient) {
+        std::string msg = errs.front().to_string();
+        if (errs.size() > 1) msg += " (and " + std::to_string(errs.size() - 1) + " more problem(s))";
+        throw ReplayError(ReplayError::Kind::invalid_trace,
+                          "invalid trace (use --lenient to skip bad records): " + msg, errs);
+    }
+    for (auto& e : errs)
+        if (result_.skipped_errors.size() < opt_.max_skipped_kept) result_.skipped_errors.push_back(e);
+}
+
+// Reads one record; false at the end of the trace.
+bool ReplaySession::read_one() {
+    TraceError err;
+    const ReadStatus st = reader_.read(rec_, err);
+    if (st == ReadStatus::end) {
+        errs_.clear();
+        checker_.finish(errs_);
+        if (!errs_.empty() && !opt_.lenient) reject(errs_);
+        eof_ = true;
+        return false;
+    }
+    ++result_.records;
+    if (opt_.progress && opt_.progress_every && result_.records % opt_.progress_every == 0) opt_.progress(result_.records);
+    errs_.clear();
+    if (st == ReadStatus::error) {
+        errs_.push_back(err);
+        reject(errs_);
+        return true;
+    }
+    if (checker_.check(rec_, errs_) != 0) {
+        reject(errs_);
+        return true;
+    }
+    route(rec_);
+    return true;
+}
+
+bool ReplaySession::refill(Cycle now, bool force) {
+    bool moved = false;
+    while (!eof_) {
+        if (have_pending_) {
+            if (pending_.issue > now + opt_.access_window && !force) return moved;
+            static_cast<void>(kernel_.submit(pending_));  // no queue limit: never refused
+            have_pending_ = false;
+            if (pending_.client == pe_wr_) mark_fed(0);  // a PE write can fill arr_seq's p2fifo
+            moved = true;
+            if (force) return moved;
+        }
+        if (!force && last_pushed_ && last_pushed_->queued() >= opt_.lookahead) return moved;
+        last_pushed_ = nullptr;
+        const std::uint64_t before = result_.instructions;
+        if (!read_one()) return moved;
+        if (result_.instructions != before) moved = true;
+        if (force && result_.instructions != before) return moved;
+    }
+    return moved;
+}
+
+void ReplaySession::settle(Cycle now) {
+    bool changed = true;
+    while (changed) {
+        refill(now, false);
+        changed = false;
+        // Quiet: no semaphore moved since every engine last looked, no completion came and no
+        // wake-up is due, so only the engines handed something new can be due.
+        const bool quiet = sems_.generation() == settled_generation_ && !kernel_.completed_clients() &&
+                           engine_wakes_.at > now;
+        for (std::size_t e = 0; e < engines_.size(); ++e) {
+            if (quiet ? !fed_[e] : !must_step(e, now)) continue;
+            fed_[e] = 0;
+            sem_seen_[e] = sems_.generation();
+            const bool moved = engines_[e]->step(now);
+            // An engine that moved looks again in the next pass; otherwise it is due again only
+            // through its next wake-up (asked anew by next_event()), a semaphore or a new
+            // instruction.
+            wake_[e] = moved ? now : kNever;
+            watch_[e] = 0;
+            stale_[e] = 1;
+            any_stale_ = true;
+            if (moved) engine_wakes_.at = now;
+            changed |= moved;
+        }
+    }
+    // The last pass changed nothing, so no semaphore moved in it: every engine has seen this
+    // generation (an engine that had not was stepped in it).
+    settled_generation_ = sems_.generation();
+    kernel_.clear_completed_clients();
+}
+
+Wake ReplaySession::next_event(Cycle now) { return gather_wakes(now, false); }
+
+Wake ReplaySession::gather_wakes(Cycle now, bool cached) {
+    if (!cached || any_stale_) engine_wakes_ = merge_wakes(now, cached);
+    Wake next = engine_wakes_;
+    if (have_pending_)
+        next.at = std::min(next.at, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+    return next;
+}
+
+Wake ReplaySession::merge_wakes(Cycle now, bool cached) {
+    Wake next;
+    for (std::size_t e = 0; e < engines_.size(); ++e) {
+        // An engine settle() has not stepped since its wake-up was asked has the same wake-up:
+        // it depends on the engine's own state, on completions it watches (which step it) and on
+        // cycles still ahead (which step it when reached). Another scheduler steps engines
+        // itself, so it asks every time.
+        if (stale_[e] || !cached) {
+            const Wake w = engines_[e]->wake(now);
+            wake_[e] = w.at;
+            watch_[e] = w.watch;
+            stale_[e] = 0;
+        }
+        next.merge(Wake{wake_[e], watch_[e]});
+    }
+    any_stale_ = false;
+    return next;
+}
+
+bool ReplaySession::engines_idle() const {
+    for (const FrontEnd* e : engines_)
+        if (!e->idle()) return false;
+    return true;
+}
+
+void ReplaySession::deadlock(Cycle now) {
+    std::string msg = "deadlock at cycle " + std::to_string(now) + ": every remaining queue waits on a semaphore "
+                      "that nothing left in the trace can signal";
+    std::vector<TraceError> errs;
+    for (FrontEnd* e : engines_) {
+        BlockedHead b;
+        if (!e->blocked(b)) continue;
+        msg += "; queue " + b.queue + " (" + reader_.file() + ":" + std::to_string(b.line) + ") waits for semaphore " +
+               std::to_string(b.sem) + " >= " + std::to_string(b.want) + " (value " + std::to_string(b.have) + ")";
+        errs.push_back(TraceError{reader_.file(), b.line, "wait",
+                                  "queue " + b.queue + " waits for semaphore " + std::to_string(b.sem) + " >= " +
+                                      std::to_string(b.want) + ", which stays at " + std::to_string(b.have),
+                                  "deadlock"});
+    }
+    throw ReplayError(ReplayError::Kind::deadlock, msg, std::move(errs));
+}
+
+void ReplaySession::begin() {
+    errs_.clear();
+    checker_.check_header(reader_.header(), errs_);
+    if (!errs_.empty()) reject(errs_);
+}
+
+ReplayResult ReplaySession::run_fast() {
+    begin();
+    Cycle now = 0;
+    for (;;) {
+        settle(now);
+        const Wake next = gather_wakes(now, true);
+        if (next.never()) {
+            if (!eof_) {  // everyone waits: the signal may be further on in the file
+                refill(now, true);
+                continue;
+            }
+            if (!engines_idle()) deadlock(now);
+            break;
+        }
+        const RunStatus s = in_kernel(opt_.kernel_seconds, [&] { return kernel_.run_until(next.at, next.watch); });
+        now = kernel_.now();
+        if (s == RunStatus::stuck) {  // only watched completions could wake anyone, and none can come
+            if (!eof_) {
+                refill(now, true);
+                continue;
+            }
+            break;  // finish() reports the requests that can never be granted
+        }
+    }
+    return finish(now);
+}
+
+ReplayResult ReplaySession::finish(Cycle now) {
+    if (in_kernel(opt_.kernel_seconds, [&] { return kernel_.run_to_completion(); }) == RunStatus::stuck)
+        throw ReplayError(ReplayError::Kind::deadlock,
+                          "deadlock at cycle " + std::to_string(kernel_.now()) +
+                              ": the trace is done but bank requests are left that can never be granted "
+                              "(a client held by back-pressure or a throttler that passes nothing)");
+    if (opt_.probe) opt_.probe->finish();
+    Cycle end = std::max(now, kernel_.now());
+    for (FrontEnd* e : engines_) {
+        e->finish(end);
+        end = std::max(end, e->stats().last_end);
+    }
+    result_.total_cycles = end;
+    result_.kernel = kernel_.stats();
+    for (FrontEnd* e : engines_) result_.engines.push_back(e->stats());
+    result_.arr_seq = arr_->arr_stats();
+    for (const auto& d : dma_) result_.dma.push_back(d->dma_stats());
+    return std::move(result_);
+}
+
+}  // namespace sbufsim

@@ -1,0 +1,34 @@
+// A large read buffer over an istream: lines and fixed-size records without a copy per record.
+// Private to the trace area: the text reader (trace_text.cpp) and the binary records
+// (trace_binary.cpp) read through it.
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <string_view>
+#include <vector>
+
+namespace sbufsim::detail {
+
+class ChunkedInput {
+public:
+    explicit ChunkedInput(std::istream& in, std::size_t chunk = std::size_t{1} << 20);
+    // At least `n` bytes buffered at the returned pointer, or nullptr when the stream ends first
+    // (available() then says how many are left).
+    const char* peek(std::size_t n);
+    std::size_t available() const { return end_ - pos_; }
+    void consume(std::size_t n) { pos_ += n; }
+    // The next line without its '\n'; false at the end. A line longer than `max_line` is
+    // returned truncated with `too_long` set (the rest of it is skipped).
+    bool next_line(std::string_view& line, bool& too_long, std::size_t max_line = 65536);
+    bool failed() const;   // an I/O error (not end of file)
+
+private:
+    bool fill(std::size_t need);
+    std::istream& in_;
+    std::vector<char> buf_;
+    std::size_t pos_ = 0, end_ = 0;
+    bool eof_ = false;
+};
+
+}  // namespace sbufsim::detail

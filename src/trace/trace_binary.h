@@ -1,0 +1,28 @@
+// The binary trace form's header and records (trace_binary.cpp), read and written by the
+// TraceReader / TraceWriter front ends (trace_text.cpp). Private to the trace area.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "chunked_input.h"
+#include "sbufsim/trace/trace.h"
+
+namespace sbufsim::detail {
+
+// Readers return the error in `err`.
+bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err);
+ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
+                              std::uint64_t& ordinal);
+void write_binary_header(std::ostream& out, const TraceHeader& h);
+void write_binary_record(std::ostream& out, NameTable& defined, const Record& rec);
+// The text reader's rules for a decoded instruction record (the binary reader checks what the text
+// syntax enforces): a field its kind does not take is unset, every operand it requires is given,
+// a q7 op is rd or wr. False with the field and the reason (the text reader's words).
+bool check_kind_fields(const Record& rec, std::string& field, std::string& reason);
+// A client, queue, fn (max_len kMaxNameLength) or generation (31) name the text form can carry.
+bool valid_trace_name(std::string_view name, std::size_t max_len);
+
+}  // namespace sbufsim::detail
