@@ -208,7 +208,7 @@ TEST(SweepRank, Best_first_by_the_metrics_direction_failed_rows_last) {
     EXPECT_EQ(rank(cols, rows, *find_metric("total_cycles")), (std::vector<std::size_t>{1, 3, 0, 2}));
     EXPECT_EQ(rank(cols, rows, *find_metric("pe_utilisation")), (std::vector<std::size_t>{0, 3, 1, 2}));
     EXPECT_EQ(find_metric("worst_p99_client")->better, Better::none);
-    EXPECT_EQ(find_metric("nope"), nullptr);
+    EXPECT_FALSE(find_metric("nope").has_value());
 }
 
 }  // namespace

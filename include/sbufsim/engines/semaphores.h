@@ -26,6 +26,8 @@
 
 namespace sbufsim {
 
+class CriticalPath;
+
 // ---- timing constants ---------------------------------------------------------------------------
 
 // EngineTiming (the engines' timing constants) is part of Params: params.h, keys timing.*.
@@ -94,7 +96,14 @@ public:
     // Bumped by every signal: the scheduler re-examines blocked queues only when it moved.
     std::uint64_t generation() const { return generation_; }
 
+    // The critical-path tracker the engines report their instructions to (critical_path.h); the
+    // semaphore file carries it because every engine holds the file and every cross-engine
+    // dependency goes through it. Null: not tracked.
+    void set_path(CriticalPath* p) { path_ = p; }
+    CriticalPath* path() const { return path_; }
+
 private:
+    CriticalPath* path_ = nullptr;
     std::vector<std::uint64_t> value_;
     std::vector<Cycle> last_signal_;
     std::uint64_t generation_ = 0;
@@ -107,8 +116,8 @@ struct EngineStats {
     std::uint64_t instructions = 0;   // completed
     Cycle busy = 0;                   // kernel cycles with an instruction in progress
     Cycle sem_wait = 0;               // cycles the engine was free but its head waited a semaphore
-    Cycle bank_stall = 0;             // cycles an instruction outlived its cost-model time because
-                                      // its bank requests were still queued in the kernel
+    Cycle bank_wait = 0;              // of `busy`, cycles an instruction outlived its cost-model time
+                                      // because its bank requests were still queued in the kernel
     std::uint64_t bytes_read = 0;     // SBUF/PSUM bytes requested (per partition x partitions)
     std::uint64_t bytes_written = 0;
     Cycle first_start = kNever;
