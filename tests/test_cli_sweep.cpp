@@ -302,6 +302,10 @@ TEST(CliSweep, Usage_errors_name_the_argument) {
     o = sbufsim({"sweep", t, "--rank-by", "speed"});
     EXPECT_EQ(o.rc, 2);
     EXPECT_NE(o.err.find("--rank-by 'speed'"), std::string::npos) << o.err;
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1", "--out", "-", "--json", "-"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_TRUE(o.out.empty());
+    EXPECT_NE(o.err.find("--out - and --json - both ask for stdout"), std::string::npos) << o.err;
     o = sbufsim({"sweep", "/nonexistent.trc", "--vary", "tdm.dma_slots=1"});
     EXPECT_EQ(o.rc, 3) << o.err;
 }

@@ -409,6 +409,8 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     if (!vm.count("jobs")) o.jobs = default_jobs();
     if (o.jobs == 0) throw ConfigError("--jobs must be at least 1");
     if (o.timeout < 0) throw ConfigError("--timeout must be >= 0 seconds");
+    if (o.out == "-" && o.json == "-")
+        throw ConfigError("--out - and --json - both ask for stdout; write one of them to a file (e.g. --out - --json rows.json)");
     if (!o.rank_by.empty()) {
         const auto m = sweep::find_metric(o.rank_by);
         if (!m)

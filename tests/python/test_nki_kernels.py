@@ -1,5 +1,6 @@
 """The softmax and transpose examples, the command `sbufsim nki`, and the errors of the front-end."""
 
+import json
 import re
 import textwrap
 
@@ -68,6 +69,15 @@ def test_command_reports_mfu_and_bandwidth(cli, tmp_path):
     assert mfu == pytest.approx(100 * flops / (cycles * 2 * 128 * 128), abs=0.06)
     assert re.search(r"HBM [0-9.]+ GB/s achieved over %d cycles" % cycles, done.stdout)
     assert out.read_text().startswith("sbufsim-trace 1 gen=cayman")
+
+
+def test_command_json_on_stdout_is_alone(cli):
+    done = cli("nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhsT=bf16[256,256]",
+               "--input", "rhs=bf16[256,512]", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    stats = json.loads(done.stdout)  # nothing but the document
+    assert stats["runs"][0]["pe"]["matmuls"] > 0
+    assert "kernel:" in done.stderr and "bound by" in done.stderr
 
 
 def test_command_error_has_file_and_line(cli, tmp_path):
