@@ -11,6 +11,7 @@
 #include "sbufsim/config/config.h"
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/output/json_text.h"
+#include "sbufsim/output/metrics.h"
 
 namespace sbufsim {
 
@@ -143,13 +144,14 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
     }
     const Bottleneck b = analyse(r);
     t("bottleneck", "", "verdict", b.verdict);
-    t("bottleneck", "", "bound_by", b.bound_by);
-    d("bottleneck", "", "bound_share", b.bound_share);
-    d("bottleneck", "", "pe_utilisation", b.pe_utilisation);
-    d("bottleneck", "", "mfu", b.mfu);
-    d("bottleneck", "", "sbuf_bank_utilisation", b.sbuf_bank_utilisation);
-    d("bottleneck", "", "psum_bank_utilisation", b.psum_bank_utilisation);
-    d("bottleneck", "", "dma_bandwidth_utilisation", b.dma_bandwidth_utilisation);
+    // The figures the metric registry declares (name, unit, direction) come from it, so a sweep
+    // column and this field are one definition.
+    static const std::vector<std::string> registered = {"bound_by", "bound_share", "pe_utilisation", "mfu",
+                                                        "sbuf_bank_utilisation", "psum_bank_utilisation",
+                                                        "dma_bandwidth_utilisation"};
+    const std::vector<std::string> values = metric_values(registered, r);
+    for (std::size_t i = 0; i < registered.size(); ++i)
+        rows.push_back({"bottleneck", "", registered[i], values[i], find_metric_info(registered[i])->unit.empty()});
     u("bottleneck", "", "semaphore_edges", r.critical_path.semaphore_edges);
     u("bottleneck", "", "queue_edges", r.critical_path.queue_edges);
     for (const PathGroup& g : b.path) {
