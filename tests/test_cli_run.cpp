@@ -115,7 +115,7 @@ TEST(CliRun, Summary_opens_with_the_verdict_and_the_critical_path) {
     EXPECT_NE(o.out.find("\nbound by DMA: 100.0 % of the critical path (compute 90.7 %, latency 9.3 %)\n"),
               std::string::npos)
         << o.out;
-    EXPECT_NE(o.out.find("critical path: 1 instructions, 0 semaphore waits"), std::string::npos);
+    EXPECT_NE(o.out.find("critical path: 1 instruction, 0 semaphore waits"), std::string::npos);
     // dma_0: 23302 cycles transferring, 2400 in its start-up (idle), out of 25702.
     EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_0 +1 +23302 +0 +0 +2400 ")));
 }
