@@ -25,13 +25,11 @@ TEST(CliRun, Default_workload_runs_without_a_trace) {
 TEST(CliRun, Json_parses_and_its_totals_equal_the_summary) {
     const Out o = sbufsim({"run", shipped("matmul_kloop.trc"), "--json", "-"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
-    // The summary comes first on stdout, the JSON after it.
-    const auto brace = o.out.find("\n{");
-    ASSERT_NE(brace, std::string::npos);
+    // With the JSON on stdout, stdout holds nothing else: the summary goes to stderr.
+    ASSERT_EQ(o.out.rfind("{", 0), 0u) << o.out.substr(0, 200);
     std::smatch m;
-    const std::string summary = o.out.substr(0, brace);
-    ASSERT_TRUE(std::regex_search(summary, m, std::regex("total ([0-9]+) cycles")));
-    std::istringstream js(o.out.substr(brace + 1));
+    ASSERT_TRUE(std::regex_search(o.err, m, std::regex("total ([0-9]+) cycles"))) << o.err;
+    std::istringstream js(o.out);
     boost::property_tree::ptree t;
     boost::property_tree::read_json(js, t);
     const auto& run0 = t.get_child("runs").begin()->second;
@@ -49,6 +47,77 @@ TEST(CliRun, Two_runs_give_identical_json) {
     ASSERT_EQ(a.rc, kExitOk) << a.err;
     EXPECT_FALSE(a.out.empty());
     EXPECT_EQ(a.out, b.out);
+}
+
+TEST(CliRun, Json_and_csv_cannot_share_stdout) {
+    const Out o = sbufsim({"run", shipped("dma_load.trc"), "--json", "-", "--csv", "-"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_TRUE(o.out.empty());
+    EXPECT_NE(o.err.find("--json - and --csv - both ask for stdout"), std::string::npos) << o.err;
+}
+
+TEST(CliRun, Csv_on_stdout_is_alone_and_quotes_fields_per_rfc4180) {
+    // A trace file name with a comma and a quote must come out as one quoted field.
+    const std::string odd = ::testing::TempDir() + "a,b\"c.trc";
+    {
+        std::ifstream in(shipped("dma_load.trc"));
+        std::ofstream out(odd);
+        out << in.rdbuf();
+    }
+    const Out o = sbufsim({"run", odd, "--csv", "-"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_EQ(o.out.rfind("trace,section,name,metric,value\n", 0), 0u);
+    const std::string quoted = "\"" + ::testing::TempDir() + "a,b\"\"c.trc\",run,,total_cycles,25702\n";
+    EXPECT_NE(o.out.find(quoted), std::string::npos) << o.out.substr(0, 400);
+    EXPECT_NE(o.err.find("total 25702 cycles"), std::string::npos);  // the summary went to stderr
+    // A text value with a comma (the verdict) is quoted too.
+    EXPECT_NE(o.out.find(",bottleneck,,verdict,\"bound by DMA: 100.0 % of the critical path ("), std::string::npos);
+}
+
+TEST(CliRun, From_reruns_a_result_file_with_identical_statistics) {
+    const std::string first = ::testing::TempDir() + "from_first.json";
+    const std::string again = ::testing::TempDir() + "from_again.json";
+    Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "-q", "--set", "tdm.dma_slots=2", "--tdm.max_slots=8",
+                     "--json", first});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    const std::string recorded = slurp(first);
+    // The settings that differ from the generation are recorded with where they came from.
+    EXPECT_NE(recorded.find("\"tdm.dma_slots\": {\"value\": \"2\", \"from\": \"command line\"}"), std::string::npos)
+        << recorded.substr(0, 1500);
+    EXPECT_NE(recorded.find("\"tdm.max_slots\": {\"value\": \"8\""), std::string::npos);
+    o = sbufsim({"run", "--from", first, "-q", "--json", again});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_EQ(slurp(again), recorded);
+    // The default settings give other statistics, so the equality above is not an accident.
+    o = sbufsim({"run", shipped("dma_vs_compute.trc"), "-q", "--json", "-"});
+    EXPECT_NE(o.out, recorded);
+}
+
+TEST(CliRun, From_refuses_a_file_that_is_not_a_result) {
+    const std::string bad = ::testing::TempDir() + "not_a_result.json";
+    std::ofstream(bad) << "{\"tool\": \"sbufsim\"}\n";
+    const Out o = sbufsim({"run", "--from", bad});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("no \"runs\" array"), std::string::npos) << o.err;
+}
+
+TEST(CliRun, List_metrics_shows_units_directions_and_the_families) {
+    const Out o = sbufsim({"run", "--list-metrics"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\n  total_cycles +cycles +lower +cycles until")));
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\n  engine.<engine>.busy_fraction +fraction +higher")));
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\n  client.<client>.stall_bank_conflict +beat-cycles +lower")));
+}
+
+TEST(CliRun, Summary_opens_with_the_verdict_and_the_critical_path) {
+    const Out o = sbufsim({"run", shipped("dma_load.trc")});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find("\nbound by DMA: 100.0 % of the critical path (compute 90.7 %, latency 9.3 %)\n"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("critical path: 1 instruction, 0 semaphore waits"), std::string::npos);
+    // dma_0: 23302 cycles transferring, 2400 in its start-up (idle), out of 25702.
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_0 +1 +23302 +0 +0 +2400 ")));
 }
 
 TEST(CliRun, Csv_carries_the_same_total) {

@@ -5,6 +5,7 @@
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -296,6 +297,24 @@ TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     EXPECT_TRUE(std::is_sorted(gbps.rbegin(), gbps.rend())) << o.out;
 }
 
+TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
+    const std::string csv = ::testing::TempDir() + "cli_sweep_engine_metric.csv";
+    std::remove(csv.c_str());
+    const Out o = sbufsim({"sweep", shipped("act_vs_matmul_collide.trc"), "--vary", "arbiter.stage2.act_wr.prio=0,7",
+                           "--jobs", "2", "--metric", "engine.act.bank_wait_cycles", "--rank-by",
+                           "engine.pe.busy_fraction", "--out", csv});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("best first by engine.pe.busy_fraction (highest first)"), std::string::npos) << o.out;
+    const auto ls = lines(slurp(csv));
+    ASSERT_EQ(ls.size(), 3u);
+    EXPECT_NE(ls[0].find(",jain_fairness,engine.act.bank_wait_cycles,engine.pe.busy_fraction,status,message"),
+              std::string::npos)
+        << ls[0];
+    const Out bad = sbufsim({"sweep", shipped("access_mix.trc"), "--vary", "tdm.dma_slots=1", "--metric", "engine.act.idle_cycle"});
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("did you mean 'engine.act.idle_cycles'"), std::string::npos) << bad.err;
+}
+
 TEST(CliSweep, Usage_errors_name_the_argument) {
     const std::string t = shipped("access_mix.trc");
     Out o = sbufsim({"sweep", t, "--vary", "tdm.dma_slot=1,2"});
@@ -313,6 +332,10 @@ TEST(CliSweep, Usage_errors_name_the_argument) {
     o = sbufsim({"sweep", t, "--rank-by", "speed"});
     EXPECT_EQ(o.rc, 2);
     EXPECT_NE(o.err.find("--rank-by 'speed'"), std::string::npos) << o.err;
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1", "--out", "-", "--json", "-"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_TRUE(o.out.empty());
+    EXPECT_NE(o.err.find("--out - and --json - both ask for stdout"), std::string::npos) << o.err;
     o = sbufsim({"sweep", "/nonexistent.trc", "--vary", "tdm.dma_slots=1"});
     EXPECT_EQ(o.rc, 3) << o.err;
 }

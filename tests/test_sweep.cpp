@@ -155,6 +155,39 @@ TEST(SweepRows, Run_job_at_the_shipped_defaults_matches_the_trace_readme) {
     EXPECT_EQ(by_class, 90053u);  // the classes partition the clients
 }
 
+TEST(SweepMetrics, Registered_per_engine_and_client_metrics_become_columns) {
+    const auto names = metric_names({"engine.pe.busy_fraction", "client.act_wr.stall_bank_conflict", "total_cycles"});
+    ASSERT_EQ(names.size(), metrics().size() + 2);  // total_cycles is a column already
+    EXPECT_EQ(names[names.size() - 2], "engine.pe.busy_fraction");
+    EXPECT_EQ(find_metric("engine.pe.busy_fraction")->better, Better::higher);
+    EXPECT_EQ(find_metric("client.act_wr.stall_bank_conflict")->unit, "beat-cycles");
+    EXPECT_FALSE(find_metric("engine.pe.speed").has_value());
+    try {
+        metric_names({"engine.pe.busy_fractoin"});
+        ADD_FAILURE() << "a misspelt metric was accepted";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("did you mean 'engine.pe.busy_fraction'"), std::string::npos) << e.what();
+    }
+    const std::vector<Axis> axes = {parse_vary("tdm.dma_slots=1")};  // cayman's reset value
+    const auto jobs = make_jobs({shipped("matmul_kloop.trc")}, axes, expand(axes, false), names);
+    const Row row = run_job(LoadRequest{}, jobs[0]);
+    const auto cols = columns(axes, names);
+    ASSERT_EQ(row.size(), cols.size());
+    auto cell = [&](const std::string& name) {
+        return row.at(static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin()));
+    };
+    EXPECT_EQ(cell("status"), "ok") << cell("message");
+    // tests/golden/matmul_kloop.json: arr_seq busy 18016 of 21576 cycles; act_wr's bank conflicts.
+    EXPECT_EQ(cell("engine.pe.busy_fraction"), format_real(18016.0 / 21576.0));
+    EXPECT_EQ(cell("client.act_wr.stall_bank_conflict"), "14504");
+}
+
+TEST(SweepMetrics, An_ok_row_with_the_wrong_cell_count_is_a_bug_not_a_blank_row) {
+    const Job j{0, "t.trc", {}, {}};
+    EXPECT_THROW(make_row(j, {"1"}, kStatusOk, ""), std::logic_error);
+    EXPECT_EQ(make_row(j, {}, kStatusError, "why").size(), 1 + metrics().size() + 2);
+}
+
 TEST(SweepRows, Missing_trace_is_an_error_row) {
     Job j{0, "/nonexistent.trc", {}, {}, {}};
     const Row row = run_job(LoadRequest{}, j);
@@ -208,7 +241,7 @@ TEST(SweepRank, Best_first_by_the_metrics_direction_failed_rows_last) {
     EXPECT_EQ(rank(cols, rows, *find_metric("total_cycles")), (std::vector<std::size_t>{1, 3, 0, 2}));
     EXPECT_EQ(rank(cols, rows, *find_metric("pe_utilisation")), (std::vector<std::size_t>{0, 3, 1, 2}));
     EXPECT_EQ(find_metric("worst_p99_client")->better, Better::none);
-    EXPECT_EQ(find_metric("nope"), nullptr);
+    EXPECT_FALSE(find_metric("nope").has_value());
 }
 
 }  // namespace

@@ -210,6 +210,8 @@ std::pair<std::string, std::string> run_trace(const RunRequest& r) {
                                     " windows with activity (the memory cap); use a wider window");
     if (probe) rep.windows = make_windows(*probe, rep.result.kernel, rep.result.total_cycles, r.window_stats);
     rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
+    rep.info.lenient = r.lenient;
+    rep.info.settings = effective_settings(cfg);
     rep.info.trace_digest = r.trace_path.empty() ? hex16(fnv1a64(r.trace_text)) : file_digest(r.trace_path);
 
     std::ostringstream json, summary;

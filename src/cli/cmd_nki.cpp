@@ -210,7 +210,14 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
         io.err << said;
         return status == 2 ? kExitUsage : kExitInput;
     }
-    io.out << said;
+    // A document on stdout (--json - / --csv -) stays alone there: the tracer's words and the
+    // kernel figures go to stderr with the run's summary.
+    bool machine = false;
+    for (std::size_t i = 0; i + 1 < a.run_args.size(); ++i)
+        machine |= (a.run_args[i] == "--json" || a.run_args[i] == "--csv") && a.run_args[i + 1] == "-";
+    for (const auto& arg : a.run_args) machine |= arg == "--json=-" || arg == "--csv=-";
+    std::ostream& text = machine ? io.err : io.out;
+    text << said;
 
     // Replay as `sbufsim run` does, its JSON into a scratch file for the kernel figures.
     const std::string json = (tmp / "run.json").string();
@@ -227,7 +234,7 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     double flops = 0, hbm_bytes = 0;
     kernel_totals(trace, flops, hbm_bytes);
     const std::string stats = user_json.empty() ? slurp(json) : user_json == "-" ? std::string() : slurp(user_json);
-    print_figures(io.out, flops, hbm_bytes, json_number(stats, "total_cycles"), json_number(stats, "time_ns"));
+    print_figures(text, flops, hbm_bytes, json_number(stats, "total_cycles"), json_number(stats, "time_ns"));
     return kExitOk;
 }
 

@@ -1,11 +1,15 @@
 // sbufsim run: replay traces through the engine front-ends and the bank-conflict kernel (the
 // fast scheduler, or the clocked SystemC model) and report where the cycles went. docs/replay.md.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
@@ -14,6 +18,7 @@
 #include "clocked_replay.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/output/heatmap.h"
+#include "sbufsim/output/metrics.h"
 #include "sbufsim/output/progress.h"
 #include "sbufsim/output/report.h"
 #include "sbufsim/output/timeline.h"
@@ -32,7 +37,8 @@ const char* kExamples =
     "  sbufsim run                                   the default workload (traces/matmul_kloop.trc)\n"
     "  sbufsim run traces/dma_load.trc --json out.json\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --set tdm.dma_slots=2 --csv out.csv\n"
-    "  sbufsim run my.trc --lenient --quiet --json -   skip invalid records; JSON to stdout\n"
+    "  sbufsim run my.trc --lenient --json -          skip invalid records; only JSON on stdout\n"
+    "  sbufsim run --from out.json                   re-run the run out.json records (same statistics)\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --timeline t.json --window 0:2000 --heatmap h.svg\n"
     "  sbufsim run traces/matmul_kloop.trc --window-stats 500 --csv out.csv   per-500-cycle rows\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --vcd w.vcd   clocked scheduler, waveforms for GTKWave\n"
@@ -41,7 +47,8 @@ const char* kExamples =
     "with --force, an input never. docs/cli.md, \"What is written when\".\n"
     "\nexit status: 0 ok, 2 usage or configuration error or a refused output path, 3 unreadable or\n"
     "invalid trace (or a deadlock) or an output that could not be written, 4 internal error.\n"
-    "Results go to stdout, errors to stderr.\n";
+    "Results go to stdout, errors to stderr; with --json - or --csv - stdout holds only that\n"
+    "document and the summary goes to stderr (or nowhere with --quiet).\n";
 
 // The output files of one run, opened before the replay so a bad path fails at once.
 class RunOutputs {
@@ -128,19 +135,88 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
     }
 }
 
+// The metric registry as a table (output/metrics.h).
+void print_metric_list(std::ostream& os) {
+    os << "metrics (sweep --metric / --rank-by; families: <engine> = arr_seq (or pe), act, pool, dve, dma_K, q7_K;\n"
+          "<client> = a kernel client as in the run's client table; <group> = PE, ACT, POOL, DVE, DMA, Q7, kernel)\n";
+    std::size_t w = 0;
+    for (const auto& m : metric_registry()) w = std::max(w, m.name.size());
+    for (const auto& m : metric_registry()) {
+        std::string name = m.name, unit = m.unit.empty() ? "text" : m.unit, better = to_string(m.better);
+        name.resize(w + 2, ' ');
+        unit.resize(13, ' ');
+        better.resize(8, ' ');
+        os << "  " << name << unit << better << m.description << "\n";
+    }
+}
+
+// `run --from RESULT.json`: the recorded runs' command lines, each followed by the options given
+// now (other than --from), replayed one after the other.
+int rerun_from(const std::string& result, const std::vector<std::string>& args, Io io) {
+    namespace pt = boost::property_tree;
+    pt::ptree doc;
+    try {
+        pt::read_json(result, doc);
+    } catch (const pt::json_parser_error& e) {
+        io.err << "sbufsim run: --from " << result << ": not a result file (" << e.message() << " at line " << e.line()
+               << "); give a file written by sbufsim run --json\n";
+        return kExitUsage;
+    }
+    const auto runs = doc.get_child_optional("runs");
+    if (!runs || runs->empty()) {
+        io.err << "sbufsim run: --from " << result << ": no \"runs\" array; give a file written by sbufsim run --json\n";
+        return kExitUsage;
+    }
+    std::vector<std::string> rest;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--from") {
+            ++i;
+            continue;
+        }
+        if (args[i].rfind("--from=", 0) == 0) continue;
+        rest.push_back(args[i]);
+    }
+    // One invocation wrote every run of the file: the same options, each trace's own generation
+    // unless --gen was given (then all runs share it).
+    std::vector<std::string> cmd, gens;
+    for (const auto& [_, run] : *runs) {
+        std::string trace = run.get<std::string>("trace", "");
+        // A relative trace path is taken from where the result was written, if not found here.
+        const std::filesystem::path beside = std::filesystem::path(result).parent_path() / trace;
+        if (!std::filesystem::exists(trace) && std::filesystem::exists(beside)) trace = beside.string();
+        cmd.push_back(trace);
+        gens.push_back(run.get<std::string>("run.generation", ""));
+    }
+    const pt::ptree& first = runs->front().second;
+    if (std::all_of(gens.begin(), gens.end(), [&](const std::string& g) { return g == gens.front(); }))
+        cmd.insert(cmd.end(), {"--gen", gens.front()});
+    cmd.insert(cmd.end(), {"--scheduler", first.get<std::string>("run.scheduler", "fast")});
+    if (first.get<int>("run.lenient", 0)) cmd.push_back("--lenient");
+    if (const auto config = first.get_child_optional("config"))
+        for (const auto& [key, v] : *config) cmd.push_back("--set=" + key + "=" + v.get<std::string>("value", ""));
+    cmd.insert(cmd.end(), rest.begin(), rest.end());
+    spdlog::info("run: --from {}: sbufsim run {}", result, fmt::join(cmd, " "));
+    return cmd_run(cmd, io);
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args, Io io) {
     ConfigOptions copts;
-    std::string log_level, json_path, csv_path, scheduler = "fast";
+    std::string log_level, json_path, csv_path, scheduler = "fast", from;
     std::vector<std::string> traces;
-    bool quiet = false, lenient = false, force = false;
+    bool quiet = false, lenient = false, force = false, list_metrics = false;
     VizOptions viz;
     po::options_description desc("sbufsim run [TRACE...] [options]");
     desc.add_options()("help,h", "show this help")
         ("json", po::value(&json_path)->value_name("FILE"), "write the statistics as JSON ('-' = stdout)")
         ("csv", po::value(&csv_path)->value_name("FILE"), "write the statistics as CSV rows ('-' = stdout)")
-        ("quiet,q", po::bool_switch(&quiet), "no summary on stdout")
+        ("quiet,q", po::bool_switch(&quiet), "no text summary")
+        ("from", po::value(&from)->value_name("RESULT"),
+         "re-run the runs a --json RESULT file records: its trace, generation, scheduler, --lenient and "
+         "every setting that differs from the generation file (further options apply on top)")
+        ("list-metrics", po::bool_switch(&list_metrics),
+         "list every registered metric (name, unit, better direction, description) and exit")
         ("lenient", po::bool_switch(&lenient), "skip invalid records (counted and listed) instead of refusing the trace")
         ("scheduler", po::value(&scheduler)->default_value(scheduler)->value_name("S"),
          "fast: event-driven replay, the kernel runs many cycles per step; clocked: the SystemC "
@@ -183,6 +259,18 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                << desc << kExamples;
         return kExitOk;
     }
+    if (list_metrics) {
+        print_metric_list(io.out);
+        return kExitOk;
+    }
+    if (!from.empty()) return rerun_from(from, args, io);
+    if (json_path == "-" && csv_path == "-") {
+        io.err << "sbufsim run: --json - and --csv - both ask for stdout; write one of them to a file "
+                  "(e.g. --json - --csv out.csv)\n";
+        return kExitUsage;
+    }
+    // A document on stdout stays parseable: the summary moves to stderr.
+    std::ostream& summary = json_path == "-" || csv_path == "-" ? io.err : io.out;
     if (!viz.vcd.empty()) {
         if (!vm["scheduler"].defaulted() && scheduler != "clocked") {
             io.err << "sbufsim run: --vcd records the clocked scheduler's signals; drop --scheduler " << scheduler
@@ -293,9 +381,11 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             if (probe) write_viz(viz, rep, *probe, req, traces.size(), outputs);
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
             rep.info.trace_digest = file_digest(path);
+            rep.info.lenient = lenient;
+            rep.info.settings = effective_settings(cfg);
             if (!quiet) {
-                print_summary(io.out, rep);
-                io.out << "\n";
+                print_summary(summary, rep);
+                summary << "\n";
             }
             runs.push_back(std::move(rep));
         } catch (const MissingTool& e) {

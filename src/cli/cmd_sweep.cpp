@@ -44,7 +44,10 @@ namespace {
 using sweep::Job;
 using sweep::Row;
 
-std::size_t axis_count(const std::vector<std::string>& cols) { return cols.size() - sweep::metrics().size() - 3; }
+// The varied keys sit between `trace` and the first metric column (always total_cycles).
+std::size_t axis_count(const std::vector<std::string>& cols) {
+    return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), "total_cycles") - cols.begin()) - 1;
+}
 
 // "trace key=value ..." for log lines and the list of failed points.
 std::string describe(const std::vector<std::string>& cols, const Row& row) {
@@ -75,7 +78,7 @@ const char* kExamples =
 
 struct Options {
     ConfigOptions config;
-    std::vector<std::string> traces, vary;
+    std::vector<std::string> traces, vary, metrics;
     std::string shard, out, json, rank_by, log_level;
     unsigned jobs = 0;
     std::size_t top = 20;
@@ -89,7 +92,7 @@ unsigned default_jobs() {
 }
 
 std::string metric_help() {
-    std::string s = "\nmetrics (--rank-by; best = lowest unless marked 'higher'):\n";
+    std::string s = "\ncolumns (--rank-by; best = lowest unless marked 'higher'):\n";
     for (const auto& m : sweep::metrics()) {
         std::string name = m.name;
         name.resize(22, ' ');
@@ -98,6 +101,8 @@ std::string metric_help() {
         if (m.better == sweep::Better::none) s += " (not rankable)";
         s += "\n";
     }
+    s += "plus any metric --metric names, e.g. engine.pe.busy_fraction, client.act_wr.stall_bank_conflict,\n"
+         "critical_path.DMA.share, mfu (sbufsim run --list-metrics lists them all)\n";
     return s;
 }
 
@@ -289,6 +294,13 @@ private:
     int error_ = 0;
 };
 
+// A metric column asked for with --metric or --rank-by (not one of the default columns).
+bool extra_metric(const std::string& col) {
+    const auto& d = sweep::metrics();
+    return col != "message" && col != "status" && col != "base_digest" &&
+           std::none_of(d.begin(), d.end(), [&](const sweep::Metric& m) { return m.name == col; });
+}
+
 void print_table(std::ostream& os, const std::vector<std::string>& cols, const std::vector<Row>& rows,
                  const std::vector<std::size_t>& order, std::size_t top) {
     // The terminal shows the varied keys and the headline metrics; the files hold every column.
@@ -300,7 +312,7 @@ void print_table(std::ostream& os, const std::vector<std::string>& cols, const s
     if (many_traces) pick.push_back(0);
     for (std::size_t c = 1; c <= axis_count(cols); ++c) pick.push_back(c);
     for (std::size_t c = axis_count(cols) + 1; c < cols.size(); ++c)
-        if (std::find(shown.begin(), shown.end(), cols[c]) != shown.end()) pick.push_back(c);
+        if (std::find(shown.begin(), shown.end(), cols[c]) != shown.end() || extra_metric(cols[c])) pick.push_back(c);
     const std::size_t n = top == 0 ? order.size() : std::min(top, order.size());
     std::vector<std::size_t> width;
     for (auto c : pick) {
@@ -323,7 +335,7 @@ void print_summary(std::ostream& os, const Options& o, const std::vector<std::st
     std::vector<std::size_t> order(rows.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     if (!o.rank_by.empty()) {
-        const sweep::Metric* m = sweep::find_metric(o.rank_by);
+        const auto m = sweep::find_metric(o.rank_by);
         order = sweep::rank(cols, rows, *m);
         os << "best first by " << m->name << " (" << (m->better == sweep::Better::higher ? "highest" : "lowest")
            << " first)\n";
@@ -385,7 +397,11 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         ("shard", po::value(&o.shard)->value_name("I/N"), "run only the I-th of N contiguous blocks of rows")
         ("out,o", po::value(&o.out)->value_name("FILE"), "CSV table ('-' = stdout); re-running resumes it")
         ("json", po::value(&o.json)->value_name("FILE"), "the rows as a JSON array ('-' = stdout)")
-        ("rank-by", po::value(&o.rank_by)->value_name("METRIC"), "terminal summary: best points first")
+        ("rank-by", po::value(&o.rank_by)->value_name("METRIC"),
+         "terminal summary: best points first (any registered metric; added as a column if needed)")
+        ("metric,m", po::value(&o.metrics)->composing()->value_name("METRIC"),
+         "add a metric column (repeatable; per engine, client or critical-path group too: "
+         "engine.pe.busy_fraction; sbufsim run --list-metrics)")
         ("top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")
         ("no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")
         ("timeout", po::value(&o.timeout)->value_name("SEC"),
@@ -413,11 +429,19 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     if (!vm.count("jobs")) o.jobs = default_jobs();
     if (o.jobs == 0) throw ConfigError("--jobs must be at least 1");
     if (o.timeout < 0) throw ConfigError("--timeout must be >= 0 seconds");
+    if (o.out == "-" && o.json == "-")
+        throw ConfigError("--out - and --json - both ask for stdout; write one of them to a file (e.g. --out - --json rows.json)");
     if (!o.rank_by.empty()) {
-        const sweep::Metric* m = sweep::find_metric(o.rank_by);
-        if (m == nullptr || m->better == sweep::Better::none)
-            throw ConfigError("--rank-by '" + o.rank_by + "': not a rankable metric (see sbufsim sweep --help)");
+        const auto m = sweep::find_metric(o.rank_by);
+        if (!m)
+            throw ConfigError("--rank-by '" + o.rank_by + "': not a registered metric" + metric_suggestion(o.rank_by) +
+                              " (sbufsim run --list-metrics lists them)");
+        if (m->better == sweep::Better::none)
+            throw ConfigError("--rank-by '" + o.rank_by + "': a metric without a better direction (" + m->help +
+                              "); rank by a number such as total_cycles");
+        o.metrics.push_back(o.rank_by);
     }
+    const std::vector<std::string> metric_columns = sweep::metric_names(o.metrics);
     for (const auto& t : o.traces) {
         try {
             TraceReader check(t);
@@ -432,7 +456,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     const LoadRequest base = make_load_request(o.config, parsed);
     check_base(base);
     sweep::check_keys(axes, base);
-    auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip));
+    auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip), metric_columns);
     // What every row depends on besides its point: resume keeps rows only with the same digest.
     std::map<std::string, std::string> digests;
     auto digest_of = [&](const std::string& trace) -> const std::string& {
@@ -444,7 +468,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
     const auto range = sweep::shard_range(jobs.size(), shard);
     const bool header = !o.no_header && shard.index == 0;
-    const auto cols = sweep::columns(axes);
+    const auto cols = sweep::columns(axes, metric_columns);
     const bool file_out = !o.out.empty() && o.out != "-";
 
     // Both outputs are checked (and --out locked) before any point runs.

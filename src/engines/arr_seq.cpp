@@ -64,6 +64,10 @@ void ArrSeq::start_ldweights(const ArrSeqInstr& i, Cycle now) {
     ldw_.sync = i.sync;
     ldw_.line = i.line;
     ldw_.reqs.clear();
+    if (CriticalPath* cp = sems_.path()) {
+        ldw_.from = cp->pick(CriticalPath::later(path_ldw_, path_mm_start_), i.sync);
+        cp->retain(ldw_.from.ref);
+    }
     // The fan-out client reads the whole stationary tile once (see arr_seq.h).
     if (i.src.present()) {
         ldw_.reqs.submit(kernel_, make_request(pe_rd_[kStage1Clients - 1], Op::rd, i.src, now));
@@ -102,6 +106,13 @@ void ArrSeq::start_matmul(const ArrSeqInstr& i, Cycle now) {
     array_.line = i.line;
     array_.reqs.clear();
     weights_unlatched_ = false;
+    if (CriticalPath* cp = sems_.path()) {
+        array_.from = cp->pick(CriticalPath::later(path_release_, path_ldw_), i.sync);
+        cp->retain(array_.from.ref);
+        const CriticalPath::Ref s = cp->extend(array_.from, index_, now, now, now, now, false);
+        cp->release(path_mm_start_.ref);
+        path_mm_start_ = {s, now, CriticalPath::Edge::queue};
+    }
     read_by_row_group(i.src, now, array_.reqs);
     // The drain requests ride in the same InFlight until the array releases the matmul; keep
     // them apart by moving them into the drain entry at release (see retire()).
@@ -117,6 +128,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& i, Cycle now) {
     track_group(i);
     ++arr_.matmuls;
     arr_.pe_stream += ii;
+    arr_.macs += std::uint64_t{i.rows} * i.cols * i.src.elems;
     const std::string shape = std::to_string(i.rows) + "x" + std::to_string(i.cols);
     auto it = std::find_if(arr_.shapes.begin(), arr_.shapes.end(), [&](const auto& s) { return s.first == shape; });
     if (it == arr_.shapes.end())
@@ -125,34 +137,65 @@ void ArrSeq::start_matmul(const ArrSeqInstr& i, Cycle now) {
         ++it->second;
 }
 
-void ArrSeq::complete(const InFlight& f, Cycle now) {
+CriticalPath::Ref ArrSeq::complete(const InFlight& f, Cycle now, Cycle seg_start, Cycle compute_end, Cycle release) {
     ++stats_.instructions;
     stats_.last_end = now;
     sems_.signal(f.sync, now);
     if (timeline_) timeline_->push_back({f.line, index_, f.start, now});
+    CriticalPath* cp = sems_.path();
+    if (!cp) return CriticalPath::kNone;
+    const CriticalPath::Ref r = cp->extend(f.from, index_, seg_start, compute_end, release, now, true);
+    cp->release(f.from.ref);
+    cp->retired(f.sync, r, now);
+    return r;
+}
+
+ArrSeq::State ArrSeq::classify(Cycle now) const {
+    if ((ldw_.active && now < ldw_.compute_end) || (array_.active && now < array_.compute_end)) return State::compute;
+    if (ldw_.active || array_.active) return State::bank_wait;
+    if (!drain_.empty()) return State::compute;  // the array's results on their way to PSUM
+    return blocked_since_ != kNever ? State::sem_wait : State::idle;
+}
+
+void ArrSeq::account(Cycle now) {
+    if (now > state_since_) state_cycles_[static_cast<std::size_t>(state_)] += now - state_since_;
+    state_since_ = now;
 }
 
 bool ArrSeq::retire(Cycle now) {
     bool changed = false;
     if (ldw_.active && now >= ldw_.compute_end && ldw_.reqs.complete(kernel_)) {
         ldw_.active = false;
-        stats_.bank_stall += now - ldw_.compute_end;
         weights_unlatched_ = true;
-        complete(ldw_, now);
+        const CriticalPath::Ref r = complete(ldw_, now, ldw_.start, ldw_.compute_end, now);
+        if (CriticalPath* cp = sems_.path()) {
+            cp->release(path_ldw_.ref);
+            path_ldw_ = {r, now, CriticalPath::Edge::queue};
+        }
         changed = true;
     }
     if (array_.active && now >= array_.compute_end && array_.reqs.complete(kernel_)) {
         array_.active = false;
-        stats_.bank_stall += now - array_.compute_end;
         arr_.pe_busy += now - array_.start;
         array_free_ = now + (csr_.en_inter_instr_dly ? csr_.inter_instr_dly_cnt : 0);
         InFlight d = array_;
         d.reqs = array_drain_;
+        if (CriticalPath* cp = sems_.path()) {
+            // The matmul's path to the array's release; its drain continues from there.
+            const CriticalPath::Ref rel =
+                cp->extend(array_.from, index_, array_.start, array_.compute_end, now, now, false);
+            cp->release(array_.from.ref);
+            cp->release(path_release_.ref);
+            path_release_ = {rel, now, CriticalPath::Edge::queue};
+            cp->retain(rel);
+            d.from = {rel, now, CriticalPath::Edge::internal};
+        }
         drain_.push(d);
         changed = true;
     }
     while (!drain_.empty() && drain_.front().reqs.complete(kernel_)) {
-        complete(drain_.front(), now);
+        const Cycle released = drain_.front().from.at;
+        complete(drain_.front(), now, released, released, released);
         drain_.pop();
         changed = true;
     }
@@ -178,7 +221,6 @@ bool ArrSeq::try_start(Cycle now) {
             if (blocked_since_ == kNever) blocked_since_ = now;
             break;
         }
-        if (blocked_since_ != kNever) stats_.sem_wait += now - blocked_since_;
         blocked_since_ = kNever;
         if (weight_wait_since_ != kNever) arr_.weight_wait += now - weight_wait_since_;
         weight_wait_since_ = kNever;
@@ -210,6 +252,7 @@ void ArrSeq::update_backpressure(Cycle now) {
 }
 
 bool ArrSeq::step(Cycle now) {
+    account(now);
     const bool was_busy = ldw_.active || array_.active || !drain_.empty();
     bool changed = retire(now);
     changed |= try_start(now);
@@ -220,6 +263,7 @@ bool ArrSeq::step(Cycle now) {
         stats_.busy += now - busy_since_;
         busy_since_ = kNever;
     }
+    state_ = classify(now);
     return changed;
 }
 
@@ -251,6 +295,9 @@ bool ArrSeq::blocked(BlockedHead& out) const {
 }
 
 void ArrSeq::finish(Cycle end) {
+    account(end);
+    stats_.sem_wait = state_cycles_[static_cast<std::size_t>(State::sem_wait)];
+    stats_.bank_wait = state_cycles_[static_cast<std::size_t>(State::bank_wait)];
     if (busy_since_ != kNever) {
         stats_.busy += end - busy_since_;
         busy_since_ = kNever;

@@ -14,10 +14,17 @@ bool SerialEngine::retire(Cycle now) {
     if (!active_ || now < compute_end_ || !reqs_.complete(kernel_)) return false;
     active_ = false;
     stats_.busy += now - start_;
-    stats_.bank_stall += now - compute_end_;
+    stats_.bank_wait += now - compute_end_;
     ++stats_.instructions;
     stats_.last_end = now;
     sems_.signal(sync_, now);
+    if (CriticalPath* cp = sems_.path()) {
+        const CriticalPath::Ref r = cp->extend(path_from_, index_, start_, compute_end_, now, now, true);
+        cp->release(path_from_.ref);
+        cp->retired(sync_, r, now);
+        cp->release(path_last_.ref);
+        path_last_ = {r, now, CriticalPath::Edge::queue};
+    }
     if (timeline_) timeline_->push_back({line_, index_, start_, now});
     return true;
 }

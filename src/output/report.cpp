@@ -1,5 +1,6 @@
 #include "sbufsim/output/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -7,7 +8,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sbufsim/config/config.h"
+#include "sbufsim/output/bottleneck.h"
 #include "sbufsim/output/json_text.h"
+#include "sbufsim/output/metrics.h"
 
 namespace sbufsim {
 
@@ -35,6 +39,17 @@ std::string file_digest(const std::string& path) {
         h = fnv1a64(std::string_view(buf.data(), static_cast<std::size_t>(in.gcount())), h);
     }
     return hex16(h);
+}
+
+std::vector<RunInfo::Setting> effective_settings(const LoadedConfig& cfg) {
+    std::vector<RunInfo::Setting> out;
+    const auto& table = key_table();
+    for (std::size_t i = 0; i < table.size() && i < cfg.origins.size(); ++i) {
+        const Origin& o = cfg.origins[i];
+        if (o.line < 0 || o.file == cfg.generation_file) continue;
+        out.push_back({table[i].name, table[i].get(cfg.params), o.describe()});
+    }
+    return out;
 }
 
 std::uint64_t total_stalls(const Stats& s, StallCause c) {
@@ -113,6 +128,7 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
     t("run", "", "version", rep.info.version);
     t("run", "", "config_hash", rep.info.config_hash);
     t("run", "", "trace_digest", rep.info.trace_digest);
+    u("run", "", "lenient", rep.info.lenient ? 1 : 0);
     u("run", "", "total_cycles", r.total_cycles);
     d("run", "", "time_ns", r.time_ns());
     d("run", "", "pe_clock_ghz", r.pe_clock_ghz);
@@ -122,15 +138,46 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
     u("run", "", "skipped_records", r.skipped);
     u("run", "", "kernel_cycles", k.cycles);
     if (!rep.windows.empty()) u("run", "", "window_cycles", rep.windows.width);
-    for (const auto& e : r.engines) {
-        if (!e.instructions && !e.sem_wait) continue;
-        u("engine", e.name, "instructions", e.instructions);
-        u("engine", e.name, "busy_cycles", e.busy);
-        d("engine", e.name, "busy_share", share(e.busy, r.total_cycles));
+    for (const auto& c : rep.info.settings) {
+        t("config", c.key, "value", c.value);
+        t("config", c.key, "from", c.from);
+    }
+    const Bottleneck b = analyse(r);
+    t("bottleneck", "", "verdict", b.verdict);
+    // The figures the metric registry declares (name, unit, direction) come from it, so a sweep
+    // column and this field are one definition.
+    static const std::vector<std::string> registered = {"bound_by", "bound_share", "pe_utilisation", "mfu",
+                                                        "sbuf_bank_utilisation", "psum_bank_utilisation",
+                                                        "dma_bandwidth_utilisation"};
+    const std::vector<std::string> values = metric_values(registered, r);
+    for (std::size_t i = 0; i < registered.size(); ++i)
+        rows.push_back({"bottleneck", "", registered[i], values[i], find_metric_info(registered[i])->unit.empty()});
+    u("bottleneck", "", "semaphore_edges", r.critical_path.semaphore_edges);
+    u("bottleneck", "", "queue_edges", r.critical_path.queue_edges);
+    for (const PathGroup& g : b.path) {
+        u("critical_path", g.name, "cycles", g.total());
+        d("critical_path", g.name, "share", share(g.total(), r.total_cycles));
+        for (std::size_t c = 0; c < kPathCauses; ++c)
+            u("critical_path", g.name, std::string(to_string(static_cast<PathCause>(c))) + "_cycles", g.cycles[c]);
+        u("critical_path", g.name, "instructions", g.instructions);
+    }
+    for (std::size_t i = 0; i < b.findings.size(); ++i) {
+        const std::string name = "f" + std::to_string(i + 1);
+        u("finding", name, "cycles", b.findings[i].cycles);
+        t("finding", name, "text", b.findings[i].text);
+        t("finding", name, "advice", b.findings[i].advice);
+    }
+    for (const EngineBreakdown& e : b.engines) {
+        const EngineStats& s = *std::find_if(r.engines.begin(), r.engines.end(), [&](const EngineStats& x) { return x.name == e.name; });
+        u("engine", e.name, "instructions", s.instructions);
+        u("engine", e.name, "busy_cycles", s.busy);
+        d("engine", e.name, "busy_share", share(s.busy, r.total_cycles));
+        u("engine", e.name, "compute_cycles", e.compute);
+        u("engine", e.name, "bank_wait_cycles", e.bank_wait);
         u("engine", e.name, "semaphore_wait_cycles", e.sem_wait);
-        u("engine", e.name, "bank_stall_cycles", e.bank_stall);
-        u("engine", e.name, "bytes_read", e.bytes_read);
-        u("engine", e.name, "bytes_written", e.bytes_written);
+        u("engine", e.name, "idle_cycles", e.idle);
+        u("engine", e.name, "bytes_read", s.bytes_read);
+        u("engine", e.name, "bytes_written", s.bytes_written);
     }
     const ArrSeqStats& a = r.arr_seq;
     d("pe", "", "utilisation", r.pe_utilisation());
@@ -138,6 +185,7 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
     u("pe", "", "busy_cycles", a.pe_busy);
     u("pe", "", "weight_wait_cycles", a.weight_wait);
     u("pe", "", "matmuls", a.matmuls);
+    u("pe", "", "macs", a.macs);
     u("pe", "", "ldweights", a.ldweights);
     u("pe", "", "p2fifo_backpressure_cycles", a.backpressure_cycles);
     for (const auto& [shape, n] : a.shapes) u("matmul_shape", shape, "count", n);
@@ -194,6 +242,32 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
 
 }  // namespace
 
+void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
+    const CriticalPathStats& cp = r.critical_path;
+    os << b.verdict << "\n";
+    std::uint64_t on_path = 0;
+    for (const PathGroup& g : b.path) on_path += g.instructions;
+    os << "critical path: " << on_path << (on_path == 1 ? " instruction, " : " instructions, ") << cp.semaphore_edges
+       << " semaphore waits, "
+       << cp.queue_edges << " queue-order steps; cycles by engine and cause (sum = " << r.total_cycles << ")\n"
+       << col("engine", 10, false) << col("cycles", 11) << col("share", 7);
+    for (std::size_t c = 0; c < kPathCauses; ++c) os << col(to_string(static_cast<PathCause>(c)), 11);
+    os << col("instr", 8) << "\n";
+    for (const PathGroup& g : b.path) {
+        os << col(g.name, 10, false) << col(std::to_string(g.total()), 11)
+           << col(fixed(100 * share(g.total(), r.total_cycles), 1), 7);
+        for (std::size_t c = 0; c < kPathCauses; ++c) os << col(std::to_string(g.cycles[c]), 11);
+        os << col(std::to_string(g.instructions), 8) << "\n";
+    }
+    os << "utilisation: PE " << fixed(100 * b.pe_utilisation, 1) << " %, MFU " << fixed(100 * b.mfu, 1)
+       << " %, SBUF banks " << fixed(100 * b.sbuf_bank_utilisation, 1) << " %, PSUM banks "
+       << fixed(100 * b.psum_bank_utilisation, 1) << " %, DMA bandwidth " << fixed(100 * b.dma_bandwidth_utilisation, 1)
+       << " % of " << fixed(r.dma_peak_gbps, 0) << " GB/s\n";
+    if (!b.findings.empty()) os << "findings\n";
+    for (std::size_t i = 0; i < b.findings.size(); ++i)
+        os << "  " << i + 1 << ". " << b.findings[i].text << "\n     try: " << b.findings[i].advice << "\n";
+}
+
 void print_summary(std::ostream& os, const RunReport& rep) {
     const ReplayResult& r = rep.result;
     const Stats& k = r.kernel;
@@ -205,14 +279,18 @@ void print_summary(std::ostream& os, const RunReport& rep) {
     if (r.skipped) os << ", " << r.skipped << " invalid records skipped";
     os << ")\n\n";
 
-    os << "engines\n" << col("engine", 10, false) << col("instr", 8) << col("busy", 11) << col("busy%", 7)
-       << col("sem wait", 11) << col("bank stall", 11) << col("read B", 12) << col("written B", 12) << "\n";
-    for (const auto& e : r.engines) {
-        if (!e.instructions && !e.sem_wait) continue;
-        os << col(e.name, 10, false) << col(std::to_string(e.instructions), 8) << col(std::to_string(e.busy), 11)
-           << col(fixed(100 * share(e.busy, r.total_cycles), 1), 7) << col(std::to_string(e.sem_wait), 11)
-           << col(std::to_string(e.bank_stall), 11) << col(std::to_string(e.bytes_read), 12)
-           << col(std::to_string(e.bytes_written), 12) << "\n";
+    const Bottleneck b = analyse(r);
+    print_bottleneck(os, r, b);
+    os << "\nengines (cycles; compute + bank wait + semaphore wait + idle = " << r.total_cycles << ")\n"
+       << col("engine", 10, false) << col("instr", 8) << col("compute", 11) << col("bank wait", 11)
+       << col("sem wait", 11) << col("idle", 11) << col("busy%", 7) << col("read B", 12) << col("written B", 12)
+       << "\n";
+    for (const EngineBreakdown& e : b.engines) {
+        const EngineStats& s = *std::find_if(r.engines.begin(), r.engines.end(), [&](const EngineStats& x) { return x.name == e.name; });
+        os << col(e.name, 10, false) << col(std::to_string(s.instructions), 8) << col(std::to_string(e.compute), 11)
+           << col(std::to_string(e.bank_wait), 11) << col(std::to_string(e.sem_wait), 11)
+           << col(std::to_string(e.idle), 11) << col(fixed(100 * share(s.busy, r.total_cycles), 1), 7)
+           << col(std::to_string(s.bytes_read), 12) << col(std::to_string(s.bytes_written), 12) << "\n";
     }
 
     const ArrSeqStats& a = r.arr_seq;
@@ -237,10 +315,17 @@ void print_summary(std::ostream& os, const RunReport& rep) {
            << " transposes, " << fixed(ns > 0 ? static_cast<double>(s.bytes) / ns : 0, 2) << " GB/s while active";
     }
     os << "\n";
-    os << "stall cycles by cause:";
-    for (std::size_t c = 0; c < kStallCauses; ++c)
-        os << "  " << to_string(static_cast<StallCause>(c)) << " " << total_stalls(k, static_cast<StallCause>(c));
-    os << "\nthrottle effect: " << total_stalls(k, StallCause::throttle) << " stall cycles charged to the throttlers\n\n";
+    // Beat-cycles are per client and overlap in time, so their sum is no part of the run's cycles;
+    // a PE client waiting its stage-1 turn while another quadrant's beat uses the port costs the
+    // engine nothing (the moving stream is paced by the array), and a request waiting for an
+    // earlier one is ordering, not contention.
+    os << "client beat-cycles stalled (summed over clients, overlapping in time)\n  lost to other traffic:";
+    for (StallCause c : {StallCause::bank_conflict, StallCause::tdm, StallCause::throttle, StallCause::psum_backpressure})
+        os << "  " << to_string(c) << " " << total_stalls(k, c);
+    os << "\n  by design (turns, ordering):";
+    for (StallCause c : {StallCause::stage1_loss, StallCause::dependency})
+        os << "  " << to_string(c) << " " << total_stalls(k, c);
+    os << "\n\n";
     os << "-- bank kernel --\n";
     print_report(os, k);
     if (!r.skipped_errors.empty()) {
@@ -288,13 +373,24 @@ void write_json(std::ostream& os, const std::vector<RunReport>& runs) {
     os << "\n  ]\n}\n";
 }
 
+std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+    std::string o = "\"";
+    for (char c : s) {
+        if (c == '"') o += '"';
+        o += c;
+    }
+    return o + "\"";
+}
+
 void write_csv(std::ostream& os, const std::vector<RunReport>& runs) {
     os << "trace,section,name,metric,value\n";
     for (const auto& run : runs) {
         std::vector<Row> rows;
         collect(run, rows);
         for (const auto& r : rows)
-            os << run.result.trace << "," << r.section << "," << r.name << "," << r.metric << "," << r.value << "\n";
+            os << csv_field(run.result.trace) << "," << csv_field(r.section) << "," << csv_field(r.name) << ","
+               << csv_field(r.metric) << "," << csv_field(r.value) << "\n";
     }
 }
 

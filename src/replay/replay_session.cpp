@@ -24,8 +24,10 @@ constexpr std::uint32_t kUnknownClient = 0xfffffffeu;
 
 ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayOptions& o)
     : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
-      sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)), checker_(p, reader.file()) {
+      sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)),
+      path_(4 + p.dma.engines + p.q7.cores, sems_.size()), checker_(p, reader.file()) {
     kernel_.set_probe(o.probe);
+    sems_.set_path(&path_);
     auto* tl = o.record_timeline ? &result_.timeline : nullptr;
     std::uint16_t idx = 0;
     arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
@@ -51,6 +53,8 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     result_.trace = reader.file();
     result_.generation = p.generation;
     result_.pe_clock_ghz = p.pe.clock_ghz;
+    result_.dma_peak_gbps = p.dma.engines * p.dma.engine_gbps;
+    result_.pe_peak_macs = std::uint64_t{p.pe.rows} * p.pe.cols;
 }
 
 TensorAccess ReplaySession::access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const {
@@ -416,6 +420,7 @@ ReplayResult ReplaySession::finish(Cycle now) {
     for (FrontEnd* e : engines_) result_.engines.push_back(e->stats());
     result_.arr_seq = arr_->arr_stats();
     for (const auto& d : dma_) result_.dma.push_back(d->dma_stats());
+    result_.critical_path = path_.finish(end);
     return std::move(result_);
 }
 

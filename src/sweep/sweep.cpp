@@ -119,34 +119,7 @@ std::string one_line(std::string_view s) {
     return o;
 }
 
-// Worst p99 over the clients that completed requests; the first such client wins a tie so the
-// name is deterministic.
-std::pair<std::uint64_t, std::string> worst_p99(const Stats& k) {
-    std::uint64_t worst = 0;
-    std::string who;
-    for (const auto& c : k.clients) {
-        if (!c.completed) continue;
-        const std::uint64_t p = c.latency.percentile(0.99);
-        if (who.empty() || p > worst) worst = p, who = c.name;
-    }
-    return {worst, who};
-}
-
 }  // namespace
-
-const char* const kClientClassNames[kClientClasses] = {"pe", "act", "pool", "dve", "dma", "q7", "psum"};
-
-std::size_t client_class(const ClientStats& c) {
-    if (c.region == Region::psum) return 6;
-    const std::string_view n = c.name;
-    if (n.starts_with("pe_client_") || n == "pe_rd") return 0;
-    if (n.starts_with("act_")) return 1;
-    if (n.starts_with("pool_")) return 2;
-    if (n.starts_with("dve_")) return 3;
-    if (n.starts_with("dma_")) return 4;
-    if (n.starts_with("q7_")) return 5;
-    return 0;  // no other SBUF port exists (clients.h); count any newcomer with the PE array
-}
 
 Axis parse_vary(std::string_view arg) {
     const auto eq = arg.find('=');
@@ -254,11 +227,12 @@ std::string base_digest(const LoadRequest& base, const std::string& trace) {
 }
 
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
-                           const std::vector<std::vector<std::string>>& points) {
+                           const std::vector<std::vector<std::string>>& points,
+                           const std::vector<std::string>& metrics) {
     std::vector<Job> jobs;
     for (const auto& trace : traces)
         for (const auto& p : points) {
-            Job j{jobs.size(), trace, {}, p, {}};
+            Job j{jobs.size(), trace, {}, p, {}, metrics};
             for (std::size_t i = 0; i < axes.size(); ++i)
                 j.overrides.push_back(Setting{axes[i].key, p[i], Origin{}, {}});
             jobs.push_back(std::move(j));
@@ -266,40 +240,50 @@ std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::ve
     return jobs;
 }
 
+namespace {
+
+Metric from_registry(const MetricInfo& m) { return {m.name, m.better, m.description, m.unit}; }
+
+}  // namespace
+
 const std::vector<Metric>& metrics() {
-    static const std::vector<Metric> m = {
-        {"total_cycles", Better::lower, "cycles until the last access or instruction completed"},
-        {"time_ns", Better::lower, "total_cycles at the PE clock"},
-        {"pe_utilisation", Better::higher, "PE-array streaming cycles / total cycles"},
-        {"bank_conflict_stalls", Better::lower, "bank-conflict stall cycles, all clients"},
-        {"bank_conflict_pe", Better::lower, "... of the PE-array stage-1 clients pe_client_*"},
-        {"bank_conflict_act", Better::lower, "... of act_rd, act_wr"},
-        {"bank_conflict_pool", Better::lower, "... of pool_rd, pool_wr"},
-        {"bank_conflict_dve", Better::lower, "... of dve_rd, dve_wr"},
-        {"bank_conflict_dma", Better::lower, "... of the DMA queues dma_*"},
-        {"bank_conflict_q7", Better::lower, "... of the Q7 cores q7_*"},
-        {"bank_conflict_psum", Better::lower, "... of the PSUM ports (pe_wr, *_psum_*)"},
-        {"tdm_stalls", Better::lower, "TDM stall cycles, all clients"},
-        {"throttle_stalls", Better::lower, "throttler stall cycles, all clients"},
-        {"dma_gbps", Better::higher, "achieved DMA bandwidth over the run, GB/s"},
-        {"worst_p99_latency", Better::lower, "largest per-client p99 request latency, cycles"},
-        {"worst_p99_client", Better::none, "the client with that p99"},
-        {"jain_fairness", Better::higher, "Jain's index of the contending clients' win rates"},
-        {"base_digest", Better::none, "digest of the base configuration and the trace file (resume keeps only rows with the current one)"},
-    };
+    // The headline columns every sweep table has, in the order of earlier tables.
+    static const std::vector<Metric> m = [] {
+        std::vector<Metric> v;
+        for (const char* name : {"total_cycles", "time_ns", "pe_utilisation", "bank_conflict_stalls",
+                                 "bank_conflict_pe", "bank_conflict_act", "bank_conflict_pool", "bank_conflict_dve",
+                                 "bank_conflict_dma", "bank_conflict_q7", "bank_conflict_psum", "tdm_stalls",
+                                 "throttle_stalls", "dma_gbps", "worst_p99_latency", "worst_p99_client",
+                                 "jain_fairness"})
+            v.push_back(from_registry(*find_metric_info(name)));
+        return v;
+    }();
     return m;
 }
 
-const Metric* find_metric(std::string_view name) {
-    for (const auto& m : metrics())
-        if (name == m.name) return &m;
-    return nullptr;
+std::optional<Metric> find_metric(std::string_view name) {
+    const auto m = find_metric_info(name);
+    if (!m) return std::nullopt;
+    return from_registry(*m);
 }
 
-std::vector<std::string> columns(const std::vector<Axis>& axes) {
+std::vector<std::string> metric_names(const std::vector<std::string>& extra) {
+    std::vector<std::string> names;
+    for (const auto& m : metrics()) names.push_back(m.name);
+    for (const auto& e : extra) {
+        if (!find_metric_info(e))
+            throw ConfigError("metric '" + e + "': not a registered metric" + metric_suggestion(e) +
+                              " (sbufsim run --list-metrics lists them)");
+        if (std::find(names.begin(), names.end(), e) == names.end()) names.push_back(e);
+    }
+    return names;
+}
+
+std::vector<std::string> columns(const std::vector<Axis>& axes, const std::vector<std::string>& metrics) {
     std::vector<std::string> c{"trace"};
     for (const auto& a : axes) c.push_back(a.key);
-    for (const auto& m : metrics()) c.push_back(m.name);
+    c.insert(c.end(), metrics.begin(), metrics.end());
+    c.push_back("base_digest");   // the row's base configuration and trace (resume keeps current ones)
     c.push_back("status");
     c.push_back("message");
     return c;
@@ -313,36 +297,22 @@ std::string format_real(double v) {
     return os.str();
 }
 
-std::vector<std::string> metric_cells(const ReplayResult& r) {
-    const Stats& k = r.kernel;
-    std::array<std::uint64_t, kClientClasses> by_class{};
-    for (const auto& c : k.clients)
-        by_class[client_class(c)] += c.stalls[static_cast<std::size_t>(StallCause::bank_conflict)];
-    const auto [p99, p99_client] = worst_p99(k);
-    std::vector<std::string> cells = {
-        std::to_string(r.total_cycles),
-        format_real(r.time_ns()),
-        format_real(r.pe_utilisation()),
-        std::to_string(total_stalls(k, StallCause::bank_conflict)),
-    };
-    for (auto v : by_class) cells.push_back(std::to_string(v));
-    cells.push_back(std::to_string(total_stalls(k, StallCause::tdm)));
-    cells.push_back(std::to_string(total_stalls(k, StallCause::throttle)));
-    cells.push_back(format_real(r.dma_gbps()));
-    cells.push_back(std::to_string(p99));
-    cells.push_back(p99_client);
-    cells.push_back(format_real(k.jain_index));
-    cells.emplace_back();   // base_digest: the job's, set by make_row
-    return cells;
+std::vector<std::string> metric_cells(const ReplayResult& r, const std::vector<std::string>& metrics) {
+    return metric_values(metrics, r);
 }
 
 Row make_row(const Job& job, const std::vector<std::string>& cells, std::string_view status,
              std::string_view message) {
     Row row{job.trace};
     row.insert(row.end(), job.values.begin(), job.values.end());
-    if (cells.size() == metrics().size()) row.insert(row.end(), cells.begin(), cells.end());
-    else row.resize(row.size() + metrics().size());
-    row.back() = job.base_digest;   // every row, whatever its status: resume compares it
+    if (status == kStatusOk && cells.size() != job.metrics.size())
+        throw std::logic_error("sweep row of " + job.trace + ": " + std::to_string(cells.size()) + " metric cells for " +
+                               std::to_string(job.metrics.size()) + " metric columns");
+    if (status == kStatusOk)
+        row.insert(row.end(), cells.begin(), cells.end());
+    else
+        row.resize(row.size() + job.metrics.size());
+    row.push_back(job.base_digest);   // every row, whatever its status: resume compares it
     row.emplace_back(status);
     row.push_back(one_line(message));
     return row;
@@ -360,7 +330,7 @@ Row run_job(const LoadRequest& base, const Job& job) {
         } catch (const ConfigError& e) {
             return make_row(job, {}, kStatusInvalid, e.what());
         }
-        return make_row(job, metric_cells(replay(cfg.params, reader)), kStatusOk, "");
+        return make_row(job, metric_cells(replay(cfg.params, reader), job.metrics), kStatusOk, "");
     } catch (const TraceFormatError& e) {
         return make_row(job, {}, kStatusError, e.error().to_string());
     } catch (const std::exception& e) {

@@ -157,7 +157,7 @@ struct Selection {
 std::vector<std::string> numeric_metrics(const SweepTable& t) {
     std::vector<std::string> m;
     for (const auto& name : t.metric_names()) {
-        const sweep::Metric* known = sweep::find_metric(name);
+        const auto known = sweep::find_metric(name);
         if (!known || known->better != sweep::Better::none) m.push_back(name);
     }
     return m;
@@ -335,7 +335,7 @@ ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
     m.source = table.source;
     m.metric = req.metric;
     const std::size_t metric_col = metric_column(table, req.metric);
-    if (const sweep::Metric* known = sweep::find_metric(req.metric)) m.better = known->better, m.metric_help = known->help;
+    if (const auto known = sweep::find_metric(req.metric)) m.better = known->better, m.metric_help = known->help;
 
     Selection s;
     s.table = &table;

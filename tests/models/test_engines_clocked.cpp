@@ -139,7 +139,7 @@ TEST(MatmulStream, Bf16_free_size_512_streams_at_the_cost_model_ii) {
     // 512 beats take exactly the 512-cycle ii: the data keeps pace with the cost model, the array
     // is never held past ii (busy = stream, no bank stall) and nothing conflicts.
     EXPECT_EQ(r.arr_seq.pe_busy, 4096u);
-    EXPECT_EQ(engine(r, "arr_seq").bank_stall, 0u);
+    EXPECT_EQ(engine(r, "arr_seq").bank_wait, 0u);
     for (const char* pe : {"pe_client_0", "pe_client_1", "pe_client_2", "pe_client_3"})
         EXPECT_EQ(client(r.kernel, pe).beats, 8u * 128) << pe;
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
@@ -183,7 +183,7 @@ TEST(MatmulStream, Free_size_32_costs_the_64_cycle_floor) {
     // so the floor, not the data, holds each matmul for 64 cycles.
     EXPECT_EQ(client(r.kernel, "pe_client_0").beats, 8u * 8);
     EXPECT_EQ(r.arr_seq.pe_busy, 8u * 64);
-    EXPECT_EQ(engine(r, "arr_seq").bank_stall, 0u);
+    EXPECT_EQ(engine(r, "arr_seq").bank_wait, 0u);
     // Matmul k starts at 128 + 64k (after the 128-cycle LdWeights); the last (k = 7) at 576.
     // Its PSUM write, 128 partitions x 32 fp32 = 128 B = 16 beats, is issued 128 cycles later at
     // 704, granted 704..719, and the matmul completes when that is seen, at 720.
@@ -200,7 +200,7 @@ TEST(MatmulStream, Fp32_moving_data_costs_four_times_bf16) {
     EXPECT_EQ(f.arr_seq.pe_stream, 4 * b.arr_seq.pe_stream);
     // The fp32 moving read is 4 x 32 partitions x 2048 B = 1024 beats, half the ii: no stretch.
     EXPECT_EQ(f.arr_seq.pe_busy, 16384u);
-    EXPECT_EQ(engine(f, "arr_seq").bank_stall, 0u);
+    EXPECT_EQ(engine(f, "arr_seq").bank_wait, 0u);
     // The fp32 LdWeights costs max(128, 64) x 4 = 512 cycles before the first matmul; the last
     // matmul starts at 512 + 7 x 2048 and its 256-beat PSUM write is done long before its ii
     // ends: 512 + 16384 = 16896.
@@ -240,7 +240,7 @@ TEST(QuadrantConflict, Act_and_a_matmul_moving_read_on_the_same_quadrant_conflic
     // The matmul wins every one of those cycles: its read is never stalled.
     EXPECT_EQ(client(r.kernel, "pe_client_0").total_stalls(), 0u);
     EXPECT_EQ(blocked(r.kernel, "pe_client_0", "act_rd"), 0u);
-    EXPECT_EQ(engine(r, "arr_seq").bank_stall, 0u);
+    EXPECT_EQ(engine(r, "arr_seq").bank_wait, 0u);
     // The write side (q1) never meets the matmul.
     EXPECT_EQ(stalls(r.kernel, "act_wr", StallCause::bank_conflict), 0u);
     // Each of banks 0..3 saw two beats wanting it in those 72 cycles; q1's banks none.
@@ -248,7 +248,7 @@ TEST(QuadrantConflict, Act_and_a_matmul_moving_read_on_the_same_quadrant_conflic
     for (std::uint32_t b = 4; b < 16; ++b) EXPECT_EQ(r.kernel.banks[b].conflict_cycles, 0u) << "sbuf_" << b;
     // ACT's reads end at 192 + 16 = 208, within its cost (60 + max(64, 64) = 124 ACT cycles =
     // 248), so the conflict costs the ACT no time here; the run ends with the matmul at 576.
-    EXPECT_EQ(engine(r, "act").bank_stall, 0u);
+    EXPECT_EQ(engine(r, "act").bank_wait, 0u);
     EXPECT_EQ(r.total_cycles, 576u);
 }
 
@@ -325,7 +325,7 @@ void expect_strict_split(const ReplayResult& r) {
     EXPECT_EQ(blocked(r.kernel, "act_rd", "dma_0"), 0u);
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
     EXPECT_EQ(r.total_cycles, 2400u + 8u * 1023 + 1);
-    EXPECT_EQ(engine(r, "dma_0").bank_stall, 10585u - (2400u + 2913u));
+    EXPECT_EQ(engine(r, "dma_0").bank_wait, 10585u - (2400u + 2913u));
 }
 
 TEST(TdmDma, Strict_one_dma_slot_keeps_the_classes_apart_on_shared_banks) {
@@ -369,7 +369,7 @@ TEST(TdmDma, Work_conserving_dma_takes_compute_slots_when_compute_leaves_the_ban
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
     // The kernel is done at 4448, before the DMA's cost model (2400 + 2913 = 5313) ends: the
     // descriptor takes its bandwidth time, not more.
-    EXPECT_EQ(engine(r, "dma_0").bank_stall, 0u);
+    EXPECT_EQ(engine(r, "dma_0").bank_wait, 0u);
     EXPECT_EQ(r.total_cycles, 2400u + 2913u);
 }
 

@@ -37,6 +37,7 @@
 // queue that could close a group is this one, so stalling would deadlock).
 #pragma once
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,7 @@ struct ArrSeqStats {
     Cycle pe_stream = 0;           // sum of initiation intervals: cycles the array streams data
     Cycle pe_busy = 0;             // sum of array occupancy (stream + bank-stall extension)
     Cycle weight_wait = 0;         // cycles a matmul at the head waited for its LdWeights
+    std::uint64_t macs = 0;        // multiply-accumulates: rows x cols x moving elements per matmul
     // Matmul counts by tile shape "RxC" (num_active_rows x num_active_cols), in first-seen
     // order, like arr_seq_ififo_perf_matmul's tile_RxC counters (seed 000 §5.6).
     std::vector<std::pair<std::string, std::uint64_t>> shapes;
@@ -106,14 +108,22 @@ private:
         RequestSet reqs;
         SyncSet sync;
         std::uint64_t line = 0;
+        CriticalPath::Point from;   // what it waited for last (critical_path.h)
     };
+    // What the engine is doing, for the busy / bank-wait / semaphore-wait / idle split (each
+    // cycle counted once although LdWeights, a matmul and PSUM drains overlap).
+    enum class State : std::uint8_t { idle, sem_wait, compute, bank_wait, count };
+    State classify(Cycle now) const;
+    void account(Cycle now);
     bool retire(Cycle now);
     bool try_start(Cycle now);
     void start_ldweights(const ArrSeqInstr& i, Cycle now);
     void start_matmul(const ArrSeqInstr& i, Cycle now);
     void read_by_row_group(const TensorAccess& a, Cycle now, RequestSet& into);
     void track_group(const ArrSeqInstr& i);
-    void complete(const InFlight& f, Cycle now);
+    // Retires `f` at `now` (signals, statistics, timeline); its critical path runs from
+    // `seg_start` through compute_end and release. Returns the path (kNone when not tracked).
+    CriticalPath::Ref complete(const InFlight& f, Cycle now, Cycle seg_start, Cycle compute_end, Cycle release);
     void update_backpressure(Cycle now);
 
     Kernel& kernel_;
@@ -130,6 +140,12 @@ private:
     bool has_psum_ = false;
 
     Ring<ArrSeqInstr> queue_;
+    State state_ = State::idle;
+    Cycle state_since_ = 0;
+    std::array<Cycle, static_cast<std::size_t>(State::count)> state_cycles_{};
+    // Critical-path points: the array's last release, the last LdWeights' end, the last matmul's
+    // start (which latches the weights, so the next LdWeights may begin).
+    CriticalPath::Point path_release_, path_ldw_, path_mm_start_;
     InFlight ldw_;                  // LdWeights on the weight path
     InFlight array_;                // the matmul streaming through the array
     RequestSet array_drain_;        // its PSUM write requests

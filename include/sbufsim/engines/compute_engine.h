@@ -9,7 +9,7 @@
 // The cost does not depend on the partition count. Engine cycles become kernel cycles by the
 // engine/PE clock ratio. The instruction's bank requests issue after the fixed overhead; it
 // completes when both its cost-model time has passed and its requests are granted (a request
-// still queued in the kernel extends the instruction: EngineStats::bank_stall).
+// still queued in the kernel extends the instruction: EngineStats::bank_wait).
 #pragma once
 
 #include <string>

@@ -20,6 +20,7 @@
 #include "sbufsim/address/address.h"
 #include "sbufsim/config/params.h"
 #include "sbufsim/engines/clock_domain.h"
+#include "sbufsim/engines/critical_path.h"
 #include "sbufsim/engines/engine_stats.h"
 #include "sbufsim/engines/instr_event.h"
 #include "sbufsim/engines/request_set.h"
@@ -107,6 +108,10 @@ protected:
         line_ = line;
         reqs_.clear();
         if (stats_.first_start == kNever) stats_.first_start = now;
+        if (CriticalPath* cp = sems_.path()) {
+            path_from_ = cp->pick({path_last_.ref, path_last_.at, CriticalPath::Edge::queue}, sync);
+            cp->retain(path_from_.ref);
+        }
     }
     // Retires the instruction in flight if its time and requests are done: signals, statistics,
     // timeline. Returns true when it retired (start_ still holds its start cycle).
@@ -132,6 +137,9 @@ protected:
     SyncSet sync_;
     std::uint64_t line_ = 0;
     EngineStats stats_;
+    // Critical path (critical_path.h): what the instruction in flight waited for last, and the
+    // path of this engine's last retired instruction.
+    CriticalPath::Point path_from_, path_last_;
 };
 
 // A SerialEngine fed by one in-order queue of `Instr` (each with `sync` and `line`): the head

@@ -13,8 +13,8 @@ struct EngineStats {
     std::uint64_t instructions = 0;   // completed
     Cycle busy = 0;                   // kernel cycles with an instruction in progress
     Cycle sem_wait = 0;               // cycles the engine was free but its head waited a semaphore
-    Cycle bank_stall = 0;             // cycles an instruction outlived its cost-model time because
-                                      // its bank requests were still queued in the kernel
+    Cycle bank_wait = 0;              // of `busy`, cycles an instruction outlived its cost-model time
+                                      // because its bank requests were still queued in the kernel
     std::uint64_t bytes_read = 0;     // SBUF/PSUM bytes requested (per partition x partitions)
     std::uint64_t bytes_written = 0;
     Cycle first_start = kNever;

@@ -14,6 +14,8 @@
 
 namespace sbufsim {
 
+class CriticalPath;
+
 // One instruction's waits (values already resolved, trace.h WaitResolver) and signals.
 struct SyncSet {
     std::array<std::uint16_t, kMaxWaits> wait_sem{};
@@ -54,7 +56,14 @@ public:
     // Bumped by every signal: the scheduler re-examines blocked queues only when it moved.
     std::uint64_t generation() const { return generation_; }
 
+    // The critical-path tracker the engines report their instructions to (critical_path.h); the
+    // semaphore file carries it because every engine holds the file and every cross-engine
+    // dependency goes through it. Null: not tracked.
+    void set_path(CriticalPath* p) { path_ = p; }
+    CriticalPath* path() const { return path_; }
+
 private:
+    CriticalPath* path_ = nullptr;
     std::vector<std::uint64_t> value_;
     std::vector<Cycle> last_signal_;
     std::uint64_t generation_ = 0;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sbufsim/config/config.h"
+#include "sbufsim/output/bottleneck.h"
 #include "sbufsim/replay/replay.h"
 #include "sbufsim/stats/window_stats.h"
 
@@ -20,6 +22,14 @@ struct RunInfo {
     std::string scheduler = "fast";
     std::string config_hash;   // fnv1a64 of render_ini(config, false), 16 hex digits
     std::string trace_digest;  // fnv1a64 of the trace file's bytes, 16 hex digits
+    bool lenient = false;      // --lenient: invalid records were skipped
+    // Every key whose value is not the generation file's own, with its effective value and where
+    // it came from (a --config file and line, or the command line): with the generation, the
+    // whole effective configuration (`sbufsim run --from RESULT.json` replays from it).
+    struct Setting {
+        std::string key, value, from;
+    };
+    std::vector<Setting> settings;
 };
 
 struct RunReport {
@@ -36,13 +46,24 @@ std::string hex16(std::uint64_t v);
 // FNV-1a 64 of a file's bytes, streamed (flat memory). Throws std::runtime_error if unreadable.
 std::string file_digest(const std::string& path);
 
+// Every key whose value is not the generation file's own, with where it came from
+// (RunInfo::settings).
+std::vector<RunInfo::Setting> effective_settings(const LoadedConfig& cfg);
+
 // Sum of the kernel's stall cycles of one cause over all clients.
 std::uint64_t total_stalls(const Stats& s, StallCause c);
 
+// The run's summary: the bottleneck section first (print_bottleneck), then engines, PE, PSUM,
+// DMA, client stalls and the bank kernel's report.
 void print_summary(std::ostream& os, const RunReport& r);
+// The verdict, the critical path by engine group and cause, the utilisation figures and the
+// findings (bottleneck.h).
+void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck& b);
 // {"tool": "sbufsim", "version": ..., "runs": [ {...}, ... ]}
 void write_json(std::ostream& os, const std::vector<RunReport>& runs);
-// Long form: trace,section,name,metric,value (one number per row).
+// Long form: trace,section,name,metric,value (one number per row), RFC 4180 quoting: a
+// field holding a comma, quote or line break quoted with its quotes doubled.
+std::string csv_field(std::string_view s);
 void write_csv(std::ostream& os, const std::vector<RunReport>& runs);
 
 }  // namespace sbufsim

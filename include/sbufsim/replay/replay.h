@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sbufsim/engines/arr_seq.h"
+#include "sbufsim/engines/critical_path.h"
 #include "sbufsim/engines/dma_engine.h"
 #include "sbufsim/engines/engine_stats.h"
 #include "sbufsim/engines/instr_event.h"
@@ -56,6 +57,8 @@ struct ReplayResult {
     std::string trace;               // file name
     std::string generation;
     double pe_clock_ghz = 0;
+    double dma_peak_gbps = 0;        // every DMA engine at dma.engine_gbps
+    std::uint64_t pe_peak_macs = 0;  // PE array multiply-accumulates per cycle (pe.rows x pe.cols)
     Cycle total_cycles = 0;          // last kernel cycle or instruction completion, whichever later
     Stats kernel;                    // kernel statistics (finalized)
     std::vector<EngineStats> engines;  // arr_seq, act, pool, dve, dma_0.., q7_0..
@@ -67,6 +70,7 @@ struct ReplayResult {
     std::uint64_t skipped = 0;       // lenient: invalid records skipped
     std::vector<TraceError> skipped_errors;  // the first max_skipped_kept of them
     std::vector<InstrEvent> timeline;        // record_timeline only
+    CriticalPathStats critical_path;         // adds up to total_cycles (critical_path.h)
 
     double time_ns() const { return pe_clock_ghz > 0 ? static_cast<double>(total_cycles) / pe_clock_ghz : 0; }
     // PE utilisation: cycles the array streamed / total cycles.

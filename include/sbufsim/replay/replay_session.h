@@ -23,6 +23,7 @@
 
 #include "sbufsim/address/address.h"
 #include "sbufsim/engines/compute_engine.h"
+#include "sbufsim/engines/critical_path.h"
 #include "sbufsim/engines/q7_core.h"
 #include "sbufsim/replay/replay.h"
 #include "sbufsim/trace/trace_check.h"
@@ -85,6 +86,7 @@ private:
     AddressMap map_;
     Kernel kernel_;
     Semaphores sems_;
+    CriticalPath path_;  // fed by the engines through sems_
     TraceChecker checker_;
     WaitResolver waits_;
     std::unique_ptr<ArrSeq> arr_;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sbufsim/config/config.h"
+#include "sbufsim/output/metrics.h"
 #include "sbufsim/replay/replay.h"
 
 namespace sbufsim::sweep {
@@ -53,6 +54,26 @@ Shard parse_shard(std::string_view text);  // throws ConfigError
 // differ by at most one.
 std::pair<std::size_t, std::size_t> shard_range(std::size_t total, Shard s);
 
+// The metric columns that follow `trace` and the varied keys: the default list (metrics()), then
+// any other registered metric asked for with --metric or --rank-by (output/metrics.h). `better`
+// defines "best" for --rank-by: lowest first for cycles, stalls and latency; highest first for
+// utilisation, bandwidth and fairness; `none` for a text column (not rankable).
+using sbufsim::Better;
+struct Metric {
+    std::string name;
+    Better better = Better::lower;
+    std::string help;
+    std::string unit;
+};
+// The default columns, in order.
+const std::vector<Metric>& metrics();
+// Any registered metric, including per-engine, per-client and critical-path ones
+// (engine.act.busy_fraction); nothing when `name` names none.
+std::optional<Metric> find_metric(std::string_view name);
+// The default column names followed by `extra` (those not already there), in order. Throws
+// ConfigError for a name that is no registered metric, with a "did you mean".
+std::vector<std::string> metric_names(const std::vector<std::string>& extra = {});
+
 // One unit of work: a trace replayed at one point. Rows are ordered trace-major, then by point.
 struct Job {
     std::size_t index = 0;  // position in the full (unsharded) row list
@@ -60,32 +81,20 @@ struct Job {
     std::vector<Setting> overrides;  // the point, applied over the base request
     std::vector<std::string> values;  // the point's values, parallel to the axes
     std::string base_digest;  // base_digest(base, trace): the row's `base_digest` cell
+    std::vector<std::string> metrics = metric_names();  // the metric columns of its row
 };
 // A digest of what a row depends on besides its point: the effective base configuration
 // (generation, --config files, --set) loaded for `trace`, and the trace file's bytes. Resume
 // keeps a row only when its digest is the current one.
 std::string base_digest(const LoadRequest& base, const std::string& trace);
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
-                           const std::vector<std::vector<std::string>>& points);
+                           const std::vector<std::vector<std::string>>& points,
+                           const std::vector<std::string>& metrics = metric_names());
 
-// The metric columns that follow `trace` and the varied keys. `better` defines "best" for
-// --rank-by: lowest first for cycles, stalls and latency; highest first for utilisation,
-// bandwidth and fairness; `none` for a text column (not rankable).
-enum class Better : std::uint8_t { lower, higher, none };
-struct Metric {
-    const char* name;
-    Better better;
-    const char* help;
-};
-const std::vector<Metric>& metrics();
-const Metric* find_metric(std::string_view name);
-
-// Client classes of the per-class bank-conflict columns (by client name and region):
-//   pe: pe_client_* (stage-1 PE-array reads)   act: act_rd act_wr   pool: pool_rd pool_wr
-//   dve: dve_rd dve_wr   dma: dma_*   q7: q7_*   psum: every PSUM-region port (pe_wr, *_psum_*)
-inline constexpr std::size_t kClientClasses = 7;
-extern const char* const kClientClassNames[kClientClasses];
-std::size_t client_class(const ClientStats& c);
+// Client classes of the per-class bank-conflict columns (output/metrics.h).
+using sbufsim::client_class;
+using sbufsim::kClientClasses;
+using sbufsim::kClientClassNames;
 
 // Row status: ok, invalid (the point's configuration is rejected: the loader's message follows),
 // error (the replay failed: invalid trace or deadlock), crashed (the worker process died),
@@ -97,13 +106,14 @@ inline constexpr std::string_view kStatusCrashed = "crashed";
 inline constexpr std::string_view kStatusTimeout = "timeout";
 
 // The full column list: trace, the varied keys, the metrics, status, message.
-std::vector<std::string> columns(const std::vector<Axis>& axes);
+std::vector<std::string> columns(const std::vector<Axis>& axes, const std::vector<std::string>& metrics = metric_names());
 
 using Row = std::vector<std::string>;  // cells, parallel to columns()
 
-// The metric cells of a finished replay, parallel to metrics().
-std::vector<std::string> metric_cells(const ReplayResult& r);
-// A whole row: trace, values, metrics (empty when status is not ok), status, message.
+// The metric cells of a finished replay, parallel to `metrics`.
+std::vector<std::string> metric_cells(const ReplayResult& r, const std::vector<std::string>& metrics = metric_names());
+// A whole row: trace, values, metrics (empty when status is not ok), status, message. An ok row
+// whose cells do not match the job's metric columns is a bug: std::logic_error, never a blank row.
 Row make_row(const Job& job, const std::vector<std::string>& metric_cells, std::string_view status,
              std::string_view message);
 

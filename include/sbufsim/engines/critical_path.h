@@ -1,0 +1,96 @@
+// The critical path of a replay, tracked while it runs: the chain of instructions, back from the
+// last completion, in which each one could not start earlier because of the one before it — the
+// previous instruction of its own engine (queue order, a free array or DMA ring, its LdWeights)
+// or the instruction whose signal met its semaphore wait. Every cycle of the run lies on exactly
+// one segment of the chain, so the split by engine and cause adds up to the total cycles.
+//
+// Memory stays flat: a path is a vector of cycle totals (engine x cause), kept in a pool of
+// reference-counted slots; only the paths that can still be extended are alive (one per
+// semaphore's latest signal, a few per engine, one per instruction in flight).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sbufsim/engines/semaphores.h"
+
+namespace sbufsim {
+
+// What one critical-path segment of an engine was spent on.
+enum class PathCause : std::uint8_t {
+    compute,    // the instruction's cost-model time (streaming, transfer, ALU work)
+    bank_wait,  // held past its cost-model time: its SBUF/PSUM requests were still queued
+    latency,    // from the predecessor's end to this start: DMA start-up, fixed issue delays
+    drain,      // PE only: from the array's release to the last PSUM write of the matmul
+    count
+};
+inline constexpr std::size_t kPathCauses = static_cast<std::size_t>(PathCause::count);
+const char* to_string(PathCause c);
+
+// The finished critical path of one run.
+struct CriticalPathStats {
+    std::vector<std::array<Cycle, kPathCauses>> cycles;  // per engine (ReplayResult::engines order)
+    std::vector<std::uint64_t> instructions;              // per engine: instructions on the path
+    Cycle tail = 0;                 // after the last instruction: the kernel finishing access-record traffic
+    std::uint64_t semaphore_edges = 0;  // hops to the instruction whose signal met a wait
+    std::uint64_t queue_edges = 0;      // hops to the same engine's previous instruction
+    Cycle engine_total(std::size_t e) const;
+    Cycle cause_total(PathCause c) const;
+    Cycle total() const;            // == ReplayResult::total_cycles
+    bool operator==(const CriticalPathStats&) const = default;
+};
+
+class CriticalPath {
+public:
+    using Ref = std::uint32_t;
+    static constexpr Ref kNone = 0xffffffffu;
+    enum class Edge : std::uint8_t { none, queue, semaphore, internal };
+    // A path ending at cycle `at` (its cycles add up to `at`); kNone is the empty path at 0.
+    struct Point {
+        Ref ref = kNone;
+        Cycle at = 0;
+        Edge edge = Edge::none;
+    };
+
+    CriticalPath(std::size_t engines, std::uint32_t semaphores);
+
+    // The later of `own` (the engine's own constraint, Edge::queue) and the latest signal of each
+    // semaphore `sync` waits for: the constraint an instruction starting now waited for last.
+    // Ties go to the semaphore (the cross-engine dependency is the one to report).
+    Point pick(Point own, const SyncSet& sync) const;
+    // The later of two points (ties: `a`).
+    static Point later(const Point& a, const Point& b) { return b.at > a.at ? b : a; }
+
+    void retain(Ref r) {
+        if (r != kNone) ++refs_[r];
+    }
+    void release(Ref r);
+
+    // A new path (reference count 1): `from`, then on `engine` latency from.at to start, compute to
+    // compute_end, bank wait to release, drain to end. `instruction`: the segment ends an
+    // instruction (counted on the path; false for the intermediate points of a matmul).
+    Ref extend(const Point& from, std::uint16_t engine, Cycle start, Cycle compute_end, Cycle release, Cycle end,
+               bool instruction);
+    // An instruction retired at `end` with path `r`: its signals carry the path, and the latest
+    // completion of the run is remembered.
+    void retired(const SyncSet& sync, Ref r, Cycle end);
+
+    // The path of the last completion, plus the tail to `total`.
+    CriticalPathStats finish(Cycle total) const;
+
+private:
+    std::uint64_t* slot(Ref r) { return data_.data() + static_cast<std::size_t>(r) * width_; }
+    const std::uint64_t* slot(Ref r) const { return data_.data() + static_cast<std::size_t>(r) * width_; }
+    Ref allocate();
+
+    std::size_t engines_;
+    std::size_t width_;  // engines x causes, engines (instruction counts), 2 edge counters
+    std::vector<std::uint64_t> data_;
+    std::vector<std::uint32_t> refs_;
+    std::vector<Ref> free_;
+    std::vector<Point> sem_;  // per semaphore: the path of its latest signal
+    Point last_;              // the latest completion
+};
+
+}  // namespace sbufsim

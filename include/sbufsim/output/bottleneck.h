@@ -1,0 +1,60 @@
+// What bounded a run (docs/report.md): the critical path grouped by engine and cause, every
+// engine's cycles split into compute / bank wait / semaphore wait / idle (each adding up to the
+// run), the utilisation figures neuron-profile's summary shows, a one-line verdict and the
+// largest findings in plain words with what to try.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sbufsim/replay/replay.h"
+
+namespace sbufsim {
+
+// One engine's cycles: compute + bank_wait + sem_wait + idle == the run's total cycles.
+struct EngineBreakdown {
+    std::string name;
+    Cycle compute = 0;    // an instruction in progress within its cost-model time
+    Cycle bank_wait = 0;  // an instruction held past it: its SBUF/PSUM requests were queued
+    Cycle sem_wait = 0;   // free, its next instruction waiting for a semaphore
+    Cycle idle = 0;       // nothing to do (or a DMA descriptor in its start-up latency)
+};
+
+// The critical path of one engine group (PE, ACT, POOL, DVE, DMA, Q7, or the kernel's tail).
+struct PathGroup {
+    std::string name;
+    std::array<Cycle, kPathCauses> cycles{};
+    std::uint64_t instructions = 0;
+    Cycle total() const {
+        Cycle n = 0;
+        for (Cycle c : cycles) n += c;
+        return n;
+    }
+};
+
+struct Finding {
+    Cycle cycles = 0;     // how much it is about (orders the findings)
+    std::string text;     // what happened, with the number
+    std::string advice;   // what to try
+};
+
+struct Bottleneck {
+    Cycle total = 0;
+    std::vector<PathGroup> path;          // largest first; the totals add up to `total`
+    std::vector<EngineBreakdown> engines;  // engines that ran an instruction
+    double pe_utilisation = 0;            // cycles the array streamed / total
+    double mfu = 0;                       // matmul MACs / (total x pe.rows x pe.cols)
+    double sbuf_bank_utilisation = 0;     // busy SBUF bank-cycles / (banks x total)
+    double psum_bank_utilisation = 0;     // busy PSUM bank-cycles / (banks x total)
+    double dma_bandwidth_utilisation = 0; // achieved DMA GB/s / (engines x dma.engine_gbps)
+    std::string bound_by;                 // the largest path group
+    double bound_share = 0;               // its share of the critical path
+    std::string verdict;                  // "bound by DMA: 53.0 % of the critical path (...)"
+    std::vector<Finding> findings;        // largest first, at most kMaxFindings
+    static constexpr std::size_t kMaxFindings = 5;
+};
+
+Bottleneck analyse(const ReplayResult& r);
+
+}  // namespace sbufsim

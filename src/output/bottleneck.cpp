@@ -1,0 +1,280 @@
+#include "sbufsim/output/bottleneck.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "sbufsim/output/report.h"
+
+namespace sbufsim {
+
+namespace {
+
+double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
+
+std::string pct(double share) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100 * share);
+    return buf;
+}
+
+// Cycle counts with thousands separators, as a person reads them.
+std::string num(std::uint64_t v) {
+    const std::string digits = std::to_string(v);
+    std::string s;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) s += ',';
+        s += digits[i];
+    }
+    return s;
+}
+
+// The engine group a front-end belongs to: DMA engines and Q7 cores are reported together.
+std::string group_of(const std::string& engine) {
+    if (engine == "arr_seq") return "PE";
+    if (engine.rfind("dma_", 0) == 0) return "DMA";
+    if (engine.rfind("q7_", 0) == 0) return "Q7";
+    std::string g = engine;
+    for (char& c : g) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+    return g;
+}
+
+std::size_t cause(PathCause c) { return static_cast<std::size_t>(c); }
+
+std::vector<PathGroup> path_groups(const ReplayResult& r) {
+    std::vector<PathGroup> groups;
+    const CriticalPathStats& cp = r.critical_path;
+    for (std::size_t e = 0; e < cp.cycles.size() && e < r.engines.size(); ++e) {
+        if (!cp.engine_total(e)) continue;
+        const std::string g = group_of(r.engines[e].name);
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const PathGroup& p) { return p.name == g; });
+        if (it == groups.end()) it = groups.insert(groups.end(), PathGroup{g, {}, 0});
+        for (std::size_t c = 0; c < kPathCauses; ++c) it->cycles[c] += cp.cycles[e][c];
+        it->instructions += cp.instructions[e];
+    }
+    if (cp.tail) {
+        PathGroup tail{"kernel", {}, 0};
+        tail.cycles[cause(PathCause::compute)] = cp.tail;
+        groups.push_back(tail);
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const PathGroup& a, const PathGroup& b) { return a.total() > b.total(); });
+    return groups;
+}
+
+std::vector<EngineBreakdown> engine_breakdown(const ReplayResult& r) {
+    std::vector<EngineBreakdown> out;
+    for (const EngineStats& e : r.engines) {
+        if (!e.instructions && !e.sem_wait) continue;
+        EngineBreakdown b{e.name, e.busy - e.bank_wait, e.bank_wait, e.sem_wait, 0};
+        b.idle = r.total_cycles - std::min(r.total_cycles, e.busy + e.sem_wait);
+        out.push_back(b);
+    }
+    return out;
+}
+
+PathCause dominant(const PathGroup& g) {
+    std::size_t best = 0;
+    for (std::size_t c = 1; c < kPathCauses; ++c)
+        if (g.cycles[c] > g.cycles[best]) best = c;
+    return static_cast<PathCause>(best);
+}
+
+// The engine group a kernel client belongs to (its name's prefix).
+std::string client_group(const std::string& client) {
+    for (const auto& [prefix, group] : {std::pair{"act_", "ACT"}, {"pool_", "POOL"}, {"dve_", "DVE"}, {"pe_", "PE"},
+                                        {"dma_", "DMA"}, {"q7_", "Q7"}})
+        if (client.rfind(prefix, 0) == 0) return group;
+    return "";
+}
+
+// The client that lost the most beat-cycles to other clients' bank use (of `group` only, unless
+// empty): whom it lost them to and on which banks.
+struct Blocker {
+    std::size_t victim = 0;
+    std::uint64_t cycles = 0;
+    std::string winners, banks;
+};
+
+Blocker worst_victim(const Stats& k, const std::string& group) {
+    const std::size_t n = k.clients.size();
+    Blocker b;
+    for (std::size_t v = 0; v < n; ++v) {
+        if (!group.empty() && client_group(k.clients[v].name) != group) continue;
+        std::uint64_t sum = 0;
+        for (std::size_t w = 0; w < n; ++w)
+            if (w != v) sum += k.blocked_by[v * n + w];
+        if (sum > b.cycles) b.victim = v, b.cycles = sum;
+    }
+    if (!b.cycles) return b;
+    std::vector<std::pair<std::uint64_t, std::size_t>> winners;
+    for (std::size_t w = 0; w < n; ++w)
+        if (w != b.victim && k.blocked_by[b.victim * n + w]) winners.emplace_back(k.blocked_by[b.victim * n + w], w);
+    std::sort(winners.rbegin(), winners.rend());
+    // The banks it lost on: those with stalls, where its winners hold the bank most.
+    std::vector<std::pair<std::uint64_t, std::size_t>> banks;
+    for (std::size_t i = 0; i < k.banks.size(); ++i) {
+        if (!k.banks[i].stalls) continue;
+        std::uint64_t held = 0;
+        for (const auto& [cycles, w] : winners)
+            if (w < k.banks[i].grants.size()) held += k.banks[i].grants[w];
+        if (held) banks.emplace_back(held, i);
+    }
+    std::sort(banks.rbegin(), banks.rend());
+    for (std::size_t i = 0; i < winners.size() && i < 4; ++i)
+        b.winners += (i ? ", " : "") + k.clients[winners[i].second].name + " " + num(winners[i].first);
+    if (winners.size() > 4) b.winners += " and " + std::to_string(winners.size() - 4) + " more";
+    for (std::size_t i = 0; i < banks.size() && i < 4; ++i) b.banks += (i ? "," : "") + k.banks[banks[i].second].name;
+    return b;
+}
+
+// The configuration key that raises a client's arbitration priority, "" when none does.
+std::string priority_key(const std::string& v) {
+    if (v.rfind("pe_client_", 0) == 0) return "arbiter.stage2.pe_rd.prio";
+    if (v.rfind("dma_", 0) == 0) return "tdm.dma_slots or arbiter.dma_class.dma.prio";
+    if (v.rfind("q7_", 0) == 0) return "arbiter.dma_class.q7.prio";
+    if (v.find("psum") == std::string::npos && v != "pe_wr") return "arbiter.stage2." + v + ".prio";
+    return "";
+}
+
+Finding blocker_text(const Stats& k, const Blocker& b) {
+    const std::string v = k.clients[b.victim].name, key = priority_key(v);
+    return {b.cycles,
+            v + " lost " + num(b.cycles) + " beat-cycles to other clients taking its banks (" + b.winners + ")" +
+                (b.banks.empty() ? "" : " on " + b.banks),
+            "place " + v + "'s operands in banks (partitions) its blockers do not use" +
+                (key.empty() ? "" : ", or raise " + key)};
+}
+
+// What the largest critical-path groups mean and what to try.
+void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
+    for (const PathGroup& g : b.path) {
+        const double share = ratio(static_cast<double>(g.total()), static_cast<double>(b.total));
+        if (share < 0.10 || out.size() >= 3) break;
+        const PathCause c = dominant(g);
+        const Cycle n = g.cycles[cause(c)];
+        const std::string on_path = num(n) + " cycles (" + pct(ratio(static_cast<double>(n), static_cast<double>(b.total))) +
+                                    ") of the critical path";
+        const std::string per = g.instructions ? ", " + num(g.instructions) + (g.instructions == 1 ? " instruction" : " instructions") + " on it" : "";
+        if (g.name == "kernel") {
+            out.push_back({n, "Access records kept the banks busy " + num(n) + " cycles after the last instruction",
+                           "the trace's access records outlast its instructions: check their cycles"});
+        } else if (c == PathCause::bank_wait) {
+            const Blocker who = worst_victim(r.kernel, g.name);
+            Finding f{n, g.name + " instructions waited for SBUF/PSUM banks for " + on_path + per,
+                      "move their operands to other banks or partitions, or raise their clients' arbitration priority"};
+            if (who.cycles) {
+                const Finding detail = blocker_text(r.kernel, who);
+                f.text += "; " + detail.text;
+                f.advice = detail.advice;
+            }
+            out.push_back(f);
+        } else if (c == PathCause::latency && g.name == "DMA") {
+            out.push_back({n, "DMA start-up latency is " + on_path + per,
+                           "use fewer, larger descriptors (each pays timing.dma_startup_ns) or issue them earlier "
+                           "so the start-up overlaps compute"});
+        } else if (c == PathCause::latency) {
+            out.push_back({n, g.name + " issue latency is " + on_path + per,
+                           "fewer, larger instructions amortise the fixed start-up of each"});
+        } else if (g.name == "DMA") {
+            out.push_back({n, "DMA transfers are " + on_path + per + "; the DMA engines move " +
+                                  pct(b.dma_bandwidth_utilisation) + " of their peak bandwidth over the run",
+                           "start each load earlier so it overlaps compute (double-buffer: issue the next tile's "
+                           "DMA before this tile's compute), split large loads over idle DMA engines, or keep "
+                           "reused tiles in SBUF"});
+        } else if (g.name == "PE" && c == PathCause::drain) {
+            out.push_back({n, "PSUM write-back after matmuls is " + on_path + per,
+                           "evacuate PSUM with ACT/DVE while the next accumulation group runs (more PSUM buffers)"});
+        } else if (g.name == "PE") {
+            std::string others;
+            for (const PathGroup& o : b.path)
+                if (o.name != "PE" && others.size() < 40)
+                    others += (others.empty() ? "" : ", ") + o.name + " " +
+                              pct(ratio(static_cast<double>(o.total()), static_cast<double>(b.total)));
+            out.push_back({n, "The PE array computes for " + on_path + per + ": compute-bound (MFU " + pct(b.mfu) + ")",
+                           others.empty() ? "fewer, larger matmuls (initiation interval max(N, 64) cycles) or a "
+                                            "narrower dtype (fp32 streams 4x slower)"
+                                          : "the rest of the path (" + others + ") is what keeps the array from "
+                                            "its peak: overlap it with matmuls (prefetch the next tiles, evacuate "
+                                            "PSUM while the next group accumulates)"});
+        } else {
+            out.push_back({n, g.name + " compute is " + on_path + per,
+                           "move part of the work to another engine (ACT, DVE and POOL run in parallel), fuse "
+                           "operations or use larger tiles to amortise the per-instruction overhead"});
+        }
+    }
+}
+
+void blocker_finding(const ReplayResult& r, std::vector<Finding>& out) {
+    const Blocker b = worst_victim(r.kernel, "");
+    if (b.cycles) out.push_back(blocker_text(r.kernel, b));
+}
+
+void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
+    const EngineBreakdown* waiter = nullptr;
+    for (const auto& e : b.engines)
+        if (!waiter || e.sem_wait > waiter->sem_wait) waiter = &e;
+    if (waiter && ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total)) >= 0.2)
+        out.push_back({waiter->sem_wait,
+                       waiter->name + " waited " + num(waiter->sem_wait) + " cycles (" +
+                           pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
+                           " of the run) for semaphores",
+                       "its producers run late (see the critical path); more buffers let it run ahead"});
+    const ArrSeqStats& a = r.arr_seq;
+    if (a.backpressure_cycles)
+        out.push_back({a.backpressure_cycles, "p2fifo almost-full held back the PE reads for " + num(a.backpressure_cycles) + " cycles",
+                       "PSUM writes queue up: free their banks (fewer readers of PSUM at once) or raise arr_seq.p2fifo_af"});
+    if (a.weight_wait)
+        out.push_back({a.weight_wait, "matmuls waited " + num(a.weight_wait) + " cycles for their LdWeights",
+                       "issue the next LdWeights earlier: it overlaps the previous matmul"});
+    const std::uint64_t throttled = total_stalls(r.kernel, StallCause::throttle);
+    if (throttled)
+        out.push_back({throttled, "throttlers held back " + num(throttled) + " beat-cycles",
+                       "raise or disable the throttle.* settings if the limit is not wanted"});
+}
+
+}  // namespace
+
+Bottleneck analyse(const ReplayResult& r) {
+    Bottleneck b;
+    b.total = r.total_cycles;
+    b.path = path_groups(r);
+    b.engines = engine_breakdown(r);
+    const double total = static_cast<double>(r.total_cycles);
+    b.pe_utilisation = r.pe_utilisation();
+    b.mfu = ratio(static_cast<double>(r.arr_seq.macs), total * static_cast<double>(r.pe_peak_macs));
+    const Stats& k = r.kernel;
+    Cycle sbuf = 0, psum = 0;
+    for (std::size_t i = 0; i < k.banks.size(); ++i) (i < k.sbuf_banks ? sbuf : psum) += k.banks[i].busy;
+    b.sbuf_bank_utilisation = ratio(static_cast<double>(sbuf), total * k.sbuf_banks);
+    b.psum_bank_utilisation = ratio(static_cast<double>(psum), total * static_cast<double>(k.banks.size() - k.sbuf_banks));
+    b.dma_bandwidth_utilisation = ratio(r.dma_gbps(), r.dma_peak_gbps);
+    if (!b.path.empty()) {
+        const PathGroup& top = b.path.front();
+        b.bound_by = top.name;
+        b.bound_share = ratio(static_cast<double>(top.total()), total);
+        std::string causes;
+        for (std::size_t c = 0; c < kPathCauses; ++c)
+            if (top.cycles[c])
+                causes += std::string(causes.empty() ? "" : ", ") + to_string(static_cast<PathCause>(c)) + " " +
+                          pct(ratio(static_cast<double>(top.cycles[c]), total));
+        b.verdict = "bound by " + top.name + ": " + pct(b.bound_share) + " of the critical path" +
+                    (top.name == "kernel" ? "" : " (" + causes + ")");
+    }
+    path_findings(r, b, b.findings);
+    std::vector<Finding> rest;
+    blocker_finding(r, rest);
+    // The overall worst victim may already be told in a bank-wait finding of the path.
+    if (!rest.empty())
+        for (const Finding& f : b.findings)
+            if (f.text.find(rest.front().text) != std::string::npos) {
+                rest.erase(rest.begin());
+                break;
+            }
+    engine_findings(r, b, rest);
+    std::stable_sort(rest.begin(), rest.end(), [](const Finding& x, const Finding& y) { return x.cycles > y.cycles; });
+    for (auto& f : rest)
+        if (b.findings.size() < Bottleneck::kMaxFindings) b.findings.push_back(std::move(f));
+    return b;
+}
+
+}  // namespace sbufsim

@@ -1,0 +1,134 @@
+// The bottleneck analysis: the critical path and the per-engine split each add up to the run's
+// cycles exactly, the path follows semaphore waits across engines, and the verdict names the
+// engine group the path spends most time on.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "sbufsim/output/bottleneck.h"
+#include "shipped.h"
+
+namespace sbufsim {
+namespace {
+
+using test::cayman;
+using test::shipped;
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+class EveryShippedTrace : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryShippedTrace, Critical_path_adds_up_to_the_total_cycles) {
+    const ReplayResult r = replay_trace(cayman(), shipped(GetParam()));
+    EXPECT_EQ(r.critical_path.total(), r.total_cycles);
+    Cycle groups = 0;
+    for (const PathGroup& g : analyse(r).path) groups += g.total();
+    EXPECT_EQ(groups, r.total_cycles);
+}
+
+TEST_P(EveryShippedTrace, Each_engine_split_adds_up_to_the_total_cycles) {
+    const ReplayResult r = replay_trace(cayman(), shipped(GetParam()));
+    const Bottleneck b = analyse(r);
+    if (r.instructions) ASSERT_FALSE(b.engines.empty());  // access_mix: access records only
+    for (const EngineBreakdown& e : b.engines) {
+        EXPECT_EQ(e.compute + e.bank_wait + e.sem_wait + e.idle, r.total_cycles) << e.name;
+        EXPECT_LE(e.compute + e.bank_wait + e.sem_wait, r.total_cycles) << e.name;  // no overlap
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, EveryShippedTrace,
+                         ::testing::Values("access_mix.trc", "act_vs_matmul_collide.trc", "dma_load.trc",
+                                           "dma_transpose.trc", "dma_vs_compute.trc", "matmul_kloop.trc",
+                                           "q7_gpsimd.trc", "resnet50_head.trc", "transformer_layer_head.trc"),
+                         [](const auto& i) {
+                             std::string n = i.param.substr(0, i.param.find('.'));
+                             return n;
+                         });
+
+TEST(CriticalPath, Follows_a_semaphore_wait_from_the_load_to_its_consumer) {
+    // ACT waits for the DMA load: the path is the DMA (start-up + transfer), then ACT.
+    const std::string path = write_temp("cp_sem.trc",
+                                        "sbufsim-trace 1 gen=cayman\n"
+                                        "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=2048 signal=1\n"
+                                        "act queue=qAct0 src=bf16@0x0[1][1024] dst=bf16@0x30000[1][1024] partitions=128 fn=copy wait=1\n");
+    const ReplayResult r = replay_trace(cayman(), path);
+    const CriticalPathStats& cp = r.critical_path;
+    EXPECT_EQ(cp.total(), r.total_cycles);
+    EXPECT_EQ(cp.semaphore_edges, 1u);
+    EXPECT_EQ(cp.queue_edges, 0u);
+    const Bottleneck b = analyse(r);
+    ASSERT_EQ(b.path.size(), 2u);
+    EXPECT_EQ(b.path[0].name, "DMA");
+    EXPECT_EQ(b.path[1].name, "ACT");
+    EXPECT_EQ(b.path[0].instructions, 1u);
+    EXPECT_EQ(b.path[1].instructions, 1u);
+    // The DMA's start-up is latency, its transfer compute (dma_load.trc: 2400 + 23302 cycles).
+    EXPECT_EQ(b.path[0].cycles[static_cast<std::size_t>(PathCause::latency)], 2400u);
+    EXPECT_EQ(b.bound_by, "DMA");
+    EXPECT_EQ(b.verdict.rfind("bound by DMA: ", 0), 0u) << b.verdict;
+}
+
+TEST(CriticalPath, Without_a_wait_the_engines_run_in_parallel_and_the_longer_one_is_the_path) {
+    // Same two instructions, no semaphore: the ACT copy runs at once, the DMA alone is the path.
+    const std::string path = write_temp("cp_free.trc",
+                                        "sbufsim-trace 1 gen=cayman\n"
+                                        "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=2048\n"
+                                        "act queue=qAct0 src=bf16@0x8000[1][64] dst=bf16@0x30000[1][64] partitions=128 fn=copy\n");
+    const ReplayResult r = replay_trace(cayman(), path);
+    const Bottleneck b = analyse(r);
+    ASSERT_EQ(b.path.size(), 1u);
+    EXPECT_EQ(b.path[0].name, "DMA");
+    EXPECT_EQ(r.critical_path.semaphore_edges, 0u);
+    EXPECT_DOUBLE_EQ(b.bound_share, 1.0);
+}
+
+TEST(CriticalPath, Queue_order_chains_the_instructions_of_one_engine) {
+    // Three ACT copies in one queue: each waits for the one before; nothing else runs.
+    std::string text = "sbufsim-trace 1 gen=cayman\n";
+    for (int i = 0; i < 3; ++i)
+        text += "act queue=qAct0 src=bf16@0x0[1][512] dst=bf16@0x30000[1][512] partitions=128 fn=copy\n";
+    const ReplayResult r = replay_trace(cayman(), write_temp("cp_queue.trc", text));
+    EXPECT_EQ(r.critical_path.queue_edges, 2u);
+    const Bottleneck b = analyse(r);
+    ASSERT_EQ(b.path.size(), 1u);
+    EXPECT_EQ(b.path[0].instructions, 3u);
+    const EngineBreakdown& act = b.engines.front();
+    EXPECT_EQ(act.name, "act");
+    EXPECT_EQ(act.sem_wait, 0u);
+    // ACT is never idle between its copies, and the path is ACT's busy time plus its start.
+    EXPECT_EQ(b.path[0].cycles[static_cast<std::size_t>(PathCause::compute)] +
+                  b.path[0].cycles[static_cast<std::size_t>(PathCause::bank_wait)],
+              act.compute + act.bank_wait);
+}
+
+TEST(Bottleneck, Mfu_counts_the_matmul_macs_against_the_array_peak) {
+    const ReplayResult r = replay_trace(cayman(), shipped("matmul_kloop.trc"));
+    const Bottleneck b = analyse(r);
+    // 32 matmuls of 128 rows x 128 columns x 512 moving elements.
+    EXPECT_EQ(r.arr_seq.macs, 32ull * 128 * 128 * 512);
+    EXPECT_DOUBLE_EQ(b.mfu, static_cast<double>(r.arr_seq.macs) / (static_cast<double>(r.total_cycles) * 128 * 128));
+    EXPECT_LE(b.mfu, b.pe_utilisation + 1e-12);  // full 128x128 tiles: MFU = streaming share
+    EXPECT_GT(b.sbuf_bank_utilisation, 0.0);
+    EXPECT_LE(b.sbuf_bank_utilisation, 1.0);
+}
+
+TEST(Bottleneck, Findings_name_the_largest_blocker_with_its_cycles) {
+    const ReplayResult r = replay_trace(cayman(), shipped("act_vs_matmul_collide.trc"));
+    const Bottleneck b = analyse(r);
+    ASSERT_FALSE(b.findings.empty());
+    ASSERT_LE(b.findings.size(), Bottleneck::kMaxFindings);
+    bool blocker = false;
+    for (const Finding& f : b.findings) {
+        EXPECT_FALSE(f.advice.empty()) << f.text;
+        if (f.text.find("beat-cycles to") != std::string::npos) blocker = true;
+    }
+    EXPECT_TRUE(blocker);
+}
+
+}  // namespace
+}  // namespace sbufsim
