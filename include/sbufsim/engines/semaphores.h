@@ -136,6 +136,8 @@ public:
     std::size_t size() const { return static_cast<std::size_t>(tail_ - head_); }
     T& front() { return buf_[head_ & (buf_.size() - 1)]; }
     const T& front() const { return buf_[head_ & (buf_.size() - 1)]; }
+    // The i-th entry from the front (i < size()).
+    T& at(std::size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
     void pop() { ++head_; }
     void push(const T& v) {
         if (size() == buf_.size()) grow();
@@ -198,6 +200,7 @@ struct TensorAccess {
     std::uint64_t elems = 0;       // elements per partition
     std::uint32_t elem_bytes = 4;
     bool strided = false;          // innermost stride over EngineTiming::stride_penalty_bytes
+    bool contiguous = true;        // innermost step of one element (VectorE performance mode)
     bool present() const { return region != Region::none && parts != 0 && bytes != 0; }
     std::uint64_t total_bytes() const { return std::uint64_t{bytes} * parts; }
 };
@@ -214,6 +217,31 @@ inline Request make_request(ClientId client, Op op, const TensorAccess& a, Cycle
     r.bytes = a.bytes;
     r.issue = issue;
     return r;
+}
+
+// How an instruction's operand reaches the kernel: as up to `chunks` evenly spaced bursts over
+// `span` cycles from `issue`, each at least `min_bytes` per partition (one beat), so that an
+// engine streams at its interface rate instead of taking every beat at once (width.stream_chunks;
+// docs/engines.md "SBUF ports"). chunks <= 1 or span 0: one request.
+struct Pacing {
+    Cycle span = 0;
+    std::uint32_t chunks = 1;
+    std::uint32_t min_bytes = 1;
+};
+
+inline void submit_paced(Kernel& k, RequestSet& into, ClientId client, Op op, const TensorAccess& a, Cycle issue,
+                         const Pacing& pace) {
+    const std::uint32_t unit = std::max<std::uint32_t>(1, pace.min_bytes);
+    const std::uint32_t most = (a.bytes + unit - 1) / unit;
+    const std::uint32_t n = pace.span ? std::max<std::uint32_t>(1, std::min(pace.chunks, most)) : 1;
+    const std::uint32_t chunk = (a.bytes / n + unit - 1) / unit * unit;
+    TensorAccess part = a;
+    for (std::uint32_t i = 0, done = 0; i < n && done < a.bytes; ++i) {
+        part.offset = a.offset + done;
+        part.bytes = i + 1 == n ? a.bytes - done : std::min(chunk, a.bytes - done);
+        into.submit(k, make_request(client, op, part, issue + pace.span * i / n));
+        done += part.bytes;
+    }
 }
 
 }  // namespace sbufsim
