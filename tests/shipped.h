@@ -17,6 +17,17 @@ inline Params shipped_params(const std::string& generation) {
 
 inline Params cayman() { return shipped_params("cayman"); }
 
+// cayman read with one 8-byte ECC word per beat and each request in one burst: the reading under
+// which the shipped conflict traces (act_vs_matmul_collide.trc) do conflict, for tests of the
+// conflict accounting (docs/engines.md, SBUF ports).
+inline Params cayman_word_beats() {
+    Params p = cayman();
+    p.width.engine_bytes = 8;
+    p.width.psum_bytes = 8;
+    p.width.stream_chunks = 1;
+    return p;
+}
+
 // A shipped trace (traces/<name>).
 inline std::string shipped(const std::string& name) { return std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/" + name; }
 

@@ -1,4 +1,5 @@
-// Cost-model rules of the engine front-ends (PUBLIC_FACTS.md "Engines", "Matmul", "DMA").
+// Cost-model rules of the engine front-ends (docs/engines.md; the nki.isa cost estimates, the
+// architecture guides and the DMA guides cited there).
 #include <gtest/gtest.h>
 
 #include "sbufsim/engines/arr_seq.h"
@@ -34,59 +35,129 @@ using ComputeCost = Fixture;
 using MatmulCost = Fixture;
 using DmaCost = Fixture;
 
-TEST_F(ComputeCost, Act_costs_overhead_plus_max_64_n) {
+TEST_F(ComputeCost, Activation_interval_is_max_min_ii_n_and_its_signal_waits_the_turnaround) {
     ComputeEngine act(ComputeKind::act, k, s, p, t, nullptr, 0);
     ComputeInstr i;
+    i.op = ComputeOp::activation;
     i.in[0] = sbuf_access(512, 2);
     i.out = sbuf_access(512, 2);
-    EXPECT_DOUBLE_EQ(act.cost_cycles(i), 60 + 512);
+    // nki.isa activation: max(MIN_II, N); the access set-up is hidden from the interval.
+    EXPECT_DOUBLE_EQ(act.cost(i).ii, 512);
+    // A reader of the output starts after the stream plus ACT's dependent turnaround (265).
+    EXPECT_DOUBLE_EQ(act.cost(i).done, 512 + 265);
     i.in[0] = sbuf_access(10, 2);
     i.out = sbuf_access(10, 2);
-    EXPECT_DOUBLE_EQ(act.cost_cycles(i), 60 + 64);  // the 64-cycle floor
+    EXPECT_DOUBLE_EQ(act.cost(i).ii, 64);         // the MIN_II floor
+    EXPECT_DOUBLE_EQ(act.cost(i).done, 10 + 265);  // 1-element chains: ~266 (NKI perf guide Opt #5a)
 }
 
-TEST_F(ComputeCost, Dve_two_input_costs_2n) {
+TEST_F(ComputeCost, Tensor_tensor_is_2n_unless_a_performance_mode_applies) {
     ComputeEngine dve(ComputeKind::dve, k, s, p, t, nullptr, 0);
     ComputeInstr i;
+    i.op = ComputeOp::tensor_tensor;
+    i.in[0] = sbuf_access(256, 4);
+    i.in[1] = sbuf_access(256, 4);
+    i.out = sbuf_access(256, 4);
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);   // fp32: max(MIN_II, 2N)
     i.in[0] = sbuf_access(256, 2);
     i.in[1] = sbuf_access(256, 2);
     i.out = sbuf_access(256, 2);
-    EXPECT_DOUBLE_EQ(dve.cost_cycles(i), 60 + 512);
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 256);   // bf16, both SBUF, NC-v3: N
+    i.in[1].region = Region::psum;
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 256);   // one input in PSUM: N
+    i.op = ComputeOp::generic;
+    i.in[1].region = Region::sbuf;
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);   // no isa=: the rule of thumb, 2N for two inputs
+}
+
+TEST_F(ComputeCost, Tensor_copy_bf16_runs_4x_contiguous_and_2x_strided) {
+    ComputeEngine dve(ComputeKind::dve, k, s, p, t, nullptr, 0);
+    ComputeInstr i;
+    i.op = ComputeOp::tensor_copy;
+    i.in[0] = sbuf_access(2048, 2);
+    i.out = sbuf_access(2048, 2);
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);
+    i.in[0].contiguous = false;
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 1024);
+    EngineTiming v2 = t;
+    v2.dve_perf_modes = false;                // NC-v2
+    ComputeEngine dve2(ComputeKind::dve, k, s, p, v2, nullptr, 0);
+    EXPECT_DOUBLE_EQ(dve2.cost(i).ii, 2048);
 }
 
 TEST_F(ComputeCost, Innermost_stride_over_16_bytes_halves_throughput) {
     ComputeEngine act(ComputeKind::act, k, s, p, t, nullptr, 0);
     ComputeInstr i;
+    i.op = ComputeOp::activation;
     i.in[0] = sbuf_access(512, 2, /*strided=*/true);
     i.out = sbuf_access(512, 2);
-    EXPECT_DOUBLE_EQ(act.cost_cycles(i), 60 + 1024);
+    EXPECT_DOUBLE_EQ(act.cost(i).ii, 1024);
 }
 
-TEST_F(MatmulCost, Initiation_interval_is_max_n_64_and_4x_for_fp32) {
+TEST_F(ComputeCost, Gpsimd_instructions_pay_their_start_up) {
+    ComputeEngine pool(ComputeKind::pool, k, s, p, t, nullptr, 0);
+    ComputeInstr i;
+    i.op = ComputeOp::iota;
+    i.out = sbuf_access(512, 4);
+    EXPECT_DOUBLE_EQ(pool.cost(i).ii, 150 + 512);   // nki.isa iota: GPSIMD_START + N
+}
+
+TEST_F(MatmulCost, Initiation_interval_follows_the_nc_matmul_cost) {
     ArrSeq a(k, s, p, t, nullptr, 0);
     ArrSeqInstr m;
     m.src = sbuf_access(512, 2);
     EXPECT_EQ(a.matmul_ii(m), 512u);
     m.src = sbuf_access(32, 2);
     EXPECT_EQ(a.matmul_ii(m), 64u);
+    m.stationary_cols = 16;                   // max(min(64, N_stationary), N_moving)
+    EXPECT_EQ(a.matmul_ii(m), 32u);
+    m.stationary_cols = 0;
     m.src = sbuf_access(512, 4);
     m.fp32 = true;
     EXPECT_EQ(a.matmul_ii(m), 2048u);
+    m.src = sbuf_access(1024, 1);             // fp8 double row: two moving rows per column
+    m.fp32 = false;
+    m.double_row = true;
+    EXPECT_EQ(a.matmul_ii(m), 512u);
 }
 
-TEST_F(DmaCost, Transfer_time_is_rounded_partitions_over_engine_bandwidth) {
+TEST_F(MatmulCost, Load_stationary_is_four_times_faster_than_a_matmul) {
+    ArrSeq a(k, s, p, t, nullptr, 0);
+    ArrSeqInstr l;
+    l.kind = ArrSeqInstr::Kind::ldweights;
+    l.cols = 128;
+    EXPECT_EQ(a.ldweights_cycles(l), 32u);
+    l.cols = 1;
+    EXPECT_EQ(a.ldweights_cycles(l), 1u);
+    l.cols = 128;
+    l.fp32 = true;
+    EXPECT_EQ(a.ldweights_cycles(l), 128u);
+}
+
+TEST_F(DmaCost, Transfer_time_is_the_fixed_cost_plus_each_descriptor) {
     DmaEngine d(0, k, s, p, t, nullptr, 0);
     DmaInstr i;
-    i.partitions = 128;
+    // DMA overview Example 1: 4 partitions x 8192 B on one engine, 211 + 4 x 8192 / 27.2 ns =
+    // 1415.7 ns = 3397.7 -> 3398 PE cycles.
+    i.partitions = 4;
+    i.bytes_per_partition = 8192;
+    i.bytes = 32768;
+    EXPECT_NEAR(d.data_ns(i), 1415.7, 0.1);
+    EXPECT_EQ(d.transfer_cycles(i), 3398u);
+    EXPECT_EQ(d.descriptors(i), 4u);
+    // Bytes are the bytes moved: 20 partitions are not rounded up to 32.
+    i.partitions = 20;
     i.bytes_per_partition = 2048;
-    // 262144 B / 27 GB/s = 9709.04 ns; x 2.4 GHz = 23301.7 -> 23302 PE cycles.
-    EXPECT_EQ(d.transfer_cycles(i), 23302u);
-    i.partitions = 20;  // rounded up to 32 partitions (seed 000 §7.5)
-    i.bytes_per_partition = 2048;
-    EXPECT_EQ(d.transfer_cycles(i), 5826u);  // 65536 / 27 * 2.4 = 5825.4
-    i.transpose = true;                      // HBM->SBUF transpose at 90%
-    EXPECT_EQ(d.transfer_cycles(i), 6473u);  // 5825.4 / 0.9 = 6472.7
-    EXPECT_EQ(d.startup_cycles(), 2400u);    // 1 us at 2.4 GHz
+    i.bytes = 40960;
+    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 2048 / 27.2, 1e-6);
+    // 64-byte contiguous runs: each descriptor takes the 64 ns minimum.
+    i.run_bytes = 64;
+    EXPECT_EQ(d.descriptors(i), 20u * 32);
+    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 32 * 64.0, 1e-6);
+    i.run_bytes = 0;
+    i.transpose = true;   // HBM->SBUF transpose at 90 %
+    EXPECT_NEAR(d.data_ns(i), 211 + 40960 / (27.2 * 0.9), 1e-6);
+    EXPECT_EQ(d.startup_cycles(), 3120u);   // 1300 ns semaphore-to-start at 2.4 GHz
 }
 
 }  // namespace

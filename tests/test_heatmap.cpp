@@ -69,7 +69,7 @@ void expect_rows_sum_to_totals(const WindowSeries& w, const ReplayResult& r, boo
 }
 
 TEST(WindowStats, Rows_sum_to_the_run_totals) {
-    const Params p = cayman();
+    const Params p = test::cayman_word_beats();
     ActivityProbe probe = probe_for(p, ProbeOptions{100, true, 0, false});
     const ReplayResult r = run(p, probe);
     const WindowSeries w = make_windows(probe, r.kernel, r.total_cycles, 100);
@@ -94,7 +94,7 @@ TEST(WindowStats, Rows_sum_to_the_run_totals) {
 }
 
 TEST(WindowStats, Folding_probe_keeps_the_totals) {
-    const Params p = cayman();
+    const Params p = test::cayman_word_beats();
     // 8 bins at most: a run of thousands of cycles folds many times.
     ActivityProbe probe = probe_for(p, ProbeOptions{1, false, 8, false});
     const ReplayResult r = run(p, probe);
@@ -180,7 +180,7 @@ pt::ptree parse_svg(const std::string& svg) {
 }
 
 TEST(Heatmap, Svg_is_well_formed_with_one_cell_per_bank_per_bin) {
-    const Params p = cayman();
+    const Params p = test::cayman_word_beats();
     ActivityProbe probe = probe_for(p, ProbeOptions{1, false, 4096, false});
     const ReplayResult r = run(p, probe);
     const WindowSeries w = make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());

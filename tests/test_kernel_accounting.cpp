@@ -26,7 +26,7 @@ TEST(KernelAccounting, Raw_occupies_a_read_and_a_write_slot) {
     // and 1. act_rd (priority 0) wants bank 0 from cycle 0 for 1 beat: it waits both slots and
     // moves in cycle 2 (latency 3, 2 bank-conflict stalls charged to pool_wr). The same as a plain
     // wr takes 1 beat.
-    Params p;
+    Params p = test::word_beats();
     p.arbiter.pool_wr = {2, 1};
     Kernel k(p, KernelOptions{.completion_capacity = 64});
     const auto pool = id(k, "pool_wr"), act = id(k, "act_rd");
@@ -60,7 +60,7 @@ TEST(KernelAccounting, Multi_beat_requests_hold_order) {
     // dma_0 (1 partition x 32 B per beat) moves partitions 0..15, 64 B each: partition-chunk
     // major, so beats 0..15 cover partitions 0..7 (bank 0, 2 byte chunks each) and beats 16..31
     // partitions 8..15 (bank 1). A second request (1 beat, bank 2) completes after the first.
-    Kernel k(Params{}, KernelOptions{.completion_capacity = 64});
+    Kernel k(test::word_beats(), KernelOptions{.completion_capacity = 64});
     const auto d0 = id(k, "dma_0");
     Request r;
     r.client = d0;
@@ -94,7 +94,7 @@ TEST(KernelAccounting, Multi_beat_requests_hold_order) {
 TEST(KernelAccounting, Dependency_wait_is_charged_until_the_named_request_completes) {
     // act_rd's 1-beat request depends on pool_rd's 10-beat request (cycles 0..9): it may move
     // from cycle 10 on, so it waits 10 cycles, all charged to dependency.
-    Kernel k(Params{});
+    Kernel k(test::word_beats());
     const auto pool = id(k, "pool_rd"), act = id(k, "act_rd");
     Request a;
     a.client = pool;
@@ -131,7 +131,7 @@ TEST(KernelAccounting, Backpressure_stalls_until_released) {
     // pe_wr's 1-beat request is held by back-pressure for cycles 0..49 (run_until(50)). The
     // run_to_completion that finds it stuck has evaluated cycle 50 too: 51 stalls, and after the
     // release it moves in cycle 51 (latency 52).
-    Kernel k(Params{});
+    Kernel k(test::word_beats());
     const auto pe = held_pe_write(k);
     k.run_until(50);
     EXPECT_EQ(k.run_to_completion(), RunStatus::stuck);
@@ -146,7 +146,7 @@ TEST(KernelAccounting, Backpressure_stalls_until_released) {
 // Random workloads: the invariants, and skipping == stepping.
 
 struct Workload {
-    Params params;
+    Params params = test::word_beats();
     std::vector<Request> requests;            // `after` holds an index into requests (or none)
     std::vector<std::int64_t> after_index;
     std::vector<Cycle> run_points;            // run_until targets between submission batches
@@ -393,7 +393,7 @@ INSTANTIATE_TEST_SUITE_P(Policies, KernelPolicies, ::testing::ValuesIn(policy_ca
 TEST(KernelAccounting, A_watched_run_with_no_target_is_stuck_when_nothing_can_move) {
     // pe_wr's request is held by back-pressure: watching it with no target cannot end in a
     // completion, so the run says stuck (after evaluating cycle 0) instead of running forever.
-    Kernel k(Params{});
+    Kernel k(test::word_beats());
     const auto pe = held_pe_write(k);
     EXPECT_EQ(k.run_until(kNever, std::uint64_t{1} << index(pe)), RunStatus::stuck);
     EXPECT_EQ(k.now(), 1u);
@@ -408,7 +408,7 @@ TEST(KernelAccounting, A_watched_completion_stops_the_run_after_its_cycle) {
     // act_rd moves 10 beats on bank 0 (cycles 0..9), pool_rd 30 beats on bank 1 (cycles 0..29).
     // Watching act_rd, run_until(1000) stops after cycle 9; the completed clients name act_rd
     // only. Watching nothing with no target, the run goes on until no queued beat is left.
-    Kernel k(Params{});
+    Kernel k(test::word_beats());
     const auto act = id(k, "act_rd"), pool = id(k, "pool_rd");
     Request a;
     a.client = act;

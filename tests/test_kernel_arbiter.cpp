@@ -25,7 +25,7 @@ using test::id;
 TEST(KernelArbiter, Disjoint_banks_are_both_granted_every_cycle) {
     // pool_rd on bank 0, act_rd on bank 1, 1000 beats each from cycle 0. No bank is shared, so
     // both move one beat per cycle: each finishes in cycle 999 (latency 1000) with no stall.
-    Kernel k(Params{});
+    Kernel k(test::word_beats());
     const auto pool = id(k, "pool_rd"), act = id(k, "act_rd");
     EXPECT_NE(k.submit(engine(pool, 0, 1000)), kNoRequest);
     EXPECT_NE(k.submit(engine(act, 8, 1000)), kNoRequest);
@@ -50,7 +50,7 @@ TEST(KernelArbiter, Dwrr_weights_1_to_3_share_the_bank_25_75) {
     // Same bank, equal priority 0, weights pool_rd 1 : act_rd 3, both saturated for 10,000
     // cycles. DWRR: pool_rd is favoured for 1 grant, then act_rd for 3, so every 4 cycles
     // pool_rd gets 1 and act_rd 3: 2,500 / 7,500 exactly (the rule allows 1%).
-    Params p;
+    Params p = test::word_beats();
     p.arbiter.pool_rd = {0, 1};
     p.arbiter.act_rd = {0, 3};
     Kernel k(p);
@@ -75,7 +75,7 @@ TEST(KernelArbiter, Dwrr_weights_1_to_3_share_the_bank_25_75) {
 TEST(KernelArbiter, Strict_priority_starves_the_lower_client) {
     // act_rd priority 2 > pool_rd priority 0 on one bank: act_rd wins all 1,000 cycles, pool_rd
     // none, whatever the weights.
-    Params p;
+    Params p = test::word_beats();
     p.arbiter.act_rd = {2, 1};
     p.arbiter.pool_rd = {0, 15};
     Kernel k(p);
@@ -93,7 +93,7 @@ TEST(KernelArbiter, Stage1_winner_reaches_stage2_alone) {
     // pe_client_0 on bank 0 and pe_client_1 on bank 1: the banks are free, but stage 1 lets one
     // PE client through per cycle. Equal weights alternate: 500 beats each in 1,000 cycles, and
     // the other 500 cycles of each are stage-1 losses.
-    Kernel k(Params{});
+    Kernel k(test::word_beats());
     const auto pe0 = id(k, "pe_client_0"), pe1 = id(k, "pe_client_1");
     EXPECT_NE(k.submit(engine(pe0, 0, 5000)), kNoRequest);
     EXPECT_NE(k.submit(engine(pe1, 8, 5000)), kNoRequest);
@@ -108,7 +108,7 @@ TEST(KernelArbiter, Stage1_winner_reaches_stage2_alone) {
 TEST(KernelArbiter, Pe_rd_reset_priority_beats_the_engines_at_stage2) {
     // pe_rd resets to priority 1, pool_rd to 0 (seed 000 §7.1): on a shared bank the stage-1
     // winner always wins, so pool_rd moves only after the PE request's 100 beats.
-    Kernel k(Params{});
+    Kernel k(test::word_beats());
     const auto pe0 = id(k, "pe_client_0"), pool = id(k, "pool_rd");
     EXPECT_NE(k.submit(engine(pe0, 0, 100)), kNoRequest);
     EXPECT_NE(k.submit(engine(pool, 0, 100)), kNoRequest);
@@ -126,7 +126,7 @@ TEST(KernelArbiter, Dve_and_gpsimd_exclusive_on_sbuf_when_the_rule_is_on) {
     // after 99 lost cycles, dve_rd in cycle 199 after 100; every lost cycle is charged as a bank
     // conflict to the other client: 199 in all. With the rule off both finish in 100 cycles.
     for (bool rule : {true, false}) {
-        Params p;
+        Params p = test::word_beats();
         p.concurrency.dve_gpsimd_sbuf_exclusive = rule;
         Kernel k(p);
         const auto pool = id(k, "pool_rd"), dve = id(k, "dve_rd");

@@ -35,7 +35,7 @@ std::uint64_t bank_grants(Kernel& k, std::uint32_t bank, ClientId c) {
 TEST(KernelRuns, Short_byte_chunks_and_a_bank_change_count_beat_by_beat) {
     // dma_0: partitions 4..11, 40 B each: per partition a 32 B beat then an 8 B beat (16 beats,
     // 320 B). Partitions 4..7 are on bank 0, 8..11 on bank 1.
-    Params p;
+    Params p = test::word_beats();
     Kernel k(p);
     const auto dma = id(k, "dma_0");
     EXPECT_NE(k.submit({.client = dma, .first_partition = 4, .partitions = 8, .bytes = 40}), kNoRequest);
@@ -70,7 +70,7 @@ TEST(KernelRuns, Short_byte_chunks_and_a_bank_change_count_beat_by_beat) {
 
 TEST(KernelRuns, Equal_partition_chunks_on_two_banks_make_two_runs) {
     // dma_0: partitions 0..15, 32 B each: 16 one-beat chunks, 8 on bank 0 then 8 on bank 1.
-    Params p;
+    Params p = test::word_beats();
     Kernel k(p);
     const auto dma = id(k, "dma_0");
     EXPECT_NE(k.submit({.client = dma, .partitions = 16, .bytes = 32}), kNoRequest);
@@ -95,7 +95,7 @@ TEST(KernelRuns, A_raw_request_on_one_bank_is_one_run) {
     // act_rd raw: partitions 0..7 x 64 B = 8 chunks of 8 partitions x 8 B, each a read and a write
     // beat: 16 beats of 64 B on bank 0, then a second request on bank 1 (partitions 8..15, rd,
     // 16 B = 2 beats).
-    Params p;
+    Params p = test::word_beats();
     Kernel k(p, KernelOptions{.completion_capacity = 8});
     const auto act = id(k, "act_rd");
     EXPECT_NE(k.submit({.client = act, .op = Op::raw, .partitions = 8, .bytes = 64}), kNoRequest);
@@ -125,7 +125,7 @@ TEST(KernelRuns, A_raw_request_on_one_bank_is_one_run) {
 TEST(KernelRuns, Psum_beats_follow_the_offset_across_banks) {
     // pe_wr: partitions 0..31, offset 2048 - 16, 32 B: 4 beats of 8 B x 32 partitions, the first
     // two in PSUM bank 0, the last two in PSUM bank 1 (offset 2048).
-    Params p;
+    Params p = test::word_beats();
     Kernel k(p);
     const auto pe = id(k, "pe_wr");
     const std::uint32_t psum0 = k.stats().sbuf_banks;
@@ -145,7 +145,7 @@ TEST(KernelRuns, Psum_beats_follow_the_offset_across_banks) {
 
 TEST(KernelRuns, Copies_carry_their_runs) {
     // A copy taken in the middle of a run continues exactly as the original.
-    Params p;
+    Params p = test::word_beats();
     Kernel k(p);
     const auto dma = id(k, "dma_0");
     const auto act = id(k, "act_wr");

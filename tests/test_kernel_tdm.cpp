@@ -30,7 +30,7 @@ Request dma(ClientId c, std::uint32_t beats) {
 }
 
 Params tdm_params(bool strict) {
-    Params p;
+    Params p = test::word_beats();
     p.tdm.max_slots = 8;
     p.tdm.dma_slots = 1;
     p.tdm.strict = strict;

@@ -2,12 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "sbufsim/kernel/kernel.h"
+#include "kernel_clients.h"
 
 namespace sbufsim {
 namespace {
 
 Stats run_pool_rd(bool enable, bool step_every_cycle) {
-    Params p;
+    Params p = test::word_beats();
     p.throttler.pool_rd = {enable, 16, 4};
     Kernel k(p, KernelOptions{.step_every_cycle = step_every_cycle});
     Request r;
@@ -47,7 +48,7 @@ TEST(KernelThrottler, Throttler_limits_only_its_own_client) {
     // pool_rd throttled to 4/16 on bank 0; act_rd unthrottled on bank 0 too, weight 1 each:
     // act_rd gets every cycle pool_rd is throttled or loses the round robin; together they
     // use the bank every cycle.
-    Params p;
+    Params p = test::word_beats();
     p.throttler.pool_rd = {true, 16, 4};
     Kernel k(p);
     for (const char* n : {"pool_rd", "act_rd"}) {

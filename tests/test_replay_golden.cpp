@@ -45,9 +45,10 @@ TEST(ReplayGolden, Dma_load_moves_one_tile_at_engine_bandwidth_after_startup) {
     for (const auto& c : r.kernel.clients)
         if (c.name == "dma_0") dma_beats = c.beats;
     EXPECT_EQ(dma_beats, 8192u);
-    // Start-up 1 us = 2400 PE cycles, then 262144 B / 27 GB/s x 2.4 GHz = 23301.7 -> 23302.
-    EXPECT_EQ(engine(r, "dma_0").busy, 23302u);
-    EXPECT_EQ(r.total_cycles, 2400u + 23302u);
+    // Semaphore-to-start 1300 ns = 3120 PE cycles, then 211 ns + 128 descriptors x 2048 B /
+    // 27.2 GB/s = 9848.6 ns x 2.4 GHz = 23636.7 -> 23637.
+    EXPECT_EQ(engine(r, "dma_0").busy, 23637u);
+    EXPECT_EQ(r.total_cycles, 3120u + 23637u);
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
 }
 
@@ -71,15 +72,17 @@ TEST(ReplayGolden, Matmul_kloop_counts_matmuls_groups_and_pe_time) {
     // Cost model: ii = max(512, 64) = 512 PE cycles per bf16 matmul; 32 x 512 = 16384.
     EXPECT_EQ(r.arr_seq.pe_stream, 16384u);
     EXPECT_GE(r.arr_seq.pe_busy, r.arr_seq.pe_stream);
-    // The last ACT (60 + 512 ACT cycles = 1144 PE cycles) follows the last matmul.
-    EXPECT_GE(r.total_cycles, 16384u + 1144u);
+    // The last ACT (512 ACT cycles = 1024 PE cycles) follows the last matmul.
+    EXPECT_GE(r.total_cycles, 16384u + 1024u);
     EXPECT_GT(r.pe_utilisation(), 0.5);
     EXPECT_LE(r.pe_utilisation(), 1.0);
 }
 
 TEST(ReplayGolden, Same_quadrant_collides_and_disjoint_quadrants_do_not) {
-    const ReplayResult same = run("act_vs_matmul_collide.trc");
-    const ReplayResult apart = run("act_vs_matmul_disjoint.trc");
+    // One 8-byte word per beat in one burst per request (the reading under which they meet).
+    const Params p = test::cayman_word_beats();
+    const ReplayResult same = replay_trace(p, shipped("act_vs_matmul_collide.trc"));
+    const ReplayResult apart = replay_trace(p, shipped("act_vs_matmul_disjoint.trc"));
     EXPECT_GT(total_stalls(same.kernel, StallCause::bank_conflict), 0u);
     EXPECT_EQ(total_stalls(apart.kernel, StallCause::bank_conflict), 0u);
     // Same work in both.

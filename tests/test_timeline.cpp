@@ -32,7 +32,7 @@ struct Replayed {
 };
 
 Replayed replay_with_probe(const std::string& trace) {
-    const Params p = cayman();
+    const Params p = test::cayman_word_beats();
     Replayed r;
     r.probe = std::make_unique<ActivityProbe>(ClientSet(p).size(), p.sbuf.ecc_banks + p.psum.ecc_banks,
                                               ProbeOptions{1, false, 4096, true});

@@ -420,8 +420,8 @@ TraceError binary_error(const std::string& bytes) {
 TEST(TraceErrors, Binary_reader_checks_what_the_text_reader_checks) {
     const std::string text = "sbufsim-trace 1 gen=cayman\nq7 queue=qPool0 core=2 op=rd operand=bf16@0x800000[1][64] partitions=16\n";
     const std::string q7 = to_binary(text);
-    const std::size_t name = detail::kBinaryHeaderBytes;              // the queue's name record
-    const std::size_t rec = name + detail::kBinaryNameBytes;          // the q7 record
+    const std::size_t name = kBinaryHeaderBytes;              // the queue's name record
+    const std::size_t rec = name + kBinaryNameBytes;          // the q7 record
     auto expect = [](const std::string& bytes, const std::string& field, const std::string& part) {
         const TraceError e = binary_error(bytes);
         EXPECT_EQ(e.file, "t.sbt") << e.to_string();
@@ -455,7 +455,7 @@ TEST(TraceErrors, Binary_reader_checks_what_the_text_reader_checks) {
     }
     {   // bytes the writer leaves zero
         std::string bad = q7;
-        bad[rec + 30] = 1;
+        bad[rec + 31] = 1;
         expect(bad, "record", "not zero");
     }
     // The untouched trace reads back as the text it came from.

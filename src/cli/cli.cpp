@@ -37,6 +37,7 @@ const std::vector<Command>& commands() {
         {"plot", "draw a bank x time heatmap and who-blocked-whom matrix (SVG) from run --json output", cmd_plot},
         {"sweep", "run a trace over many settings (TDM, arbiter, throttler...) in parallel, one row per point", cmd_sweep},
         {"nki", "trace an NKI kernel (nki.language / nki.isa) and replay it: report, MFU, HBM bandwidth", cmd_nki},
+        {"validate", "check sbufsim's timing against the public Neuron figures and the seeds", cmd_validate},
     };
     return table;
 }

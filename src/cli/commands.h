@@ -15,5 +15,6 @@ int cmd_gen(const std::vector<std::string>& args, Io io);
 int cmd_plot(const std::vector<std::string>& args, Io io);
 int cmd_sweep(const std::vector<std::string>& args, Io io);
 int cmd_nki(const std::vector<std::string>& args, Io io);
+int cmd_validate(const std::vector<std::string>& args, Io io);
 
 }  // namespace sbufsim::cli

@@ -253,6 +253,9 @@ std::vector<KeySpec> build_table() {
                     {"GHz", "PUBLIC_FACTS (Tensor engine clock)", PUB, "PE array clock; also the simulated kernel clock"}));
     t.push_back(u32("pe.cost_freq", [](Params& p) -> auto& { return p.pe.cost_freq; }, 1, 1000,
                     {"", "seed 004 (getEngineFrequency)", HO, "cost-model frequency figure for PE/Pool/Act"}));
+    t.push_back(boolean("pe.double_row", [](Params& p) -> auto& { return p.pe.double_row; },
+                        {"", "trn2 arch guide, Double FP8 Matmul Performance (not on NC-v2)", PUB,
+                         "perf_opt=double_row matmuls stream two moving rows per PE column: half the cycles"}));
 
     // --- pool / act / dve ------------------------------------------------------------------
     auto engine = [&](const std::string& name, auto ref, const char* clock_src) {
@@ -278,9 +281,26 @@ std::vector<KeySpec> build_table() {
     t.push_back(u32("dma.queues_per_engine", [](Params& p) -> auto& { return p.dma.queues_per_engine; }, 1, 64,
                     {"queues", "PUBLIC_FACTS (DMA)", PUB, "queues each DMA engine serves round robin"}));
     t.push_back(f64("dma.engine_gbps", [](Params& p) -> auto& { return p.dma.engine_gbps; }, 0.01, 10000,
-                    {"GB/s", "PUBLIC_FACTS (DMA engine bandwidth)", PUB, "bandwidth of one DMA engine"}));
+                    {"GB/s", "DMA overview, Basic DMA Capabilities (27.2 NC-v2/v3, 38.4 NC-v4)", PUB,
+                     "theoretical bandwidth of one DMA engine"}));
     t.push_back(u32("dma.partition_round", [](Params& p) -> auto& { return p.dma.partition_round; }, 1, 128,
-                    {"partitions", "seed 000 §2.1, §7.5", HO, "SDMA rounds the active-partition count up to this"}));
+                    {"partitions", "seed 000 §2.1, §7.5", HO,
+                     "SDMA access window: active partitions rounded up to this (a window, not a byte count)"}));
+    t.push_back(u32("dma.lanes_per_engine", [](Params& p) -> auto& { return p.dma.lanes_per_engine; }, 1, 128,
+                    {"partitions", "DMA overview, Performance Considerations / Example 1", PUB,
+                     "SBUF partitions one DMA engine serves when a transfer is spread over the engines"}));
+    t.push_back(f64("dma.xfer_fixed_ns", [](Params& p) -> auto& { return p.dma.xfer_fixed_ns; }, 0, 1e6,
+                    {"ns", "fit to DMA overview Example 1 (1416 ns) and bandwidth guide table", MI,
+                     "fixed cost of one transfer on one engine (descriptor processing), occupying the engine"}));
+    t.push_back(f64("dma.pkt_min_ns", [](Params& p) -> auto& { return p.dma.pkt_min_ns; }, 0, 1e6,
+                    {"ns", "fit to DMA bandwidth guide, Bandwidth vs. Payload Size", LI,
+                     "minimum time of one descriptor (contiguous run): the packet-rate limit of small payloads"}));
+    t.push_back(f64("dma.hbm_gbps", [](Params& p) -> auto& { return p.dma.hbm_gbps; }, 0, 1e6,
+                    {"GB/s", "chip HBM bandwidth / NeuronCores (trn1/trn2/trn3 architecture pages)", PUB,
+                     "HBM bandwidth shared by the DMA engines of one NeuronCore (0 = unlimited)"}));
+    t.push_back(u32("dma.prefetch_depth", [](Params& p) -> auto& { return p.dma.prefetch_depth; }, 1, 1024,
+                    {"transfers", "modelling choice: the bandwidth guide's aggregate rates need the ~1300 ns start-up overlapped", MOD,
+                     "leading transfers of a DMA queue whose semaphore-to-start latency runs while earlier ones move data"}));
     t.push_back(u32("q7.cores", [](Params& p) -> auto& { return p.q7.cores; }, 1, 64,
                     {"cores", "seed 000 §7.5", HO, "GPSIMD Q7 cores (AXI masters)"}));
     t.push_back(u32("q7.partitions_per_core", [](Params& p) -> auto& { return p.q7.partitions_per_core; }, 1, 128,
@@ -290,9 +310,13 @@ std::vector<KeySpec> build_table() {
 
     // --- width (kernel beats) --------------------------------------------------------------
     t.push_back(u32("width.engine_bytes", [](Params& p) -> auto& { return p.width.engine_bytes; }, 1, 4096,
-                    {"B", "seed 000 §1.1", MI, "bytes per partition one PE/ACT/POOL/DVE SBUF beat moves (the 8-byte ECC word)"}));
+                    {"B", "seed 000 §1.1 (8-byte word) with the public peak rates (docs/engines.md, SBUF ports)", MI,
+                     "bytes per partition one PE/ACT/POOL/DVE SBUF beat moves (4 ECC words of 8 bytes)"}));
     t.push_back(u32("width.psum_bytes", [](Params& p) -> auto& { return p.width.psum_bytes; }, 1, 4096,
-                    {"B", "seed 000 §4", MOD, "bytes per partition one PSUM beat moves"}));
+                    {"B", "seed 000 §4; PE fp32 read-add-write rate (docs/engines.md, SBUF ports)", LI, "bytes per partition one PSUM beat moves"}));
+    t.push_back(u32("width.stream_chunks", [](Params& p) -> auto& { return p.width.stream_chunks; }, 1, 1024,
+                    {"bursts", "modelling choice: engines stream at their interface rate (docs/engines.md, SBUF ports)", MOD,
+                     "an instruction's operand reaches the banks as this many evenly spaced bursts over its stream time (1 = one burst)"}));
     t.push_back(u32("width.dma_partitions", [](Params& p) -> auto& { return p.width.dma_partitions; }, 1, 128,
                     {"partitions", "seed 000 §1.1", MOD, "partitions one DMA beat covers (dma.data_width bytes each)"}));
     t.push_back(u32("width.q7_partitions", [](Params& p) -> auto& { return p.width.q7_partitions; }, 1, 128,
@@ -406,9 +430,31 @@ std::vector<KeySpec> build_table() {
     auto u32_t = [&](const char* name, auto ref, double lo, double hi, const char* unit, const char* src,
                      Confidence c, const char* help) { t.push_back(u32(name, ref, lo, hi, {unit, src, c, help})); };
     real_t("timing.compute_fixed_overhead", [](Params& p) -> auto& { return p.timing.compute_fixed_overhead; }, 0, 1e6,
-           "engine cycles", "PUBLIC_FACTS (engines)", PUB, "fixed per-instruction tensor-access overhead of ACT/POOL/DVE");
+           "engine cycles", "trn1/inf2 arch guide, Tensor access overhead (~60 cycles)", PUB,
+           "tensor-access set-up of ACT/POOL/DVE: requests issue this long after the start (hidden from the II)");
     u32_t("timing.compute_min_cycles", [](Params& p) -> auto& { return p.timing.compute_min_cycles; }, 0, 1000000,
-          "engine cycles", "PUBLIC_FACTS (engines)", PUB, "an ACT/POOL/DVE instruction costs max(this, N) cycles for N elements per partition");
+          "engine cycles", "nki.isa cost estimates (MIN_II ~64)", PUB, "minimum initiation interval of an ACT/POOL/DVE instruction");
+    real_t("timing.act_dep_turnaround", [](Params& p) -> auto& { return p.timing.act_dep_turnaround; }, 0, 1e6,
+           "ACT cycles", "NKI perf guide Opt #5a (266 cycles NC-v3, 264 NC-v2, 1-element chain)", MI,
+           "from the end of an ACT instruction's stream until a reader of its output may start");
+    real_t("timing.dve_dep_turnaround", [](Params& p) -> auto& { return p.timing.dve_dep_turnaround; }, 0, 1e6,
+           "DVE cycles", "trn1/inf2 arch guide, Vector Engine cost model (+100 static overhead)", PUB,
+           "from the end of a DVE instruction's stream until a reader of its output may start");
+    real_t("timing.pool_dep_turnaround", [](Params& p) -> auto& { return p.timing.pool_dep_turnaround; }, 0, 1e6,
+           "GpSimd cycles", "reuse of GPSIMD_START (nki.isa affine_select)", LI,
+           "from the end of a POOL instruction's stream until a reader of its output may start");
+    real_t("timing.gpsimd_start", [](Params& p) -> auto& { return p.timing.gpsimd_start; }, 0, 1e6,
+           "GpSimd cycles", "nki.isa iota / affine_select cost (GPSIMD_START ~150)", PUB,
+           "start-up added to a GpSimd instruction's initiation interval");
+    real_t("timing.min_ii_dynamic", [](Params& p) -> auto& { return p.timing.min_ii_dynamic; }, 0, 1e6,
+           "engine cycles", "nki.isa tensor_copy_dynamic_src/dst cost (MIN_II_DYNAMIC ~600)", PUB,
+           "minimum initiation interval of a dynamic-address tensor_copy");
+    t.push_back(boolean("timing.dve_perf_modes", [](Params& p) -> auto& { return p.timing.dve_perf_modes; },
+                        {"", "trn2 arch guide, Vector Engine Performance Mode (NC-v3+)", PUB,
+                         "VectorE 4x/2x modes for bf16/fp16 tensor_copy/tensor_scalar, 2x tensor_tensor, bf16 tensor_reduce N/2"}));
+    t.push_back(boolean("timing.act_perf_mode", [](Params& p) -> auto& { return p.timing.act_perf_mode; },
+                        {"", "trn3 arch guide, ScalarE Performance mode (NC-v4)", PUB,
+                         "ScalarE 2x for bf16/fp16 tensor_scalar and tensor_copy"}));
     u32_t("timing.two_input_factor", [](Params& p) -> auto& { return p.timing.two_input_factor; }, 1, 16,
           "", "PUBLIC_FACTS (DVE); INFERRED for ACT/POOL", PUB, "a two-input op streams its inputs this many times: max(64, factor x N)");
     u32_t("timing.stride_penalty_bytes", [](Params& p) -> auto& { return p.timing.stride_penalty_bytes; }, 1, 1 << 20,
@@ -416,15 +462,19 @@ std::vector<KeySpec> build_table() {
     u32_t("timing.stride_penalty_factor", [](Params& p) -> auto& { return p.timing.stride_penalty_factor; }, 1, 64,
           "", "PUBLIC_FACTS (engines)", PUB, "throughput divisor of a strided access (about 2: 'roughly halves')");
     u32_t("timing.matmul_min_ii", [](Params& p) -> auto& { return p.timing.matmul_min_ii; }, 1, 1000000,
-          "PE cycles", "PUBLIC_FACTS (matmul)", PUB, "matmul initiation interval floor: max(N_moving, this) for 2/1-byte inputs");
+          "PE cycles", "nki.isa nc_matmul cost; trn1/inf2 arch guide (MM_INIT_LATENCY)", PUB,
+          "matmul initiation interval max(N_moving, min(this, N_stationary)) for 2/1-byte inputs");
     u32_t("timing.matmul_fp32_factor", [](Params& p) -> auto& { return p.timing.matmul_fp32_factor; }, 1, 64,
           "", "PUBLIC_FACTS (matmul)", PUB, "fp32 matmul initiation interval multiplier");
+    u32_t("timing.ls_speedup", [](Params& p) -> auto& { return p.timing.ls_speedup; }, 1, 64,
+          "", "trn1/inf2 arch guide, Tensor Engine: Fast LoadStationary (up to 4x)", PUB,
+          "LoadStationary costs ceil(cols / this) PE cycles, in the background of the previous matmul");
     u32_t("timing.ldweights_min_cycles", [](Params& p) -> auto& { return p.timing.ldweights_min_cycles; }, 1, 1000000,
-          "PE cycles", "modelling choice", MOD, "LoadStationary floor: max(cols, this) PE cycles, in the background of the previous matmul");
+          "PE cycles", "modelling choice", MOD, "LoadStationary floor: max(ceil(cols / ls_speedup), this) PE cycles");
     u32_t("timing.pe_drain_latency", [](Params& p) -> auto& { return p.timing.pe_drain_latency; }, 0, 1000000,
           "PE cycles", "modelling choice", MOD, "from a matmul's first moving read to its first PSUM write");
     real_t("timing.dma_startup_ns", [](Params& p) -> auto& { return p.timing.dma_startup_ns; }, 0, 1e9,
-           "ns", "PUBLIC_FACTS (DMA)", PUB, "fixed DMA start-up between the trigger and data motion");
+           "ns", "DMA bandwidth guide (~1300 ns cross-engine)", PUB, "semaphore-to-start latency of a DMA transfer (overlaps the previous transfer)");
     real_t("timing.dma_xpose_fraction_hbm", [](Params& p) -> auto& { return p.timing.dma_xpose_fraction_hbm; }, 0.01, 1,
            "", "PUBLIC_FACTS (DMA, trn2)", PUB, "throughput of an HBM->SBUF DMA transpose relative to a plain DMA");
     real_t("timing.dma_xpose_fraction_sbuf", [](Params& p) -> auto& { return p.timing.dma_xpose_fraction_sbuf; }, 0.01, 1,

@@ -23,16 +23,26 @@ ArrSeq::ArrSeq(Kernel& kernel, Semaphores& sems, const Params& p, const EngineTi
         pe_wr_ = *c;
     }
     open_.assign(std::max<std::uint32_t>(1, p.psum.banks), 0);
+    double_row_ = p.pe.double_row;
+    chunks_ = p.width.stream_chunks;
+    beat_ = p.width.engine_bytes;
     stats_.name = "arr_seq";
 }
 
 std::uint32_t ArrSeq::matmul_ii(const ArrSeqInstr& i) const {
-    const std::uint64_t n = std::max<std::uint64_t>(timing_.matmul_min_ii, i.src.elems);
-    return static_cast<std::uint32_t>(n * (i.fp32 ? timing_.matmul_fp32_factor : 1));
+    // Moving columns streamed: a double-row matmul feeds two rows per PE column.
+    std::uint64_t n = i.src.elems;
+    if (i.double_row && double_row_) n = (n + 1) / 2;
+    // The turnaround floor scales with the stationary's width up to MM_INIT_LATENCY.
+    const std::uint64_t floor = i.stationary_cols ? std::min<std::uint64_t>(timing_.matmul_min_ii, i.stationary_cols)
+                                                  : timing_.matmul_min_ii;
+    return static_cast<std::uint32_t>(std::max(n, floor) * (i.fp32 ? timing_.matmul_fp32_factor : 1));
 }
 
 std::uint32_t ArrSeq::ldweights_cycles(const ArrSeqInstr& i) const {
-    const std::uint64_t n = std::max<std::uint64_t>(timing_.ldweights_min_cycles, i.cols ? i.cols : i.src.elems);
+    const std::uint64_t cols = i.cols ? i.cols : i.src.elems;
+    const std::uint64_t speedup = std::max<std::uint32_t>(1, timing_.ls_speedup);
+    const std::uint64_t n = std::max<std::uint64_t>(timing_.ldweights_min_cycles, (cols + speedup - 1) / speedup);
     return static_cast<std::uint32_t>(n * (i.fp32 ? timing_.matmul_fp32_factor : 1));
 }
 
@@ -40,7 +50,7 @@ bool ArrSeq::idle() const { return queue_.empty() && !ldw_.active && !array_.act
 
 // One request per quadrant the access covers, quadrant q on pe_client_q, delayed by row group
 // q's stagger timer (seed 000 §5.6 array_stagger_rg{q}_ctrl1).
-void ArrSeq::read_by_row_group(const TensorAccess& a, Cycle now, RequestSet& into) {
+void ArrSeq::read_by_row_group(const TensorAccess& a, Cycle now, Cycle span, RequestSet& into) {
     if (!a.present()) return;
     std::uint32_t p = a.first;
     const std::uint32_t end = a.first + a.parts;
@@ -51,7 +61,7 @@ void ArrSeq::read_by_row_group(const TensorAccess& a, Cycle now, RequestSet& int
         part.first = static_cast<std::uint16_t>(p);
         part.parts = static_cast<std::uint16_t>(stop - p);
         const std::uint32_t rg = std::min<std::uint32_t>(q, 3);
-        into.submit(kernel_, make_request(pe_rd_[rg], Op::rd, part, now + csr_.rg_stagger[rg]));
+        submit_paced(kernel_, into, pe_rd_[rg], Op::rd, part, now + csr_.rg_stagger[rg], Pacing{span, chunks_, beat_});
         p = stop;
     }
     stats_.bytes_read += a.total_bytes();
@@ -64,13 +74,15 @@ void ArrSeq::start_ldweights(const ArrSeqInstr& i, Cycle now) {
     ldw_.sync = i.sync;
     ldw_.line = i.line;
     ldw_.reqs.clear();
+    loaded_cols_ = i.cols;
     if (CriticalPath* cp = sems_.path()) {
         ldw_.from = cp->pick(CriticalPath::later(path_ldw_, path_mm_start_), i.sync);
         cp->retain(ldw_.from.ref);
     }
     // The fan-out client reads the whole stationary tile once (see arr_seq.h).
     if (i.src.present()) {
-        ldw_.reqs.submit(kernel_, make_request(pe_rd_[kStage1Clients - 1], Op::rd, i.src, now));
+        submit_paced(kernel_, ldw_.reqs, pe_rd_[kStage1Clients - 1], Op::rd, i.src, now,
+                     Pacing{ldw_.compute_end - now, chunks_, beat_});
         stats_.bytes_read += i.src.total_bytes();
     }
     ++arr_.ldweights;
@@ -97,7 +109,9 @@ void ArrSeq::track_group(const ArrSeqInstr& i) {
     }
 }
 
-void ArrSeq::start_matmul(const ArrSeqInstr& i, Cycle now) {
+void ArrSeq::start_matmul(const ArrSeqInstr& in, Cycle now) {
+    ArrSeqInstr i = in;
+    i.stationary_cols = loaded_cols_;
     const std::uint32_t ii = matmul_ii(i);
     array_.active = true;
     array_.start = now;
@@ -113,7 +127,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& i, Cycle now) {
         cp->release(path_mm_start_.ref);
         path_mm_start_ = {s, now, CriticalPath::Edge::queue};
     }
-    read_by_row_group(i.src, now, array_.reqs);
+    read_by_row_group(i.src, now, ii, array_.reqs);
     // The drain requests ride in the same InFlight until the array releases the matmul; keep
     // them apart by moving them into the drain entry at release (see retire()).
     array_drain_.clear();

@@ -5,10 +5,47 @@
 
 namespace sbufsim {
 
+// ---- DmaShared --------------------------------------------------------------------------------
+
+DmaShared::DmaShared(double hbm_gbps, double pe_ghz)
+    // bytes / (GB/s) = ns; ns x GHz = cycles.
+    : cycles_per_byte_(hbm_gbps > 0 ? pe_ghz / hbm_gbps : 0) {}
+
+std::uint32_t DmaShared::open_join(const SyncSet& sync, std::uint32_t shares) {
+    std::uint32_t j;
+    if (!free_.empty()) {
+        j = free_.back();
+        free_.pop_back();
+    } else {
+        j = static_cast<std::uint32_t>(joins_.size());
+        joins_.emplace_back();
+    }
+    joins_[j] = Join{sync, shares};
+    return j;
+}
+
+bool DmaShared::close_share(std::uint32_t join, SyncSet& out) {
+    Join& j = joins_[join];
+    if (--j.remaining != 0) return false;
+    out = j.sync;
+    free_.push_back(join);
+    return true;
+}
+
+Cycle DmaShared::reserve_hbm(Cycle from, std::uint64_t bytes) {
+    if (cycles_per_byte_ <= 0) return from;
+    hbm_free_ = std::max(hbm_free_, static_cast<double>(from)) + static_cast<double>(bytes) * cycles_per_byte_;
+    return static_cast<Cycle>(std::ceil(hbm_free_ - 1e-9));
+}
+
+// ---- DmaEngine --------------------------------------------------------------------------------
+
 DmaEngine::DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, const Params& p,
                      const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index)
     : SerialEngine(kernel, sems, t, timeline, index), pe_ghz_(p.pe.clock_ghz), gbps_(p.dma.engine_gbps),
-      round_(std::max<std::uint32_t>(1, p.dma.partition_round)) {
+      xfer_fixed_ns_(p.dma.xfer_fixed_ns), pkt_min_ns_(p.dma.pkt_min_ns),
+      prefetch_(std::max<std::uint32_t>(1, p.dma.prefetch_depth)), chunks_(p.width.stream_chunks),
+      beat_(p.dma.data_width) {
     const std::string name = "dma_" + std::to_string(engine);
     client_ = need_client(kernel, name, "dma");
     // ns x GHz = cycles.
@@ -17,22 +54,38 @@ DmaEngine::DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, con
 }
 
 std::uint32_t DmaEngine::add_queue(std::string name) {
-    queues_.push_back(Queue{std::move(name), {}, kNever});
+    queues_.push_back(Queue{std::move(name), {}, 0});
     return static_cast<std::uint32_t>(queues_.size() - 1);
 }
 
+std::uint64_t DmaEngine::descriptors(const DmaInstr& i) const {
+    if (i.transpose || !i.bytes_per_partition) return i.partitions;
+    const std::uint32_t run = i.run_bytes ? std::min(i.run_bytes, i.bytes_per_partition) : i.bytes_per_partition;
+    return std::uint64_t{i.partitions} * ((i.bytes_per_partition + run - 1) / run);
+}
+
+double DmaEngine::data_ns(const DmaInstr& i) const {
+    if (i.transpose) {
+        const double f = i.sbuf_to_sbuf ? timing_.dma_xpose_fraction_sbuf : timing_.dma_xpose_fraction_hbm;
+        return xfer_fixed_ns_ + static_cast<double>(i.bytes) / (gbps_ * f);
+    }
+    // One descriptor per contiguous run: it moves at the engine bandwidth but takes at least the
+    // per-descriptor minimum (the packet-rate limit of small payloads).
+    const auto run_ns = [&](std::uint32_t b) { return std::max(static_cast<double>(b) / gbps_, pkt_min_ns_); };
+    const std::uint32_t bpp = i.bytes_per_partition;
+    if (!bpp) return xfer_fixed_ns_;
+    const std::uint32_t run = i.run_bytes ? std::min(i.run_bytes, bpp) : bpp;
+    const std::uint32_t full = bpp / run, rest = bpp % run;
+    const double per_partition = full * run_ns(run) + (rest ? run_ns(rest) : 0.0);
+    return xfer_fixed_ns_ + i.partitions * per_partition;
+}
+
 Cycle DmaEngine::transfer_cycles(const DmaInstr& i) const {
-    const std::uint64_t rounded = (std::uint64_t{i.partitions} + round_ - 1) / round_ * round_;
-    const double bytes = static_cast<double>(rounded) * i.bytes_per_partition;
-    double fraction = 1.0;
-    if (i.transpose) fraction = i.sbuf_to_sbuf ? timing_.dma_xpose_fraction_sbuf : timing_.dma_xpose_fraction_hbm;
-    // bytes / (GB/s) = ns; ns x GHz = cycles.
-    const double cycles = bytes / (gbps_ * fraction) * pe_ghz_;
-    return std::max<Cycle>(1, static_cast<Cycle>(std::ceil(cycles - 1e-9)));
+    return std::max<Cycle>(1, static_cast<Cycle>(std::ceil(data_ns(i) * pe_ghz_ - 1e-9)));
 }
 
 bool DmaEngine::idle() const {
-    if (active_) return false;
+    if (!quiet()) return false;
     for (const auto& q : queues_)
         if (!q.q.empty()) return false;
     return true;
@@ -44,36 +97,61 @@ std::size_t DmaEngine::queued() const {
     return n;
 }
 
-// Heads whose waits are met start their start-up latency.
+// The leading transfers (up to the prefetch depth, in queue order) whose waits are met start
+// their semaphore-to-start latency.
 void DmaEngine::arm(Cycle now) {
-    for (auto& q : queues_)
-        if (!q.q.empty() && q.armed_at == kNever && sems_.ready(q.q.front().sync)) q.armed_at = now + startup_;
+    for (auto& q : queues_) {
+        const std::size_t depth = std::min<std::size_t>(q.q.size(), prefetch_);
+        while (q.armed < depth && sems_.ready(q.q.at(q.armed).sync)) q.q.at(q.armed++).armed_at = now + startup_;
+    }
 }
+
+bool DmaEngine::head_ready(const Queue& q, Cycle now) { return q.armed && q.q.front().armed_at <= now; }
 
 void DmaEngine::start(std::uint32_t qi, Cycle now) {
     Queue& q = queues_[qi];
     const DmaInstr& d = q.q.front();
     begin(d.sync, d.line, now);
+    join_ = d.join;
+    const Cycle fixed = static_cast<Cycle>(std::ceil(xfer_fixed_ns_ * pe_ghz_ - 1e-9));
+    compute_end_ = now + transfer_cycles(d);
+    // The SBUF side moves during the data phase, after the per-transfer fixed cost.
+    const Pacing pace{compute_end_ - std::min(compute_end_, now + fixed), chunks_, beat_};
     if (d.rd.present()) {
-        reqs_.submit(kernel_, make_request(client_, Op::rd, d.rd, now));
+        submit_paced(kernel_, reqs_, client_, Op::rd, d.rd, now + fixed, pace);
         stats_.bytes_read += d.rd.total_bytes();
     }
     if (d.wr.present()) {
-        reqs_.submit(kernel_, make_request(client_, Op::wr, d.wr, now));
+        submit_paced(kernel_, reqs_, client_, Op::wr, d.wr, now + fixed, pace);
         stats_.bytes_written += d.wr.total_bytes();
     }
-    compute_end_ = now + transfer_cycles(d);
-    ++dma_.descriptors;
+    if (d.hbm && shared_) compute_end_ = std::max(compute_end_, shared_->reserve_hbm(now + fixed, d.bytes));
+    ++dma_.transfers;
+    dma_.descriptors += descriptors(d);
     dma_.bytes += d.bytes;
     dma_.transposes += d.transpose ? 1 : 0;
     q.q.pop();
-    q.armed_at = kNever;
+    --q.armed;
+}
+
+// After retire(): a share of a spread transfer fires the record's signals only when it is the
+// last of its join to finish.
+void DmaEngine::retire_share(Cycle now) {
+    dma_.data_cycles += now - start_;
+    if (join_ == kNoJoin || !shared_) return;
+    SyncSet s;
+    if (shared_->close_share(join_, s)) {
+        sems_.signal(s, now);
+        // The last share's path carries the transfer's signals (retire() kept it as the queue edge).
+        if (CriticalPath* cp = sems_.path()) cp->retired(s, path_last_.ref, now);
+    }
+    join_ = kNoJoin;
 }
 
 bool DmaEngine::step(Cycle now) {
     bool changed = false;
     if (retire(now)) {
-        dma_.data_cycles += now - start_;
+        retire_share(now);
         changed = true;
     }
     arm(now);
@@ -81,10 +159,10 @@ bool DmaEngine::step(Cycle now) {
         const std::uint32_t n = static_cast<std::uint32_t>(queues_.size());
         for (std::uint32_t k = 0; k < n; ++k) {
             const std::uint32_t qi = (rr_ + k) % n;
-            if (queues_[qi].armed_at <= now) {
+            if (head_ready(queues_[qi], now)) {
                 start(qi, now);
                 rr_ = (qi + 1) % n;
-                arm(now);  // the next descriptor of that queue starts its own start-up now
+                arm(now);  // the next transfer of that queue starts its own start-up now
                 changed = true;
                 break;
             }
@@ -95,7 +173,7 @@ bool DmaEngine::step(Cycle now) {
     for (const auto& q : queues_) {
         if (q.q.empty()) continue;
         any_head = true;
-        any_armed |= q.armed_at != kNever;
+        any_armed |= q.armed != 0;
     }
     const bool waiting = !active_ && any_head && !any_armed;
     if (waiting && wait_since_ == kNever) wait_since_ = now;
@@ -109,7 +187,7 @@ bool DmaEngine::step(Cycle now) {
 Wake DmaEngine::wake(Cycle now) const {
     Wake w = busy_wake(now);
     for (const auto& q : queues_)
-        if (q.armed_at != kNever && q.armed_at > now) w.at = std::min(w.at, q.armed_at);
+        if (q.armed && q.q.front().armed_at > now) w.at = std::min(w.at, q.q.front().armed_at);
     return w;
 }
 

@@ -16,17 +16,52 @@ bool SerialEngine::retire(Cycle now) {
     stats_.busy += now - start_;
     stats_.bank_wait += now - compute_end_;
     ++stats_.instructions;
-    stats_.last_end = now;
-    sems_.signal(sync_, now);
+    CriticalPath::Ref path = CriticalPath::kNone;
     if (CriticalPath* cp = sems_.path()) {
-        const CriticalPath::Ref r = cp->extend(path_from_, index_, start_, compute_end_, now, now, true);
+        path = cp->extend(path_from_, index_, start_, compute_end_, now, now, true);
         cp->release(path_from_.ref);
-        cp->retired(sync_, r, now);
         cp->release(path_last_.ref);
-        path_last_ = {r, now, CriticalPath::Edge::queue};
+        path_last_ = {path, now, CriticalPath::Edge::queue};   // the next instruction's queue edge
     }
-    if (timeline_) timeline_->push_back({line_, index_, start_, now});
+    if (signal_at_ > now || !out_reqs_.complete(kernel_)) {
+        if (CriticalPath* cp = sems_.path()) cp->retain(path);
+        deferred_.push_back({sync_, out_reqs_, line_, start_, std::max(signal_at_, now), now, path});
+    } else {
+        complete(sync_, line_, start_, now, path, now);
+    }
     return true;
+}
+
+bool SerialEngine::fire_deferred(Cycle now) {
+    bool fired = false;
+    for (std::size_t i = 0; i < deferred_.size();) {
+        if (deferred_[i].at > now || !deferred_[i].reqs.complete(kernel_)) {
+            ++i;
+            continue;
+        }
+        const Deferred d = deferred_[i];
+        stats_.bank_wait += now - d.at;  // output writes still queued in the kernel
+        complete(d.sync, d.line, d.start, d.retired, d.path, now);
+        if (CriticalPath* cp = sems_.path()) cp->release(d.path);
+        deferred_.erase(deferred_.begin() + static_cast<std::ptrdiff_t>(i));
+        fired = true;
+    }
+    return fired;
+}
+
+void SerialEngine::complete(const SyncSet& sync, std::uint64_t line, Cycle start, Cycle retired,
+                            CriticalPath::Ref path, Cycle now) {
+    stats_.last_end = std::max(stats_.last_end, now);
+    sems_.signal(sync, now);
+    if (CriticalPath* cp = sems_.path()) {
+        // The dependent turnaround after the engine was released is the instruction's drain.
+        const CriticalPath::Ref end =
+            now > retired ? cp->extend({path, retired, CriticalPath::Edge::internal}, index_, retired, retired, retired, now, false)
+                          : path;
+        cp->retired(sync, end, now);
+        if (end != path) cp->release(end);
+    }
+    if (timeline_) timeline_->push_back({line, index_, start, now});
 }
 
 bool SerialEngine::head_blocked(const SyncSet& sync, std::uint64_t line, const std::string& queue,

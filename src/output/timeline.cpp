@@ -287,7 +287,8 @@ void counters(Events& ev, const ReplayResult& r, const ActivityProbe& probe, con
                    jnum(frac(row.tdm_dma, row.cycles)), last.back());
     }
     if (w.rows.empty()) return;
-    const Cycle end = w.rows.back().start + w.rows.back().cycles;
+    // The closing zeros at the end of the last row, or of the window when it ends inside that row.
+    const Cycle end = std::min<Cycle>(w.rows.back().start + w.rows.back().cycles, o.to);
     for (std::size_t b = 0; b < w.banks.size(); ++b)
         sample(kPidBanks, w.banks[b], end, "\"busy\":0,\"conflict\":0", last[b]);
     sample(kPidTdm, "tdm", end, "\"compute_used\":0,\"dma_used\":0", last.back());

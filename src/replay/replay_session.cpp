@@ -28,6 +28,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
       path_(4 + p.dma.engines + p.q7.cores, sems_.size()), checker_(p, reader.file()) {
     kernel_.set_probe(o.probe);
     sems_.set_path(&path_);
+    dma_shared_ = std::make_unique<DmaShared>(p.dma.hbm_gbps, p.pe.clock_ghz);
     auto* tl = o.record_timeline ? &result_.timeline : nullptr;
     std::uint16_t idx = 0;
     arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
@@ -38,6 +39,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     }
     for (std::uint32_t e = 0; e < p.dma.engines; ++e) {
         dma_.push_back(std::make_unique<DmaEngine>(e, kernel_, sems_, p, p.timing, tl, idx++));
+        dma_.back()->set_shared(dma_shared_.get());
         engines_.push_back(dma_.back().get());
     }
     for (std::uint32_t c = 0; c < p.q7.cores; ++c) {
@@ -78,6 +80,7 @@ TensorAccess ReplaySession::access_of(const Operand& o, std::uint32_t partitions
     if (o.dims) {
         const std::uint64_t stride = static_cast<std::uint64_t>(o.steps[0] < 0 ? -std::int64_t{o.steps[0]} : o.steps[0]) * a.elem_bytes;
         a.strided = stride > params_.timing.stride_penalty_bytes;
+        a.contiguous = stride == a.elem_bytes;
     }
     return a;
 }
@@ -120,6 +123,30 @@ void ReplaySession::submit_access(const Record& r) {
     ++result_.access_records;
 }
 
+namespace {
+// Bytes of one contiguous run of an on-chip access pattern (innermost dimension first; an outer
+// dimension extends the run when its step lands right after the inner extent). 0 = no pattern:
+// the whole partition is one run.
+std::uint32_t contiguous_run_bytes(const Operand& o) {
+    if (!o.onchip() || o.dims == 0) return 0;
+    const std::uint64_t esz = dtype_size(o.dtype);
+    const auto step = [&](std::uint32_t d) { return static_cast<std::uint64_t>(o.steps[d] < 0 ? -std::int64_t{o.steps[d]} : o.steps[d]); };
+    if (step(0) != 1) return static_cast<std::uint32_t>(esz);
+    std::uint64_t run = o.sizes[0];  // elements
+    for (std::uint32_t d = 1; d < o.dims && step(d) == run; ++d) run *= o.sizes[d];
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(run * esz, 0xffffffffu));
+}
+
+// `a` restricted to the partitions [first, first + parts) (shifted by `delta` partitions).
+TensorAccess partition_slice(const TensorAccess& a, std::int32_t delta, std::uint32_t parts) {
+    TensorAccess s = a;
+    if (!a.present()) return s;
+    s.first = static_cast<std::uint16_t>(a.first + delta);
+    s.parts = static_cast<std::uint16_t>(std::min<std::int32_t>(static_cast<std::int32_t>(parts), a.parts - delta));
+    return s;
+}
+}  // namespace
+
 void ReplaySession::dma_instr(const Record& r) {
     DmaInstr d;
     d.sync = sync_of(r);
@@ -129,6 +156,9 @@ void ReplaySession::dma_instr(const Record& r) {
     d.bytes = std::uint64_t{d.partitions} * r.bytes;
     d.transpose = r.transpose;
     d.sbuf_to_sbuf = r.src.onchip() && r.dst.onchip();
+    d.hbm = !d.sbuf_to_sbuf;
+    const std::uint32_t rs = contiguous_run_bytes(r.src), rd = contiguous_run_bytes(r.dst);
+    d.run_bytes = rs && rd ? std::min(rs, rd) : std::max(rs, rd);
     if (r.src.onchip()) d.rd = access_of(r.src, d.partitions, r.bytes);
     if (r.dst.onchip()) {
         if (r.transpose) {
@@ -142,18 +172,57 @@ void ReplaySession::dma_instr(const Record& r) {
             d.wr = access_of(r.dst, d.partitions, r.bytes);
         }
     }
-    // The engine: as written, else the queue's engine, assigned round robin in first-seen order
-    // (docs/replay.md).
-    if (r.queue_id >= dma_queue_of_.size()) dma_queue_of_.resize(std::size_t{r.queue_id} + 1, kUnresolved);
-    std::uint32_t& slot = dma_queue_of_[r.queue_id];
-    if (slot == kUnresolved) {
-        const std::uint32_t e = r.has_engine() ? r.engine % params_.dma.engines : dma_queues_seen_++ % params_.dma.engines;
-        slot = (e << 16) | dma_[e]->add_queue(std::string(r.queue));
+    const std::uint32_t engines = params_.dma.engines, lanes = std::max<std::uint32_t>(1, params_.dma.lanes_per_engine);
+    // The SBUF side whose partitions choose the engines: the destination when it is on chip.
+    const TensorAccess& side = d.wr.present() ? d.wr : d.rd;
+    if (r.has_engine() || !side.present()) {
+        // As written (engine=N), or HBM->HBM: the queue's engine, assigned round robin in
+        // first-seen order (docs/replay.md).
+        if (r.queue_id >= dma_queue_of_.size()) dma_queue_of_.resize(std::size_t{r.queue_id} + 1, kUnresolved);
+        std::uint32_t& e = dma_queue_of_[r.queue_id];
+        if (e == kUnresolved) e = r.has_engine() ? r.engine % engines : dma_queues_seen_++ % engines;
+        push_dma_share(r, r.has_engine() ? r.engine % engines : e, d);
+        return;
     }
-    DmaEngine& eng = *dma_[slot >> 16];
-    eng.push(slot & 0xffff, d);
+    // Spread over the engines by partition lanes (docs/engines.md "DMA").
+    const std::uint32_t first_lane = side.first / lanes, last_lane = (side.first + side.parts - 1u) / lanes;
+    // One share per lane touched; lane l is engine l mod dma.engines (more lanes than engines
+    // queue two shares on one engine).
+    const std::uint32_t shares = last_lane - first_lane + 1;
+    const std::uint32_t join = shares > 1 ? dma_shared_->open_join(d.sync, shares) : kNoJoin;
+    std::uint32_t lane = first_lane;
+    for (std::uint32_t k = 0; k < shares; ++k, ++lane) {
+        const std::uint32_t begin = std::max<std::uint32_t>(side.first, lane * lanes);
+        const std::uint32_t end = std::min<std::uint32_t>(side.first + side.parts, (lane + 1) * lanes);
+        DmaInstr s = d;
+        const std::uint32_t n = end - begin;
+        const std::int32_t delta = static_cast<std::int32_t>(begin) - side.first;
+        if (d.transpose) {
+            s.bytes = (d.bytes + shares - 1) / shares;
+            s.wr = partition_slice(d.wr, delta, n);
+            if (d.rd.present()) s.rd.bytes = static_cast<std::uint32_t>((d.rd.bytes + shares - 1) / shares);
+        } else {
+            s.partitions = n;
+            s.bytes = std::uint64_t{n} * d.bytes_per_partition;
+            s.wr = partition_slice(d.wr, delta, n);
+            s.rd = partition_slice(d.rd, delta, n);
+        }
+        if (join != kNoJoin) {
+            s.join = join;
+            s.sync.signals = 0;
+        }
+        push_dma_share(r, lane % engines, s);
+    }
+}
+
+void ReplaySession::push_dma_share(const Record& r, std::uint32_t engine, const DmaInstr& d) {
+    const std::size_t slot = std::size_t{r.queue_id} * params_.dma.engines + engine;
+    if (slot >= dma_lane_queue_.size()) dma_lane_queue_.resize(slot + 1, kUnresolved);
+    if (dma_lane_queue_[slot] == kUnresolved) dma_lane_queue_[slot] = dma_[engine]->add_queue(std::string(r.queue));
+    DmaEngine& eng = *dma_[engine];
+    eng.push(dma_lane_queue_[slot], d);
     last_pushed_ = &eng;
-    mark_fed(1 + compute_.size() + (slot >> 16));
+    mark_fed(1 + compute_.size() + engine);
 }
 
 void ReplaySession::route(const Record& r) {
@@ -183,6 +252,7 @@ void ReplaySession::route(const Record& r) {
                 i.zero_region = r.zero_region;
             }
             i.fp32 = r.src.onchip() && dtype_size(r.src.dtype) == 4;
+            i.double_row = r.perf_opt == PerfOpt::double_row;
             if (!named_[0]) arr_->set_queue_name(std::string(r.queue)), named_[0] = true;
             arr_->push(i);
             last_pushed_ = arr_.get();
@@ -199,6 +269,7 @@ void ReplaySession::route(const Record& r) {
             i.in[0] = access_of(r.src, r.partitions, r.bytes);
             if (r.src2.present()) i.in[1] = access_of(r.src2, r.partitions, r.bytes);
             i.out = access_of(r.dst, r.partitions, r.bytes);
+            i.op = r.isa;
             if (!named_[k + 1]) compute_[k]->set_queue_name(std::string(r.queue)), named_[k + 1] = true;
             compute_[k]->push(i);
             last_pushed_ = compute_[k].get();

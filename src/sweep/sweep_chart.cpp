@@ -77,7 +77,9 @@ std::vector<std::string> SweepTable::key_names() const {
 }
 
 std::vector<std::string> SweepTable::metric_names() const {
-    return {columns.begin() + static_cast<std::ptrdiff_t>(1 + keys), columns.end() - 2};
+    std::vector<std::string> m(columns.begin() + static_cast<std::ptrdiff_t>(1 + keys), columns.end() - 2);
+    std::erase(m, "base_digest");   // the resume digest is not a figure to chart
+    return m;
 }
 
 SweepTable parse_sweep_csv(std::istream& in, const std::string& source) {

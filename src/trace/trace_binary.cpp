@@ -185,6 +185,7 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
     put<std::uint16_t>(b.data() + 26, r.cols);
     b[28] = r.num_waits;
     b[29] = r.num_signals;
+    b[30] = static_cast<unsigned char>(r.isa);
     for (std::size_t i = 0; i < kMaxWaits; ++i) {
         put<std::uint16_t>(b.data() + 32 + 8 * i, r.waits[i].sem);
         put<std::uint32_t>(b.data() + 36 + 8 * i, r.waits[i].value);
@@ -257,6 +258,10 @@ struct BinaryDecoder {
         if (b[29] > kMaxSignals) return fail("signal", "more than " + std::to_string(kMaxSignals) + " signals");
         rec.num_waits = b[28];
         rec.num_signals = b[29];
+        if (b[30] >= kComputeOpNames.size()) return fail("isa", "bad nki.isa instruction code " + std::to_string(b[30]));
+        rec.isa = static_cast<ComputeOp>(b[30]);
+        const bool compute = rec.kind == RecordKind::act || rec.kind == RecordKind::pool || rec.kind == RecordKind::dve;
+        if (rec.isa != ComputeOp::generic && !compute) return fail("isa", "isa is for act, pool and dve records only");
         for (std::size_t i = 0; i < kMaxWaits; ++i) {
             rec.waits[i].sem = get<std::uint16_t>(b + 32 + 8 * i);
             rec.waits[i].value = get<std::uint32_t>(b + 36 + 8 * i);
@@ -281,7 +286,7 @@ struct BinaryDecoder {
         for (std::size_t i = rec.num_signals; i < kMaxSignals; ++i)
             if (rec.signals[i] != 0)
                 return fail("signal", "a signal slot past the " + std::to_string(rec.num_signals) + " given is not zero");
-        if (!all_zero(b + 30, 2) || !all_zero(b + 48 + 2 * kMaxSignals, 56 - 48 - 2 * kMaxSignals))
+        if (!all_zero(b + 31, 1) || !all_zero(b + 48 + 2 * kMaxSignals, 56 - 48 - 2 * kMaxSignals))
             return fail("record", "unused bytes of the instruction record are not zero");
         for (std::size_t i = 0; i < kMaxWaits; ++i)
             if (!all_zero(b + 34 + 8 * i, 2)) return fail("record", "unused bytes of the instruction record are not zero");

@@ -98,7 +98,7 @@ bool same_record(const Record& a, const Record& b) {
            a.queue == b.queue && a.src == b.src && a.src2 == b.src2 && a.dst == b.dst && a.fn == b.fn &&
            a.num_active_rows == b.num_active_rows && a.num_active_cols == b.num_active_cols &&
            a.row_grp == b.row_grp && a.col_grp == b.col_grp && a.xbus_sel == b.xbus_sel &&
-           a.acc_flags == b.acc_flags && a.zero_region == b.zero_region && a.perf_opt == b.perf_opt &&
+           a.acc_flags == b.acc_flags && a.zero_region == b.zero_region && a.perf_opt == b.perf_opt && a.isa == b.isa &&
            a.rows == b.rows && a.cols == b.cols && a.transpose == b.transpose && a.engine == b.engine &&
            a.core == b.core && a.num_waits == b.num_waits && a.waits == b.waits &&
            a.num_signals == b.num_signals && a.signals == b.signals;
@@ -238,20 +238,20 @@ enum Field : std::uint32_t {
     F_ncols = 1u << 10, F_row_grp = 1u << 11, F_col_grp = 1u << 12, F_xbus = 1u << 13,
     F_acc = 1u << 14, F_zero = 1u << 15, F_perf = 1u << 16, F_transpose = 1u << 17,
     F_engine = 1u << 18, F_core = 1u << 19, F_op = 1u << 20, F_operand = 1u << 21,
-    F_wait = 1u << 22, F_signal = 1u << 23,
+    F_wait = 1u << 22, F_signal = 1u << 23, F_isa = 1u << 24,
 };
 
 struct FieldName {
     std::string_view name;
     Field bit;
 };
-constexpr std::array<FieldName, 24> kFields{{
+constexpr std::array<FieldName, 25> kFields{{
     {"queue", F_queue}, {"src", F_src}, {"src2", F_src2}, {"dst", F_dst}, {"partitions", F_partitions},
     {"bytes", F_bytes}, {"fn", F_fn}, {"rows", F_rows}, {"cols", F_cols}, {"num_active_rows", F_nrows},
     {"num_active_cols", F_ncols}, {"row_grp", F_row_grp}, {"col_grp", F_col_grp}, {"xbus_sel", F_xbus},
     {"acc_flags", F_acc}, {"zero_region", F_zero}, {"perf_opt", F_perf}, {"transpose", F_transpose},
     {"engine", F_engine}, {"core", F_core}, {"op", F_op}, {"operand", F_operand}, {"wait", F_wait},
-    {"signal", F_signal},
+    {"signal", F_signal}, {"isa", F_isa},
 }};
 
 constexpr std::uint32_t kCommon = F_queue | F_partitions | F_bytes | F_wait | F_signal;
@@ -267,9 +267,9 @@ constexpr std::array<KindFields, kRecordKinds> kKindFields{{
     {kCommon | F_src | F_rows | F_cols, F_queue | F_src | F_rows | F_cols},
     {kCommon | F_src | F_dst | F_nrows | F_ncols | F_row_grp | F_col_grp | F_xbus | F_acc | F_zero | F_perf,
      F_queue | F_src | F_dst | F_nrows | F_ncols},
-    {kCommon | F_src | F_src2 | F_dst | F_fn, F_queue | F_src | F_dst | F_partitions},
-    {kCommon | F_src | F_src2 | F_dst | F_fn, F_queue | F_src | F_dst | F_partitions},
-    {kCommon | F_src | F_src2 | F_dst | F_fn, F_queue | F_src | F_dst | F_partitions},
+    {kCommon | F_src | F_src2 | F_dst | F_fn | F_isa, F_queue | F_src | F_dst | F_partitions},
+    {kCommon | F_src | F_src2 | F_dst | F_fn | F_isa, F_queue | F_src | F_dst | F_partitions},
+    {kCommon | F_src | F_src2 | F_dst | F_fn | F_isa, F_queue | F_src | F_dst | F_partitions},
     {kCommon | F_core | F_op | F_operand, F_queue | F_core | F_op | F_operand | F_partitions},
 }};
 
@@ -434,6 +434,12 @@ bool TraceReader::Impl::parse_field(Field f, std::string_view key, std::string_v
             return true;
         }
         return fail(k, "expected 0 or 1, got " + quoted(v));
+    case F_isa:
+        if (auto o = parse_compute_op(v); o && *o != ComputeOp::generic) {
+            rec.isa = *o;
+            return true;
+        }
+        return fail(k, "unknown nki.isa instruction " + quoted(v) + " (e.g. activation, tensor_tensor, tensor_scalar, tensor_copy, tensor_reduce, memset, iota; docs/trace-format.md lists all)");
     case F_op:
         return (parse_op(v, rec.op) && rec.op != Op::raw) || fail(k, "unknown op " + quoted(v) + " (rd or wr)");
     case F_wait: {
@@ -785,6 +791,10 @@ void format_record(const Record& r, std::string& out) {
     if (!r.fn.empty()) {
         key(out, "fn");
         out += r.fn;
+    }
+    if (r.isa != ComputeOp::generic) {
+        key(out, "isa");
+        out += to_string(r.isa);
     }
     for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
         key_dec(out, "wait", r.waits[i].sem);

@@ -11,11 +11,14 @@
 // Every case also replays under the fast scheduler (replay.h), which must give the same total.
 //
 // Numbers used throughout (configs/cayman.ini unless stated): PE clock 2.4 GHz = one kernel
-// cycle; ACT 1.2 GHz (one ACT cycle = 2 kernel cycles); width.engine_bytes 8, so a compute or PE
-// beat is 8 B of every partition of its request; dma.data_width 32 and width.dma_partitions 1,
-// so a DMA beat is 32 B of one partition; SBUF bank = (partition / 16) x 2 + (partition / 8) % 2,
-// so quadrant q (partitions 32q..32q+31) is banks 4q..4q+3; PSUM beats are 8 B over the
-// request's partitions; arr_seq stagger timers 0, inter-instruction delay off, p2fifo_af 2.
+// cycle; ACT 1.2 GHz (one ACT cycle = 2 kernel cycles); width.engine_bytes 32, so a compute or
+// PE beat is 32 B of every partition of its request, and an instruction's operand reaches the
+// banks in width.stream_chunks = 8 evenly spaced bursts; PSUM beats are 16 B; dma.data_width 32
+// and width.dma_partitions 1, so a DMA beat is 32 B of one partition; SBUF bank =
+// (partition / 16) x 2 + (partition / 8) % 2, so quadrant q (partitions 32q..32q+31) is banks
+// 4q..4q+3; arr_seq stagger timers 0, inter-instruction delay off, p2fifo_af 2. Sections 2 and 3
+// count in single 8-byte-word beats, one burst per request (kWordBeats), so that every beat of
+// a conflict can be followed by hand.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -36,6 +39,9 @@ using namespace sbufsim::models;
 namespace {
 
 using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+// One 8-byte ECC word per beat and each request in one burst (the seed-literal beat).
+const Overrides kWordBeats{{"width.engine_bytes", "8"}, {"width.psum_bytes", "8"}, {"width.stream_chunks", "1"}};
 
 Params params_for(const std::string& gen, const Overrides& overrides = {}) {
     LoadRequest r;
@@ -135,28 +141,28 @@ TEST(MatmulStream, Bf16_free_size_512_streams_at_the_cost_model_ii) {
     EXPECT_EQ(r.arr_seq.shapes[0], (std::pair<std::string, std::uint64_t>{"128x128", 8}));
     EXPECT_EQ(r.arr_seq.pe_stream, 4096u);
     // Each matmul's moving read is 128 partitions x 1024 B, one 32-partition request per row
-    // group on pe_client_0..3: 4 x 128 beats of 8 B. Stage 1 admits one PE beat per cycle, so the
-    // 512 beats take exactly the 512-cycle ii: the data keeps pace with the cost model, the array
-    // is never held past ii (busy = stream, no bank stall) and nothing conflicts.
+    // group on pe_client_0..3: 4 x 32 beats of 32 B, in 8 bursts of 4 beats per row group, the
+    // bursts 64 cycles apart. Stage 1 admits one PE beat per cycle, so a burst round (16 beats)
+    // takes 16 of its 64 cycles: the data keeps pace with the cost model, the array is never
+    // held past ii (busy = stream, no bank stall) and nothing conflicts.
     EXPECT_EQ(r.arr_seq.pe_busy, 4096u);
     EXPECT_EQ(engine(r, "arr_seq").bank_wait, 0u);
     for (const char* pe : {"pe_client_0", "pe_client_1", "pe_client_2", "pe_client_3"})
-        EXPECT_EQ(client(r.kernel, pe).beats, 8u * 128) << pe;
+        EXPECT_EQ(client(r.kernel, pe).beats, 8u * 32) << pe;
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
-    // The row groups take turns in stage 1 (DWRR, weight 1): the k-th in turn (k = 0..3) gets
-    // beats at start + k + 4j, j = 0..127, so its last beat is at start + 508 + k and it was
-    // charged 508 + k + 1 - 128 = 381 + k stage-1 losses: 381 + 382 + 383 + 384 = 1530 per
-    // matmul, 12240 for 8.
-    EXPECT_EQ(total_stalls(r.kernel, StallCause::stage1_loss), 12240u);
-    // Start-up: the first matmul waits for the LdWeights, max(128 cols, 64) = 128 PE cycles (its
-    // 32 beats of 128 partitions x 256 B on pe_client_4 are granted well within that). Then the
-    // matmuls start back to back at 128 + 512k. The last one's PSUM write (128 partitions x
-    // 2048 B = 256 beats) is issued pe_drain_latency = 128 cycles after its start and granted by
-    // start + 384, before the array releases it at start + 512, so the run ends at
-    // 128 + 8 x 512 = 4224.
-    EXPECT_EQ(r.arr_seq.weight_wait, 128u);
-    EXPECT_EQ(r.total_cycles, 128u + 4096u);
-    EXPECT_EQ(engine(r, "arr_seq").busy, 4224u);
+    // In a burst round the row groups take turns (DWRR, weight 1): the k-th in turn (k = 0..3)
+    // gets its 4 beats at t + k + 4j, j = 0..3, its last at t + 12 + k, so it is charged
+    // 12 + k + 1 - 4 = 9 + k stage-1 losses: 42 per round, 8 rounds per matmul, 2688 for 8.
+    EXPECT_EQ(total_stalls(r.kernel, StallCause::stage1_loss), 2688u);
+    // Start-up: the first matmul waits for the LdWeights, ceil(128 cols / 4) = 32 PE cycles (fast
+    // LoadStationary; its 8 beats of 128 partitions x 256 B on pe_client_4 fit in that). Then the
+    // matmuls start back to back at 32 + 512k. The last one's PSUM write (128 partitions x
+    // 2048 B = 128 beats of 16 B) is issued pe_drain_latency = 128 cycles after its start and
+    // granted by start + 256, before the array releases it at start + 512, so the run ends at
+    // 32 + 8 x 512 = 4128.
+    EXPECT_EQ(r.arr_seq.weight_wait, 32u);
+    EXPECT_EQ(r.total_cycles, 32u + 4096u);
+    EXPECT_EQ(engine(r, "arr_seq").busy, 4128u);
     // PSUM drains never exceed one queued write: no p2fifo back-pressure.
     EXPECT_EQ(r.arr_seq.backpressure_cycles, 0u);
 }
@@ -170,24 +176,24 @@ TEST(MatmulStream, Free_size_32_costs_the_64_cycle_floor) {
     EXPECT_EQ(r.arr_seq.matmuls, 8u);
     EXPECT_EQ(r.arr_seq.pe_stream, 8u * 64);
     EXPECT_EQ(r.arr_seq.pe_stream, r64.arr_seq.pe_stream);
-    // Free size 64 fills each 64-cycle ii with data (4 row groups x 16 beats). A PSUM write
-    // (128 partitions x 64 fp32 = 256 B per partition / 8 B = 32 beats) enters the p2fifo only
-    // when issued, 128 cycles after its matmul started, one every 64 cycles, and drains in 32:
-    // at most one waits at a time, never more than p2fifo_af = 2, so no back-pressure and the
-    // array keeps the cost-model pace. The last matmul starts at 128 + 7 x 64 = 576, its write
-    // issues at 704, is granted 704..735 and seen at 736.
+    // A PSUM write of free size 64 (128 partitions x 64 fp32 = 256 B per partition / 16 B = 16
+    // beats) enters the p2fifo only when issued, 128 cycles after its matmul started, one every
+    // 64 cycles, and drains in 16: at most one waits at a time, never more than p2fifo_af = 2,
+    // so no back-pressure and the array keeps the cost-model pace. The LdWeights takes
+    // ceil(128 / 4) = 32 cycles; the last matmul starts at 32 + 7 x 64 = 480, its write issues at
+    // 608, is granted 608..623 and seen at 624.
     EXPECT_EQ(r64.arr_seq.backpressure_cycles, 0u);
     EXPECT_EQ(r64.arr_seq.pe_busy, 8u * 64);
-    EXPECT_EQ(r64.total_cycles, 736u);
-    // The moving read is 4 row groups x 32 partitions x 64 B = 4 x 8 beats: 32 cycles of data,
-    // so the floor, not the data, holds each matmul for 64 cycles.
-    EXPECT_EQ(client(r.kernel, "pe_client_0").beats, 8u * 8);
+    EXPECT_EQ(r64.total_cycles, 624u);
+    // The moving read is 4 row groups x 32 partitions x 64 B = 4 x 2 beats of 32 B: the floor,
+    // not the data, holds each matmul for 64 cycles.
+    EXPECT_EQ(client(r.kernel, "pe_client_0").beats, 8u * 2);
     EXPECT_EQ(r.arr_seq.pe_busy, 8u * 64);
     EXPECT_EQ(engine(r, "arr_seq").bank_wait, 0u);
-    // Matmul k starts at 128 + 64k (after the 128-cycle LdWeights); the last (k = 7) at 576.
-    // Its PSUM write, 128 partitions x 32 fp32 = 128 B = 16 beats, is issued 128 cycles later at
-    // 704, granted 704..719, and the matmul completes when that is seen, at 720.
-    EXPECT_EQ(r.total_cycles, 720u);
+    // The last matmul (k = 7) starts at 480; its PSUM write, 128 partitions x 32 fp32 = 128 B =
+    // 8 beats, is issued 128 cycles later at 608, granted 608..615, and the matmul completes
+    // when that is seen, at 616.
+    EXPECT_EQ(r.total_cycles, 616u);
 }
 
 TEST(MatmulStream, Fp32_moving_data_costs_four_times_bf16) {
@@ -198,14 +204,14 @@ TEST(MatmulStream, Fp32_moving_data_costs_four_times_bf16) {
     // ii = max(512, 64) x 4 = 2048 PE cycles: 8 x 2048 = 16384 = 4 x the bf16 stream's 4096.
     EXPECT_EQ(f.arr_seq.pe_stream, 16384u);
     EXPECT_EQ(f.arr_seq.pe_stream, 4 * b.arr_seq.pe_stream);
-    // The fp32 moving read is 4 x 32 partitions x 2048 B = 1024 beats, half the ii: no stretch.
+    // The fp32 moving read is 4 x 32 partitions x 2048 B = 256 beats of 32 B: no stretch.
     EXPECT_EQ(f.arr_seq.pe_busy, 16384u);
     EXPECT_EQ(engine(f, "arr_seq").bank_wait, 0u);
-    // The fp32 LdWeights costs max(128, 64) x 4 = 512 cycles before the first matmul; the last
-    // matmul starts at 512 + 7 x 2048 and its 256-beat PSUM write is done long before its ii
-    // ends: 512 + 16384 = 16896.
-    EXPECT_EQ(f.arr_seq.weight_wait, 512u);
-    EXPECT_EQ(f.total_cycles, 512u + 16384u);
+    // The fp32 LdWeights costs ceil(128 / 4) x 4 = 128 cycles before the first matmul; the last
+    // matmul starts at 128 + 7 x 2048 and its 128-beat PSUM write is done long before its ii
+    // ends: 128 + 16384 = 16512.
+    EXPECT_EQ(f.arr_seq.weight_wait, 128u);
+    EXPECT_EQ(f.total_cycles, 128u + 16384u);
 }
 
 // ---- 2. ACT vs a matmul's moving read ------------------------------------------------------------
@@ -221,41 +227,46 @@ std::string act_vs_matmul(std::uint32_t act_src, std::uint32_t act_dst) {
            "[1][64] partitions=32 fn=copy\n";
 }
 
-// Timeline shared by both cases:
-//   - LdWeights: 64 cycles (max(32, 64)); its 8 beats (32 partitions x 64 B) at 0..7.
-//   - Matmul: starts at 64; 128 beats (32 partitions x 1024 B) on pe_client_0 at 64..191;
-//     ii 512, so it completes at 576 (its 256-beat PSUM write, 192..447, is done by then).
-//   - ACT: its requests issue after the fixed overhead, 60 ACT cycles = 120 kernel cycles; 16
-//     read beats and 16 write beats (32 partitions x 128 B).
+// Timeline shared by both cases (kWordBeats: 8-byte beats, one burst per request):
+//   - LdWeights: ceil(32 / 4) = 8 cycles (fast LoadStationary); its 8 beats (32 partitions x
+//     64 B) on pe_client_4 at 0..7.
+//   - Matmul: starts at 8; 128 beats (32 partitions x 1024 B) on pe_client_0 at 8..135;
+//     ii max(512, min(64, 32)) = 512, so the array releases it at 520 (its 256-beat PSUM write,
+//     136..391, is done by then).
+//   - ACT (a one-input copy, N = 64): initiation interval max(64, 64) = 64 ACT cycles = 128
+//     kernel cycles. Its 16 read beats (32 partitions x 128 B) are issued at its start, 0; its
+//     16 write beats trail by the access set-up, 60 ACT cycles = 120 kernel cycles. Its signal,
+//     and so the end of the run, is at 64 + 265 (dependent turnaround) = 329 ACT cycles = 658.
 
 TEST(QuadrantConflict, Act_and_a_matmul_moving_read_on_the_same_quadrant_conflict) {
     // ACT reads partitions 0..31 (q0, the matmul's quadrant) and writes 32..63 (q1).
     const TempTrace t("act_mm_same.trc", act_vs_matmul(0x18000, 0x818000));
-    const ReplayResult r = run_clocked(params_for("cayman"), t.path());
-    // act_rd is ready from 120 but pe_rd (stage-2 priority 1 over act_rd's 0) holds banks 0..3
-    // until the moving read ends at 191: 120..191 = 72 bank-conflict stalls, all charged to
-    // pe_client_0, the stage-1 winner that pe_rd stood for.
-    EXPECT_EQ(stalls(r.kernel, "act_rd", StallCause::bank_conflict), 72u);
-    EXPECT_EQ(blocked(r.kernel, "act_rd", "pe_client_0"), 72u);
-    // The matmul wins every one of those cycles: its read is never stalled.
+    const ReplayResult r = run_clocked(params_for("cayman", kWordBeats), t.path());
+    // act_rd is ready from 0 but pe_rd (stage-2 priority 1 over act_rd's 0) holds banks 0..3,
+    // for the LdWeights 0..7 and then for the moving read until 135: 136 bank-conflict stalls,
+    // 8 charged to pe_client_4 and 128 to pe_client_0, the stage-1 winners pe_rd stood for.
+    EXPECT_EQ(stalls(r.kernel, "act_rd", StallCause::bank_conflict), 136u);
+    EXPECT_EQ(blocked(r.kernel, "act_rd", "pe_client_0"), 128u);
+    EXPECT_EQ(blocked(r.kernel, "act_rd", "pe_client_4"), 8u);
+    // The PE wins every one of those cycles: its reads are never stalled.
     EXPECT_EQ(client(r.kernel, "pe_client_0").total_stalls(), 0u);
     EXPECT_EQ(blocked(r.kernel, "pe_client_0", "act_rd"), 0u);
     EXPECT_EQ(engine(r, "arr_seq").bank_wait, 0u);
     // The write side (q1) never meets the matmul.
     EXPECT_EQ(stalls(r.kernel, "act_wr", StallCause::bank_conflict), 0u);
-    // Each of banks 0..3 saw two beats wanting it in those 72 cycles; q1's banks none.
-    for (std::uint32_t b = 0; b < 4; ++b) EXPECT_EQ(r.kernel.banks[b].conflict_cycles, 72u) << "sbuf_" << b;
+    // Each of banks 0..3 saw two beats wanting it in those 136 cycles; q1's banks none.
+    for (std::uint32_t b = 0; b < 4; ++b) EXPECT_EQ(r.kernel.banks[b].conflict_cycles, 136u) << "sbuf_" << b;
     for (std::uint32_t b = 4; b < 16; ++b) EXPECT_EQ(r.kernel.banks[b].conflict_cycles, 0u) << "sbuf_" << b;
-    // ACT's reads end at 192 + 16 = 208, within its cost (60 + max(64, 64) = 124 ACT cycles =
-    // 248), so the conflict costs the ACT no time here; the run ends with the matmul at 576.
-    EXPECT_EQ(engine(r, "act").bank_wait, 0u);
-    EXPECT_EQ(r.total_cycles, 576u);
+    // ACT's reads end at 136 + 16 = 152, past its 128-cycle initiation interval: the conflict
+    // holds the ACT 24 cycles longer (its bank wait). Its signal is still due at 658.
+    EXPECT_EQ(engine(r, "act").bank_wait, 24u);
+    EXPECT_EQ(r.total_cycles, 658u);
 }
 
 TEST(QuadrantConflict, Disjoint_quadrants_do_not_conflict) {
     // ACT reads partitions 64..95 (q2) and writes 96..127 (q3); the matmul reads q0.
     const TempTrace t("act_mm_apart.trc", act_vs_matmul(0x1018000, 0x1818000));
-    const ReplayResult r = run_clocked(params_for("cayman"), t.path());
+    const ReplayResult r = run_clocked(params_for("cayman", kWordBeats), t.path());
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
     for (const char* act : {"act_rd", "act_wr"})
         for (const char* pe : {"pe_client_0", "pe_client_4"}) {
@@ -263,18 +274,20 @@ TEST(QuadrantConflict, Disjoint_quadrants_do_not_conflict) {
             EXPECT_EQ(blocked(r.kernel, pe, act), 0u) << pe << " by " << act;
         }
     for (const auto& b : r.kernel.banks) EXPECT_EQ(b.conflict_cycles, 0u) << b.name;
-    // Same work as the colliding case: 16 + 16 ACT beats, 128 moving beats, same 576 cycles.
+    // Same work as the colliding case: 16 + 16 ACT beats, 128 moving beats, the same end at
+    // the ACT's signal (658), and no bank stall for the ACT.
     EXPECT_EQ(client(r.kernel, "act_rd").beats, 16u);
     EXPECT_EQ(client(r.kernel, "act_wr").beats, 16u);
     EXPECT_EQ(client(r.kernel, "pe_client_0").beats, 128u);
-    EXPECT_EQ(r.total_cycles, 576u);
+    EXPECT_EQ(engine(r, "act").bank_wait, 0u);
+    EXPECT_EQ(r.total_cycles, 658u);
 }
 
 TEST(QuadrantConflict, Shipped_collide_and_disjoint_traces) {
     // traces/act_vs_matmul_*.trc: eight 32-row q0 matmuls with ACT copies writing q0 (collide)
     // or reading q2 and writing q3 (disjoint). Every bank-conflict stall of the colliding trace
     // is act_wr losing to the moving read; the disjoint one has none.
-    const Params p = params_for("cayman");
+    const Params p = params_for("cayman", kWordBeats);
     const ReplayResult same = run_clocked(p, test::shipped("act_vs_matmul_collide.trc"));
     const ReplayResult apart = run_clocked(p, test::shipped("act_vs_matmul_disjoint.trc"));
     EXPECT_GT(blocked(same.kernel, "act_wr", "pe_client_0"), 0u);
@@ -299,8 +312,17 @@ std::string dma_vs_act(std::uint32_t act_partition) {
            "2400 act_rd rd " + hex(0x40000u * act_partition + 0x10000u) + " 32 8192\n";
 }
 
-const Overrides kStrict{{"tdm.strict", "true"}, {"tdm.dma_slots", "1"}, {"tdm.max_slots", "8"}};
-const Overrides kWorkConserving{{"tdm.strict", "false"}, {"tdm.dma_slots", "1"}, {"tdm.max_slots", "8"}};
+// The DMA engine of these cases has no per-transfer fixed cost and no shared HBM limit, runs at
+// 27 GB/s after a 1000 ns start-up, so that its cost model is bytes / bandwidth alone.
+Overrides tdm_case(const char* strict) {
+    Overrides o = kWordBeats;
+    o.insert(o.end(), {{"tdm.strict", strict}, {"tdm.dma_slots", "1"}, {"tdm.max_slots", "8"},
+                       {"dma.xfer_fixed_ns", "0"}, {"dma.pkt_min_ns", "0"}, {"dma.hbm_gbps", "0"},
+                       {"dma.engine_gbps", "27"}, {"timing.dma_startup_ns", "1000"}});
+    return o;
+}
+const Overrides kStrict = tdm_case("true");
+const Overrides kWorkConserving = tdm_case("false");
 
 // Strict TDM, 1 DMA slot of 8: slot 0 (cycle mod 8 = 0) admits only the DMA class, slots 1..7
 // only compute, whatever the banks.
@@ -424,7 +446,7 @@ TEST_P(ZeroRegion, Begin_zeroes_its_region_or_the_checker_refuses_it) {
         EXPECT_EQ(r.arr_seq.groups_begun, 1u);
         EXPECT_EQ(r.arr_seq.psum_banks_zeroed, std::uint64_t{1} << c.zero_region);
         EXPECT_EQ(r.arr_seq.psum_write_bytes, 128u * 2048);
-        // A lone matmul: ii 512, its 256-beat PSUM write (128..383) done before the array
+        // A lone matmul: ii 512, its 128-beat PSUM write (128..255) done before the array
         // releases it.
         EXPECT_EQ(r.total_cycles, 512u);
         return;
@@ -483,9 +505,9 @@ TEST(ZeroRegionGroup, Only_begin_zeroes_mid_and_end_accumulate) {
     EXPECT_EQ(r.arr_seq.psum_write_bytes, 128u * 2048);
     EXPECT_EQ(r.arr_seq.psum_accumulate_bytes, 2u * 128 * 2048);
     // Three back-to-back 512-cycle matmuls starting at 0, 512, 1024. A read-add-write chunk is
-    // two PSUM beats, so each accumulate is 2 x 256 = 512 beats: the END's is issued at
-    // 1024 + 128 = 1152, granted 1152..1663, and seen at 1664, after its ii ended at 1536.
-    EXPECT_EQ(r.total_cycles, 1664u);
+    // two PSUM beats of 16 B, so each accumulate is 2 x 128 = 256 beats: the END's is issued at
+    // 1024 + 128 = 1152 and granted by 1407, before its ii ends at 1536.
+    EXPECT_EQ(r.total_cycles, 1536u);
 }
 
 }  // namespace

@@ -153,7 +153,8 @@ void expect_signals_match_stats(const Traced& t) {
 }  // namespace
 
 TEST(Vcd, Bank_and_client_signals_add_up_to_the_statistics_of_a_conflict_trace) {
-    const Traced t = trace_run("act_vs_matmul_collide.trc");
+    // One 8-byte word per beat in one burst per request: the reading under which this trace conflicts.
+    const Traced t = trace_run("act_vs_matmul_collide.trc", {{"width.engine_bytes", "8"}, {"width.psum_bytes", "8"}, {"width.stream_chunks", "1"}});
     std::uint64_t conflicts = 0;
     for (const auto& b : t.run.result.kernel.banks) conflicts += b.conflict_cycles;
     ASSERT_GT(conflicts, 0u) << "the trace is chosen for its conflicts";

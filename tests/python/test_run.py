@@ -8,21 +8,25 @@ import pytest
 
 import sbufsim
 
+WORD_BEATS = sbufsim.Config("cayman", {"width.engine_bytes": 8, "width.psum_bytes": 8, "width.stream_chunks": 1})
+
 
 def test_statistics_are_those_of_run_json(traces, cli_json):
+    # One 8-byte word per beat in one burst per request: the reading under which this trace conflicts.
     path = traces("act_vs_matmul_collide.trc")
-    result = sbufsim.run(path)
-    assert result.stats == cli_json(path)
-    assert result.total_cycles == 9152
-    assert result["stalls"]["bank_conflict"] == 208
-    assert "9152" in result.summary
+    result = sbufsim.run(path, WORD_BEATS)
+    assert result.stats == cli_json(path, "--set", "width.engine_bytes=8", "--set", "width.psum_bytes=8",
+                                    "--set", "width.stream_chunks=1")
+    assert result.total_cycles == 8722
+    assert result["stalls"]["bank_conflict"] == 96
+    assert "8722" in result.summary
 
 
 def test_overrides_match_the_command_line(traces, cli_json):
     path = traces("dma_vs_compute.trc")
     result = sbufsim.run(path, sbufsim.Config("cayman", {"tdm.dma_slots": 7}))
     assert result.stats == cli_json(path, "--set", "tdm.dma_slots=7")
-    assert result.total_cycles == 59333
+    assert result.total_cycles == 49888
     # A dict of overrides or a generation name is a Config too.
     assert sbufsim.run(path, {"tdm.dma_slots": 7}).stats == result.stats
 
@@ -45,7 +49,7 @@ def test_both_schedulers_give_the_same_statistics_and_clocked_runs_repeat(traces
     for c in clocked:
         assert c.scheduler == "clocked"
         assert {k: v for k, v in c.stats.items() if k != "run"} == {k: v for k, v in fast.stats.items() if k != "run"}
-        assert c.total_cycles == fast.total_cycles == 21576
+        assert c.total_cycles == fast.total_cycles == 17970
 
 
 def test_threads_replay_in_parallel_with_the_same_results(traces):
@@ -105,9 +109,9 @@ def test_window_stats_add_the_window_section(traces):
 
 
 def test_tables_have_one_row_per_client_bank_and_engine(traces):
-    result = sbufsim.run(traces("act_vs_matmul_collide.trc"))
+    result = sbufsim.run(traces("act_vs_matmul_collide.trc"), WORD_BEATS)
     clients = {r["name"]: r for r in result.table("client")}
-    assert clients["act_wr"]["stall_bank_conflict"] == 208
+    assert clients["act_wr"]["stall_bank_conflict"] == 96
     assert [r["name"] for r in result.table("engine")] == ["arr_seq", "act"]
     assert len(result.table("bank")) == len(result["bank"])
     assert result.table("pe") == [result["pe"]]

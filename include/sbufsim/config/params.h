@@ -98,6 +98,7 @@ struct PeParams {
     std::uint32_t reorder_window = 64;
     double clock_ghz = 2.4;
     std::uint32_t cost_freq = 120;             // cost-model getEngineFrequency (seed 004)
+    bool double_row = true;                    // fp8 double-row matmuls at 2x (NC-v3+)
 };
 
 struct EngineParams {
@@ -110,8 +111,13 @@ struct DmaParams {
     std::uint32_t data_width = 32;             // DMA_ENGINE_DATA_WIDTH_BYTES
     std::uint32_t engines = 16;                // DMA_ENGINE_COUNT_PER_TPB
     std::uint32_t queues_per_engine = 16;
-    double engine_gbps = 27.0;
-    std::uint32_t partition_round = 32;        // active partitions rounded up to this
+    double engine_gbps = 27.2;                 // theoretical peak of one engine
+    std::uint32_t partition_round = 32;        // SDMA access window (partitions), not a byte count
+    std::uint32_t lanes_per_engine = 8;        // SBUF partitions one engine serves
+    double xfer_fixed_ns = 211;                // per transfer and engine (descriptor set-up)
+    double pkt_min_ns = 64;                    // minimum time of one descriptor
+    double hbm_gbps = 362.5;                   // HBM bandwidth of one NeuronCore (0 = unlimited)
+    std::uint32_t prefetch_depth = 4;          // transfers per queue counting down their start-up
 };
 
 struct Q7Params {
@@ -122,10 +128,11 @@ struct Q7Params {
 
 // Kernel beat widths: how much of a request one arbitration slot moves.
 struct WidthParams {
-    std::uint32_t engine_bytes = 8;            // bytes per partition per beat, PE/ACT/POOL/DVE
-    std::uint32_t psum_bytes = 8;              // bytes per partition per beat on PSUM
+    std::uint32_t engine_bytes = 32;           // bytes per partition per beat, PE/ACT/POOL/DVE
+    std::uint32_t psum_bytes = 16;             // bytes per partition per beat on PSUM
     std::uint32_t dma_partitions = 1;          // partitions per DMA beat
     std::uint32_t q7_partitions = 1;           // partitions per Q7 AXI beat
+    std::uint32_t stream_chunks = 8;           // bursts an instruction's operand is paced in
 };
 
 // Number of stage-1 (PE-array sequencer) clients: the 4 column clusters + 1 fan-out.
@@ -187,10 +194,24 @@ struct ArrSeqParams {
 // from PUBLIC_FACTS.md ("public") or are modelling choices where the sources are silent
 // ("INFERRED"). Engine cycles are in the engine's own clock (pe, act, pool, dve clocks).
 struct EngineTiming {
-    // public: fixed per-instruction tensor-access overhead, ~60 engine cycles (ACT/POOL/DVE).
+    // public: tensor-access set-up, ~60 engine cycles (ACT/POOL/DVE): an instruction's bank
+    // requests issue this long after it starts; hidden from the initiation interval.
     double compute_fixed_overhead = 60;
-    // public: an ACT/POOL/DVE instruction costs max(64, N) engine cycles for N elements/partition.
+    // public: MIN_II, the minimum initiation interval of an ACT/POOL/DVE instruction (~64).
     std::uint32_t compute_min_cycles = 64;
+    // Dependent turnaround (engine cycles after the stream ends until a reader of the output may
+    // start): public fit ACT 265 (NC-v3; 263 NC-v2), DVE "static instruction overhead of 100",
+    // POOL INFERRED from GPSIMD_START.
+    double act_dep_turnaround = 265;
+    double dve_dep_turnaround = 100;
+    double pool_dep_turnaround = 150;
+    // public: GPSIMD_START (~150) start-up of a GpSimd instruction; MIN_II_DYNAMIC (~600).
+    double gpsimd_start = 150;
+    double min_ii_dynamic = 600;
+    // public: NC-v3+ VectorE performance modes (2x/4x for bf16/fp16 SBUF operands) and the
+    // NC-v4 ScalarE 2x mode for tensor_scalar/tensor_copy.
+    bool dve_perf_modes = true;
+    bool act_perf_mode = false;
     // public: a two-input op streams both inputs: max(64, 2N) (stated for DVE; INFERRED for
     // two-input ACT/POOL ops).
     std::uint32_t two_input_factor = 2;
@@ -200,15 +221,16 @@ struct EngineTiming {
     // public: matmul initiation interval max(N_moving, 64) PE cycles for 2/1-byte inputs, 4x fp32.
     std::uint32_t matmul_min_ii = 64;
     std::uint32_t matmul_fp32_factor = 4;
-    // INFERRED: LoadStationary streams the stationary tile's free axis (cols) at one column per
-    // PE cycle, with the same 64-cycle floor as a matmul; it runs in the background while the
-    // previous matmul streams (public: "LoadStationary overlaps the previous matmul").
-    std::uint32_t ldweights_min_cycles = 64;
+    // public ("Fast LoadStationary ... up to 4x faster than a MultiplyMoving with the same free
+    // axis size"): LoadStationary costs ceil(cols / ls_speedup) PE cycles (x4 fp32), at least
+    // ldweights_min_cycles (INFERRED); it runs in the background of the previous matmul.
+    std::uint32_t ls_speedup = 4;
+    std::uint32_t ldweights_min_cycles = 1;
     // INFERRED: PE cycles from a matmul's first moving read to its first PSUM write (the partial
     // sums cross the array's rows before they drain through p2fifo).
     std::uint32_t pe_drain_latency = 128;
-    // public: ~1 us DMA start-up between the triggering semaphore and data motion.
-    double dma_startup_ns = 1000;
+    // public (DMA bandwidth guide): ~1300 ns semaphore-to-start latency of a DMA transfer.
+    double dma_startup_ns = 1300;
     // public: DMA transposes at a fraction of plain throughput (trn2: up to 90% HBM->SBUF,
     // 50% SBUF->SBUF).
     double dma_xpose_fraction_hbm = 0.9;

@@ -18,13 +18,15 @@
 //     (the zero-region banks are zeroed, §5.3, counted in psum_banks_zeroed), mid and END tiles
 //     accumulate: a read-add-write (Op::raw) on the same bytes.
 // Timing:
-//   - Matmul initiation interval ii = max(N, 64) PE cycles, x4 for fp32 moving data. The array
-//     is occupied from the matmul's start until both ii has passed and its moving reads were
-//     granted; with arr_seq.en_inter_instr_dly the next matmul waits inter_instr_dly_cnt more.
-//   - LdWeights costs max(cols, 64) PE cycles (x4 fp32) on a separate weight path: it may start
-//     as soon as the previous weights were latched by a matmul, so it overlaps that matmul
-//     (PUBLIC_FACTS: "LoadStationary runs in the background"). A matmul waits for the LdWeights
-//     before it in the queue to complete.
+//   - Matmul initiation interval ii = max(N, min(64, N_stationary)) PE cycles, x4 for fp32
+//     moving data (nki.isa nc_matmul cost); N is halved for perf_opt=double_row where the
+//     generation has it (pe.double_row). The array is occupied from the matmul's start until
+//     both ii has passed and its moving reads were granted; with arr_seq.en_inter_instr_dly the
+//     next matmul waits inter_instr_dly_cnt more.
+//   - LdWeights costs ceil(cols / timing.ls_speedup) PE cycles (x4 fp32; "Fast LoadStationary")
+//     on a separate weight path: it may start as soon as the previous weights were latched by a
+//     matmul, so it overlaps that matmul ("Background LoadStationary"). A matmul waits for the
+//     LdWeights before it in the queue to complete.
 //   - PSUM writes issue pe_drain_latency PE cycles after the matmul starts; the matmul completes
 //     (fires its signals) when its PSUM writes are granted (matmul_done_last reading).
 //   - p2fifo almost-full: while more than arr_seq.p2fifo_af PSUM writes are waiting in the kernel,
@@ -54,6 +56,8 @@ struct ArrSeqInstr {
     TensorAccess src;              // ldweights: stationary; matmul: moving (SBUF)
     TensorAccess dst;              // matmul: PSUM destination (fp32)
     bool fp32 = false;             // 4-byte input dtype: 4x initiation interval
+    bool double_row = false;       // perf_opt=double_row: two moving rows per PE column
+    std::uint32_t stationary_cols = 0;  // matmul: columns of the latched stationary (0 = full)
     std::uint32_t rows = 0;        // ldweights rows / matmul num_active_rows
     std::uint32_t cols = 0;        // ldweights cols / matmul num_active_cols
     std::uint8_t acc_flags = 0;    // BEGIN = 1, END = 2
@@ -119,7 +123,7 @@ private:
     bool try_start(Cycle now);
     void start_ldweights(const ArrSeqInstr& i, Cycle now);
     void start_matmul(const ArrSeqInstr& i, Cycle now);
-    void read_by_row_group(const TensorAccess& a, Cycle now, RequestSet& into);
+    void read_by_row_group(const TensorAccess& a, Cycle now, Cycle span, RequestSet& into);
     void track_group(const ArrSeqInstr& i);
     // Retires `f` at `now` (signals, statistics, timeline); its critical path runs from
     // `seg_start` through compute_end and release. Returns the path (kNone when not tracked).
@@ -152,6 +156,9 @@ private:
     Ring<InFlight> drain_;          // matmuls released by the array, PSUM writes outstanding
     Ring<Cycle> unproduced_;        // issue cycles of this engine's PSUM writes not yet issued
     bool weights_unlatched_ = false;  // a loaded weight tile no matmul has latched yet
+    std::uint32_t loaded_cols_ = 0;   // columns of the stationary loaded last (0 = none yet)
+    bool double_row_ = false;         // pe.double_row
+    std::uint32_t chunks_ = 1, beat_ = 8;  // width.stream_chunks, width.engine_bytes (pacing)
     Cycle array_free_ = 0;          // earliest start of the next matmul (inter-instruction delay)
     std::vector<std::uint8_t> open_;  // per PSUM bank: quadrant mask of open groups
     std::uint64_t open_groups_ = 0;

@@ -1,20 +1,25 @@
-// DMA engines and their queues (PUBLIC_FACTS.md "DMA"; seed 000 §6, §7.2-§7.5, §8 step 3).
+// DMA engines and their queues (docs/engines.md "DMA"; public DMA overview and bandwidth guide;
+// seed 000 §6, §7.2-§7.5, §8 step 3).
 //
 // Each engine k is one DMA-class kernel client dma_k (one SBUF port beat = dma.data_width bytes
-// of one partition). Its queues hold descriptors in order; the engine moves one descriptor at a
-// time and serves the queues whose head is ready round robin (per descriptor).
+// of one partition). A trace `dma` record is one DMA transfer (one nisa.dma_copy). Without
+// `engine=` the replay spreads it over the engines by SBUF partition lanes: engine
+// (p / dma.lanes_per_engine) mod dma.engines serves partition p ("each DMA engine is typically
+// responsible for moving data for eight SBUF partitions", DMA overview). Each engine's share is a
+// DmaInstr in the same queue on that engine; the record's signals fire once, when the last share
+// retires (DmaShared's join). With `engine=N` the record is one share on engine N.
 //
-// A descriptor moves `bytes` per partition over `partitions` partitions:
-//   HBM->SBUF  one SBUF write; SBUF->HBM one SBUF read; SBUF->SBUF a read then a write.
-//   transpose  through axi2sram's 16-row crossbar tile: 16 source rows x N columns land as N
-//              destination partitions of 16 elements (seed 000 §6.2).
-// HBM is a fixed-latency, fixed-bandwidth endpoint:
-//   - start-up: a queue head becomes eligible EngineTiming::dma_startup_ns after it reached the
-//     head with its waits met (it overlaps the previous descriptor's data motion);
-//   - data motion: max(kernel time, bytes' / (dma.engine_gbps x fraction)) where bytes' counts
-//     the active partitions rounded up to dma.partition_round (seed 000 §7.5: the SDMA window
-//     is ceil(max(src,dst)/32)*32 partitions) and fraction is the transpose throughput fraction
-//     (dma_xpose_fraction_hbm / _sbuf) or 1.
+// One share costs (docs/engines.md, public-timing.md §1.4):
+//   dma.xfer_fixed_ns + sum over descriptors of max(bytes_d / dma.engine_gbps, dma.pkt_min_ns)
+// A descriptor is one contiguous run of one partition (the innermost-contiguous size of the
+// on-chip access pattern). A transpose costs xfer_fixed_ns + bytes / (engine_gbps x fraction).
+// Bytes are the bytes moved: the seed's 32-partition rounding (dma.partition_round) is the SDMA
+// access window, checked by `check`, not a byte count.
+// The HBM side is one shared server of dma.hbm_gbps: a share with an HBM end reserves its bytes
+// on it in start order and cannot end before they are through.
+// A transfer becomes eligible timing.dma_startup_ns after its waits are met (semaphore to
+// start). The first dma.prefetch_depth transfers of a queue count that latency down while the
+// transfers ahead of them move data, so a stream of ready transfers pays it once.
 #pragma once
 
 #include <string>
@@ -24,24 +29,55 @@
 
 namespace sbufsim {
 
+inline constexpr std::uint32_t kNoJoin = 0xffffffffu;
+
 struct DmaInstr {
-    SyncSet sync;
+    SyncSet sync;                    // waits; the signals too unless `join` is set
     std::uint64_t line = 0;
     TensorAccess rd;                 // SBUF side read (SBUF->HBM, SBUF->SBUF); absent otherwise
     TensorAccess wr;                 // SBUF side write (HBM->SBUF, SBUF->SBUF); absent otherwise
-    std::uint64_t bytes = 0;         // payload bytes (partitions x bytes per partition)
-    std::uint32_t partitions = 0;    // active partitions (before rounding)
+    std::uint64_t bytes = 0;         // payload bytes this share moves
+    std::uint32_t partitions = 0;    // partitions (descriptor lists) of this share
     std::uint32_t bytes_per_partition = 0;
+    std::uint32_t run_bytes = 0;     // bytes of one descriptor (contiguous run); 0 = a whole partition
     bool transpose = false;
     bool sbuf_to_sbuf = false;
+    bool hbm = false;                // one end is HBM (shares the HBM bandwidth)
+    std::uint32_t join = kNoJoin;    // DmaShared join whose last share fires the signals
+    Cycle armed_at = kNever;         // eligible from this cycle (its waits met + start-up)
 };
 
 struct DmaStats {
-    std::uint64_t descriptors = 0;
+    std::uint64_t transfers = 0;       // shares started (one per record and engine)
+    std::uint64_t descriptors = 0;     // contiguous runs moved
     std::uint64_t bytes = 0;           // payload bytes
     std::uint64_t transposes = 0;
     Cycle data_cycles = 0;             // cycles the engine moved data (its busy time)
     bool operator==(const DmaStats&) const = default;
+};
+
+// What the DMA engines of one NeuronCore share: the completion join of a transfer spread over
+// several engines and the HBM side's bandwidth.
+class DmaShared {
+public:
+    // hbm_gbps = 0: no shared HBM limit.
+    DmaShared(double hbm_gbps, double pe_ghz);
+    // A join of `shares` shares that fires `sync`'s signals when the last one retires.
+    std::uint32_t open_join(const SyncSet& sync, std::uint32_t shares);
+    // One share of `join` retired; returns true (and the signals in `out`) for the last one.
+    bool close_share(std::uint32_t join, SyncSet& out);
+    // Reserves `bytes` on the HBM side from cycle `from`; returns the cycle they are through.
+    Cycle reserve_hbm(Cycle from, std::uint64_t bytes);
+
+private:
+    struct Join {
+        SyncSet sync;
+        std::uint32_t remaining = 0;
+    };
+    std::vector<Join> joins_;
+    std::vector<std::uint32_t> free_;
+    double cycles_per_byte_ = 0;   // kernel cycles per HBM byte (0 = unlimited)
+    double hbm_free_ = 0;          // kernel cycle the HBM side is free from
 };
 
 class DmaEngine final : public SerialEngine {
@@ -49,11 +85,17 @@ public:
     DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, const Params& p,
               const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index);
 
+    // The shared join/HBM state (setup; without it joins are not used and HBM is unlimited).
+    void set_shared(DmaShared* s) { shared_ = s; }
     // A queue of this engine (setup); returns its local index.
     std::uint32_t add_queue(std::string name);
     void push(std::uint32_t queue, const DmaInstr& i) { queues_[queue].q.push(i); }
-    // Kernel cycles of a descriptor's data motion at the engine bandwidth (the cost model).
+    // Nanoseconds of a share's data motion at the engine bandwidth (the cost model).
+    double data_ns(const DmaInstr& i) const;
+    // The same in kernel cycles (rounded up).
     Cycle transfer_cycles(const DmaInstr& i) const;
+    // Descriptors (contiguous runs) of a share.
+    std::uint64_t descriptors(const DmaInstr& i) const;
     Cycle startup_cycles() const { return startup_; }
 
     bool step(Cycle now) override;
@@ -68,19 +110,26 @@ private:
     struct Queue {
         std::string name;
         Ring<DmaInstr> q;
-        Cycle armed_at = kNever;  // head eligible from this cycle (kNever: not armed yet)
+        std::uint32_t armed = 0;  // leading transfers whose start-up is counting down
     };
     void arm(Cycle now);
+    static bool head_ready(const Queue& q, Cycle now);
     void start(std::uint32_t qi, Cycle now);
+    void retire_share(Cycle now);
 
     ClientId client_{};
     double pe_ghz_ = 2.4;
-    double gbps_ = 27.0;
-    std::uint32_t round_ = 32;
+    double gbps_ = 27.2;
+    double xfer_fixed_ns_ = 0;
+    double pkt_min_ns_ = 0;
     Cycle startup_ = 0;
+    std::uint32_t prefetch_ = 4;
+    std::uint32_t chunks_ = 1, beat_ = 32;   // width.stream_chunks, dma.data_width (pacing)
+    DmaShared* shared_ = nullptr;
 
     std::vector<Queue> queues_;
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)
+    std::uint32_t join_ = kNoJoin;   // join of the share in flight
     Cycle wait_since_ = kNever;      // engine idle with only semaphore-blocked heads
     DmaStats dma_;
 };

@@ -23,6 +23,7 @@
 #include "sbufsim/engines/critical_path.h"
 #include "sbufsim/engines/engine_stats.h"
 #include "sbufsim/engines/instr_event.h"
+#include "sbufsim/engines/pacing.h"
 #include "sbufsim/engines/request_set.h"
 #include "sbufsim/engines/semaphores.h"
 #include "sbufsim/engines/tensor_access.h"
@@ -106,20 +107,30 @@ protected:
         start_ = now;
         sync_ = sync;
         line_ = line;
+        signal_at_ = 0;
         reqs_.clear();
+        out_reqs_.clear();
         if (stats_.first_start == kNever) stats_.first_start = now;
         if (CriticalPath* cp = sems_.path()) {
             path_from_ = cp->pick({path_last_.ref, path_last_.at, CriticalPath::Edge::queue}, sync);
             cp->retain(path_from_.ref);
         }
     }
-    // Retires the instruction in flight if its time and requests are done: signals, statistics,
-    // timeline. Returns true when it retired (start_ still holds its start cycle).
+    // Retires the instruction in flight if its time and requests are done: statistics, then its
+    // signals and timeline entry, at once or, when start() set a later signal_at_, deferred to
+    // then. Returns true when it retired (start_ still holds its start cycle).
     bool retire(Cycle now);
-    // wake() of the instruction in flight: its cost-model end, then its requests' completion.
+    // Fires the deferred signals that are due; true when any fired.
+    bool fire_deferred(Cycle now);
+    // No instruction in flight and no signal pending.
+    bool quiet() const { return !active_ && deferred_.empty(); }
+    // wake() of the instruction in flight (its cost-model end, then its requests' completion)
+    // and of the deferred signals.
     Wake busy_wake(Cycle now) const {
-        if (!active_) return {};
-        return now < compute_end_ ? Wake{compute_end_, 0} : requests_wake(now, kernel_, reqs_);
+        Wake w;
+        if (active_) w = now < compute_end_ ? Wake{compute_end_, 0} : requests_wake(now, kernel_, reqs_);
+        for (const Deferred& d : deferred_) w.merge(now < d.at ? Wake{d.at, 0} : requests_wake(now, kernel_, d.reqs));
+        return w;
     }
     // Fills `out` when the head (sync, line) of `queue` waits for an unmet semaphore.
     bool head_blocked(const SyncSet& sync, std::uint64_t line, const std::string& queue, BlockedHead& out) const;
@@ -130,16 +141,33 @@ protected:
     std::vector<InstrEvent>* timeline_;
     std::uint16_t index_;
 
-    // The instruction in flight.
+    // The instruction in flight. signal_at_: its signals fire no earlier than this (a compute
+    // engine's dependent turnaround outlasts its initiation interval; 0 = at retirement).
     bool active_ = false;
-    Cycle start_ = 0, compute_end_ = 0;
-    RequestSet reqs_;
+    Cycle start_ = 0, compute_end_ = 0, signal_at_ = 0;
+    RequestSet reqs_;       // gate the retirement (the engine is free once they are granted)
+    RequestSet out_reqs_;   // gate only the signals (output writes draining behind the stream)
     SyncSet sync_;
     std::uint64_t line_ = 0;
     EngineStats stats_;
     // Critical path (critical_path.h): what the instruction in flight waited for last, and the
     // path of this engine's last retired instruction.
     CriticalPath::Point path_from_, path_last_;
+
+private:
+    // Signals, critical path and timeline of an instruction retired at `retired` whose path up to
+    // then is `path`; the cycles from `retired` to `now` are its drain on the path.
+    void complete(const SyncSet& sync, std::uint64_t line, Cycle start, Cycle retired, CriticalPath::Ref path, Cycle now);
+    // Retired instructions whose signals are not due yet (a few at most: one per initiation
+    // interval within a turnaround).
+    struct Deferred {
+        SyncSet sync;
+        RequestSet reqs;
+        std::uint64_t line = 0;
+        Cycle start = 0, at = 0, retired = 0;
+        CriticalPath::Ref path = CriticalPath::kNone;
+    };
+    std::vector<Deferred> deferred_;
 };
 
 // A SerialEngine fed by one in-order queue of `Instr` (each with `sync` and `line`): the head
@@ -152,23 +180,29 @@ public:
 
     bool step(Cycle now) override {
         bool changed = retire(now);
+        changed |= fire_deferred(now);
         if (!active_ && !queue_.empty()) {
             const Instr& h = queue_.front();
-            if (sems_.ready(h.sync)) {
+            data_ready_ = sems_.ready(h.sync) ? ready_at(h) : 0;
+            if (sems_.ready(h.sync) && data_ready_ <= now) {
                 if (blocked_since_ != kNever) stats_.sem_wait += now - blocked_since_;
                 blocked_since_ = kNever;
                 begin(h.sync, h.line, now);
                 start(h, now);
                 queue_.pop();
                 changed = true;
-            } else if (blocked_since_ == kNever) {
+            } else if (!sems_.ready(h.sync) && blocked_since_ == kNever) {
                 blocked_since_ = now;
             }
         }
         return changed;
     }
-    Wake wake(Cycle now) const override { return busy_wake(now); }
-    bool idle() const override { return !active_ && queue_.empty(); }
+    Wake wake(Cycle now) const override {
+        Wake w = busy_wake(now);
+        if (!active_ && !queue_.empty() && data_ready_ > now) w.at = std::min(w.at, data_ready_);
+        return w;
+    }
+    bool idle() const override { return quiet() && queue_.empty(); }
     std::size_t queued() const override { return queue_.size(); }
     bool blocked(BlockedHead& out) const override {
         if (active_ || queue_.empty()) return false;
@@ -181,13 +215,16 @@ protected:
         : SerialEngine(kernel, sems, t, timeline, index), queue_name_(name) {
         stats_.name = name;
     }
-    // Issues the requests of `i` (begin() has run) and sets compute_end_.
+    // Issues the requests of `i` (begin() has run) and sets compute_end_ (and signal_at_).
     virtual void start(const Instr& i, Cycle now) = 0;
+    // The earliest cycle `i` may start for its data (a same-engine read after write); 0 = any.
+    virtual Cycle ready_at(const Instr& /*i*/) const { return 0; }
 
 private:
     std::string queue_name_;
     Ring<Instr> queue_;
     Cycle blocked_since_ = kNever;
+    Cycle data_ready_ = 0;   // the head's ready_at() when its waits were met
 };
 
 }  // namespace sbufsim

@@ -17,6 +17,7 @@ struct TensorAccess {
     std::uint64_t elems = 0;       // elements per partition
     std::uint32_t elem_bytes = 4;
     bool strided = false;          // innermost stride over EngineTiming::stride_penalty_bytes
+    bool contiguous = true;        // innermost step of one element (VectorE performance mode)
     bool present() const { return region != Region::none && parts != 0 && bytes != 0; }
     std::uint64_t total_bytes() const { return std::uint64_t{bytes} * parts; }
 };

@@ -78,6 +78,8 @@ private:
     SyncSet sync_of(const Record& r);
     TensorAccess access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const;
     void dma_instr(const Record& r);
+    // Pushes one share of a DMA record onto `engine`'s queue for the record's queue.
+    void push_dma_share(const Record& r, std::uint32_t engine, const DmaInstr& d);
     void reject(std::vector<TraceError>& errs);
 
     const Params& params_;
@@ -118,6 +120,9 @@ private:
     std::vector<std::uint32_t> client_of_;
     std::vector<std::uint32_t> dma_queue_of_;
     std::uint32_t dma_queues_seen_ = 0;
+    // Per (reader queue NameId x engine): the local queue index on that engine.
+    std::vector<std::uint32_t> dma_lane_queue_;
+    std::unique_ptr<DmaShared> dma_shared_;
     bool named_[4] = {false, false, false, false};  // arr_seq, act, pool, dve queue named
 
     Record rec_;

@@ -32,6 +32,7 @@
 
 #include "sbufsim/address/isa_rules.h"
 #include "sbufsim/kernel/request.h"
+#include "sbufsim/types/compute_op.h"
 
 namespace sbufsim {
 
@@ -141,6 +142,7 @@ struct Record {
     Operand src, src2, dst;
     std::string_view fn;           // act/pool/dve free-text function, e.g. "exp"; empty = none
     NameId fn_id = kNoName;
+    ComputeOp isa = ComputeOp::generic;  // act/pool/dve: the nki.isa instruction (cost model)
 
     // Matmul (S3D3_MM, seed 000 §5)
     std::uint8_t num_active_rows = 0;   // contraction depth = moving partitions (1..128)

@@ -16,6 +16,8 @@ public:
     std::size_t size() const { return static_cast<std::size_t>(tail_ - head_); }
     T& front() { return buf_[head_ & (buf_.size() - 1)]; }
     const T& front() const { return buf_[head_ & (buf_.size() - 1)]; }
+    // The i-th entry from the front (i < size()).
+    T& at(std::size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
     void pop() { ++head_; }
     void push(const T& v) {
         if (size() == buf_.size()) grow();

@@ -1,0 +1,449 @@
+#include "sbufsim/validation/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "sbufsim/config/config.h"
+#include "sbufsim/trace/trace.h"
+
+namespace sbufsim {
+
+void CaseTrace::add(const std::string& record, bool mark) {
+    text += record;
+    text += '\n';
+    ++lines;
+    if (mark) marked.push_back(lines);
+}
+
+namespace {
+
+// ---- trace builders (sunda / cayman / mariana address layout: SBUF partition stride 0x40000,
+// PSUM at 0x2000000 with partition stride 0x8000; docs/address-model.md) ------------------------
+
+std::string hex(std::uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+std::string sbuf(std::uint32_t partition, std::uint32_t offset) { return hex(std::uint64_t{partition} * 0x40000 + offset); }
+std::string psum(std::uint32_t partition, std::uint32_t offset) { return hex(0x2000000 + std::uint64_t{partition} * 0x8000 + offset); }
+std::string ap(const std::string& dtype, const std::string& addr, std::uint32_t n, std::uint32_t step = 1) {
+    return dtype + "@" + addr + "[" + std::to_string(step) + "][" + std::to_string(n) + "]";
+}
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+std::string ldweights(std::uint32_t cols, const std::string& dtype = "bf16", std::uint32_t rows = 128) {
+    return "ldweights queue=qPE0 src=" + ap(dtype, sbuf(0, 0), cols) + " rows=" + num(rows) + " cols=" + num(cols);
+}
+// A matmul streaming n moving elements per partition into PSUM bank `bank` (fp32 results over
+// `out` columns, default n).
+std::string matmul(std::uint32_t n, const std::string& dtype = "bf16", std::uint32_t bank = 0, const std::string& extra = "",
+                   std::uint32_t out = 0) {
+    return "matmul queue=qPE0 src=" + ap(dtype, sbuf(0, 0x8000), n) + " dst=" + ap("fp32", psum(0, bank * 2048), out ? out : n) +
+           " num_active_rows=128 num_active_cols=128" + (extra.empty() ? "" : " " + extra);
+}
+
+CaseTrace repeat(std::uint32_t times, const std::vector<std::pair<std::string, bool>>& records) {
+    CaseTrace t;
+    for (std::uint32_t i = 0; i < times; ++i)
+        for (const auto& [r, mark] : records) t.add(r, mark);
+    return t;
+}
+
+// ---- measurements ---------------------------------------------------------------------------------
+
+using Results = std::vector<ReplayResult>;
+using Traces = std::vector<CaseTrace>;
+
+std::size_t engine_index(const ReplayResult& r, const std::string& name) {
+    for (std::size_t i = 0; i < r.engines.size(); ++i)
+        if (r.engines[i].name == name) return i;
+    throw std::runtime_error("no engine " + name);
+}
+double engine_ghz(const Params& p, const std::string& engine) {
+    if (engine == "act") return p.act.clock_ghz;
+    if (engine == "pool") return p.pool.clock_ghz;
+    if (engine == "dve") return p.dve.clock_ghz;
+    return p.pe.clock_ghz;
+}
+// Mean distance between the starts of the marked instructions on `engine`, in that engine's
+// cycles (the initiation interval of a back-to-back stream).
+double initiation_interval(const ReplayResult& r, const CaseTrace& t, const Params& p, const std::string& engine) {
+    const std::size_t e = engine_index(r, engine);
+    std::vector<Cycle> starts;
+    for (const InstrEvent& ev : r.timeline)
+        if (ev.engine == e && std::binary_search(t.marked.begin(), t.marked.end(), ev.line)) starts.push_back(ev.start);
+    if (starts.size() < 2) throw std::runtime_error("fewer than two measured instructions on " + engine);
+    std::sort(starts.begin(), starts.end());
+    const double pe = static_cast<double>(starts.back() - starts.front()) / static_cast<double>(starts.size() - 1);
+    return pe * engine_ghz(p, engine) / p.pe.clock_ghz;
+}
+auto ii_of(const std::string& engine) {
+    return [engine](const Results& r, const Traces& t, const Params& p) { return initiation_interval(r[0], t[0], p, engine); };
+}
+// Distance from the first to the last marked start plus its own interval, in PE cycles: a
+// stream's total time without its start-up and drain.
+double stream_cycles(const ReplayResult& r, const CaseTrace& t, std::size_t count) {
+    std::vector<Cycle> starts;
+    for (const InstrEvent& ev : r.timeline)
+        if (ev.engine == 0 && std::binary_search(t.marked.begin(), t.marked.end(), ev.line)) starts.push_back(ev.start);
+    std::sort(starts.begin(), starts.end());
+    if (starts.size() != count || count < 2) throw std::runtime_error("measured instruction count differs");
+    const double span = static_cast<double>(starts.back() - starts.front());
+    return span * static_cast<double>(count) / static_cast<double>(count - 1);
+}
+double dma_busy_ns(const ReplayResult& r, std::size_t k) {
+    return static_cast<double>(r.dma.at(k).data_cycles) / r.pe_clock_ghz;
+}
+// Bytes over the time from the first DMA start to the last DMA end, GB/s.
+double dma_aggregate_gbps(const ReplayResult& r) {
+    Cycle first = kNever, last = 0;
+    for (const EngineStats& e : r.engines) {
+        if (e.name.rfind("dma_", 0) != 0 || !e.instructions) continue;
+        first = std::min(first, e.first_start);
+        last = std::max(last, e.last_end);
+    }
+    if (first == kNever || last <= first) throw std::runtime_error("no DMA activity");
+    return static_cast<double>(r.dma_bytes()) / (static_cast<double>(last - first) / r.pe_clock_ghz);
+}
+
+// ---- the cases ------------------------------------------------------------------------------------
+
+constexpr const char* kDO = "DMA overview";
+constexpr const char* kBW = "DMA bandwidth guide, Why Large Contiguous DMA Payloads Are Still Required";
+constexpr const char* kISA = "nki.isa API, Estimated instruction cost";
+
+CaseTrace one(const std::string& record, bool mark = true) {
+    CaseTrace t;
+    t.add(record, mark);
+    return t;
+}
+
+std::string dma_in(std::uint32_t partitions, std::uint32_t bytes, const std::string& dtype, const std::string& extra = "",
+                   std::uint32_t first = 0) {
+    return "dma queue=qSyncIO0 src=hbm dst=" + dtype + "@" + sbuf(first, 0) + " partitions=" + num(partitions) +
+           " bytes=" + num(bytes) + (extra.empty() ? "" : " " + extra);
+}
+
+void dma_cases(std::vector<ValidationCase>& v) {
+    v.push_back({"D01", "DMA", "cayman", "dma_copy A[4,4096] bf16 HBM->SBUF: busy time of DMA engine 0",
+                 std::string(kDO) + ", Example 1 (Profile): 1416 ns", 1416, "ns", 0.05, {one(dma_in(4, 8192, "bf16"))}, {},
+                 [](const Results& r, const Traces&, const Params&) { return dma_busy_ns(r[0], 0); }});
+    v.push_back({"D02", "DMA", "cayman", "dma_copy A[128,128] bf16: engines that move 2 KiB each",
+                 std::string(kDO) + ", Example 2: all 16 engines, 2 KiB each", 16, "engines", 0.0,
+                 {one(dma_in(128, 256, "bf16"))}, {}, [](const Results& r, const Traces&, const Params&) {
+                     return static_cast<double>(std::count_if(r[0].dma.begin(), r[0].dma.end(),
+                                                              [](const DmaStats& d) { return d.bytes == 2048; }));
+                 }});
+    v.push_back({"D03", "DMA", "cayman", "load [128,1024] fp32: bytes of one engine's transfer",
+                 "NKI performance guide, Opt #9: 16 transfers of 8 partitions x 1024 x 4 B = 32 KiB", 32768, "B", 0.0,
+                 {one(dma_in(128, 4096, "fp32"))}, {},
+                 [](const Results& r, const Traces&, const Params&) { return static_cast<double>(r[0].dma.at(0).bytes); }});
+    v.push_back({"D04", "DMA", "sunda", "load 128x512 fp32: DMA buffers (descriptors) per engine transfer",
+                 "trn1/inf2 arch guide, Data movement between HBM and SBUF: 16 transfers of 8 DMA buffers", 8, "descriptors", 0.0,
+                 {one(dma_in(128, 2048, "fp32"))}, {},
+                 [](const Results& r, const Traces&, const Params&) { return static_cast<double>(r[0].dma.at(0).descriptors); }});
+    const std::vector<std::tuple<std::string, double, double>> gens{{"sunda", 17, 272}, {"cayman", 23, 368}, {"mariana", 33, 528}};
+    int k = 5;
+    for (const auto& [gen, per_engine, aggregate] : gens) {
+        CaseTrace agg;
+        for (int i = 0; i < 64; ++i) agg.add(dma_in(128, 4096, "bf16", "", 0));
+        v.push_back({"D0" + num(k) + gen.substr(0, 1), "DMA", gen, "64 back-to-back loads of 128 partitions x 4 KiB: aggregate bandwidth",
+                     std::string(kBW) + ": aggregate BW table", aggregate, "GB/s", 0.05, {agg}, {},
+                     [](const Results& r, const Traces&, const Params&) { return dma_aggregate_gbps(r[0]); }});
+        CaseTrace one_engine;
+        for (int i = 0; i < 16; ++i) one_engine.add(dma_in(8, 4096, "bf16", "engine=0"));
+        v.push_back({"D0" + num(k + 1) + gen.substr(0, 1), "DMA", gen, "one engine streaming 8 partitions x 4 KiB transfers: bandwidth",
+                     std::string(kBW) + ": BW / Engine table", per_engine, "B/ns", 0.05, {one_engine}, {},
+                     [](const Results& r, const Traces&, const Params&) {
+                         return static_cast<double>(r[0].dma.at(0).bytes) / dma_busy_ns(r[0], 0);
+                     }});
+    }
+    CaseTrace big;
+    big.add(dma_in(8, 131072 / 1, "bf16", "engine=0"));
+    v.push_back({"D07", "DMA", "cayman", "one 1 MiB transfer on one engine: bandwidth (at most the engine peak)",
+                 std::string(kDO) + ", Basic DMA Capabilities: 27.2 GB/s per engine", 27.2, "GB/s", 0.05, {big}, {},
+                 [](const Results& r, const Traces&, const Params&) {
+                     return static_cast<double>(r[0].dma.at(0).bytes) / dma_busy_ns(r[0], 0);
+                 }});
+}
+
+// A stream of `n` identical compute instructions on `kind` ("act", "dve", "pool").
+CaseTrace compute_stream(const std::string& kind, const std::string& fields, int n = 32) {
+    CaseTrace t;
+    const std::string q = kind == "act" ? "qAct0" : kind == "dve" ? "qVec0" : "qPool0";
+    for (int i = 0; i < n; ++i) t.add(kind + " queue=" + q + " " + fields, true);
+    return t;
+}
+std::string operands1(const std::string& din, const std::string& dout, std::uint32_t n, std::uint32_t parts = 128,
+                      std::uint32_t step = 1) {
+    return "src=" + ap(din, sbuf(0, 0x1000), n, step) + " dst=" + ap(dout, sbuf(0, 0x20000), n) + " partitions=" + num(parts);
+}
+std::string operands2(const std::string& dt, std::uint32_t n, std::uint32_t parts = 128) {
+    return "src=" + ap(dt, sbuf(0, 0x1000), n) + " src2=" + ap(dt, sbuf(0, 0x8000), n) + " dst=" + ap(dt, sbuf(0, 0x20000), n) +
+           " partitions=" + num(parts);
+}
+
+void compute_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string engine, std::string what,
+                  std::string source, double expected, CaseTrace t) {
+    v.push_back({std::move(id), "compute", std::move(gen), std::move(what), std::move(source), expected,
+                 engine + " cycles", 0.05, {std::move(t)}, {}, ii_of(engine)});
+}
+
+void compute_cases(std::vector<ValidationCase>& v) {
+    const std::string isa(kISA);
+    compute_case(v, "C01", "cayman", "act", "activation fp32 N=512, back to back", isa + ", activation: max(MIN_II, N)", 512,
+                 compute_stream("act", operands1("fp32", "fp32", 512) + " isa=activation"));
+    compute_case(v, "C02", "cayman", "act", "activation fp32 N=32 (short): MIN_II", isa + ", activation: MIN_II ~64", 64,
+                 compute_stream("act", operands1("fp32", "fp32", 32) + " isa=activation"));
+    compute_case(v, "C03", "cayman", "dve", "tensor_tensor fp32 N=512, both SBUF", isa + ", tensor_tensor: max(MIN_II, 2N)", 1024,
+                 compute_stream("dve", operands2("fp32", 512) + " isa=tensor_tensor"));
+    compute_case(v, "C04", "cayman", "dve", "tensor_tensor bf16 N=512, both SBUF (performance mode)",
+                 isa + ", tensor_tensor: max(MIN_II, N) for bf16 SBUF inputs; trn2 arch guide 2x", 512,
+                 compute_stream("dve", operands2("bf16", 512) + " isa=tensor_tensor"));
+    compute_case(v, "C05", "sunda", "dve", "tensor_tensor bf16 N=512 on NC-v2 (no performance mode)",
+                 "trn1/inf2 arch guide, Vector Engine cost model: 2N", 1024,
+                 compute_stream("dve", operands2("bf16", 512) + " isa=tensor_tensor"));
+    compute_case(v, "C06", "cayman", "dve", "tensor_reduce bf16 N=512 (add)", isa + ", tensor_reduce: N/2 for bf16 in/out", 256,
+                 compute_stream("dve", operands1("bf16", "bf16", 512) + " isa=tensor_reduce"));
+    compute_case(v, "C07", "cayman", "dve", "tensor_reduce fp32 N=512", isa + ", tensor_reduce: N", 512,
+                 compute_stream("dve", operands1("fp32", "fp32", 512) + " isa=tensor_reduce"));
+    compute_case(v, "C08", "cayman", "dve", "tensor_copy bf16 N=2048 SBUF->SBUF contiguous (4x mode)",
+                 "trn2 arch guide, Vector Engine Performance Mode: 4x", 512,
+                 compute_stream("dve", operands1("bf16", "bf16", 2048) + " isa=tensor_copy"));
+    compute_case(v, "C09", "cayman", "dve", "tensor_copy bf16 N=2048 strided by 2 elements (2x mode)",
+                 "trn2 arch guide, Vector Engine Performance Mode: 2x when not contiguous", 1024,
+                 compute_stream("dve", operands1("bf16", "bf16", 2048, 128, 2) + " isa=tensor_copy"));
+    compute_case(v, "C10", "cayman", "dve", "tensor_scalar fp32 N=512", isa + ", tensor_scalar: max(MIN_II, N)", 512,
+                 compute_stream("dve", operands1("fp32", "fp32", 512) + " isa=tensor_scalar"));
+    // A 1-element dependent chain: each instruction reads what the previous one wrote.
+    const std::string chain = "src=" + ap("fp32", sbuf(0, 0x100), 1) + " dst=" + ap("fp32", sbuf(0, 0x100), 1) +
+                              " partitions=1 isa=tensor_scalar";
+    compute_case(v, "C11", "cayman", "act", "1-element dependent tensor_scalar chain (read after write)",
+                 "NKI performance guide, Opt #5a: 266 ScalarE cycles on NC-v3", 266, compute_stream("act", chain));
+    compute_case(v, "C12", "sunda", "act", "1-element dependent tensor_scalar chain (read after write)",
+                 "NKI performance guide (NC-v2), Opt #5a: 264 ScalarE cycles", 264, compute_stream("act", chain));
+    compute_case(v, "C13", "cayman", "pool", "iota N=512", isa + ", iota: 150 + N", 662,
+                 compute_stream("pool", "src=" + ap("int32", sbuf(0, 0x1000), 512) + " dst=" + ap("int32", sbuf(0, 0x20000), 512) +
+                                            " partitions=128 isa=iota"));
+    compute_case(v, "C14", "cayman", "dve", "memset bf16 N=1024 (value 0)", isa + ", memset: N/2 for bf16", 512,
+                 compute_stream("dve", operands1("bf16", "bf16", 1024) + " isa=memset"));
+    compute_case(v, "C15", "cayman", "dve", "tensor_scalar_reduce fp32 N=512", isa + ", tensor_scalar_reduce: max(MIN_II, N) + MIN_II",
+                 576, compute_stream("dve", operands1("fp32", "fp32", 512) + " isa=tensor_scalar_reduce"));
+    compute_case(v, "C16", "cayman", "dve", "reciprocal fp32 N=128", isa + ", reciprocal: max(MIN_II, 8N)", 1024,
+                 compute_stream("dve", operands1("fp32", "fp32", 128) + " isa=reciprocal"));
+    compute_case(v, "C17", "cayman", "dve", "bn_aggr fp32 N=384", isa + ", bn_aggr: max(MIN_II, 13*(N/3))", 1664,
+                 compute_stream("dve", operands1("fp32", "fp32", 384) + " isa=bn_aggr"));
+    compute_case(v, "C18", "sunda", "act", "activation fp32 N=512 with a 32-byte innermost stride",
+                 "trn1/inf2 arch guide, SBUF access performance: stride over 16 B halves the bandwidth", 1024,
+                 compute_stream("act", operands1("fp32", "fp32", 512, 128, 8) + " isa=activation"));
+    compute_case(v, "C19", "cayman", "dve", "tensor_tensor fp32 N=512 on 64 partitions (partition count does not matter)",
+                 "trn1/inf2 arch guide, 128 Parallel Compute Lanes", 1024,
+                 compute_stream("dve", operands2("fp32", 512, 64) + " isa=tensor_tensor"));
+    compute_case(v, "C20", "mariana", "act", "tensor_scalar bf16 N=2048 SBUF->SBUF on NC-v4 ScalarE (2x mode)",
+                 "trn3 arch guide, ScalarE Performance mode: up to 2x", 1024,
+                 compute_stream("act", operands1("bf16", "bf16", 2048) + " isa=tensor_scalar"));
+    compute_case(v, "C21", "mariana", "dve", "exponential bf16 N=2048 on NC-v4 VectorE",
+                 "trn3 arch guide: exponential at 4x the ScalarE activation throughput", 512,
+                 compute_stream("dve", operands1("bf16", "bf16", 2048) + " isa=exponential"));
+    // Opt #6: three dependent instructions (multiply, add, exp) against one fused activation.
+    CaseTrace three, fused;
+    for (int i = 0; i < 3; ++i)
+        three.add("act queue=qAct0 src=" + ap("fp32", sbuf(0, 0x1000), 512) + " dst=" + ap("fp32", sbuf(0, 0x1000), 512) +
+                  " partitions=128 isa=activation");
+    fused.add("act queue=qAct0 src=" + ap("fp32", sbuf(0, 0x1000), 512) + " dst=" + ap("fp32", sbuf(0, 0x1000), 512) +
+              " partitions=128 isa=activation");
+    v.push_back({"C22", "compute", "cayman", "3 dependent ACT instructions (N=512) against one fused activation: time ratio",
+                 "NKI performance guide, Opt #6: fusing saves ~3x", 3.0, "x", 0.05, {three, fused}, {},
+                 [](const Results& r, const Traces&, const Params&) {
+                     return static_cast<double>(r[0].total_cycles) / static_cast<double>(r[1].total_cycles);
+                 }});
+}
+
+void pe_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string what, std::string source,
+             double expected, CaseTrace t) {
+    v.push_back({std::move(id), "PE", std::move(gen), std::move(what), std::move(source), expected, "PE cycles", 0.05,
+                 {std::move(t)}, {}, ii_of("arr_seq")});
+}
+
+void pe_cases(std::vector<ValidationCase>& v) {
+    const std::string mm_cost = "nki.isa nc_matmul cost: max(min(64, N_stationary), N_moving)";
+    auto preloaded = [](std::uint32_t n) {
+        CaseTrace t;
+        t.add(ldweights(128));
+        for (int i = 0; i < 64; ++i) t.add(matmul(n), true);
+        return t;
+    };
+    pe_case(v, "P01", "cayman", "64 matmuls bf16 moving [128,512] on one stationary", "trn1/inf2 arch guide, Tensor Engine cost model: max(N, 64)",
+            512, preloaded(512));
+    pe_case(v, "P02", "cayman", "64 matmuls bf16 moving N=32 (MM_INIT_LATENCY)", "trn1/inf2 arch guide, Tensor Engine: MM_INIT_LATENCY 64",
+            64, preloaded(32));
+    pe_case(v, "P03", "cayman", "64 (LoadStationary 128x128 + matvec N=1) pairs", "NKI performance guide, Opt #7 Short Moving: a MM every ~64 cycles",
+            64, repeat(64, {{ldweights(128), false}, {matmul(1), true}}));
+    pe_case(v, "P04", "cayman", "64 (LoadStationary 128x1 + N=128) pairs", "NKI performance guide, Opt #7 Short Stationary: every ~128 cycles",
+            128, repeat(64, {{ldweights(1), false}, {matmul(128), true}}));
+    pe_case(v, "P05", "cayman", "64 (LoadStationary 128x128 + N=512) pairs: LoadStationary hidden", mm_cost + "; Background LoadStationary",
+            512, repeat(64, {{ldweights(128), false}, {matmul(512), true}}));
+    pe_case(v, "P06", "cayman", "64 fp32 (LoadStationary + N=512) pairs", mm_cost + " x4 for fp32", 2048,
+            repeat(64, {{ldweights(128, "fp32"), false}, {matmul(512, "fp32"), true}}));
+    pe_case(v, "P07", "sunda", "64 fp32 (LoadStationary + N=512) pairs on NC-v2", "trn1/inf2 arch guide, Tensor Engine: fp32 ~4x", 2048,
+            repeat(64, {{ldweights(128, "fp32"), false}, {matmul(512, "fp32"), true}}));
+    const std::string dr = "perf_opt=double_row";
+    pe_case(v, "P08", "cayman", "64 fp8 double-row pairs, moving [128,2,512]",
+            "trn2 arch guide, Double FP8 Matmul Performance: same time as bf16 K=128", 512,
+            repeat(64, {{ldweights(128, "fp8e4"), false}, {matmul(1024, "fp8e4", 0, dr, 512), true}}));
+    pe_case(v, "P09", "sunda", "64 fp8 double-row pairs on NC-v2 (no performance mode)",
+            "trn2 arch guide: On NeuronCore-v2, performance mode is not supported", 1024,
+            repeat(64, {{ldweights(128, "fp8e4"), false}, {matmul(1024, "fp8e4", 0, dr, 512), true}}));
+    pe_case(v, "P10", "mariana", "64 (LoadStationary + N=512) bf16 pairs on NC-v4", mm_cost, 512,
+            repeat(64, {{ldweights(128), false}, {matmul(512), true}}));
+}
+
+// 1024-instruction streams; total PE cycles (start-up and drain excluded).
+void stream_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string what, std::string source,
+                 double expected, CaseTrace t) {
+    v.push_back({std::move(id), "stream", std::move(gen), std::move(what), std::move(source), expected, "PE cycles", 0.05,
+                 {std::move(t)}, {}, [](const Results& r, const Traces& tr, const Params&) {
+                     return stream_cycles(r[0], tr[0], tr[0].marked.size());
+                 }});
+}
+
+// Accumulation groups of `per_group` matmuls (K = 128 x per_group, N = 512) over `banks` PSUM
+// banks; each group's result is evacuated by ACT (activation fp32 PSUM -> bf16 SBUF) or, when
+// `alternate`, by ACT and DVE in turn. A group's first matmul waits for the evacuation of the
+// group that last used its bank (semaphore 2/3), its evacuation for its last matmul (1).
+CaseTrace psum_groups(std::uint32_t groups, std::uint32_t per_group, std::uint32_t banks, bool alternate) {
+    CaseTrace t;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+        const std::uint32_t bank = g % banks;
+        const bool dve = alternate && (g % 2 == 1);
+        for (std::uint32_t m = 0; m < per_group; ++m) {
+            std::string flags = per_group == 1 ? "acc_flags=single" : m == 0 ? "acc_flags=begin" : m + 1 == per_group ? "acc_flags=end" : "acc_flags=mid";
+            std::string sync;
+            if (m == 0 && g >= banks) {
+                const std::uint32_t prev = g - banks;  // the group whose evacuation frees this bank
+                const bool prev_dve = alternate && (prev % 2 == 1);
+                const std::uint32_t nth = alternate ? prev / 2 + 1 : prev + 1;
+                sync += " wait=" + std::string(prev_dve ? "3" : "2") + ":" + num(nth);
+            }
+            if (m + 1 == per_group) sync += dve ? " signal=4" : " signal=1";
+            t.add(ldweights(128));
+            t.add(matmul(512, "bf16", bank, flags + sync), true);
+        }
+        const std::string ev_src = ap("fp32", psum(0, bank * 2048), 512), ev_dst = ap("bf16", sbuf(0, 0x20000), 512);
+        const std::uint32_t nth = alternate ? g / 2 + 1 : g + 1;
+        if (dve)
+            t.add("dve queue=qVec0 src=" + ev_src + " dst=" + ev_dst + " partitions=128 isa=tensor_copy wait=4:" + num(nth) + " signal=3");
+        else
+            t.add("act queue=qAct0 src=" + ev_src + " dst=" + ev_dst + " partitions=128 isa=activation wait=1:" + num(nth) + " signal=2");
+    }
+    return t;
+}
+
+void stream_cases(std::vector<ValidationCase>& v) {
+    CaseTrace l01;
+    l01.add(ldweights(128));
+    for (int i = 0; i < 1024; ++i) l01.add(matmul(512), true);
+    stream_case(v, "L01", "cayman", "1024 matmuls bf16 N=512 on one stationary", "trn1/inf2 arch guide, Tensor Engine cost model",
+                524288, l01);
+    stream_case(v, "L02", "cayman", "1024 (LoadStationary + N=512) pairs, a new stationary each time",
+                "nki.isa nc_matmul cost; Background LoadStationary", 524288, repeat(1024, {{ldweights(128), false}, {matmul(512), true}}));
+    stream_case(v, "L03", "cayman", "1024 (LoadStationary + N=128) pairs", "nki.isa nc_matmul cost", 131072,
+                repeat(1024, {{ldweights(128), false}, {matmul(128), true}}));
+    stream_case(v, "L04", "cayman", "1024 matvec pairs (LoadStationary 128x128 + N=1)", "NKI performance guide, Opt #7 Short Moving",
+                65536, repeat(1024, {{ldweights(128), false}, {matmul(1), true}}));
+    stream_case(v, "L05", "sunda", "1024 (LoadStationary + N=512) bf16 pairs on NC-v2", "trn1/inf2 arch guide, Tensor Engine cost model",
+                524288, repeat(1024, {{ldweights(128), false}, {matmul(512), true}}));
+    stream_case(v, "L07", "cayman", "128 accumulation groups x 8 matmuls (K=1024, N=512), each evacuated by ACT, 8 PSUM banks",
+                "trn1/inf2 arch guide, PSUM accumulation (8 groups in flight); nki.isa costs: PE-bound", 524288,
+                psum_groups(128, 8, 8, false));
+    v.push_back({"L08", "stream", "cayman", "1024 single-matmul groups (K=128, N=512) each evacuated by ACT: ACT-bound",
+                 "nki.isa activation cost max(MIN_II, N): 512 ACT cycles = 1024 PE cycles per evacuation", 1048576, "PE cycles",
+                 0.05, {psum_groups(1024, 1, 8, false)}, {},
+                 [](const Results& r, const Traces&, const Params&) { return static_cast<double>(r[0].total_cycles); }});
+    v.push_back({"L14", "stream", "cayman", "1024 (LoadStationary + N=512) bf16 pairs: achieved TFLOPS",
+                 "trn2 arch guide, NeuronCore-v3: 79 BF16 TFLOPS", 79, "TFLOPS", 0.05,
+                 {repeat(1024, {{ldweights(128), false}, {matmul(512), true}})}, {},
+                 [](const Results& r, const Traces&, const Params&) {
+                     return 2.0 * 128 * 128 * 512 * 1024 / r[0].time_ns() / 1000.0;
+                 }});
+    v.push_back({"L15", "stream", "sunda", "1024 (LoadStationary + N=512) bf16 pairs: achieved TFLOPS",
+                 "trn1/inf2 arch guide, NeuronCore-v2: 92 BF16 TFLOPS", 92, "TFLOPS", 0.05,
+                 {repeat(1024, {{ldweights(128), false}, {matmul(512), true}})}, {},
+                 [](const Results& r, const Traces&, const Params&) {
+                     return 2.0 * 128 * 128 * 512 * 1024 / r[0].time_ns() / 1000.0;
+                 }});
+}
+
+// Seed HIGH/OBSERVED facts the configuration must carry exactly.
+void seed_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string key, double value, std::string source) {
+    const KeySpec* k = find_key(key);
+    v.push_back({std::move(id), "seed", std::move(gen), key, std::move(source), value, "", 0.0, {}, {},
+                 [k](const Results&, const Traces&, const Params& p) {
+                     Params copy = p;
+                     return std::stod(k->get(copy));
+                 }});
+}
+
+void seed_cases(std::vector<ValidationCase>& v) {
+    seed_case(v, "S01", "cayman", "sbuf.ecc_banks", 16, "seed 000 §3: 16 SBUF ECC banks SBUF_CLUSTER_{0..7}_{0,1}");
+    seed_case(v, "S02", "cayman", "sbuf.clusters", 8, "seed 000 §3: 8 SBUF clusters");
+    seed_case(v, "S03", "cayman", "psum.ecc_banks", 32, "seed 000 §4: 32 PSUM ECC banks");
+    seed_case(v, "S04", "cayman", "tdm.max_slots", 8, "seed 000 §7.2: 8 TDM slots");
+    seed_case(v, "S05", "cayman", "tdm.dma_slots", 1, "seed 000 §7.2: 1 DMA slot at reset");
+    seed_case(v, "S06", "cayman", "arr_seq.inter_instr_dly_cnt", 8, "seed 000 §5.6: inter_instr_dly_cnt reset 8");
+    seed_case(v, "S07", "cayman", "arr_seq.p2fifo_af", 2, "seed 000 §5.6: p2fifo_af reset 2");
+    seed_case(v, "S08", "sunda", "dma.data_width", 32, "seed 000 §1.1: SDMA data width 32 B");
+    seed_case(v, "S09", "maverick", "dma.engines", 8, "seed 000 §1: DMA_ENGINE_COUNT_PER_TPB = 8");
+    seed_case(v, "S10", "cayman", "q7.cores", 8, "seed 000 §7.5: 8 Q7 cores");
+    seed_case(v, "S11", "cayman", "dma.partition_round", 32, "seed 000 §2.1, §7.5: SDMA window of 32 partitions");
+}
+
+std::vector<ValidationCase> build() {
+    std::vector<ValidationCase> v;
+    dma_cases(v);
+    compute_cases(v);
+    pe_cases(v);
+    stream_cases(v);
+    seed_cases(v);
+    return v;
+}
+
+}  // namespace
+
+const std::vector<ValidationCase>& validation_cases() {
+    static const std::vector<ValidationCase> cases = build();
+    return cases;
+}
+
+ValidationRow run_case(const ValidationCase& c, const std::string& config_dir) {
+    ValidationRow row;
+    row.c = &c;
+    try {
+        LoadRequest req;
+        req.generation = c.gen;
+        req.config_dir = config_dir;
+        for (const auto& o : c.overrides) req.overrides.push_back(parse_override(o));
+        const LoadedConfig cfg = load_config(req);
+        std::vector<ReplayResult> results;
+        ReplayOptions opt;
+        opt.record_timeline = true;
+        for (const CaseTrace& t : c.traces) {
+            std::istringstream in(t.text);
+            TraceReader reader(in, c.id);
+            results.push_back(replay(cfg.params, reader, opt));
+        }
+        row.measured = c.measure(results, c.traces, cfg.params);
+        row.error = c.expected != 0 ? (row.measured - c.expected) / c.expected : row.measured;
+        row.ok = std::abs(row.error) <= c.tolerance + 1e-12;
+    } catch (const std::exception& e) {
+        row.failure = e.what();
+        row.ok = false;
+    }
+    return row;
+}
+
+}  // namespace sbufsim
