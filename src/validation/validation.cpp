@@ -343,6 +343,15 @@ CaseTrace psum_groups(std::uint32_t groups, std::uint32_t per_group, std::uint32
     return t;
 }
 
+// 1024 (LoadStationary + N=512) bf16 pairs: the achieved TFLOPS against the generation's peak.
+void peak_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string source, double tflops) {
+    v.push_back({std::move(id), "stream", std::move(gen), "1024 (LoadStationary + N=512) bf16 pairs: achieved TFLOPS",
+                 std::move(source), tflops, "TFLOPS", 0.05, {repeat(1024, {{ldweights(128), false}, {matmul(512), true}})}, {},
+                 [](const Results& r, const Traces&, const Params&) {
+                     return 2.0 * 128 * 128 * 512 * 1024 / r[0].time_ns() / 1000.0;
+                 }});
+}
+
 void stream_cases(std::vector<ValidationCase>& v) {
     CaseTrace l01;
     l01.add(ldweights(128));
@@ -364,18 +373,8 @@ void stream_cases(std::vector<ValidationCase>& v) {
                  "nki.isa activation cost max(MIN_II, N): 512 ACT cycles = 1024 PE cycles per evacuation", 1048576, "PE cycles",
                  0.05, {psum_groups(1024, 1, 8, false)}, {},
                  [](const Results& r, const Traces&, const Params&) { return static_cast<double>(r[0].total_cycles); }});
-    v.push_back({"L14", "stream", "cayman", "1024 (LoadStationary + N=512) bf16 pairs: achieved TFLOPS",
-                 "trn2 arch guide, NeuronCore-v3: 79 BF16 TFLOPS", 79, "TFLOPS", 0.05,
-                 {repeat(1024, {{ldweights(128), false}, {matmul(512), true}})}, {},
-                 [](const Results& r, const Traces&, const Params&) {
-                     return 2.0 * 128 * 128 * 512 * 1024 / r[0].time_ns() / 1000.0;
-                 }});
-    v.push_back({"L15", "stream", "sunda", "1024 (LoadStationary + N=512) bf16 pairs: achieved TFLOPS",
-                 "trn1/inf2 arch guide, NeuronCore-v2: 92 BF16 TFLOPS", 92, "TFLOPS", 0.05,
-                 {repeat(1024, {{ldweights(128), false}, {matmul(512), true}})}, {},
-                 [](const Results& r, const Traces&, const Params&) {
-                     return 2.0 * 128 * 128 * 512 * 1024 / r[0].time_ns() / 1000.0;
-                 }});
+    peak_case(v, "L14", "cayman", "trn2 arch guide, NeuronCore-v3: 79 BF16 TFLOPS", 79);
+    peak_case(v, "L15", "sunda", "trn1/inf2 arch guide, NeuronCore-v2: 92 BF16 TFLOPS", 92);
 }
 
 // Seed HIGH/OBSERVED facts the configuration must carry exactly.
