@@ -112,7 +112,7 @@ po::options_description gemm_options(GemmOptions& o, GemmFlags& f) {
         ("bufs", po::value(&o.bufs)->default_value(o.bufs)->value_name("N"), "SBUF ring depth of the k-slices (2 = double buffering)")
         ("out-bufs", po::value(&o.out_bufs)->default_value(o.out_bufs)->value_name("N"), "SBUF result slots between ACT and the store DMA")
         ("stationary", po::value(&f.stationary)->default_value(f.stationary)->value_name("MODE"), "auto | resident | stream: keep an n-block's stationary k-slices across m-blocks")
-        ("dma-queues", po::value(&o.dma_queues)->default_value(o.dma_queues)->value_name("N"), "DMA queues qSyncIO0..N-1 (queue q on DMA engine q mod dma.engines)")
+        ("dma-queues", po::value(&o.dma_queues)->default_value(o.dma_queues)->value_name("N"), "DMA queues qSyncIO0..N-1 (each load or store is one dma_copy, spread over the DMA engines by partition lanes; a queue keeps its transfers in order)")
         ("psum-bufs", po::value(&o.psum_bufs)->default_value(o.psum_bufs)->value_name("N"), "PSUM banks in the rotation (multi-buffering)")
         ("psum-first-bank", po::value(&o.psum_first_bank)->default_value(o.psum_first_bank)->value_name("B"), "first PSUM bank of the rotation")
         ("row-quadrant", po::value(&o.row_quadrant)->default_value(o.row_quadrant)->value_name("Q"), "SBUF quadrant of k-tiles of <=32 rows (33-64 rows: 0 or 2)")

@@ -139,14 +139,20 @@ std::vector<Instr> describe(const ReplayResult& r) {
         if (st == ReadStatus::error || rec.kind == RecordKind::access) continue;
         auto it = std::lower_bound(by_line.begin(), by_line.end(), std::make_pair(rec.line, std::size_t{0}));
         if (it == by_line.end() || it->first != rec.line) continue;  // skipped by a lenient replay
-        Instr& in = out[it->second];
-        in.name = std::string(to_string(rec.kind));
-        if (!rec.fn.empty()) in.name += " " + std::string(rec.fn);
-        in.track = std::string(rec.queue);
-        in.args = "\"line\":" + std::to_string(rec.line) + ",\"queue\":" + json_string(rec.queue) + operand_args(rec);
+        // A DMA spread over engines has one event per engine share; each is named, and the
+        // share that ends last (when the record's signals fire) carries the flows.
+        Instr* last = nullptr;
+        for (; it != by_line.end() && it->first == rec.line; ++it) {
+            Instr& in = out[it->second];
+            in.name = std::string(to_string(rec.kind));
+            if (!rec.fn.empty()) in.name += " " + std::string(rec.fn);
+            in.track = std::string(rec.queue);
+            in.args = "\"line\":" + std::to_string(rec.line) + ",\"queue\":" + json_string(rec.queue) + operand_args(rec);
+            if (!last || in.ev->end > last->ev->end) last = &in;
+        }
         for (std::uint32_t w = 0; w < rec.num_waits; ++w)
-            in.waits.emplace_back(rec.waits[w].sem, resolver.resolve(rec.queue_id, rec.waits[w]));
-        for (std::uint32_t s = 0; s < rec.num_signals; ++s) in.signals.push_back(rec.signals[s]);
+            last->waits.emplace_back(rec.waits[w].sem, resolver.resolve(rec.queue_id, rec.waits[w]));
+        for (std::uint32_t s = 0; s < rec.num_signals; ++s) last->signals.push_back(rec.signals[s]);
     }
     return out;
 }

@@ -336,7 +336,6 @@ LoadRef GemmEmitter::State::load(std::uint64_t& rr, std::uint32_t rows, std::uin
     r.dst = onchip(opt.dtype, sbuf(partition, offset), elems);
     r.partitions = static_cast<std::uint16_t>(rows);
     r.bytes = elems * ds;
-    r.engine = static_cast<std::uint16_t>(q % params.dma.engines);
     add_wait(r, sem_pe, wait_pe);
     add_signal(r, q);
     emit();
@@ -357,7 +356,6 @@ void GemmEmitter::State::store(std::uint32_t rows, std::uint32_t addr, std::uint
     r.dst = hbm();
     r.partitions = static_cast<std::uint16_t>(rows);
     r.bytes = elems * out_ds;
-    r.engine = static_cast<std::uint16_t>(q % params.dma.engines);
     add_wait(r, sem_act, g + 1);
     add_signal(r, q);
     emit();
