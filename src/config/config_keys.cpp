@@ -270,6 +270,10 @@ std::vector<KeySpec> build_table() {
                         {"GHz", clock_src, PUB, ck}));
     };
     engine("pool", [](Params& p) -> auto& { return p.pool; }, "PUBLIC_FACTS (Scalar/GpSimd clock)");
+    t.push_back(boolean("pool.psum_access", [](Params& p) -> auto& { return p.pool.psum_access; },
+                        {"", "nki.isa tensor_copy / tensor_tensor (\"GpSimd Engine cannot access PSUM\"); seed 000 §7.1",
+                         PUB, "false: a pool record with a PSUM operand is refused by check and run (the ISA rule); "
+                              "true: allowed on the POOL datapath's PSUM ports (seed 000 §7.1), for what-if studies"}));
     engine("act", [](Params& p) -> auto& { return p.act; }, "PUBLIC_FACTS (Scalar/GpSimd clock)");
     engine("dve", [](Params& p) -> auto& { return p.dve; }, "PUBLIC_FACTS (Vector engine clock)");
 
@@ -377,6 +381,11 @@ std::vector<KeySpec> build_table() {
     t.push_back(boolean("concurrency.dve_act_psum_exclusive",
                         [](Params& p) -> auto& { return p.concurrency.dve_act_psum_exclusive; },
                         {"", "PUBLIC_FACTS (NC-v2 concurrency)", PUB, "VectorE and ScalarE cannot access PSUM in the same cycle"}));
+    t.push_back(choice<ExclusiveScope>("concurrency.scope", [](Params& p) -> auto& { return p.concurrency.scope; },
+                                       {"instruction", "beat"},
+                                       {"", "PUBLIC_FACTS (NC-v2 concurrency), trn1 arch guide", Confidence::med_inferred,
+                                        "instruction: an instruction holds the shared port from start to retirement (the two sides serialise); "
+                                        "beat: only single bank beats exclude each other"}));
 
     // --- axi2sram (seed 000 §6.1) ----------------------------------------------------------
     t.push_back(boolean("axi2sram.transpose_en", [](Params& p) -> auto& { return p.axi2sram.transpose_en; },

@@ -152,6 +152,20 @@ Cycle ComputeEngine::ready_at(const ComputeInstr& i) const {
     return at;
 }
 
+// NC-v2's shared ports (shared_ports.h): VectorE's SBUF accesses against GpSimd's (POOL), its
+// PSUM accesses against ScalarE's.
+std::uint8_t ComputeEngine::ports_needed(const ComputeInstr& i) const {
+    bool sbuf = false, psum = false;
+    for (const TensorAccess* a : {&i.in[0], &i.in[1], &i.out}) {
+        if (!a->present()) continue;
+        (a->region == Region::psum ? psum : sbuf) = true;
+    }
+    std::uint8_t need = 0;
+    if (sbuf && kind_ != ComputeKind::act) need |= SharedPorts::bit(SharedPorts::sbuf);
+    if (psum && kind_ != ComputeKind::pool) need |= SharedPorts::bit(SharedPorts::psum);
+    return need;
+}
+
 void ComputeEngine::start(const ComputeInstr& i, Cycle now) {
     // Reads stream from the start (the access set-up of an independent instruction is hidden
     // behind the previous one); the writes trail them by the set-up and gate only the signals.

@@ -13,6 +13,10 @@ ClientId need_client(const Kernel& k, const std::string& name, const std::string
 bool SerialEngine::retire(Cycle now) {
     if (!active_ || now < compute_end_ || !reqs_.complete(kernel_)) return false;
     active_ = false;
+    if (holds_ports_) {
+        ports_->release(port_id_);
+        holds_ports_ = false;
+    }
     stats_.busy += now - start_;
     stats_.bank_wait += now - compute_end_;
     ++stats_.instructions;

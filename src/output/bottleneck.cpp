@@ -65,8 +65,8 @@ std::vector<EngineBreakdown> engine_breakdown(const ReplayResult& r) {
     std::vector<EngineBreakdown> out;
     for (const EngineStats& e : r.engines) {
         if (!e.instructions && !e.sem_wait) continue;
-        EngineBreakdown b{e.name, e.busy - e.bank_wait, e.bank_wait, e.sem_wait, 0};
-        b.idle = r.total_cycles - std::min(r.total_cycles, e.busy + e.sem_wait);
+        EngineBreakdown b{e.name, e.busy - e.bank_wait, e.bank_wait, e.sem_wait, e.port_wait, 0};
+        b.idle = r.total_cycles - std::min(r.total_cycles, e.busy + e.sem_wait + e.port_wait);
         out.push_back(b);
     }
     return out;
@@ -219,6 +219,17 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
                            pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
                            " of the run) for semaphores",
                        "its producers run late (see the critical path); more buffers let it run ahead"});
+    const EngineBreakdown* shut = nullptr;
+    for (const auto& e : b.engines)
+        if (e.port_wait && (!shut || e.port_wait > shut->port_wait)) shut = &e;
+    if (shut && ratio(static_cast<double>(shut->port_wait), static_cast<double>(b.total)) >= 0.05)
+        out.push_back({shut->port_wait,
+                       shut->name + " waited " + num(shut->port_wait) + " cycles (" +
+                           pct(ratio(static_cast<double>(shut->port_wait), static_cast<double>(b.total))) +
+                           " of the run) for a port the other side held: on NC-v2 VectorE and GpSimd do not "
+                           "access SBUF together, nor VectorE and ScalarE PSUM (concurrency.*)",
+                       "move the work between DVE and POOL/ACT so the two sides do not alternate on the same "
+                       "memory, or batch each side's instructions into longer runs"});
     const ArrSeqStats& a = r.arr_seq;
     if (a.backpressure_cycles)
         out.push_back({a.backpressure_cycles, "p2fifo almost-full held back the PE reads for " + num(a.backpressure_cycles) + " cycles",

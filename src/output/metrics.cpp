@@ -155,6 +155,8 @@ const std::vector<EngineMetric>& engine_metrics() {
          Better::lower, [](const EngineStats&, const EngineBreakdown& b, Cycle) { return u(b.bank_wait); }},
         {"semaphore_wait_cycles", "cycles", "free, the next instruction waiting for a semaphore", Better::lower,
          [](const EngineStats&, const EngineBreakdown& b, Cycle) { return u(b.sem_wait); }},
+        {"port_wait_cycles", "cycles", "free, the next instruction waiting for an NC-v2 shared port the other side held",
+         Better::lower, [](const EngineStats&, const EngineBreakdown& b, Cycle) { return u(b.port_wait); }},
         {"idle_cycles", "cycles", "nothing to do (or a DMA descriptor in its start-up)", Better::none,
          [](const EngineStats&, const EngineBreakdown& b, Cycle) { return u(b.idle); }},
     };

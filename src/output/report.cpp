@@ -175,6 +175,7 @@ void collect(const RunReport& rep, std::vector<Row>& rows) {
         u("engine", e.name, "compute_cycles", e.compute);
         u("engine", e.name, "bank_wait_cycles", e.bank_wait);
         u("engine", e.name, "semaphore_wait_cycles", e.sem_wait);
+        u("engine", e.name, "port_wait_cycles", e.port_wait);
         u("engine", e.name, "idle_cycles", e.idle);
         u("engine", e.name, "bytes_read", s.bytes_read);
         u("engine", e.name, "bytes_written", s.bytes_written);
@@ -281,15 +282,18 @@ void print_summary(std::ostream& os, const RunReport& rep) {
 
     const Bottleneck b = analyse(r);
     print_bottleneck(os, r, b);
-    os << "\nengines (cycles; compute + bank wait + semaphore wait + idle = " << r.total_cycles << ")\n"
+    // The port-wait column only where an NC-v2 shared port held an engine back.
+    const bool ports = std::any_of(b.engines.begin(), b.engines.end(), [](const EngineBreakdown& e) { return e.port_wait; });
+    os << "\nengines (cycles; compute + bank wait + semaphore wait + " << (ports ? "port wait + " : "") << "idle = "
+       << r.total_cycles << ")\n"
        << col("engine", 10, false) << col("instr", 8) << col("compute", 11) << col("bank wait", 11)
-       << col("sem wait", 11) << col("idle", 11) << col("busy%", 7) << col("read B", 12) << col("written B", 12)
-       << "\n";
+       << col("sem wait", 11) << (ports ? col("port wait", 11) : "") << col("idle", 11) << col("busy%", 7)
+       << col("read B", 12) << col("written B", 12) << "\n";
     for (const EngineBreakdown& e : b.engines) {
         const EngineStats& s = *std::find_if(r.engines.begin(), r.engines.end(), [&](const EngineStats& x) { return x.name == e.name; });
         os << col(e.name, 10, false) << col(std::to_string(s.instructions), 8) << col(std::to_string(e.compute), 11)
            << col(std::to_string(e.bank_wait), 11) << col(std::to_string(e.sem_wait), 11)
-           << col(std::to_string(e.idle), 11) << col(fixed(100 * share(s.busy, r.total_cycles), 1), 7)
+           << (ports ? col(std::to_string(e.port_wait), 11) : "") << col(std::to_string(e.idle), 11) << col(fixed(100 * share(s.busy, r.total_cycles), 1), 7)
            << col(std::to_string(s.bytes_read), 12) << col(std::to_string(s.bytes_written), 12) << "\n";
     }
 

@@ -1,6 +1,7 @@
 #include "sbufsim/replay/replay_session.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <memory>
 
@@ -25,7 +26,9 @@ constexpr std::uint32_t kUnknownClient = 0xfffffffeu;
 ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayOptions& o)
     : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
       sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)),
-      path_(4 + p.dma.engines + p.q7.cores, sems_.size()), checker_(p, reader.file()) {
+      path_(4 + p.dma.engines + p.q7.cores, sems_.size()), checker_(p, reader.file()),
+      ports_(p.concurrency.scope == ExclusiveScope::instruction && p.concurrency.dve_gpsimd_sbuf_exclusive,
+             p.concurrency.scope == ExclusiveScope::instruction && p.concurrency.dve_act_psum_exclusive) {
     kernel_.set_probe(o.probe);
     sems_.set_path(&path_);
     dma_shared_ = std::make_unique<DmaShared>(p.dma.hbm_gbps, p.pe.clock_ghz);
@@ -46,6 +49,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
         q7_.push_back(std::make_unique<Q7Core>(c, kernel_, sems_, p, p.timing, tl, idx++));
         engines_.push_back(q7_.back().get());
     }
+    join_ports();
     if (const auto c = kernel_.client_index("pe_wr")) pe_wr_ = *c;
     wake_.assign(engines_.size(), 0);  // every engine is stepped at the first settle
     watch_.assign(engines_.size(), 0);
@@ -389,9 +393,39 @@ void ReplaySession::settle(Cycle now) {
     kernel_.clear_completed_clients();
 }
 
+// VectorE on one side of each enabled port; POOL and the Q7 cores (GpSimd) on the other side of
+// the SBUF port, ACT on the other side of the PSUM port.
+void ReplaySession::join_ports() {
+    const std::uint8_t on = ports_.enabled();
+    if (!on) return;
+    auto join = [&](SerialEngine& e, PortSide side) {
+        port_engine_.push_back(static_cast<std::uint16_t>(
+            std::find(engines_.begin(), engines_.end(), static_cast<FrontEnd*>(&e)) - engines_.begin()));
+        e.join_ports(ports_, side);
+    };
+    for (auto& c : compute_) {
+        const ComputeKind k = c->kind();
+        if (k == ComputeKind::dve) join(*c, PortSide::vector);
+        if (k == ComputeKind::pool && (on & SharedPorts::bit(SharedPorts::sbuf))) join(*c, PortSide::other);
+        if (k == ComputeKind::act && (on & SharedPorts::bit(SharedPorts::psum))) join(*c, PortSide::other);
+    }
+    if (on & SharedPorts::bit(SharedPorts::sbuf))
+        for (auto& q : q7_) join(*q, PortSide::other);
+}
+
+void ReplaySession::resolve_ports() {
+    if (!ports_.claims_pending()) return;
+    for (std::uint64_t granted = ports_.resolve(); granted; granted &= granted - 1) {
+        const std::size_t e = port_engine_[static_cast<std::size_t>(std::countr_zero(granted))];
+        stale_[e] = 1;
+        any_stale_ = true;
+    }
+}
+
 Wake ReplaySession::next_event(Cycle now) { return gather_wakes(now, false); }
 
 Wake ReplaySession::gather_wakes(Cycle now, bool cached) {
+    resolve_ports();
     if (!cached || any_stale_) engine_wakes_ = merge_wakes(now, cached);
     Wake next = engine_wakes_;
     if (have_pending_)

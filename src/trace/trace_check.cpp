@@ -351,6 +351,14 @@ void TraceChecker::check_engine(Ctx& c) {
     if (psum > 1 && !(r.src2.onchip() && map_.addr_in_psum(r.src.addr) && map_.addr_in_psum(r.src2.addr)))
         c.error("dst", "an engine instruction may touch at most one PSUM operand; this one has " + std::to_string(psum),
                 "tt_valid_partitions, seed 000 §2.2");
+    // GpSimd instructions never name PSUM (the public ISA), though the POOL datapath has PSUM ports
+    // (seed 000 §7.1): docs/engines.md "Shared ports".
+    if (r.kind == RecordKind::pool && !params_.pool.psum_access)
+        for (const auto& [field, o] : {std::pair{"src", &r.src}, std::pair{"src2", &r.src2}, std::pair{"dst", &r.dst}})
+            if (o->onchip() && map_.addr_in_psum(map_.addr_imm_mask(o->addr)))
+                c.error(field, std::string("a pool (GpSimd) instruction cannot access PSUM: move it to act or dve, or set "
+                                           "pool.psum_access=true to use the POOL datapath's PSUM port"),
+                        "nki.isa \"GpSimd Engine cannot access PSUM\"; pool.psum_access");
 }
 
 void TraceChecker::check_q7(Ctx& c) {

@@ -297,6 +297,27 @@ TEST_P(ClockedRandomStream, Same_statistics_as_the_fast_scheduler) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ClockedRandomStream, ::testing::Range<std::uint64_t>(1, 13));
 
+// NC-v2's shared ports decide at the end of a settled cycle, so the order the two schedulers step
+// engines in cannot change who gets a port (shared_ports.h): random traffic with both rules on,
+// and enough of it that instructions did wait for a port.
+TEST(ClockedSharedPorts, Same_statistics_as_the_fast_scheduler_with_ports_contended) {
+    Cycle waited = 0;
+    for (std::uint64_t seed = 13; seed < 19; ++seed) {
+        const std::string path = temp_path("ports_" + std::to_string(seed) + ".trc");
+        {
+            std::ofstream f(path);
+            f << StreamGen(seed).trace(200);
+        }
+        const Params p = params_for("cayman", {{"concurrency.dve_gpsimd_sbuf_exclusive", "true"},
+                                               {"concurrency.dve_act_psum_exclusive", "true"}});
+        const Both b = run_both(p, path);
+        expect_identical(b, "seed " + std::to_string(seed));
+        for (const EngineStats& e : b.fast.engines) waited += e.port_wait;
+        std::filesystem::remove(path);
+    }
+    EXPECT_GT(waited, 0u) << "no instruction waited for a port: the traffic does not exercise the rule";
+}
+
 // ---- errors --------------------------------------------------------------------------------------
 
 TEST(ClockedErrors, Deadlock_is_reported_as_by_the_fast_scheduler) {

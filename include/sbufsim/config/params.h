@@ -22,6 +22,8 @@ enum class HalfSelect : std::uint8_t { partition, offset };
 // Order of service among DMA-class clients (DMA queues, Q7 masters) inside one cycle
 // (seed 000 §9: "Q7-vs-SDMA arbitration order inside the DMA slot" is LOW).
 enum class DmaOrder : std::uint8_t { round_robin, dma_first, q7_first };
+// How far the NC-v2 concurrency rules reach: whole instructions, or single bank beats.
+enum class ExclusiveScope : std::uint8_t { instruction, beat };
 
 // Arbitration policy of the stage-1 or stage-2 SBUF arbiter (arbiter.stage1.policy,
 // arbiter.stage2.policy): an index into kArbiterPolicyNames, which lists the kernel's policy
@@ -105,6 +107,7 @@ struct EngineParams {
     std::uint32_t channels = 128;
     std::uint32_t reorder_window = 8;
     double clock_ghz = 1.2;
+    bool psum_access = true;   // instructions may name PSUM operands (keyed for POOL only: pool.psum_access)
 };
 
 struct DmaParams {
@@ -164,6 +167,7 @@ struct ThrottlerParams {
 struct ConcurrencyParams {
     bool dve_gpsimd_sbuf_exclusive = false;    // NC-v2: VectorE and GpSimd not together on SBUF
     bool dve_act_psum_exclusive = false;       // NC-v2: VectorE and ScalarE not together on PSUM
+    ExclusiveScope scope = ExclusiveScope::instruction;  // what the two rules above serialise
 };
 
 struct Axi2SramParams {
@@ -247,7 +251,7 @@ struct Params {
     PsumParams psum;
     IsaParams isa;
     PeParams pe;
-    EngineParams pool;
+    EngineParams pool{128, 8, 1.2, false};  // GpSimd instructions never name PSUM (pool.psum_access)
     EngineParams act{128, 8, 1.2};
     EngineParams dve{128, 8, 0.96};
     DmaParams dma;

@@ -54,6 +54,7 @@ public:
     ComputeEngine(ComputeKind kind, Kernel& kernel, Semaphores& sems, const Params& p,
                   const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index);
 
+    ComputeKind kind() const { return kind_; }
     ComputeCost cost(const ComputeInstr& i) const;
     // Engine cycles of the initiation interval; exposed for tests.
     double cost_cycles(const ComputeInstr& i) const { return cost(i).ii; }
@@ -61,6 +62,7 @@ public:
 private:
     void start(const ComputeInstr& i, Cycle now) override;
     Cycle ready_at(const ComputeInstr& i) const override;
+    std::uint8_t ports_needed(const ComputeInstr& i) const override;
     void submit(const TensorAccess& a, bool write, Cycle issue, Cycle span);
     double stream_cycles(const ComputeInstr& i) const;
     double speedup(const ComputeInstr& i) const;

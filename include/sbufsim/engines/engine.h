@@ -26,6 +26,7 @@
 #include "sbufsim/engines/pacing.h"
 #include "sbufsim/engines/request_set.h"
 #include "sbufsim/engines/semaphores.h"
+#include "sbufsim/engines/shared_ports.h"
 #include "sbufsim/engines/tensor_access.h"
 #include "sbufsim/kernel/kernel.h"
 #include "sbufsim/types/ring.h"
@@ -95,6 +96,12 @@ ClientId need_client(const Kernel& k, const std::string& name, const std::string
 class SerialEngine : public FrontEnd {
 public:
     const EngineStats& stats() const override { return stats_; }
+    // Takes part in NC-v2's shared ports (shared_ports.h) on `side`; returns its participant id.
+    std::uint8_t join_ports(SharedPorts& ports, PortSide side) {
+        ports_ = &ports;
+        port_id_ = ports.join(side);
+        return port_id_;
+    }
 
 protected:
     SerialEngine(Kernel& kernel, Semaphores& sems, const EngineTiming& t, std::vector<InstrEvent>* timeline,
@@ -150,6 +157,10 @@ protected:
     SyncSet sync_;
     std::uint64_t line_ = 0;
     EngineStats stats_;
+    // Shared ports (null: the engine takes no part); the instruction in flight holds them.
+    SharedPorts* ports_ = nullptr;
+    std::uint8_t port_id_ = 0;
+    bool holds_ports_ = false;
     // Critical path (critical_path.h): what the instruction in flight waited for last, and the
     // path of this engine's last retired instruction.
     CriticalPath::Point path_from_, path_last_;
@@ -184,10 +195,11 @@ public:
         if (!active_ && !queue_.empty()) {
             const Instr& h = queue_.front();
             data_ready_ = sems_.ready(h.sync) ? ready_at(h) : 0;
-            if (sems_.ready(h.sync) && data_ready_ <= now) {
+            if (sems_.ready(h.sync) && data_ready_ <= now && ports_granted(h, now)) {
                 if (blocked_since_ != kNever) stats_.sem_wait += now - blocked_since_;
                 blocked_since_ = kNever;
                 begin(h.sync, h.line, now);
+                take_ports(now);
                 start(h, now);
                 queue_.pop();
                 changed = true;
@@ -200,6 +212,8 @@ public:
     Wake wake(Cycle now) const override {
         Wake w = busy_wake(now);
         if (!active_ && !queue_.empty() && data_ready_ > now) w.at = std::min(w.at, data_ready_);
+        // Granted by SharedPorts::resolve() at the end of this cycle: start at the next.
+        if (port_since_ != kNever && ports_->granted(port_id_)) w.at = std::min(w.at, now + 1);
         return w;
     }
     bool idle() const override { return quiet() && queue_.empty(); }
@@ -219,12 +233,34 @@ protected:
     virtual void start(const Instr& i, Cycle now) = 0;
     // The earliest cycle `i` may start for its data (a same-engine read after write); 0 = any.
     virtual Cycle ready_at(const Instr& /*i*/) const { return 0; }
+    // The shared ports `i` needs (SharedPorts::bit mask; only enabled ports count).
+    virtual std::uint8_t ports_needed(const Instr& /*i*/) const { return 0; }
 
 private:
+    // True when the head may start as far as the shared ports go; otherwise it claims them
+    // (granted at the end of the cycle, shared_ports.h).
+    bool ports_granted(const Instr& h, Cycle now) {
+        if (!ports_) return true;
+        const std::uint8_t need = ports_needed(h) & ports_->enabled();
+        if (!need) return true;
+        ports_->claim(port_id_, need);
+        if (ports_->granted(port_id_)) return true;
+        if (port_since_ == kNever) port_since_ = now;
+        return false;
+    }
+    void take_ports(Cycle now) {
+        if (!ports_) return;
+        if (ports_->start(port_id_)) holds_ports_ = true;
+        // The cycle of arbitration every claim takes is not a wait for the other side.
+        if (port_since_ != kNever) stats_.port_wait += now - port_since_ - 1;
+        port_since_ = kNever;
+    }
+
     std::string queue_name_;
     Ring<Instr> queue_;
     Cycle blocked_since_ = kNever;
     Cycle data_ready_ = 0;   // the head's ready_at() when its waits were met
+    Cycle port_since_ = kNever;   // the head has claimed shared ports since then
 };
 
 }  // namespace sbufsim

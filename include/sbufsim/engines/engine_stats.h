@@ -13,6 +13,8 @@ struct EngineStats {
     std::uint64_t instructions = 0;   // completed
     Cycle busy = 0;                   // kernel cycles with an instruction in progress
     Cycle sem_wait = 0;               // cycles the engine was free but its head waited a semaphore
+    Cycle port_wait = 0;              // cycles its head was ready but waited for an NC-v2 shared
+                                      // port held by the other side (shared_ports.h)
     Cycle bank_wait = 0;              // of `busy`, cycles an instruction outlived its cost-model time
                                       // because its bank requests were still queued in the kernel
     std::uint64_t bytes_read = 0;     // SBUF/PSUM bytes requested (per partition x partitions)

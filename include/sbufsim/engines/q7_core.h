@@ -34,6 +34,8 @@ public:
 
 private:
     void start(const Q7Instr& i, Cycle now) override;
+    // A Q7 core is GpSimd: on NC-v2 it shares the SBUF port with VectorE's other side.
+    std::uint8_t ports_needed(const Q7Instr&) const override { return SharedPorts::bit(SharedPorts::sbuf); }
 
     ClockDomain clock_;
     std::uint32_t bus_bytes_ = 64;

@@ -18,6 +18,7 @@ struct EngineBreakdown {
     Cycle compute = 0;    // an instruction in progress within its cost-model time
     Cycle bank_wait = 0;  // an instruction held past it: its SBUF/PSUM requests were queued
     Cycle sem_wait = 0;   // free, its next instruction waiting for a semaphore
+    Cycle port_wait = 0;  // free, its next instruction waiting for an NC-v2 shared port
     Cycle idle = 0;       // nothing to do (or a DMA descriptor in its start-up latency)
 };
 

@@ -96,6 +96,12 @@ private:
     std::vector<std::unique_ptr<DmaEngine>> dma_;
     std::vector<std::unique_ptr<Q7Core>> q7_;
     std::vector<FrontEnd*> engines_;   // fixed stepping order
+    // NC-v2's shared ports (shared_ports.h); port_engine_[participant] = index into engines_.
+    SharedPorts ports_;
+    std::vector<std::uint16_t> port_engine_;
+    void join_ports();
+    // End of a settled cycle: grant the port claims; the granted engines are asked anew.
+    void resolve_ports();
 
     // Which engines settle() must step (docs/replay.md "Stepping only what can change"): an
     // engine whose wake-up is not due, that saw no semaphore move, no watched completion and got
