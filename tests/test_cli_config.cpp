@@ -61,6 +61,27 @@ TEST(ConfigCommand, Configuration_errors_exit_2_with_the_reason_on_stderr) {
     EXPECT_NE(f.err.find("no-such-flag"), std::string::npos) << f.err;
 }
 
+TEST(ConfigCommand, Recorded_only_keys_are_marked_in_the_output_help_and_reference) {
+    const Result ini = run_cli({"config"});
+    ASSERT_EQ(ini.rc, kExitOk) << ini.err;
+    EXPECT_NE(value_line(ini.out, "pe", "reorder_window").find("| recorded, no effect"), std::string::npos);
+    EXPECT_EQ(value_line(ini.out, "pe", "row_groups").find("recorded"), std::string::npos);
+    const Result help = run_cli({"config", "--help"});
+    const Result ref = run_cli({"config", "--reference"});
+    std::size_t marked = 0;
+    for (const auto& k : key_table()) {
+        if (k.no_effect.empty()) continue;
+        ++marked;
+        EXPECT_NE(help.out.find("recorded, no effect: " + k.no_effect), std::string::npos) << k.name;
+        EXPECT_NE(ref.out.find("| `" + k.name + "` |"), std::string::npos) << k.name;
+        EXPECT_NE(ref.out.find("*recorded, no effect: " + k.no_effect + ".*"), std::string::npos) << k.name;
+    }
+    EXPECT_GT(marked, 0u);
+    // The modelled keys carry no mark.
+    EXPECT_TRUE(find_key("arr_seq.disable_dependency_check")->no_effect.empty());
+    EXPECT_TRUE(find_key("pe.row_groups")->no_effect.empty());
+}
+
 TEST(ConfigCommand, Help_lists_every_key_with_its_help_text) {
     const Result r = run_cli({"config", "--help"});
     ASSERT_EQ(r.rc, kExitOk);

@@ -321,6 +321,15 @@ TEST(CliSweep, Usage_errors_name_the_argument) {
     EXPECT_EQ(o.rc, 2);
     EXPECT_NE(o.err.find("--vary 'tdm.dma_slot=1,2'"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("did you mean 'tdm.dma_slots'"), std::string::npos) << o.err;
+    // A key no model reads: every point would be the same simulation.
+    o = sbufsim({"sweep", t, "--vary", "arr_seq.matmul_done_last=true,false"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("--vary 'arr_seq.matmul_done_last=true,false': key 'arr_seq.matmul_done_last' is "
+                         "recorded but has no effect on the simulation ("),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("vary a key the model reads"), std::string::npos) << o.err;
+    EXPECT_TRUE(o.out.empty());
     o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=5:1"});
     EXPECT_EQ(o.rc, 2);
     EXPECT_NE(o.err.find("--vary 'tdm.dma_slots=5:1': empty range"), std::string::npos) << o.err;

@@ -7,6 +7,7 @@
 #include "sbufsim/config/config.h"
 #include "shipped.h"
 #include "sbufsim/engines/dma_engine.h"
+#include "sbufsim/kernel/kernel.h"
 
 namespace sbufsim {
 namespace {
@@ -132,6 +133,131 @@ TEST_F(MatmulCost, Load_stationary_is_four_times_faster_than_a_matmul) {
     l.cols = 128;
     l.fp32 = true;
     EXPECT_EQ(a.ldweights_cycles(l), 128u);
+}
+
+// The PE queue alone on a kernel: steps the sequencer and the kernel to each other's next event
+// (as the replay does) until the queue is done, and returns its last completion.
+struct PeQueue {
+    explicit PeQueue(const Params& params) : p(params), k(p), a(k, s, p, p.timing, nullptr, 0) {}
+    Cycle run() {
+        Cycle now = 0;
+        for (;;) {
+            while (a.step(now)) {
+            }
+            const Wake w = a.wake(now);
+            if (w.never() || k.run_until(w.at, w.watch) == RunStatus::stuck) break;
+            now = k.now();
+        }
+        EXPECT_TRUE(a.idle());
+        a.finish(std::max(now, k.now()));
+        return a.stats().last_end;
+    }
+    std::uint64_t requests(const std::string& client) const {
+        for (const auto& c : k.stats().clients)
+            if (c.name == client) return c.requests;
+        ADD_FAILURE() << "no client " << client;
+        return 0;
+    }
+    Params p;
+    Kernel k;
+    Semaphores s{256};
+    ArrSeq a;
+};
+
+ArrSeqInstr moving_matmul(std::uint16_t first, std::uint16_t parts, std::uint64_t n = 512) {
+    ArrSeqInstr m;
+    m.src = sbuf_access(n, 2);
+    m.src.first = first;
+    m.src.parts = parts;
+    m.rows = parts;
+    m.cols = 128;
+    return m;
+}
+
+ArrSeqInstr psum_matmul(std::uint64_t n, std::uint8_t flags) {
+    ArrSeqInstr m = moving_matmul(0, 128, n);
+    m.dst.region = Region::psum;
+    m.dst.parts = 128;
+    m.dst.elems = n;
+    m.dst.elem_bytes = 4;
+    m.dst.bytes = static_cast<std::uint32_t>(n * 4);
+    m.acc_flags = flags;
+    return m;
+}
+
+ArrSeqInstr load_stationary() {
+    ArrSeqInstr l;
+    l.kind = ArrSeqInstr::Kind::ldweights;
+    l.src = sbuf_access(128, 2);
+    l.rows = 128;
+    l.cols = 128;
+    return l;
+}
+
+TEST(PeRowGroups, Maverick_reads_the_moving_tensor_in_two_row_groups_cayman_in_four) {
+    // seed 000 §1: PE_ARRAY_NUM_ROW_GROUPS = 4 on cayman, 2 on maverick.
+    for (const char* gen : {"cayman", "maverick"}) {
+        SCOPED_TRACE(gen);
+        PeQueue q(test::shipped_params(gen));
+        q.a.push(moving_matmul(0, 128));
+        q.run();
+        const bool two = std::string(gen) == "maverick";
+        EXPECT_GT(q.requests("pe_client_0"), 0u);
+        EXPECT_GT(q.requests("pe_client_1"), 0u);
+        EXPECT_EQ(q.requests("pe_client_2") > 0, !two);
+        EXPECT_EQ(q.requests("pe_client_3") > 0, !two);
+    }
+}
+
+TEST(PeRowGroups, Partitions_32_to_63_wait_for_row_group_0_on_maverick_and_1_on_cayman) {
+    // Row group q is pe.rows / pe.row_groups partitions: 32..63 is group 1 of 4 but group 0 of 2,
+    // so its moving read waits for that group's stagger timer (array_stagger_rg{q}_ctrl1).
+    auto end = [](const char* gen, std::uint32_t group, std::uint32_t stagger) {
+        Params p = test::shipped_params(gen);
+        p.arr_seq.rg_stagger[group] = stagger;
+        PeQueue q(p);
+        q.a.push(moving_matmul(32, 32));
+        return q.run();
+    };
+    for (const char* gen : {"cayman", "maverick"}) {
+        SCOPED_TRACE(gen);
+        const bool two = std::string(gen) == "maverick";
+        const Cycle base = end(gen, 0, 0);
+        EXPECT_EQ(end(gen, 0, 300) > base, two);
+        EXPECT_EQ(end(gen, 1, 300) > base, !two);
+    }
+}
+
+TEST(ArrSeqCsr, Disable_dependency_check_single_threads_the_queue) {
+    // Background LoadStationary overlaps the matmul before it; a single-threaded queue cannot.
+    auto end = [](bool single) {
+        Params p = cayman();
+        p.arr_seq.disable_dependency_check = single;
+        PeQueue q(p);
+        for (int i = 0; i < 4; ++i) {
+            q.a.push(load_stationary());
+            q.a.push(psum_matmul(512, 3));
+        }
+        return q.run();
+    };
+    const Cycle overlapped = end(false), single = end(true);
+    // Each of the last three LoadStationaries (ceil(128 / 4) = 32 PE cycles) is exposed at least.
+    EXPECT_GE(single, overlapped + 3 * 32);
+}
+
+TEST(ArrSeqCsr, Flush_p2f_fifos_holds_a_matmul_until_the_earlier_psum_writes_drain) {
+    // Short matmuls (N = 64) release the array before their PSUM writes issue
+    // (timing.pe_drain_latency = 128 after the start), so without the flush they run back to back.
+    auto end = [](bool flush) {
+        Params p = cayman();
+        p.arr_seq.flush_p2f_fifos = flush;
+        PeQueue q(p);
+        for (int i = 0; i < 4; ++i) q.a.push(psum_matmul(64, 3));
+        return q.run();
+    };
+    const Cycle streamed = end(false), flushed = end(true);
+    // Each of the last three matmuls waits at least the drain latency less its own interval.
+    EXPECT_GE(flushed, streamed + 3 * (128 - 64));
 }
 
 TEST_F(DmaCost, Transfer_time_is_the_fixed_cost_plus_each_descriptor) {

@@ -64,6 +64,18 @@ TEST(SweepVary, Unknown_key_reuses_the_loaders_suggestion) {
     EXPECT_EQ(error_of([] { check_keys({parse_vary("tdm.dma_slots=1,2")}, LoadRequest{}); }), "");
 }
 
+TEST(SweepVary, A_recorded_only_key_is_refused_with_its_reason) {
+    const KeySpec* k = find_key("sbuf.word_size");
+    ASSERT_NE(k, nullptr);
+    ASSERT_FALSE(k->no_effect.empty());
+    const std::string e = error_of([] { check_keys({parse_vary("sbuf.word_size=8,16")}, LoadRequest{}); });
+    EXPECT_NE(e.find("--vary 'sbuf.word_size=8,16'"), std::string::npos) << e;
+    EXPECT_NE(e.find("recorded but has no effect"), std::string::npos) << e;
+    EXPECT_NE(e.find(k->no_effect), std::string::npos) << e;
+    // A modelled key next to it is accepted.
+    EXPECT_EQ(error_of([] { check_keys({parse_vary("pe.row_groups=2,4")}, LoadRequest{}); }), "");
+}
+
 TEST(SweepExpand, Cartesian_product_first_axis_outermost) {
     const auto p = expand({parse_vary("a.x=1,2"), parse_vary("b.y=p,q,r")}, false);
     const std::vector<Values> want = {{"1", "p"}, {"1", "q"}, {"1", "r"}, {"2", "p"}, {"2", "q"}, {"2", "r"}};

@@ -21,7 +21,9 @@ std::string key_reference_markdown() {
           "values and the CSR reset values; each `configs/<gen>.ini` sets every key with its own\n"
           "citation. Confidence tags: HIGH/MED/LOW x OBSERVED/INFERRED from the seeds; PUBLIC = AWS\n"
           "public Neuron documentation; MODEL/INFERRED = a modelling choice where the sources are\n"
-          "silent. Every non-HIGH/OBSERVED value can be swept with `--set` or `sbufsim sweep`.\n\n"
+          "silent. Every non-HIGH/OBSERVED value can be swept with `--set` or `sbufsim sweep`, except\n"
+          "the keys marked *recorded, no effect*: they are loaded, checked and echoed, but no model\n"
+          "reads them (the entry says why), and `sbufsim sweep --vary` refuses them.\n\n"
           "| key | type | default | range / choices | unit | confidence | source | meaning |\n"
           "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& k : key_table()) {
@@ -41,7 +43,8 @@ std::string key_reference_markdown() {
         }
         os << "| `" << k.name << "` | " << to_string(k.type) << " | " << k.default_text << " | "
            << range << " | " << k.unit << " | " << to_string(k.confidence) << " | " << k.source
-           << " | " << k.help << " |\n";
+           << " | " << (k.no_effect.empty() ? "" : "*recorded, no effect: " + k.no_effect + ".* ") << k.help
+           << " |\n";
     }
     return os.str();
 }
@@ -54,6 +57,7 @@ std::string key_help_text() {
         os << "  " << k.name << " = " << k.default_text;
         if (!k.unit.empty()) os << "  [" << k.unit << "]";
         os << "  " << to_string(k.confidence) << "; " << k.source << "\n      " << k.help << "\n";
+        if (!k.no_effect.empty()) os << "      recorded, no effect: " << k.no_effect << "\n";
     }
     return os.str();
 }

@@ -351,6 +351,12 @@ std::optional<ConsistencyError> check_consistency(const Params& p) {
                                            "(rule: a token bucket must pass at least one beat per window, seed 000 §7.2)");
     if (p.pe.rows % p.pe.row_groups != 0)
         return err("pe.row_groups", "pe.rows = " + n(p.pe.rows) + " is not a multiple of pe.row_groups = " + n(p.pe.row_groups));
+    for (std::uint32_t g = p.pe.row_groups; g < p.arr_seq.rg_stagger.size(); ++g)
+        if (p.arr_seq.rg_stagger[g] != 0)
+            return err("arr_seq.rg" + n(g) + "_stagger",
+                       "arr_seq.rg" + n(g) + "_stagger = " + n(p.arr_seq.rg_stagger[g]) + " times row group " + n(g) +
+                           ", but pe.row_groups = " + n(p.pe.row_groups) + " (rule: one load-stagger timer per PE row "
+                           "group, seed 000 §5.6); set it to 0 or raise pe.row_groups");
     if (p.pe.cols % p.pe.col_groups != 0)
         return err("pe.col_groups", "pe.cols = " + n(p.pe.cols) + " is not a multiple of pe.col_groups = " + n(p.pe.col_groups));
     if (p.q7.cores * p.q7.partitions_per_core != s.partitions)
@@ -377,8 +383,12 @@ std::string render_ini(const LoadedConfig& config, bool annotate) {
     std::ostringstream os;
     os << "# sbufsim effective configuration: generation " << config.params.generation
        << " (NeuronCore-" << config.params.neuroncore << ")\n"
-       << "# Re-loadable: sbufsim config --config THIS_FILE. Comments: unit | source | confidence.\n"
-       << "base = " << config.params.generation << "\n";
+       << "# Re-loadable: sbufsim config --config THIS_FILE. Comments: unit | source | confidence.\n";
+    // Only the annotated form explains the mark: the plain form is what a result's config hash
+    // covers, and it carries no comments.
+    if (annotate)
+        os << "# A trailing 'recorded, no effect': the value is kept but no model reads it (sbufsim config --help).\n";
+    os << "base = " << config.params.generation << "\n";
     std::string section;
     const auto& table = key_table();
     for (std::size_t i = 0; i < table.size(); ++i) {
@@ -401,6 +411,7 @@ std::string render_ini(const LoadedConfig& config, bool annotate) {
             // Say where a value came from only when it is not the generation's own.
             const Origin o = i < config.origins.size() ? config.origins[i] : Origin{"", -1};
             if (o.line >= 0 && o.file != config.generation_file) os << " | from " << o.describe();
+            if (!k.no_effect.empty()) os << " | recorded, no effect";
         }
         os << "\n";
     }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "sbufsim/config/config.h"
 
@@ -146,6 +147,49 @@ void throttle_keys(std::vector<KeySpec>& t, const std::string& prefix, Ref ref,
                     {"beats", "seed 000 §7.2 (field; reset value not given)", MI, cnt}));
 }
 
+// Keys the configuration records (loaded, checked, echoed, part of a result's configuration)
+// but no model reads: the sources name the field without saying what it changes in a memory-
+// subsystem replay, or it belongs to the compiler's machine model rather than the hardware's
+// timing. `sbufsim config` and the reference say so, and `sweep --vary` refuses them.
+struct Recorded {
+    const char* key;
+    const char* why;
+};
+constexpr Recorded kRecorded[] = {
+    {"gen.neuroncore", "a label naming the generation's NeuronCore version; the behaviour comes from the other keys"},
+    {"sbuf.word_size", "the 8-byte ECC word is built into the beat widths (width.engine_bytes = 4 words) and the bank map; no rule reads the granule itself"},
+    {"sbuf.mid_partition", "a compiler allocation figure (seed 004): traces arrive placed, sbufsim allocates nothing"},
+    {"sbuf.reserved_size", "a compiler allocation figure (seed 004): traces arrive placed, sbufsim allocates nothing"},
+    {"pe.col_groups", "the PSUM-side column-group split is psum.ecc_clusters (seed 000 §4.1) and the col_grp rules use isa.quadrant_partitions; only the check that it divides pe.cols reads it"},
+    {"pe.max_weight_step", "a compiler cost-model figure (seed 004 PeDimensionsForDtype); matmul timing follows the public cost model (timing.matmul_*)"},
+    {"pe.min_wave", "a compiler cost-model figure (seed 004 PeDimensionsForDtype); matmul timing follows the public cost model (timing.matmul_*)"},
+    {"pe.reorder_window", "the compiler scheduler's reorder window (seed 004); the replay issues each queue in trace order"},
+    {"pe.cost_freq", "the compiler cost model's throughput divisor (seed 004 getEngineFrequency, not a clock); the clocks are the *.clock_ghz keys"},
+    {"pool.channels", "the compiler machine model's channel count (seed 004); engine costs follow the public per-instruction formulas (timing.*)"},
+    {"pool.reorder_window", "the compiler scheduler's reorder window (seed 004); the replay issues each queue in trace order"},
+    {"act.channels", "the compiler machine model's channel count (seed 004); engine costs follow the public per-instruction formulas (timing.*)"},
+    {"act.reorder_window", "the compiler scheduler's reorder window (seed 004); the replay issues each queue in trace order"},
+    {"dve.channels", "the compiler machine model's channel count (seed 004); engine costs follow the public per-instruction formulas (timing.*)"},
+    {"dve.reorder_window", "the compiler scheduler's reorder window (seed 004); the replay issues each queue in trace order"},
+    {"dma.queues_per_engine", "the replay gives every trace DMA queue its own queue on its engine (dma.lanes_per_engine spreads the partitions) and serves them round robin without a count limit"},
+    {"dma.partition_round", "an SDMA access window, not a byte count (docs/engines.md): DMA time charges the bytes moved"},
+    {"axi2sram.clk_redun_pipe_gate_en", "clock gating of a redundant pipe stage: no timing or data effect is documented; the SystemC CSR block only holds the value"},
+    {"arr_seq.fifo_size_sel", "the seeds name the field (FIFO-full threshold select) without the thresholds it selects"},
+    {"arr_seq.bypass_peregwrite_instr", "PeRegwrite instructions are not in the trace format"},
+    {"arr_seq.disable_bg_xpose", "the trace format has no sequencer background transpose, and the seeds give it no timing"},
+    {"arr_seq.disable_tagweight_mode", "the seeds name the field only"},
+    {"arr_seq.enable_wl_last_active_col", "the seeds name the field only; LdWeights already costs by its active columns"},
+    {"arr_seq.matmul_done_last", "a matmul completes when its PSUM writes are granted whatever this field; the seeds do not say what a first-response completion would overlap"},
+};
+
+void mark_recorded(std::vector<KeySpec>& t) {
+    for (const Recorded& r : kRecorded) {
+        auto it = std::find_if(t.begin(), t.end(), [&](const KeySpec& k) { return k.name == r.key; });
+        if (it == t.end()) throw std::logic_error(std::string("recorded-key list names no key: ") + r.key);
+        it->no_effect = r.why;
+    }
+}
+
 std::vector<KeySpec> build_table() {
     std::vector<KeySpec> t;
     const double u32max = 4294967295.0;
@@ -239,8 +283,11 @@ std::vector<KeySpec> build_table() {
                     {"rows", "seed 000 §1, seed 004", HO, "PE array rows (contraction)"}));
     t.push_back(u32("pe.cols", [](Params& p) -> auto& { return p.pe.cols; }, 1, 512,
                     {"cols", "seed 000 §1, seed 004", HO, "PE array columns"}));
-    t.push_back(u32("pe.row_groups", [](Params& p) -> auto& { return p.pe.row_groups; }, 1, 16,
-                    {"groups", "seed 000 §1", HO, "PE_ARRAY_NUM_ROW_GROUPS"}));
+    t.push_back(u32("pe.row_groups", [](Params& p) -> auto& { return p.pe.row_groups; }, 1, 4,
+                    {"groups", "seed 000 §1, §5.6", HO,
+                     "PE_ARRAY_NUM_ROW_GROUPS: a matmul's moving read is split into pe.rows / row_groups-partition "
+                     "slices, slice q on stage-1 client pe_client_q after row group q's stagger timer (at most 4: "
+                     "the sequencer has 4 stagger timers and 4 PE read clients)"}));
     t.push_back(u32("pe.col_groups", [](Params& p) -> auto& { return p.pe.col_groups; }, 1, 16,
                     {"groups", "seed 000 §1", HO, "PE_ARRAY_NUM_COL_GROUPS"}));
     t.push_back(u32("pe.max_weight_step", [](Params& p) -> auto& { return p.pe.max_weight_step; }, 1, 64,
@@ -405,7 +452,7 @@ std::vector<KeySpec> build_table() {
     t.push_back(boolean("arr_seq.bypass_peregwrite_instr", [](Params& p) -> auto& { return p.arr_seq.bypass_peregwrite_instr; },
                         {"", "seed 000 §5.6 (field; reset not given)", MI, "queue_cfg.bypass_peregwrite_instr"}));
     t.push_back(boolean("arr_seq.disable_dependency_check", [](Params& p) -> auto& { return p.arr_seq.disable_dependency_check; },
-                        {"", "seed 000 §5.6 (field; reset not given)", MI, "queue_cfg.disable_dependency_check (single-thread the queue)"}));
+                        {"", "seed 000 §5.6 (field; reset not given)", MI, "queue_cfg.disable_dependency_check: single-thread the queue (an instruction starts only after the previous one, its PSUM writes included, completed: no background LoadStationary)"}));
     t.push_back(boolean("arr_seq.disable_bg_xpose", [](Params& p) -> auto& { return p.arr_seq.disable_bg_xpose; },
                         {"", "seed 000 §5.6", HO, "queue_cfg.disable_bg_xpose (reset 1: background transpose off)"}));
     t.push_back(boolean("arr_seq.disable_tagweight_mode", [](Params& p) -> auto& { return p.arr_seq.disable_tagweight_mode; },
@@ -413,7 +460,7 @@ std::vector<KeySpec> build_table() {
     t.push_back(boolean("arr_seq.enable_wl_last_active_col", [](Params& p) -> auto& { return p.arr_seq.enable_wl_last_active_col; },
                         {"", "seed 000 §5.6 (field; reset not given)", MI, "arr_cluster_cfg.enable_wl_last_active_col"}));
     t.push_back(boolean("arr_seq.flush_p2f_fifos", [](Params& p) -> auto& { return p.arr_seq.flush_p2f_fifos; },
-                        {"", "seed 000 §5.6 (field; reset not given)", MI, "arr_cluster_cfg.flush_p2f_fifos"}));
+                        {"", "seed 000 §5.6 (field; reset not given)", MI, "arr_cluster_cfg.flush_p2f_fifos: flush the PE-to-FIFO path before the next response (a matmul starts only after the previous matmuls' PSUM writes were granted)"}));
     t.push_back(boolean("arr_seq.matmul_done_last", [](Params& p) -> auto& { return p.arr_seq.matmul_done_last; },
                         {"", "seed 000 §5.6 (field; reset not given)", MI, "arr_cluster_cfg.matmul_done_last: done on last (vs first) SBUF response"}));
     t.push_back(boolean("arr_seq.en_inter_instr_dly", [](Params& p) -> auto& { return p.arr_seq.en_inter_instr_dly; },
@@ -424,7 +471,8 @@ std::vector<KeySpec> build_table() {
                     {"entries", "seed 000 §5.6", HO, "arr_cluster_cfg.p2fifo_af: PE-to-FIFO almost-full threshold (reset 2)"}));
     for (std::uint32_t i = 0; i < 4; ++i) {
         const std::string help("array_stagger_rg" + std::to_string(i) +
-                                    "_ctrl1: row-group " + std::to_string(i) + " load-stagger idle timer");
+                                    "_ctrl1: row-group " + std::to_string(i) + " load-stagger idle timer, delaying that "
+                                    "group's moving read (must be 0 when pe.row_groups <= " + std::to_string(i) + ")");
         t.push_back(u32("arr_seq.rg" + std::to_string(i) + "_stagger",
                         [i](Params& p) -> auto& { return p.arr_seq.rg_stagger[i]; }, 0, 65535,
                         {"cycles", "seed 000 §5.6 (field; reset not given)", MI, help}));
@@ -490,6 +538,7 @@ std::vector<KeySpec> build_table() {
            "", "PUBLIC_FACTS (DMA, trn2)", PUB, "throughput of an SBUF->SBUF DMA transpose relative to a plain DMA");
     real_t("timing.q7_fixed_overhead", [](Params& p) -> auto& { return p.timing.q7_fixed_overhead; }, 0, 1e6,
            "GpSimd cycles", "modelling choice", MOD, "fixed per-instruction overhead of a Q7 AXI load/store");
+    mark_recorded(t);
     return t;
 }
 

@@ -9,6 +9,8 @@ ArrSeq::ArrSeq(Kernel& kernel, Semaphores& sems, const Params& p, const EngineTi
                std::vector<InstrEvent>* timeline, std::uint16_t index)
     : kernel_(kernel), sems_(sems), timing_(t), csr_(p.arr_seq),
       quadrant_(std::max<std::uint32_t>(1, p.isa.quadrant_partitions)),
+      row_groups_(std::clamp<std::uint32_t>(p.pe.row_groups, 1, kStage1Clients - 1)),
+      row_group_parts_(std::max<std::uint32_t>(1, p.pe.rows / row_groups_)),
       bank_size_(static_cast<std::uint32_t>(std::max<std::uint64_t>(1, p.psum.bank_size))),
       timeline_(timeline), index_(index) {
     for (std::uint32_t i = 0; i < kStage1Clients; ++i) {
@@ -48,19 +50,21 @@ std::uint32_t ArrSeq::ldweights_cycles(const ArrSeqInstr& i) const {
 
 bool ArrSeq::idle() const { return queue_.empty() && !ldw_.active && !array_.active && drain_.empty(); }
 
-// One request per quadrant the access covers, quadrant q on pe_client_q, delayed by row group
-// q's stagger timer (seed 000 §5.6 array_stagger_rg{q}_ctrl1).
+// One request per PE row group the access covers (pe.rows / pe.row_groups partitions each: a
+// 32-partition quadrant on 4-group arrays, 64 partitions on maverick's 2), group q on
+// pe_client_q, delayed by row group q's stagger timer (seed 000 §5.6 array_stagger_rg{q}_ctrl1).
+// Partitions past pe.rows belong to the last group.
 void ArrSeq::read_by_row_group(const TensorAccess& a, Cycle now, Cycle span, RequestSet& into) {
     if (!a.present()) return;
     std::uint32_t p = a.first;
     const std::uint32_t end = a.first + a.parts;
     while (p < end) {
-        const std::uint32_t q = p / quadrant_;
-        const std::uint32_t stop = std::min(end, (q + 1) * quadrant_);
+        const std::uint32_t q = p / row_group_parts_;
+        const std::uint32_t rg = std::min(q, row_groups_ - 1);
+        const std::uint32_t stop = rg == row_groups_ - 1 ? end : std::min(end, (q + 1) * row_group_parts_);
         TensorAccess part = a;
         part.first = static_cast<std::uint16_t>(p);
         part.parts = static_cast<std::uint16_t>(stop - p);
-        const std::uint32_t rg = std::min<std::uint32_t>(q, 3);
         submit_paced(kernel_, into, pe_rd_[rg], Op::rd, part, now + csr_.rg_stagger[rg], Pacing{span, chunks_, beat_});
         p = stop;
     }
@@ -222,8 +226,14 @@ bool ArrSeq::try_start(Cycle now) {
         const ArrSeqInstr& h = queue_.front();
         const bool mm = h.kind == ArrSeqInstr::Kind::matmul;
         // Hardware resources first: a semaphore wait only counts while the engine could run.
+        // disable_dependency_check single-threads the queue: nothing overlaps the instruction
+        // before, its PSUM writes included (seed 000 §5.6).
+        if (csr_.disable_dependency_check && (ldw_.active || array_.active || !drain_.empty())) break;
         if (mm) {
             if (array_.active || now < array_free_) break;
+            // flush_p2f_fifos: the PE-to-FIFO path toward PSUM is flushed before the next
+            // matmul's responses, so it waits for the earlier matmuls' PSUM writes (§5.6).
+            if (csr_.flush_p2f_fifos && !drain_.empty()) break;
             if (ldw_.active) {
                 if (weight_wait_since_ == kNever) weight_wait_since_ = now;
                 break;

@@ -142,7 +142,14 @@ Axis parse_vary(std::string_view arg) {
 
 void check_keys(const std::vector<Axis>& axes, const LoadRequest& base) {
     for (const auto& a : axes) {
-        if (find_key(a.key) != nullptr) continue;
+        if (const KeySpec* k = find_key(a.key)) {
+            // Every point would replay the same simulation: refuse rather than print a flat table.
+            if (!k->no_effect.empty())
+                throw vary_error(a.arg, "key '" + a.key + "' is recorded but has no effect on the simulation (" +
+                                            k->no_effect + "), so every point would give the same result; " +
+                                            "vary a key the model reads (`sbufsim config --help` marks the recorded-only keys)");
+            continue;
+        }
         LoadRequest req = base;
         req.overrides.push_back(Setting{a.key, a.values.front(), Origin{}, {}});
         try {

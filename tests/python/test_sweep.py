@@ -59,6 +59,8 @@ def test_a_rejected_point_is_a_row_not_an_exception(traces):
 def test_errors_of_the_sweep_itself_raise(traces, tmp_path):
     with pytest.raises(sbufsim.ConfigError, match="did you mean 'tdm.dma_slots'"):
         sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slot": [1]})
+    with pytest.raises(sbufsim.ConfigError, match="recorded but has no effect"):
+        sbufsim.sweep(traces("dma_load.trc"), {"pe.reorder_window": [32, 64]})
     with pytest.raises(sbufsim.TraceError):
         sbufsim.sweep(tmp_path / "missing.trc", {"tdm.dma_slots": [1]})
     with pytest.raises(TypeError, match="write a built trace first"):

@@ -57,6 +57,10 @@ struct KeySpec {
     std::string help;
     std::string source;          // "seed 000 §7.2", "PUBLIC_FACTS", ...
     Confidence confidence = Confidence::high_observed;
+    // Non-empty: the value is recorded (loaded, range-checked, echoed by `sbufsim config`, part
+    // of a result's configuration) but no model reads it; the text says why. `sweep --vary`
+    // refuses such a key, since every point would replay the same simulation.
+    std::string no_effect;
     // Setup-time accessors into Params. `set` receives a value already checked for type, range
     // and choice; `get` renders the current value in INI form.
     std::function<void(Params&, std::string_view)> set;

@@ -3,9 +3,10 @@
 //
 // Kernel traffic:
 //   - Matmul streams the moving tensor (num_active_rows partitions x N elements) from SBUF,
-//     split by 32-partition quadrant = row group, quadrant q on stage-1 client pe_client_q; row
-//     group q's request is delayed by its array_stagger_rg{q}_ctrl1 idle timer (arr_seq.rg_stagger,
-//     PE cycles). With 8-byte beats this moves 128 partitions x 4 bf16 per 4 cycles, i.e. exactly
+//     split by PE row group (pe.rows / pe.row_groups partitions: the 32-partition quadrant on
+//     4-group arrays, 64 partitions on maverick's 2, seed 000 §1), group q on stage-1 client
+//     pe_client_q; row group q's request is delayed by its array_stagger_rg{q}_ctrl1 idle timer
+//     (arr_seq.rg_stagger, PE cycles). With 8-byte beats this moves 128 partitions x 4 bf16 per 4 cycles, i.e. exactly
 //     the array's 1 element/partition/cycle.
 //   - LdWeights reads the stationary tile (rows partitions x cols elements) as one request on the
 //     fan-out client pe_client_4: the weights fan out to every row group from one read.
@@ -28,7 +29,11 @@
 //     matmul, so it overlaps that matmul ("Background LoadStationary"). A matmul waits for the
 //     LdWeights before it in the queue to complete.
 //   - PSUM writes issue pe_drain_latency PE cycles after the matmul starts; the matmul completes
-//     (fires its signals) when its PSUM writes are granted (matmul_done_last reading).
+//     (fires its signals) when its PSUM writes are granted.
+//   - queue_cfg.disable_dependency_check (MED/INFERRED, "single-thread the queue") starts an
+//     instruction only when the one before, its PSUM writes included, has completed;
+//     arr_cluster_cfg.flush_p2f_fifos ("flush PE->FIFO toward PSUM before next rsp") starts a
+//     matmul only when the earlier matmuls' PSUM writes were granted.
 //   - p2fifo almost-full: while more than arr_seq.p2fifo_af PSUM writes are waiting in the kernel,
 //     the PE read clients are back-pressured (Kernel::set_backpressure). A write waits from its
 //     issue cycle (the array has produced the partial sums) until its last beat is granted; a
@@ -135,6 +140,8 @@ private:
     EngineTiming timing_;
     ArrSeqParams csr_;
     std::uint32_t quadrant_ = 32;
+    std::uint32_t row_groups_ = 4;        // pe.row_groups (1..4)
+    std::uint32_t row_group_parts_ = 32;  // partitions per row group: pe.rows / pe.row_groups
     std::uint32_t bank_size_ = 2048;
     std::vector<InstrEvent>* timeline_;
     std::uint16_t index_;

@@ -34,7 +34,8 @@ struct Axis {
 Axis parse_vary(std::string_view arg);
 // Every axis key must be a declared config key: an unknown one is a ConfigError naming the
 // `--vary` argument, with the loader's message (and its "did you mean" suggestion), obtained by
-// loading `base` with that key overridden.
+// loading `base` with that key overridden. A key marked recorded-only (KeySpec::no_effect) is
+// refused too, with the reason no model reads it.
 void check_keys(const std::vector<Axis>& axes, const LoadRequest& base);
 
 // The points of the axes: the cartesian product in command-line order (the first axis varies
