@@ -380,7 +380,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             }
             if (probe) write_viz(viz, rep, *probe, req, traces.size(), outputs);
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
-            rep.info.trace_digest = file_digest(path);
+            // Hashed while the replay read it; a second pass only if the reader stopped early.
+            const auto digest = reader.digest();
+            rep.info.trace_digest = digest ? hex16(*digest) : file_digest(path);
             rep.info.lenient = lenient;
             rep.info.settings = effective_settings(cfg);
             if (!quiet) {

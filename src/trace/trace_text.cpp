@@ -120,6 +120,7 @@ std::optional<NameId> NameTable::intern(std::string_view name) {
     if (auto it = ids_.find(name); it != ids_.end()) return it->second;
     if (names_.size() >= kMaxNames) return std::nullopt;
     names_.emplace_back(name);
+    views_.push_back(names_.back());
     const auto id = static_cast<NameId>(names_.size() - 1);
     ids_.emplace(names_.back(), id);
     return id;
@@ -128,6 +129,7 @@ std::optional<NameId> NameTable::intern(std::string_view name) {
 bool NameTable::append(std::string_view name) {
     if (names_.size() >= kMaxNames) return false;
     names_.emplace_back(name);
+    views_.push_back(names_.back());
     ids_.emplace(names_.back(), static_cast<NameId>(names_.size() - 1));
     return true;
 }
@@ -529,6 +531,12 @@ TraceReader::TraceReader(std::istream& in, std::string display_name) : in_(&in),
 }
 
 TraceReader::~TraceReader() = default;
+
+std::optional<std::uint64_t> TraceReader::digest() const {
+    const detail::ChunkedInput& input = impl_->input;
+    if (!owned_ || !input.at_end() || input.failed()) return std::nullopt;
+    return input.digest();
+}
 
 void TraceReader::open() {
     impl_ = std::make_unique<Impl>(*in_);

@@ -174,7 +174,11 @@ struct Record {
     static constexpr std::uint16_t kNoEngine = 0xffff;
     bool has_engine() const { return engine != kNoEngine; }
     // Reset every field to its default (readers do this before filling a record).
-    void clear() { *this = Record{}; }
+    // A copy of one empty record: cheaper than building a new one per record read.
+    void clear() {
+        static const Record empty{};
+        *this = empty;
+    }
 };
 
 // Field-wise equality, comparing names by content (not by id or view address).
@@ -218,11 +222,12 @@ public:
     std::optional<NameId> intern(std::string_view name);
     // Add `name` with exactly the next id (binary name records); false if full.
     bool append(std::string_view name);
-    std::string_view name(NameId id) const { return names_[id]; }
-    std::uint32_t size() const { return static_cast<std::uint32_t>(names_.size()); }
+    std::string_view name(NameId id) const { return views_[id]; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(views_.size()); }
 
 private:
     std::deque<std::string> names_;   // deque: push_back never moves existing strings
+    std::vector<std::string_view> views_;  // into names_: a flat index (a deque's costs a division)
     std::unordered_map<std::string_view, NameId> ids_;
 };
 
@@ -255,6 +260,10 @@ public:
     bool next(Record& rec);
 
     std::uint64_t records_read() const { return records_; }
+    // FNV-1a 64 of the file's bytes (the `trace_digest` of a run report), known once a reader that
+    // opened the file itself has read it to the end without an I/O error; nullopt before that
+    // (or for a stream handed in, which need not start at its beginning).
+    std::optional<std::uint64_t> digest() const;
 
 private:
     struct Impl;  // the reader's parse state (trace_text.cpp)
