@@ -13,7 +13,8 @@ namespace sbufsim::detail {
 
 class ChunkedInput {
 public:
-    explicit ChunkedInput(std::istream& in, std::size_t chunk = std::size_t{1} << 20);
+    // With `hash`, every byte read is hashed into digest().
+    explicit ChunkedInput(std::istream& in, bool hash = false, std::size_t chunk = std::size_t{1} << 20);
     // At least `n` bytes buffered at the returned pointer, or nullptr when the stream ends first
     // (available() then says how many are left).
     const char* peek(std::size_t n);
@@ -28,6 +29,7 @@ public:
     std::uint64_t digest() const { return digest_; }
     // The stream's end has been reached (every byte of it went through digest()).
     bool at_end() const { return eof_; }
+    bool hashing() const { return hash_; }
 
 private:
     bool fill(std::size_t need);
@@ -35,6 +37,7 @@ private:
     std::vector<char> buf_;
     std::size_t pos_ = 0, end_ = 0;
     bool eof_ = false;
+    bool hash_ = false;
     std::uint64_t digest_ = 0xcbf29ce484222325ull;
 };
 

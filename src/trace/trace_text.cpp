@@ -335,7 +335,7 @@ std::size_t tokenize(std::string_view line, std::array<std::string_view, N>& tok
 
 // The text half of the reader: everything that needs the line being parsed.
 struct TraceReader::Impl {
-    explicit Impl(std::istream& in) : input(in) {}
+    Impl(std::istream& in, bool digest) : input(in, digest) {}
     detail::ChunkedInput input;
     std::uint64_t line_no = 0;      // text: lines consumed; binary: records consumed
     std::string access_buf;          // access line with commas turned into spaces
@@ -518,12 +518,14 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
 
 // ---- the reader front end ---------------------------------------------------------------------
 
-TraceReader::TraceReader(const std::string& path) : file_(path) {
+TraceReader::TraceReader(const std::string& path) : TraceReader(path, Digest::no) {}
+
+TraceReader::TraceReader(const std::string& path, Digest digest) : file_(path) {
     owned_ = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*owned_)
         throw TraceFormatError(TraceError{path, 0, "file", "cannot open: " + std::string(std::strerror(errno)), ""});
     in_ = owned_.get();
-    open();
+    open(digest == Digest::yes);
 }
 
 TraceReader::TraceReader(std::istream& in, std::string display_name) : in_(&in), file_(std::move(display_name)) {
@@ -534,12 +536,12 @@ TraceReader::~TraceReader() = default;
 
 std::optional<std::uint64_t> TraceReader::digest() const {
     const detail::ChunkedInput& input = impl_->input;
-    if (!owned_ || !input.at_end() || input.failed()) return std::nullopt;
+    if (!input.hashing() || !input.at_end() || input.failed()) return std::nullopt;
     return input.digest();
 }
 
-void TraceReader::open() {
-    impl_ = std::make_unique<Impl>(*in_);
+void TraceReader::open(bool digest) {
+    impl_ = std::make_unique<Impl>(*in_, digest);
     impl_->reader = this;
     auto& input = impl_->input;
     if (input.peek(1) == nullptr)

@@ -241,6 +241,9 @@ public:
     // Open `path` ("-" = stdin is not supported: traces are files). Reads and validates the
     // header; throws TraceFormatError (file unreadable, empty, bad magic/version).
     explicit TraceReader(const std::string& path);
+    // The same, also hashing the file's bytes as they are read (digest()).
+    enum class Digest : bool { no, yes };
+    TraceReader(const std::string& path, Digest digest);
     // Read from a stream the caller keeps alive; `display_name` is used in errors.
     TraceReader(std::istream& in, std::string display_name);
     ~TraceReader();
@@ -260,14 +263,14 @@ public:
     bool next(Record& rec);
 
     std::uint64_t records_read() const { return records_; }
-    // FNV-1a 64 of the file's bytes (the `trace_digest` of a run report), known once a reader that
-    // opened the file itself has read it to the end without an I/O error; nullopt before that
-    // (or for a stream handed in, which need not start at its beginning).
+    // FNV-1a 64 of the file's bytes (the `trace_digest` of a run report), known once a reader
+    // opened with Digest::yes has read the file to the end without an I/O error; nullopt before
+    // that, and for every other reader.
     std::optional<std::uint64_t> digest() const;
 
 private:
     struct Impl;  // the reader's parse state (trace_text.cpp)
-    void open();
+    void open(bool digest = false);
     std::unique_ptr<std::ifstream> owned_;
     std::istream* in_ = nullptr;
     std::string file_;
