@@ -39,7 +39,7 @@ time_median() {  # command...
     echo "$w $c"
 }
 
-echo "sbufsim $("$sbufsim" --version | head -1), $(nproc) cores, $(date -u +%Y-%m-%d), repetitions $reps"
+echo "$("$sbufsim" --version | head -1), $(nproc) cores, $(date -u +%Y-%m-%d), repetitions $reps"
 echo
 echo "| figure | value |"
 echo "| --- | ---: |"
