@@ -143,6 +143,56 @@ TEST(KernelRuns, Psum_beats_follow_the_offset_across_banks) {
     EXPECT_EQ(k.now(), 4u);
 }
 
+TEST(KernelRuns, Runs_walked_in_steps_end_where_the_banks_change) {
+    // load_run() takes the chunks known to share banks in one step: whole partition chunks on one
+    // SBUF bank, full byte chunks inside one PSUM bank or SBUF half. Each request below starts
+    // and ends mid-bank; its bank grants must be what a chunk-by-chunk walk gives.
+    Params p = test::word_beats();
+    Kernel k(p);
+    const auto dma = id(k, "dma_0");
+    const auto pe = id(k, "pe_wr");
+    const std::uint32_t psum0 = k.stats().sbuf_banks;
+    // dma_0: partitions 5..16 x 64 B = 2 beats of 32 B each: 5..7 on bank 0 (6 beats), 8..15 on
+    // bank 1 (16), 16 on bank 2 (2).
+    EXPECT_NE(k.submit({.client = dma, .first_partition = 5, .partitions = 12, .bytes = 64}), kNoRequest);
+    // pe_wr: offset 2008, 80 B = 10 beats of 8 B: 5 in PSUM bank 0, 5 in bank 1.
+    EXPECT_NE(k.submit({.client = pe, .region = Region::psum, .partitions = 32, .offset = 2008, .bytes = 80}), kNoRequest);
+    // Then offset 2044, 24 B: the first beat straddles banks 0 and 1, the other two are in bank 1.
+    EXPECT_NE(k.submit({.client = pe, .region = Region::psum, .partitions = 32, .offset = 2044, .bytes = 24}), kNoRequest);
+
+    k.run_until(10);
+    EXPECT_EQ(bank_grants(k, 0, dma), 6u);
+    EXPECT_EQ(bank_grants(k, 1, dma), 4u);
+    EXPECT_EQ(bank_grants(k, psum0, pe), 5u);
+    EXPECT_EQ(bank_grants(k, psum0 + 1, pe), 5u);
+
+    ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
+    EXPECT_EQ(bank_grants(k, 0, dma), 6u);
+    EXPECT_EQ(bank_grants(k, 1, dma), 16u);
+    EXPECT_EQ(bank_grants(k, 2, dma), 2u);
+    EXPECT_EQ(snapshot(k, dma).bytes, 12u * 64u);
+    EXPECT_EQ(bank_grants(k, psum0, pe), 6u);
+    EXPECT_EQ(bank_grants(k, psum0 + 1, pe), 8u);
+    EXPECT_EQ(snapshot(k, pe).beats, 13u);
+}
+
+TEST(KernelRuns, Offset_half_select_runs_end_at_the_half_boundary) {
+    // sbuf.half_select = offset: the half is bit 17 of the byte offset. act_rd on partitions 0..15
+    // (cluster 0), offset 0x20000 - 24, 48 B = 6 beats of 8 B: 3 in the lower half (bank 0), 3 in
+    // the upper half (bank 1).
+    Params p = test::word_beats();
+    p.sbuf.half_select = HalfSelect::offset;
+    Kernel k(p);
+    const auto act = id(k, "act_rd");
+    EXPECT_NE(k.submit({.client = act, .partitions = 16, .offset = 0x20000 - 24, .bytes = 48}), kNoRequest);
+    k.run_until(2);
+    EXPECT_EQ(bank_grants(k, 0, act), 2u);
+    ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
+    EXPECT_EQ(bank_grants(k, 0, act), 3u);
+    EXPECT_EQ(bank_grants(k, 1, act), 3u);
+    EXPECT_EQ(snapshot(k, act).beats, 6u);
+}
+
 TEST(KernelRuns, Copies_carry_their_runs) {
     // A copy taken in the middle of a run continues exactly as the original.
     Params p = test::word_beats();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gen_params.h"
+#include "sbufsim/output/report.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/trace/trace_check.h"
 
@@ -81,6 +82,41 @@ TEST_P(Stream, Reading_and_checking_a_million_records_keeps_memory_flat) {
     // The trace is 30-60 MB; a reader that kept records would grow by at least that much.
     EXPECT_LT(rss_end - rss_after_warmup, 4 * 1024) << "RSS grew from " << rss_after_warmup << " KiB to " << rss_end
                                                    << " KiB while streaming";
+}
+
+// The run report's trace_digest comes from the reader, which hashes the bytes as it reads them:
+// it must be file_digest()'s value for a file of several read chunks, and only once the end is read.
+TEST_P(Stream, The_reader_hashes_the_file_while_reading_it) {
+    const std::string path = ::testing::TempDir() + "/digest_" + std::string(to_string(GetParam())) +
+                             std::string(GetParam() == TraceFormat::binary ? kBinaryExtension : kTextExtension);
+    write_trace(path, GetParam(), 150'000);  // more than 3 MB: several 1 MB reads
+    const std::string want = file_digest(path);
+    {
+        TraceReader reader(path, TraceReader::Digest::yes);
+        Record rec;
+        ASSERT_TRUE(reader.next(rec));
+        EXPECT_FALSE(reader.digest()) << "a digest before the end of the file";
+        while (reader.next(rec)) {
+        }
+        ASSERT_TRUE(reader.digest());
+        EXPECT_EQ(hex16(*reader.digest()), want);
+    }
+    {
+        std::ifstream in(path, std::ios::binary);
+        TraceReader reader(in, path);
+        Record rec;
+        while (reader.next(rec)) {
+        }
+        EXPECT_FALSE(reader.digest()) << "a stream handed in need not start at the file's beginning";
+    }
+    {
+        TraceReader reader(path);  // not asked to hash
+        Record rec;
+        while (reader.next(rec)) {
+        }
+        EXPECT_FALSE(reader.digest());
+    }
+    std::remove(path.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(TraceStream, Stream, ::testing::Values(TraceFormat::text, TraceFormat::binary),

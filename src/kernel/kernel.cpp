@@ -118,6 +118,9 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         sbuf_cluster_of_.push_back(static_cast<std::uint8_t>(q / ppc));
         sbuf_bank_of_.push_back(static_cast<std::uint8_t>((q / ppc) * 2 + (q / half) % 2));
     }
+    sbuf_bank_end_.assign(p.sbuf.partitions, p.sbuf.partitions);
+    for (std::uint32_t q = p.sbuf.partitions; q-- > 1;)
+        sbuf_bank_end_[q - 1] = sbuf_bank_of_[q - 1] == sbuf_bank_of_[q] ? sbuf_bank_end_[q] : q;
     half_by_offset_ = p.sbuf.half_select == HalfSelect::offset;
     psum_base_ = p.sbuf.ecc_banks;
     half_bit_ = p.sbuf.half_offset_bit;
@@ -253,10 +256,33 @@ inline Kernel::Beat Kernel::chunk_beat(const Port& p, std::uint32_t pc, std::uin
     const Beat head = chunk_beat(p, p.pc, p.bc);
     std::uint32_t chunks = 0;
     for (;;) {
+        // The chunk at the cursor has the head's banks and bytes. In HalfSelect::partition mode
+        // with no short byte chunk, whole partition chunks whose partitions all sit on the bank
+        // of this one's have them too (a DMA request of one partition per beat walks 8 at once).
+        if (p.bc == 0 && !p.offset_banks && p.bcs == p.full_bcs) {
+            const std::uint32_t p0 = p.first + p.pc * p.chunk_parts, last = p.first + p.parts;
+            const std::uint32_t end = std::min<std::uint32_t>(sbuf_bank_end_[p0], last);
+            const std::uint32_t k = (end - p0) / p.chunk_parts;  // whole chunks on one bank
+            if (k > 1) {
+                chunks += (k - 1) * p.bcs;
+                p.pc += k - 1;  // the last of them goes through the byte-chunk step below
+            }
+        }
         // Inside one partition chunk the banks depend on the offset only with offset_banks, and
-        // every byte chunk but a short last one moves bpb bytes: take those in one step.
+        // every byte chunk but a short last one moves bpb bytes: take those in one step. With
+        // offset_banks, the full chunks that stay inside the granule of the chunk at the cursor
+        // (a PSUM bank, or an SBUF half of 2^half_offset_bit bytes) have its banks: one step too.
         std::uint32_t n = 1;
-        if (!p.offset_banks && p.bc < p.full_bcs) n = p.full_bcs - p.bc;
+        if (p.bc < p.full_bcs) {
+            if (!p.offset_banks) {
+                n = p.full_bcs - p.bc;
+            } else {
+                const std::uint64_t granule = p.region == Region::psum ? psum_bank_size_ : std::uint64_t{1} << half_bit_;
+                const std::uint64_t o0 = std::uint64_t{p.offset} + std::uint64_t{p.bc} * p.bpb;
+                const std::uint64_t room = (o0 / granule + 1) * granule - o0;  // bytes to the granule's end
+                if (room >= p.bpb) n = static_cast<std::uint32_t>(std::min<std::uint64_t>(p.full_bcs - p.bc, room / p.bpb));
+            }
+        }
         chunks += n;
         p.bc += n;
         if (p.bc == p.bcs) {
@@ -283,31 +309,51 @@ inline std::uint32_t Kernel::beats_of(const Request& r) const {
 // ---------------------------------------------------------------------------------------------
 // Queues.
 
-RequestId Kernel::submit(const Request& r) {
+// The partitions and bytes of one partition a request of `region` may cover.
+inline std::uint32_t Kernel::region_partitions(Region region) const {
+    return region == Region::sbuf ? params_.sbuf.partitions : params_.psum.partitions;
+}
+inline std::uint64_t Kernel::region_active(Region region) const {
+    return region == Region::sbuf ? params_.sbuf.partition_active
+                                  : std::min<std::uint64_t>(params_.psum.partition_active,
+                                                            std::uint64_t{psum_banks_} * psum_bank_size_);
+}
+
+inline bool Kernel::well_formed(const Request& r) const {
+    const std::uint32_t c = index(r.client);
+    if (c >= n_ || r.region != ports_[c].region) return false;
+    const bool shape = r.partitions != 0 && r.first_partition + r.partitions <= region_partitions(r.region) &&
+                       r.bytes != 0 && std::uint64_t{r.offset} + r.bytes <= region_active(r.region);
+    if (r.after == kNoRequest) return shape;
+    const std::uint32_t dc = index(request_client(r.after));
+    return shape && dc < n_ && request_seq(r.after) < ports_[dc].submitted;
+}
+
+// Why submit() refuses `r` (well_formed() said it is not): the first broken rule, thrown. Out of
+// line and cold, so that the strings stay out of submit(), which runs once per request.
+[[gnu::cold, gnu::noinline]] void Kernel::refuse(const Request& r) const {
     const std::uint32_t c = index(r.client);
     if (c >= n_) bad("submit: unknown client index " + std::to_string(c));
-    Port& p = ports_[c];
-    // The client's name is read only on the error paths: submit() runs once per request.
-    const auto name = [&] { return clients_.all()[c].name; };
+    const Port& p = ports_[c];
+    const std::string& name = clients_.all()[c].name;
     if (r.region != p.region)
-        bad("submit: client " + name() + " is on " + (p.region == Region::sbuf ? "SBUF" : "PSUM") +
+        bad("submit: client " + name + " is on " + (p.region == Region::sbuf ? "SBUF" : "PSUM") +
             " only (seed 000 §7.4: no AXI path to PSUM)");
-    const bool sb = r.region == Region::sbuf;
-    const std::uint32_t partitions = sb ? params_.sbuf.partitions : params_.psum.partitions;
-    const std::uint64_t active = sb ? params_.sbuf.partition_active
-                                    : std::min<std::uint64_t>(params_.psum.partition_active,
-                                                              std::uint64_t{psum_banks_} * psum_bank_size_);
+    const std::uint32_t partitions = region_partitions(r.region);
+    const std::uint64_t active = region_active(r.region);
     if (r.partitions == 0 || r.first_partition + r.partitions > partitions)
-        bad("submit: " + name() + " partitions [" + std::to_string(r.first_partition) + ", +" +
+        bad("submit: " + name + " partitions [" + std::to_string(r.first_partition) + ", +" +
             std::to_string(r.partitions) + ") outside 0.." + std::to_string(partitions));
     if (r.bytes == 0 || std::uint64_t{r.offset} + r.bytes > active)
-        bad("submit: " + name() + " bytes [" + std::to_string(r.offset) + ", +" +
+        bad("submit: " + name + " bytes [" + std::to_string(r.offset) + ", +" +
             std::to_string(r.bytes) + ") outside the partition's " + std::to_string(active) + " B");
-    if (r.after != kNoRequest) {
-        const std::uint32_t dc = index(request_client(r.after));
-        if (dc >= n_ || request_seq(r.after) >= ports_[dc].submitted)
-            bad("submit: " + name() + " depends on a request that was not submitted");
-    }
+    bad("submit: " + name + " depends on a request that was not submitted");
+}
+
+RequestId Kernel::submit(const Request& r) {
+    if (!well_formed(r)) [[unlikely]] refuse(r);
+    const std::uint32_t c = index(r.client);
+    Port& p = ports_[c];
     const std::uint64_t size = p.tail - p.head;
     if (options_.queue_limit && size >= options_.queue_limit) return kNoRequest;
     if (size == p.q.size()) {  // grow the ring (outside the cycle loop)

@@ -111,7 +111,9 @@ void ReplaySession::submit_access(const Record& r) {
         const auto id = kernel_.client_index(r.client);
         c = id ? index(*id) : kUnknownClient;
     }
-    const Decoded d = map_.decode(r.address);
+    // The checker has just decoded it (every routed record passed check()).
+    const Decoded& checked = checker_.last_access();
+    const Decoded d = checked.addr == r.address ? checked : map_.decode(r.address);
     if (c == kUnknownClient || !d.valid() || d.region != kernel_.clients().all()[c].region) return;
     Request q;
     q.client = ClientId{static_cast<std::uint16_t>(c)};
@@ -367,10 +369,14 @@ void ReplaySession::settle(Cycle now) {
     while (changed) {
         refill(now, false);
         changed = false;
-        // Quiet: no semaphore moved since every engine last looked, no completion came and no
-        // wake-up is due, so only the engines handed something new can be due.
-        const bool quiet = sems_.generation() == settled_generation_ && !kernel_.completed_clients() &&
-                           engine_wakes_.at > now;
+        // Quiet: no semaphore moved since every engine last looked, no completion an engine
+        // watches came and no wake-up is due, so only the engines handed something new can be
+        // due. (engine_wakes_.watch holds every engine's watch: it was merged by the last
+        // next_event(), and stepping an engine only clears its own.)
+        const bool quiet = sems_.generation() == settled_generation_ &&
+                           !(kernel_.completed_clients() & engine_wakes_.watch) && engine_wakes_.at > now;
+        if (quiet && !any_fed_) break;  // nothing new for anyone (an access-record-only stretch)
+        any_fed_ = false;  // every fed engine is stepped below; stepping feeds no one
         for (std::size_t e = 0; e < engines_.size(); ++e) {
             if (quiet ? !fed_[e] : !must_step(e, now)) continue;
             fed_[e] = 0;

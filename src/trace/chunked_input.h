@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <string_view>
 #include <vector>
@@ -12,7 +13,8 @@ namespace sbufsim::detail {
 
 class ChunkedInput {
 public:
-    explicit ChunkedInput(std::istream& in, std::size_t chunk = std::size_t{1} << 20);
+    // With `hash`, every byte read is hashed into digest().
+    explicit ChunkedInput(std::istream& in, bool hash = false, std::size_t chunk = std::size_t{1} << 20);
     // At least `n` bytes buffered at the returned pointer, or nullptr when the stream ends first
     // (available() then says how many are left).
     const char* peek(std::size_t n);
@@ -22,6 +24,12 @@ public:
     // returned truncated with `too_long` set (the rest of it is skipped).
     bool next_line(std::string_view& line, bool& too_long, std::size_t max_line = 65536);
     bool failed() const;   // an I/O error (not end of file)
+    // FNV-1a 64 of every byte read from the stream so far (the same function as fnv1a64 in
+    // output/report.h), so that the digest of a trace read to its end needs no second pass.
+    std::uint64_t digest() const { return digest_; }
+    // The stream's end has been reached (every byte of it went through digest()).
+    bool at_end() const { return eof_; }
+    bool hashing() const { return hash_; }
 
 private:
     bool fill(std::size_t need);
@@ -29,6 +37,8 @@ private:
     std::vector<char> buf_;
     std::size_t pos_ = 0, end_ = 0;
     bool eof_ = false;
+    bool hash_ = false;
+    std::uint64_t digest_ = 0xcbf29ce484222325ull;
 };
 
 }  // namespace sbufsim::detail

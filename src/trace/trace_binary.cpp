@@ -209,10 +209,12 @@ struct BinaryDecoder {
         err = TraceError{"", ordinal, std::move(field), std::move(reason), std::string(kRule)};
         return false;
     }
+    [[gnu::cold, gnu::noinline]] bool undefined_name(const char* field, std::uint16_t id) {
+        return fail(field, "name id " + std::to_string(id) + " used before its name record");
+    }
     bool name(const char* field, std::uint16_t id, std::string_view& view, NameId& out, bool optional) {
         if (id == kNoName && optional) return true;
-        if (id >= names.size())
-            return fail(field, "name id " + std::to_string(id) + " used before its name record");
+        if (id >= names.size()) [[unlikely]] return undefined_name(field, id);
         out = id;
         view = names.name(id);
         return true;

@@ -133,7 +133,12 @@ TraceChecker::TraceChecker(const Params& params, std::string file)
       file_(std::move(file)),
       signals_(params.isa.num_semaphores, 0),
       max_wait_(params.isa.num_semaphores, 0),
-      max_wait_line_(params.isa.num_semaphores, 0) {}
+      max_wait_line_(params.isa.num_semaphores, 0) {
+    for (const ClientInfo& ci : clients_.all()) {
+        read_port_.push_back(ci.name.ends_with("_rd"));
+        write_port_.push_back(ci.name.ends_with("_wr"));
+    }
+}
 
 void TraceChecker::check_header(const TraceHeader& h, std::vector<TraceError>& out) {
     if (h.version != kTraceFormatVersion)
@@ -162,6 +167,21 @@ std::size_t TraceChecker::check(const Record& rec, std::vector<TraceError>& out)
     return c.found;
 }
 
+int TraceChecker::client_of(const Record& r) {
+    if (r.client_id != kNoName && r.client_id < client_by_id_.size() && client_by_id_[r.client_id] != kUnresolved)
+        return client_by_id_[r.client_id];
+    auto it = client_cache_.find(std::string(r.client));
+    if (it == client_cache_.end()) {
+        const auto id = clients_.find(r.client);
+        it = client_cache_.emplace(std::string(r.client), id ? static_cast<int>(index(*id)) : -1).first;
+    }
+    if (r.client_id != kNoName) {
+        if (r.client_id >= client_by_id_.size()) client_by_id_.resize(std::size_t{r.client_id} + 1, kUnresolved);
+        client_by_id_[r.client_id] = it->second;
+    }
+    return it->second;
+}
+
 void TraceChecker::check_access(Ctx& c) {
     const Record& r = c.rec;
     // Access cycles drive the kernel's issue times: a trace must not go back in time.
@@ -173,12 +193,8 @@ void TraceChecker::check_access(Ctx& c) {
         last_cycle_ = r.cycle;
         last_cycle_line_ = r.line;
     }
-    auto it = client_cache_.find(std::string(r.client));
-    if (it == client_cache_.end()) {
-        const auto id = clients_.find(r.client);
-        it = client_cache_.emplace(std::string(r.client), id ? static_cast<int>(index(*id)) : -1).first;
-    }
-    if (it->second < 0) {
+    const int client = client_of(r);
+    if (client < 0) {
         std::vector<std::string_view> names;
         for (std::size_t i = 0; i < clients_.size(); ++i)
             names.push_back(clients_[ClientId{static_cast<std::uint16_t>(i)}].name);
@@ -188,14 +204,15 @@ void TraceChecker::check_access(Ctx& c) {
                 kClientRule);
         return;
     }
-    const ClientInfo& info = clients_[ClientId{static_cast<std::uint16_t>(it->second)}];
+    const ClientInfo& info = clients_[ClientId{static_cast<std::uint16_t>(client)}];
     // A port named *_rd only reads, *_wr only writes (read-add-write needs both).
-    if (info.name.ends_with("_rd") && r.op != Op::rd)
+    if (read_port_[static_cast<std::size_t>(client)] && r.op != Op::rd)
         c.error("op", "client " + info.name + " is a read port; op must be rd (or use the engine's _wr port)", kClientRule);
-    if (info.name.ends_with("_wr") && r.op == Op::rd)
+    if (write_port_[static_cast<std::size_t>(client)] && r.op == Op::rd)
         c.error("op", "client " + info.name + " is a write port; op must be wr or raw (or use the engine's _rd port)", kClientRule);
 
-    const Decoded d = map_.decode(r.address);
+    last_access_ = map_.decode(r.address);
+    const Decoded& d = last_access_;
     if (info.group == ClientGroup::q7 && d.region == Region::psum) {
         c.verdict("address", gpsimd_operand_valid(map_, Addr4::immediate(r.address)));
         return;

@@ -120,6 +120,7 @@ std::optional<NameId> NameTable::intern(std::string_view name) {
     if (auto it = ids_.find(name); it != ids_.end()) return it->second;
     if (names_.size() >= kMaxNames) return std::nullopt;
     names_.emplace_back(name);
+    views_.push_back(names_.back());
     const auto id = static_cast<NameId>(names_.size() - 1);
     ids_.emplace(names_.back(), id);
     return id;
@@ -128,6 +129,7 @@ std::optional<NameId> NameTable::intern(std::string_view name) {
 bool NameTable::append(std::string_view name) {
     if (names_.size() >= kMaxNames) return false;
     names_.emplace_back(name);
+    views_.push_back(names_.back());
     ids_.emplace(names_.back(), static_cast<NameId>(names_.size() - 1));
     return true;
 }
@@ -333,7 +335,7 @@ std::size_t tokenize(std::string_view line, std::array<std::string_view, N>& tok
 
 // The text half of the reader: everything that needs the line being parsed.
 struct TraceReader::Impl {
-    explicit Impl(std::istream& in) : input(in) {}
+    Impl(std::istream& in, bool digest) : input(in, digest) {}
     detail::ChunkedInput input;
     std::uint64_t line_no = 0;      // text: lines consumed; binary: records consumed
     std::string access_buf;          // access line with commas turned into spaces
@@ -516,12 +518,14 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
 
 // ---- the reader front end ---------------------------------------------------------------------
 
-TraceReader::TraceReader(const std::string& path) : file_(path) {
+TraceReader::TraceReader(const std::string& path) : TraceReader(path, Digest::no) {}
+
+TraceReader::TraceReader(const std::string& path, Digest digest) : file_(path) {
     owned_ = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*owned_)
         throw TraceFormatError(TraceError{path, 0, "file", "cannot open: " + std::string(std::strerror(errno)), ""});
     in_ = owned_.get();
-    open();
+    open(digest == Digest::yes);
 }
 
 TraceReader::TraceReader(std::istream& in, std::string display_name) : in_(&in), file_(std::move(display_name)) {
@@ -530,8 +534,14 @@ TraceReader::TraceReader(std::istream& in, std::string display_name) : in_(&in),
 
 TraceReader::~TraceReader() = default;
 
-void TraceReader::open() {
-    impl_ = std::make_unique<Impl>(*in_);
+std::optional<std::uint64_t> TraceReader::digest() const {
+    const detail::ChunkedInput& input = impl_->input;
+    if (!input.hashing() || !input.at_end() || input.failed()) return std::nullopt;
+    return input.digest();
+}
+
+void TraceReader::open(bool digest) {
+    impl_ = std::make_unique<Impl>(*in_, digest);
     impl_->reader = this;
     auto& input = impl_->input;
     if (input.peek(1) == nullptr)

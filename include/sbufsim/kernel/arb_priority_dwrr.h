@@ -97,6 +97,9 @@ inline std::uint32_t PriorityDwrr::first(std::uint64_t candidates) const {
 }
 
 inline void PriorityDwrr::settle(std::uint64_t candidates, std::uint64_t granted) {
+    // No level can have two contenders among fewer than two candidates (the usual PSUM and
+    // DMA-class cycle): nothing to walk.
+    if (!(candidates & (candidates - 1))) return;
     for (Level& l : levels_) {
         const std::uint64_t m = candidates & l.members;
         if (!m || !(m & (m - 1))) continue;  // fewer than two contenders: no state change

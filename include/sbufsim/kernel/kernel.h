@@ -161,6 +161,10 @@ private:
     void charge(std::uint32_t c, StallCause cause, std::uint64_t n = 1);
     void refresh_ready(Cycle t);
     std::uint32_t beats_of(const Request& r) const;
+    std::uint32_t region_partitions(Region region) const;
+    std::uint64_t region_active(Region region) const;
+    bool well_formed(const Request& r) const;
+    [[noreturn]] void refuse(const Request& r) const;
 
     Params params_;
     KernelOptions options_;
@@ -189,6 +193,7 @@ private:
 
     // Bank mapping tables, per partition (switchable to AddressMap, docs/kernel.md).
     std::vector<std::uint8_t> sbuf_bank_of_;     // HalfSelect::partition: cluster*2 + half
+    std::vector<std::uint32_t> sbuf_bank_end_;   // the first partition after q on another bank
     std::vector<std::uint8_t> sbuf_cluster_of_;  // HalfSelect::offset
     std::vector<std::uint8_t> psum_cluster_of_;
     bool half_by_offset_ = false;

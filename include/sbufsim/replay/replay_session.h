@@ -116,7 +116,11 @@ private:
     ClientId pe_wr_{0xffff};               // the kernel's pe_wr client (none: no PSUM)
     Wake engine_wakes_{0, 0};              // the engines' merged wake-ups (at = now after a move)
     std::uint64_t settled_generation_ = ~std::uint64_t{0};  // semaphore generation every engine has seen
-    void mark_fed(std::size_t engine) { fed_[engine] = 1; }
+    bool any_fed_ = false;                 // some fed_ is set
+    void mark_fed(std::size_t engine) {
+        fed_[engine] = 1;
+        any_fed_ = true;
+    }
     bool must_step(std::size_t e, Cycle now) const {
         return wake_[e] <= now || fed_[e] || sem_seen_[e] != sems_.generation() ||
                (watch_[e] & kernel_.completed_clients());

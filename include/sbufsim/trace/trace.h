@@ -174,7 +174,11 @@ struct Record {
     static constexpr std::uint16_t kNoEngine = 0xffff;
     bool has_engine() const { return engine != kNoEngine; }
     // Reset every field to its default (readers do this before filling a record).
-    void clear() { *this = Record{}; }
+    // A copy of one empty record: cheaper than building a new one per record read.
+    void clear() {
+        static const Record empty{};
+        *this = empty;
+    }
 };
 
 // Field-wise equality, comparing names by content (not by id or view address).
@@ -218,11 +222,12 @@ public:
     std::optional<NameId> intern(std::string_view name);
     // Add `name` with exactly the next id (binary name records); false if full.
     bool append(std::string_view name);
-    std::string_view name(NameId id) const { return names_[id]; }
-    std::uint32_t size() const { return static_cast<std::uint32_t>(names_.size()); }
+    std::string_view name(NameId id) const { return views_[id]; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(views_.size()); }
 
 private:
     std::deque<std::string> names_;   // deque: push_back never moves existing strings
+    std::vector<std::string_view> views_;  // into names_: a flat index (a deque's costs a division)
     std::unordered_map<std::string_view, NameId> ids_;
 };
 
@@ -236,6 +241,9 @@ public:
     // Open `path` ("-" = stdin is not supported: traces are files). Reads and validates the
     // header; throws TraceFormatError (file unreadable, empty, bad magic/version).
     explicit TraceReader(const std::string& path);
+    // The same, also hashing the file's bytes as they are read (digest()).
+    enum class Digest : bool { no, yes };
+    TraceReader(const std::string& path, Digest digest);
     // Read from a stream the caller keeps alive; `display_name` is used in errors.
     TraceReader(std::istream& in, std::string display_name);
     ~TraceReader();
@@ -255,10 +263,14 @@ public:
     bool next(Record& rec);
 
     std::uint64_t records_read() const { return records_; }
+    // FNV-1a 64 of the file's bytes (the `trace_digest` of a run report), known once a reader
+    // opened with Digest::yes has read the file to the end without an I/O error; nullopt before
+    // that, and for every other reader.
+    std::optional<std::uint64_t> digest() const;
 
 private:
     struct Impl;  // the reader's parse state (trace_text.cpp)
-    void open();
+    void open(bool digest = false);
     std::unique_ptr<std::ifstream> owned_;
     std::istream* in_ = nullptr;
     std::string file_;

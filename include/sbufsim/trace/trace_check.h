@@ -23,7 +23,8 @@ namespace sbufsim {
 
 class TraceChecker {
 public:
-    // `file` is used in the errors' file:line.
+    // `file` is used in the errors' file:line. The records checked come from one reader (their
+    // NameIds are that reader's).
     TraceChecker(const Params& params, std::string file);
 
     // Compare the header with the configuration (version, generation). Appends findings.
@@ -37,6 +38,9 @@ public:
     std::size_t finish(std::vector<TraceError>& out);
 
     const AddressMap& address_map() const { return map_; }
+    // The decoded address of the last access record check() looked at (Decoded::addr says which
+    // address), so that the replay does not decode it again.
+    const Decoded& last_access() const { return last_access_; }
 
 private:
     struct Ctx;
@@ -54,8 +58,15 @@ private:
     std::string file_;
     Cycle last_cycle_ = 0;
     std::uint64_t last_cycle_line_ = 0;
-    // Client name → index into clients_ (or -1 = unknown), cached per name.
+    int client_of(const Record& r);
+    // Client name → index into clients_ (or -1 = unknown), resolved once per name: by the
+    // reader's NameId where the record has one, else by the name.
+    static constexpr int kUnresolved = -2;
+    std::vector<int> client_by_id_;
     std::unordered_map<std::string, int> client_cache_;
+    // Per client: a *_rd port (reads only), a *_wr port (no plain reads).
+    std::vector<char> read_port_, write_port_;
+    Decoded last_access_;
     // Semaphore bookkeeping for finish(): signals per semaphore, and the highest wait value
     // with the line that asked for it.
     std::vector<std::uint64_t> signals_;

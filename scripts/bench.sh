@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The speed table of docs/performance.md, measured on a Release build:
+#
+#   scripts/bench.sh [BUILD_DIR] [REPETITIONS]     (default: build-rel/, 5)
+#
+# Configure the build first (it must have Google Benchmark for the bench/ programs):
+#   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release && cmake --build build-rel
+# Rows: kernel beats/s (bench_kernel, saturated), replay records/s (bench_replay: binary and
+# text, mixed 64-byte and 1-beat random traces), the fast scheduler against the clocked one per
+# shipped trace and on the GEMM (`sbufsim bench --trace`), the GEMM 1024x4096x1024 generated and
+# replayed (wall and CPU time of each process), and the start-up time of `sbufsim --version`.
+# Rates are medians of the repetitions, in CPU time (the machine is shared: wall time moves with
+# the load on the other cores). Writes only into a temporary folder of its own, removed at exit.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$here/build-rel}
+reps=${2:-5}
+sbufsim=$build/sbufsim
+for f in "$sbufsim" "$build/bench/bench_kernel" "$build/bench/bench_replay"; do
+    [[ -x $f ]] || { echo "bench.sh: $f is missing: build $build first (Release, with Google Benchmark)" >&2; exit 2; }
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sbufsim-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Median of the `items_per_second` of one benchmark's repetitions, in millions.
+median_rate() {  # json-file benchmark-name
+    jq -r --arg n "$2" '[.benchmarks[] | select((.run_name | split("/")[0]) == $n and .run_type == "iteration") | .items_per_second]
+                       | sort | .[(length / 2 | floor)] / 1e6 | . * 100 | round / 100' "$1"
+}
+# Runs a command `reps` times and prints the median wall and CPU (user + system) seconds.
+time_median() {  # command...
+    local rows=() i
+    for ((i = 0; i < reps; i++)); do
+        rows+=("$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null 2>&1; } 2>&1 | tail -1)")
+    done
+    local w c
+    w=$(printf '%s\n' "${rows[@]}" | awk '{ print $1 }' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    c=$(printf '%s\n' "${rows[@]}" | awk '{ print $2 + $3 }' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    echo "$w $c"
+}
+
+echo "$("$sbufsim" --version | head -1), $(nproc) cores, $(date -u +%Y-%m-%d), repetitions $reps"
+echo
+echo "| figure | value |"
+echo "| --- | ---: |"
+
+"$build/bench/bench_kernel" --benchmark_filter=Saturated --benchmark_repetitions="$reps" \
+    --benchmark_format=json >"$tmp/kernel.json" 2>/dev/null
+echo "| kernel, saturated (BM_KernelSaturated), M beats/s | $(median_rate "$tmp/kernel.json" BM_KernelSaturated) |"
+
+"$build/bench/bench_replay" --benchmark_repetitions="$reps" --benchmark_format=json >"$tmp/replay.json" 2>/dev/null
+for b in BinaryMixed Binary1Beat TextMixed Text1Beat; do
+    echo "| replay ${b} (BM_Replay${b}), M records/s | $(median_rate "$tmp/replay.json" "BM_Replay${b}") |"
+done
+
+# Fast against clocked, per shipped trace and on the GEMM.
+"$sbufsim" gen gemm --m 1024 --n 4096 --k 1024 -o "$tmp/gemm.sbt" >/dev/null 2>&1
+for t in "$here"/traces/*.trc "$tmp/gemm.sbt"; do
+    out=$("$sbufsim" bench --trace "$t" --repeat "$reps" 2>&1) || { echo "bench.sh: $t: $out" >&2; exit 1; }
+    fast=$(sed -n 's/^fast *\([0-9.]*\) s.*/\1/p' <<<"$out")
+    clocked=$(sed -n 's/^clocked *\([0-9.]*\) s.*/\1/p' <<<"$out")
+    ratio=$(sed -n 's/^clocked \/ fast = \([0-9.]*\)x.*/\1/p' <<<"$out")
+    name=$(basename "$t")
+    [[ $name == gemm.sbt ]] && name="gen gemm --m 1024 --n 4096 --k 1024"
+    echo "| clocked / fast, $name (fast ${fast} s, clocked ${clocked} s) | ${ratio}x |"
+done
+
+read -r w c < <(time_median "$sbufsim" gen gemm --m 1024 --n 4096 --k 1024 -o "$tmp/gemm2.sbt" --force)
+echo "| GEMM 1024x4096x1024: \`sbufsim gen gemm\` wall / CPU, ms | $(awk -v w="$w" -v c="$c" 'BEGIN { printf "%.1f / %.1f", w * 1e3, c * 1e3 }') |"
+read -r w c < <(time_median "$sbufsim" run "$tmp/gemm.sbt" --quiet)
+echo "| GEMM 1024x4096x1024: \`sbufsim run --quiet\` wall / CPU, ms | $(awk -v w="$w" -v c="$c" 'BEGIN { printf "%.1f / %.1f", w * 1e3, c * 1e3 }') |"
+read -r w c < <(time_median "$sbufsim" --version)
+echo "| start-up: \`sbufsim --version\` wall / CPU, ms | $(awk -v w="$w" -v c="$c" 'BEGIN { printf "%.1f / %.1f", w * 1e3, c * 1e3 }') |"
