@@ -119,3 +119,24 @@ def test_rmsnorm_engines_and_weight_broadcast(tmp_path):
     syncs = [r for r in kt.records if r.startswith("dma") and "hbm" not in r]  # 4-byte semaphore carriers
     assert result["pe"]["matmuls"] == 2 and result["dma"]["bytes"] == kt.hbm_bytes + 4 * len(syncs)
 
+
+def test_sweep_param_runs_every_point_and_tabulates(cli, tmp_path):
+    kernel = tmp_path / "rows.py"
+    kernel.write_text(textwrap.dedent("""\
+        import nki.language as nl
+
+        def k(a, T=1):
+            for i in nl.affine_range(2):
+                x = nl.load(a[0:T * 64, i * 256:(i + 1) * 256])
+                nl.store(a[0:T * 64, i * 256:(i + 1) * 256], value=nl.exp(x))
+        """))
+    done = cli("nki", f"{kernel}::k", "--input", "a=bf16[256,512]", "--sweep-param", "T=1,2,3")
+    assert done.returncode == 1, done.stdout + done.stderr  # one point cannot be traced
+    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if re.match(r"\s*\d+\s", line)}
+    assert set(rows) == {"1", "2", "3"}
+    assert "untraceable:" in rows["3"] and any("rows.py:5:" in c for c in rows["3"])
+    # each traced point is the replay `sbufsim nki --param` gives
+    for t in ("1", "2"):
+        single = cli("nki", f"{kernel}::k", "--input", "a=bf16[256,512]", "--param", f"T={t}")
+        assert single.returncode == 0, single.stderr
+        assert int(rows[t][1]) == int(re.search(r"^total (\d+) cycles", single.stdout, re.M).group(1))
