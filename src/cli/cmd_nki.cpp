@@ -45,6 +45,8 @@ constexpr const char* kHelp =
     "run` and add the kernel's MFU (matmul flops against the PE array's 2 x 128 x 128 per cycle)\n"
     "and achieved HBM bandwidth. docs/nki.md lists the supported calls.\n\n"
     "  --input NAME=DTYPE[SHAPE]  an HBM argument of the kernel, e.g. lhsT=bf16[4096,2048]\n"
+    "  --input NAME=[DTYPE:]F.npy the argument with values (numpy): the kernel's output is computed\n"
+    "                             while it is traced; --values-out OUT.npy keeps it\n"
     "  --param NAME=VALUE         a keyword argument (a Python literal), e.g. TILES_IN_BLOCK_M=4\n"
     "  --gen G                    the generation (sunda, cayman, mariana); default cayman\n"
     "  -o, --output FILE          keep the trace there (default: a temporary file)\n"
@@ -62,7 +64,7 @@ constexpr const char* kHelp =
 
 struct NkiArgs {
     std::string kernel, gen = "cayman", output, python;
-    std::vector<std::string> tracer_args;  // --input/--param/--sweep-param, as given
+    std::vector<std::string> tracer_args;  // --input/--param/--sweep-param/--values-out, as given
     bool sweep = false;                    // --sweep-param given
     std::vector<std::string> run_args;
     bool help = false;
@@ -77,8 +79,8 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             value = key.substr(key.find('=') + 1);
             key = key.substr(0, key.find('='));
         }
-        const bool ours = key == "--input" || key == "--param" || key == "--sweep-param" || key == "--gen" ||
-                          key == "-o" || key == "--output" || key == "--python";
+        const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" || key == "--values-out";
+        const bool ours = tracer || key == "--gen" || key == "-o" || key == "--output" || key == "--python";
         if (key == "--help" || key == "-h") {
             a.help = true;
         } else if (ours) {
@@ -90,8 +92,7 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
                 value = args[++i];
             }
             a.sweep |= key == "--sweep-param";
-            if (key == "--input" || key == "--param" || key == "--sweep-param")
-                a.tracer_args.insert(a.tracer_args.end(), {key, value});
+            if (tracer) a.tracer_args.insert(a.tracer_args.end(), {key, value});
             else if (key == "--gen") a.gen = value;
             else if (key == "--python") a.python = value;
             else a.output = value;

@@ -128,6 +128,7 @@ def main(argv=None):
     parser.add_argument("--sweep-dir")
     parser.add_argument("--gen", default="cayman")
     parser.add_argument("-o", "--output")
+    parser.add_argument("--values-out")
     parser.add_argument("--run-args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     inputs = _pairs(args.input, "--input")
@@ -152,6 +153,30 @@ def main(argv=None):
         return 3
     kt.write(args.output)
     print(f"{kt.name}: {len(kt.records)} records, {kt.flops} matmul flops, {kt.hbm_bytes} HBM bytes -> {args.output}")
+    if kt.outputs is not None:
+        return _report_values(kt, args.values_out)
+    if args.values_out:
+        print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _report_values(kt, path):
+    """The returned tensors' values: a summary line each, and the file --values-out names (one
+    tensor: .npy; several: an .npz of out0, out1, ...)."""
+    import numpy as np
+    for i, out in enumerate(kt.outputs):
+        print(f"values: output {i} {list(out.shape)}: min {out.min():.6g}, max {out.max():.6g}, mean {out.mean():.6g}")
+    if path:
+        if os.path.exists(path):
+            print(f"sbufsim nki: --values-out {path}: exists; give a new file (it is not overwritten)", file=sys.stderr)
+            return 2
+        with open(path, "xb") as f:
+            if len(kt.outputs) == 1:
+                np.save(f, kt.outputs[0])
+            else:
+                np.savez(f, **{f"out{i}": out for i, out in enumerate(kt.outputs)})
+        print(f"values: written to {path}")
     return 0
 
 

@@ -1,7 +1,7 @@
 """nki.isa as traced by sbufsim (docs/nki.md): one instruction per call, on the engine it names
 (or the one given with engine=)."""
 
-from . import _ops
+from . import _ops, _values
 from ._tracer import dtype_of, fail
 from . import language as _nl
 
@@ -100,8 +100,16 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
         raise fail("tensor_scalar with two [P, 1] tile operands reads three tiles; this model's records read at "
                    "most two (fold one into the data first)")
     data = _ops.value(data)
+
+    def values(x, vector=None):  # each operand a number or the [P, 1] tile
+        first, second = (vector if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (operand0, operand1))
+        first = _ops._free_column(first, x.shape)
+        out = _values.binary(_fn(op0))(first, x) if reverse0 else _values.binary(_fn(op0))(x, first)
+        if op1 is not None:
+            out = _values.binary(_fn(op1))(out, _ops._free_column(second, x.shape))
+        return out
     return _ops.lazy(_engine("tensor_scalar", engine), fn, [data, *vectors], data.shape, dtype,
-                     isa="tensor_scalar")
+                     isa="tensor_scalar", values=values)
 
 
 def tensor_reduce(op, data, axis, dtype=None, negate=False, keepdims=False, mask=None, **_):
@@ -115,7 +123,16 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     data = _ops.value(data)
     also = [_ops.value(reduce_res)] if reduce_res is not None else []
     isa = "activation_reduce" if also else "activation"
-    pending = _ops.lazy("act", _fn(op), [data, *tiles], data.shape, dtype, isa=isa, also_writes=also)
+
+    def values(x, tile=None):  # op(x * scale + bias), then the reduction along the free axes
+        bias_v, scale_v = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (bias, scale))
+        out = _values.activation(_fn(op))(x * _ops._free_column(scale_v, x.shape) +
+                                           _ops._free_column(0.0 if bias_v is None else bias_v, x.shape))
+        if not also:
+            return out
+        return out, _values.reduction(_fn(reduce_op or "add"), out, tuple(range(1, out.ndim)), True)
+    pending = _ops.lazy("act", _fn(op), [data, *tiles], data.shape, dtype, isa=isa, also_writes=also,
+                        values=values)
     if also:
         _ops.value(pending)  # the reduction result is written now, whether or not the output is used
     return pending
@@ -131,7 +148,10 @@ def iota(expr, dtype, mask=None, **_):
     else:
         shape = (expr.size, 1)
     tile = _ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf")
-    _ops.compute("pool", "iota", [], tile, "iota")
+    starts = [a.start for a in expr] if isinstance(expr, tuple) else [expr.start, 0]
+    grid = lambda: sum(_values.np.arange(n).reshape([-1 if d == i else 1 for d in range(len(shape))]) + s0
+                       for i, (n, s0) in enumerate(zip(shape, starts)))
+    _ops.compute("pool", "iota", [], tile, "iota", grid)
     return tile
 
 
@@ -146,8 +166,17 @@ def tensor_copy_predicated(src, predicate, dst=None, reverse_pred=False, dtype=N
     pred = _ops.value(predicate)
     srcs = [_ops.value(src)] if isinstance(src, (_ops.View, _ops.Pending)) else []
     shape = pred.shape
+    target = dst
+
+    def values(*arrays):  # where the predicate holds the source, elsewhere what dst held
+        p = arrays[-1] != 0
+        if reverse_pred:
+            p = ~p
+        new = arrays[0] if srcs else src
+        old = _values.get(target) if target is not None else 0.0
+        return _values.np.where(p, new, old)
     return _ops.lazy("dve", "copy_predicated", [*srcs, pred], shape, dtype or (srcs[0].dtype if srcs else pred.dtype),
-                     dst=dst, isa="tensor_copy_predicated")
+                     dst=dst, isa="tensor_copy_predicated", values=values)
 
 
 def select(predicate, on_true, on_false, dtype=None, mask=None, **_):
@@ -158,8 +187,13 @@ def select(predicate, on_true, on_false, dtype=None, mask=None, **_):
         raise fail("select with a predicate and two tile operands reads three tiles; this model's "
                    "instructions read at most two (make one side a scalar)")
     pred = _ops.value(predicate)
+
+    def values(*arrays):
+        tile = arrays[0] if tiles else None
+        yes, no = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (on_true, on_false))
+        return _values.np.where(arrays[-1] != 0, yes, no)
     return _ops.lazy(_engine("select", None), "select", [*tiles, pred], pred.shape, dtype,
-                     isa="tensor_copy_predicated")
+                     isa="tensor_copy_predicated", values=values)
 
 
 # ops names usable as op= arguments alongside nl.* (nl.add etc. carry their own __name__)
