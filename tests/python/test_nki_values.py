@@ -5,7 +5,6 @@ import re
 
 import pytest
 
-from sbufsim import nki
 from nki_helpers import example, traced
 
 np = pytest.importorskip("numpy")

@@ -133,7 +133,15 @@ def main(argv=None):
     args = parser.parse_args(argv)
     inputs = _pairs(args.input, "--input")
     params = {k: _param(v) for k, v in _pairs(args.param, "--param").items()}
+    if args.values_out and os.path.exists(args.values_out):
+        print(f"sbufsim nki: --values-out {args.values_out}: exists; give a new file (it is not overwritten)",
+              file=sys.stderr)
+        return 2
     if args.sweep_param:
+        if args.values_out:
+            print("sbufsim nki: --values-out keeps one run's output; trace the chosen point with --param",
+                  file=sys.stderr)
+            return 2
         if not (args.sweep_binary and args.sweep_dir):
             print("sbufsim nki: --sweep-param needs --sweep-binary and --sweep-dir (`sbufsim nki` gives them)",
                   file=sys.stderr)

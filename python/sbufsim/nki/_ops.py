@@ -485,11 +485,11 @@ def elementwise(fn, a, b, dst=None, dtype=None, engine=None, isa=None):
     def values(*arrays):  # the operands in the kernel's order, whatever the sources' order
         by_tile = {id(tile): array for tile, array in zip(tiles, arrays)}
         x, y = (by_tile[id(v)] if isinstance(v, View) else v for v in (a, b))
-        return _values.binary(fn)(_free_column(x, shape), _free_column(y, shape))
+        return _values.binary(fn)(free_column(x, shape), free_column(y, shape))
     return lazy(engine or "dve", fn, tiles, shape, dtype, dst, isa=isa, values=values)
 
 
-def _free_column(x, shape):
+def free_column(x, shape):
     """A [P, 1] operand (one value per partition) broadcast against a tile of `shape`."""
     if isinstance(x, (int, float)) or getattr(x, "ndim", 0) == 0 or x.shape == tuple(shape):
         return x
@@ -508,9 +508,8 @@ def reduce(fn, x, axis, dtype=None, engine="dve", keepdims=True):
         raise fail(f"{fn} over the partition axis is not an engine reduction in this model; transpose first")
     shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape)) if keepdims else \
         tuple(n for d, n in enumerate(x.shape) if d not in axes)
-    free = tuple(d for d in axes)
     return lazy(engine, fn, [x], shape, dtype, isa="tensor_reduce",
-                values=lambda v: _values.reduction(fn, v, free, keepdims))
+                values=lambda v: _values.reduction(fn, v, axes, keepdims))
 
 
 def copy_isa(engine):

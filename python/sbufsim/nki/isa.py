@@ -103,10 +103,10 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
 
     def values(x, vector=None):  # each operand a number or the [P, 1] tile
         first, second = (vector if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (operand0, operand1))
-        first = _ops._free_column(first, x.shape)
+        first = _ops.free_column(first, x.shape)
         out = _values.binary(_fn(op0))(first, x) if reverse0 else _values.binary(_fn(op0))(x, first)
         if op1 is not None:
-            out = _values.binary(_fn(op1))(out, _ops._free_column(second, x.shape))
+            out = _values.binary(_fn(op1))(out, _ops.free_column(second, x.shape))
         return out
     return _ops.lazy(_engine("tensor_scalar", engine), fn, [data, *vectors], data.shape, dtype,
                      isa="tensor_scalar", values=values)
@@ -126,8 +126,8 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
     def values(x, tile=None):  # op(x * scale + bias), then the reduction along the free axes
         bias_v, scale_v = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (bias, scale))
-        out = _values.activation(_fn(op))(x * _ops._free_column(scale_v, x.shape) +
-                                           _ops._free_column(0.0 if bias_v is None else bias_v, x.shape))
+        out = _values.activation(_fn(op))(x * _ops.free_column(scale_v, x.shape) +
+                                           _ops.free_column(0.0 if bias_v is None else bias_v, x.shape))
         if not also:
             return out
         return out, _values.reduction(_fn(reduce_op or "add"), out, tuple(range(1, out.ndim)), True)
