@@ -1,5 +1,5 @@
 """Row softmax of x[R, D]: 128 rows per tile, the row maximum and sum reduced on VectorE, the
-exponential on ScalarE. sbufsim nki examples/nki/softmax.py::softmax --input x=bf16[1024,2048]"""
+exponential on ScalarE, the row maximum subtracted as a per-partition tensor_scalar operand. sbufsim nki examples/nki/softmax.py::softmax --input x=bf16[1024,2048]"""
 
 from neuronxcc import nki
 import neuronxcc.nki.isa as nisa
@@ -14,7 +14,7 @@ def softmax(x):
     for r in nl.affine_range(R // P):
         rows = nl.load(x[r * P:(r + 1) * P, :], dtype=nl.float32)
         peak = nisa.tensor_reduce(nl.max, rows, axis=1, keepdims=True)
-        shifted = nisa.tensor_tensor(rows, peak, op=nl.subtract)
+        shifted = nisa.tensor_scalar(rows, nl.subtract, peak)  # one value per partition
         e = nisa.activation(nl.exp, shifted)
         total = nl.sum(e, axis=1, keepdims=True)
         inv = nl.reciprocal(total)

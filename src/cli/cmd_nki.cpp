@@ -38,24 +38,34 @@ constexpr double kPeakFlopsPerCycle = 2.0 * 128 * 128;
 
 constexpr const char* kHelp =
     "usage: sbufsim nki KERNEL.py::FUNC --input NAME=DTYPE[D0,D1,...]... [--param NAME=VALUE]...\n"
-    "                   [--gen G] [-o TRACE.trc] [--python EXE] [run options]\n\n"
+    "                   [--gen G] [-o TRACE.trc] [--python EXE] [run options]\n"
+    "       sbufsim nki KERNEL.py::FUNC --input ... --sweep-param NAME=V1,V2... [sweep options]\n\n"
     "Trace an NKI kernel written against the public API (import nki / nki.language / nki.isa, or\n"
     "neuronxcc.nki) with sbufsim's tracing implementation of it, replay the trace like `sbufsim\n"
     "run` and add the kernel's MFU (matmul flops against the PE array's 2 x 128 x 128 per cycle)\n"
     "and achieved HBM bandwidth. docs/nki.md lists the supported calls.\n\n"
     "  --input NAME=DTYPE[SHAPE]  an HBM argument of the kernel, e.g. lhsT=bf16[4096,2048]\n"
+    "  --input NAME=[DTYPE:]F.npy the argument with values (numpy): the kernel's output is computed\n"
+    "                             while it is traced; --values-out OUT.npy keeps it\n"
     "  --param NAME=VALUE         a keyword argument (a Python literal), e.g. TILES_IN_BLOCK_M=4\n"
     "  --gen G                    the generation (sunda, cayman, mariana); default cayman\n"
     "  -o, --output FILE          keep the trace there (default: a temporary file)\n"
     "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3 ")\n"
-    "every other option goes to `sbufsim run` (--set, --config, --json, --scheduler, ...).\n\n"
+    "  --sweep-param NAME=V1,V2   a tiling sweep: trace the kernel at every value (repeatable: the\n"
+    "                             cartesian product), replay the points in parallel with `sbufsim\n"
+    "                             sweep` and print a table of cycles, MFU and HBM bandwidth\n"
+    "every other option goes to `sbufsim run` (--set, --config, --json, --scheduler, ...), or with\n"
+    "--sweep-param to `sbufsim sweep` (--set, --config, --jobs, --timeout, --out).\n\n"
     "example:\n"
     "  sbufsim nki examples/nki/matmul.py::matmul_blocked --input lhsT=bf16[2048,2048] \\\n"
-    "      --input rhs=bf16[2048,2048] --param TILES_IN_BLOCK_M=4\n";
+    "      --input rhs=bf16[2048,2048] --param TILES_IN_BLOCK_M=4\n"
+    "  sbufsim nki examples/nki/matmul.py::matmul_blocked --input lhsT=bf16[2048,2048] \\\n"
+    "      --input rhs=bf16[2048,2048] --sweep-param TILES_IN_BLOCK_M=1,2,4,8\n";
 
 struct NkiArgs {
     std::string kernel, gen = "cayman", output, python;
-    std::vector<std::string> tracer_args;  // --input/--param, as given
+    std::vector<std::string> tracer_args;  // --input/--param/--sweep-param/--values-out, as given
+    bool sweep = false;                    // --sweep-param given
     std::vector<std::string> run_args;
     bool help = false;
 };
@@ -69,8 +79,8 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             value = key.substr(key.find('=') + 1);
             key = key.substr(0, key.find('='));
         }
-        const bool ours = key == "--input" || key == "--param" || key == "--gen" || key == "-o" ||
-                          key == "--output" || key == "--python";
+        const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" || key == "--values-out";
+        const bool ours = tracer || key == "--gen" || key == "-o" || key == "--output" || key == "--python";
         if (key == "--help" || key == "-h") {
             a.help = true;
         } else if (ours) {
@@ -81,7 +91,8 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
                 }
                 value = args[++i];
             }
-            if (key == "--input" || key == "--param") a.tracer_args.insert(a.tracer_args.end(), {key, value});
+            a.sweep |= key == "--sweep-param";
+            if (tracer) a.tracer_args.insert(a.tracer_args.end(), {key, value});
             else if (key == "--gen") a.gen = value;
             else if (key == "--python") a.python = value;
             else a.output = value;
@@ -168,6 +179,37 @@ void print_figures(std::ostream& os, double flops, double hbm_bytes, double cycl
        << std::setprecision(0) << cycles << " cycles\n";
 }
 
+// --sweep-param: the tracer traces every point in parallel and replays them with this
+// executable's `sbufsim sweep`, then prints the table (python/sbufsim/nki/__main__.py).
+int run_sweep(const NkiArgs& a, const std::string& python, const std::string& pythonpath, const std::string& tmp,
+              Io io) {
+    if (!a.output.empty()) {
+        io.err << "sbufsim nki: -o keeps one trace; with --sweep-param each point's trace is temporary "
+                  "(trace the chosen point again with --param and -o)\n";
+        return kExitUsage;
+    }
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) {
+        io.err << "sbufsim nki: cannot find this executable for the sweep (/proc/self/exe)\n";
+        return kExitInternal;
+    }
+    std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen,
+                                     "--sweep-binary", self.string(), "--sweep-dir", tmp};
+    argv.insert(argv.end(), a.tracer_args.begin(), a.tracer_args.end());
+    argv.emplace_back("--run-args");
+    argv.insert(argv.end(), a.run_args.begin(), a.run_args.end());
+    const std::string log = tmp + "/sweep.log";
+    const int status = spawn(argv, pythonpath, log);
+    const std::string said = slurp(log);
+    if (status < 0) {
+        io.err << "sbufsim nki: cannot run " << python << " (set --python or SBUFSIM_PYTHON)\n";
+        return kExitInput;
+    }
+    (status == 0 || status == 1 ? io.out : io.err) << said;
+    return status;
+}
+
 }  // namespace
 
 int cmd_nki(const std::vector<std::string>& args, Io io) {
@@ -200,6 +242,7 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     } cleanup{tmp};
     const std::string trace = a.output.empty() ? (tmp / "kernel.trc").string() : a.output;
     const std::string log = (tmp / "trace.log").string();
+    if (a.sweep) return run_sweep(a, python, pythonpath, tmp.string(), io);
 
     std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen, "-o", trace};
     argv.insert(argv.end(), a.tracer_args.begin(), a.tracer_args.end());

@@ -84,7 +84,7 @@ def test_command_error_has_file_and_line(cli, tmp_path):
     done = cli("nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhsT=bf16[512,512]",
                "--input", "rhs=bf16[256,1024]")
     assert done.returncode == 3
-    assert "matmul.py:26: dimension 0: the slice" in done.stderr and "selects nothing of 256" in done.stderr
+    assert "matmul.py:27: dimension 0: the slice" in done.stderr and "selects nothing of 256" in done.stderr
 
 
 @pytest.mark.parametrize("kernel,inputs", [
@@ -98,3 +98,45 @@ def test_examples_pass_check(cli, tmp_path, kernel, inputs):
     path = traced(kernel, inputs).write(str(tmp_path / "k.trc"))
     done = cli("check", path)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_rmsnorm_engines_and_weight_broadcast(tmp_path):
+    kt = traced("rmsnorm.py::rmsnorm", {"x": "bf16[512,1024]", "g": "bf16[1,1024]"})
+    # g reaches all 128 partitions through two K = 1 matmuls of a row of ones (512 columns each)
+    matmuls = [r for r in kt.records if r.startswith("matmul")]
+    assert len(matmuls) == 2 and all("num_active_rows=1 num_active_cols=128" in r for r in matmuls)
+    isa = lambda r: re.search(r" isa=(\S+)", r).group(1)
+    per_tile = [r.split()[0] + ":" + isa(r) for r in kt.records if r.startswith(("act", "dve")) and "fn=sync" not in r]
+    # 2 copies of the broadcast weight, then per row tile (4): square+sum, 1/rms, scale, weight
+    assert per_tile[:2] == ["act:tensor_copy"] * 2
+    assert per_tile[2:] == ["act:activation_reduce", "dve:tensor_scalar", "act:activation", "dve:tensor_scalar",
+                            "dve:tensor_tensor"] * 4
+    transfers = [r for r in kt.records if r.startswith("dma") and "hbm" in r]
+    assert len(transfers) == 1 + 4 + 4
+    assert kt.hbm_bytes == 2 * 512 * 1024 * 2 + 1024 * 2
+    check_semaphores(kt)
+    result = replay(kt, tmp_path)
+    syncs = [r for r in kt.records if r.startswith("dma") and "hbm" not in r]  # 4-byte semaphore carriers
+    assert result["pe"]["matmuls"] == 2 and result["dma"]["bytes"] == kt.hbm_bytes + 4 * len(syncs)
+
+
+def test_sweep_param_runs_every_point_and_tabulates(cli, tmp_path):
+    kernel = tmp_path / "rows.py"
+    kernel.write_text(textwrap.dedent("""\
+        import nki.language as nl
+
+        def k(a, T=1):
+            for i in nl.affine_range(2):
+                x = nl.load(a[0:T * 64, i * 256:(i + 1) * 256])
+                nl.store(a[0:T * 64, i * 256:(i + 1) * 256], value=nl.exp(x))
+        """))
+    done = cli("nki", f"{kernel}::k", "--input", "a=bf16[256,512]", "--sweep-param", "T=1,2,3")
+    assert done.returncode == 1, done.stdout + done.stderr  # one point cannot be traced
+    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if re.match(r"\s*\d+\s", line)}
+    assert set(rows) == {"1", "2", "3"}
+    assert "untraceable:" in rows["3"] and any("rows.py:5:" in c for c in rows["3"])
+    # each traced point is the replay `sbufsim nki --param` gives
+    for t in ("1", "2"):
+        single = cli("nki", f"{kernel}::k", "--input", "a=bf16[256,512]", "--param", f"T={t}")
+        assert single.returncode == 0, single.stderr
+        assert int(rows[t][1]) == int(re.search(r"^total (\d+) cycles", single.stdout, re.M).group(1))

@@ -17,7 +17,7 @@ import sys
 import types
 from contextlib import contextmanager
 
-from . import _ops
+from . import _ops, _values
 from ._tracer import NkiError, dtype_of
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
@@ -28,11 +28,12 @@ _SHAPE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]+)\]\s*$")
 class KernelTrace:
     """A traced kernel: its records as trace text, the matmul FLOPs and the HBM bytes moved."""
 
-    def __init__(self, tracer, name):
+    def __init__(self, tracer, name, outputs=None):
         self.name, self.generation = name, tracer.generation
         self.text = tracer.text()
         self.flops, self.hbm_bytes = tracer.flops, tracer.hbm_bytes
         self.records = [r.text() for r in tracer.records]
+        self.outputs = outputs  # with numerical inputs: the returned tensors' values (numpy arrays)
 
     def count(self, kind):
         return sum(1 for r in self.records if r.split(" ", 1)[0] == kind)
@@ -47,13 +48,27 @@ class KernelTrace:
 
 
 def parse_input(spec):
-    """'bf16[4096,2048]' (or a (dtype, shape) pair) -> (DType, shape)."""
+    """'bf16[4096,2048]' (or a (dtype, shape) pair) -> (DType, shape, None); 'x.npy',
+    'bf16:x.npy' or a numpy array -> (DType, shape, values): the dtype before the colon, else
+    the array's."""
     if isinstance(spec, tuple):
-        return dtype_of(spec[0]), tuple(spec[1])
+        return dtype_of(spec[0]), tuple(spec[1]), None
+    if hasattr(spec, "shape") and hasattr(spec, "dtype"):
+        return dtype_of(_values.dtype_of_array(spec)), tuple(spec.shape), spec
+    if spec.endswith(".npy"):
+        dtype, sep, path = spec.partition(":")
+        if not sep:
+            dtype, path = None, spec
+        np = _values.need_numpy()
+        try:
+            array = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise NkiError(f"input {spec!r}: cannot read {path}: {e}") from None
+        return dtype_of(dtype or _values.dtype_of_array(array)), tuple(array.shape), array
     m = _SHAPE.match(spec)
     if not m:
-        raise NkiError(f"input {spec!r}: expected DTYPE[D0,D1,...], e.g. bf16[4096,2048]")
-    return dtype_of(m.group(1)), tuple(int(d) for d in m.group(2).split(",") if d.strip())
+        raise NkiError(f"input {spec!r}: expected DTYPE[D0,D1,...] (e.g. bf16[4096,2048]) or [DTYPE:]FILE.npy")
+    return dtype_of(m.group(1)), tuple(int(d) for d in m.group(2).split(",") if d.strip()), None
 
 
 def _module(name, **attrs):
@@ -124,13 +139,22 @@ def trace(kernel, inputs, params=None, generation="cayman"):
             else:
                 func, name = kernel, kernel.__name__
             args = {}
-            for arg, spec in inputs.items():
-                dtype, shape = parse_input(spec)
+            parsed = {arg: parse_input(spec) for arg, spec in inputs.items()}
+            tracer.values = any(values is not None for _, _, values in parsed.values())
+            if tracer.values:
+                _values.need_numpy()
+            for arg, (dtype, shape, values) in parsed.items():
                 args[arg] = tracer.new_tensor(shape, dtype, "hbm", name=arg)
+                if values is not None:
+                    args[arg].storage.values[...] = _values.rounded(values, dtype)
             result = func(**args, **(params or {}))
-            for value in (result if isinstance(result, tuple) else (result,)):
+            returned = result if isinstance(result, tuple) else (result,)
+            for value in returned:
                 if isinstance(value, _ops.Pending):
                     value.materialise()
+            outputs = None
+            if tracer.values:
+                outputs = [_values.get(_ops.value(v)) for v in returned if isinstance(v, (_ops.View, _ops.Pending))]
     finally:
         _ops._current = None
-    return KernelTrace(tracer, name)
+    return KernelTrace(tracer, name, outputs)

@@ -1,9 +1,19 @@
 """python3 -m sbufsim.nki KERNEL.py::FUNC --input NAME=DTYPE[SHAPE]... [--param NAME=V]... [--gen G]
 -o OUT.trc: the trace `sbufsim nki` replays. Exit status 3 with file:line when the kernel cannot
-be traced, 2 for a bad command line."""
+be traced, 2 for a bad command line.
+
+With --sweep-param NAME=V1,V2 (repeatable; the points are the cartesian product, the first
+outermost) and --sweep-binary EXE --sweep-dir DIR it traces every point in parallel processes
+into DIR, replays them all with `EXE sweep` (the sweep machinery's worker processes; the
+options after --run-args go to it) and prints one table row per point."""
 
 import argparse
 import ast
+import itertools
+import json
+import multiprocessing
+import os
+import subprocess
 import sys
 
 from . import NkiError, trace
@@ -27,16 +37,119 @@ def _param(text):
         return text
 
 
+def _sweep_axes(items):
+    """--sweep-param NAME=V1,V2 -> [(NAME, [values])] in command-line order."""
+    axes = []
+    for name, values in _pairs(items, "--sweep-param").items():
+        parts = [v.strip() for v in values.split(",")]
+        if not all(parts):
+            print(f"sbufsim nki: --sweep-param {name}={values}: empty value in the list", file=sys.stderr)
+            sys.exit(2)
+        axes.append((name, [_param(v) for v in parts]))
+    return axes
+
+
+def _trace_point(job):
+    """One sweep point in a worker process: (trace path, flops, hbm bytes, error or None)."""
+    kernel, inputs, params, generation, path = job
+    try:
+        kt = trace(kernel, inputs, params, generation=generation)
+    except NkiError as e:
+        return path, 0, 0, str(e)
+    except TypeError as e:
+        return path, 0, 0, f"{kernel}: {e}"
+    kt.write(path)
+    return path, kt.flops, kt.hbm_bytes, None
+
+
+# The PE array's peak: 128 x 128 MACs per cycle, 2 flops each (the figure `sbufsim nki` uses).
+PEAK_FLOPS_PER_CYCLE = 2 * 128 * 128
+
+
+def _table(header, rows):
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).rjust(w) for c, w in zip(cells, widths)).rstrip()
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def sweep_main(args, inputs, params, axes):
+    """Trace every point, replay them with `sbufsim sweep`, print the table. Returns the exit
+    status: 0 when every point ran, 1 when some could not be traced or replayed."""
+    names = [name for name, _ in axes]
+    points = [dict(zip(names, values)) for values in itertools.product(*(v for _, v in axes))]
+    jobs = []
+    for i, point in enumerate(points):
+        path = os.path.join(args.sweep_dir, f"point{i}.trc")
+        jobs.append((args.kernel, inputs, {**params, **point}, args.gen, path))
+    workers = min(len(jobs), os.cpu_count() or 1)
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        traced = pool.map(_trace_point, jobs)
+    ok = [t for t in traced if t[3] is None]
+    rows_by_trace = {}
+    if ok:
+        run_args = list(args.run_args or [])
+        command = [args.sweep_binary, "sweep", *[t[0] for t in ok], "--gen", args.gen, *run_args,
+                   "--json", "-", "--quiet"]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode not in (0, 1):
+            sys.stderr.write(done.stderr)
+            return done.returncode
+        rows_by_trace = {row["trace"]: row for row in json.loads(done.stdout)}
+    table, best = [], None
+    for point, (path, flops, hbm_bytes, error) in zip(points, traced):
+        row = rows_by_trace.get(path, {})
+        cycles = row.get("total_cycles") if row.get("status") == "ok" else None
+        if cycles:
+            time_ns = row["time_ns"]
+            cells = [cycles, f"{100 * flops / (cycles * PEAK_FLOPS_PER_CYCLE):.1f}%",
+                     f"{hbm_bytes / time_ns:.1f}", f"{hbm_bytes / (1 << 20):.1f}", "ok"]
+            if best is None or cycles < best[0]:
+                best = (cycles, len(table))
+        else:
+            status = "untraceable" if error else row.get("status", "error")
+            message = error or row.get("message", "")
+            cells = ["-", "-", "-", "-", f"{status}: {message}"]
+        table.append([*(repr(point[n]) for n in names), *cells])
+    if best is not None:
+        table[best[1]][-1] = "ok  <- fastest"
+    header = [*names, "cycles", "MFU", "HBM GB/s", "HBM MiB", "status"]
+    print(f"{args.kernel}: {len(points)} points, traced in {workers} processes, replayed by `sbufsim sweep`")
+    print(_table(header, table))
+    return 0 if len(ok) == len(points) and all(r.get("status") == "ok" for r in rows_by_trace.values()) else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="sbufsim nki")
     parser.add_argument("kernel")
     parser.add_argument("--input", action="append")
     parser.add_argument("--param", action="append")
+    parser.add_argument("--sweep-param", action="append")
+    parser.add_argument("--sweep-binary")
+    parser.add_argument("--sweep-dir")
     parser.add_argument("--gen", default="cayman")
-    parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("-o", "--output")
+    parser.add_argument("--values-out")
+    parser.add_argument("--run-args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     inputs = _pairs(args.input, "--input")
     params = {k: _param(v) for k, v in _pairs(args.param, "--param").items()}
+    if args.values_out and os.path.exists(args.values_out):
+        print(f"sbufsim nki: --values-out {args.values_out}: exists; give a new file (it is not overwritten)",
+              file=sys.stderr)
+        return 2
+    if args.sweep_param:
+        if args.values_out:
+            print("sbufsim nki: --values-out keeps one run's output; trace the chosen point with --param",
+                  file=sys.stderr)
+            return 2
+        if not (args.sweep_binary and args.sweep_dir):
+            print("sbufsim nki: --sweep-param needs --sweep-binary and --sweep-dir (`sbufsim nki` gives them)",
+                  file=sys.stderr)
+            return 2
+        return sweep_main(args, inputs, params, _sweep_axes(args.sweep_param))
+    if not args.output:
+        print("sbufsim nki: -o OUT.trc is required", file=sys.stderr)
+        return 2
     try:
         kt = trace(args.kernel, inputs, params, generation=args.gen)
     except NkiError as e:
@@ -48,6 +161,30 @@ def main(argv=None):
         return 3
     kt.write(args.output)
     print(f"{kt.name}: {len(kt.records)} records, {kt.flops} matmul flops, {kt.hbm_bytes} HBM bytes -> {args.output}")
+    if kt.outputs is not None:
+        return _report_values(kt, args.values_out)
+    if args.values_out:
+        print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _report_values(kt, path):
+    """The returned tensors' values: a summary line each, and the file --values-out names (one
+    tensor: .npy; several: an .npz of out0, out1, ...)."""
+    import numpy as np
+    for i, out in enumerate(kt.outputs):
+        print(f"values: output {i} {list(out.shape)}: min {out.min():.6g}, max {out.max():.6g}, mean {out.mean():.6g}")
+    if path:
+        if os.path.exists(path):
+            print(f"sbufsim nki: --values-out {path}: exists; give a new file (it is not overwritten)", file=sys.stderr)
+            return 2
+        with open(path, "xb") as f:
+            if len(kt.outputs) == 1:
+                np.save(f, kt.outputs[0])
+            else:
+                np.savez(f, **{f"out{i}": out for i, out in enumerate(kt.outputs)})
+        print(f"values: written to {path}")
     return 0
 
 

@@ -1,7 +1,9 @@
 """Records and operations: the tracer that turns each NKI call into trace records on its engine's
 queue, with semaphores from the hazards between queues (docs/nki.md)."""
 
-from ._tracer import (Allocator, NkiError, Slot, Storage, View, dtype_of, fail, kernel_site, PARTITIONS)
+from . import _values
+from ._tracer import (Allocator, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail, kernel_site,
+                      PARTITIONS)
 
 DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
@@ -30,10 +32,12 @@ class Record:
         return " ".join(parts)
 
 
-def compute_fields(src, dst, partitions, fn, src2=None):
+def compute_fields(src, dst, partitions, fn, src2=None, isa=None):
     """The fields of an act/pool/dve record, in the canonical order of docs/trace-format.md.
-    The one place compute records are formatted: an opcode field goes here."""
-    return {"src": src, "src2": src2, "dst": dst, "partitions": partitions, "fn": fn}
+    The one place compute records are formatted. `isa` names the nki.isa instruction, which
+    picks the engine's per-instruction cost (docs/engines.md); synchronisation records have
+    none."""
+    return {"src": src, "src2": src2, "dst": dst, "partitions": partitions, "fn": fn, "isa": isa}
 
 
 class Tracer:
@@ -55,6 +59,7 @@ class Tracer:
         self.names = {}
         self.identity = None
         self.psum_groups = {}  # PSUM slot -> the last matmul record accumulating into it
+        self.values = False  # numerical values (_values.py): every tensor holds a numpy array
 
     # --- allocation -------------------------------------------------------------------------
     def rotation(self):
@@ -71,6 +76,8 @@ class Tracer:
         label = name or f"t{len(self.names)}_{site[1]}"
         self.names[label] = True
         storage = Storage(label, shape, dtype, buffer, pdim)
+        if self.values:
+            storage.values = _values.np.zeros(shape, _values.storage_dtype(dtype))
         if buffer in ("sbuf", "psum"):
             if shape[pdim] > PARTITIONS:
                 raise fail(f"tile {label} {shape}: partition dimension {shape[pdim]} is over {PARTITIONS}; "
@@ -207,7 +214,11 @@ class Pending:
             return self.view
         if dst is None:
             dst = tracer().new_tensor(self.shape, self.dtype, self.buffer, site=self.site)
-        self.write(dst)
+        _deferred_sites.append(self.site)
+        try:
+            self.write(dst)
+        finally:
+            _deferred_sites.pop()
         self.view = dst
         return dst
 
@@ -244,9 +255,14 @@ def value(x):
     raise fail(f"{x!r} is not a tile")
 
 
-def check_on_chip(view, what):
+def check_on_chip(view, what, any_layout=False):
+    """An engine operand is on chip with its partition dimension first (element i of every
+    partition of the sources meets element i of the destination's); a fill (any_layout) covers
+    the whole tile whatever its layout."""
     if not view.on_chip:
         raise fail(f"{what}: operand {view.storage.name} is in HBM; load it into SBUF first (nl.load)")
+    if any_layout:
+        return
     kept = [d for d, dim in enumerate(view.dims) if dim[3]]
     pdim = view.storage.pdim
     if view.dims[pdim][3] and kept[0] != pdim:
@@ -289,6 +305,8 @@ def dma(dst, src):
         t.hbm_bytes += src.elements * (dst if dst.on_chip else src).dtype.size
     fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
               "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition}
+    if t.values:
+        _values.put(dst, _values.get(src))
     return t.emit("dma", t.dma_queue(), fields, reads=[src], writes=[dst])
 
 
@@ -314,7 +332,8 @@ def store(dst, val):
 class MatmulPending(Pending):
     """A matmul (or PE transpose) waiting for its PSUM destination: `acc += ...` accumulates."""
 
-    def __init__(self, stationary, moving, site, transpose=False):
+    def __init__(self, stationary, moving, site, transpose=False, perf_opt=None):
+        self.perf_opt = perf_opt
         k, m = stationary.shape
         k2, n = moving.shape
         kind = "nc_transpose" if transpose else "matmul"
@@ -351,7 +370,10 @@ class MatmulPending(Pending):
             t.close_psum(dst)
         flags = "mid" if group is not None else "begin"
         fields = {"src": self.moving.operand(t.alloc), "dst": dst.operand(t.alloc),
-                  "num_active_rows": k, "num_active_cols": m, "acc_flags": flags}
+                  "num_active_rows": k, "num_active_cols": m, "acc_flags": flags, "perf_opt": self.perf_opt}
+        if t.values:  # stationary.T @ moving in fp32; a transpose's moving tile is the identity
+            product = _values.get(self.stationary).T @ _values.get(self.moving)
+            _values.put(dst, product if flags == "begin" else _values.get(dst) + product)
         record = t.emit("matmul", ENGINE_QUEUES["pe"], fields, reads=[self.moving], writes=[dst])
         t.psum_groups[slot] = record
         if not self.transpose:
@@ -360,8 +382,8 @@ class MatmulPending(Pending):
             t.close_psum(dst)
 
 
-def matmul(stationary, moving, site=None):
-    return MatmulPending(value(stationary), value(moving), site or kernel_site())
+def matmul(stationary, moving, site=None, perf_opt=None):
+    return MatmulPending(value(stationary), value(moving), site or kernel_site(), perf_opt=perf_opt)
 
 
 def transpose(data, site=None):
@@ -372,55 +394,111 @@ def transpose(data, site=None):
     if t.identity is None or t.identity.dtype is not data.dtype or t.identity.shape[0] < p:
         t.identity = t.new_tensor((PARTITIONS, PARTITIONS), data.dtype, "sbuf", name="identity",
                                   site=("<identity>", 0))
-        compute("pool", "iota", [], t.identity)  # built once on GpSimd, as the compiler does
+        compute("pool", "iota", [], t.identity, "iota",  # built once on GpSimd, as the compiler does
+                lambda: _values.np.eye(PARTITIONS))
     return MatmulPending(data, t.identity[0:p, 0:p], site or kernel_site(), transpose=True)
+
+
+VECTOR_TRANSPOSE_MAX = 32  # nc_transpose on VectorE: blocks of at most 32 x 32 (nki.isa.nc_transpose)
+
+
+def vector_transpose(data):
+    """nc_transpose(engine=vector_engine): one VectorE `transpose` instruction of a <= 32 x 32 tile."""
+    data = value(data)
+    p, f = data.shape
+    if p > VECTOR_TRANSPOSE_MAX or f > VECTOR_TRANSPOSE_MAX:
+        raise fail(f"nc_transpose on the Vector Engine takes at most {VECTOR_TRANSPOSE_MAX} x "
+                   f"{VECTOR_TRANSPOSE_MAX}; this tile is {data.shape} (use the Tensor Engine, the default)")
+    return lazy("dve", "transpose", [data], (f, p), None, isa="transpose", values=lambda x: x.T)
 
 
 def _sources(*xs):
     return [value(x) for x in xs if isinstance(x, (View, Pending))]
 
 
-def compute(engine, fn, srcs, dst, scalar_ok=True):
-    """One act/pool/dve record: up to two tile sources, one destination."""
+def compute(engine, fn, srcs, dst, isa, values=None):
+    """One act/pool/dve record of the nki.isa instruction `isa`: up to two tile sources, one
+    destination. values(*source arrays) -> the destination's values (numerical mode)."""
+    return compute_writing(engine, fn, srcs, [dst], isa, values)
+
+
+def compute_writing(engine, fn, srcs, dsts, isa, values=None):
+    """As compute(), writing every tile of dsts; the record's operand is the first (an
+    activation_reduce also writes its reduction result, one value per partition: values then
+    returns one array per destination)."""
     t = tracer()
+    dst = dsts[0]
     for s in srcs:
         check_on_chip(s, fn)
         if s.partitions != dst.partitions:
             raise fail(f"{fn}: source {s.storage.name} has {s.partitions} partitions, destination {dst.partitions}")
         if s.buffer == "psum":
             t.close_psum(s)
-    check_on_chip(dst, fn)
+    for d in dsts:
+        check_on_chip(d, fn, any_layout=isa == "memset")
+    if engine == "pool" and any(v.buffer == "psum" for v in srcs + dsts):
+        raise fail(f"{fn} on GpSimd: GpSimd cannot reach PSUM (nki.isa); use the Vector or Scalar Engine")
     if len(srcs) > 2:
         raise fail(f"{fn}: {len(srcs)} tile sources; an instruction reads at most two")
     src2 = srcs[1].operand(t.alloc) if len(srcs) == 2 else None
     fields = compute_fields(srcs[0].operand(t.alloc) if srcs else dst.operand(t.alloc),
-                            dst.operand(t.alloc), dst.partitions, fn, src2)
-    return t.emit(engine, ENGINE_QUEUES[engine], fields, reads=srcs, writes=[dst])
+                            dst.operand(t.alloc), dst.partitions, fn, src2, isa)
+    if t.values and values is not None:
+        results = values(*[_values.get(s) for s in srcs])
+        for d, result in zip(dsts, results if len(dsts) > 1 else [results]):
+            _values.put(d, result)
+    return t.emit(engine, ENGINE_QUEUES[engine], fields, reads=srcs, writes=dsts)
 
 
-def lazy(engine, fn, srcs, shape, dtype, dst=None, site=None):
+def lazy(engine, fn, srcs, shape, dtype, dst=None, site=None, isa=None, also_writes=(), values=None):
     """An op writing a new tile (or dst): pending until its destination is known."""
     srcs = _sources(*srcs)
     dtype = dtype_of(dtype) if dtype is not None else srcs[0].dtype
-    pending = Pending(tuple(shape), dtype, "sbuf", lambda d: compute(engine, fn, srcs, d), site or kernel_site())
+    write = lambda d: compute_writing(engine, fn, srcs, [d, *also_writes], isa, values)
+    pending = Pending(tuple(shape), dtype, "sbuf", write, site or kernel_site())
     if dst is not None:
         pending.materialise(dst)
         return dst
     return pending
 
 
-def elementwise(fn, a, b, dst=None, dtype=None, engine=None):
-    """tensor_tensor when both are tiles, tensor_scalar when one is a number: on VectorE."""
+def _free(view):
+    return view.free_elements
+
+
+def elementwise(fn, a, b, dst=None, dtype=None, engine=None, isa=None):
+    """An element-wise op of nki.language, as the compiler lowers it: two tiles of the same size
+    are a `tensor_tensor`; a tile and a number, or a tile and a [P, 1] tile broadcast along the
+    free axis, a `tensor_scalar` (its operand is a scalar or one value per partition). On VectorE
+    unless engine= says otherwise. `isa` given (nisa.tensor_tensor) keeps that instruction."""
+    a, b = (value(x) if isinstance(x, (View, Pending)) else x for x in (a, b))
     tiles = _sources(a, b)
     if not tiles:
         raise fail(f"{fn} of two scalars is not an NKI tile operation")
+    if isa is None:
+        broadcast = len(tiles) == 2 and min(_free(x) for x in tiles) == 1 < max(_free(x) for x in tiles)
+        isa = "tensor_tensor" if len(tiles) == 2 and not broadcast else "tensor_scalar"
+    if isa == "tensor_scalar" and len(tiles) == 2 and _free(tiles[0]) < _free(tiles[1]):
+        tiles = tiles[::-1]  # the data tile first: its size sets the instruction's cost
     shape = max((x.shape for x in tiles), key=lambda s: (len(s), _count(s)))
-    return lazy(engine or "dve", fn, tiles, shape, dtype, dst)
+
+    def values(*arrays):  # the operands in the kernel's order, whatever the sources' order
+        by_tile = {id(tile): array for tile, array in zip(tiles, arrays)}
+        x, y = (by_tile[id(v)] if isinstance(v, View) else v for v in (a, b))
+        return _values.binary(fn)(free_column(x, shape), free_column(y, shape))
+    return lazy(engine or "dve", fn, tiles, shape, dtype, dst, isa=isa, values=values)
 
 
-def unary(fn, x, dtype=None, engine="act", dst=None):
+def free_column(x, shape):
+    """A [P, 1] operand (one value per partition) broadcast against a tile of `shape`."""
+    if isinstance(x, (int, float)) or getattr(x, "ndim", 0) == 0 or x.shape == tuple(shape):
+        return x
+    return x.reshape((x.shape[0],) + (1,) * (len(shape) - 1)) if x.size == shape[0] else x.reshape(shape)
+
+
+def unary(fn, x, dtype=None, engine="act", dst=None, isa="activation"):
     x = value(x)
-    return lazy(engine, fn, [x], x.shape, dtype, dst)
+    return lazy(engine, fn, [x], x.shape, dtype, dst, isa=isa, values=lambda v: _values.activation(fn)(v))
 
 
 def reduce(fn, x, axis, dtype=None, engine="dve", keepdims=True):
@@ -430,18 +508,28 @@ def reduce(fn, x, axis, dtype=None, engine="dve", keepdims=True):
         raise fail(f"{fn} over the partition axis is not an engine reduction in this model; transpose first")
     shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape)) if keepdims else \
         tuple(n for d, n in enumerate(x.shape) if d not in axes)
-    return lazy(engine, fn, [x], shape, dtype)
+    return lazy(engine, fn, [x], shape, dtype, isa="tensor_reduce",
+                values=lambda v: _values.reduction(fn, v, axes, keepdims))
+
+
+def copy_isa(engine):
+    """The instruction of a copy between on-chip tiles: `tensor_copy`, except on the Scalar
+    Engine of NeuronCore-v2, which has none and copies with an `activation` of nl.copy (nki.isa
+    tensor_copy: "On NeuronCore v2, tensor_copy is not supported on the Scalar Engine")."""
+    return "activation" if engine == "act" and tracer().generation == "sunda" else "tensor_copy"
 
 
 def copy(dst, src, engine="act"):
     src = value(src)
     if not dst.on_chip or not src.on_chip:
         return dma(dst, src)
-    return compute(engine, "copy", [src], dst)
+    return compute(engine, "copy", [src], dst, copy_isa(engine), lambda v: v)
 
 
-def memset(dst, val, engine="pool"):
-    return compute(engine, "memset", [], dst)
+def memset(dst, val, engine=None):
+    """A fill: on GpSimd by default, on VectorE for a PSUM tile (GpSimd cannot reach PSUM)."""
+    engine = engine or ("dve" if dst.buffer == "psum" else "pool")
+    return compute(engine, "memset", [], dst, "memset", lambda: val)
 
 
 def _count(shape):

@@ -50,8 +50,15 @@ def dtype_of(value):
 # ---------------------------------------------------------------------------------------------
 # where in the kernel we are
 
+# While a deferred op is written (a Pending materialised by a later use), errors name the line
+# of the call that made it, not of the use.
+_deferred_sites = []
+
+
 def kernel_site():
     """(file, line) of the innermost frame outside this package: the kernel's call."""
+    if _deferred_sites:
+        return _deferred_sites[-1]
     frame = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
@@ -224,6 +231,8 @@ class View:
 
     def __setitem__(self, key, value):
         target = self[key]
+        if isinstance(value, View) and value.storage is target.storage and value.dims == target.dims:
+            return  # `t[i] += x`: Python stores back the view the in-place op already wrote
         from . import _ops
         _ops.assign(target, value)
 

@@ -1,14 +1,26 @@
 """nki.isa as traced by sbufsim (docs/nki.md): one instruction per call, on the engine it names
 (or the one given with engine=)."""
 
-from . import _ops
+from . import _ops, _values
 from ._tracer import dtype_of, fail
 from . import language as _nl
 
 # engines (engine= argument)
 tensor_engine, vector_engine, scalar_engine, gpsimd_engine, unknown_engine = "pe", "dve", "act", "pool", None
 _DEFAULT = {"tensor_copy": "dve", "tensor_tensor": "dve", "tensor_scalar": "dve", "tensor_reduce": "dve",
-            "activation": "act", "iota": "pool", "memset": "pool", "select": "pool"}
+            "activation": "act", "iota": "pool", "select": "dve"}
+
+
+class matmul_perf_mode:
+    """nki.isa.matmul_perf_mode: `double_row` is the FP8 double-throughput mode of NeuronCore-v3
+    and later (two FP8 rows packed per PE row)."""
+    none = "none"
+    double_row = "double_row"
+
+
+# generations whose PE array has the double-row (FP8) performance mode (configs: pe.double_row)
+_DOUBLE_ROW = {"cayman", "mariana"}
+_FP8 = {"float8_e4m3", "float8_e5m2"}
 
 
 def _engine(name, engine):
@@ -21,37 +33,83 @@ def _fn(op):
     return {"maximum": "max", "minimum": "min"}.get(name, name)
 
 
+def _perf_opt(perf_mode, stationary, moving):
+    """perf_mode= of nc_matmul -> the record's perf_opt, or the reason it cannot be."""
+    mode = getattr(perf_mode, "value", perf_mode)
+    mode = getattr(mode, "name", mode)
+    if mode in (None, "", "none", 0):
+        return None
+    if mode != "double_row":
+        raise fail(f"nc_matmul perf_mode={perf_mode!r}: the public modes are matmul_perf_mode.none and "
+                   "matmul_perf_mode.double_row")
+    generation = _ops.tracer().generation
+    if generation not in _DOUBLE_ROW:
+        raise fail(f"nc_matmul perf_mode=double_row: {generation} (NeuronCore-v2) has no matmul performance "
+                   "mode (nki.isa nc_matmul); drop perf_mode or trace with --gen cayman / mariana")
+    for name, tile in (("stationary", stationary), ("moving", moving)):
+        dtype = _ops.value(tile).dtype
+        if dtype.name not in _FP8:
+            raise fail(f"nc_matmul perf_mode=double_row packs two FP8 elements per PE row; the {name} tile is "
+                       f"{dtype.name} (use nl.float8_e4m3 / nl.float8_e5m2 operands)")
+    return "double_row"
+
+
 def dma_copy(dst, src, **_):
     return _ops.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src))
 
 
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None,
               is_transpose=False, perf_mode=None, **_):
-    if perf_mode not in (None, "", "none"):
-        raise fail(f"nc_matmul perf_mode={perf_mode!r} is not modelled yet")
     if is_transpose:
         return _ops.transpose(stationary)
-    return _ops.matmul(stationary, moving)
+    return _ops.matmul(stationary, moving, perf_opt=_perf_opt(perf_mode, stationary, moving))
 
 
 def nc_transpose(data, engine=None, mask=None, **_):
+    if engine == vector_engine:
+        return _ops.vector_transpose(data)
     if engine not in (None, tensor_engine):
-        raise fail("nc_transpose on the Vector Engine (32x32 blocks) is not modelled; use the PE (default)")
+        raise fail(f"nc_transpose runs on the Tensor or the Vector Engine, not {engine!r}")
     return _ops.transpose(data)
 
 
 def tensor_copy(src, dtype=None, engine=None, mask=None, **_):
-    return _ops.unary("copy", src, dtype, engine=_engine("tensor_copy", engine))
+    engine = _engine("tensor_copy", engine)
+    if engine == scalar_engine and _ops.tracer().generation == "sunda":
+        raise fail("tensor_copy on the Scalar Engine does not exist on NeuronCore-v2 (nki.isa tensor_copy); "
+                   "use nisa.activation(op=nl.copy, ...) or the Vector Engine")
+    return _ops.unary("copy", src, dtype, engine=engine, isa="tensor_copy")
 
 
 def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None, **_):
-    return _ops.elementwise(_fn(op), data1, data2, dtype=dtype, engine=_engine("tensor_tensor", engine))
+    a, b = _ops.value(data1), _ops.value(data2)
+    if a.free_elements != b.free_elements:
+        raise fail(f"tensor_tensor of {a.shape} and {b.shape}: both tiles need the same number of elements per "
+                   "partition (nki.isa); for one value per partition use nisa.tensor_scalar(data, op, vector)")
+    return _ops.elementwise(_fn(op), a, b, dtype=dtype, engine=_engine("tensor_tensor", engine),
+                            isa="tensor_tensor")
 
 
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, dtype=None, engine=None,
                   mask=None, **_):
+    """(data op0 operand0) op1 operand1; an operand is a number or a [P, 1] tile (one value per
+    partition), which the record reads as its second source."""
     fn = _fn(op0) if op1 is None else f"{_fn(op0)}+{_fn(op1)}"
-    return _ops.unary(fn, data, dtype, engine=_engine("tensor_scalar", engine))
+    vectors = [_ops.value(v) for v in (operand0, operand1) if isinstance(v, (_ops.View, _ops.Pending))]
+    if len(vectors) > 1:
+        raise fail("tensor_scalar with two [P, 1] tile operands reads three tiles; this model's records read at "
+                   "most two (fold one into the data first)")
+    data = _ops.value(data)
+
+    def values(x, vector=None):  # each operand a number or the [P, 1] tile
+        first, second = (vector if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (operand0, operand1))
+        first = _ops.free_column(first, x.shape)
+        out = _values.binary(_fn(op0))(first, x) if reverse0 else _values.binary(_fn(op0))(x, first)
+        if op1 is not None:
+            out = _values.binary(_fn(op1))(out, _ops.free_column(second, x.shape))
+        return out
+    return _ops.lazy(_engine("tensor_scalar", engine), fn, [data, *vectors], data.shape, dtype,
+                     isa="tensor_scalar", values=values)
 
 
 def tensor_reduce(op, data, axis, dtype=None, negate=False, keepdims=False, mask=None, **_):
@@ -59,12 +117,24 @@ def tensor_reduce(op, data, axis, dtype=None, negate=False, keepdims=False, mask
 
 
 def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, dtype=None, mask=None, **_):
-    srcs = [data] + ([bias] if bias is not None and not isinstance(bias, (int, float)) else [])
+    """One ScalarE instruction: `activation`, or `activation_reduce` when it also reduces into
+    reduce_res (the reduction is part of the instruction: one record writing both)."""
+    tiles = [x for x in (bias, scale) if isinstance(x, (_ops.View, _ops.Pending))][:1]
     data = _ops.value(data)
-    pending = _ops.lazy("act", _fn(op), srcs, data.shape, dtype)
-    if reduce_res is not None:
-        view = _ops.value(pending)
-        _ops.compute("act", f"{_fn(reduce_op or 'add')}", [view], reduce_res)
+    also = [_ops.value(reduce_res)] if reduce_res is not None else []
+    isa = "activation_reduce" if also else "activation"
+
+    def values(x, tile=None):  # op(x * scale + bias), then the reduction along the free axes
+        bias_v, scale_v = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (bias, scale))
+        out = _values.activation(_fn(op))(x * _ops.free_column(scale_v, x.shape) +
+                                           _ops.free_column(0.0 if bias_v is None else bias_v, x.shape))
+        if not also:
+            return out
+        return out, _values.reduction(_fn(reduce_op or "add"), out, tuple(range(1, out.ndim)), True)
+    pending = _ops.lazy("act", _fn(op), [data, *tiles], data.shape, dtype, isa=isa, also_writes=also,
+                        values=values)
+    if also:
+        _ops.value(pending)  # the reduction result is written now, whether or not the output is used
     return pending
 
 
@@ -78,22 +148,52 @@ def iota(expr, dtype, mask=None, **_):
     else:
         shape = (expr.size, 1)
     tile = _ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf")
-    _ops.compute("pool", "iota", [], tile)
+    starts = [a.start for a in expr] if isinstance(expr, tuple) else [expr.start, 0]
+    grid = lambda: sum(_values.np.arange(n).reshape([-1 if d == i else 1 for d in range(len(shape))]) + s0
+                       for i, (n, s0) in enumerate(zip(shape, starts)))
+    _ops.compute("pool", "iota", [], tile, "iota", grid)
     return tile
 
 
 def memset(shape, value, dtype, engine=None, mask=None, **_):
     tile = _ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf")
-    _ops.memset(tile, value, engine=_engine("memset", engine))
+    _ops.memset(tile, value, engine=engine)
     return tile
 
 
+def tensor_copy_predicated(src, predicate, dst=None, reverse_pred=False, dtype=None, mask=None, **_):
+    """Copies src (a tile or a number) into dst where the predicate holds, on VectorE."""
+    pred = _ops.value(predicate)
+    srcs = [_ops.value(src)] if isinstance(src, (_ops.View, _ops.Pending)) else []
+    shape = pred.shape
+    target = dst
+
+    def values(*arrays):  # where the predicate holds the source, elsewhere what dst held
+        p = arrays[-1] != 0
+        if reverse_pred:
+            p = ~p
+        new = arrays[0] if srcs else src
+        old = _values.get(target) if target is not None else 0.0
+        return _values.np.where(p, new, old)
+    return _ops.lazy("dve", "copy_predicated", [*srcs, pred], shape, dtype or (srcs[0].dtype if srcs else pred.dtype),
+                     dst=dst, isa="tensor_copy_predicated", values=values)
+
+
 def select(predicate, on_true, on_false, dtype=None, mask=None, **_):
-    tiles = [t for t in (predicate, on_true, on_false) if not isinstance(t, (int, float))]
-    if len(tiles) > 2:
+    """predicate ? on_true : on_false, as the predicated copy of VectorE (`tensor_copy_predicated`)
+    over a destination holding the other side: one record reading the predicate and the one tile side."""
+    tiles = [t for t in (on_true, on_false) if isinstance(t, (_ops.View, _ops.Pending))]
+    if len(tiles) > 1:
         raise fail("select with a predicate and two tile operands reads three tiles; this model's "
                    "instructions read at most two (make one side a scalar)")
-    return _ops.elementwise("select", tiles[0], tiles[1] if len(tiles) > 1 else 0, dtype=dtype, engine="pool")
+    pred = _ops.value(predicate)
+
+    def values(*arrays):
+        tile = arrays[0] if tiles else None
+        yes, no = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (on_true, on_false))
+        return _values.np.where(arrays[-1] != 0, yes, no)
+    return _ops.lazy(_engine("select", None), "select", [*tiles, pred], pred.shape, dtype,
+                     isa="tensor_copy_predicated", values=values)
 
 
 # ops names usable as op= arguments alongside nl.* (nl.add etc. carry their own __name__)

@@ -117,10 +117,11 @@ def transpose(x, dtype=None, mask=None, **_):
     return _ops.transpose(x)
 
 
-# element-wise: ScalarE for transcendental functions, VectorE for arithmetic
+# element-wise: ScalarE `activation` for the functions of its lookup tables, VectorE
+# `tensor_tensor` / `tensor_scalar` for arithmetic, VectorE `tensor_reduce` for reductions
 def _unary_act(fn):
     def op(x, dtype=None, mask=None, **_):
-        return _ops.unary(fn, x, dtype, engine="act")
+        return _ops.unary(fn, x, dtype, engine="act", isa="activation")
     op.__name__ = fn
     return op
 
@@ -131,7 +132,8 @@ exp, log, tanh, sigmoid, relu, gelu, silu, sqrt, rsqrt, square, reciprocal, erf,
 
 
 def copy(x, dtype=None, mask=None, **_):
-    return _ops.unary("copy", x, dtype, engine="act")
+    """A copy on ScalarE: `tensor_copy` (NeuronCore-v3+), an `activation` of copy on v2."""
+    return _ops.unary("copy", x, dtype, engine="act", isa=_ops.copy_isa("act"))
 
 
 def _binary(fn):

@@ -1,0 +1,119 @@
+"""Numerical values while tracing (`--input x=file.npy`): every tensor holds a numpy array and each
+traced call computes its result with numpy, so a kernel's output can be checked in the run that
+times it. Floating-point data is held as float32 and rounded to the tensor's dtype when written
+(bf16 round-to-nearest-even, fp16 through numpy's float16; the fp8 types are not rounded);
+matmuls accumulate in float32 as PSUM does. numpy is needed only in this mode."""
+
+import math
+
+from ._tracer import NkiError, fail
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - depends on the machine
+    np = None
+
+_INTS = {"int8": "int8", "uint8": "uint8", "int16": "int16", "uint16": "uint16", "int32": "int32", "uint32": "uint32"}
+_FROM_NUMPY = {"float32": "float32", "float16": "float16", "float64": "float32", "int8": "int8", "uint8": "uint8",
+               "int16": "int16", "uint16": "uint16", "int32": "int32", "uint32": "uint32", "int64": "int32"}
+
+
+def need_numpy():
+    if np is None:
+        raise NkiError("numerical values (--input NAME=FILE.npy) need numpy (apt-get install python3-numpy)")
+    return np
+
+
+def storage_dtype(dtype):
+    """The numpy dtype a tensor of this NKI dtype is held in."""
+    return np.dtype(_INTS.get(dtype.name, "float32"))
+
+
+def dtype_of_array(array):
+    """The NKI dtype name of a loaded array (float64 is taken as float32)."""
+    name = _FROM_NUMPY.get(array.dtype.name)
+    if name is None:
+        raise NkiError(f"an array of {array.dtype} is not an NKI dtype (float32, float16, int8..int32, uint8..uint32)")
+    return name
+
+
+def rounded(values, dtype):
+    """values as a tensor of `dtype` holds them."""
+    values = np.asarray(values)
+    if dtype.name in _INTS:
+        return np.rint(values).astype(_INTS[dtype.name]) if values.dtype.kind == "f" else values.astype(_INTS[dtype.name])
+    values = values.astype(np.float32)
+    if dtype.name == "bfloat16":
+        bits = values.view(np.uint32)
+        bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+        return bits.view(np.float32)
+    if dtype.name == "float16":
+        return values.astype(np.float16).astype(np.float32)
+    return values
+
+
+def index(view):
+    """The numpy index of a view of its storage's array."""
+    return tuple(slice(start, start + step * (size - 1) + 1, step) if kept else start
+                 for start, step, size, kept in view.dims)
+
+
+def get(view):
+    return view.storage.values[index(view)].astype(np.float32)
+
+
+def put(view, values):
+    values = np.asarray(values, dtype=np.float32)
+    shape = view.shape
+    if values.size == math.prod(shape):
+        values = values.reshape(shape)
+    else:
+        values = np.broadcast_to(values, shape)
+    view.storage.values[index(view)] = rounded(values, view.dtype)
+
+
+# --- the functions of the calls ----------------------------------------------------------------
+
+def _gelu(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def _erf(x):
+    return np.vectorize(math.erf, otypes=[np.float32])(x)
+
+
+ACTIVATIONS = {
+    "exp": np.exp if np else None, "log": np.log if np else None, "tanh": np.tanh if np else None,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "gelu": _gelu,
+    "silu": lambda x: x / (1 + np.exp(-x)), "sqrt": lambda x: np.sqrt(x), "rsqrt": lambda x: 1 / np.sqrt(x),
+    "square": lambda x: x * x, "reciprocal": lambda x: 1 / x, "erf": _erf, "abs": lambda x: np.abs(x),
+    "negative": lambda x: -x, "copy": lambda x: x, "identity": lambda x: x,
+}
+
+BINARY = {
+    "add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
+    "divide": lambda a, b: a / b, "max": lambda a, b: np.maximum(a, b), "maximum": lambda a, b: np.maximum(a, b),
+    "min": lambda a, b: np.minimum(a, b), "minimum": lambda a, b: np.minimum(a, b),
+    "power": lambda a, b: np.power(a, b),
+}
+
+REDUCTIONS = {"max": "max", "min": "min", "sum": "sum", "add": "sum", "mean": "mean", "prod": "prod",
+              "multiply": "prod", "maximum": "max", "minimum": "min"}
+
+
+def activation(fn):
+    if fn not in ACTIVATIONS:
+        raise fail(f"the value of activation {fn!r} is not modelled (values for: {', '.join(ACTIVATIONS)})")
+    return ACTIVATIONS[fn]
+
+
+def binary(fn):
+    if fn not in BINARY:
+        raise fail(f"the value of op {fn!r} is not modelled (values for: {', '.join(BINARY)})")
+    return BINARY[fn]
+
+
+def reduction(fn, x, axes, keepdims):
+    if fn not in REDUCTIONS:
+        raise fail(f"the value of reduction {fn!r} is not modelled (values for: {', '.join(REDUCTIONS)})")
+    return getattr(np, REDUCTIONS[fn])(x, axis=tuple(axes), keepdims=keepdims)

@@ -1,0 +1,219 @@
+"""Which nki.isa instruction each traced compute call is (the `isa=` field that picks the engine's
+per-instruction cost), nc_matmul's perf_mode, and the refusals that go with them."""
+
+import os
+import re
+import textwrap
+
+import pytest
+
+from sbufsim import nki
+from nki_helpers import check_semaphores, replay, traced
+
+HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "include", "sbufsim", "types", "compute_op.h")
+
+
+def accepted_instructions():
+    """The names the trace reader accepts in `isa=`, read from the C++ table itself."""
+    text = open(HEADER).read()
+    table = text[text.index("kComputeOpNames"):]
+    table = table[:table.index("};")]
+    return set(re.findall(r'"(\w+)"', table)) - {"generic"}
+
+
+def compute_records(kt):
+    return [r for r in kt.records if r.split()[0] in ("act", "pool", "dve") and "fn=sync" not in r]
+
+
+def field(record, name):
+    m = re.search(rf" {name}=(\S+)", record)
+    return m.group(1) if m else None
+
+
+def kernel(tmp_path, body, name="k"):
+    path = tmp_path / f"{name}.py"
+    path.write_text("import nki\nimport nki.isa as nisa\nimport nki.language as nl\n\n" + textwrap.dedent(body))
+    return f"{path}::{name}"
+
+
+@pytest.mark.parametrize("name,inputs", [
+    ("softmax.py::softmax", {"x": "bf16[256,512]"}),
+    ("rmsnorm.py::rmsnorm", {"x": "bf16[256,1024]", "g": "bf16[1,1024]"}),
+    ("transpose.py::transpose", {"x": "bf16[256,128]"}),
+    ("matmul.py::matmul_block_all", {"lhsT": "bf16[256,256]", "rhs": "bf16[256,512]"}),
+])
+def test_every_compute_record_names_an_instruction_the_reader_accepts(name, inputs):
+    params = {"TILES_IN_BLOCK_M": 2, "TILES_IN_BLOCK_N": 1, "TILES_IN_BLOCK_K": 2} if "block_all" in name else None
+    records = compute_records(traced(name, inputs, params))
+    assert records
+    accepted = accepted_instructions()
+    for r in records:
+        assert field(r, "isa") in accepted, r
+
+
+def test_language_ops_map_to_the_compilers_instructions(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:512])
+            e = nl.exp(x)                     # ScalarE lookup table
+            s = nl.sum(e, axis=1, keepdims=True)
+            d = nl.subtract(e, s)             # a [P, 1] tile broadcast along the free axis
+            p = nl.multiply(d, e)             # two tiles
+            q = nl.add(p, 2.0)                # a number
+            c = nl.copy(q)
+            z = nl.zeros((128, 64), nl.float32, buffer=nl.sbuf)
+            nl.store(a[0:128, 0:512], value=c)
+        """)
+    got = {field(r, "fn"): (r.split()[0], field(r, "isa")) for r in compute_records(nki.trace(k, {"a": "fp32[128,512]"}))}
+    assert got == {"exp": ("act", "activation"), "sum": ("dve", "tensor_reduce"),
+                   "subtract": ("dve", "tensor_scalar"), "multiply": ("dve", "tensor_tensor"),
+                   "add": ("dve", "tensor_scalar"), "copy": ("act", "tensor_copy"),
+                   "memset": ("pool", "memset")}
+    # the broadcast operand is the second source: the data tile's size sets the cost
+    sub = next(r for r in compute_records(nki.trace(k, {"a": "fp32[128,512]"})) if "fn=subtract" in r)
+    assert field(sub, "src").endswith("[1][512]") and field(sub, "src2").endswith("[1][1]")
+
+
+def test_scalar_engine_copy_is_an_activation_on_neuroncore_v2(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:512])
+            nl.store(a[0:128, 0:512], value=nl.copy(x))
+        """)
+    copies = {gen: [field(r, "isa") for r in compute_records(nki.trace(k, {"a": "bf16[128,512]"}, generation=gen))]
+              for gen in ("sunda", "cayman")}
+    assert copies == {"sunda": ["activation"], "cayman": ["tensor_copy"]}
+    k2 = kernel(tmp_path, """\
+        def k2(a):
+            x = nl.load(a[0:128, 0:512])
+            y = nisa.tensor_copy(x, engine=nisa.scalar_engine)
+            nl.store(a[0:128, 0:512], value=y)
+        """, "k2")
+    with pytest.raises(nki.NkiError, match=r"k2.py:7: tensor_copy on the Scalar Engine does not exist on NeuronCore-v2"):
+        nki.trace(k2, {"a": "bf16[128,512]"}, generation="sunda")
+
+
+def test_activation_reduce_is_one_instruction_writing_both_results(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:512])
+            total = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.activation_reduce(op=nl.exp, data=x, reduce_op=nl.add, reduce_res=total)
+            y = nisa.tensor_scalar(x, nl.multiply, total)
+            nl.store(a[0:128, 0:512], value=y)
+        """)
+    kt = nki.trace(k, {"a": "bf16[128,512]"})
+    act = [r for r in kt.records if r.startswith("act")]
+    assert len(act) == 1 and field(act[0], "isa") == "activation_reduce"
+    # the tensor_scalar reading the reduction waits for that one ScalarE record
+    dve = next(r for r in kt.records if r.startswith("dve"))
+    assert field(dve, "isa") == "tensor_scalar" and re.search(r" wait=\d+:1\b", dve)
+    check_semaphores(kt)
+
+
+def test_the_instruction_changes_the_engine_time(tmp_path):
+    # a bf16 SBUF-to-SBUF tensor_copy on VectorE runs in its 4x performance mode on cayman
+    # (docs/engines.md); the same record without isa= is costed by the generic rule
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:2048])
+            for i in nl.sequential_range(8):
+                x = nisa.tensor_copy(x, engine=nisa.vector_engine)
+            nl.store(a[0:128, 0:2048], value=x)
+        """)
+    kt = nki.trace(k, {"a": "bf16[128,2048]"})
+    assert all(field(r, "isa") == "tensor_copy" for r in compute_records(kt))
+    with_isa = replay(kt, tmp_path)
+    generic = tmp_path / "generic.trc"
+    generic.write_text(re.sub(r" isa=\S+", "", kt.text))
+    import sbufsim
+    without = sbufsim.run(str(generic))
+    dve = lambda result: next(e for e in result.table("engine") if e["name"] == "dve")["compute_cycles"]
+    assert dve(with_isa) < dve(without)
+    assert with_isa.total_cycles < without.total_cycles
+
+
+def test_double_row_matmul_carries_perf_opt_and_halves_the_stream(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, b, MODE=None):
+            x = nl.load(a[0:128, 0:128])
+            y = nl.load(b[0:128, 0:512])
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            for i in nl.sequential_range(16):
+                acc[...] = nisa.nc_matmul(x, y, perf_mode=MODE)
+            nl.store(b[0:128, 0:512], value=nl.copy(acc, dtype=b.dtype))
+        """)
+    inputs = {"a": "fp8e4[128,128]", "b": "fp8e4[128,512]"}
+    plain = nki.trace(k, inputs)
+    fast = nki.trace(k, inputs, {"MODE": nki_isa_double_row()})
+    matmuls = [r for r in fast.records if r.startswith("matmul")]
+    assert len(matmuls) == 16 and all(field(r, "perf_opt") == "double_row" for r in matmuls)
+    assert not any("perf_opt" in r for r in plain.records)
+    streamed = lambda kt: replay(kt, tmp_path)["pe"]["stream_cycles"]
+    assert streamed(fast) * 2 == streamed(plain)
+
+
+def nki_isa_double_row():
+    from sbufsim.nki import isa
+    return isa.matmul_perf_mode.double_row
+
+
+def test_double_row_is_refused_where_the_generation_or_dtype_lacks_it(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, b):
+            x = nl.load(a[0:128, 0:128])
+            y = nl.load(b[0:128, 0:512])
+            acc = nisa.nc_matmul(x, y, perf_mode="double_row")
+            nl.store(b[0:128, 0:512], value=nl.copy(acc, dtype=b.dtype))
+        """)
+    with pytest.raises(nki.NkiError, match=r"k.py:8: nc_matmul perf_mode=double_row: sunda \(NeuronCore-v2\) has no"):
+        nki.trace(k, {"a": "fp8e4[128,128]", "b": "fp8e4[128,512]"}, generation="sunda")
+    with pytest.raises(nki.NkiError, match=r"k.py:8: .*packs two FP8 elements.*stationary tile is bfloat16"):
+        nki.trace(k, {"a": "bf16[128,128]", "b": "bf16[128,512]"})
+
+
+def test_vector_engine_transpose_and_its_limit(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, N=32):
+            x = nl.load(a[0:N, 0:N])
+            y = nisa.nc_transpose(x, engine=nisa.vector_engine)
+            nl.store(a[0:N, 0:N], value=y)
+        """)
+    kt = nki.trace(k, {"a": "bf16[64,64]"})
+    (r,) = compute_records(kt)
+    assert r.startswith("dve") and field(r, "isa") == "transpose" and kt.count("matmul") == 0
+    with pytest.raises(nki.NkiError, match=r"k.py:7: nc_transpose on the Vector Engine takes at most 32 x 32"):
+        nki.trace(k, {"a": "bf16[64,64]"}, {"N": 64})
+
+
+def test_refusals_name_the_kernel_line(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:512])
+            s = nl.sum(x, axis=1, keepdims=True)
+            y = nisa.tensor_tensor(x, s, op=nl.subtract)
+            nl.store(a[0:128, 0:512], value=y)
+        """)
+    with pytest.raises(nki.NkiError, match=r"k.py:8: tensor_tensor of \(128, 512\) and \(128, 1\).*tensor_scalar"):
+        nki.trace(k, {"a": "bf16[128,512]"})
+    k2 = kernel(tmp_path, """\
+        def k2(a, b):
+            x = nl.load(a[0:128, 0:128])
+            y = nl.load(b[0:128, 0:512])
+            z = nisa.tensor_copy(nisa.nc_matmul(x, y), engine=nisa.gpsimd_engine)
+            nl.store(b[0:128, 0:512], value=z)
+        """, "k2")
+    with pytest.raises(nki.NkiError, match=r"k2.py:8: copy on GpSimd: GpSimd cannot reach PSUM"):
+        nki.trace(k2, {"a": "bf16[128,128]", "b": "bf16[128,512]"})
+
+
+def test_in_place_update_of_a_slice_is_one_instruction(tmp_path):
+    # `t[i] += x` is Python's get, iadd, set: the set stores back what the add wrote
+    k = kernel(tmp_path, """\
+        def k(a):
+            acc = nl.zeros((2, nl.par_dim(128), 512), nl.float32, buffer=nl.sbuf)
+            x = nl.load(a[0:128, 0:512])
+            acc[1] += x
+        """)
+    kt = nki.trace(k, {"a": "fp32[128,512]"})
+    assert [(r.split()[0], field(r, "isa")) for r in compute_records(kt)] == [("pool", "memset"), ("dve", "tensor_tensor")]

@@ -1,0 +1,76 @@
+"""Numerical values while tracing (`--input x=file.npy`): the examples' outputs against numpy
+references, and the command's values and timing in one run."""
+
+import re
+
+import pytest
+
+from nki_helpers import example, traced
+
+np = pytest.importorskip("numpy")
+
+RNG = np.random.default_rng(19)
+
+
+def bf16(a):
+    """Round float32 to bf16 (nearest even), as the tracer rounds a bf16 tensor."""
+    bits = np.asarray(a, np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("stage,params", [
+    ("matmul_tiled", None),
+    ("matmul_blocked", {"TILES_IN_BLOCK_M": 2}),
+    ("matmul_block_all", {"TILES_IN_BLOCK_M": 1, "TILES_IN_BLOCK_N": 1, "TILES_IN_BLOCK_K": 1}),
+])
+def test_gemm_stages_compute_the_product(tmp_path, stage, params):
+    a = RNG.standard_normal((256, 256)).astype(np.float32)
+    b = RNG.standard_normal((256, 512)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    kt = traced(f"matmul.py::{stage}", {"lhsT": f"bf16:{tmp_path / 'a.npy'}", "rhs": f"bf16:{tmp_path / 'b.npy'}"},
+                params)
+    (out,) = kt.outputs
+    # fp32 accumulation of bf16 operands, the result rounded to bf16 (stage 4 also rounds each
+    # K block's partial sum into its bf16 SBUF block)
+    assert np.allclose(out, bf16(bf16(a).T @ bf16(b)), rtol=0.02, atol=0.1)
+    # the trace is the one a shape-only run gives
+    assert kt.text == traced(f"matmul.py::{stage}", {"lhsT": "bf16[256,256]", "rhs": "bf16[256,512]"}, params).text
+
+
+def test_rmsnorm_softmax_and_transpose_values():
+    x = RNG.standard_normal((256, 512)).astype(np.float32)
+    g = RNG.standard_normal((1, 512)).astype(np.float32)
+    (y,) = traced("rmsnorm.py::rmsnorm", {"x": x, "g": g}).outputs
+    assert np.allclose(y, x / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6) * g, rtol=1e-5, atol=1e-5)
+    (s,) = traced("softmax.py::softmax", {"x": x}).outputs
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    assert np.allclose(s, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    (t,) = traced("transpose.py::transpose", {"x": x}).outputs
+    assert np.array_equal(t, x.T)
+
+
+def test_shape_only_inputs_have_no_values():
+    assert traced("softmax.py::softmax", {"x": "bf16[128,512]"}).outputs is None
+
+
+def test_command_gives_values_and_timing_in_one_run(cli, tmp_path):
+    a = RNG.standard_normal((256, 256)).astype(np.float32)
+    b = RNG.standard_normal((256, 512)).astype(np.float32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    out = tmp_path / "c.npy"
+    kernel = f"{example('matmul.py')}::matmul_blocked"
+    done = cli("nki", kernel, "--input", f"lhsT=bf16:{tmp_path / 'a.npy'}", "--input",
+               f"rhs=bf16:{tmp_path / 'b.npy'}", "--param", "TILES_IN_BLOCK_M=2", "--values-out", out)
+    assert done.returncode == 0, done.stderr
+    assert np.allclose(np.load(out), bf16(bf16(a).T @ bf16(b)), rtol=0.02, atol=0.1)
+    assert re.search(r"^values: output 0 \[256, 512\]", done.stdout, re.M)
+    shapes = cli("nki", kernel, "--input", "lhsT=bf16[256,256]", "--input", "rhs=bf16[256,512]",
+                 "--param", "TILES_IN_BLOCK_M=2")
+    cycles = lambda text: re.search(r"^total (\d+) cycles", text, re.M).group(1)
+    assert cycles(done.stdout) == cycles(shapes.stdout)
+    # an existing file is not overwritten
+    again = cli("nki", kernel, "--input", f"lhsT=bf16:{tmp_path / 'a.npy'}", "--input",
+                f"rhs=bf16:{tmp_path / 'b.npy'}", "--values-out", out)
+    assert again.returncode == 2 and "exists" in again.stderr
