@@ -4,6 +4,7 @@
 #   scripts/setup.sh              install missing packages, configure and build into build/
 #   scripts/setup.sh --sanitize   the same into build-asan/ with AddressSanitizer + UBSan
 #   scripts/setup.sh --deps-only  only install missing packages
+#   scripts/setup.sh --fuzz       only install missing packages and clang's libFuzzer (scripts/fuzz.sh)
 #
 # Idempotent and quiet when everything is present: it prints only what it installs and the
 # build's own errors. BUILD_DIR and BUILD_TYPE override the defaults.
@@ -22,7 +23,8 @@ for arg in "$@"; do
   case "$arg" in
     --sanitize) sanitize=ON ;;
     --deps-only) deps_only=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --fuzz) deps_only=1; packages+=(clang libclang-rt-dev) ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
