@@ -197,7 +197,7 @@ std::string sanitize(const std::string& name) {
 int cmd_gen(const std::vector<std::string>& args, Io io) {
     std::string sub;
     std::vector<std::string> rest = args;
-    if (!args.empty() && args[0].rfind("-", 0) != 0) {
+    if (!args.empty() && args[0].rfind('-', 0) != 0) {
         sub = args[0];
         rest.erase(rest.begin());
     }

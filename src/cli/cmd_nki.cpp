@@ -96,7 +96,7 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             else if (key == "--gen") a.gen = value;
             else if (key == "--python") a.python = value;
             else a.output = value;
-        } else if (key.rfind("-", 0) != 0 && a.kernel.empty()) {
+        } else if (key.rfind('-', 0) != 0 && a.kernel.empty()) {
             a.kernel = args[i];
         } else {
             a.run_args.push_back(args[i]);

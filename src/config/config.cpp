@@ -103,7 +103,7 @@ std::string range_text(const KeySpec& k) {
 
 // Check a value against its key's type and range; return it in canonical form.
 std::string normalise(const KeySpec& k, const std::string& raw, const Origin& where) {
-    const std::string v = trim(raw);
+    std::string v = trim(raw);   // not const: returned by value, it moves
     if (v.empty() && k.type != KeyType::text) fail(where, k.name, "empty value (expected " + std::string(to_string(k.type)) + ")");
     switch (k.type) {
         case KeyType::u32:

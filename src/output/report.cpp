@@ -349,7 +349,7 @@ void write_json(std::ostream& os, const std::vector<RunReport>& runs) {
         while (j < rows.size()) {
             const std::string sec = rows[j].section;
             const bool named = !rows[j].name.empty();
-            os << ",\n      " << json_string(sec) << ": " << (named ? "{" : "{");
+            os << ",\n      " << json_string(sec) << ": {";
             bool first_name = true;
             while (j < rows.size() && rows[j].section == sec) {
                 if (named) {

@@ -175,6 +175,7 @@ std::vector<std::vector<std::string>> expand(const std::vector<Axis>& axes, bool
                                             std::to_string(axes.front().values.size()));
         for (std::size_t i = 0; i < axes.front().values.size(); ++i) {
             std::vector<std::string> p;
+            p.reserve(axes.size());
             for (const auto& a : axes) p.push_back(a.values[i]);
             points.push_back(std::move(p));
         }
