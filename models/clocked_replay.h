@@ -1,10 +1,12 @@
 // The clocked scheduler: the reference against which the fast scheduler (replay.h) is checked.
 // Every block is a SystemC process on the PE clock and runs every cycle:
 //
-//   rising edge of cycle t    queue_feed (queue fill from the trace), one engine_shell per
-//                             engine (arr_seq, act, pool, dve, dma_<k>, q7_<c>); they re-run in
-//                             delta cycles while any of them changes something (a semaphore
+//   rising edge of cycle t    queue_feed (queue fill from the trace), the tpb's arr_seq and one
+//                             engine_shell per other engine (act, pool, dve, dma_<k>, q7_<c>);
+//                             they re-run in delta cycles while any of them changes something (a semaphore
 //                             signal unblocks another queue in the same cycle)
+//   rising edge of cycle t    the host's CSR writes due in cycle t (ClockedOptions::csr_writes),
+//                             through the tpb's csr_socket
 //   falling edge of cycle t   the cycle controller: once the rising-edge deltas have settled,
 //                             either nothing can move (deadlock), every engine waits on a signal
 //                             further on in the trace (read one more instruction and settle
@@ -20,14 +22,35 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sbufsim/replay/replay.h"
 
 namespace sbufsim::models {
 
+// One host register write issued through the tpb's csr_socket (tpb.h) at the rising edge of
+// `cycle`: an arbiter, TDM or throttler register acts from cycle + 1.
+struct CsrWrite {
+    Cycle cycle = 0;
+    std::uint64_t address = 0;  // csr_socket address (block base + register offset)
+    std::uint32_t value = 0;
+};
+
 struct ClockedOptions {
+    ClockedOptions() = default;
+    // ClockedOptions{path}: waveforms only.
+    explicit ClockedOptions(std::string vcd_file) : vcd(std::move(vcd_file)) {}
+
     std::string vcd;  // VCD file to write ("" = none); written as given (".vcd" is not appended)
+    // Host writes, issued in cycle order by the top's CSR initiator. A write the tpb answers
+    // with a TLM error stops the replay with std::invalid_argument naming it.
+    std::vector<CsrWrite> csr_writes;
+    // When set, the sc_object tree with each module's CSRs and signals (hierarchy.h) is written
+    // here at the end of the run.
+    std::ostream* hierarchy = nullptr;
 };
 
 // What the clocked scheduler did besides the replay's result.

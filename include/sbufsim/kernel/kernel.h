@@ -118,6 +118,16 @@ public:
     // The probe must outlive the kernel's runs; a copied kernel shares it.
     void set_probe(ActivityProbe* probe) { probe_ = probe; }
 
+    // Host CSR writes between cycles (models/tpb.h): takes the stage-1/stage-2 priorities and
+    // weights, the TDM split and the pool/act/dve throttlers of `p` from now() on; every other
+    // field of `p` must describe the same client set. Arbiters and buckets whose settings did
+    // not change keep their state (DWRR pointers, tokens used); a changed arbiter restarts its
+    // rotation, a changed bucket starts full (INFERRED). Throws std::invalid_argument for a
+    // different client set. Not called by the fast scheduler, which has no host.
+    void reprogram(const Params& p);
+    // One client's token bucket (disabled for a client without a throttler).
+    const Throttler& throttler(ClientId c) const { return throttlers_[index(c)]; }
+
 private:
     struct Port;  // per-client queue and head-beat state (kernel.cpp)
     struct Queued {
