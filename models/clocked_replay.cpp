@@ -32,8 +32,10 @@ class ClockedTop : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(ClockedTop);
     ClockedTop(const sc_core::sc_module_name& name, const Params& p, ReplaySession& session,
-               const ActivityProbe* probe, sc_core::sc_time period, std::vector<CsrWrite> writes)
-        : sc_core::sc_module(name), clk_("clk", period), session_(session), writes_(std::move(writes)) {
+               const ActivityProbe* probe, sc_core::sc_time period, std::vector<CsrWrite> writes, bool skip_idle)
+        : sc_core::sc_module(name), period_(period), high_(period * 0.5), session_(session),
+          writes_(std::move(writes)), skip_idle_(skip_idle) {
+        SC_THREAD(drive_clock);
         std::stable_sort(writes_.begin(), writes_.end(),
                          [](const CsrWrite& a, const CsrWrite& b) { return a.cycle < b.cycle; });
         feed_ = std::make_unique<QueueFeed>("queue_feed", session_, link_);
@@ -62,6 +64,7 @@ public:
     }
 
     void trace(sc_core::sc_trace_file* f) {
+        skip_idle_ = false;  // a waveform has a value for every cycle
         sc_core::sc_trace(f, clk_, clk_.name());
         arbiter_->trace(f);
         tpb_->arr_seq().set_traced(true);
@@ -77,6 +80,7 @@ public:
     bool done() const { return traced_out_; }
     Cycle stop_cycle() const { return stop_cycle_; }
     std::uint64_t arbitrated() const { return arbiter_->cycles(); }
+    std::uint64_t skipped() const { return skipped_; }
     std::uint64_t activations() const {
         std::uint64_t n = tpb_->arr_seq().activations();
         for (const auto& s : shells_) n += s->activations();
@@ -84,6 +88,36 @@ public:
     }
 
 private:
+    // The PE clock: rising edge of cycle c at c × period, falling edge half a period later (as
+    // an sc_clock), except that after a falling edge it jumps to the rising edge of resume_
+    // when the controller has skipped the idle cycles before it.
+    void drive_clock() {
+        for (Cycle c = 0;;) {
+            clk_.write(true);
+            wait(high_);
+            clk_.write(false);
+            wait(period_ - high_);
+            const Cycle next = std::max(c + 1, resume_);
+            if (next > c + 1) wait(period_ * static_cast<double>(next - c - 1));
+            c = next;
+        }
+    }
+
+    // Cycles t.. in which no queued beat can move (Kernel::next_ready) and no engine, access
+    // record or host write needs attention: the kernel runs them at once (it only counts them)
+    // and the clock resumes at the first cycle where something happens, as the fast scheduler's
+    // kernel().run_until(ev.at) skips them. Returns false when cycle t must be arbitrated.
+    bool skip_idle(Cycle t, const Wake& ev) {
+        if (!skip_idle_ || traced_out_ || tpb_->reprogram_pending()) return false;
+        Cycle to = std::min(ev.at, session_.kernel().next_ready());
+        if (next_write_ < writes_.size()) to = std::min(to, std::max(writes_[next_write_].cycle, t + 1));
+        if (to == kNever || to <= t + 1) return false;
+        session_.kernel().run_until(to);
+        skipped_ += to - t;
+        resume_ = to;
+        return true;
+    }
+
     // Rising edge of cycle t: the host's writes due by now, through the csr_socket.
     void host_writes() {
         const Cycle t = session_.kernel().now();
@@ -122,7 +156,8 @@ private:
         }
         try {
             const Cycle t = session_.kernel().now();
-            if (!traced_out_ && session_.next_event(t).never()) {
+            const Wake ev = traced_out_ ? Wake{} : session_.next_event(t);
+            if (!traced_out_ && ev.never()) {
                 if (!session_.eof()) {  // every engine waits: the signal may be further on
                     session_.refill(t, true);
                     link_.activity.notify(sc_core::SC_ZERO_TIME);
@@ -139,13 +174,17 @@ private:
                 sc_core::sc_stop();
                 return;
             }
+            if (skip_idle(t, ev)) return;
             arbiter_->go.notify(sc_core::SC_ZERO_TIME);
         } catch (...) {
             link_.fail();
         }
     }
 
-    sc_core::sc_clock clk_;
+    sc_core::sc_signal<bool> clk_{"clk"};
+    sc_core::sc_time period_, high_;
+    Cycle resume_ = 0;  // the cycle whose rising edge follows a skip
+    std::uint64_t skipped_ = 0;
     ReplaySession& session_;
     ClockedLink link_;
     std::unique_ptr<Tpb> tpb_;
@@ -157,6 +196,7 @@ private:
     tlm_utils::simple_initiator_socket<ClockedTop> csr_{"csr"};
     std::vector<CsrWrite> writes_;
     std::size_t next_write_ = 0;
+    bool skip_idle_;
     std::unique_ptr<QueueFeed> feed_;
     std::vector<std::unique_ptr<EngineShell>> shells_;
     std::unique_ptr<SbufArbiter> arbiter_;
@@ -248,7 +288,7 @@ ClockedRun replay_clocked(const Params& params, TraceReader& reader, const Repla
     ReplaySession session(params, reader, opt);
     session.begin();
     const sc_core::sc_time period = clock_period(params);
-    ClockedTop top("top", params, session, opt.probe, period, clocked.csr_writes);
+    ClockedTop top("top", params, session, opt.probe, period, clocked.csr_writes, !clocked.step_every_cycle);
     std::unique_ptr<VcdFile> vcd;
     if (!clocked.vcd.empty()) {
         vcd = std::make_unique<VcdFile>(clocked.vcd);
@@ -264,6 +304,7 @@ ClockedRun replay_clocked(const Params& params, TraceReader& reader, const Repla
     run.result = session.finish(top.stop_cycle());
     top.tpb().add_kernel_stats(run.result.kernel);
     run.arbitrated_cycles = top.arbitrated();
+    run.skipped_cycles = top.skipped();
     run.engine_activations = top.activations();
     run.clock_period_ps = std::round(period.to_seconds() * 1e12);  // a whole number of ps
     return run;

@@ -17,6 +17,11 @@
 // the kernel's per-bank counters are added to the bank modules. With a VCD file, the bank,
 // TDM, client and engine signals are recorded (docs/visualisation.md).
 //
+// Idle stretches (no queued beat can move, no engine, access record or host write due) are
+// skipped as the fast scheduler skips them: the kernel counts them at once and the clock's next
+// rising edge is the cycle where something happens (ClockedOptions::step_every_cycle turns this
+// off; a VCD always has every cycle).
+//
 // One kernel cycle = one PE clock cycle (docs/engines.md, INFERRED); the other engines' clocks
 // enter through the cost model. The clock period is 1 / pe.clock_ghz rounded to the picosecond.
 #pragma once
@@ -48,6 +53,10 @@ struct ClockedOptions {
     // Host writes, issued in cycle order by the top's CSR initiator. A write the tpb answers
     // with a TLM error stops the replay with std::invalid_argument naming it.
     std::vector<CsrWrite> csr_writes;
+    // Evaluate every cycle, also those in which no queued beat can move and no engine needs
+    // attention (by default they are skipped, as the fast scheduler skips them; the statistics
+    // are the same either way). A VCD always has every cycle.
+    bool step_every_cycle = false;
     // When set, the sc_object tree with each module's CSRs and signals (hierarchy.h) is written
     // here at the end of the run.
     std::ostream* hierarchy = nullptr;
@@ -57,6 +66,7 @@ struct ClockedOptions {
 struct ClockedRun {
     ReplayResult result;
     std::uint64_t arbitrated_cycles = 0;    // falling-edge kernel evaluations
+    std::uint64_t skipped_cycles = 0;       // idle cycles run by the kernel alone (no clock edge)
     std::uint64_t engine_activations = 0;   // engine-shell process runs (rising edges + deltas)
     double clock_period_ps = 0;
 };

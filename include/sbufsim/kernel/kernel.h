@@ -99,6 +99,10 @@ public:
     void clear_completed_clients() { done_clients_ = 0; }
     // No request queued anywhere.
     bool idle() const { return queued_ == 0; }
+    // The first cycle from now() in which a queued beat may move: now() while a head beat is
+    // ready, else the earliest issue cycle of a queued head (kNever when nothing is queued). The
+    // cycles before it only count as idle, however they are run.
+    Cycle next_ready() const { return ready_ ? now_ : next_issue_; }
     // Requests queued (not yet completed) by one client.
     std::uint64_t queued(ClientId c) const;
 
