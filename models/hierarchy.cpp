@@ -1,5 +1,6 @@
 #include "hierarchy.h"
 
+#include <cstdint>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -30,7 +31,9 @@ void print_csrs(std::ostream& os, const CsrOwner& owner, const std::string& pad)
 void print_object(std::ostream& os, const sc_core::sc_object& o, int depth) {
     const std::string pad(2 * static_cast<std::size_t>(depth), ' ');
     os << pad << o.basename() << "  " << o.kind();
-    if (is_signal(o)) {
+    if (const auto* byte = dynamic_cast<const sc_core::sc_signal_in_if<std::uint8_t>*>(&o)) {
+        os << " = " << unsigned{byte->read()};  // a stall code, not a character
+    } else if (is_signal(o)) {
         std::ostringstream v;
         o.print(v);  // the signal's current value
         os << " = " << v.str();

@@ -3,6 +3,7 @@
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -200,6 +201,9 @@ TEST(CliRun, Hierarchy_lists_every_block_with_its_csrs_and_signals) {
           "      slot  sc_signal = ", "      rd_tokens  sc_signal = ", "      [arr_seq_top]", "      [arr_seq_cluster]",
           "        queue_cfg @0x0 = 0x11000", "(read-only)", "        mem_cfg @0x4 = 0x0"})
         EXPECT_NE(o.out.find(line), std::string::npos) << "missing: " << line << "\n" << o.out.substr(0, 3000);
+    for (const char c : o.out)
+        ASSERT_TRUE(c == '\n' || std::isprint(static_cast<unsigned char>(c))) << "a signal printed as a raw byte";
+    EXPECT_NE(o.out.find("    dma_0_stall  sc_signal = 0\n"), std::string::npos) << "stall codes print as numbers";
     const Out bad = sbufsim({"run", shipped("dma_load.trc"), "--hierarchy", "--scheduler", "fast"});
     EXPECT_EQ(bad.rc, kExitUsage);
     EXPECT_NE(bad.err.find("--hierarchy"), std::string::npos) << bad.err;

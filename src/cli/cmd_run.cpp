@@ -372,7 +372,11 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                 std::ostringstream tree;
                 if (hierarchy) copt.hierarchy = &tree;
                 rep.result = models::replay_clocked(cfg.params, reader, ropt, copt).result;
-                if (hierarchy) summary << "SystemC hierarchy of " << path << ":\n" << tree.str();
+                if (hierarchy)
+                    summary << "SystemC hierarchy of " << path << " at the end of the run (signals are driven while "
+                            << (viz.vcd.empty() ? "--vcd records them: here they hold their reset values" : "--vcd records them")
+                            << "):\n"
+                            << tree.str();
             }
             else
                 rep.result = replay(cfg.params, reader, ropt);
