@@ -10,7 +10,7 @@ namespace {
 std::uint32_t flag(bool b, unsigned bit) { return b ? 1u << bit : 0u; }
 bool bit_of(std::uint32_t reg, unsigned bit) { return csr::get(reg, bit, 1) != 0; }
 
-constexpr std::uint32_t kQueueCfgMask = 0x00011111;  // bits 0, 4, 8, 12, 16
+constexpr std::uint32_t kQueueCfgMask = 0x00011111;    // bits 0, 4, 8, 12, 16
 constexpr std::uint32_t kClusterCfgMask = 0x073f1111;  // bits 0, 4, 8, 12, [21:16], [26:24]
 
 }  // namespace
@@ -19,7 +19,8 @@ constexpr std::uint32_t kClusterCfgMask = 0x073f1111;  // bits 0, 4, 8, 12, [21:
 
 void ArrSeqTopCsr::load(const ArrSeqParams& p) {
     queue_cfg_ = csr::set(0, 0, 1, p.fifo_size_sel) | flag(p.bypass_peregwrite_instr, 4) |
-                 flag(p.disable_dependency_check, 8) | flag(p.disable_bg_xpose, 12) | flag(p.disable_tagweight_mode, 16);
+                 flag(p.disable_dependency_check, 8) | flag(p.disable_bg_xpose, 12) |
+                 flag(p.disable_tagweight_mode, 16);
 }
 
 void ArrSeqTopCsr::export_to(ArrSeqParams& p) const {
@@ -68,7 +69,8 @@ void ArrSeqClusterCsr::reset() {
 
 void ArrSeqClusterCsr::load(const ArrSeqParams& p) {
     cfg_ = flag(p.enable_wl_last_active_col, 0) | flag(p.flush_p2f_fifos, 4) | flag(p.matmul_done_last, 8) |
-           flag(p.en_inter_instr_dly, 12) | csr::set(0, 16, 6, p.inter_instr_dly_cnt) | csr::set(0, 24, 3, p.p2fifo_af);
+           flag(p.en_inter_instr_dly, 12) | csr::set(0, 16, 6, p.inter_instr_dly_cnt) |
+           csr::set(0, 24, 3, p.p2fifo_af);
     for (std::size_t i = 0; i < stagger_.size(); ++i) stagger_[i] = csr::get(p.rg_stagger[i], 0, 16);
 }
 
@@ -86,7 +88,8 @@ std::uint32_t ArrSeqClusterCsr::csr_read(std::uint32_t offset) const {
     csr::check_offset("arr_seq_cluster", kSizeBytes, offset);
     if (offset == kArrClusterCfg) return cfg_;
     if (offset >= kStaggerRg0) return stagger_[(offset - kStaggerRg0) / 4];
-    csr::no_register("arr_seq_cluster", offset, "arr_cluster_cfg @0x0, array_stagger_rg0..3_ctrl1 @0x18..0x24");
+    csr::no_register("arr_seq_cluster", offset,
+                     "arr_cluster_cfg @0x0, array_stagger_rg0..3_ctrl1 @0x18..0x24");
 }
 
 void ArrSeqClusterCsr::csr_write(std::uint32_t offset, std::uint32_t value) {
@@ -99,7 +102,8 @@ void ArrSeqClusterCsr::csr_write(std::uint32_t offset, std::uint32_t value) {
         stagger_[(offset - kStaggerRg0) / 4] = value & 0xffffu;
         return;
     }
-    csr::no_register("arr_seq_cluster", offset, "arr_cluster_cfg @0x0, array_stagger_rg0..3_ctrl1 @0x18..0x24");
+    csr::no_register("arr_seq_cluster", offset,
+                     "arr_cluster_cfg @0x0, array_stagger_rg0..3_ctrl1 @0x18..0x24");
 }
 
 std::vector<CsrRegisterView> ArrSeqClusterCsr::csr_registers() const {

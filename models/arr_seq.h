@@ -34,9 +34,9 @@ namespace sbufsim::models {
 
 // What the clocked scheduler hands the sequencer module (clocked_replay.h).
 struct SequencerBinding {
-    FrontEnd* engine = nullptr;       // the replay's PE-array sequencer front-end
-    const Kernel* kernel = nullptr;   // gives the cycle: it has simulated every cycle before now()
-    ClockedLink* link = nullptr;      // the activity event the engines share, the failure slot
+    FrontEnd* engine = nullptr;      // the replay's PE-array sequencer front-end
+    const Kernel* kernel = nullptr;  // gives the cycle: it has simulated every cycle before now()
+    ClockedLink* link = nullptr;     // the activity event the engines share, the failure slot
 };
 
 class ArrSeqTopCsr : public CsrBlock {
@@ -110,7 +110,8 @@ private:
     ArrSeqTopCsr top_;
     ArrSeqClusterCsr cluster_;
     SequencerBinding bound_;
-    sc_core::sc_event_finder_t<sc_core::sc_signal_in_if<bool>> clk_pos_{clk, &sc_core::sc_signal_in_if<bool>::posedge_event};
+    sc_core::sc_event_finder_t<sc_core::sc_signal_in_if<bool>> clk_pos_{
+        clk, &sc_core::sc_signal_in_if<bool>::posedge_event};
     std::uint64_t activations_ = 0;
     bool traced_ = false;
 };

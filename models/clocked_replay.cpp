@@ -32,9 +32,14 @@ class ClockedTop : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(ClockedTop);
     ClockedTop(const sc_core::sc_module_name& name, const Params& p, ReplaySession& session,
-               const ActivityProbe* probe, sc_core::sc_time period, std::vector<CsrWrite> writes, bool skip_idle)
-        : sc_core::sc_module(name), period_(period), high_(period * 0.5), session_(session),
-          writes_(std::move(writes)), skip_idle_(skip_idle) {
+               const ActivityProbe* probe, const sc_core::sc_time& period, std::vector<CsrWrite> writes,
+               bool skip_idle)
+        : sc_core::sc_module(name),
+          period_(period),
+          high_(period * 0.5),
+          session_(session),
+          writes_(std::move(writes)),
+          skip_idle_(skip_idle) {
         SC_THREAD(drive_clock);
         std::stable_sort(writes_.begin(), writes_.end(),
                          [](const CsrWrite& a, const CsrWrite& b) { return a.cycle < b.cycle; });
@@ -141,8 +146,9 @@ private:
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
         csr_->b_transport(pl, delay);
         if (!pl.is_response_ok())
-            throw std::invalid_argument("CSR write of " + hex(w.value) + " at " + hex(w.address) + " in cycle " +
-                                        std::to_string(w.cycle) + ": " + pl.get_response_string() +
+            throw std::invalid_argument("CSR write of " + hex(w.value) + " at " + hex(w.address) +
+                                        " in cycle " + std::to_string(w.cycle) + ": " +
+                                        pl.get_response_string() +
                                         " (the register map is in docs/models.md)");
     }
 

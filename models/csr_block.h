@@ -32,8 +32,8 @@ public:
 };
 
 struct CsrRegisterView {
-    std::string name;       // as the CSR JSON names it, e.g. "tdm_cfg"
-    std::uint32_t offset;   // byte offset inside the block
+    std::string name;      // as the CSR JSON names it, e.g. "tdm_cfg"
+    std::uint32_t offset;  // byte offset inside the block
     std::uint32_t value;
     bool read_only = false;
 };

@@ -78,7 +78,8 @@ void SbufArbiter::publish(Cycle t) {
         }
     }
     tpb_.tdm().drive(t);
-    for (std::uint32_t e = 0; e < kThrottledEngines; ++e) tpb_.throttler(static_cast<ThrottledEngine>(e)).drive(kernel_, t);
+    for (std::uint32_t e = 0; e < kThrottledEngines; ++e)
+        tpb_.throttler(static_cast<ThrottledEngine>(e)).drive(kernel_, t);
     for (std::uint32_t c = 0; c < clients_.size(); ++c) {
         StallCause cause{};
         const bool stalled = probe_->stalled(c, t, cause);

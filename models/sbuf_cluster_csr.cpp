@@ -53,7 +53,8 @@ std::uint32_t SbufClusterCsr::read(std::uint32_t offset) const {
         case kArbStage1Prio: return arb1_prio_;
         case kArbStage1Weight: return arb1_weight_;
         case kArbStage2Prio: return arb2_prio_;
-        case kArbStage2Weight: return arb2_weight_;
+        case kArbStage2Weight:
+            return arb2_weight_;
         case kAxi2SramTransposeEn: return transpose_en_;
         case kRawConfig: return raw_config_;
         case kRawConv: return raw_conv_;
@@ -68,7 +69,9 @@ void SbufClusterCsr::write(std::uint32_t offset, std::uint32_t value) {
         case kArbStage1Prio: arb1_prio_ = value & kPrioMask; return;
         case kArbStage1Weight: arb1_weight_ = value & kWeightMask; return;
         case kArbStage2Prio: arb2_prio_ = value & kPrioMask; return;
-        case kArbStage2Weight: arb2_weight_ = value & kWeightMask; return;
+        case kArbStage2Weight:
+            arb2_weight_ = value & kWeightMask;
+            return;
         case kAxi2SramTransposeEn: transpose_en_ = value & 1u; return;
         case kRawConfig: raw_config_ = value & 1u; return;
         case kRawConv: raw_conv_ = value & 3u; return;

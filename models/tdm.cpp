@@ -38,7 +38,8 @@ void Tdm::load(const TdmParams& p) { set(csr::set(csr::set(0, 0, 16, p.max_slots
 
 void Tdm::export_to(TdmParams& p) const {
     if (max_slots() == 0)
-        throw CsrError(std::string(kBlock) + ": tdm_cfg.tdm_max_slots = 0: the TDM period needs at least one slot "
+        throw CsrError(std::string(kBlock) +
+                       ": tdm_cfg.tdm_max_slots = 0: the TDM period needs at least one slot "
                        "(seed 000 §7.2)");
     if (dma_slots() > max_slots())
         throw CsrError(std::string(kBlock) + ": tdm_cfg.tdm_dma_slots = " + std::to_string(dma_slots()) +

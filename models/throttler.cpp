@@ -6,7 +6,8 @@ namespace sbufsim::models {
 
 namespace {
 
-constexpr const char* kRegisters = "rd_throttle_cfg0 @0x0, rd_throttle_cfg1 @0x4, wr_throttle_cfg0 @0x8, wr_throttle_cfg1 @0xc";
+constexpr const char* kRegisters =
+    "rd_throttle_cfg0 @0x0, rd_throttle_cfg1 @0x4, wr_throttle_cfg0 @0x8, wr_throttle_cfg1 @0xc";
 constexpr std::uint32_t kCfg0Mask = 0x1;         // disable_throttle[0]
 constexpr std::uint32_t kCfg1Mask = 0x00ff00ff;  // window_len[7:0], transfer_cnt[23:16]
 constexpr const char* kEngineNames[kThrottledEngines] = {"pool", "act", "dve"};
@@ -79,9 +80,10 @@ void Throttler::export_to(ThrottlerParams& p) const {
     for (const bool is_rd : {true, false}) {
         const ThrottleCfg t = is_rd ? rd() : wr();
         if (t.enable && t.window_len == 0)
-            throw CsrError(csr_block_name() + "." + (is_rd ? "rd" : "wr") +
-                           "_throttle_cfg1.window_len = 0 with the throttle enabled: a window is 1..255 cycles "
-                           "(seed 000 §7.2; config key range)");
+            throw CsrError(
+                csr_block_name() + "." + (is_rd ? "rd" : "wr") +
+                "_throttle_cfg1.window_len = 0 with the throttle enabled: a window is 1..255 cycles "
+                "(seed 000 §7.2; config key range)");
     }
     rd_of(p, engine_) = rd();
     wr_of(p, engine_) = wr();

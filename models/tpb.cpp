@@ -14,7 +14,8 @@ namespace {
 
 }  // namespace
 
-Tpb::Tpb(const sc_core::sc_module_name& name, const Params& p, TpbOptions options, const SequencerBinding& sequencer)
+Tpb::Tpb(const sc_core::sc_module_name& name, const Params& p, TpbOptions options,
+         const SequencerBinding& sequencer)
     : sc_core::sc_module(name), axi_socket("axi_socket"), csr_socket("csr_socket"), params_(p), map_(p) {
     build_sbuf_banks(options.banks);
     build_psum_banks(options.banks);
@@ -37,21 +38,24 @@ void Tpb::build_csr_map() {
     const std::uint64_t c = kSbufClusterBase;
     csr_map_ = {{c, Tdm::kBlockOffset, c, &cluster_csr_, true},
                 {c + Tdm::kBlockOffset, Tdm::kSizeBytes, c + Tdm::kBlockOffset, tdm_.get(), true},
-                {c + SbufClusterCsr::kAxi2SramTransposeEn, SbufClusterCsr::kSizeBytes - SbufClusterCsr::kAxi2SramTransposeEn,
-                 c, &cluster_csr_, false}};
+                {c + SbufClusterCsr::kAxi2SramTransposeEn,
+                 SbufClusterCsr::kSizeBytes - SbufClusterCsr::kAxi2SramTransposeEn, c, &cluster_csr_, false}};
     for (auto& t : throttlers_) {
         const std::uint64_t base = kPoolActBase + Throttler::offset(t->engine(), 0);
         csr_map_.push_back({base, Throttler::kSizeBytes, base, t.get(), true});
     }
-    csr_map_.push_back({kArrSeqTopBase, ArrSeqTopCsr::kSizeBytes, kArrSeqTopBase, &arr_seq_->top_csr(), false});
     csr_map_.push_back(
-        {kArrSeqClusterBase, ArrSeqClusterCsr::kSizeBytes, kArrSeqClusterBase, &arr_seq_->cluster_csr(), false});
+        {kArrSeqTopBase, ArrSeqTopCsr::kSizeBytes, kArrSeqTopBase, &arr_seq_->top_csr(), false});
+    csr_map_.push_back({kArrSeqClusterBase, ArrSeqClusterCsr::kSizeBytes, kArrSeqClusterBase,
+                        &arr_seq_->cluster_csr(), false});
     for (auto& b : sbuf_banks_) {
-        const std::uint64_t base = kSbufErgBase + b->cluster() * kSbufErgClusterStride + b->half() * kSbufErgHalfStride;
+        const std::uint64_t base =
+            kSbufErgBase + b->cluster() * kSbufErgClusterStride + b->half() * kSbufErgHalfStride;
         csr_map_.push_back({base, ErgParityModel::kSizeBytes, base, &b->erg(), false});
     }
     for (auto& b : psum_banks_) {
-        const std::uint64_t base = kPsumErgBase + b->cluster() * kPsumErgClusterStride + b->bank() * kPsumErgBankStride;
+        const std::uint64_t base =
+            kPsumErgBase + b->cluster() * kPsumErgClusterStride + b->bank() * kPsumErgBankStride;
         csr_map_.push_back({base, ErgParityModel::kSizeBytes, base, &b->erg(), false});
     }
 }
@@ -79,11 +83,13 @@ void Tpb::csr_write(std::uint64_t addr, std::uint32_t value) {
             (void)effective_params();  // a state the kernel cannot run is refused
         } catch (const CsrError& e) {
             w.block->csr_write(offset, old);
-            throw CsrStateError(std::string(e.what()) + "; the write is refused, the register keeps " + csr::hex32(old));
+            throw CsrStateError(std::string(e.what()) + "; the write is refused, the register keeps " +
+                                csr::hex32(old));
         }
         reprogram_ = true;
     }
-    if (w.block == &cluster_csr_) axi2sram_->set_config(cluster_csr_.axi2sram());  // the bridge follows at once
+    if (w.block == &cluster_csr_)
+        axi2sram_->set_config(cluster_csr_.axi2sram());  // the bridge follows at once
 }
 
 void Tpb::csr_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& /*delay*/) {

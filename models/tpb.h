@@ -36,9 +36,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "arr_seq.h"
 #include "axi2sram.h"
@@ -105,10 +105,16 @@ public:
     void csr_write(std::uint64_t addr, std::uint32_t value);
 
     // The same by offset inside tpb_sbuf_cluster / tpb_sbuf_pool_act.
-    std::uint32_t read_sbuf_cluster_csr(std::uint32_t offset) const { return csr_read(kSbufClusterBase + offset); }
-    void write_sbuf_cluster_csr(std::uint32_t offset, std::uint32_t value) { csr_write(kSbufClusterBase + offset, value); }
+    std::uint32_t read_sbuf_cluster_csr(std::uint32_t offset) const {
+        return csr_read(kSbufClusterBase + offset);
+    }
+    void write_sbuf_cluster_csr(std::uint32_t offset, std::uint32_t value) {
+        csr_write(kSbufClusterBase + offset, value);
+    }
     std::uint32_t read_pool_act_csr(std::uint32_t offset) const { return csr_read(kPoolActBase + offset); }
-    void write_pool_act_csr(std::uint32_t offset, std::uint32_t value) { csr_write(kPoolActBase + offset, value); }
+    void write_pool_act_csr(std::uint32_t offset, std::uint32_t value) {
+        csr_write(kPoolActBase + offset, value);
+    }
     const SbufClusterCsr& sbuf_cluster_csr() const { return cluster_csr_; }
 
     // The configuration with the register state exported into it: what the kernel and the
@@ -131,10 +137,10 @@ public:
 
 private:
     struct CsrWindow {
-        std::uint64_t base, size;   // socket addresses [base, base + size)
-        std::uint64_t block_base;   // address of the block's offset 0
+        std::uint64_t base, size;  // socket addresses [base, base + size)
+        std::uint64_t block_base;  // address of the block's offset 0
         CsrBlock* block;
-        bool kernel;                // the kernel runs with its registers (arbiter, TDM, throttler)
+        bool kernel;  // the kernel runs with its registers (arbiter, TDM, throttler)
     };
     void build_sbuf_banks(const EccBankOptions& o);
     void build_psum_banks(const EccBankOptions& o);

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "sbufsim/config/config.h"
 #include "tpb.h"
@@ -24,7 +24,8 @@ struct TrafficGenerator : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<TrafficGenerator> csr{"csr"};
     tlm_utils::simple_initiator_socket<TrafficGenerator> axi{"axi"};
 
-    TrafficGenerator(const sc_core::sc_module_name& n, std::uint64_t sbuf_base, std::uint64_t partition_stride)
+    TrafficGenerator(const sc_core::sc_module_name& n, std::uint64_t sbuf_base,
+                     std::uint64_t partition_stride)
         : sc_core::sc_module(n), sbuf_base_(sbuf_base), stride_(partition_stride) {
         SC_THREAD(run);
     }
@@ -33,8 +34,9 @@ struct TrafficGenerator : sc_core::sc_module {
     std::uint64_t bytes_moved = 0;
 
 private:
-    tlm::tlm_response_status transport(tlm_utils::simple_initiator_socket<TrafficGenerator>& s, tlm::tlm_command cmd,
-                                       std::uint64_t addr, unsigned char* data, unsigned len) {
+    tlm::tlm_response_status transport(tlm_utils::simple_initiator_socket<TrafficGenerator>& s,
+                                       tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
+                                       unsigned len) {
         tlm::tlm_generic_payload pl;
         pl.set_command(cmd);
         pl.set_address(addr);
@@ -49,11 +51,13 @@ private:
     }
     std::uint32_t csr_read(std::uint64_t addr) {
         std::uint32_t v = 0;
-        check(transport(csr, tlm::TLM_READ_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), 4), "CSR read");
+        check(transport(csr, tlm::TLM_READ_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), 4),
+              "CSR read");
         return v;
     }
     void csr_write(std::uint64_t addr, std::uint32_t v) {
-        check(transport(csr, tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), 4), "CSR write");
+        check(transport(csr, tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), 4),
+              "CSR write");
     }
     void check(tlm::tlm_response_status s, const char* what) {
         if (s == tlm::TLM_OK_RESPONSE) return;
@@ -71,9 +75,10 @@ private:
         csr_write(Tpb::kPoolActBase + 0x100, 0);
         // A refused access: a DWRR weight of 0 in arb_stage2.arb_weight.
         std::uint32_t zero = 0x01111;
-        const auto refused =
-            transport(csr, tlm::TLM_WRITE_COMMAND, Tpb::kSbufClusterBase + 0x104, reinterpret_cast<unsigned char*>(&zero), 4);
-        std::cout << "weight 0 refused:      " << (refused == tlm::TLM_GENERIC_ERROR_RESPONSE ? "yes" : "NO") << "\n";
+        const auto refused = transport(csr, tlm::TLM_WRITE_COMMAND, Tpb::kSbufClusterBase + 0x104,
+                                       reinterpret_cast<unsigned char*>(&zero), 4);
+        std::cout << "weight 0 refused:      " << (refused == tlm::TLM_GENERIC_ERROR_RESPONSE ? "yes" : "NO")
+                  << "\n";
         ok = ok && refused == tlm::TLM_GENERIC_ERROR_RESPONSE;
 
         // DMA traffic: 512 bytes into each of 16 partitions (two per SBUF cluster), read back.
@@ -111,10 +116,11 @@ int sc_main(int argc, char* argv[]) {
     std::cout << "generation:            " << cfg.params.generation << "\n"
               << "simulated time:        " << sc_core::sc_time_stamp() << "\n"
               << "bytes moved over AXI:  " << host.bytes_moved << "\n"
-              << "TDM split the kernel would run: " << effective.tdm.dma_slots << " DMA of " << effective.tdm.max_slots
-              << " slots; act_rd throttle " << (effective.throttler.act_rd.enable ? "on" : "off") << " ("
-              << effective.throttler.act_rd.transfer_cnt << " beats / " << effective.throttler.act_rd.window_len
-              << " cycles)\n"
+              << "TDM split the kernel would run: " << effective.tdm.dma_slots << " DMA of "
+              << effective.tdm.max_slots << " slots; act_rd throttle "
+              << (effective.throttler.act_rd.enable ? "on" : "off") << " ("
+              << effective.throttler.act_rd.transfer_cnt << " beats / "
+              << effective.throttler.act_rd.window_len << " cycles)\n"
               << "bank  reads  writes  bytes\n";
     std::uint64_t bytes = 0;
     for (std::uint32_t b = 0; b < tpb.sbuf_bank_count(); ++b) {

@@ -55,7 +55,7 @@ const char* kExamples =
 // The output files of one run, opened before the replay so a bad path fails at once.
 class RunOutputs {
 public:
-    void open(const std::string& key, const std::string& path, OutputPolicy policy) {
+    void open(const std::string& key, const std::string& path, const OutputPolicy& policy) {
         if (path.empty() || path == "-") return;
         files_.emplace(key, std::make_unique<OutputFile>(path, policy));
     }

@@ -23,8 +23,9 @@ bool same(const ThrottleCfg& a, const ThrottleCfg& b) {
 void Kernel::reprogram(const Params& p) {
     ClientSet fresh(p);
     if (fresh.size() != n_)
-        throw std::invalid_argument("kernel: reprogram with " + std::to_string(fresh.size()) + " clients; the kernel has " +
-                                    std::to_string(n_) + " (only arbiter, TDM and throttler settings may change)");
+        throw std::invalid_argument("kernel: reprogram with " + std::to_string(fresh.size()) +
+                                    " clients; the kernel has " + std::to_string(n_) +
+                                    " (only arbiter, TDM and throttler settings may change)");
     bool stage1_changed = p.arbiter.stage1_policy != params_.arbiter.stage1_policy;
     bool stage2_changed = p.arbiter.stage2_policy != params_.arbiter.stage2_policy ||
                           !same(p.arbiter.pe_rd, params_.arbiter.pe_rd);
@@ -32,8 +33,8 @@ void Kernel::reprogram(const Params& p) {
         const ClientInfo& now = fresh.all()[c];
         const ClientInfo& was = clients_.all()[c];
         if (now.name != was.name || now.group != was.group)
-            throw std::invalid_argument("kernel: reprogram changes client " + std::to_string(c) + " from " + was.name +
-                                        " to " + now.name);
+            throw std::invalid_argument("kernel: reprogram changes client " + std::to_string(c) + " from " +
+                                        was.name + " to " + now.name);
         if (!same(now.arb, was.arb)) {
             stage1_changed |= now.group == ClientGroup::stage1;
             stage2_changed |= now.group == ClientGroup::stage2;
@@ -41,7 +42,8 @@ void Kernel::reprogram(const Params& p) {
         if (!same(now.throttle, was.throttle)) {
             // A changed bucket starts full; its windows stay aligned to absolute time.
             throttlers_[c] = now.throttle.enable ? Throttler(now.throttle) : Throttler();
-            throttled_ = now.throttle.enable ? throttled_ | (std::uint64_t{1} << c) : throttled_ & ~(std::uint64_t{1} << c);
+            throttled_ = now.throttle.enable ? throttled_ | (std::uint64_t{1} << c)
+                                             : throttled_ & ~(std::uint64_t{1} << c);
         }
     }
     if (stage1_changed) stage1_ = make_arbiter(p.arbiter.stage1_policy);
@@ -54,7 +56,8 @@ void Kernel::reprogram(const Params& p) {
             std::visit([&](auto& a) { a.add_port(c, ci.arb.prio, ci.arb.weight); }, stage2_);
     }
     if (stage2_changed)
-        std::visit([&](auto& a) { a.add_port(kPeRdPort, p.arbiter.pe_rd.prio, p.arbiter.pe_rd.weight); }, stage2_);
+        std::visit([&](auto& a) { a.add_port(kPeRdPort, p.arbiter.pe_rd.prio, p.arbiter.pe_rd.weight); },
+                   stage2_);
 
     tdm_ = Tdm(p.tdm);
     if (stats_.tdm_slots.size() < tdm_.slots()) stats_.tdm_slots.resize(tdm_.slots());

@@ -95,7 +95,7 @@ TEST(SbufClusterCsr, Load_encodes_a_configuration) {
 
 TEST(SbufClusterCsr, Export_rejects_states_the_kernel_cannot_run) {
     SbufClusterCsr c;
-    c.write(SbufClusterCsr::kArbStage2Prio, 0x3u);          // pool_rd prio 3
+    c.write(SbufClusterCsr::kArbStage2Prio, 0x3u);        // pool_rd prio 3
     c.write(SbufClusterCsr::kArbStage2Weight, 0x01111u);  // pe_rd_client weight 0
     Params p;
     EXPECT_THROW(c.export_to(p), CsrError) << "a DWRR weight of 0";

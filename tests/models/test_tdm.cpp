@@ -33,7 +33,8 @@ TEST_F(TdmTest, Reset_is_one_dma_slot_of_eight) {
     models::Tdm& t = make();
     t.write(models::Tdm::kTdmCfg, 0x12345678u);
     t.reset();
-    EXPECT_EQ(t.read(models::Tdm::kTdmCfg), 0x00010008u) << "tdm_max_slots 8, tdm_dma_slots 1 (seed 000 §7.2)";
+    EXPECT_EQ(t.read(models::Tdm::kTdmCfg), 0x00010008u)
+        << "tdm_max_slots 8, tdm_dma_slots 1 (seed 000 §7.2)";
     EXPECT_EQ(t.max_slots(), 8u);
     EXPECT_EQ(t.dma_slots(), 1u);
 }

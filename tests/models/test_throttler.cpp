@@ -53,7 +53,8 @@ TEST_F(ThrottlerTest, Block_offsets_follow_the_seed) {
 TEST_F(ThrottlerTest, Cfg1_fields_round_trip) {
     models::Throttler& c = make(ThrottledEngine::act);
     c.write(models::Throttler::kWrCfg1, 0xffffffffu);
-    EXPECT_EQ(c.read(models::Throttler::kWrCfg1), 0x00ff00ffu) << "window_len[7:0], transfer_cnt[23:16]; the rest reserved";
+    EXPECT_EQ(c.read(models::Throttler::kWrCfg1), 0x00ff00ffu)
+        << "window_len[7:0], transfer_cnt[23:16]; the rest reserved";
     c.write(models::Throttler::kWrCfg1, (5u << 16) | 40u);
     c.write(models::Throttler::kWrCfg0, 0);
     EXPECT_TRUE(c.wr().enable);

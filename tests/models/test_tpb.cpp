@@ -133,7 +133,6 @@ TEST_F(TpbTest, Kernel_bank_stats_feed_the_bank_counters) {
     EXPECT_THROW(t.add_kernel_stats(maverick.stats()), std::invalid_argument) << "16 banks vs 48";
 }
 
-
 TEST_F(TpbTest, Tdm_throttlers_and_sequencer_are_modules_of_the_tpb) {
     Tpb& t = make(test::gen_params("cayman"));
     EXPECT_STREQ(t.tdm().name(), "tpb.tdm");

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <memory>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "../gen_params.h"
 #include "tpb.h"
@@ -38,8 +38,12 @@ struct Host : sc_core::sc_module {
         std::memcpy(&value, buf, 4);
         return pl.get_response_status();
     }
-    tlm::tlm_response_status read(std::uint64_t addr, std::uint32_t& v) { return access(tlm::TLM_READ_COMMAND, addr, v); }
-    tlm::tlm_response_status write(std::uint64_t addr, std::uint32_t v) { return access(tlm::TLM_WRITE_COMMAND, addr, v); }
+    tlm::tlm_response_status read(std::uint64_t addr, std::uint32_t& v) {
+        return access(tlm::TLM_READ_COMMAND, addr, v);
+    }
+    tlm::tlm_response_status write(std::uint64_t addr, std::uint32_t v) {
+        return access(tlm::TLM_WRITE_COMMAND, addr, v);
+    }
 };
 
 class CsrSocketTest : public ::testing::Test {
@@ -70,11 +74,14 @@ TEST_F(CsrSocketTest, Reads_return_the_seed_reset_values) {
     EXPECT_EQ(read(Tpb::kSbufClusterBase + 0x400), 1u) << "axi2sram_transpose_en (seed 000 §6.1)";
     EXPECT_EQ(read(Tpb::kSbufClusterBase + 0x404), 1u) << "raw_config.raw_en";
     for (std::uint32_t e = 0; e < 3; ++e) {
-        EXPECT_EQ(read(Tpb::kPoolActBase + 0x100 * e + 0x0), 1u) << "rd_throttle_cfg0.disable_throttle (§7.2)";
+        EXPECT_EQ(read(Tpb::kPoolActBase + 0x100 * e + 0x0), 1u)
+            << "rd_throttle_cfg0.disable_throttle (§7.2)";
         EXPECT_EQ(read(Tpb::kPoolActBase + 0x100 * e + 0x8), 1u) << "wr_throttle_cfg0.disable_throttle";
     }
-    EXPECT_EQ(read(Tpb::kArrSeqTopBase), 0x00011000u) << "queue_cfg: disable_bg_xpose, disable_tagweight_mode (§5.6)";
-    EXPECT_EQ(read(Tpb::kArrSeqClusterBase), 0x02080000u) << "arr_cluster_cfg: inter_instr_dly_cnt 8, p2fifo_af 2";
+    EXPECT_EQ(read(Tpb::kArrSeqTopBase), 0x00011000u)
+        << "queue_cfg: disable_bg_xpose, disable_tagweight_mode (§5.6)";
+    EXPECT_EQ(read(Tpb::kArrSeqClusterBase), 0x02080000u)
+        << "arr_cluster_cfg: inter_instr_dly_cnt 8, p2fifo_af 2";
     EXPECT_EQ(read(Tpb::kSbufErgBase + 3 * 0x2000 + 0x1000), 1u << 20)
         << "SBUF_CLUSTER_3_1_ERG_CSR cfg: erg_type ECC (seed 000 §3.2)";
     EXPECT_EQ(read(Tpb::kPsumErgBase + 2 * 0x1000 + 5 * 0x40 + 4), 0u) << "PSUM_CLUSTER2_ERG_CSR_5 mem_cfg";
@@ -95,8 +102,10 @@ TEST_F(CsrSocketTest, Writes_land_in_the_owning_module) {
 TEST_F(CsrSocketTest, Unmapped_addresses_answer_an_address_error) {
     std::uint32_t v = 0;
     EXPECT_EQ(host->read(Tpb::kSbufClusterBase + 0x008, v), tlm::TLM_ADDRESS_ERROR_RESPONSE) << "no register";
-    EXPECT_EQ(host->write(Tpb::kSbufClusterBase + 0x304, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE) << "only tdm_cfg";
-    EXPECT_EQ(host->read(Tpb::kPoolActBase + 0x300, v), tlm::TLM_ADDRESS_ERROR_RESPONSE) << "past dve_throttler";
+    EXPECT_EQ(host->write(Tpb::kSbufClusterBase + 0x304, 1), tlm::TLM_ADDRESS_ERROR_RESPONSE)
+        << "only tdm_cfg";
+    EXPECT_EQ(host->read(Tpb::kPoolActBase + 0x300, v), tlm::TLM_ADDRESS_ERROR_RESPONSE)
+        << "past dve_throttler";
     EXPECT_EQ(host->read(0x0100000, v), tlm::TLM_ADDRESS_ERROR_RESPONSE) << "between blocks";
     EXPECT_EQ(host->read(Tpb::kSbufClusterBase + 0x002, v), tlm::TLM_ADDRESS_ERROR_RESPONSE) << "unaligned";
 }
@@ -105,7 +114,8 @@ TEST_F(CsrSocketTest, Read_only_registers_refuse_writes_with_a_command_error) {
     std::uint32_t v = 1;
     EXPECT_EQ(host->read(Tpb::kArrSeqTopBase + ArrSeqTopCsr::kPerfMatmul, v), tlm::TLM_OK_RESPONSE);
     EXPECT_EQ(v, 0u);
-    EXPECT_EQ(host->write(Tpb::kArrSeqTopBase + ArrSeqTopCsr::kPerfMatmul + 4, 7), tlm::TLM_COMMAND_ERROR_RESPONSE)
+    EXPECT_EQ(host->write(Tpb::kArrSeqTopBase + ArrSeqTopCsr::kPerfMatmul + 4, 7),
+              tlm::TLM_COMMAND_ERROR_RESPONSE)
         << "arr_seq_ififo_perf_matmul is a counter";
 }
 
@@ -121,7 +131,8 @@ TEST_F(CsrSocketTest, Unrunnable_writes_are_refused_and_leave_the_register) {
 
 TEST_F(CsrSocketTest, Malformed_payloads_get_burst_and_byte_enable_errors) {
     std::uint32_t v = 0;
-    EXPECT_EQ(host->access(tlm::TLM_READ_COMMAND, Tpb::kSbufClusterBase + 0x300, v, 8), tlm::TLM_BURST_ERROR_RESPONSE);
+    EXPECT_EQ(host->access(tlm::TLM_READ_COMMAND, Tpb::kSbufClusterBase + 0x300, v, 8),
+              tlm::TLM_BURST_ERROR_RESPONSE);
     unsigned char be[4] = {0xff, 0, 0xff, 0};
     tlm::tlm_generic_payload pl;
     pl.set_command(tlm::TLM_WRITE_COMMAND);

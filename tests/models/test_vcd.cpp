@@ -100,7 +100,8 @@ struct Traced {
     std::uint64_t end = 0;  // ps: the falling edge after the last arbitrated cycle
 };
 
-Traced trace_run(const std::string& trace, const std::vector<std::pair<std::string, std::string>>& overrides = {},
+Traced trace_run(const std::string& trace,
+                 const std::vector<std::pair<std::string, std::string>>& overrides = {},
                  std::vector<CsrWrite> writes = {}) {
     LoadRequest r;
     r.generation = "cayman";
@@ -172,8 +173,9 @@ TEST(Vcd, Tdm_slot_signals_follow_the_configured_period) {
     const Stats& s = t.run.result.kernel;
     ASSERT_EQ(s.tdm_slots.size(), 8u);
     const double dma_slot_cycles = static_cast<double>(s.tdm_slots[0].cycles + s.tdm_slots[1].cycles);
-    EXPECT_DOUBLE_EQ(t.vcd.time_where("top.tpb.tdm.dma_precedence", t.period, t.end, [](auto v) { return v == 1; }),
-                     dma_slot_cycles);
+    EXPECT_DOUBLE_EQ(
+        t.vcd.time_where("top.tpb.tdm.dma_precedence", t.period, t.end, [](auto v) { return v == 1; }),
+        dma_slot_cycles);
     EXPECT_DOUBLE_EQ(t.vcd.time_where("top.tpb.tdm.slot", t.period, t.end, [](auto v) { return v == 7; }),
                      static_cast<double>(s.tdm_slots[7].cycles));
 }
@@ -181,7 +183,8 @@ TEST(Vcd, Tdm_slot_signals_follow_the_configured_period) {
 TEST(Vcd, A_tdm_cfg_written_over_tlm_shows_from_the_next_cycle) {
     const std::uint64_t n = 50;
     const std::uint64_t cfg = (4u << 16) | 8u;  // 4 DMA slots of 8
-    const Traced t = trace_run("dma_vs_compute.trc", {}, {{n, Tpb::kSbufClusterBase + models::Tdm::kBlockOffset, cfg}});
+    const Traced t =
+        trace_run("dma_vs_compute.trc", {}, {{n, Tpb::kSbufClusterBase + models::Tdm::kBlockOffset, cfg}});
     expect_signals_match_stats(t);
     const auto& written = t.vcd.of("top.tpb.tdm.tdm_cfg");
     ASSERT_FALSE(written.empty());
@@ -192,8 +195,8 @@ TEST(Vcd, A_tdm_cfg_written_over_tlm_shows_from_the_next_cycle) {
     ASSERT_GT(cycles, 2 * n);
     double dma = 0;
     for (Cycle c = 0; c < cycles; ++c) dma += (c % 8) < (c <= n ? 1u : 4u);
-    EXPECT_DOUBLE_EQ(t.vcd.time_where("top.tpb.tdm.dma_precedence", t.period, t.end, [](auto v) { return v == 1; }),
-                     dma)
+    EXPECT_DOUBLE_EQ(
+        t.vcd.time_where("top.tpb.tdm.dma_precedence", t.period, t.end, [](auto v) { return v == 1; }), dma)
         << "one DMA slot of 8 through cycle n, four from n + 1";
 }
 
