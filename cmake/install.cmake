@@ -5,6 +5,10 @@
 #                                                       the Python package (SBUFSIM_PYTHON_INSTALL_DIR)
 #   cd build && cpack -G DEB                            sbufsim_<version>_<arch>.deb for /usr
 #
+#   cmake --install build --prefix P --component dev   the SystemC models for embedding: lib/libsbufsim_{core,models}.a,
+#                                                       include/sbufsim (core and models/ headers),
+#                                                       lib/cmake/sbufsim/sbufsimConfig.cmake (sbufsim::models)
+#
 # The install is relocatable: the binary finds share/sbufsim from its own folder and the Python
 # module from its own file, so a copied or moved prefix keeps working.
 #
@@ -21,6 +25,28 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
 install(FILES ${SBUFSIM_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 # The Slurm job-array script (docs/sweeps.md): finds the installed sbufsim on PATH.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm_sweep.sh DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/scripts)
+
+# ---- dev component: the models as a library (docs/models.md, "Embedding") ------------------------
+# Not part of a full install nor of the Debian package (EXCLUDE_FROM_ALL): only
+# `--component dev` installs it. The core's static library holds every area's objects.
+if(TARGET sbufsim_models)
+  install(TARGETS sbufsim_core sbufsim_models ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          COMPONENT dev EXCLUDE_FROM_ALL)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sbufsim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          COMPONENT dev EXCLUDE_FROM_ALL)
+  file(GLOB SBUFSIM_MODEL_HEADERS ${PROJECT_SOURCE_DIR}/models/*.h)
+  install(FILES ${SBUFSIM_MODEL_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sbufsim/models
+          COMPONENT dev EXCLUDE_FROM_ALL)
+  set(SBUFSIM_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/sbufsim)
+  file(RELATIVE_PATH SBUFSIM_CONFIG_TO_PREFIX "/prefix/${SBUFSIM_CMAKE_INSTALL_DIR}" "/prefix")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/sbufsimConfig.cmake.in
+                 ${PROJECT_BINARY_DIR}/cmake/sbufsimConfig.cmake @ONLY)
+  include(CMakePackageConfigHelpers)
+  write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/sbufsimConfigVersion.cmake
+                                   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/cmake/sbufsimConfig.cmake ${PROJECT_BINARY_DIR}/cmake/sbufsimConfigVersion.cmake
+          DESTINATION ${SBUFSIM_CMAKE_INSTALL_DIR} COMPONENT dev EXCLUDE_FROM_ALL)
+endif()
 
 # ---- Debian package --------------------------------------------------------------------------
 # Its dependencies are Debian's runtime packages: dpkg-shlibdeps reads them off the binaries'

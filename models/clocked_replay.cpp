@@ -1,5 +1,6 @@
 #include "clocked_replay.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +14,10 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "engine_shell.h"
+#include "hierarchy.h"
 #include "queue_feed.h"
 #include "sbuf_arbiter.h"
+#include "sbufsim/engines/arr_seq.h"
 #include "sbufsim/replay/replay_session.h"
 #include "tpb.h"
 
@@ -22,32 +25,55 @@ namespace sbufsim::models {
 
 namespace {
 
-// The top of one clocked replay: clock, tpb, feed, engine shells, arbiter and the cycle controller.
+// The top of one clocked replay: clock, feed, tpb (with the PE-array sequencer), the other
+// engine shells, arbiter, the host's CSR initiator and the cycle controller. The processes are
+// created in the engines' order (feed, arr_seq, act, ...), as the fast scheduler steps them.
 class ClockedTop : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(ClockedTop);
     ClockedTop(const sc_core::sc_module_name& name, const Params& p, ReplaySession& session,
-               const ActivityProbe* probe, sc_core::sc_time period)
-        : sc_core::sc_module(name), clk_("clk", period), session_(session), tpb_("tpb", p) {
-        axi_.bind(tpb_.axi_socket);
+               const ActivityProbe* probe, const sc_core::sc_time& period, std::vector<CsrWrite> writes,
+               bool skip_idle)
+        : sc_core::sc_module(name),
+          period_(period),
+          high_(period * 0.5),
+          session_(session),
+          writes_(std::move(writes)),
+          skip_idle_(skip_idle) {
+        SC_THREAD(drive_clock);
+        std::stable_sort(writes_.begin(), writes_.end(),
+                         [](const CsrWrite& a, const CsrWrite& b) { return a.cycle < b.cycle; });
         feed_ = std::make_unique<QueueFeed>("queue_feed", session_, link_);
         feed_->clk(clk_);
+        SequencerBinding seq{nullptr, &session_.kernel(), &link_};
+        for (FrontEnd* e : session_.engines())
+            if (dynamic_cast<sbufsim::ArrSeq*>(e)) seq.engine = e;
+        tpb_ = std::make_unique<Tpb>("tpb", p, TpbOptions{}, seq);
+        tpb_->arr_seq().clk(clk_);
+        axi_.bind(tpb_->axi_socket);
+        csr_.bind(tpb_->csr_socket);
         for (FrontEnd* e : session_.engines()) {
+            if (e == seq.engine) continue;
             shells_.push_back(std::make_unique<EngineShell>(e->stats().name.c_str(), *e, session_.kernel(), link_));
             shells_.back()->clk(clk_);
         }
-        std::vector<EccBank*> banks;
-        for (std::uint32_t b = 0; b < tpb_.sbuf_bank_count(); ++b) banks.push_back(&tpb_.sbuf_bank(b));
-        for (std::uint32_t b = 0; b < tpb_.psum_bank_count(); ++b) banks.push_back(&tpb_.psum_bank(b));
-        arbiter_ = std::make_unique<SbufArbiter>("arbiter", session_.kernel(), p.tdm, std::move(banks), probe);
+        arbiter_ = std::make_unique<SbufArbiter>("arbiter", session_.kernel(), *tpb_, link_, probe);
         SC_METHOD(end_of_cycle);
         sensitive << clk_.negedge_event();
         dont_initialize();
+        if (!writes_.empty()) {
+            SC_METHOD(host_writes);
+            sensitive << clk_.posedge_event();
+            dont_initialize();
+        }
     }
 
     void trace(sc_core::sc_trace_file* f) {
+        skip_idle_ = false;  // a waveform has a value for every cycle
         sc_core::sc_trace(f, clk_, clk_.name());
         arbiter_->trace(f);
+        tpb_->arr_seq().set_traced(true);
+        sc_core::sc_trace(f, tpb_->arr_seq().busy, tpb_->arr_seq().busy.name());
         for (auto& s : shells_) {
             s->set_traced(true);
             sc_core::sc_trace(f, s->busy, s->busy.name());
@@ -55,17 +81,77 @@ public:
     }
 
     ClockedLink& link() { return link_; }
-    Tpb& tpb() { return tpb_; }
+    Tpb& tpb() { return *tpb_; }
     bool done() const { return traced_out_; }
     Cycle stop_cycle() const { return stop_cycle_; }
     std::uint64_t arbitrated() const { return arbiter_->cycles(); }
+    std::uint64_t skipped() const { return skipped_; }
     std::uint64_t activations() const {
-        std::uint64_t n = 0;
+        std::uint64_t n = tpb_->arr_seq().activations();
         for (const auto& s : shells_) n += s->activations();
         return n;
     }
 
 private:
+    // The PE clock: rising edge of cycle c at c × period, falling edge half a period later (as
+    // an sc_clock), except that after a falling edge it jumps to the rising edge of resume_
+    // when the controller has skipped the idle cycles before it.
+    void drive_clock() {
+        for (Cycle c = 0;;) {
+            clk_.write(true);
+            wait(high_);
+            clk_.write(false);
+            wait(period_ - high_);
+            const Cycle next = std::max(c + 1, resume_);
+            if (next > c + 1) wait(period_ * static_cast<double>(next - c - 1));
+            c = next;
+        }
+    }
+
+    // Cycles t.. in which no queued beat can move (Kernel::next_ready) and no engine, access
+    // record or host write needs attention: the kernel runs them at once (it only counts them)
+    // and the clock resumes at the first cycle where something happens, as the fast scheduler's
+    // kernel().run_until(ev.at) skips them. Returns false when cycle t must be arbitrated.
+    bool skip_idle(Cycle t, const Wake& ev) {
+        if (!skip_idle_ || traced_out_ || tpb_->reprogram_pending()) return false;
+        Cycle to = std::min(ev.at, session_.kernel().next_ready());
+        if (next_write_ < writes_.size()) to = std::min(to, std::max(writes_[next_write_].cycle, t + 1));
+        if (to == kNever || to <= t + 1) return false;
+        session_.kernel().run_until(to);
+        skipped_ += to - t;
+        resume_ = to;
+        return true;
+    }
+
+    // Rising edge of cycle t: the host's writes due by now, through the csr_socket.
+    void host_writes() {
+        const Cycle t = session_.kernel().now();
+        try {
+            for (; next_write_ < writes_.size() && writes_[next_write_].cycle <= t; ++next_write_)
+                issue(writes_[next_write_]);
+        } catch (...) {
+            link_.fail();
+        }
+    }
+
+    void issue(const CsrWrite& w) {
+        tlm::tlm_generic_payload pl;
+        std::uint32_t v = w.value;
+        pl.set_command(tlm::TLM_WRITE_COMMAND);
+        pl.set_address(w.address);
+        pl.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+        pl.set_data_length(4);
+        pl.set_streaming_width(4);
+        pl.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        csr_->b_transport(pl, delay);
+        if (!pl.is_response_ok())
+            throw std::invalid_argument("CSR write of " + hex(w.value) + " at " + hex(w.address) +
+                                        " in cycle " + std::to_string(w.cycle) + ": " +
+                                        pl.get_response_string() +
+                                        " (the register map is in docs/models.md)");
+    }
+
     // Falling edge of cycle t = kernel.now(): the fast scheduler's decision after settle(t), made
     // once the rising-edge processes have stopped changing anything.
     void end_of_cycle() {
@@ -76,7 +162,8 @@ private:
         }
         try {
             const Cycle t = session_.kernel().now();
-            if (!traced_out_ && session_.next_event(t).never()) {
+            const Wake ev = traced_out_ ? Wake{} : session_.next_event(t);
+            if (!traced_out_ && ev.never()) {
                 if (!session_.eof()) {  // every engine waits: the signal may be further on
                     session_.refill(t, true);
                     link_.activity.notify(sc_core::SC_ZERO_TIME);
@@ -93,20 +180,29 @@ private:
                 sc_core::sc_stop();
                 return;
             }
+            if (skip_idle(t, ev)) return;
             arbiter_->go.notify(sc_core::SC_ZERO_TIME);
         } catch (...) {
             link_.fail();
         }
     }
 
-    sc_core::sc_clock clk_;
+    sc_core::sc_signal<bool> clk_{"clk"};
+    sc_core::sc_time period_, high_;
+    Cycle resume_ = 0;  // the cycle whose rising edge follows a skip
+    std::uint64_t skipped_ = 0;
     ReplaySession& session_;
     ClockedLink link_;
-    Tpb tpb_;
+    std::unique_ptr<Tpb> tpb_;
     // The AXI side of the tpb (axi2sram). The DMA queues' and Q7 cores' bank traffic is timed by
     // the kernel as requests of their DMA-class clients; this initiator completes the binding
     // and is where a functional data path would issue its b_transport calls.
     tlm_utils::simple_initiator_socket<ClockedTop> axi_{"axi"};
+    // The host's register initiator (ClockedOptions::csr_writes).
+    tlm_utils::simple_initiator_socket<ClockedTop> csr_{"csr"};
+    std::vector<CsrWrite> writes_;
+    std::size_t next_write_ = 0;
+    bool skip_idle_;
     std::unique_ptr<QueueFeed> feed_;
     std::vector<std::unique_ptr<EngineShell>> shells_;
     std::unique_ptr<SbufArbiter> arbiter_;
@@ -198,7 +294,7 @@ ClockedRun replay_clocked(const Params& params, TraceReader& reader, const Repla
     ReplaySession session(params, reader, opt);
     session.begin();
     const sc_core::sc_time period = clock_period(params);
-    ClockedTop top("top", params, session, opt.probe, period);
+    ClockedTop top("top", params, session, opt.probe, period, clocked.csr_writes, !clocked.step_every_cycle);
     std::unique_ptr<VcdFile> vcd;
     if (!clocked.vcd.empty()) {
         vcd = std::make_unique<VcdFile>(clocked.vcd);
@@ -208,11 +304,13 @@ ClockedRun replay_clocked(const Params& params, TraceReader& reader, const Repla
     if (vcd) vcd->close();
     if (top.link().failure) std::rethrow_exception(top.link().failure);
     if (!top.done()) throw std::logic_error("clocked scheduler: the simulation ended before the trace did");
+    if (clocked.hierarchy) print_hierarchy(*clocked.hierarchy);
 
     ClockedRun run;
     run.result = session.finish(top.stop_cycle());
     top.tpb().add_kernel_stats(run.result.kernel);
     run.arbitrated_cycles = top.arbitrated();
+    run.skipped_cycles = top.skipped();
     run.engine_activations = top.activations();
     run.clock_period_ps = std::round(period.to_seconds() * 1e12);  // a whole number of ps
     return run;

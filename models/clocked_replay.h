@@ -1,10 +1,12 @@
 // The clocked scheduler: the reference against which the fast scheduler (replay.h) is checked.
 // Every block is a SystemC process on the PE clock and runs every cycle:
 //
-//   rising edge of cycle t    queue_feed (queue fill from the trace), one engine_shell per
-//                             engine (arr_seq, act, pool, dve, dma_<k>, q7_<c>); they re-run in
-//                             delta cycles while any of them changes something (a semaphore
+//   rising edge of cycle t    queue_feed (queue fill from the trace), the tpb's arr_seq and one
+//                             engine_shell per other engine (act, pool, dve, dma_<k>, q7_<c>);
+//                             they re-run in delta cycles while any of them changes something (a semaphore
 //                             signal unblocks another queue in the same cycle)
+//   rising edge of cycle t    the host's CSR writes due in cycle t (ClockedOptions::csr_writes),
+//                             through the tpb's csr_socket
 //   falling edge of cycle t   the cycle controller: once the rising-edge deltas have settled,
 //                             either nothing can move (deadlock), every engine waits on a signal
 //                             further on in the trace (read one more instruction and settle
@@ -15,25 +17,56 @@
 // the kernel's per-bank counters are added to the bank modules. With a VCD file, the bank,
 // TDM, client and engine signals are recorded (docs/visualisation.md).
 //
+// Idle stretches (no queued beat can move, no engine, access record or host write due) are
+// skipped as the fast scheduler skips them: the kernel counts them at once and the clock's next
+// rising edge is the cycle where something happens (ClockedOptions::step_every_cycle turns this
+// off; a VCD always has every cycle).
+//
 // One kernel cycle = one PE clock cycle (docs/engines.md, INFERRED); the other engines' clocks
 // enter through the cost model. The clock period is 1 / pe.clock_ghz rounded to the picosecond.
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sbufsim/replay/replay.h"
 
 namespace sbufsim::models {
 
+// One host register write issued through the tpb's csr_socket (tpb.h) at the rising edge of
+// `cycle`: an arbiter, TDM or throttler register acts from cycle + 1.
+struct CsrWrite {
+    Cycle cycle = 0;
+    std::uint64_t address = 0;  // csr_socket address (block base + register offset)
+    std::uint32_t value = 0;
+};
+
 struct ClockedOptions {
+    ClockedOptions() = default;
+    // ClockedOptions{path}: waveforms only.
+    explicit ClockedOptions(std::string vcd_file) : vcd(std::move(vcd_file)) {}
+
     std::string vcd;  // VCD file to write ("" = none); written as given (".vcd" is not appended)
+    // Host writes, issued in cycle order by the top's CSR initiator. A write the tpb answers
+    // with a TLM error stops the replay with std::invalid_argument naming it.
+    std::vector<CsrWrite> csr_writes;
+    // Evaluate every cycle, also those in which no queued beat can move and no engine needs
+    // attention (by default they are skipped, as the fast scheduler skips them; the statistics
+    // are the same either way). A VCD always has every cycle.
+    bool step_every_cycle = false;
+    // When set, the sc_object tree with each module's CSRs and signals (hierarchy.h) is written
+    // here at the end of the run.
+    std::ostream* hierarchy = nullptr;
 };
 
 // What the clocked scheduler did besides the replay's result.
 struct ClockedRun {
     ReplayResult result;
     std::uint64_t arbitrated_cycles = 0;    // falling-edge kernel evaluations
+    std::uint64_t skipped_cycles = 0;       // idle cycles run by the kernel alone (no clock edge)
     std::uint64_t engine_activations = 0;   // engine-shell process runs (rising edges + deltas)
     double clock_period_ps = 0;
 };

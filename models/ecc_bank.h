@@ -11,6 +11,7 @@
 #include <systemc>
 
 #include "backing_store.h"
+#include "csr_block.h"
 
 namespace sbufsim::models {
 
@@ -19,7 +20,7 @@ struct EccBankOptions {
     ErgType erg_type = ErgType::ecc;  // cfg.erg_type after reset (INFERRED reset: ECC)
 };
 
-class EccBank : public sc_core::sc_module {
+class EccBank : public sc_core::sc_module, public CsrOwner {
 public:
     // Data path; `addr` is the 29-bit PartitionOffset of the first byte.
     BankAccess read(std::uint32_t addr, std::span<std::uint8_t> out) { return store_.read(addr, out); }
@@ -31,6 +32,7 @@ public:
     EccBankStore& store() { return store_; }
     const EccBankStore& store() const { return store_; }
     const EccBankCounters& counters() const { return store_.counters(); }
+    std::vector<const CsrBlock*> csr_blocks() const override { return {&erg()}; }
 
     // The bank's arbitration outcome per cycle, driven by the arbiter (sbuf_arbiter.h) under the
     // clocked scheduler while waveforms are recorded: granted this cycle, two or more beats wanted

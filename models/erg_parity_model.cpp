@@ -50,4 +50,8 @@ void ErgParityModel::write(std::uint32_t offset, std::uint32_t value) {
     }
 }
 
+std::vector<CsrRegisterView> ErgParityModel::csr_registers() const {
+    return {{"cfg", kCfg, cfg_}, {"mem_cfg", kMemCfg, mem_cfg_}};
+}
+
 }  // namespace sbufsim::models

@@ -18,14 +18,11 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "csr_block.h"
 
 namespace sbufsim::models {
-
-// A register access the block cannot take: the message names the block, the offset and the rule.
-class CsrError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 namespace csr {
 
@@ -51,7 +48,7 @@ std::string hex32(std::uint32_t v);
 enum class ErgType : std::uint8_t { parity = 0, ecc = 1 };
 const char* to_string(ErgType t);
 
-class ErgParityModel {
+class ErgParityModel : public CsrBlock {
 public:
     static constexpr std::uint32_t kSizeBytes = 0x40;  // SizeInBytes = 0x40 (seed 000 §3.2)
     static constexpr std::uint32_t kCfg = 0x00;        // INFERRED offset
@@ -85,6 +82,12 @@ public:
     bool testrnm() const { return csr::get(mem_cfg_, kTestrnmBit, 1) != 0; }
     bool testrwm() const { return csr::get(mem_cfg_, kTestrwmBit, 1) != 0; }
     const std::string& name() const { return name_; }
+
+    // CsrBlock: the register view (both registers read-write).
+    std::string csr_block_name() const override { return name_ + ".erg_parity_model"; }
+    std::vector<CsrRegisterView> csr_registers() const override;
+    std::uint32_t csr_read(std::uint32_t offset) const override { return read(offset); }
+    void csr_write(std::uint32_t offset, std::uint32_t value) override { write(offset, value); }
 
 private:
     static constexpr std::uint32_t kCfgMask = 1u << kErgTypeBit;

@@ -5,9 +5,11 @@
 
 namespace sbufsim::models {
 
-SbufArbiter::SbufArbiter(const sc_core::sc_module_name& name, Kernel& kernel, const TdmParams& tdm,
-                         std::vector<EccBank*> banks, const ActivityProbe* probe)
-    : sc_core::sc_module(name), kernel_(kernel), tdm_(tdm), banks_(std::move(banks)), probe_(probe) {
+SbufArbiter::SbufArbiter(const sc_core::sc_module_name& name, Kernel& kernel, Tpb& tpb, ClockedLink& link,
+                         const ActivityProbe* probe)
+    : sc_core::sc_module(name), kernel_(kernel), tpb_(tpb), link_(link), probe_(probe) {
+    for (std::uint32_t b = 0; b < tpb_.sbuf_bank_count(); ++b) banks_.push_back(&tpb_.sbuf_bank(b));
+    for (std::uint32_t b = 0; b < tpb_.psum_bank_count(); ++b) banks_.push_back(&tpb_.psum_bank(b));
     for (const ClientInfo& c : kernel_.clients().all()) {
         ClientSignals s;
         s.stall = std::make_unique<sc_core::sc_signal<std::uint8_t>>((c.name + "_stall").c_str());
@@ -30,8 +32,15 @@ void SbufArbiter::trace(sc_core::sc_trace_file* f) {
         sc_core::sc_trace(f, b->winner, n + ".winner");
         sc_core::sc_trace(f, b->grants, n + ".grants");
     }
-    sc_core::sc_trace(f, tdm_slot_, tdm_slot_.name());
-    sc_core::sc_trace(f, dma_precedence_, dma_precedence_.name());
+    Tdm& tdm = tpb_.tdm();
+    sc_core::sc_trace(f, tdm.tdm_cfg, tdm.tdm_cfg.name());
+    sc_core::sc_trace(f, tdm.slot, tdm.slot.name());
+    sc_core::sc_trace(f, tdm.dma_precedence, tdm.dma_precedence.name());
+    for (std::uint32_t e = 0; e < kThrottledEngines; ++e) {
+        Throttler& t = tpb_.throttler(static_cast<ThrottledEngine>(e));
+        sc_core::sc_trace(f, t.rd_tokens, t.rd_tokens.name());
+        sc_core::sc_trace(f, t.wr_tokens, t.wr_tokens.name());
+    }
     for (std::size_t c = 0; c < clients_.size(); ++c) {
         sc_core::sc_trace(f, *clients_[c].stall, clients_[c].stall->name());
         sc_core::sc_trace(f, *clients_[c].grant, clients_[c].grant->name());
@@ -44,6 +53,13 @@ void SbufArbiter::arbitrate() {
     kernel_.run_until(t + 1);
     ++cycles_;
     if (traced_) publish(t);
+    if (!tpb_.reprogram_pending()) return;
+    try {
+        Params next;
+        if (tpb_.take_reprogram(next)) kernel_.reprogram(next);  // the host's writes act from t + 1
+    } catch (...) {
+        link_.fail();
+    }
 }
 
 // The signals of cycle t from the probe's cycle view (written now, seen after this delta).
@@ -61,9 +77,9 @@ void SbufArbiter::publish(Cycle t) {
             granted_[client] = 1;
         }
     }
-    const std::uint32_t slot = tdm_.slot(t);
-    tdm_slot_.write(slot);
-    dma_precedence_.write(tdm_.precedence(slot) == TdmClass::dma);
+    tpb_.tdm().drive(t);
+    for (std::uint32_t e = 0; e < kThrottledEngines; ++e)
+        tpb_.throttler(static_cast<ThrottledEngine>(e)).drive(kernel_, t);
     for (std::uint32_t c = 0; c < clients_.size(); ++c) {
         StallCause cause{};
         const bool stalled = probe_->stalled(c, t, cause);

@@ -9,7 +9,7 @@ namespace {
 constexpr const char* kBlock = "tpb_sbuf_cluster";
 constexpr const char* kRegisters =
     "arb_stage1.arb_prio @0x0, arb_stage1.arb_weight @0x4, arb_stage2.arb_prio @0x100, "
-    "arb_stage2.arb_weight @0x104, tdm_cfg @0x300, axi2sram_transpose_en @0x400, raw_config @0x404, "
+    "arb_stage2.arb_weight @0x104, axi2sram_transpose_en @0x400, raw_config @0x404, "
     "raw_conv @0x408, misc_config @0x410";
 
 // Five 3-bit priority fields at a 4-bit pitch: bits [4i+2:4i] (seed 000 §7.1).
@@ -41,7 +41,6 @@ void SbufClusterCsr::reset() {
     arb1_weight_ = kArbStage1WeightReset;
     arb2_prio_ = kArbStage2PrioReset;
     arb2_weight_ = kArbStage2WeightReset;
-    tdm_cfg_ = kTdmCfgReset;
     transpose_en_ = kTransposeEnReset;
     raw_config_ = kRawConfigReset;
     raw_conv_ = kRawConvReset;
@@ -54,8 +53,8 @@ std::uint32_t SbufClusterCsr::read(std::uint32_t offset) const {
         case kArbStage1Prio: return arb1_prio_;
         case kArbStage1Weight: return arb1_weight_;
         case kArbStage2Prio: return arb2_prio_;
-        case kArbStage2Weight: return arb2_weight_;
-        case kTdmCfg: return tdm_cfg_;
+        case kArbStage2Weight:
+            return arb2_weight_;
         case kAxi2SramTransposeEn: return transpose_en_;
         case kRawConfig: return raw_config_;
         case kRawConv: return raw_conv_;
@@ -70,8 +69,9 @@ void SbufClusterCsr::write(std::uint32_t offset, std::uint32_t value) {
         case kArbStage1Prio: arb1_prio_ = value & kPrioMask; return;
         case kArbStage1Weight: arb1_weight_ = value & kWeightMask; return;
         case kArbStage2Prio: arb2_prio_ = value & kPrioMask; return;
-        case kArbStage2Weight: arb2_weight_ = value & kWeightMask; return;
-        case kTdmCfg: tdm_cfg_ = value; return;  // two full 16-bit fields
+        case kArbStage2Weight:
+            arb2_weight_ = value & kWeightMask;
+            return;
         case kAxi2SramTransposeEn: transpose_en_ = value & 1u; return;
         case kRawConfig: raw_config_ = value & 1u; return;
         case kRawConv: raw_conv_ = value & 3u; return;
@@ -101,12 +101,22 @@ Axi2SramParams SbufClusterCsr::axi2sram() const {
     return a;
 }
 
+std::vector<CsrRegisterView> SbufClusterCsr::csr_registers() const {
+    return {{"arb_stage1.arb_prio", kArbStage1Prio, arb1_prio_},
+            {"arb_stage1.arb_weight", kArbStage1Weight, arb1_weight_},
+            {"arb_stage2.arb_prio", kArbStage2Prio, arb2_prio_},
+            {"arb_stage2.arb_weight", kArbStage2Weight, arb2_weight_},
+            {"axi2sram_transpose_en", kAxi2SramTransposeEn, transpose_en_},
+            {"raw_config", kRawConfig, raw_config_},
+            {"raw_conv", kRawConv, raw_conv_},
+            {"misc_config", kMiscConfig, misc_config_}};
+}
+
 void SbufClusterCsr::load(const Params& p) {
     for (std::uint32_t i = 0; i < kStage1Clients; ++i) put_pair(arb1_prio_, arb1_weight_, i, p.arbiter.stage1[i]);
     const ArbWeights* stage2[kStage2Clients] = {&p.arbiter.pool_rd, &p.arbiter.act_rd, &p.arbiter.pool_wr,
                                                 &p.arbiter.act_wr, &p.arbiter.pe_rd};
     for (std::uint32_t i = 0; i < kStage2Clients; ++i) put_pair(arb2_prio_, arb2_weight_, i, *stage2[i]);
-    tdm_cfg_ = csr::set(csr::set(0, 0, 16, p.tdm.max_slots), 16, 16, p.tdm.dma_slots);
     transpose_en_ = p.axi2sram.transpose_en ? 1 : 0;
     raw_config_ = p.axi2sram.raw_en ? 1 : 0;
     raw_conv_ = (p.axi2sram.sns ? 1u : 0u) | (p.axi2sram.sis ? 2u : 0u);
@@ -114,13 +124,6 @@ void SbufClusterCsr::load(const Params& p) {
 }
 
 void SbufClusterCsr::export_to(Params& p) const {
-    if (tdm_max_slots() == 0)
-        throw CsrError(std::string(kBlock) + ": tdm_cfg.tdm_max_slots = 0: the TDM period needs at least one slot "
-                       "(seed 000 §7.2)");
-    if (tdm_dma_slots() > tdm_max_slots())
-        throw CsrError(std::string(kBlock) + ": tdm_cfg.tdm_dma_slots = " + std::to_string(tdm_dma_slots()) +
-                       " exceeds tdm_max_slots = " + std::to_string(tdm_max_slots()) +
-                       " (the DMA slots are part of the TDM period, seed 000 §7.2)");
     for (std::uint32_t i = 0; i < kStage1Clients; ++i)
         check_weight(stage1(i), "arb_stage1.arb_weight", "pe_client_" + std::to_string(i));
     for (std::uint32_t i = 0; i < kStage2Clients; ++i)
@@ -132,8 +135,6 @@ void SbufClusterCsr::export_to(Params& p) const {
     p.arbiter.pool_wr = stage2(Stage2Client::pool_wr);
     p.arbiter.act_wr = stage2(Stage2Client::act_wr);
     p.arbiter.pe_rd = stage2(Stage2Client::pe_rd_client);
-    p.tdm.max_slots = tdm_max_slots();
-    p.tdm.dma_slots = tdm_dma_slots();
     p.axi2sram = axi2sram();
 }
 

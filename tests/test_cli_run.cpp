@@ -3,6 +3,7 @@
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -187,6 +188,25 @@ TEST(CliRun, Vcd_implies_the_clocked_scheduler_and_refuses_the_fast_one) {
     const Out bad = sbufsim({"run", shipped("matmul_kloop.trc"), "--vcd", vcd, "--scheduler", "fast"});
     EXPECT_EQ(bad.rc, kExitUsage);
     EXPECT_NE(bad.err.find("--vcd"), std::string::npos) << bad.err;
+}
+
+TEST(CliRun, Hierarchy_lists_every_block_with_its_csrs_and_signals) {
+    const Out o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--hierarchy", "--set", "tdm.dma_slots=2"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    for (const char* line :
+         {"  tpb  sc_module", "    tdm  sc_module", "    pool_throttler  sc_module", "    act_throttler  sc_module",
+          "    dve_throttler  sc_module", "    arr_seq  sc_module", "    axi2sram  sc_module",
+          "    sbuf_cluster_7_1  sc_module", "    psum_cluster3_bank7  sc_module", "  arbiter  sc_module",
+          "    [tpb_sbuf_cluster]", "        tdm_cfg @0x0 = 0x20008", "      [tpb_sbuf_pool_act.act_throttler]",
+          "      slot  sc_signal = ", "      rd_tokens  sc_signal = ", "      [arr_seq_top]", "      [arr_seq_cluster]",
+          "        queue_cfg @0x0 = 0x11000", "(read-only)", "        mem_cfg @0x4 = 0x0"})
+        EXPECT_NE(o.out.find(line), std::string::npos) << "missing: " << line << "\n" << o.out.substr(0, 3000);
+    for (const char c : o.out)
+        ASSERT_TRUE(c == '\n' || std::isprint(static_cast<unsigned char>(c))) << "a signal printed as a raw byte";
+    EXPECT_NE(o.out.find("    dma_0_stall  sc_signal = 0\n"), std::string::npos) << "stall codes print as numbers";
+    const Out bad = sbufsim({"run", shipped("dma_load.trc"), "--hierarchy", "--scheduler", "fast"});
+    EXPECT_EQ(bad.rc, kExitUsage);
+    EXPECT_NE(bad.err.find("--hierarchy"), std::string::npos) << bad.err;
 }
 
 TEST(CliRun, Unknown_scheduler_is_a_usage_error) {

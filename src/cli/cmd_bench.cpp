@@ -47,7 +47,7 @@ int bench_trace(const std::string& path, const Params& p, std::uint32_t repeat, 
        << std::setprecision(2) << (kernel > 0 ? fast / kernel : 0) << "\n"
        << std::setprecision(4) << "clocked   " << clocked << " s  " << std::setprecision(2)
        << fr.total_cycles / clocked / 1e6 << " M cycles/s, " << cr.arbitrated_cycles << " arbitrated cycles, "
-       << cr.engine_activations << " engine activations\n"
+       << cr.skipped_cycles << " idle cycles skipped, " << cr.engine_activations << " engine activations\n"
        << "clocked / fast = " << std::setprecision(1) << clocked / fast << "x; statistics "
        << (same ? "identical" : "DIFFER") << "\n";
     io.out << os.str();

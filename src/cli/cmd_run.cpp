@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
@@ -42,6 +43,7 @@ const char* kExamples =
     "  sbufsim run traces/act_vs_matmul_collide.trc --timeline t.json --window 0:2000 --heatmap h.svg\n"
     "  sbufsim run traces/matmul_kloop.trc --window-stats 500 --csv out.csv   per-500-cycle rows\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --vcd w.vcd   clocked scheduler, waveforms for GTKWave\n"
+    "  sbufsim run traces/dma_load.trc --scheduler clocked --hierarchy   the SystemC modules, CSRs, signals\n"
     "\nOutput files are checked before the replay starts and appear only complete (written beside\n"
     "the target and renamed); an existing file of another kind (a trace, say) is replaced only\n"
     "with --force, an input never. docs/cli.md, \"What is written when\".\n"
@@ -205,7 +207,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     ConfigOptions copts;
     std::string log_level, json_path, csv_path, scheduler = "fast", from;
     std::vector<std::string> traces;
-    bool quiet = false, lenient = false, force = false, list_metrics = false;
+    bool quiet = false, lenient = false, force = false, list_metrics = false, hierarchy = false;
     VizOptions viz;
     po::options_description desc("sbufsim run [TRACE...] [options]");
     desc.add_options()("help,h", "show this help")
@@ -225,6 +227,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         ("vcd", po::value(&viz.vcd)->value_name("FILE"),
          "write a VCD waveform (per-bank busy/conflict/winner/grants, TDM slot, per-client "
          "stall/grant, engine busy) for GTKWave; implies --scheduler clocked")
+        ("hierarchy", po::bool_switch(&hierarchy),
+         "print the SystemC model's sc_object tree after the run, with every module's CSRs (name, "
+         "offset, value) and signals (value); implies --scheduler clocked")
         ("timeline", po::value(&viz.timeline)->value_name("FILE"),
          "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")
         ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B)")
@@ -271,9 +276,10 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     }
     // A document on stdout stays parseable: the summary moves to stderr.
     std::ostream& summary = json_path == "-" || csv_path == "-" ? io.err : io.out;
-    if (!viz.vcd.empty()) {
+    if (!viz.vcd.empty() || hierarchy) {
         if (!vm["scheduler"].defaulted() && scheduler != "clocked") {
-            io.err << "sbufsim run: --vcd records the clocked scheduler's signals; drop --scheduler " << scheduler
+            io.err << "sbufsim run: " << (hierarchy ? "--hierarchy lists" : "--vcd records")
+                   << " the clocked scheduler's modules; drop --scheduler " << scheduler
                    << " or use --scheduler clocked\n";
             return kExitUsage;
         }
@@ -360,10 +366,18 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             if (bar) ropt.progress = [&progress](std::uint64_t n) { progress.update(n); };
             RunReport rep;
             rep.info.scheduler = scheduler;
-            if (scheduler == "clocked")
-                rep.result = models::replay_clocked(cfg.params, reader, ropt,
-                                                    models::ClockedOptions{viz.vcd.empty() ? "" : per_trace(viz.vcd, path, traces.size())})
-                                 .result;
+            if (scheduler == "clocked") {
+                models::ClockedOptions copt;
+                copt.vcd = viz.vcd.empty() ? "" : per_trace(viz.vcd, path, traces.size());
+                std::ostringstream tree;
+                if (hierarchy) copt.hierarchy = &tree;
+                rep.result = models::replay_clocked(cfg.params, reader, ropt, copt).result;
+                if (hierarchy)
+                    summary << "SystemC hierarchy of " << path << " at the end of the run (signals are driven while "
+                            << (viz.vcd.empty() ? "--vcd records them: here they hold their reset values" : "--vcd records them")
+                            << "):\n"
+                            << tree.str();
+            }
             else
                 rep.result = replay(cfg.params, reader, ropt);
             progress.finish();

@@ -61,8 +61,8 @@ Both run_both(const Params& p, const std::string& path) {
 void expect_identical(const Both& b, const std::string& what) {
     ASSERT_GT(b.fast.total_cycles, 0u) << what;
     EXPECT_EQ(json_of(b.fast), json_of(b.clocked.result)) << what << ": the schedulers disagree";
-    // The clocked scheduler evaluated every kernel cycle itself (nothing drained in one go).
-    EXPECT_EQ(b.clocked.arbitrated_cycles, b.clocked.result.kernel.cycles) << what;
+    // The clocked scheduler evaluated every kernel cycle itself, except idle stretches it skipped.
+    EXPECT_EQ(b.clocked.arbitrated_cycles + b.clocked.skipped_cycles, b.clocked.result.kernel.cycles) << what;
     EXPECT_GE(b.clocked.engine_activations, b.clocked.arbitrated_cycles * b.fast.engines.size()) << what;
 }
 
@@ -362,6 +362,43 @@ TEST(ClockedErrors, Invalid_record_stops_the_clocked_replay_with_the_checker_err
         EXPECT_EQ(e.kind(), ReplayError::Kind::invalid_trace);
         EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
     }
+    std::filesystem::remove(path);
+}
+
+// ---- idle cycles -------------------------------------------------------------------------------
+
+// Skipping the cycles in which nothing is queued and nobody is due changes no statistic.
+TEST(ClockedIdle, Skipping_idle_cycles_gives_the_statistics_of_stepping_every_cycle) {
+    const Params p = params_for("cayman");
+    const std::string path = test::shipped("matmul_kloop.trc");
+    ClockedOptions every;
+    every.step_every_cycle = true;
+    const ClockedRun stepped = replay_clocked_trace(p, path, {}, every);
+    const ClockedRun skipping = replay_clocked_trace(p, path);
+    EXPECT_EQ(stepped.skipped_cycles, 0u);
+    EXPECT_EQ(stepped.arbitrated_cycles, stepped.result.kernel.cycles);
+    EXPECT_GT(skipping.skipped_cycles, 0u) << "the trace has stretches with no bank traffic";
+    EXPECT_EQ(skipping.arbitrated_cycles + skipping.skipped_cycles, stepped.arbitrated_cycles);
+    EXPECT_EQ(json_of(skipping.result), json_of(stepped.result));
+    EXPECT_EQ(json_of(skipping.result), json_of(replay_trace(p, path)));
+}
+
+// One access at cycle 2^31: the clocked scheduler must not step two billion idle cycles.
+TEST(ClockedIdle, A_lone_access_at_cycle_2_pow_31_is_reached_without_stepping_the_gap) {
+    const std::string path = temp_path("far.trc");
+    {
+        std::ofstream f(path);
+        f << "sbufsim-trace 1 gen=cayman\n"
+             "0 act_rd rd 0x0 16 64\n"
+             "2147483648 act_rd rd 0x0 16 64\n";
+    }
+    const Params p = params_for("cayman");
+    const ReplayResult fast = replay_trace(p, path);
+    const ClockedRun clocked = replay_clocked_trace(p, path);
+    ASSERT_GT(fast.kernel.cycles, 2147483648u);
+    EXPECT_EQ(json_of(clocked.result), json_of(fast));
+    EXPECT_LT(clocked.arbitrated_cycles, 100000u) << "idle cycles were stepped";
+    EXPECT_EQ(clocked.arbitrated_cycles + clocked.skipped_cycles, clocked.result.kernel.cycles);
     std::filesystem::remove(path);
 }
 

@@ -1,4 +1,4 @@
-// tpb_sbuf_cluster CSRs (seed 000 §6.1, §7.1–§7.2): reset values, field round-trips, export to
+// tpb_sbuf_cluster CSRs (seed 000 §6.1, §7.1; tdm_config is test_tdm.cpp's): reset values, field round-trips, export to
 // Params. Plain C++, no simulation.
 #include <gtest/gtest.h>
 
@@ -14,13 +14,10 @@ TEST(SbufClusterCsr, Reset_values_match_the_seed) {
     EXPECT_EQ(c.read(0x004), 0x11111u) << "arb_stage1.arb_weight: all weights reset 1";
     EXPECT_EQ(c.read(0x100), 0x10000u) << "arb_stage2.arb_prio: only pe_rd_client[18:16] resets to 1";
     EXPECT_EQ(c.read(0x104), 0x11111u) << "arb_stage2.arb_weight: all weights reset 1";
-    EXPECT_EQ(c.read(0x300), 0x00010008u) << "tdm_cfg: tdm_max_slots 8, tdm_dma_slots 1 (seed 000 §7.2)";
     EXPECT_EQ(c.read(0x400), 1u) << "axi2sram_transpose_en.transpose_en resets 1 (seed 000 §6.1)";
     EXPECT_EQ(c.read(0x404), 1u) << "raw_config.raw_en resets 1 (seed 000 §6.1)";
     EXPECT_EQ(c.read(0x408), 0u) << "raw_conv sns/sis";
     EXPECT_EQ(c.read(0x410), 0u) << "misc_config.clk_redun_pipe_gate_en";
-    EXPECT_EQ(c.tdm_max_slots(), 8u);
-    EXPECT_EQ(c.tdm_dma_slots(), 1u);
     EXPECT_EQ(c.stage2(Stage2Client::pe_rd_client).prio, 1u);
     EXPECT_EQ(c.stage2(Stage2Client::pool_rd).prio, 0u);
     for (std::uint32_t i = 0; i < kStage1Clients; ++i) {
@@ -34,25 +31,11 @@ TEST(SbufClusterCsr, Reset_values_match_the_seed) {
 TEST(SbufClusterCsr, Reset_state_exports_the_params_defaults) {
     const SbufClusterCsr c;
     Params p;
-    p.tdm.dma_slots = 5;  // must be overwritten
+    p.arbiter.pe_rd.prio = 5;  // must be overwritten
     c.export_to(p);
     const Params d;
-    EXPECT_EQ(p.tdm.max_slots, d.tdm.max_slots);
-    EXPECT_EQ(p.tdm.dma_slots, d.tdm.dma_slots);
     EXPECT_EQ(p.arbiter.pe_rd.prio, d.arbiter.pe_rd.prio);
     EXPECT_EQ(p.axi2sram.transpose_en, d.axi2sram.transpose_en);
-}
-
-TEST(SbufClusterCsr, Tdm_cfg_write_reads_back_dma_slots) {
-    SbufClusterCsr c;
-    c.write(SbufClusterCsr::kTdmCfg, (3u << 16) | 16u);
-    EXPECT_EQ(c.read(SbufClusterCsr::kTdmCfg), 0x00030010u);
-    EXPECT_EQ(c.tdm_dma_slots(), 3u) << "tdm_dma_slots is bits [31:16]";
-    EXPECT_EQ(c.tdm_max_slots(), 16u) << "tdm_max_slots is bits [15:0]";
-    Params p;
-    c.export_to(p);
-    EXPECT_EQ(p.tdm.dma_slots, 3u);
-    EXPECT_EQ(p.tdm.max_slots, 16u);
 }
 
 TEST(SbufClusterCsr, Stage1_fields_sit_at_a_4_bit_pitch) {
@@ -101,12 +84,10 @@ TEST(SbufClusterCsr, Axi2sram_config_fields_round_trip) {
 
 TEST(SbufClusterCsr, Load_encodes_a_configuration) {
     Params p;
-    p.tdm.dma_slots = 2;
     p.arbiter.pool_wr = {3, 4};
     p.axi2sram.sns = true;
     SbufClusterCsr c;
     c.load(p);
-    EXPECT_EQ(c.read(SbufClusterCsr::kTdmCfg), 0x00020008u);
     EXPECT_EQ(c.stage2(Stage2Client::pool_wr).prio, 3u);
     EXPECT_EQ(c.stage2(Stage2Client::pool_wr).weight, 4u);
     EXPECT_EQ(c.read(SbufClusterCsr::kRawConv), 1u);
@@ -114,16 +95,11 @@ TEST(SbufClusterCsr, Load_encodes_a_configuration) {
 
 TEST(SbufClusterCsr, Export_rejects_states_the_kernel_cannot_run) {
     SbufClusterCsr c;
-    c.write(SbufClusterCsr::kTdmCfg, (9u << 16) | 8u);
-    Params p;
-    EXPECT_THROW(c.export_to(p), CsrError) << "tdm_dma_slots 9 > tdm_max_slots 8";
-    EXPECT_EQ(p.tdm.dma_slots, Params{}.tdm.dma_slots) << "a rejected export leaves Params alone";
-    c.reset();
-    c.write(SbufClusterCsr::kTdmCfg, 0);
-    EXPECT_THROW(c.export_to(p), CsrError) << "tdm_max_slots 0";
-    c.reset();
+    c.write(SbufClusterCsr::kArbStage2Prio, 0x3u);        // pool_rd prio 3
     c.write(SbufClusterCsr::kArbStage2Weight, 0x01111u);  // pe_rd_client weight 0
+    Params p;
     EXPECT_THROW(c.export_to(p), CsrError) << "a DWRR weight of 0";
+    EXPECT_EQ(p.arbiter.pool_rd.prio, 0u) << "a rejected export leaves Params alone";
 }
 
 TEST(SbufClusterCsr, Unknown_offsets_are_rejected) {
@@ -132,5 +108,6 @@ TEST(SbufClusterCsr, Unknown_offsets_are_rejected) {
     EXPECT_THROW(c.write(0x40c, 1), CsrError) << "0x40c is between raw_conv and misc_config";
     EXPECT_THROW(c.read(0x500), CsrError);
     EXPECT_THROW(c.read(0x302), CsrError);
+    EXPECT_THROW(c.read(0x300), CsrError) << "tdm_config belongs to the tdm module";
 }
 

@@ -78,16 +78,16 @@ TEST_F(TpbTest, Csr_blocks_start_from_the_configuration) {
     p.throttler.act_rd = {true, 32, 4};
     p.axi2sram.transpose_en = false;
     Tpb& t = make(p);
-    EXPECT_EQ(t.read_sbuf_cluster_csr(SbufClusterCsr::kTdmCfg), 0x00020008u);
+    EXPECT_EQ(t.read_sbuf_cluster_csr(models::Tdm::kBlockOffset), 0x00020008u);
     EXPECT_EQ(t.read_pool_act_csr(0x100), 0u) << "act rd_throttle_cfg0.disable_throttle = 0";
     EXPECT_FALSE(t.axi2sram().config().transpose_en) << "the bridge follows the configured CSR";
 }
 
 TEST_F(TpbTest, Csr_writes_reach_the_effective_params_and_the_bridge) {
     Tpb& t = make(test::gen_params("cayman"));
-    t.write_sbuf_cluster_csr(SbufClusterCsr::kTdmCfg, (4u << 16) | 8u);
+    t.write_sbuf_cluster_csr(models::Tdm::kBlockOffset, (4u << 16) | 8u);
     t.write_sbuf_cluster_csr(SbufClusterCsr::kRawConfig, 0);
-    t.write_pool_act_csr(PoolActThrottlerCsr::offset(ThrottledEngine::pool, PoolActThrottlerCsr::kWrCfg0), 0);
+    t.write_pool_act_csr(models::Throttler::offset(ThrottledEngine::pool, models::Throttler::kWrCfg0), 0);
     const Params e = t.effective_params();
     EXPECT_EQ(e.tdm.dma_slots, 4u);
     EXPECT_FALSE(e.axi2sram.raw_en);
@@ -133,3 +133,43 @@ TEST_F(TpbTest, Kernel_bank_stats_feed_the_bank_counters) {
     EXPECT_THROW(t.add_kernel_stats(maverick.stats()), std::invalid_argument) << "16 banks vs 48";
 }
 
+TEST_F(TpbTest, Tdm_throttlers_and_sequencer_are_modules_of_the_tpb) {
+    Tpb& t = make(test::gen_params("cayman"));
+    EXPECT_STREQ(t.tdm().name(), "tpb.tdm");
+    EXPECT_STREQ(t.throttler(ThrottledEngine::pool).name(), "tpb.pool_throttler");
+    EXPECT_STREQ(t.throttler(ThrottledEngine::dve).name(), "tpb.dve_throttler");
+    EXPECT_STREQ(t.arr_seq().name(), "tpb.arr_seq");
+    EXPECT_NE(sc_core::sc_find_object("tpb.tdm.slot"), nullptr) << "the TDM drives its slot as a signal";
+    EXPECT_NE(sc_core::sc_find_object("tpb.act_throttler.rd_tokens"), nullptr);
+    EXPECT_NE(sc_core::sc_find_object("tpb.csr_socket"), nullptr);
+}
+
+TEST_F(TpbTest, Sequencer_csrs_start_from_the_configuration) {
+    Params p = test::gen_params("cayman");
+    p.arr_seq.inter_instr_dly_cnt = 5;
+    p.arr_seq.disable_bg_xpose = false;
+    p.arr_seq.rg_stagger[2] = 0x1234;
+    Tpb& t = make(p);
+    EXPECT_EQ(t.csr_read(Tpb::kArrSeqTopBase + ArrSeqTopCsr::kQueueCfg), 0x00010000u)
+        << "only disable_tagweight_mode[16] left set";
+    EXPECT_EQ(t.csr_read(Tpb::kArrSeqClusterBase + ArrSeqClusterCsr::kArrClusterCfg), 0x02050000u)
+        << "inter_instr_dly_cnt[21:16] = 5, p2fifo_af[26:24] = 2";
+    EXPECT_EQ(t.csr_read(Tpb::kArrSeqClusterBase + 0x20), 0x1234u) << "array_stagger_rg2_ctrl1 @0x20";
+    t.csr_write(Tpb::kArrSeqClusterBase + ArrSeqClusterCsr::kArrClusterCfg, (1u << 12) | (9u << 16));
+    const Params e = t.effective_params();
+    EXPECT_TRUE(e.arr_seq.en_inter_instr_dly);
+    EXPECT_EQ(e.arr_seq.inter_instr_dly_cnt, 9u);
+    EXPECT_EQ(e.arr_seq.p2fifo_af, 0u);
+}
+
+TEST_F(TpbTest, Csr_writes_of_the_kernels_registers_ask_for_a_reprogram) {
+    Tpb& t = make(test::gen_params("cayman"));
+    Params out;
+    EXPECT_FALSE(t.take_reprogram(out));
+    t.write_sbuf_cluster_csr(SbufClusterCsr::kRawConfig, 0);
+    EXPECT_FALSE(t.reprogram_pending()) << "axi2sram_config is the bridge's, not the kernel's";
+    t.write_sbuf_cluster_csr(SbufClusterCsr::kArbStage2Prio, 0x7u);  // pool_rd prio 7
+    ASSERT_TRUE(t.take_reprogram(out));
+    EXPECT_EQ(out.arbiter.pool_rd.prio, 7u);
+    EXPECT_FALSE(t.take_reprogram(out)) << "once per batch of writes";
+}

@@ -16,6 +16,7 @@
 
 #include "../shipped.h"
 #include "clocked_replay.h"
+#include "tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;
@@ -99,14 +100,19 @@ struct Traced {
     std::uint64_t end = 0;  // ps: the falling edge after the last arbitrated cycle
 };
 
-Traced trace_run(const std::string& trace, const std::vector<std::pair<std::string, std::string>>& overrides = {}) {
+Traced trace_run(const std::string& trace,
+                 const std::vector<std::pair<std::string, std::string>>& overrides = {},
+                 std::vector<CsrWrite> writes = {}) {
     LoadRequest r;
     r.generation = "cayman";
     for (const auto& [k, v] : overrides) r.overrides.push_back(Setting{k, v, Origin{}, ""});
     const Params p = load_config(r).params;
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("sbufsim_vcd_" + std::to_string(::getpid()) + ".vcd")).string();
-    ClockedRun run = replay_clocked_trace(p, test::shipped(trace), {}, ClockedOptions{path});
+    ClockedOptions o;
+    o.vcd = path;
+    o.csr_writes = std::move(writes);
+    ClockedRun run = replay_clocked_trace(p, test::shipped(trace), {}, o);
     std::ifstream in(path);
     Vcd vcd(in);
     std::filesystem::remove(path);
@@ -167,16 +173,37 @@ TEST(Vcd, Tdm_slot_signals_follow_the_configured_period) {
     const Stats& s = t.run.result.kernel;
     ASSERT_EQ(s.tdm_slots.size(), 8u);
     const double dma_slot_cycles = static_cast<double>(s.tdm_slots[0].cycles + s.tdm_slots[1].cycles);
-    EXPECT_DOUBLE_EQ(t.vcd.time_where("top.arbiter.dma_precedence", t.period, t.end, [](auto v) { return v == 1; }),
-                     dma_slot_cycles);
-    EXPECT_DOUBLE_EQ(t.vcd.time_where("top.arbiter.tdm_slot", t.period, t.end, [](auto v) { return v == 7; }),
+    EXPECT_DOUBLE_EQ(
+        t.vcd.time_where("top.tpb.tdm.dma_precedence", t.period, t.end, [](auto v) { return v == 1; }),
+        dma_slot_cycles);
+    EXPECT_DOUBLE_EQ(t.vcd.time_where("top.tpb.tdm.slot", t.period, t.end, [](auto v) { return v == 7; }),
                      static_cast<double>(s.tdm_slots[7].cycles));
+}
+
+TEST(Vcd, A_tdm_cfg_written_over_tlm_shows_from_the_next_cycle) {
+    const std::uint64_t n = 50;
+    const std::uint64_t cfg = (4u << 16) | 8u;  // 4 DMA slots of 8
+    const Traced t =
+        trace_run("dma_vs_compute.trc", {}, {{n, Tpb::kSbufClusterBase + models::Tdm::kBlockOffset, cfg}});
+    expect_signals_match_stats(t);
+    const auto& written = t.vcd.of("top.tpb.tdm.tdm_cfg");
+    ASSERT_FALSE(written.empty());
+    EXPECT_EQ(written.back().second, cfg);
+    EXPECT_EQ(std::llround(static_cast<double>(written.back().first) / t.period), static_cast<long long>(n))
+        << "written at the rising edge of cycle n";
+    const Cycle cycles = t.run.result.kernel.cycles;
+    ASSERT_GT(cycles, 2 * n);
+    double dma = 0;
+    for (Cycle c = 0; c < cycles; ++c) dma += (c % 8) < (c <= n ? 1u : 4u);
+    EXPECT_DOUBLE_EQ(
+        t.vcd.time_where("top.tpb.tdm.dma_precedence", t.period, t.end, [](auto v) { return v == 1; }), dma)
+        << "one DMA slot of 8 through cycle n, four from n + 1";
 }
 
 TEST(Vcd, Engine_busy_and_the_clock_are_recorded) {
     const Traced t = trace_run("matmul_kloop.trc");
     EXPECT_GT(t.vcd.of("top.clk").size(), 2 * t.run.result.kernel.cycles - 2) << "one rise and one fall per cycle";
-    EXPECT_GT(t.vcd.time_where("top.arr_seq.busy", t.period, t.end, [](auto v) { return v == 1; }), 0.0);
+    EXPECT_GT(t.vcd.time_where("top.tpb.arr_seq.busy", t.period, t.end, [](auto v) { return v == 1; }), 0.0);
     EXPECT_NO_THROW(t.vcd.of("top.act.busy"));
 }
 

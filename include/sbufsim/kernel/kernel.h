@@ -99,6 +99,10 @@ public:
     void clear_completed_clients() { done_clients_ = 0; }
     // No request queued anywhere.
     bool idle() const { return queued_ == 0; }
+    // The first cycle from now() in which a queued beat may move: now() while a head beat is
+    // ready, else the earliest issue cycle of a queued head (kNever when nothing is queued). The
+    // cycles before it only count as idle, however they are run.
+    Cycle next_ready() const { return ready_ ? now_ : next_issue_; }
     // Requests queued (not yet completed) by one client.
     std::uint64_t queued(ClientId c) const;
 
@@ -117,6 +121,16 @@ public:
     // client bytes, TDM use and stall spans. Null (the default) costs one untaken branch per hook.
     // The probe must outlive the kernel's runs; a copied kernel shares it.
     void set_probe(ActivityProbe* probe) { probe_ = probe; }
+
+    // Host CSR writes between cycles (models/tpb.h): takes the stage-1/stage-2 priorities and
+    // weights, the TDM split and the pool/act/dve throttlers of `p` from now() on; every other
+    // field of `p` must describe the same client set. Arbiters and buckets whose settings did
+    // not change keep their state (DWRR pointers, tokens used); a changed arbiter restarts its
+    // rotation, a changed bucket starts full (INFERRED). Throws std::invalid_argument for a
+    // different client set. Not called by the fast scheduler, which has no host.
+    void reprogram(const Params& p);
+    // One client's token bucket (disabled for a client without a throttler).
+    const Throttler& throttler(ClientId c) const { return throttlers_[index(c)]; }
 
 private:
     struct Port;  // per-client queue and head-beat state (kernel.cpp)

@@ -6,6 +6,7 @@
 // skipping idle cycles cannot change it (INFERRED; the CSR description gives only the two fields).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "sbufsim/config/params.h"
@@ -24,6 +25,11 @@ public:
         if (!enabled_) return true;
         roll(t);
         return used_ < limit_;
+    }
+    // Beats the bucket still allows in t's window (0 when disabled): its token count.
+    std::uint32_t tokens(Cycle t) const {
+        if (!enabled_) return 0;
+        return t / window_len_ == window_ ? limit_ - std::min(used_, limit_) : limit_;
     }
     // A beat was granted in cycle t.
     void on_grant(Cycle t) {
