@@ -139,5 +139,31 @@ TEST(Bottleneck, Findings_name_the_largest_blocker_with_its_cycles) {
     EXPECT_TRUE(blocker);
 }
 
+// A DMA-bound transfer of 128 partitions: with 512-byte rows every descriptor is shorter than
+// dma.pkt_min_ns x dma.engine_gbps (64 ns x 27.2 GB/s = 1740 B on cayman) and the finding says
+// so first; with 4 KiB rows none is and the advice is the usual one.
+TEST(Bottleneck, Dma_finding_names_descriptors_shorter_than_the_per_descriptor_minimum) {
+    auto dma_finding = [](const std::string& name, std::uint32_t row_bytes) {
+        // 16 transfers in one queue: their data phases, not the start-up, are the path.
+        std::string text = "sbufsim-trace 1 gen=cayman\n";
+        for (int i = 0; i < 16; ++i)
+            text += "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=128 bytes=" + std::to_string(row_bytes) + "\n";
+        const std::string path = write_temp(name, text);
+        const ReplayResult r = replay_trace(cayman(), path);
+        EXPECT_DOUBLE_EQ(r.dma_full_run_bytes, 64 * 27.2);
+        for (const Finding& f : analyse(r).findings)
+            if (f.text.rfind("DMA transfers are", 0) == 0) return f;
+        ADD_FAILURE() << name << ": no DMA transfer finding";
+        return Finding{};
+    };
+    const Finding short_rows = dma_finding("dma_short_rows.trc", 512);
+    EXPECT_NE(short_rows.text.find("100.0 % of their descriptors (contiguous runs) are shorter than 1,740 B"),
+              std::string::npos) << short_rows.text;
+    EXPECT_EQ(short_rows.advice.rfind("lengthen the contiguous run per partition to 1,740 B", 0), 0u) << short_rows.advice;
+    const Finding long_rows = dma_finding("dma_long_rows.trc", 4096);
+    EXPECT_EQ(long_rows.text.find("shorter than"), std::string::npos) << long_rows.text;
+    EXPECT_EQ(long_rows.advice.rfind("start each load earlier", 0), 0u) << long_rows.advice;
+}
+
 }  // namespace
 }  // namespace sbufsim

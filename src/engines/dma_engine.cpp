@@ -64,6 +64,16 @@ std::uint64_t DmaEngine::descriptors(const DmaInstr& i) const {
     return std::uint64_t{i.partitions} * ((i.bytes_per_partition + run - 1) / run);
 }
 
+// The runs whose payload moves faster than the per-descriptor minimum: they take pkt_min_ns.
+std::uint64_t DmaEngine::short_descriptors(const DmaInstr& i) const {
+    if (i.transpose || !i.bytes_per_partition) return 0;
+    const std::uint32_t bpp = i.bytes_per_partition;
+    const std::uint32_t run = i.run_bytes ? std::min(i.run_bytes, bpp) : bpp;
+    const auto is_short = [&](std::uint32_t b) { return static_cast<double>(b) / gbps_ < pkt_min_ns_; };
+    const std::uint64_t per_partition = (is_short(run) ? bpp / run : 0) + (bpp % run && is_short(bpp % run) ? 1 : 0);
+    return std::uint64_t{i.partitions} * per_partition;
+}
+
 double DmaEngine::data_ns(const DmaInstr& i) const {
     if (i.transpose) {
         const double f = i.sbuf_to_sbuf ? timing_.dma_xpose_fraction_sbuf : timing_.dma_xpose_fraction_hbm;
@@ -128,6 +138,7 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     if (d.hbm && shared_) compute_end_ = std::max(compute_end_, shared_->reserve_hbm(now + fixed, d.bytes));
     ++dma_.transfers;
     dma_.descriptors += descriptors(d);
+    dma_.short_descriptors += short_descriptors(d);
     dma_.bytes += d.bytes;
     dma_.transposes += d.transpose ? 1 : 0;
     q.q.pop();

@@ -146,6 +146,30 @@ Finding blocker_text(const Stats& k, const Blocker& b) {
 }
 
 // What the largest critical-path groups mean and what to try.
+// DMA transfers on the critical path. When a quarter or more of the descriptors (contiguous runs)
+// are shorter than the size at which one stops paying dma.pkt_min_ns, that is said first: such a
+// run moves at a fraction of the engine's bandwidth (the DMA bandwidth guide's payload curve).
+Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n, const std::string& share) {
+    Finding f{n, "DMA transfers are " + share + "; the DMA engines move " + pct(b.dma_bandwidth_utilisation) +
+                     " of their peak bandwidth over the run",
+              "start each load earlier so it overlaps compute (double-buffer: issue the next tile's DMA before "
+              "this tile's compute), split large loads over idle DMA engines, or keep reused tiles in SBUF"};
+    std::uint64_t runs = 0, short_runs = 0;
+    for (const DmaStats& d : r.dma) {
+        runs += d.descriptors;
+        short_runs += d.short_descriptors;
+    }
+    const double short_share = runs ? static_cast<double>(short_runs) / static_cast<double>(runs) : 0;
+    if (short_share >= 0.25) {
+        const std::string full = num(static_cast<std::uint64_t>(r.dma_full_run_bytes));
+        f.text += "; " + pct(short_share) + " of their descriptors (contiguous runs) are shorter than " + full +
+                  " B and each takes the per-descriptor minimum (dma.pkt_min_ns)";
+        f.advice = "lengthen the contiguous run per partition to " + full +
+                   " B or more (wider tiles along the free axis), then " + f.advice;
+    }
+    return f;
+}
+
 void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
     for (const PathGroup& g : b.path) {
         const double share = ratio(static_cast<double>(g.total()), static_cast<double>(b.total));
@@ -176,11 +200,7 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
             out.push_back({n, g.name + " issue latency is " + on_path + per,
                            "fewer, larger instructions amortise the fixed start-up of each"});
         } else if (g.name == "DMA") {
-            out.push_back({n, "DMA transfers are " + on_path + per + "; the DMA engines move " +
-                                  pct(b.dma_bandwidth_utilisation) + " of their peak bandwidth over the run",
-                           "start each load earlier so it overlaps compute (double-buffer: issue the next tile's "
-                           "DMA before this tile's compute), split large loads over idle DMA engines, or keep "
-                           "reused tiles in SBUF"});
+            out.push_back(dma_transfer_finding(r, b, n, on_path + per));
         } else if (g.name == "PE" && c == PathCause::drain) {
             out.push_back({n, "PSUM write-back after matmuls is " + on_path + per,
                            "evacuate PSUM with ACT/DVE while the next accumulation group runs (more PSUM buffers)"});

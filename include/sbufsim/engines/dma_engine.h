@@ -50,6 +50,7 @@ struct DmaInstr {
 struct DmaStats {
     std::uint64_t transfers = 0;       // shares started (one per record and engine)
     std::uint64_t descriptors = 0;     // contiguous runs moved
+    std::uint64_t short_descriptors = 0;  // of them, runs short enough to pay dma.pkt_min_ns
     std::uint64_t bytes = 0;           // payload bytes
     std::uint64_t transposes = 0;
     Cycle data_cycles = 0;             // cycles the engine moved data (its busy time)
@@ -96,6 +97,7 @@ public:
     Cycle transfer_cycles(const DmaInstr& i) const;
     // Descriptors (contiguous runs) of a share.
     std::uint64_t descriptors(const DmaInstr& i) const;
+    std::uint64_t short_descriptors(const DmaInstr& i) const;
     Cycle startup_cycles() const { return startup_; }
 
     bool step(Cycle now) override;

@@ -58,6 +58,8 @@ struct ReplayResult {
     std::string generation;
     double pe_clock_ghz = 0;
     double dma_peak_gbps = 0;        // every DMA engine at dma.engine_gbps
+    double dma_full_run_bytes = 0;   // a contiguous run shorter than this pays dma.pkt_min_ns
+                                     // (dma.pkt_min_ns x dma.engine_gbps)
     std::uint64_t pe_peak_macs = 0;  // PE array multiply-accumulates per cycle (pe.rows x pe.cols)
     Cycle total_cycles = 0;          // last kernel cycle or instruction completion, whichever later
     Stats kernel;                    // kernel statistics (finalized)
