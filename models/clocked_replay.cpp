@@ -40,7 +40,7 @@ public:
           session_(session),
           writes_(std::move(writes)),
           skip_idle_(skip_idle) {
-        SC_THREAD(drive_clock);
+        SC_METHOD(drive_clock);
         std::stable_sort(writes_.begin(), writes_.end(),
                          [](const CsrWrite& a, const CsrWrite& b) { return a.cycle < b.cycle; });
         feed_ = std::make_unique<QueueFeed>("queue_feed", session_, link_);
@@ -94,19 +94,38 @@ public:
 
 private:
     // The PE clock: rising edge of cycle c at c × period, falling edge half a period later (as
-    // an sc_clock), except that after a falling edge it jumps to the rising edge of resume_
-    // when the controller has skipped the idle cycles before it.
+    // an sc_clock), except that at the next rising edge it jumps on to the rising edge of
+    // resume_ when the controller has skipped the idle cycles before it. A method, not a thread:
+    // no process runs on a coroutine stack of its own, so an exception a process throws unwinds
+    // the one stack (and AddressSanitizer follows it).
     void drive_clock() {
-        for (Cycle c = 0;;) {
-            clk_.write(true);
-            wait(high_);
-            clk_.write(false);
-            wait(period_ - high_);
-            const Cycle next = std::max(c + 1, resume_);
-            if (next > c + 1) wait(period_ * static_cast<double>(next - c - 1));
-            c = next;
+        switch (phase_) {
+            case ClockPhase::rise:
+                break;
+            case ClockPhase::fall:
+                clk_.write(false);
+                phase_ = ClockPhase::decide;
+                next_trigger(period_ - high_);
+                return;
+            case ClockPhase::decide: {
+                const Cycle next = std::max(cycle_ + 1, resume_);
+                const Cycle skipped = next - cycle_ - 1;
+                cycle_ = next;
+                if (skipped) {
+                    phase_ = ClockPhase::rise;
+                    next_trigger(period_ * static_cast<double>(skipped));
+                    return;
+                }
+                break;
+            }
         }
+        clk_.write(true);
+        phase_ = ClockPhase::fall;
+        next_trigger(high_);
     }
+    enum class ClockPhase : std::uint8_t { rise, fall, decide };
+    ClockPhase phase_ = ClockPhase::rise;
+    Cycle cycle_ = 0;
 
     // Cycles t.. in which no queued beat can move (Kernel::next_ready) and no engine, access
     // record or host write needs attention: the kernel runs them at once (it only counts them)
