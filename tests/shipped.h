@@ -4,14 +4,19 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sbufsim/config/config.h"
 
 namespace sbufsim::test {
 
-inline Params shipped_params(const std::string& generation) {
+// `overrides` as `--set key=value` pairs on top of the generation file.
+inline Params shipped_params(const std::string& generation,
+                             const std::vector<std::pair<std::string, std::string>>& overrides = {}) {
     LoadRequest r;
     r.generation = generation;
+    for (const auto& [k, v] : overrides) r.overrides.push_back(Setting{k, v, Origin{}, ""});
     return load_config(r).params;
 }
 

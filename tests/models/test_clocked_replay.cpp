@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "../report_json.h"
 #include "../shipped.h"
 #include "clocked_replay.h"
 #include "sbufsim/output/report.h"
@@ -30,20 +31,9 @@ std::string temp_path(const std::string& name) {
             ("sbufsim_clocked_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
+using test::json_of;
 Params params_for(const std::string& gen, const std::vector<std::pair<std::string, std::string>>& overrides = {}) {
-    LoadRequest r;
-    r.generation = gen;
-    for (const auto& [k, v] : overrides) r.overrides.push_back(Setting{k, v, Origin{}, ""});
-    return load_config(r).params;
-}
-
-// The whole JSON report of one result: every statistic the tool prints.
-std::string json_of(const ReplayResult& r) {
-    RunReport rep;
-    rep.result = r;
-    std::ostringstream os;
-    write_json(os, {rep});
-    return os.str();
+    return test::shipped_params(gen, overrides);
 }
 
 struct Both {

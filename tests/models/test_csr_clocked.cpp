@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../report_json.h"
 #include "../shipped.h"
 #include "clocked_replay.h"
 #include "sbufsim/output/report.h"
@@ -17,19 +18,9 @@ using namespace sbufsim::models;
 
 namespace {
 
+using test::json_of;
 Params params_with(const std::vector<std::pair<std::string, std::string>>& overrides) {
-    LoadRequest r;
-    r.generation = "cayman";
-    for (const auto& [k, v] : overrides) r.overrides.push_back(Setting{k, v, Origin{}, ""});
-    return load_config(r).params;
-}
-
-std::string json_of(const ReplayResult& r) {
-    RunReport rep;
-    rep.result = r;
-    std::ostringstream os;
-    write_json(os, {rep});
-    return os.str();
+    return test::shipped_params("cayman", overrides);
 }
 
 ClockedRun clocked(const Params& p, const std::string& trace, std::vector<CsrWrite> writes) {

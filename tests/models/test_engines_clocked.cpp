@@ -44,10 +44,7 @@ using Overrides = std::vector<std::pair<std::string, std::string>>;
 const Overrides kWordBeats{{"width.engine_bytes", "8"}, {"width.psum_bytes", "8"}, {"width.stream_chunks", "1"}};
 
 Params params_for(const std::string& gen, const Overrides& overrides = {}) {
-    LoadRequest r;
-    r.generation = gen;
-    for (const auto& [k, v] : overrides) r.overrides.push_back(Setting{k, v, Origin{}, ""});
-    return load_config(r).params;
+    return test::shipped_params(gen, overrides);
 }
 
 // A trace in the temporary directory, named with the pid so that test processes running in
