@@ -1,6 +1,6 @@
 // The CLI test harness shared by tests/test_cli_*.cpp: run `sbufsim` in process through the
 // command table (cli::run with captured streams) or as the built binary (SBUFSIM_BINARY) in a
-// process of its own, plus the temp-path, shipped-trace and file helpers the tests use.
+// process of its own, plus the shipped-trace and file helpers (temp paths: temp_files.h) the tests use.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "shipped.h"
+#include "temp_files.h"
 
 namespace sbufsim::test {
 
@@ -32,12 +33,6 @@ inline CliOut sbufsim(std::vector<std::string> args) {
     return {rc, out.str(), err.str()};
 }
 
-// A path in the test temp directory.
-// ctest runs test cases of one binary in parallel processes: the pid keeps their files apart.
-inline std::string temp(const std::string& name) {
-    return ::testing::TempDir() + "sbufsim_" + std::to_string(::getpid()) + "_" + name;
-}
-
 // A test data file (tests/data/); shipped traces and configurations are in shipped.h.
 inline std::string data_file(const std::string& name) { return std::string(SBUFSIM_TEST_DATA_DIR) + "/" + name; }
 
@@ -47,13 +42,6 @@ inline std::string slurp(const std::string& path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-// Writes `text` to the temp file `name`; returns its path.
-inline std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string path = temp(name);
-    std::ofstream(path) << text;
-    return path;
 }
 
 // `s` as one single-quoted shell word.

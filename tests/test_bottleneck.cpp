@@ -8,6 +8,7 @@
 
 #include "sbufsim/output/bottleneck.h"
 #include "shipped.h"
+#include "temp_files.h"
 
 namespace sbufsim {
 namespace {
@@ -15,11 +16,7 @@ namespace {
 using test::cayman;
 using test::shipped;
 
-std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string path = ::testing::TempDir() + name;
-    std::ofstream(path) << text;
-    return path;
-}
+using test::write_temp;
 
 class EveryShippedTrace : public ::testing::TestWithParam<std::string> {};
 

@@ -59,7 +59,7 @@ TEST(CliRun, Json_and_csv_cannot_share_stdout) {
 
 TEST(CliRun, Csv_on_stdout_is_alone_and_quotes_fields_per_rfc4180) {
     // A trace file name with a comma and a quote must come out as one quoted field.
-    const std::string odd = ::testing::TempDir() + "a,b\"c.trc";
+    const std::string odd = temp("a,b\"c.trc");
     {
         std::ifstream in(shipped("dma_load.trc"));
         std::ofstream out(odd);
@@ -68,7 +68,7 @@ TEST(CliRun, Csv_on_stdout_is_alone_and_quotes_fields_per_rfc4180) {
     const Out o = sbufsim({"run", odd, "--csv", "-"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_EQ(o.out.rfind("trace,section,name,metric,value\n", 0), 0u);
-    const std::string quoted = "\"" + ::testing::TempDir() + "a,b\"\"c.trc\",run,,total_cycles,26757\n";
+    const std::string quoted = "\"" + temp("a,b\"\"c.trc") + "\",run,,total_cycles,26757\n";
     EXPECT_NE(o.out.find(quoted), std::string::npos) << o.out.substr(0, 400);
     EXPECT_NE(o.err.find("total 26757 cycles"), std::string::npos);  // the summary went to stderr
     // A text value with a comma (the verdict) is quoted too.
@@ -76,8 +76,8 @@ TEST(CliRun, Csv_on_stdout_is_alone_and_quotes_fields_per_rfc4180) {
 }
 
 TEST(CliRun, From_reruns_a_result_file_with_identical_statistics) {
-    const std::string first = ::testing::TempDir() + "from_first.json";
-    const std::string again = ::testing::TempDir() + "from_again.json";
+    const std::string first = temp("from_first.json");
+    const std::string again = temp("from_again.json");
     Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "-q", "--set", "tdm.dma_slots=2", "--tdm.max_slots=8",
                      "--json", first});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
@@ -95,7 +95,7 @@ TEST(CliRun, From_reruns_a_result_file_with_identical_statistics) {
 }
 
 TEST(CliRun, From_refuses_a_file_that_is_not_a_result) {
-    const std::string bad = ::testing::TempDir() + "not_a_result.json";
+    const std::string bad = temp("not_a_result.json");
     std::ofstream(bad) << "{\"tool\": \"sbufsim\"}\n";
     const Out o = sbufsim({"run", "--from", bad});
     EXPECT_EQ(o.rc, kExitUsage);

@@ -298,7 +298,7 @@ TEST(CliSweep, Rank_by_prints_the_best_points_first) {
 }
 
 TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
-    const std::string csv = ::testing::TempDir() + "cli_sweep_engine_metric.csv";
+    const std::string csv = tmp("engine_metric.csv");
     std::remove(csv.c_str());
     const Out o = sbufsim({"sweep", shipped("act_vs_matmul_collide.trc"), "--vary", "arbiter.stage2.act_wr.prio=0,7",
                            "--jobs", "2", "--metric", "engine.act.bank_wait_cycles", "--rank-by",

@@ -1,6 +1,7 @@
 // `sbufsim check` and `sbufsim convert` end to end: the built binary, its messages and exit codes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -93,7 +94,8 @@ TEST(CliCheck, Missing_file_and_usage) {
 }
 
 TEST(CliConvert, Text_binary_text_round_trip_through_the_binary) {
-    const std::string dir = ::testing::TempDir();
+    const std::string dir = sbufsim::test::temp("convert_round_trip");
+    std::filesystem::create_directory(dir);
     ASSERT_EQ(run("convert " + data("clean_crlf.trc") + " " + dir + "/a.sbt").rc, 0);
     ASSERT_EQ(run("convert " + dir + "/a.sbt " + dir + "/b.trc").rc, 0);
     ASSERT_EQ(run("convert " + dir + "/b.trc " + dir + "/c.sbt").rc, 0);
@@ -107,7 +109,7 @@ TEST(CliConvert, Text_binary_text_round_trip_through_the_binary) {
 }
 
 TEST(CliConvert, Malformed_input_exits_3_and_leaves_no_output) {
-    const std::string out = ::testing::TempDir() + "/bad.sbt";
+    const std::string out = sbufsim::test::temp("bad.sbt");
     const Result r = run("convert " + data("many_errors.trc") + " " + out);
     EXPECT_EQ(r.rc, 3) << r.out;
     EXPECT_TRUE(has(r, "many_errors.trc:3: record:")) << r.out;

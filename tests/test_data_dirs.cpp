@@ -11,6 +11,7 @@
 
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
+#include "temp_files.h"
 
 namespace sbufsim {
 namespace {
@@ -23,7 +24,7 @@ class DataDirs : public ::testing::Test {
 protected:
     void SetUp() override {
         roots_ = data_roots();
-        dir_ = fs::path(::testing::TempDir()) / ("sbufsim_data_" + std::to_string(::getpid()));
+        dir_ = fs::path(sbufsim::test::temp("data_dirs"));
         fs::create_directories(dir_);
         ::unsetenv("SBUFSIM_CONFIG_DIR");
         ::unsetenv("SBUFSIM_TRACE_DIR");

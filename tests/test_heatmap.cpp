@@ -14,6 +14,7 @@
 #include "sbufsim/output/progress.h"
 #include "sbufsim/replay/replay.h"
 #include "sbufsim/output/svg.h"
+#include "temp_files.h"
 
 namespace sbufsim {
 namespace {
@@ -275,7 +276,7 @@ TEST(Progress, Renders_rate_percentage_and_eta) {
     off.finish();
     EXPECT_TRUE(os.str().empty());
     EXPECT_GT(Progress::estimate_records(shipped("matmul_kloop.trc")), 70u);
-    const std::string bin = ::testing::TempDir() + "fake.sbt";
+    const std::string bin = sbufsim::test::temp("fake.sbt");
     { std::ofstream(bin, std::ios::binary) << std::string("SBT\0\0\0\n\n", 8); }
     EXPECT_EQ(Progress::estimate_records(bin), 0u);  // binary: unknown
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sbufsim/output/output_file.h"
+#include "temp_files.h"
 
 namespace {
 
@@ -22,7 +23,7 @@ using sbufsim::OutputFile;
 using sbufsim::OutputPolicy;
 
 std::string fresh_dir(const std::string& name) {
-    const std::string d = ::testing::TempDir() + "sbufsim_" + std::to_string(::getpid()) + "_output_file_" + name;
+    const std::string d = sbufsim::test::temp("output_file_" + name);
     fs::remove_all(d);
     fs::create_directories(d);
     return d;

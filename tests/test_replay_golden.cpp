@@ -9,6 +9,7 @@
 
 #include "sbufsim/config/config.h"
 #include "shipped.h"
+#include "temp_files.h"
 #include "sbufsim/replay/replay.h"
 #include "sbufsim/output/report.h"
 
@@ -30,11 +31,7 @@ const EngineStats& engine(const ReplayResult& r, const std::string& name) {
     throw std::runtime_error("no engine " + name);
 }
 
-std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string path = ::testing::TempDir() + name;
-    std::ofstream(path) << text;
-    return path;
-}
+using test::write_temp;
 
 TEST(ReplayGolden, Dma_load_moves_one_tile_at_engine_bandwidth_after_startup) {
     const ReplayResult r = run("dma_load.trc");

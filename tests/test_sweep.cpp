@@ -8,6 +8,7 @@
 
 #include "sbufsim/sweep/sweep.h"
 #include "shipped.h"
+#include "temp_files.h"
 
 namespace sbufsim::sweep {
 namespace {
@@ -227,7 +228,7 @@ TEST(SweepCsv, Quoting_round_trips) {
 TEST(SweepResume, Existing_rows_are_read_cut_and_crashed_ones_dropped) {
     const std::vector<Axis> axes = {parse_vary("tdm.dma_slots=1,2,3")};
     const auto cols = columns(axes);
-    const std::string path = ::testing::TempDir() + "sweep_resume.csv";
+    const std::string path = test::temp("sweep_resume.csv");
     Job j1{0, "t.trc", {}, {"1"}, {}}, j2{1, "t.trc", {}, {"2"}, {}};
     {
         std::ofstream f(path);

@@ -9,6 +9,7 @@
 #include "sbufsim/output/report.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/trace/trace_check.h"
+#include "temp_files.h"
 
 using namespace sbufsim;
 
@@ -61,8 +62,8 @@ struct Stream : ::testing::TestWithParam<TraceFormat> {};
 }  // namespace
 
 TEST_P(Stream, Reading_and_checking_a_million_records_keeps_memory_flat) {
-    const std::string path = ::testing::TempDir() + "/stream_" + std::string(to_string(GetParam())) +
-                             std::string(GetParam() == TraceFormat::binary ? kBinaryExtension : kTextExtension);
+    const std::string path = test::temp("stream_" + std::string(to_string(GetParam())) +
+                             std::string(GetParam() == TraceFormat::binary ? kBinaryExtension : kTextExtension));
     write_trace(path, GetParam(), kRecords);
     TraceReader reader(path);
     TraceChecker checker(test::gen_params("cayman"), path);
@@ -87,8 +88,8 @@ TEST_P(Stream, Reading_and_checking_a_million_records_keeps_memory_flat) {
 // The run report's trace_digest comes from the reader, which hashes the bytes as it reads them:
 // it must be file_digest()'s value for a file of several read chunks, and only once the end is read.
 TEST_P(Stream, The_reader_hashes_the_file_while_reading_it) {
-    const std::string path = ::testing::TempDir() + "/digest_" + std::string(to_string(GetParam())) +
-                             std::string(GetParam() == TraceFormat::binary ? kBinaryExtension : kTextExtension);
+    const std::string path = test::temp("digest_" + std::string(to_string(GetParam())) +
+                             std::string(GetParam() == TraceFormat::binary ? kBinaryExtension : kTextExtension));
     write_trace(path, GetParam(), 150'000);  // more than 3 MB: several 1 MB reads
     const std::string want = file_digest(path);
     {
