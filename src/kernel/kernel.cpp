@@ -82,9 +82,9 @@ struct Kernel::Port {
 
     // Hot statistics. grant_count and bytes_moved are counted a run ahead: set_run() adds the
     // whole run, and stats() takes off the beats of the head run not granted yet.
-    std::array<std::uint64_t, kStallCauses> stalls{};
     std::uint64_t beats = 0, bytes_moved = 0;
-    std::uint64_t max_run = 0;  // the longest run of consecutive stalled cycles (Kernel::stall_run_)
+    // The gate that stopped the head beat in the last stepped cycle, when a gate did: a gated
+    // skip() charges the skipped cycles to it.
     StallCause last_cause = StallCause::dependency;
     // Bank grants not yet added to BankStats (or to `beats`): `grant_count` grants on
     // `grant_mask`, the banks of every head beat since the last flush.
@@ -481,23 +481,36 @@ bool Kernel::pop_completion(Completion& out) {
 // ---------------------------------------------------------------------------------------------
 // Grants and completions.
 
+// One counter per stalled cycle; the run the stall belongs to is tracked per run, not per
+// cycle (track_stall_runs()).
 inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
-    Port& p = ports_[c];
-    p.stalls[cause_index(cause)] += n;
-    // The longest run is tracked here rather than when a grant ends the run: stalls are the
-    // rarer event under load.
-    stall_run_[c] += n;
-    p.max_run = std::max(p.max_run, stall_run_[c]);
-    p.last_cause = cause;
+    stalls_[std::size_t{c} * kCauseStride + cause_index(cause)] += n;
     // now_ is the charged cycle: step(t) runs with now_ == t, a gated skip starts at now_.
     if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
+}
+
+// A gate's stall (dependency, back-pressure, strict TDM, throttler): remembered for a gated skip.
+inline void Kernel::charge_gate(std::uint32_t c, StallCause cause) {
+    charge(c, cause);
+    ports_[c].last_cause = cause;
+}
+
+// Stall runs, once per run instead of once per stalled cycle: every ready beat of cycle t was
+// either granted or charged, so a client's run of stalled cycles goes on without a gap until a
+// grant ends it (skipped gated cycles are charged too). A run that starts records its first
+// cycle; a run that a grant ends is compared with the longest one. Runs still open are measured
+// by stats().
+inline void Kernel::track_stall_runs(std::uint64_t ready, std::uint64_t granted, Cycle t) {
+    for_each_bit(granted & stalled_, [&](std::uint32_t c) { max_run_[c] = std::max(max_run_[c], t - stall_since_[c]); });
+    const std::uint64_t lost = ready & ~granted;
+    for_each_bit(lost & ~stalled_, [&](std::uint32_t c) { stall_since_[c] = t; });
+    stalled_ = lost;
 }
 
 // Inlined into step() (once per granted beat); load_run() and complete() stay out of line (once
 // per run of beats, once per request). The beat's bytes and bank grant were counted when its run
 // was loaded; throttler and probe hooks run in step().
 [[gnu::always_inline]] inline void Kernel::grant(std::uint32_t c, Cycle t) {
-    stall_run_[c] = 0;
     if (run_left_[c]) {  // the next beat has the same banks and bytes (seed 000 §8 step 5: one slot per beat)
         --run_left_[c];
         return;
@@ -539,37 +552,63 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
 // ---------------------------------------------------------------------------------------------
 // One cycle.
 
-// The beats granted in one cycle, in grant order.
+// The beats granted in one cycle.
 struct Kernel::CycleGrants {
     std::uint64_t granted = 0;  // their clients
     std::uint64_t twice = 0;    // banks (head_mask_ bits) two or more beats wanted, both regions
-    std::uint32_t n = 0;
-    std::uint32_t client[64];
 };
 
 // Greedy grant over one region (SBUF or PSUM): in grant order, a beat goes if all its banks are
-// still free this cycle. `order` holds `segments` client masks, each visited lowest bit first
-// (arbiter.h, segments()); bit kPeRdPort stands for the stage-1 winner `pe_winner`. `excl_a` /
-// `excl_b` are the two sides of a concurrency rule, used only with kRules (a rule is on).
-// Losers are charged here; the granted beats are listed in `g` and moved by step().
+// still free this cycle. `cands` are the region's candidate clients; `order` holds `segments`
+// port masks, each visited lowest bit first (arbiter.h, segments()), where bit kPeRdPort stands
+// for the stage-1 winner `pe_winner`. `excl_a` / `excl_b` are the two sides of a concurrency rule,
+// used only with kRules (a rule is on). Losers are charged here; the granted beats are added to
+// `g` and moved by step() in grant order.
+//
+// The order only matters among beats that share a bank with another: a beat none of whose banks
+// another candidate wants is granted whatever its place. So the banks wanted twice are found in
+// one pass over the candidates (order-free), the beats off those banks are granted at once, and
+// the ordered loop runs over the contenders alone. With a concurrency rule on, a beat can be
+// stopped without sharing a bank, and every candidate goes through the ordered loop.
 template <bool kRules>
 inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
-                                 std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
-                                 bool tdm_region, TdmClass prec, Cycle t) {
+                                 std::uint64_t cands, std::uint32_t pe_winner, std::uint64_t excl_a,
+                                 std::uint64_t excl_b, bool tdm_region, TdmClass prec, Cycle t) {
     std::uint64_t once = 0, twice = 0;  // banks wanted by one / by two or more beats
-    std::uint64_t used = 0;             // banks granted so far
+    for_each_bit(cands, [&](std::uint32_t c) {
+        const std::uint64_t banks = head_mask_[c];
+        twice |= once & banks;
+        once |= banks;
+    });
+    g.twice |= twice;
+    for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
+    if (probe_) [[unlikely]] probe_conflicts(probe_, twice, 0, t);
+    std::uint64_t contenders = cands;
+    if constexpr (!kRules) {
+        if (!twice) {
+            g.granted |= cands;
+            return;
+        }
+        contenders = 0;
+        for_each_bit(cands, [&](std::uint32_t c) {
+            contenders |= std::uint64_t{(head_mask_[c] & twice) != 0} << c;
+        });
+        g.granted |= cands & ~contenders;
+    }
+    // The contenders as ports of `order` (the stage-1 winner is port kPeRdPort there).
+    std::uint64_t ports = contenders;
+    if (pe_winner != kPeRdPort && (contenders >> pe_winner & 1)) ports ^= bit(pe_winner) | bit(kPeRdPort);
+
+    std::uint64_t used = 0;             // banks granted so far in the ordered loop
     std::uint32_t owner[64];            // client holding each bank (valid where `used` is set)
     [[maybe_unused]] std::int32_t a_winner = -1, b_winner = -1;
     // Clients of the slot's precedence class; none outside the TDM region (PSUM).
     const std::uint64_t prec_class = !tdm_region ? 0 : prec == TdmClass::dma ? dma_class_ : compute_class_;
-    std::uint32_t ng = g.n;
     for (std::uint32_t s = 0; s < segments; ++s) {
-        for (std::uint64_t m = order[s]; m; m &= m - 1) {
+        for (std::uint64_t m = order[s] & ports; m; m &= m - 1) {
             std::uint32_t c = static_cast<std::uint32_t>(std::countr_zero(m));
             if (c == kPeRdPort) c = pe_winner;
             const std::uint64_t banks = head_mask_[c];
-            twice |= once & banks;
-            once |= banks;
             if constexpr (kRules) {
                 // Concurrency rule (NeuronCore-v2 docs): charged as a bank conflict, blocker recorded.
                 const std::uint64_t cb = bit(c);
@@ -600,8 +639,12 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
             }
             used |= banks;
             g.granted |= bit(c);
-            g.client[ng++] = c;
             for_each_bit(banks, [&](std::uint32_t b) { owner[b] = c; });
+            // A granted beat contended when another beat wanted one of its banks. Without a
+            // branch: with kRules the candidate may hold no shared bank, and that is data.
+            const std::uint64_t hit = (banks & twice) != 0;
+            contended_[c] += hit;
+            won_[c] += hit;
             if constexpr (kRules) {
                 const std::uint64_t cb = bit(c);
                 if ((excl_a & cb) && a_winner < 0) a_winner = static_cast<std::int32_t>(c);
@@ -609,11 +652,25 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
             }
         }
     }
-    g.n = ng;
-    g.twice |= twice;
-    for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
-    if (probe_) [[unlikely]] probe_conflicts(probe_, twice, 0, t);
 }
+
+namespace {
+
+// Calls f(client) for the clients of `granted` in grant order: `order` holds `segments` port
+// masks (arbiter.h), port kPeRdPort standing for the stage-1 winner `pe_winner`.
+template <typename F>
+inline void for_each_in_order(const std::uint64_t* order, std::uint32_t segments, std::uint64_t granted,
+                              std::uint32_t pe_winner, F&& f) {
+    std::uint64_t ports = granted;
+    if (pe_winner != kPeRdPort && (granted >> pe_winner & 1)) ports ^= bit(pe_winner) | bit(kPeRdPort);
+    for (std::uint32_t s = 0; s < segments; ++s)
+        for (std::uint64_t m = order[s] & ports; m; m &= m - 1) {
+            const std::uint32_t c = static_cast<std::uint32_t>(std::countr_zero(m));
+            f(c == kPeRdPort ? pe_winner : c);
+        }
+}
+
+}  // namespace
 
 // Evaluates cycle t; run() has made every head issued by t ready (refresh_ready).
 template <class Stage1, class Stage2>
@@ -629,6 +686,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     gated_only_ = false;
     gate_release_ = kNever;
     steady_.on = false;
+    rotation_.on = false;
     run_ended_ = false;
     std::uint64_t cand = ready_;
     const std::uint64_t ready = cand;
@@ -644,21 +702,21 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
             if (is_complete(ports_[c].after)) {
                 depwait_ &= ~bit(c);
             } else {
-                charge(c, StallCause::dependency);
+                charge_gate(c, StallCause::dependency);
                 cand &= ~bit(c);
             }
         });
     }
     // Downstream back-pressure (the front-end's FIFO is full).
     if (const std::uint64_t bp = cand & backpressure_) {
-        for_each_bit(bp, [&](std::uint32_t c) { charge(c, StallCause::psum_backpressure); });
+        for_each_bit(bp, [&](std::uint32_t c) { charge_gate(c, StallCause::psum_backpressure); });
         cand &= ~bp;
     }
     std::uint64_t sb = cand & sbuf_mask_;
     // Strict TDM: the class without precedence sits the slot out (seed 000 §7.2).
     if (tdm_.strict()) {
         if (const std::uint64_t held = sb & (prec == TdmClass::dma ? compute_class_ : dma_class_)) {
-            for_each_bit(held, [&](std::uint32_t c) { charge(c, StallCause::tdm); });
+            for_each_bit(held, [&](std::uint32_t c) { charge_gate(c, StallCause::tdm); });
             sb &= ~held;
             gate_release_ = tdm_.next_change(t);
         }
@@ -667,7 +725,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     if (const std::uint64_t th = sb & throttled_) {
         for_each_bit(th, [&](std::uint32_t c) {
             if (!throttlers_[c].allows(t)) {
-                charge(c, StallCause::throttle);
+                charge_gate(c, StallCause::throttle);
                 sb &= ~bit(c);
                 gate_release_ = std::min(gate_release_, throttlers_[c].next_window(t));
                 if (tdm_.strict()) gate_release_ = std::min(gate_release_, tdm_.next_change(t));
@@ -679,6 +737,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
         // Every ready beat is gated: the same happens every cycle until a gate opens.
         gated_only_ = true;
         ++ss.idle;
+        track_stall_runs(ready, 0, t);
         return;
     }
 
@@ -713,19 +772,24 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     }
 
     CycleGrants g;
-    if (dve_sbuf_ | gpsimd_sbuf_)
-        grant_region<true>(g, order, n, winner, dve_sbuf_, gpsimd_sbuf_, true, prec, t);
+    const std::uint64_t sbuf_cands = (c2 & ~bit(kPeRdPort)) | (s1 ? bit(winner) : 0) | d;
+    // The ordered loop over every candidate (grant_region<true>) is also the reference the
+    // contenders-only loop is tested against (KernelOptions::step_every_cycle).
+    const bool every_candidate = options_.step_every_cycle;
+    if ((dve_sbuf_ | gpsimd_sbuf_) || every_candidate)
+        grant_region<true>(g, order, n, sbuf_cands, winner, dve_sbuf_, gpsimd_sbuf_, true, prec, t);
     else
-        grant_region<false>(g, order, n, winner, 0, 0, true, prec, t);
+        grant_region<false>(g, order, n, sbuf_cands, winner, 0, 0, true, prec, t);
 
     // PSUM: its own banks and arbiter, no TDM (INFERRED).
+    std::uint64_t porder[2 * kArbiterPorts];
+    std::uint32_t pn = 0;
     if (ps) {
-        std::uint64_t porder[2 * kArbiterPorts];
-        const std::uint32_t pn = psum_arb_.segments(ps, porder);
-        if (dve_psum_ | act_psum_)
-            grant_region<true>(g, porder, pn, kPeRdPort, dve_psum_, act_psum_, false, prec, t);
+        pn = psum_arb_.segments(ps, porder);
+        if ((dve_psum_ | act_psum_) || every_candidate)
+            grant_region<true>(g, porder, pn, ps, kPeRdPort, dve_psum_, act_psum_, false, prec, t);
         else
-            grant_region<false>(g, porder, pn, kPeRdPort, 0, 0, false, prec, t);
+            grant_region<false>(g, porder, pn, ps, kPeRdPort, 0, 0, false, prec, t);
         psum_arb_.settle(ps, g.granted & ps);
     }
 
@@ -740,34 +804,56 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     ss.compute_used += (gs & compute_class_) != 0;
     ss.dma_used += (gs & dma_class_) != 0;
     ss.idle += gs == 0;
+    const std::uint64_t sbuf_granted = granted & sbuf_cands, psum_granted = granted & ps;
     if (probe_) [[unlikely]] {
         probe_tdm(probe_, gs & compute_class_, gs & dma_class_, t);
-        for (std::uint32_t j = 0; j < g.n; ++j) {
-            const std::uint32_t c = g.client[j];
+        const auto hook = [&](std::uint32_t c) {
             const std::uint32_t base = ports_[c].region == Region::sbuf ? 0 : psum_base_;
             probe_grant(probe_, c, base, static_cast<std::uint32_t>(head_mask_[c] >> base), ports_[c].beat_bytes, t);
-        }
+        };
+        for_each_in_order(order, n, sbuf_granted, winner, hook);
+        for_each_in_order(porder, pn, psum_granted, kPeRdPort, hook);
     }
     for_each_bit(granted & throttled_, [&](std::uint32_t c) { throttlers_[c].on_grant(t); });
+    track_stall_runs(ready, granted, t);
 
-    // Move the granted beats (may complete requests and load the next heads for cycle t + 1).
-    // A granted beat contended when another beat wanted one of its banks or when it won stage 1
-    // against another PE client (losers were counted where they lost).
-    const std::uint64_t twice = g.twice;
-    const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & twice);
+    // A stage-1 winner contended against another PE client (losers were counted where they
+    // lost, bank contenders in grant_region()).
+    const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & g.twice);
     contended_[winner] += s1_won;
     won_[winner] += s1_won;
-    for (std::uint32_t j = 0; j < g.n; ++j) {
-        const std::uint32_t c = g.client[j];
-        // Without a branch: whether a winner was contended is data, not a pattern to predict.
-        const std::uint64_t hit = (head_mask_[c] & twice) != 0;
-        contended_[c] += hit;
-        won_[c] += hit;
-        grant(c, t);
-    }
+    // Move the granted beats in grant order (may complete requests, whose completions are listed
+    // in that order, and load the next heads for cycle t + 1).
+    for_each_in_order(order, n, sbuf_granted, winner, [&](std::uint32_t c) { grant(c, t); });
+    for_each_in_order(porder, pn, psum_granted, kPeRdPort, [&](std::uint32_t c) { grant(c, t); });
     // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
     // this one until the shortest run ends.
-    if (granted == ready && !run_ended_ && !(granted & throttled_)) note_steady(granted, gs, c2, d, ps);
+    if (granted == ready && !run_ended_ && !(granted & throttled_)) {
+        note_steady(granted, gs, c2, d, ps);
+    } else if (s1_contended && granted == (ready & ~(s1 & ~bit(winner))) && !g.twice && !run_ended_ &&
+               !(ready & throttled_) && !tdm_.strict()) {
+        // Everything but the stage-1 losers went through, on banks nobody else wanted.
+        note_rotation(s1, granted & ~bit(winner), c2, d, ps);
+    }
+}
+
+// Records a cycle whose successors differ from it only in which PE client wins stage 1
+// (rotate()): every other ready beat was granted on a bank no one else wanted, none throttled,
+// no run ended, no strict TDM. When no PE client's banks meet those of the other granted beats,
+// whichever wins next is granted too, so the next cycles repeat this one with the stage-1
+// winner following the stage-1 policy, until a run would end or something issues.
+[[gnu::noinline]] void Kernel::note_rotation(std::uint64_t s1, std::uint64_t others, std::uint64_t stage2,
+                                             std::uint64_t dma, std::uint64_t psum) {
+    std::uint64_t banks = 0;
+    std::uint32_t left = ~0u;
+    for_each_bit(others, [&](std::uint32_t c) {
+        banks |= head_mask_[c];
+        left = std::min(left, run_left_[c]);
+    });
+    for (std::uint64_t m = s1; m; m &= m - 1)
+        if (head_mask_[std::countr_zero(m)] & banks) return;
+    if (left == 0) return;
+    rotation_ = {true, left, s1, others, stage2, dma, psum};
 }
 
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
@@ -807,6 +893,7 @@ void Kernel::skip(Cycle from, Cycle to, bool gated) {
         ss.cycles += k;
         ss.idle += k;
     });
+    // The stall runs of the gated clients go on through the skipped cycles (track_stall_runs()).
     if (gated) for_each_bit(ready_, [&](std::uint32_t c) { charge(c, ports_[c].last_cause, len); });
 }
 
@@ -840,6 +927,55 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
     slot_cycle_ = kNever;
 }
 
+// The cycles after a rotating step (step() sets rotation_): the same clients are ready with the
+// same banks; each cycle the stage-1 policy picks a PE winner among the same candidates, the
+// others lose stage 1, and every other beat is granted again (no bank is wanted twice, whoever
+// wins). Each cycle is taken as step() would take it, less everything that cannot change: the
+// stage-1 winner and losers, the stall runs and the TDM slot; the other arbiters, whose
+// candidates are all granted every cycle, settle once for all the cycles at the end. Stops before
+// the cycle whose grant would end a run (step() takes that one), at the next issue or `target`.
+// Identical to stepping them (tests/test_kernel_accounting.cpp, KernelRotation).
+template <class Stage1, class Stage2>
+void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
+    rotation_.on = false;  // taken; the next step decides again
+    Cycle limit = std::min<Cycle>(rotation_.cycles, target - now_);
+    if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
+    const std::uint64_t s1 = rotation_.s1, others = rotation_.others, ready = ready_;
+    const bool dma_used = (others & sbuf_mask_ & dma_class_) != 0;
+    const bool others_compute = (others & sbuf_mask_ & compute_class_) != 0;
+    const std::uint32_t slots = tdm_.slots();
+    std::uint32_t slot = slot_;  // of cycle now_ - 1, the step just taken
+    Cycle n = 0;
+    for (; n < limit; ++n) {
+        const Cycle t = now_ + n;
+        const std::uint32_t w = arb1.first(s1);
+        if (run_left_[w] == 0) break;  // this grant ends the winner's run: step() takes it
+        --run_left_[w];
+        slot = slot + 1 == slots ? 0 : slot + 1;
+        TdmSlotStats& ss = stats_.tdm_slots[slot];
+        ++ss.cycles;
+        ss.compute_used += others_compute || (compute_class_ >> w & 1);
+        ss.dma_used += dma_used;
+        for_each_bit(s1 & ~bit(w), [&](std::uint32_t c) {
+            charge(c, StallCause::stage1_loss);
+            ++contended_[c];
+        });
+        ++contended_[w];
+        ++won_[w];
+        track_stall_runs(ready, others | bit(w), t);
+        arb1.settle(s1, bit(w));
+    }
+    if (n == 0) return;
+    stats_.cycles += n;
+    for_each_bit(others, [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(n); });
+    arb2.settle_granted(rotation_.stage2, n);
+    if (rotation_.dma) dma_arb_.settle_granted(rotation_.dma, n);
+    if (rotation_.psum) psum_arb_.settle_granted(rotation_.psum, n);
+    now_ += n;
+    slot_cycle_ = now_ - 1;
+    slot_ = slot;
+}
+
 RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {
     return std::visit([&](auto& arb1, auto& arb2) { return run_with(arb1, arb2, target, until_drained, watch); },
                       stage1_, stage2_);
@@ -866,6 +1002,7 @@ RunStatus Kernel::run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_
         now_ = t + 1;
         if (watched_done_) return RunStatus::watched;
         if (steady_.on && skipping && !probe_) leap(target, arb1, arb2);
+        if (rotation_.on && skipping && !probe_) rotate(target, arb1, arb2);
         if (gated_only_) {
             const Cycle to = std::min({next_issue_, gate_release_, target});
             if (to == kNever) return RunStatus::stuck;  // nothing can ever open the gates
@@ -906,12 +1043,13 @@ const Stats& Kernel::stats() const {
         ClientStats& cs = report_.clients[c];
         cs.requests = p.requests;
         cs.beats_requested = p.beats_requested;
-        cs.stalls = p.stalls;
+        std::copy_n(stalls_.begin() + std::ptrdiff_t{c} * kCauseStride, kStallCauses, cs.stalls.begin());
         cs.beats = p.beats + unflushed;
         cs.bytes = p.bytes_moved - outstanding * p.beat_bytes;
         cs.contended = contended_[c];
         cs.won_contended = won_[c];
-        cs.max_stall_run = p.max_run;
+        // A run still open at now() counts as it stands.
+        cs.max_stall_run = std::max(max_run_[c], (stalled_ >> c & 1) ? now_ - stall_since_[c] : 0);
     }
     for (std::size_t b = 0; b < report_.banks.size(); ++b) {
         report_.banks[b].conflict_cycles = bank_conflicts_[b];
