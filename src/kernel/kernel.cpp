@@ -552,63 +552,37 @@ inline void Kernel::track_stall_runs(std::uint64_t ready, std::uint64_t granted,
 // ---------------------------------------------------------------------------------------------
 // One cycle.
 
-// The beats granted in one cycle.
+// The beats granted in one cycle, in grant order.
 struct Kernel::CycleGrants {
     std::uint64_t granted = 0;  // their clients
     std::uint64_t twice = 0;    // banks (head_mask_ bits) two or more beats wanted, both regions
+    std::uint32_t n = 0;
+    std::uint32_t client[64];
 };
 
 // Greedy grant over one region (SBUF or PSUM): in grant order, a beat goes if all its banks are
-// still free this cycle. `cands` are the region's candidate clients; `order` holds `segments`
-// port masks, each visited lowest bit first (arbiter.h, segments()), where bit kPeRdPort stands
-// for the stage-1 winner `pe_winner`. `excl_a` / `excl_b` are the two sides of a concurrency rule,
-// used only with kRules (a rule is on). Losers are charged here; the granted beats are added to
-// `g` and moved by step() in grant order.
-//
-// The order only matters among beats that share a bank with another: a beat none of whose banks
-// another candidate wants is granted whatever its place. So the banks wanted twice are found in
-// one pass over the candidates (order-free), the beats off those banks are granted at once, and
-// the ordered loop runs over the contenders alone. With a concurrency rule on, a beat can be
-// stopped without sharing a bank, and every candidate goes through the ordered loop.
+// still free this cycle. `order` holds `segments` client masks, each visited lowest bit first
+// (arbiter.h, segments()); bit kPeRdPort stands for the stage-1 winner `pe_winner`. `excl_a` /
+// `excl_b` are the two sides of a concurrency rule, used only with kRules (a rule is on).
+// Losers are charged here; the granted beats are listed in `g` and moved by step().
 template <bool kRules>
 inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
-                                 std::uint64_t cands, std::uint32_t pe_winner, std::uint64_t excl_a,
-                                 std::uint64_t excl_b, bool tdm_region, TdmClass prec, Cycle t) {
+                                 std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
+                                 bool tdm_region, TdmClass prec, Cycle t) {
     std::uint64_t once = 0, twice = 0;  // banks wanted by one / by two or more beats
-    for_each_bit(cands, [&](std::uint32_t c) {
-        const std::uint64_t banks = head_mask_[c];
-        twice |= once & banks;
-        once |= banks;
-    });
-    g.twice |= twice;
-    for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
-    if (probe_) [[unlikely]] probe_conflicts(probe_, twice, 0, t);
-    std::uint64_t contenders = cands;
-    if constexpr (!kRules) {
-        if (!twice) {
-            g.granted |= cands;
-            return;
-        }
-        contenders = 0;
-        for_each_bit(cands, [&](std::uint32_t c) {
-            contenders |= std::uint64_t{(head_mask_[c] & twice) != 0} << c;
-        });
-        g.granted |= cands & ~contenders;
-    }
-    // The contenders as ports of `order` (the stage-1 winner is port kPeRdPort there).
-    std::uint64_t ports = contenders;
-    if (pe_winner != kPeRdPort && (contenders >> pe_winner & 1)) ports ^= bit(pe_winner) | bit(kPeRdPort);
-
-    std::uint64_t used = 0;             // banks granted so far in the ordered loop
+    std::uint64_t used = 0;             // banks granted so far
     std::uint32_t owner[64];            // client holding each bank (valid where `used` is set)
     [[maybe_unused]] std::int32_t a_winner = -1, b_winner = -1;
     // Clients of the slot's precedence class; none outside the TDM region (PSUM).
     const std::uint64_t prec_class = !tdm_region ? 0 : prec == TdmClass::dma ? dma_class_ : compute_class_;
+    std::uint32_t ng = g.n;
     for (std::uint32_t s = 0; s < segments; ++s) {
-        for (std::uint64_t m = order[s] & ports; m; m &= m - 1) {
+        for (std::uint64_t m = order[s]; m; m &= m - 1) {
             std::uint32_t c = static_cast<std::uint32_t>(std::countr_zero(m));
             if (c == kPeRdPort) c = pe_winner;
             const std::uint64_t banks = head_mask_[c];
+            twice |= once & banks;
+            once |= banks;
             if constexpr (kRules) {
                 // Concurrency rule (NeuronCore-v2 docs): charged as a bank conflict, blocker recorded.
                 const std::uint64_t cb = bit(c);
@@ -639,12 +613,8 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
             }
             used |= banks;
             g.granted |= bit(c);
+            g.client[ng++] = c;
             for_each_bit(banks, [&](std::uint32_t b) { owner[b] = c; });
-            // A granted beat contended when another beat wanted one of its banks. Without a
-            // branch: with kRules the candidate may hold no shared bank, and that is data.
-            const std::uint64_t hit = (banks & twice) != 0;
-            contended_[c] += hit;
-            won_[c] += hit;
             if constexpr (kRules) {
                 const std::uint64_t cb = bit(c);
                 if ((excl_a & cb) && a_winner < 0) a_winner = static_cast<std::int32_t>(c);
@@ -652,25 +622,11 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
             }
         }
     }
+    g.n = ng;
+    g.twice |= twice;
+    for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
+    if (probe_) [[unlikely]] probe_conflicts(probe_, twice, 0, t);
 }
-
-namespace {
-
-// Calls f(client) for the clients of `granted` in grant order: `order` holds `segments` port
-// masks (arbiter.h), port kPeRdPort standing for the stage-1 winner `pe_winner`.
-template <typename F>
-inline void for_each_in_order(const std::uint64_t* order, std::uint32_t segments, std::uint64_t granted,
-                              std::uint32_t pe_winner, F&& f) {
-    std::uint64_t ports = granted;
-    if (pe_winner != kPeRdPort && (granted >> pe_winner & 1)) ports ^= bit(pe_winner) | bit(kPeRdPort);
-    for (std::uint32_t s = 0; s < segments; ++s)
-        for (std::uint64_t m = order[s] & ports; m; m &= m - 1) {
-            const std::uint32_t c = static_cast<std::uint32_t>(std::countr_zero(m));
-            f(c == kPeRdPort ? pe_winner : c);
-        }
-}
-
-}  // namespace
 
 // Evaluates cycle t; run() has made every head issued by t ready (refresh_ready).
 template <class Stage1, class Stage2>
@@ -772,24 +728,19 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     }
 
     CycleGrants g;
-    const std::uint64_t sbuf_cands = (c2 & ~bit(kPeRdPort)) | (s1 ? bit(winner) : 0) | d;
-    // The ordered loop over every candidate (grant_region<true>) is also the reference the
-    // contenders-only loop is tested against (KernelOptions::step_every_cycle).
-    const bool every_candidate = options_.step_every_cycle;
-    if ((dve_sbuf_ | gpsimd_sbuf_) || every_candidate)
-        grant_region<true>(g, order, n, sbuf_cands, winner, dve_sbuf_, gpsimd_sbuf_, true, prec, t);
+    if (dve_sbuf_ | gpsimd_sbuf_)
+        grant_region<true>(g, order, n, winner, dve_sbuf_, gpsimd_sbuf_, true, prec, t);
     else
-        grant_region<false>(g, order, n, sbuf_cands, winner, 0, 0, true, prec, t);
+        grant_region<false>(g, order, n, winner, 0, 0, true, prec, t);
 
     // PSUM: its own banks and arbiter, no TDM (INFERRED).
-    std::uint64_t porder[2 * kArbiterPorts];
-    std::uint32_t pn = 0;
     if (ps) {
-        pn = psum_arb_.segments(ps, porder);
-        if ((dve_psum_ | act_psum_) || every_candidate)
-            grant_region<true>(g, porder, pn, ps, kPeRdPort, dve_psum_, act_psum_, false, prec, t);
+        std::uint64_t porder[2 * kArbiterPorts];
+        const std::uint32_t pn = psum_arb_.segments(ps, porder);
+        if (dve_psum_ | act_psum_)
+            grant_region<true>(g, porder, pn, kPeRdPort, dve_psum_, act_psum_, false, prec, t);
         else
-            grant_region<false>(g, porder, pn, ps, kPeRdPort, 0, 0, false, prec, t);
+            grant_region<false>(g, porder, pn, kPeRdPort, 0, 0, false, prec, t);
         psum_arb_.settle(ps, g.granted & ps);
     }
 
@@ -804,28 +755,32 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     ss.compute_used += (gs & compute_class_) != 0;
     ss.dma_used += (gs & dma_class_) != 0;
     ss.idle += gs == 0;
-    const std::uint64_t sbuf_granted = granted & sbuf_cands, psum_granted = granted & ps;
     if (probe_) [[unlikely]] {
         probe_tdm(probe_, gs & compute_class_, gs & dma_class_, t);
-        const auto hook = [&](std::uint32_t c) {
+        for (std::uint32_t j = 0; j < g.n; ++j) {
+            const std::uint32_t c = g.client[j];
             const std::uint32_t base = ports_[c].region == Region::sbuf ? 0 : psum_base_;
             probe_grant(probe_, c, base, static_cast<std::uint32_t>(head_mask_[c] >> base), ports_[c].beat_bytes, t);
-        };
-        for_each_in_order(order, n, sbuf_granted, winner, hook);
-        for_each_in_order(porder, pn, psum_granted, kPeRdPort, hook);
+        }
     }
     for_each_bit(granted & throttled_, [&](std::uint32_t c) { throttlers_[c].on_grant(t); });
     track_stall_runs(ready, granted, t);
 
-    // A stage-1 winner contended against another PE client (losers were counted where they
-    // lost, bank contenders in grant_region()).
-    const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & g.twice);
+    // Move the granted beats (may complete requests and load the next heads for cycle t + 1).
+    // A granted beat contended when another beat wanted one of its banks or when it won stage 1
+    // against another PE client (losers were counted where they lost).
+    const std::uint64_t twice = g.twice;
+    const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & twice);
     contended_[winner] += s1_won;
     won_[winner] += s1_won;
-    // Move the granted beats in grant order (may complete requests, whose completions are listed
-    // in that order, and load the next heads for cycle t + 1).
-    for_each_in_order(order, n, sbuf_granted, winner, [&](std::uint32_t c) { grant(c, t); });
-    for_each_in_order(porder, pn, psum_granted, kPeRdPort, [&](std::uint32_t c) { grant(c, t); });
+    for (std::uint32_t j = 0; j < g.n; ++j) {
+        const std::uint32_t c = g.client[j];
+        // Without a branch: whether a winner was contended is data, not a pattern to predict.
+        const std::uint64_t hit = (head_mask_[c] & twice) != 0;
+        contended_[c] += hit;
+        won_[c] += hit;
+        grant(c, t);
+    }
     // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
     // this one until the shortest run ends.
     if (granted == ready && !run_ended_ && !(granted & throttled_)) {

@@ -40,10 +40,9 @@ namespace sbufsim {
 class ActivityProbe;  // window_stats.h
 
 struct KernelOptions {
-    // The reference path: evaluate every cycle instead of jumping over idle and gate-only
-    // stretches and leaping over repeated ones, and take every candidate beat through the ordered
-    // grant loop instead of granting the beats on unshared banks at once. Results are identical
-    // either way (tests/test_kernel_accounting.cpp); this exists to prove it.
+    // Evaluate every cycle instead of jumping over idle and gate-only stretches and leaping or
+    // rotating over repeated ones. Results are identical either way
+    // (tests/test_kernel_accounting.cpp); this exists to prove it.
     bool step_every_cycle = false;
     // Completions kept for pop_completion(); 0 = none are recorded (counters still are).
     std::uint32_t completion_capacity = 0;
@@ -162,8 +161,8 @@ private:
     struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
     template <bool kRules>
     void grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
-                      std::uint64_t cands, std::uint32_t pe_winner, std::uint64_t excl_a,
-                      std::uint64_t excl_b, bool tdm_region, TdmClass prec, Cycle t);
+                      std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
+                      bool tdm_region, TdmClass prec, Cycle t);
     void grant(std::uint32_t c, Cycle t);
     void complete(std::uint32_t c, Cycle t);
     void load_head(std::uint32_t c, Cycle t);
