@@ -887,25 +887,29 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
 // others lose stage 1, and every other beat is granted again (no bank is wanted twice, whoever
 // wins). Each cycle is taken as step() would take it, less everything that cannot change: the
 // stage-1 winner and losers, the stall runs and the TDM slot; the other arbiters, whose
-// candidates are all granted every cycle, settle once for all the cycles at the end. Stops before
-// the cycle whose grant would end a run (step() takes that one), at the next issue or `target`.
-// Identical to stepping them (tests/test_kernel_accounting.cpp, KernelRotation).
+// candidates are all granted every cycle, settle once for all the cycles at the end. A stage-1
+// winner's grant that ends its run is taken here too (grant(): the next run, or the request's
+// completion and the next head); the rotation goes on while that head is ready at once, has no
+// dependency and stays off the other beats' banks, and stops after a completion that fills the
+// completion ring or that run_until() watches. It stops before a cycle in which another
+// client's run would end, at the next issue or `target`. Identical to stepping them
+// (tests/test_kernel_accounting.cpp, KernelRotation).
 template <class Stage1, class Stage2>
 void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
     rotation_.on = false;  // taken; the next step decides again
     Cycle limit = std::min<Cycle>(rotation_.cycles, target - now_);
     if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
     const std::uint64_t s1 = rotation_.s1, others = rotation_.others, ready = ready_;
+    std::uint64_t others_banks = 0;
+    for_each_bit(others, [&](std::uint32_t c) { others_banks |= head_mask_[c]; });
     const bool dma_used = (others & sbuf_mask_ & dma_class_) != 0;
     const bool others_compute = (others & sbuf_mask_ & compute_class_) != 0;
     const std::uint32_t slots = tdm_.slots();
     std::uint32_t slot = slot_;  // of cycle now_ - 1, the step just taken
     Cycle n = 0;
-    for (; n < limit; ++n) {
+    while (n < limit) {
         const Cycle t = now_ + n;
         const std::uint32_t w = arb1.first(s1);
-        if (run_left_[w] == 0) break;  // this grant ends the winner's run: step() takes it
-        --run_left_[w];
         slot = slot + 1 == slots ? 0 : slot + 1;
         TdmSlotStats& ss = stats_.tdm_slots[slot];
         ++ss.cycles;
@@ -919,6 +923,17 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         ++won_[w];
         track_stall_runs(ready, others | bit(w), t);
         arb1.settle(s1, bit(w));
+        ++n;
+        if (run_left_[w]) {
+            --run_left_[w];
+            continue;
+        }
+        // The winner's run ends with this grant: its next run or next request becomes the head.
+        grant(w, t);
+        if (ready_ != ready || (depwait_ >> w & 1) || (head_mask_[w] & others_banks) || watched_done_ ||
+            (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_))
+            break;  // the next cycle is not the same rotation: step() takes it
+        if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
     }
     if (n == 0) return;
     stats_.cycles += n;
@@ -957,7 +972,10 @@ RunStatus Kernel::run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_
         now_ = t + 1;
         if (watched_done_) return RunStatus::watched;
         if (steady_.on && skipping && !probe_) leap(target, arb1, arb2);
-        if (rotation_.on && skipping && !probe_) rotate(target, arb1, arb2);
+        if (rotation_.on && skipping && !probe_) {
+            rotate(target, arb1, arb2);
+            if (watched_done_) return RunStatus::watched;
+        }
         if (gated_only_) {
             const Cycle to = std::min({next_issue_, gate_release_, target});
             if (to == kNever) return RunStatus::stuck;  // nothing can ever open the gates
