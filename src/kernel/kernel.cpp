@@ -481,10 +481,14 @@ bool Kernel::pop_completion(Completion& out) {
 // ---------------------------------------------------------------------------------------------
 // Grants and completions.
 
-// One counter per stalled cycle; the run the stall belongs to is tracked per run, not per
-// cycle (track_stall_runs()).
+// The stall and the run of stalled cycles it extends, counted without a branch. (Keeping the
+// runs per run instead, noted where they start and measured where a grant ends them, takes
+// fewer instructions but loops over the runs that start or end in a cycle, and with random
+// banks those loops mispredict more than the counters here cost: docs/kernel.md.)
 inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
     stalls_[std::size_t{c} * kCauseStride + cause_index(cause)] += n;
+    stall_run_[c] += n;
+    max_run_[c] = std::max(max_run_[c], stall_run_[c]);
     // now_ is the charged cycle: step(t) runs with now_ == t, a gated skip starts at now_.
     if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
 }
@@ -495,22 +499,11 @@ inline void Kernel::charge_gate(std::uint32_t c, StallCause cause) {
     ports_[c].last_cause = cause;
 }
 
-// Stall runs, once per run instead of once per stalled cycle: every ready beat of cycle t was
-// either granted or charged, so a client's run of stalled cycles goes on without a gap until a
-// grant ends it (skipped gated cycles are charged too). A run that starts records its first
-// cycle; a run that a grant ends is compared with the longest one. Runs still open are measured
-// by stats().
-inline void Kernel::track_stall_runs(std::uint64_t ready, std::uint64_t granted, Cycle t) {
-    for_each_bit(granted & stalled_, [&](std::uint32_t c) { max_run_[c] = std::max(max_run_[c], t - stall_since_[c]); });
-    const std::uint64_t lost = ready & ~granted;
-    for_each_bit(lost & ~stalled_, [&](std::uint32_t c) { stall_since_[c] = t; });
-    stalled_ = lost;
-}
-
 // Inlined into step() (once per granted beat); load_run() and complete() stay out of line (once
 // per run of beats, once per request). The beat's bytes and bank grant were counted when its run
 // was loaded; throttler and probe hooks run in step().
 [[gnu::always_inline]] inline void Kernel::grant(std::uint32_t c, Cycle t) {
+    stall_run_[c] = 0;
     if (run_left_[c]) {  // the next beat has the same banks and bytes (seed 000 §8 step 5: one slot per beat)
         --run_left_[c];
         return;
@@ -693,7 +686,6 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
         // Every ready beat is gated: the same happens every cycle until a gate opens.
         gated_only_ = true;
         ++ss.idle;
-        track_stall_runs(ready, 0, t);
         return;
     }
 
@@ -764,7 +756,6 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
         }
     }
     for_each_bit(granted & throttled_, [&](std::uint32_t c) { throttlers_[c].on_grant(t); });
-    track_stall_runs(ready, granted, t);
 
     // Move the granted beats (may complete requests and load the next heads for cycle t + 1).
     // A granted beat contended when another beat wanted one of its banks or when it won stage 1
@@ -848,7 +839,6 @@ void Kernel::skip(Cycle from, Cycle to, bool gated) {
         ss.cycles += k;
         ss.idle += k;
     });
-    // The stall runs of the gated clients go on through the skipped cycles (track_stall_runs()).
     if (gated) for_each_bit(ready_, [&](std::uint32_t c) { charge(c, ports_[c].last_cause, len); });
 }
 
@@ -921,10 +911,10 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         });
         ++contended_[w];
         ++won_[w];
-        track_stall_runs(ready, others | bit(w), t);
         arb1.settle(s1, bit(w));
         ++n;
-        if (run_left_[w]) {
+        if (run_left_[w]) {  // grant() without its run end
+            stall_run_[w] = 0;
             --run_left_[w];
             continue;
         }
@@ -1021,8 +1011,7 @@ const Stats& Kernel::stats() const {
         cs.bytes = p.bytes_moved - outstanding * p.beat_bytes;
         cs.contended = contended_[c];
         cs.won_contended = won_[c];
-        // A run still open at now() counts as it stands.
-        cs.max_stall_run = std::max(max_run_[c], (stalled_ >> c & 1) ? now_ - stall_since_[c] : 0);
+        cs.max_stall_run = max_run_[c];
     }
     for (std::size_t b = 0; b < report_.banks.size(); ++b) {
         report_.banks[b].conflict_cycles = bank_conflicts_[b];

@@ -179,7 +179,6 @@ private:
     void flush_bank_grants(std::uint32_t c);
     void charge(std::uint32_t c, StallCause cause, std::uint64_t n = 1);
     void charge_gate(std::uint32_t c, StallCause cause);
-    void track_stall_runs(std::uint64_t ready, std::uint64_t granted, Cycle t);
     void refresh_ready(Cycle t);
     std::uint32_t beats_of(const Request& r) const;
     std::uint32_t region_partitions(Region region) const;
@@ -272,12 +271,8 @@ private:
     static constexpr std::size_t kCauseStride = 8;
     static_assert(kStallCauses <= kCauseStride);
     std::array<std::uint64_t, 64 * kCauseStride> stalls_{};
-    // Runs of stalled cycles, tracked per run (track_stall_runs()): the clients whose head beat
-    // stalled in the last evaluated cycle, the first cycle of each one's run, the longest run
-    // each client has ended.
-    std::uint64_t stalled_ = 0;
-    std::array<Cycle, 64> stall_since_{};
-    std::array<std::uint64_t, 64> max_run_{};
+    // Runs of stalled cycles: the current one (a grant ends it) and the longest so far.
+    std::array<std::uint64_t, 64> stall_run_{}, max_run_{};
     // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
     // records are large (names, vectors), so indexing them costs more than these flat arrays.
     std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{};
