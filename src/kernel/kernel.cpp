@@ -82,9 +82,9 @@ struct Kernel::Port {
 
     // Hot statistics. grant_count and bytes_moved are counted a run ahead: set_run() adds the
     // whole run, and stats() takes off the beats of the head run not granted yet.
-    std::array<std::uint64_t, kStallCauses> stalls{};
     std::uint64_t beats = 0, bytes_moved = 0;
-    std::uint64_t max_run = 0;  // the longest run of consecutive stalled cycles (Kernel::stall_run_)
+    // The gate that stopped the head beat in the last stepped cycle, when a gate did: a gated
+    // skip() charges the skipped cycles to it.
     StallCause last_cause = StallCause::dependency;
     // Bank grants not yet added to BankStats (or to `beats`): `grant_count` grants on
     // `grant_mask`, the banks of every head beat since the last flush.
@@ -481,16 +481,22 @@ bool Kernel::pop_completion(Completion& out) {
 // ---------------------------------------------------------------------------------------------
 // Grants and completions.
 
+// The stall and the run of stalled cycles it extends, counted without a branch. (Keeping the
+// runs per run instead, noted where they start and measured where a grant ends them, takes
+// fewer instructions but loops over the runs that start or end in a cycle, and with random
+// banks those loops mispredict more than the counters here cost: docs/kernel.md.)
 inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
-    Port& p = ports_[c];
-    p.stalls[cause_index(cause)] += n;
-    // The longest run is tracked here rather than when a grant ends the run: stalls are the
-    // rarer event under load.
+    stalls_[std::size_t{c} * kCauseStride + cause_index(cause)] += n;
     stall_run_[c] += n;
-    p.max_run = std::max(p.max_run, stall_run_[c]);
-    p.last_cause = cause;
+    max_run_[c] = std::max(max_run_[c], stall_run_[c]);
     // now_ is the charged cycle: step(t) runs with now_ == t, a gated skip starts at now_.
     if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
+}
+
+// A gate's stall (dependency, back-pressure, strict TDM, throttler): remembered for a gated skip.
+inline void Kernel::charge_gate(std::uint32_t c, StallCause cause) {
+    charge(c, cause);
+    ports_[c].last_cause = cause;
 }
 
 // Inlined into step() (once per granted beat); load_run() and complete() stay out of line (once
@@ -629,6 +635,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     gated_only_ = false;
     gate_release_ = kNever;
     steady_.on = false;
+    rotation_.on = false;
     run_ended_ = false;
     std::uint64_t cand = ready_;
     const std::uint64_t ready = cand;
@@ -644,21 +651,21 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
             if (is_complete(ports_[c].after)) {
                 depwait_ &= ~bit(c);
             } else {
-                charge(c, StallCause::dependency);
+                charge_gate(c, StallCause::dependency);
                 cand &= ~bit(c);
             }
         });
     }
     // Downstream back-pressure (the front-end's FIFO is full).
     if (const std::uint64_t bp = cand & backpressure_) {
-        for_each_bit(bp, [&](std::uint32_t c) { charge(c, StallCause::psum_backpressure); });
+        for_each_bit(bp, [&](std::uint32_t c) { charge_gate(c, StallCause::psum_backpressure); });
         cand &= ~bp;
     }
     std::uint64_t sb = cand & sbuf_mask_;
     // Strict TDM: the class without precedence sits the slot out (seed 000 §7.2).
     if (tdm_.strict()) {
         if (const std::uint64_t held = sb & (prec == TdmClass::dma ? compute_class_ : dma_class_)) {
-            for_each_bit(held, [&](std::uint32_t c) { charge(c, StallCause::tdm); });
+            for_each_bit(held, [&](std::uint32_t c) { charge_gate(c, StallCause::tdm); });
             sb &= ~held;
             gate_release_ = tdm_.next_change(t);
         }
@@ -667,7 +674,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     if (const std::uint64_t th = sb & throttled_) {
         for_each_bit(th, [&](std::uint32_t c) {
             if (!throttlers_[c].allows(t)) {
-                charge(c, StallCause::throttle);
+                charge_gate(c, StallCause::throttle);
                 sb &= ~bit(c);
                 gate_release_ = std::min(gate_release_, throttlers_[c].next_window(t));
                 if (tdm_.strict()) gate_release_ = std::min(gate_release_, tdm_.next_change(t));
@@ -767,7 +774,32 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     }
     // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
     // this one until the shortest run ends.
-    if (granted == ready && !run_ended_ && !(granted & throttled_)) note_steady(granted, gs, c2, d, ps);
+    if (granted == ready && !run_ended_ && !(granted & throttled_)) {
+        note_steady(granted, gs, c2, d, ps);
+    } else if (s1_contended && granted == (ready & ~(s1 & ~bit(winner))) && !g.twice && !run_ended_ &&
+               !(ready & throttled_) && !tdm_.strict()) {
+        // Everything but the stage-1 losers went through, on banks nobody else wanted.
+        note_rotation(s1, granted & ~bit(winner), c2, d, ps);
+    }
+}
+
+// Records a cycle whose successors differ from it only in which PE client wins stage 1
+// (rotate()): every other ready beat was granted on a bank no one else wanted, none throttled,
+// no run ended, no strict TDM. When no PE client's banks meet those of the other granted beats,
+// whichever wins next is granted too, so the next cycles repeat this one with the stage-1
+// winner following the stage-1 policy, until a run would end or something issues.
+[[gnu::noinline]] void Kernel::note_rotation(std::uint64_t s1, std::uint64_t others, std::uint64_t stage2,
+                                             std::uint64_t dma, std::uint64_t psum) {
+    std::uint64_t banks = 0;
+    std::uint32_t left = ~0u;
+    for_each_bit(others, [&](std::uint32_t c) {
+        banks |= head_mask_[c];
+        left = std::min(left, run_left_[c]);
+    });
+    for (std::uint64_t m = s1; m; m &= m - 1)
+        if (head_mask_[std::countr_zero(m)] & banks) return;
+    if (left == 0) return;
+    rotation_ = {true, left, s1, others, stage2, dma, psum};
 }
 
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
@@ -840,6 +872,70 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
     slot_cycle_ = kNever;
 }
 
+// The cycles after a rotating step (step() sets rotation_): the same clients are ready with the
+// same banks; each cycle the stage-1 policy picks a PE winner among the same candidates, the
+// others lose stage 1, and every other beat is granted again (no bank is wanted twice, whoever
+// wins). Each cycle is taken as step() would take it, less everything that cannot change: the
+// stage-1 winner and losers, the stall runs and the TDM slot; the other arbiters, whose
+// candidates are all granted every cycle, settle once for all the cycles at the end. A stage-1
+// winner's grant that ends its run is taken here too (grant(): the next run, or the request's
+// completion and the next head); the rotation goes on while that head is ready at once, has no
+// dependency and stays off the other beats' banks, and stops after a completion that fills the
+// completion ring or that run_until() watches. It stops before a cycle in which another
+// client's run would end, at the next issue or `target`. Identical to stepping them
+// (tests/test_kernel_accounting.cpp, KernelRotation).
+template <class Stage1, class Stage2>
+void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
+    rotation_.on = false;  // taken; the next step decides again
+    Cycle limit = std::min<Cycle>(rotation_.cycles, target - now_);
+    if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
+    const std::uint64_t s1 = rotation_.s1, others = rotation_.others, ready = ready_;
+    std::uint64_t others_banks = 0;
+    for_each_bit(others, [&](std::uint32_t c) { others_banks |= head_mask_[c]; });
+    const bool dma_used = (others & sbuf_mask_ & dma_class_) != 0;
+    const bool others_compute = (others & sbuf_mask_ & compute_class_) != 0;
+    const std::uint32_t slots = tdm_.slots();
+    std::uint32_t slot = slot_;  // of cycle now_ - 1, the step just taken
+    Cycle n = 0;
+    while (n < limit) {
+        const Cycle t = now_ + n;
+        const std::uint32_t w = arb1.first(s1);
+        slot = slot + 1 == slots ? 0 : slot + 1;
+        TdmSlotStats& ss = stats_.tdm_slots[slot];
+        ++ss.cycles;
+        ss.compute_used += others_compute || (compute_class_ >> w & 1);
+        ss.dma_used += dma_used;
+        for_each_bit(s1 & ~bit(w), [&](std::uint32_t c) {
+            charge(c, StallCause::stage1_loss);
+            ++contended_[c];
+        });
+        ++contended_[w];
+        ++won_[w];
+        arb1.settle(s1, bit(w));
+        ++n;
+        if (run_left_[w]) {  // grant() without its run end
+            stall_run_[w] = 0;
+            --run_left_[w];
+            continue;
+        }
+        // The winner's run ends with this grant: its next run or next request becomes the head.
+        grant(w, t);
+        if (ready_ != ready || (depwait_ >> w & 1) || (head_mask_[w] & others_banks) || watched_done_ ||
+            (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_))
+            break;  // the next cycle is not the same rotation: step() takes it
+        if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
+    }
+    if (n == 0) return;
+    stats_.cycles += n;
+    for_each_bit(others, [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(n); });
+    arb2.settle_granted(rotation_.stage2, n);
+    if (rotation_.dma) dma_arb_.settle_granted(rotation_.dma, n);
+    if (rotation_.psum) psum_arb_.settle_granted(rotation_.psum, n);
+    now_ += n;
+    slot_cycle_ = now_ - 1;
+    slot_ = slot;
+}
+
 RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {
     return std::visit([&](auto& arb1, auto& arb2) { return run_with(arb1, arb2, target, until_drained, watch); },
                       stage1_, stage2_);
@@ -866,6 +962,10 @@ RunStatus Kernel::run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_
         now_ = t + 1;
         if (watched_done_) return RunStatus::watched;
         if (steady_.on && skipping && !probe_) leap(target, arb1, arb2);
+        if (rotation_.on && skipping && !probe_) {
+            rotate(target, arb1, arb2);
+            if (watched_done_) return RunStatus::watched;
+        }
         if (gated_only_) {
             const Cycle to = std::min({next_issue_, gate_release_, target});
             if (to == kNever) return RunStatus::stuck;  // nothing can ever open the gates
@@ -906,12 +1006,12 @@ const Stats& Kernel::stats() const {
         ClientStats& cs = report_.clients[c];
         cs.requests = p.requests;
         cs.beats_requested = p.beats_requested;
-        cs.stalls = p.stalls;
+        std::copy_n(stalls_.begin() + std::ptrdiff_t{c} * kCauseStride, kStallCauses, cs.stalls.begin());
         cs.beats = p.beats + unflushed;
         cs.bytes = p.bytes_moved - outstanding * p.beat_bytes;
         cs.contended = contended_[c];
         cs.won_contended = won_[c];
-        cs.max_stall_run = p.max_run;
+        cs.max_stall_run = max_run_[c];
     }
     for (std::size_t b = 0; b < report_.banks.size(); ++b) {
         report_.banks[b].conflict_cycles = bank_conflicts_[b];

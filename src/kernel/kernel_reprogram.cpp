@@ -66,6 +66,7 @@ void Kernel::reprogram(const Params& p) {
     gated_only_ = false;
     gate_release_ = kNever;
     steady_.on = false;
+    rotation_.on = false;
     params_.arbiter = p.arbiter;
     params_.tdm = p.tdm;
     params_.throttler = p.throttler;

@@ -73,7 +73,9 @@ inline std::uint32_t PriorityDwrr::favoured(const Level& l, std::uint64_t m) {
     return static_cast<std::uint32_t>(std::countr_zero(hi ? hi : m));
 }
 
-inline std::uint32_t PriorityDwrr::segments(std::uint64_t candidates, std::uint64_t* out) const {
+// Always inlined: in the grown cycle loop GCC otherwise calls it out of line (about 30
+// instructions per call more under callgrind, several calls per cycle).
+[[gnu::always_inline]] inline std::uint32_t PriorityDwrr::segments(std::uint64_t candidates, std::uint64_t* out) const {
     std::uint32_t n = 0;
     for (const Level& l : levels_) {
         const std::uint64_t m = candidates & l.members;

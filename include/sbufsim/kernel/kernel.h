@@ -40,8 +40,9 @@ namespace sbufsim {
 class ActivityProbe;  // window_stats.h
 
 struct KernelOptions {
-    // Evaluate every cycle instead of jumping over idle and gate-only stretches. Results are
-    // identical either way (tests/test_kernel_accounting.cpp); this exists to prove it.
+    // Evaluate every cycle instead of jumping over idle and gate-only stretches and leaping or
+    // rotating over repeated ones. Results are identical either way
+    // (tests/test_kernel_accounting.cpp); this exists to prove it.
     bool step_every_cycle = false;
     // Completions kept for pop_completion(); 0 = none are recorded (counters still are).
     std::uint32_t completion_capacity = 0;
@@ -151,6 +152,10 @@ private:
     void leap(Cycle target, Stage1& arb1, Stage2& arb2);
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
                      std::uint64_t psum);
+    template <class Stage1, class Stage2>
+    void rotate(Cycle target, Stage1& arb1, Stage2& arb2);
+    void note_rotation(std::uint64_t s1, std::uint64_t others, std::uint64_t stage2, std::uint64_t dma,
+                       std::uint64_t psum);
     template <typename F>
     void add_slot_cycles(Cycle from, Cycle len, F&& f);
     struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
@@ -173,6 +178,7 @@ private:
     std::uint32_t psum_mask(std::uint32_t p0, std::uint32_t p1, std::uint32_t o0, std::uint32_t o1) const;
     void flush_bank_grants(std::uint32_t c);
     void charge(std::uint32_t c, StallCause cause, std::uint64_t n = 1);
+    void charge_gate(std::uint32_t c, StallCause cause);
     void refresh_ready(Cycle t);
     std::uint32_t beats_of(const Request& r) const;
     std::uint32_t region_partitions(Region region) const;
@@ -238,6 +244,16 @@ private:
         Cycle cycles = 0;
         std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
     } steady_;
+    // Set by step(): the cycle granted every ready beat but the stage-1 losers, on banks no other
+    // beat wanted, and no PE candidate's banks meet those of the other granted beats, which have
+    // `cycles` more beats each after this one at least; the cycles after it repeat it with the
+    // stage-1 winner rotating (rotate()). s1: the PE candidates; others: the other granted
+    // clients; the stage-2 / DMA-class / PSUM arbiters' candidates, all granted.
+    struct Rotation {
+        bool on = false;
+        Cycle cycles = 0;
+        std::uint64_t s1 = 0, others = 0, stage2 = 0, dma = 0, psum = 0;
+    } rotation_;
     Stats stats_;
     mutable Stats report_;  // what stats() returns: stats_ with the counters kept aside added
     ActivityProbe* probe_ = nullptr;
@@ -249,9 +265,14 @@ private:
     std::array<std::uint64_t, 64> head_mask_{};
     std::uint32_t psum_base_ = 0;
     // Per client, dense for the same reason: beats after the head beat with the same banks and
-    // bytes (Port::pc/bc say what follows the run), and the current run of stalled cycles.
+    // bytes (Port::pc/bc say what follows the run).
     std::array<std::uint32_t, 64> run_left_{};
-    std::array<std::uint64_t, 64> stall_run_{};
+    // Stall cycles per client and cause (row c, column StallCause), copied into stats_ by stats().
+    static constexpr std::size_t kCauseStride = 8;
+    static_assert(kStallCauses <= kCauseStride);
+    std::array<std::uint64_t, 64 * kCauseStride> stalls_{};
+    // Runs of stalled cycles: the current one (a grant ends it) and the longest so far.
+    std::array<std::uint64_t, 64> stall_run_{}, max_run_{};
     // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
     // records are large (names, vectors), so indexing them costs more than these flat arrays.
     std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{};
