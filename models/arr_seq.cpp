@@ -119,6 +119,7 @@ ArrSeq::ArrSeq(const sc_core::sc_module_name& name, const ArrSeqParams& p, const
     : sc_core::sc_module(name), bound_(binding) {
     top_.load(p);
     cluster_.load(p);
+    csr_written();
     if (!bound_.engine) return;
     SC_METHOD(step);
     sensitive << clk_pos_ << bound_.link->activity;
@@ -128,6 +129,11 @@ ArrSeq::ArrSeq(const sc_core::sc_module_name& name, const ArrSeqParams& p, const
 void ArrSeq::export_to(ArrSeqParams& p) const {
     top_.export_to(p);
     cluster_.export_to(p);
+}
+
+void ArrSeq::csr_written() {
+    queue_cfg.write(top_.csr_read(ArrSeqTopCsr::kQueueCfg));
+    arr_cluster_cfg.write(cluster_.csr_read(ArrSeqClusterCsr::kArrClusterCfg));
 }
 
 void ArrSeq::step() {

@@ -13,9 +13,11 @@
 //                           p2fifo_af[26:24] rst 2 -> 0x02080000
 //     array_stagger_rg{0,1,2,3}_ctrl1 @0x18/0x1c/0x20/0x24  rg_ctrl1[15:0] (reset 0, INFERRED)
 // Both blocks start from the configuration's arr_seq.* keys. The perf counters are keyed by tile
-// shape, whose order the seed does not give: they read 0 and refuse writes. The sequencer
-// front-end reads its CSRs when a replay starts, so a write reaches it through
-// Tpb::effective_params() in the next run (the arbiter, TDM and throttler CSRs act at once).
+// shape, whose order the seed does not give: they read 0 and refuse writes. Under the clocked
+// scheduler a write acts from the next cycle, as the arbiter's, TDM's and throttlers' do: the
+// arbiter hands the sequencer front-end the new state after the cycle being arbitrated
+// (reprogram(), sbuf_arbiter.h). Signals queue_cfg and arr_cluster_cfg show the two registers
+// (tpb.arr_seq.queue_cfg / arr_cluster_cfg in a VCD).
 #pragma once
 
 #include <array>
@@ -28,13 +30,14 @@
 #include "clocked_link.h"
 #include "csr_block.h"
 #include "sbufsim/config/params.h"
+#include "sbufsim/engines/arr_seq.h"
 #include "sbufsim/engines/engine.h"
 
 namespace sbufsim::models {
 
 // What the clocked scheduler hands the sequencer module (clocked_replay.h).
 struct SequencerBinding {
-    FrontEnd* engine = nullptr;      // the replay's PE-array sequencer front-end
+    ::sbufsim::ArrSeq* engine = nullptr;  // the replay's PE-array sequencer front-end
     const Kernel* kernel = nullptr;  // gives the cycle: it has simulated every cycle before now()
     ClockedLink* link = nullptr;     // the activity event the engines share, the failure slot
 };
@@ -90,6 +93,10 @@ public:
     sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> clk{"clk"};
     // Not idle: something queued or in flight (driven while waveforms are recorded).
     sc_core::sc_signal<bool> busy{"busy"};
+    // The registers queue_cfg (arr_seq_top @0x0) and arr_cluster_cfg (arr_seq_cluster @0x0),
+    // written with them (csr_written()).
+    sc_core::sc_signal<std::uint32_t, sc_core::SC_MANY_WRITERS> queue_cfg{"queue_cfg"};
+    sc_core::sc_signal<std::uint32_t, sc_core::SC_MANY_WRITERS> arr_cluster_cfg{"arr_cluster_cfg"};
 
     // Without a binding the module holds the CSR blocks only (a tpb outside a replay); with one,
     // `clk` must be bound before the simulation starts.
@@ -99,6 +106,12 @@ public:
     ArrSeqClusterCsr& cluster_csr() { return cluster_; }
     // Decodes both blocks into p.
     void export_to(ArrSeqParams& p) const;
+    // After a host write of either block: the signals follow the registers.
+    void csr_written();
+    // The sequencer front-end runs with `p` from its next step (no-op without a binding).
+    void reprogram(const ArrSeqParams& p) {
+        if (bound_.engine) bound_.engine->reprogram(p);
+    }
 
     std::uint64_t activations() const { return activations_; }
     void set_traced(bool on) { traced_ = on; }

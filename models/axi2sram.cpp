@@ -114,6 +114,7 @@ void Axi2Sram::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay)
     auto* ext = t.get_extension<Axi2SramExtension>();
     report_ = {};
     serve(t, ext);
+    if (ext && ext->kernel_timed) report_.delay = sc_core::SC_ZERO_TIME;
     t.set_dmi_allowed(false);
     t.set_response_status(report_.status);
     delay += report_.delay;

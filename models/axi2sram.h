@@ -40,7 +40,8 @@
 // transpose: tile_cols × ceil(16 × dtype_size / beat) beats (each destination partition is its own
 // beat); read-add-write: twice ceil(len / beat) (a read and a write slot, DESIGN.md kernel step 6).
 // The cost is added to the b_transport delay; errors cost nothing. Contention is the kernel's
-// business, not this bridge's.
+// business, not this bridge's: a transaction whose extension says kernel_timed (the clocked
+// scheduler's DMA queues and Q7 cores, whose beats the kernel granted) costs nothing here.
 #pragma once
 
 #include <cstdint>
@@ -78,6 +79,11 @@ struct Axi2SramExtension : tlm::tlm_extension<Axi2SramExtension> {
     Dtype dtype = Dtype::bf16;     // element type of transpose / read-add-write
     std::uint32_t tile_rows = 16;  // transpose: tile_src_rows (must be 16)
     std::uint32_t tile_cols = 0;   // transpose: tile_src_cols
+    // Set by an initiator whose bank slots the kernel has already granted (the clocked
+    // scheduler's DMA queues and Q7 cores, axi_master.h): the bridge adds no beat delay of its
+    // own, and report.delay stays zero.
+    bool kernel_timed = false;
+    std::uint64_t granted_cycle = 0;  // kernel_timed: the cycle the kernel granted the last beat
     Axi2SramReport report;
 
     tlm::tlm_extension_base* clone() const override { return new Axi2SramExtension(*this); }

@@ -18,6 +18,8 @@
 #include "queue_feed.h"
 #include "sbuf_arbiter.h"
 #include "sbufsim/engines/arr_seq.h"
+#include "sbufsim/engines/dma_engine.h"
+#include "sbufsim/engines/q7_core.h"
 #include "sbufsim/replay/replay_session.h"
 #include "tpb.h"
 
@@ -33,7 +35,7 @@ public:
     SC_HAS_PROCESS(ClockedTop);
     ClockedTop(const sc_core::sc_module_name& name, const Params& p, ReplaySession& session,
                const ActivityProbe* probe, const sc_core::sc_time& period, std::vector<CsrWrite> writes,
-               bool skip_idle)
+               bool skip_idle, bool keep_data)
         : sc_core::sc_module(name),
           period_(period),
           high_(period * 0.5),
@@ -47,15 +49,19 @@ public:
         feed_->clk(clk_);
         SequencerBinding seq{nullptr, &session_.kernel(), &link_};
         for (FrontEnd* e : session_.engines())
-            if (dynamic_cast<sbufsim::ArrSeq*>(e)) seq.engine = e;
-        tpb_ = std::make_unique<Tpb>("tpb", p, TpbOptions{}, seq);
+            if (auto* a = dynamic_cast<sbufsim::ArrSeq*>(e)) seq.engine = a;
+        TpbOptions tpb_options;
+        tpb_options.banks.functional = keep_data;
+        tpb_ = std::make_unique<Tpb>("tpb", p, tpb_options, seq);
         tpb_->arr_seq().clk(clk_);
-        axi_.bind(tpb_->axi_socket);
-        csr_.bind(tpb_->csr_socket);
+        if (!writes_.empty()) csr_.bind(tpb_->csr_socket);
         for (FrontEnd* e : session_.engines()) {
-            if (e == seq.engine) continue;
-            shells_.push_back(std::make_unique<EngineShell>(e->stats().name.c_str(), *e, session_.kernel(), link_));
+            if (e == static_cast<FrontEnd*>(seq.engine)) continue;
+            SerialEngine* axi = axi_master(e);
+            shells_.push_back(
+                std::make_unique<EngineShell>(e->stats().name.c_str(), *e, session_.kernel(), link_, axi, &p));
             shells_.back()->clk(clk_);
+            if (axi) shells_.back()->axi()->socket.bind(tpb_->axi_socket);
         }
         arbiter_ = std::make_unique<SbufArbiter>("arbiter", session_.kernel(), *tpb_, link_, probe);
         SC_METHOD(end_of_cycle);
@@ -73,11 +79,31 @@ public:
         sc_core::sc_trace(f, clk_, clk_.name());
         arbiter_->trace(f);
         tpb_->arr_seq().set_traced(true);
-        sc_core::sc_trace(f, tpb_->arr_seq().busy, tpb_->arr_seq().busy.name());
+        ArrSeq& seq = tpb_->arr_seq();
+        sc_core::sc_trace(f, seq.busy, seq.busy.name());
+        sc_core::sc_trace(f, seq.queue_cfg, seq.queue_cfg.name());
+        sc_core::sc_trace(f, seq.arr_cluster_cfg, seq.arr_cluster_cfg.name());
         for (auto& s : shells_) {
             s->set_traced(true);
             sc_core::sc_trace(f, s->busy, s->busy.name());
         }
+    }
+
+    // The AXI masters' traffic, summed over the DMA engines and Q7 cores.
+    AxiTraffic axi_traffic() const {
+        AxiTraffic a;
+        for (const auto& s : shells_) {
+            const AxiMaster* m = s->axi();
+            if (!m) continue;
+            const AxiMasterCounters& c = m->counters();
+            a.instructions += c.instructions;
+            a.transactions += c.transactions;
+            a.bytes_read += c.bytes_read;
+            a.bytes_written += c.bytes_written;
+            a.errors += c.errors;
+            if (a.first_error.empty()) a.first_error = m->first_error();
+        }
+        return a;
     }
 
     ClockedLink& link() { return link_; }
@@ -93,6 +119,13 @@ public:
     }
 
 private:
+    // The engines that are AXI masters (seed 000 §7.3): the DMA engines and the Q7 cores.
+    static SerialEngine* axi_master(FrontEnd* e) {
+        if (auto* d = dynamic_cast<DmaEngine*>(e)) return d;
+        if (auto* q = dynamic_cast<Q7Core*>(e)) return q;
+        return nullptr;
+    }
+
     // The PE clock: rising edge of cycle c at c × period, falling edge half a period later (as
     // an sc_clock), except that at the next rising edge it jumps on to the rising edge of
     // resume_ when the controller has skipped the idle cycles before it. A method, not a thread:
@@ -213,12 +246,9 @@ private:
     ReplaySession& session_;
     ClockedLink link_;
     std::unique_ptr<Tpb> tpb_;
-    // The AXI side of the tpb (axi2sram). The DMA queues' and Q7 cores' bank traffic is timed by
-    // the kernel as requests of their DMA-class clients; this initiator completes the binding
-    // and is where a functional data path would issue its b_transport calls.
-    tlm_utils::simple_initiator_socket<ClockedTop> axi_{"axi"};
-    // The host's register initiator (ClockedOptions::csr_writes).
-    tlm_utils::simple_initiator_socket<ClockedTop> csr_{"csr"};
+    // The host's register initiator (ClockedOptions::csr_writes; bound only when there are
+    // writes, so a platform's own register master may take the csr_socket).
+    tlm_utils::simple_initiator_socket_optional<ClockedTop> csr_{"csr"};
     std::vector<CsrWrite> writes_;
     std::size_t next_write_ = 0;
     bool skip_idle_;
@@ -313,7 +343,10 @@ ClockedRun replay_clocked(const Params& params, TraceReader& reader, const Repla
     ReplaySession session(params, reader, opt);
     session.begin();
     const sc_core::sc_time period = clock_period(params);
-    ClockedTop top("top", params, session, opt.probe, period, clocked.csr_writes, !clocked.step_every_cycle);
+    ClockedTop top("top", params, session, opt.probe, period, clocked.csr_writes, !clocked.step_every_cycle,
+                   clocked.keep_data);
+    std::unique_ptr<sc_core::sc_module> platform;
+    if (clocked.attach) platform = clocked.attach(top.tpb());
     std::unique_ptr<VcdFile> vcd;
     if (!clocked.vcd.empty()) {
         vcd = std::make_unique<VcdFile>(clocked.vcd);
@@ -332,6 +365,8 @@ ClockedRun replay_clocked(const Params& params, TraceReader& reader, const Repla
     run.skipped_cycles = top.skipped();
     run.engine_activations = top.activations();
     run.clock_period_ps = std::round(period.to_seconds() * 1e12);  // a whole number of ps
+    run.axi = top.axi_traffic();
+    if (clocked.inspect) clocked.inspect(top.tpb());
     return run;
 }
 

@@ -17,6 +17,12 @@
 // the kernel's per-bank counters are added to the bank modules. With a VCD file, the bank,
 // TDM, client and engine signals are recorded (docs/visualisation.md).
 //
+// The DMA engines and Q7 cores are TLM-2.0 initiators (axi_master.h, a child "axi" of their
+// shell) bound to the tpb's axi_socket: each instruction they retire moves its bytes through
+// axi2sram's b_transport, kernel-timed (the kernel decided every grant; the transactions change
+// no statistic). A platform's own initiators join through ClockedOptions::attach and share the
+// bridge with them.
+//
 // Idle stretches (no queued beat can move, no engine, access record or host write due) are
 // skipped as the fast scheduler skips them: the kernel counts them at once and the clock's next
 // rising edge is the cycle where something happens (ClockedOptions::step_every_cycle turns this
@@ -27,14 +33,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sbufsim/replay/replay.h"
 
+namespace sc_core {
+class sc_module;
+}
+
 namespace sbufsim::models {
+
+class Tpb;
 
 // One host register write issued through the tpb's csr_socket (tpb.h) at the rising edge of
 // `cycle`: an arbiter, TDM or throttler register acts from cycle + 1.
@@ -60,6 +74,26 @@ struct ClockedOptions {
     // When set, the sc_object tree with each module's CSRs and signals (hierarchy.h) is written
     // here at the end of the run.
     std::ostream* hierarchy = nullptr;
+    // The SBUF ECC banks keep the data the DMA engines and Q7 cores move through axi2sram
+    // (EccBankOptions::functional); off, the banks count the traffic and keep nothing.
+    bool keep_data = false;
+    // Called once the tpb is built, before the simulation starts: the caller's own modules (a
+    // traffic generator, a CPU model) created here join the simulation and may bind initiators
+    // to tpb.axi_socket (beside the DMA engines and Q7 cores) and tpb.csr_socket (taken by the
+    // host's writes when csr_writes is not empty). What it returns lives until the run ends.
+    std::function<std::unique_ptr<sc_core::sc_module>(Tpb&)> attach;
+    // Called at the end of the run, the kernel's bank counters added, before the tpb is gone.
+    std::function<void(Tpb&)> inspect;
+};
+
+// What the DMA engines' and Q7 cores' initiators moved through axi2sram (axi_master.h), summed.
+struct AxiTraffic {
+    std::uint64_t instructions = 0;   // retired instructions with an SBUF side
+    std::uint64_t transactions = 0;   // b_transport calls
+    std::uint64_t bytes_read = 0;     // read from SBUF, responses OK
+    std::uint64_t bytes_written = 0;  // written into SBUF, responses OK
+    std::uint64_t errors = 0;         // error responses
+    std::string first_error;          // the first error's trace line and the bridge's reason
 };
 
 // What the clocked scheduler did besides the replay's result.
@@ -69,6 +103,7 @@ struct ClockedRun {
     std::uint64_t skipped_cycles = 0;       // idle cycles run by the kernel alone (no clock edge)
     std::uint64_t engine_activations = 0;   // engine-shell process runs (rising edges + deltas)
     double clock_period_ps = 0;
+    AxiTraffic axi;                          // the AXI masters' data path
 };
 
 // Replays `reader` under the clocked scheduler in a fresh SystemC simulation context. Same

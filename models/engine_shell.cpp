@@ -1,13 +1,25 @@
 #include "engine_shell.h"
 
+#include <stdexcept>
+
 namespace sbufsim::models {
 
 EngineShell::EngineShell(const sc_core::sc_module_name& name, FrontEnd& engine, const Kernel& kernel,
-                         ClockedLink& link)
-    : sc_core::sc_module(name), engine_(engine), kernel_(kernel), link_(link) {
+                         ClockedLink& link, SerialEngine* axi, const Params* params)
+    : sc_core::sc_module(name), engine_(engine), axi_engine_(axi), kernel_(kernel), link_(link) {
+    if (axi_engine_) {
+        if (!params) throw std::invalid_argument("engine_shell: an AXI master needs the params");
+        axi_ = std::make_unique<AxiMaster>("axi", *params);
+        axi_engine_->set_axi_sink(axi_.get());
+    }
     SC_METHOD(step);
     sensitive << clk.pos() << link_.activity;
     dont_initialize();
+}
+
+// The engine outlives the simulation (the replay session): it must not call a master that is gone.
+EngineShell::~EngineShell() {
+    if (axi_engine_) axi_engine_->set_axi_sink(nullptr);
 }
 
 void EngineShell::step() {

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include <systemc>
 
+#include "axi_master.h"
 #include "clocked_link.h"
 #include "sbufsim/engines/engine.h"
 
@@ -23,7 +25,16 @@ public:
     // `link.activity` is the event every shell and the feed share: notified (delta) by whoever
     // changed something this cycle. `kernel` gives the cycle: it has simulated every cycle
     // before now().
-    EngineShell(const sc_core::sc_module_name& name, FrontEnd& engine, const Kernel& kernel, ClockedLink& link);
+    // With `axi` (the engine is a DMA engine or a Q7 core), the shell holds the engine's AXI
+    // initiator (axi_master.h, a child module "axi") and attaches it to the engine as its data
+    // path; the caller binds axi()->socket.
+    EngineShell(const sc_core::sc_module_name& name, FrontEnd& engine, const Kernel& kernel, ClockedLink& link,
+                SerialEngine* axi = nullptr, const Params* params = nullptr);
+    ~EngineShell() override;
+
+    // The engine's AXI initiator; null for an engine that is no AXI master.
+    AxiMaster* axi() { return axi_.get(); }
+    const AxiMaster* axi() const { return axi_.get(); }
 
     // Not idle: something queued or in flight (a waveform of the engine's occupancy).
     sc_core::sc_signal<bool> busy{"busy"};
@@ -36,6 +47,8 @@ private:
     void step();
 
     FrontEnd& engine_;
+    SerialEngine* axi_engine_;
+    std::unique_ptr<AxiMaster> axi_;
     const Kernel& kernel_;
     ClockedLink& link_;
     std::uint64_t activations_ = 0;

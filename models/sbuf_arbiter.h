@@ -2,9 +2,9 @@
 // SystemC process under the clocked scheduler (clocked_replay.h). Every decision is the kernel's
 // (kernel.h: TDM gate -> throttler -> stage 1 -> stage 2 -> greedy bank grant, seed 000
 // §7.1-§7.2); the module evaluates exactly one kernel cycle per activation, then hands the
-// kernel the tpb's register state if the host wrote an arbiter, TDM or throttler CSR during the
-// cycle (Tpb::take_reprogram: it acts from the next cycle) and, while waveforms are recorded,
-// publishes the cycle's outcome:
+// kernel (and the PE-array sequencer) the tpb's register state if the host wrote an arbiter, TDM,
+// throttler or arr_seq CSR during the cycle (Tpb::take_reprogram: it acts from the next cycle)
+// and, while waveforms are recorded, publishes the cycle's outcome:
 //
 //   tpb.<bank>.busy / conflict / winner / grants   on the bank modules (ecc_bank.h)
 //   tpb.tdm.slot, dma_precedence                   the TDM slot of the cycle and its class (tdm.h)

@@ -22,7 +22,9 @@ Tpb::Tpb(const sc_core::sc_module_name& name, const Params& p, TpbOptions option
     std::vector<SbufBank*> banks;
     for (auto& b : sbuf_banks_) banks.push_back(b.get());
     axi2sram_ = std::make_unique<Axi2Sram>("axi2sram", p, std::move(banks), options.axi2sram);
-    axi_socket.bind(axi2sram_->socket);  // hierarchical: the tpb's target is the bridge's
+    to_axi2sram_.bind(axi2sram_->socket);
+    axi_socket.register_b_transport(this, &Tpb::axi_transport);
+    axi_socket.register_get_direct_mem_ptr(this, &Tpb::axi_dmi);
     tdm_ = std::make_unique<Tdm>("tdm", p.tdm);
     for (std::uint32_t e = 0; e < kThrottledEngines; ++e)
         throttlers_.push_back(std::make_unique<Throttler>(Throttler::hw_name(static_cast<ThrottledEngine>(e)),
@@ -45,9 +47,9 @@ void Tpb::build_csr_map() {
         csr_map_.push_back({base, Throttler::kSizeBytes, base, t.get(), true});
     }
     csr_map_.push_back(
-        {kArrSeqTopBase, ArrSeqTopCsr::kSizeBytes, kArrSeqTopBase, &arr_seq_->top_csr(), false});
+        {kArrSeqTopBase, ArrSeqTopCsr::kSizeBytes, kArrSeqTopBase, &arr_seq_->top_csr(), true});
     csr_map_.push_back({kArrSeqClusterBase, ArrSeqClusterCsr::kSizeBytes, kArrSeqClusterBase,
-                        &arr_seq_->cluster_csr(), false});
+                        &arr_seq_->cluster_csr(), true});
     for (auto& b : sbuf_banks_) {
         const std::uint64_t base =
             kSbufErgBase + b->cluster() * kSbufErgClusterStride + b->half() * kSbufErgHalfStride;
@@ -88,8 +90,24 @@ void Tpb::csr_write(std::uint64_t addr, std::uint32_t value) {
         }
         reprogram_ = true;
     }
+    if (w.block == &arr_seq_->top_csr() || w.block == &arr_seq_->cluster_csr()) arr_seq_->csr_written();
     if (w.block == &cluster_csr_)
         axi2sram_->set_config(cluster_csr_.axi2sram());  // the bridge follows at once
+}
+
+// The AXI fabric: every bound initiator's transaction goes on to the bridge unchanged.
+void Tpb::axi_transport(int port, tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+    const auto p = static_cast<std::size_t>(port);
+    if (p >= axi_ports_.size()) axi_ports_.resize(p + 1);
+    AxiPortCounters& c = axi_ports_[p];
+    ++c.transactions;
+    to_axi2sram_->b_transport(t, delay);
+    if (t.is_response_ok()) c.bytes += t.get_data_length();
+    else ++c.errors;
+}
+
+bool Tpb::axi_dmi(int /*port*/, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
+    return to_axi2sram_->get_direct_mem_ptr(t, dmi);
 }
 
 void Tpb::csr_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& /*delay*/) {
@@ -167,6 +185,7 @@ bool Tpb::take_reprogram(Params& out) {
     reprogram_ = false;
     out = effective_params();
     tdm_->follow(out.tdm);
+    arr_seq_->reprogram(out.arr_seq);  // the sequencer front-end, from its next step
     return true;
 }
 

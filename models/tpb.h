@@ -6,8 +6,11 @@
 // (arbiter, axi2sram_config, §6.1, §7.1).
 //
 // Two TLM-2.0 targets:
-//   axi_socket  the AXI masters (DMA queues, Q7 cores); bound hierarchically to axi2sram's
-//               socket, so PSUM is unreachable through it.
+//   axi_socket  the AXI masters (DMA queues, Q7 cores, a platform's own initiators): a multi
+//               target socket, so any number of initiators may bind to it (none, too); each
+//               transaction goes on to axi2sram's socket (the AXI fabric in front of the bridge),
+//               so PSUM is unreachable through it. axi_port(i) counts what the i-th bound
+//               initiator moved.
 //   csr_socket  the host's register window (32-bit accesses), every block at its seed offsets
 //               inside it; the block bases are INFERRED (the seeds give the blocks, not where the
 //               control plane puts them), the ERG blocks sit at the PEB offsets of seed 000 §3, §4:
@@ -25,10 +28,12 @@
 //   TLM_BURST_ERROR_RESPONSE; byte enables -> TLM_BYTE_ENABLE_ERROR_RESPONSE.
 //
 // The register blocks start from the configuration (load), so a user config that sets
-// tdm.dma_slots = 2 reads back as tdm_cfg.tdm_dma_slots = 2. A write of an arbiter, TDM or
-// throttler register marks the kernel's settings stale: under the clocked scheduler the arbiter
-// takes them (take_reprogram, Kernel::reprogram) after the cycle being arbitrated, so they act
-// from the next cycle. effective_params() exports the whole register state.
+// tdm.dma_slots = 2 reads back as tdm_cfg.tdm_dma_slots = 2. A write of an arbiter, TDM,
+// throttler or arr_seq register marks the settings stale: under the clocked scheduler the arbiter
+// takes them (take_reprogram: Kernel::reprogram, and the PE-array sequencer's front-end) after
+// the cycle being arbitrated, so they act from the next cycle. axi2sram_config and the ERG
+// blocks act at once (the bridge and the banks read them on every access). effective_params()
+// exports the whole register state.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,8 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
@@ -57,6 +64,13 @@ struct Stats;
 
 namespace sbufsim::models {
 
+// What one initiator bound to Tpb::axi_socket moved (in binding order).
+struct AxiPortCounters {
+    std::uint64_t transactions = 0;  // b_transport calls
+    std::uint64_t bytes = 0;         // payload bytes of the transactions answered OK
+    std::uint64_t errors = 0;        // transactions answered with an error response
+};
+
 struct TpbOptions {
     EccBankOptions banks;      // functional backing store (off by default) and erg_type at reset
     Axi2SramOptions axi2sram;  // address forms and timing of the bridge
@@ -74,7 +88,7 @@ public:
     static constexpr std::uint64_t kPsumErgBase = 0x2c10000;  // seed 000 §4: 0x..2C10000
     static constexpr std::uint64_t kPsumErgClusterStride = 0x1000, kPsumErgBankStride = 0x40;
 
-    tlm::tlm_target_socket<> axi_socket;
+    tlm_utils::multi_passthrough_target_socket_optional<Tpb> axi_socket;
     // May stay unbound (a platform without a register master).
     tlm_utils::simple_target_socket_optional<Tpb> csr_socket;
 
@@ -95,6 +109,11 @@ public:
         return psum_bank(cluster * params_.psum.banks + bank);
     }
     Axi2Sram& axi2sram() { return *axi2sram_; }
+    const Axi2Sram& axi2sram() const { return *axi2sram_; }
+    // The counters of the `port`-th initiator bound to axi_socket (zero for one that has sent
+    // nothing yet) and how many ports have sent something.
+    AxiPortCounters axi_port(std::size_t port) const { return port < axi_ports_.size() ? axi_ports_[port] : AxiPortCounters{}; }
+    std::size_t axi_ports_used() const { return axi_ports_.size(); }
     Tdm& tdm() { return *tdm_; }
     Throttler& throttler(ThrottledEngine e) { return *throttlers_[static_cast<std::uint32_t>(e)]; }
     ArrSeq& arr_seq() { return *arr_seq_; }
@@ -120,8 +139,8 @@ public:
     // The configuration with the register state exported into it: what the kernel and the
     // sequencer run with after the host's writes.
     Params effective_params() const;
-    // True once after a write of an arbiter, TDM or throttler register: `out` = the settings the
-    // kernel should take, and the tdm module follows them.
+    // True once after a write of an arbiter, TDM, throttler or arr_seq register: `out` = the
+    // settings the kernel should take; the tdm module and the sequencer front-end follow them.
     bool take_reprogram(Params& out);
     bool reprogram_pending() const { return reprogram_; }
 
@@ -140,19 +159,23 @@ private:
         std::uint64_t base, size;  // socket addresses [base, base + size)
         std::uint64_t block_base;  // address of the block's offset 0
         CsrBlock* block;
-        bool kernel;  // the kernel runs with its registers (arbiter, TDM, throttler)
+        bool kernel;  // the replay runs with its registers (arbiter, TDM, throttler, arr_seq)
     };
     void build_sbuf_banks(const EccBankOptions& o);
     void build_psum_banks(const EccBankOptions& o);
     void build_csr_map();
     const CsrWindow& window(std::uint64_t addr) const;
     void csr_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+    void axi_transport(int port, tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
+    bool axi_dmi(int port, tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi);
 
     Params params_;
     AddressMap map_;
     std::vector<std::unique_ptr<SbufBank>> sbuf_banks_;
     std::vector<std::unique_ptr<PsumBank>> psum_banks_;
     std::unique_ptr<Axi2Sram> axi2sram_;
+    tlm_utils::simple_initiator_socket<Tpb> to_axi2sram_{"to_axi2sram"};  // the fabric's one link on
+    std::vector<AxiPortCounters> axi_ports_;
     std::unique_ptr<Tdm> tdm_;
     std::vector<std::unique_ptr<Throttler>> throttlers_;
     std::unique_ptr<ArrSeq> arr_seq_;

@@ -199,7 +199,8 @@ TEST(CliRun, Hierarchy_lists_every_block_with_its_csrs_and_signals) {
           "    sbuf_cluster_7_1  sc_module", "    psum_cluster3_bank7  sc_module", "  arbiter  sc_module",
           "    [tpb_sbuf_cluster]", "        tdm_cfg @0x0 = 0x20008", "      [tpb_sbuf_pool_act.act_throttler]",
           "      slot  sc_signal = ", "      rd_tokens  sc_signal = ", "      [arr_seq_top]", "      [arr_seq_cluster]",
-          "        queue_cfg @0x0 = 0x11000", "(read-only)", "        mem_cfg @0x4 = 0x0"})
+          "        queue_cfg @0x0 = 0x11000", "(read-only)", "        mem_cfg @0x4 = 0x0",
+          "  dma_0  sc_module", "    axi  sc_module", "  q7_7  sc_module", "      queue_cfg  sc_signal = 69632"})
         EXPECT_NE(o.out.find(line), std::string::npos) << "missing: " << line << "\n" << o.out.substr(0, 3000);
     for (const char c : o.out)
         ASSERT_TRUE(c == '\n' || std::isprint(static_cast<unsigned char>(c))) << "a signal printed as a raw byte";

@@ -1,6 +1,7 @@
 // An sc_main of a virtual platform that embeds one sbufsim TPB: a small host/traffic generator
 // programs the TPB's CSRs over TLM (csr_socket), moves data into and out of SBUF through the
-// axi2sram bridge (axi_socket), and the platform prints what the TPB counted.
+// axi2sram bridge from two AXI initiators sharing the TPB's axi_socket, and the platform prints
+// what the TPB counted.
 //
 //   tpb_platform [GENERATION]     (default cayman; configs from SBUFSIM_CONFIG_DIR or the install)
 #include <cstdint>
@@ -18,11 +19,13 @@
 
 using sbufsim::models::Tpb;
 
-// The host: one CSR initiator (a CPU on the control plane) and one AXI initiator (a DMA queue).
+// The host: one CSR initiator (a CPU on the control plane) and two AXI initiators (two DMA
+// queues), both bound to the TPB's axi_socket.
 struct TrafficGenerator : sc_core::sc_module {
     SC_HAS_PROCESS(TrafficGenerator);
     tlm_utils::simple_initiator_socket<TrafficGenerator> csr{"csr"};
     tlm_utils::simple_initiator_socket<TrafficGenerator> axi{"axi"};
+    tlm_utils::simple_initiator_socket<TrafficGenerator> axi2{"axi2"};
 
     TrafficGenerator(const sc_core::sc_module_name& n, std::uint64_t sbuf_base,
                      std::uint64_t partition_stride)
@@ -81,13 +84,15 @@ private:
                   << "\n";
         ok = ok && refused == tlm::TLM_GENERIC_ERROR_RESPONSE;
 
-        // DMA traffic: 512 bytes into each of 16 partitions (two per SBUF cluster), read back.
+        // DMA traffic: 512 bytes into each of 16 partitions (two per SBUF cluster), read back;
+        // the even partitions from the first initiator, the odd ones from the second.
         std::vector<unsigned char> out(512), in(512);
         for (std::uint32_t k = 0; k < 16; ++k) {
+            auto& port = k % 2 ? axi2 : axi;
             const std::uint64_t addr = sbuf_base_ + (8 * k) * stride_ + 0x100;
             for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(i * 7 + k);
-            check(transport(axi, tlm::TLM_WRITE_COMMAND, addr, out.data(), 512), "AXI write");
-            check(transport(axi, tlm::TLM_READ_COMMAND, addr, in.data(), 512), "AXI read");
+            check(transport(port, tlm::TLM_WRITE_COMMAND, addr, out.data(), 512), "AXI write");
+            check(transport(port, tlm::TLM_READ_COMMAND, addr, in.data(), 512), "AXI read");
             if (in != out) {
                 std::cout << "data mismatch in partition " << 8 * k << "\n";
                 ok = false;
@@ -110,6 +115,7 @@ int sc_main(int argc, char* argv[]) {
     TrafficGenerator host("host", cfg.params.sbuf.soc_base, cfg.params.sbuf.partition_stride);
     host.csr.bind(tpb.csr_socket);
     host.axi.bind(tpb.axi_socket);
+    host.axi2.bind(tpb.axi_socket);  // a multi-initiator socket: the AXI fabric before axi2sram
     sc_core::sc_start();
 
     const sbufsim::Params effective = tpb.effective_params();
@@ -130,7 +136,11 @@ int sc_main(int argc, char* argv[]) {
             std::cout << tpb.sbuf_bank(b).basename() << "  " << c.reads << "  " << c.writes << "  "
                       << c.bytes_read + c.bytes_written << "\n";
     }
-    const bool counted = bytes == host.bytes_moved;
+    const auto port0 = tpb.axi_port(0), port1 = tpb.axi_port(1);
+    std::cout << "AXI port 0 / 1:        " << port0.transactions << " / " << port1.transactions
+              << " transactions, " << port0.bytes << " / " << port1.bytes << " bytes\n";
+    const bool counted = bytes == host.bytes_moved && port0.bytes + port1.bytes == host.bytes_moved &&
+                         port0.transactions == 16 && port1.transactions == 16;
     std::cout << "bank bytes add up:     " << (counted ? "yes" : "NO") << "\n"
               << (host.ok && counted ? "tpb_platform: ok" : "tpb_platform: FAILED") << "\n";
     return host.ok && counted ? 0 : 1;

@@ -135,6 +135,11 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
         submit_paced(kernel_, reqs_, client_, Op::wr, d.wr, now + fixed, pace);
         stats_.bytes_written += d.wr.total_bytes();
     }
+    if (axi_ && (d.rd.present() || d.wr.present())) {
+        axi_moves_ = true;
+        axi_client_ = client_;
+        axi_flight_ = AxiTransfer{d.line, d.rd, d.wr, d.transpose, d.partitions, d.first_col, now, 0, 0};
+    }
     if (d.hbm && shared_) compute_end_ = std::max(compute_end_, shared_->reserve_hbm(now + fixed, d.bytes));
     ++dma_.transfers;
     dma_.descriptors += descriptors(d);

@@ -33,6 +33,12 @@ bool SerialEngine::retire(Cycle now) {
     } else {
         complete(sync_, line_, start_, now, path, now);
     }
+    if (axi_moves_ && axi_) {
+        axi_moves_ = false;
+        axi_flight_.granted = kernel_.last_completion(axi_client_);
+        axi_flight_.retired = now;
+        axi_->moved(axi_flight_);
+    }
     return true;
 }
 

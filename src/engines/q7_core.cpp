@@ -20,6 +20,14 @@ void Q7Core::start(const Q7Instr& h, Cycle now) {
         const Cycle issue = now + clock_.to_kernel(timing_.q7_fixed_overhead);
         reqs_.submit(kernel_, make_request(client_, h.op, h.access, issue));
         (h.op == Op::rd ? stats_.bytes_read : stats_.bytes_written) += h.access.total_bytes();
+        if (axi_) {
+            axi_moves_ = true;
+            axi_client_ = client_;
+            axi_flight_ = AxiTransfer{};
+            axi_flight_.line = h.line;
+            (h.op == Op::rd ? axi_flight_.rd : axi_flight_.wr) = h.access;
+            axi_flight_.start = now;
+        }
     }
     compute_end_ = now + clock_.to_kernel(cost_cycles(h));
 }

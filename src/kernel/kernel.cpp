@@ -136,6 +136,7 @@ Kernel::Kernel(const Params& p, KernelOptions options)
     ports_.resize(n_);
     throttlers_.resize(n_);
     completed_.assign(n_, 0);
+    last_done_.assign(n_, 0);
     const std::uint32_t boost = 8;  // lifts one DMA-class group above the other (tdm.dma_order)
     for (std::uint32_t c = 0; c < n_; ++c) {
         const ClientInfo& ci = clients_.all()[c];
@@ -535,6 +536,7 @@ inline void Kernel::charge_gate(std::uint32_t c, StallCause cause) {
         out.beats = e.beats;
     }
     ++completed_[c];
+    last_done_[c] = t;
     done_clients_ |= bit(c);
     watched_done_ |= (watch_ >> c) & 1;
     ++p.head;

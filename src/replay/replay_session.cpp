@@ -207,6 +207,7 @@ void ReplaySession::dma_instr(const Record& r) {
         if (d.transpose) {
             s.bytes = (d.bytes + shares - 1) / shares;
             s.wr = partition_slice(d.wr, delta, n);
+            s.first_col = static_cast<std::uint32_t>(delta);
             if (d.rd.present()) s.rd.bytes = static_cast<std::uint32_t>((d.rd.bytes + shares - 1) / shares);
         } else {
             s.partitions = n;

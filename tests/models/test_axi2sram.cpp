@@ -57,7 +57,7 @@ protected:
         t.set_dmi_allowed(true);
         if (ext) t.set_extension(ext);
         delay = sc_core::SC_ZERO_TIME;
-        tpb->axi_socket.get_base_export()->b_transport(t, delay);
+        tpb->axi2sram().socket.get_base_export()->b_transport(t, delay);
         if (ext) t.clear_extension(ext);
         dmi_allowed = t.is_dmi_allowed();
         return t.get_response_status();
@@ -133,7 +133,7 @@ TEST_F(Axi2SramTest, Dmi_is_refused) {
     tlm::tlm_generic_payload t;
     tlm::tlm_dmi dmi;
     t.set_address(kSbufSoc);
-    EXPECT_FALSE(tpb->axi_socket.get_base_export()->get_direct_mem_ptr(t, dmi));
+    EXPECT_FALSE(tpb->axi2sram().socket.get_base_export()->get_direct_mem_ptr(t, dmi));
     ASSERT_EQ(write(soc(0, 0), pattern(8, 1)), tlm::TLM_OK_RESPONSE);
     EXPECT_FALSE(dmi_allowed) << "every response clears dmi_allowed";
 }
@@ -189,11 +189,11 @@ TEST_F(Axi2SramTest, Byte_enables_and_streaming_are_refused) {
     t.set_byte_enable_ptr(be.data());
     t.set_byte_enable_length(8);
     sc_core::sc_time d;
-    tpb->axi_socket.get_base_export()->b_transport(t, d);
+    tpb->axi2sram().socket.get_base_export()->b_transport(t, d);
     EXPECT_EQ(t.get_response_status(), tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
     t.set_byte_enable_ptr(nullptr);
     t.set_streaming_width(4);
-    tpb->axi_socket.get_base_export()->b_transport(t, d);
+    tpb->axi2sram().socket.get_base_export()->b_transport(t, d);
     EXPECT_EQ(t.get_response_status(), tlm::TLM_BURST_ERROR_RESPONSE);
 }
 

@@ -200,6 +200,47 @@ TEST(Vcd, A_tdm_cfg_written_over_tlm_shows_from_the_next_cycle) {
         << "one DMA slot of 8 through cycle n, four from n + 1";
 }
 
+// arr_seq_top.queue_cfg written over TLM: the register's signal changes at the rising edge of the
+// write's cycle, and the statistics are those of the write acting from the next cycle.
+TEST(Vcd, An_arr_seq_queue_cfg_written_over_tlm_shows_in_the_register_signal) {
+    const std::uint64_t n = 40;
+    const std::uint32_t cfg = ArrSeqTopCsr::kQueueCfgReset | (1u << 8);  // disable_dependency_check
+    const Traced t = trace_run("matmul_kloop.trc", {}, {{n, Tpb::kArrSeqTopBase + ArrSeqTopCsr::kQueueCfg, cfg}});
+    const auto& written = t.vcd.of("top.tpb.arr_seq.queue_cfg");
+    ASSERT_FALSE(written.empty());
+    EXPECT_EQ(written.front().second, ArrSeqTopCsr::kQueueCfgReset) << "the configuration's value at time 0";
+    EXPECT_EQ(written.back().second, cfg);
+    EXPECT_EQ(std::llround(static_cast<double>(written.back().first) / t.period), static_cast<long long>(n));
+    EXPECT_EQ(t.vcd.last("top.tpb.arr_seq.arr_cluster_cfg"), ArrSeqClusterCsr::kArrClusterCfgReset);
+    ClockedOptions o;
+    o.csr_writes = {{n, Tpb::kArrSeqTopBase + ArrSeqTopCsr::kQueueCfg, cfg}};
+    EXPECT_EQ(t.run.result.total_cycles,
+              replay_clocked_trace(test::cayman(), test::shipped("matmul_kloop.trc"), {}, o).result.total_cycles)
+        << "a waveform changes nothing";
+}
+
+// An act_rd throttle enabled over TLM in cycle n: act_throttler.rd_tokens reads 0 (disabled)
+// through cycle n and shows the bucket from cycle n + 1.
+TEST(Vcd, An_act_rd_throttle_written_over_tlm_shows_in_the_token_signal) {
+    const std::uint64_t n = 30;
+    const std::uint64_t act = Tpb::kPoolActBase + models::Throttler::kBlockStride;
+    const Traced t = trace_run("act_vs_matmul_collide.trc", {},
+                               {{n, act + models::Throttler::kRdCfg1, (2u << 16) | 16u}, {n, act + models::Throttler::kRdCfg0, 0}});
+    const auto& tokens = t.vcd.of("top.tpb.act_throttler.rd_tokens");
+    ASSERT_FALSE(tokens.empty());
+    std::uint64_t first_nonzero = 0;
+    for (const auto& [time, v] : tokens)
+        if (v != 0) {
+            first_nonzero = time;
+            break;
+        }
+    ASSERT_GT(first_nonzero, 0u) << "the bucket must show";
+    // Driven at the falling edge of each arbitrated cycle: cycle n + 1's falling edge.
+    EXPECT_EQ(std::llround((static_cast<double>(first_nonzero) - t.period / 2) / t.period),
+              static_cast<long long>(n + 1));
+    EXPECT_LE(t.vcd.last("top.tpb.act_throttler.rd_tokens"), 2u);
+}
+
 TEST(Vcd, Engine_busy_and_the_clock_are_recorded) {
     const Traced t = trace_run("matmul_kloop.trc");
     EXPECT_GT(t.vcd.of("top.clk").size(), 2 * t.run.result.kernel.cycles - 2) << "one rise and one fall per cycle";

@@ -104,6 +104,13 @@ public:
     Wake wake(Cycle now) const override;
     bool idle() const override;
     std::size_t queued() const override { return queue_.size(); }
+    // The host wrote arr_seq_top / arr_seq_cluster between cycles (models/tpb.h): the sequencer
+    // runs with `csr` from its next step. Every modelled field is read where it decides (the
+    // dependency check and the p2fifo flush when an instruction may start, the inter-instruction
+    // delay when the array is released, the row-group stagger when reads are issued, p2fifo_af at
+    // each step), so nothing already decided changes.
+    void reprogram(const ArrSeqParams& csr) { csr_ = csr; }
+    const ArrSeqParams& csr() const { return csr_; }
     bool blocked(BlockedHead& out) const override;
     const EngineStats& stats() const override { return stats_; }
     const ArrSeqStats& arr_stats() const { return arr_; }

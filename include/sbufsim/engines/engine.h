@@ -19,6 +19,7 @@
 
 #include "sbufsim/address/address.h"
 #include "sbufsim/config/params.h"
+#include "sbufsim/engines/axi_traffic.h"
 #include "sbufsim/engines/clock_domain.h"
 #include "sbufsim/engines/critical_path.h"
 #include "sbufsim/engines/engine_stats.h"
@@ -102,6 +103,9 @@ public:
         port_id_ = ports.join(side);
         return port_id_;
     }
+    // Tells `sink` the SBUF side of every instruction that retires from now on (axi_traffic.h);
+    // only the AXI masters (DMA engines, Q7 cores) fill it in. Null detaches.
+    void set_axi_sink(AxiTrafficSink* sink) { axi_ = sink; }
 
 protected:
     SerialEngine(Kernel& kernel, Semaphores& sems, const EngineTiming& t, std::vector<InstrEvent>* timeline,
@@ -164,6 +168,13 @@ protected:
     // Critical path (critical_path.h): what the instruction in flight waited for last, and the
     // path of this engine's last retired instruction.
     CriticalPath::Point path_from_, path_last_;
+    // The data path (null: none) and what the instruction in flight moves through axi2sram; an
+    // AXI master fills axi_flight_ at start() when axi_ is set (axi_moves_ = it has an SBUF side)
+    // and retire() hands it over with the cycle the kernel granted axi_client_'s last beat.
+    AxiTrafficSink* axi_ = nullptr;
+    AxiTransfer axi_flight_;
+    bool axi_moves_ = false;
+    ClientId axi_client_{};
 
 private:
     // Signals, critical path and timeline of an instruction retired at `retired` whose path up to

@@ -95,6 +95,9 @@ public:
     bool is_complete(RequestId id) const {
         return completed_[index(request_client(id))] > request_seq(id);
     }
+    // The cycle in which the client's latest completed request had its last beat granted (0
+    // before its first completion). What a data path annotates its transfers with.
+    Cycle last_completion(ClientId c) const { return last_done_[index(c)]; }
     // The clients (bit = index) with a request completed since clear_completed_clients().
     std::uint64_t completed_clients() const { return done_clients_; }
     void clear_completed_clients() { done_clients_ = 0; }
@@ -209,6 +212,7 @@ private:
     std::vector<Port> ports_;
     std::vector<Throttler> throttlers_;
     std::vector<std::uint64_t> completed_;  // per client: requests completed (= next seq done)
+    std::vector<Cycle> last_done_;          // per client: the cycle of its latest completion
     std::uint64_t queued_ = 0;
 
     // Bank mapping tables, per partition (switchable to AddressMap, docs/kernel.md).
