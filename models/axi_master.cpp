@@ -10,10 +10,14 @@ namespace {
 // The element type the crossbar turns, by size (the rule of seed 000 §6.2 depends on it only).
 Dtype xpose_dtype(std::uint32_t elem_bytes) {
     switch (elem_bytes) {
-        case 1: return Dtype::uint8;
-        case 2: return Dtype::bf16;
-        case 8: return Dtype::uint64;
-        default: return Dtype::fp32;
+        case 1:
+            return Dtype::uint8;
+        case 2:
+            return Dtype::bf16;
+        case 8:
+            return Dtype::uint64;
+        default:
+            return Dtype::fp32;
     }
 }
 
@@ -55,8 +59,10 @@ bool AxiMaster::transport(tlm::tlm_command cmd, std::uint32_t addr, std::uint8_t
 void AxiMaster::moved(const AxiTransfer& t) {
     ++counters_.instructions;
     counters_.last_granted = t.granted;
-    if (t.transpose && t.wr.present()) transpose(t);
-    else copy(t);
+    if (t.transpose && t.wr.present())
+        transpose(t);
+    else
+        copy(t);
 }
 
 // Partition i of the read side goes to partition i of the write side; an absent side is HBM.
@@ -73,7 +79,8 @@ void AxiMaster::copy(const AxiTransfer& t) {
             for (std::uint32_t k = 0; k < len; ++k) buf_[k] = hbm_byte(t.line, side.first + i, k);
         }
         if (ok && t.wr.present())
-            transport(tlm::TLM_WRITE_COMMAND, map_.sbuf_addr(t.wr.first + i, t.wr.offset), buf_.data(), len, t);
+            transport(tlm::TLM_WRITE_COMMAND, map_.sbuf_addr(t.wr.first + i, t.wr.offset), buf_.data(), len,
+                      t);
     }
 }
 
@@ -86,8 +93,9 @@ void AxiMaster::transpose(const AxiTransfer& t) {
     for (std::uint32_t r = 0; r < t.src_rows; ++r) {
         std::uint8_t* row = tile_.data() + std::size_t{r} * row_bytes;
         if (t.rd.present()) {
-            if (!transport(tlm::TLM_READ_COMMAND, map_.sbuf_addr(t.rd.first + r, t.rd.offset + t.first_col * esz),
-                           row, row_bytes, t))
+            if (!transport(tlm::TLM_READ_COMMAND,
+                           map_.sbuf_addr(t.rd.first + r, t.rd.offset + t.first_col * esz), row, row_bytes,
+                           t))
                 return;
         } else {
             for (std::uint32_t k = 0; k < row_bytes; ++k) row[k] = hbm_byte(t.line, r, t.first_col * esz + k);

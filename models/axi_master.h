@@ -31,9 +31,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "axi2sram.h"
 #include "sbufsim/address/address.h"

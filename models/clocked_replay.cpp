@@ -58,8 +58,8 @@ public:
         for (FrontEnd* e : session_.engines()) {
             if (e == static_cast<FrontEnd*>(seq.engine)) continue;
             SerialEngine* axi = axi_master(e);
-            shells_.push_back(
-                std::make_unique<EngineShell>(e->stats().name.c_str(), *e, session_.kernel(), link_, axi, &p));
+            shells_.push_back(std::make_unique<EngineShell>(e->stats().name.c_str(), *e, session_.kernel(),
+                                                            link_, axi, &p));
             shells_.back()->clk(clk_);
             if (axi) shells_.back()->axi()->socket.bind(tpb_->axi_socket);
         }

@@ -28,8 +28,8 @@ public:
     // With `axi` (the engine is a DMA engine or a Q7 core), the shell holds the engine's AXI
     // initiator (axi_master.h, a child module "axi") and attaches it to the engine as its data
     // path; the caller binds axi()->socket.
-    EngineShell(const sc_core::sc_module_name& name, FrontEnd& engine, const Kernel& kernel, ClockedLink& link,
-                SerialEngine* axi = nullptr, const Params* params = nullptr);
+    EngineShell(const sc_core::sc_module_name& name, FrontEnd& engine, const Kernel& kernel,
+                ClockedLink& link, SerialEngine* axi = nullptr, const Params* params = nullptr);
     ~EngineShell() override;
 
     // The engine's AXI initiator; null for an engine that is no AXI master.

@@ -112,7 +112,9 @@ public:
     const Axi2Sram& axi2sram() const { return *axi2sram_; }
     // The counters of the `port`-th initiator bound to axi_socket (zero for one that has sent
     // nothing yet) and how many ports have sent something.
-    AxiPortCounters axi_port(std::size_t port) const { return port < axi_ports_.size() ? axi_ports_[port] : AxiPortCounters{}; }
+    AxiPortCounters axi_port(std::size_t port) const {
+        return port < axi_ports_.size() ? axi_ports_[port] : AxiPortCounters{};
+    }
     std::size_t axi_ports_used() const { return axi_ports_.size(); }
     Tdm& tdm() { return *tdm_; }
     Throttler& throttler(ThrottledEngine e) { return *throttlers_[static_cast<std::uint32_t>(e)]; }

@@ -100,10 +100,10 @@ constexpr std::uint64_t kActRdCfg0 = Tpb::kPoolActBase + models::Throttler::kBlo
 constexpr std::uint64_t kActRdCfg1 = Tpb::kPoolActBase + models::Throttler::kBlockStride + models::Throttler::kRdCfg1;
 }  // namespace
 
-// act_throttler.rd_throttle_cfg1 = 2 beats per 16-cycle window, then cfg0 enables it, in cycle 0
-// (ACT issues its first read long after): the run takes the configured throttle's cycles and its
-// ACT reads wait on the bucket as they do there. (The stall count may differ from the configured
-// run's by a beat-cycle: the kernel rebuilds the bucket when it is reprogrammed.)
+// act_throttler.rd_throttle_cfg1 = 2 beats per 16-cycle window, then cfg0 enables it, in cycle 0:
+// the run takes the configured throttle's cycles and its ACT reads wait on the bucket as they do
+// there, but for one beat-cycle: the write acts from cycle 1, so a read granted in cycle 0 used no
+// token of the bucket the kernel builds then (written in cycle 1 instead, 882 stalls, not 895).
 TEST(CsrClocked, Act_rd_throttle_written_in_cycle_0_throttles_as_configured) {
     const std::string trace = "act_vs_matmul_collide.trc";
     const ReplayResult configured = replay_trace(

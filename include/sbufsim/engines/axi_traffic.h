@@ -15,9 +15,9 @@
 namespace sbufsim {
 
 struct AxiTransfer {
-    std::uint64_t line = 0;   // the trace line of the instruction
-    TensorAccess rd;          // SBUF side read (SBUF->HBM, SBUF->SBUF, a Q7 load); absent otherwise
-    TensorAccess wr;          // SBUF side written (HBM->SBUF, SBUF->SBUF, a Q7 store); absent otherwise
+    std::uint64_t line = 0;  // the trace line of the instruction
+    TensorAccess rd;         // SBUF side read (SBUF->HBM, SBUF->SBUF, a Q7 load); absent otherwise
+    TensorAccess wr;         // SBUF side written (HBM->SBUF, SBUF->SBUF, a Q7 store); absent otherwise
     // A DMA transpose through the axi2sram crossbar (seed 000 §6.2): `wr` holds this share's
     // destination partitions, each receiving `src_rows` elements of wr.elem_bytes; the share's
     // columns are [first_col, first_col + wr.parts) of the record's source tile, whose rows are
@@ -25,9 +25,9 @@ struct AxiTransfer {
     bool transpose = false;
     std::uint32_t src_rows = 0;
     std::uint32_t first_col = 0;
-    Cycle start = 0;     // the instruction started
-    Cycle granted = 0;   // the kernel granted its last SBUF beat in this cycle
-    Cycle retired = 0;   // the instruction retired (its data is through)
+    Cycle start = 0;    // the instruction started
+    Cycle granted = 0;  // the kernel granted its last SBUF beat in this cycle
+    Cycle retired = 0;  // the instruction retired (its data is through)
 };
 
 // Told of every retired instruction of the engines it is attached to, in retirement order.
