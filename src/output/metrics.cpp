@@ -592,19 +592,18 @@ std::optional<std::size_t> find_record(const Section& sec, const Context& c, std
     return std::nullopt;
 }
 
-std::string value_of(std::string_view name, const Context& c) {
+Value value_of(std::string_view name, const Context& c) {
     std::string_view who;
     const Stat* s = declaration(name, who);
-    if (!s) return "";
+    if (!s) return std::nullopt;
     const Section& sec = section_of(s);
     std::size_t item = 0;
     if (!sec.placeholder.empty()) {
         const std::optional<std::size_t> found = find_record(sec, c, who);
-        if (!found) return "";
+        if (!found) return std::nullopt;
         item = *found;
     }
-    const Value v = s->get(c, item);
-    return v ? v->str() : "";
+    return s->get(c, item);
 }
 
 }  // namespace
@@ -641,11 +640,18 @@ std::string metric_suggestion(std::string_view name) {
     return did_you_mean(name, names);
 }
 
-std::vector<std::string> metric_values(const std::vector<std::string>& names, const ReplayResult& r) {
+std::vector<std::optional<MetricValue>> metric_typed_values(const std::vector<std::string>& names, const ReplayResult& r) {
     const Context c(r, nullptr, nullptr);
-    std::vector<std::string> out;
+    std::vector<std::optional<MetricValue>> out;
     out.reserve(names.size());
     for (const auto& n : names) out.push_back(value_of(n, c));
+    return out;
+}
+
+std::vector<std::string> metric_values(const std::vector<std::string>& names, const ReplayResult& r) {
+    std::vector<std::string> out;
+    out.reserve(names.size());
+    for (const auto& v : metric_typed_values(names, r)) out.push_back(v ? v->str() : "");
     return out;
 }
 

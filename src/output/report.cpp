@@ -98,6 +98,52 @@ void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck&
         os << "  " << i + 1 << ". " << b.findings[i].text << "\n     try: " << b.findings[i].advice << "\n";
 }
 
+namespace {
+
+// The engine table: statistics of the registry's engine section (metrics.h), so a column and the
+// report field of the same name are one value. A fraction shows as a percentage.
+struct EngineColumn {
+    const char* header;
+    std::size_t width;
+    const char* field;  // engine.<engine>.<field>
+};
+constexpr EngineColumn kEngineColumns[] = {
+    {"instr", 8, "instructions"},          {"compute", 11, "compute_cycles"},
+    {"bank wait", 11, "bank_wait_cycles"}, {"sem wait", 11, "semaphore_wait_cycles"},
+    {"port wait", 11, "port_wait_cycles"}, {"idle", 11, "idle_cycles"},
+    {"busy%", 7, "busy_share"},            {"read B", 12, "bytes_read"},
+    {"written B", 12, "bytes_written"}};
+
+void print_engine_table(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
+    // The port-wait column only where an NC-v2 shared port held an engine back.
+    const bool ports = std::any_of(b.engines.begin(), b.engines.end(), [](const EngineBreakdown& e) { return e.port_wait; });
+    auto shown = [&](const EngineColumn& c) { return ports || std::string_view(c.field) != "port_wait_cycles"; };
+    os << "\nengines (cycles; compute + bank wait + semaphore wait + " << (ports ? "port wait + " : "") << "idle = "
+       << r.total_cycles << ")\n"
+       << col("engine", 10, false);
+    std::vector<std::string> names;
+    for (const EngineColumn& c : kEngineColumns) {
+        if (!shown(c)) continue;
+        os << col(c.header, c.width);
+        for (const EngineBreakdown& e : b.engines) names.push_back("engine." + e.name + "." + c.field);
+    }
+    os << "\n";
+    const std::vector<std::optional<MetricValue>> values = metric_typed_values(names, r);
+    for (std::size_t i = 0; i < b.engines.size(); ++i) {
+        os << col(b.engines[i].name, 10, false);
+        std::size_t column = 0;
+        for (const EngineColumn& c : kEngineColumns) {
+            if (!shown(c)) continue;
+            const std::optional<MetricValue>& v = values[column++ * b.engines.size() + i];
+            const bool fraction = v && v->kind == MetricValue::Kind::real;
+            os << col(!v ? "" : fraction ? format_fixed(100 * v->real, 1) : v->str(), c.width);
+        }
+        os << "\n";
+    }
+}
+
+}  // namespace
+
 void print_summary(std::ostream& os, const RunReport& rep) {
     const ReplayResult& r = rep.result;
     const Stats& k = r.kernel;
@@ -111,20 +157,7 @@ void print_summary(std::ostream& os, const RunReport& rep) {
 
     const Bottleneck b = analyse(r);
     print_bottleneck(os, r, b);
-    // The port-wait column only where an NC-v2 shared port held an engine back.
-    const bool ports = std::any_of(b.engines.begin(), b.engines.end(), [](const EngineBreakdown& e) { return e.port_wait; });
-    os << "\nengines (cycles; compute + bank wait + semaphore wait + " << (ports ? "port wait + " : "") << "idle = "
-       << r.total_cycles << ")\n"
-       << col("engine", 10, false) << col("instr", 8) << col("compute", 11) << col("bank wait", 11)
-       << col("sem wait", 11) << (ports ? col("port wait", 11) : "") << col("idle", 11) << col("busy%", 7)
-       << col("read B", 12) << col("written B", 12) << "\n";
-    for (const EngineBreakdown& e : b.engines) {
-        const EngineStats& s = *std::find_if(r.engines.begin(), r.engines.end(), [&](const EngineStats& x) { return x.name == e.name; });
-        os << col(e.name, 10, false) << col(std::to_string(s.instructions), 8) << col(std::to_string(e.compute), 11)
-           << col(std::to_string(e.bank_wait), 11) << col(std::to_string(e.sem_wait), 11)
-           << (ports ? col(std::to_string(e.port_wait), 11) : "") << col(std::to_string(e.idle), 11) << col(format_fixed(100 * share(s.busy, r.total_cycles), 1), 7)
-           << col(std::to_string(s.bytes_read), 12) << col(std::to_string(s.bytes_written), 12) << "\n";
-    }
+    print_engine_table(os, r, b);
 
     const ArrSeqStats& a = r.arr_seq;
     os << "\nPE array: utilisation " << format_fixed(100 * r.pe_utilisation(), 1) << "% (" << a.pe_stream

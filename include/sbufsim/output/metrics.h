@@ -72,6 +72,8 @@ std::string metric_suggestion(std::string_view name);
 std::string metric_value(std::string_view name, const ReplayResult& r);
 // Several at once (the run's analysis is made once).
 std::vector<std::string> metric_values(const std::vector<std::string>& names, const ReplayResult& r);
+// The same as values (nothing where metric_values gives ""), for a writer that formats them itself.
+std::vector<std::optional<MetricValue>> metric_typed_values(const std::vector<std::string>& names, const ReplayResult& r);
 
 // Every statistic of a run in report order, then its --window-stats rows: the single source of
 // the JSON groups, the CSV rows and the stats text, so they cannot drift apart.
