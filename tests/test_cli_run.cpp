@@ -57,6 +57,22 @@ TEST(CliRun, Json_and_csv_cannot_share_stdout) {
     EXPECT_NE(o.err.find("--json - and --csv - both ask for stdout"), std::string::npos) << o.err;
 }
 
+TEST(CliRun, Stats_text_carries_the_json_values_with_descriptions_and_units) {
+    const Out o = sbufsim({"run", shipped("dma_load.trc"), "--stats", "-"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    ASSERT_EQ(o.out.rfind("---------- Begin sbufsim statistics: ", 0), 0u) << o.out.substr(0, 200);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(o.err, m, std::regex("total ([0-9]+) cycles"))) << o.err;  // summary on stderr
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\nrun\\.total_cycles +" + m[1].str() + " +# [^\n]+ \\(cycles\\)\n")))
+        << o.out.substr(0, 600);
+    EXPECT_NE(o.out.find("\n---------- End sbufsim statistics ----------\n"), std::string::npos);
+    // A second document on stdout is refused before anything runs.
+    const Out both = sbufsim({"run", shipped("dma_load.trc"), "--csv", "-", "--stats", "-"});
+    EXPECT_EQ(both.rc, kExitUsage);
+    EXPECT_TRUE(both.out.empty());
+    EXPECT_NE(both.err.find("--csv - and --stats - both ask for stdout"), std::string::npos) << both.err;
+}
+
 TEST(CliRun, Csv_on_stdout_is_alone_and_quotes_fields_per_rfc4180) {
     // A trace file name with a comma and a quote must come out as one quoted field.
     const std::string odd = temp("a,b\"c.trc");

@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 
+#include "sbufsim/address/address.h"
 #include "sbufsim/kernel/kernel.h"
 #include "kernel_clients.h"
 
@@ -174,6 +176,46 @@ TEST(KernelRuns, Runs_walked_in_steps_end_where_the_banks_change) {
     EXPECT_EQ(bank_grants(k, psum0, pe), 6u);
     EXPECT_EQ(bank_grants(k, psum0 + 1, pe), 8u);
     EXPECT_EQ(snapshot(k, pe).beats, 13u);
+}
+
+// The kernel builds its bank masks from per-partition tables made at setup (docs/kernel.md, "Bank
+// mapping"); AddressMap decodes the same geometry from the seed's rules (seed 000 §3-§4). On random
+// requests of both regions and both SBUF half selects, a request is granted on exactly the banks
+// AddressMap says its access touches: the two stay one mapping.
+TEST(KernelRuns, Banks_granted_are_the_address_maps_banks) {
+    std::mt19937_64 rng(16);
+    auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+    for (HalfSelect half : {HalfSelect::partition, HalfSelect::offset}) {
+        Params p = test::word_beats();
+        p.sbuf.half_select = half;
+        const AddressMap map(p);
+        for (int i = 0; i < 300; ++i) {
+            Kernel k(p);
+            const bool psum = i % 3 == 0;
+            const char* client = psum ? "pe_wr" : i % 3 == 1 ? "dma_0" : "act_rd";
+            const auto c = id(k, client);
+            const std::uint32_t parts = psum ? p.psum.partitions : p.sbuf.partitions;
+            const std::uint64_t active = psum ? p.psum.partition_active : p.sbuf.partition_active;
+            Request r{.client = c, .region = psum ? Region::psum : Region::sbuf};
+            r.first_partition = static_cast<std::uint16_t>(pick(0, parts - 1));
+            r.partitions = static_cast<std::uint16_t>(pick(1, std::min<std::uint64_t>(parts - r.first_partition, 40)));
+            r.bytes = static_cast<std::uint32_t>(pick(1, 4096));
+            r.offset = static_cast<std::uint32_t>(pick(0, active - r.bytes));
+            if (!psum && half == HalfSelect::offset && i % 2) {
+                r.offset = static_cast<std::uint32_t>((1u << p.sbuf.half_offset_bit) - pick(1, r.bytes));  // straddle
+            }
+            ASSERT_NE(k.submit(r), kNoRequest);
+            ASSERT_EQ(k.run_to_completion(), RunStatus::reached);
+            const std::uint64_t want = psum ? std::uint64_t{map.psum_bank_mask(r.first_partition, r.partitions, r.offset, r.bytes)}
+                                                  << k.stats().sbuf_banks
+                                            : map.sbuf_bank_mask(r.first_partition, r.partitions, r.offset, r.bytes);
+            std::uint64_t got = 0;
+            for (std::size_t b = 0; b < k.stats().banks.size(); ++b)
+                if (k.stats().banks[b].grants[index(c)]) got |= std::uint64_t{1} << b;
+            EXPECT_EQ(got, want) << client << " partitions " << r.first_partition << "+" << r.partitions << " offset "
+                                 << r.offset << " bytes " << r.bytes << (half == HalfSelect::offset ? " (offset half)" : "");
+        }
+    }
 }
 
 TEST(KernelRuns, Offset_half_select_runs_end_at_the_half_boundary) {

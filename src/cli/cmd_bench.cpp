@@ -1,7 +1,6 @@
 // sbufsim bench: the bank-conflict kernel's speed on synthetic traffic (clients.h
 // SyntheticTraffic), in granted beats per second of wall-clock time.
 #include <chrono>
-#include <iomanip>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -9,6 +8,7 @@
 #include "cli/commands.h"
 #include "clocked_replay.h"
 #include "sbufsim/kernel/kernel.h"
+#include "sbufsim/types/number.h"
 
 namespace po = boost::program_options;
 
@@ -39,16 +39,16 @@ int bench_trace(const std::string& path, const Params& p, std::uint32_t repeat, 
     const bool same = fr.total_cycles == cr.result.total_cycles && fr.kernel.clients == cr.result.kernel.clients &&
                       fr.kernel.banks == cr.result.kernel.banks;
     std::ostringstream os;
-    os << std::fixed << std::setprecision(4);
+    const auto cycles = static_cast<double>(fr.total_cycles);
     os << "trace " << path << ": " << fr.total_cycles << " cycles, " << fr.records << " records\n"
-       << "fast      " << fast << " s (best of " << std::max<std::uint32_t>(1, repeat) << ")  "
-       << std::setprecision(2) << fr.total_cycles / fast / 1e6 << " M cycles/s\n"
-       << std::setprecision(4) << "  kernel  " << kernel << " s of it (measured in a separate run); replay / kernel = "
-       << std::setprecision(2) << (kernel > 0 ? fast / kernel : 0) << "\n"
-       << std::setprecision(4) << "clocked   " << clocked << " s  " << std::setprecision(2)
-       << fr.total_cycles / clocked / 1e6 << " M cycles/s, " << cr.arbitrated_cycles << " arbitrated cycles, "
+       << "fast      " << format_fixed(fast, 4) << " s (best of " << std::max<std::uint32_t>(1, repeat) << ")  "
+       << format_fixed(cycles / fast / 1e6, 2) << " M cycles/s\n"
+       << "  kernel  " << format_fixed(kernel, 4) << " s of it (measured in a separate run); replay / kernel = "
+       << format_fixed(kernel > 0 ? fast / kernel : 0, 2) << "\n"
+       << "clocked   " << format_fixed(clocked, 4) << " s  " << format_fixed(cycles / clocked / 1e6, 2)
+       << " M cycles/s, " << cr.arbitrated_cycles << " arbitrated cycles, "
        << cr.skipped_cycles << " idle cycles skipped, " << cr.engine_activations << " engine activations\n"
-       << "clocked / fast = " << std::setprecision(1) << clocked / fast << "x; statistics "
+       << "clocked / fast = " << format_fixed(clocked / fast, 1) << "x; statistics "
        << (same ? "identical" : "DIFFER") << "\n";
     io.out << os.str();
     if (!same) {
@@ -150,12 +150,11 @@ int cmd_bench(const std::vector<std::string>& args, Io io) {
     for (const auto& c : st.clients) beats += c.beats;
     const double secs = std::chrono::duration<double>(t1 - t0).count();
     std::ostringstream os;
-    os << std::fixed << std::setprecision(1);
     os << "pattern " << pattern_name << ", " << st.cycles << " cycles (" << st.stepped
-       << " evaluated), " << beats << " beats in " << std::setprecision(3) << secs << " s\n"
-       << std::setprecision(2) << "beats/s " << (secs > 0 ? beats / secs / 1e6 : 0) << " M, cycles/s "
-       << (secs > 0 ? st.cycles / secs / 1e6 : 0) << " M, beats/cycle "
-       << (st.cycles ? static_cast<double>(beats) / st.cycles : 0) << "\n";
+       << " evaluated), " << beats << " beats in " << format_fixed(secs, 3) << " s\n"
+       << "beats/s " << format_fixed(secs > 0 ? beats / secs / 1e6 : 0, 2) << " M, cycles/s "
+       << format_fixed(secs > 0 ? st.cycles / secs / 1e6 : 0, 2) << " M, beats/cycle "
+       << format_fixed(st.cycles ? static_cast<double>(beats) / st.cycles : 0, 2) << "\n";
     io.out << os.str();
     if (report) print_report(io.out, st);
     return kExitOk;

@@ -1,10 +1,10 @@
 // sbufsim config: print the effective configuration (re-loadable INI) or the key reference.
-#include <iomanip>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
+#include "sbufsim/types/number.h"
 
 namespace po = boost::program_options;
 
@@ -31,13 +31,9 @@ std::string key_reference_markdown() {
         if (k.type == KeyType::choice) {
             for (const auto& c : k.choices) range += (range.empty() ? "" : ", ") + c;
         } else if (k.type == KeyType::u32 || k.type == KeyType::u64) {
-            std::ostringstream r;
-            r << std::fixed << std::setprecision(0) << k.min << " .. " << k.max;
-            range = r.str();
+            range = format_fixed(k.min, 0) + " .. " + format_fixed(k.max, 0);
         } else if (k.type == KeyType::f64) {
-            std::ostringstream r;
-            r << k.min << " .. " << k.max;
-            range = r.str();
+            range = format_number(k.min, 6) + " .. " + format_number(k.max, 6);
         } else if (k.type == KeyType::boolean) {
             range = "true, false";
         }

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/outputs.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/number.h"
 #include "sbufsim/types/text.h"
 #include "sbufsim/workload/workload.h"
 
@@ -170,9 +171,7 @@ private:
 };
 
 std::string mib(std::uint64_t bytes) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
-    return s.str();
+    return format_fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 2) + " MiB";
 }
 
 // The one-line summary of a GEMM-shaped trace (what README tables quote).
@@ -181,8 +180,9 @@ std::string gemm_summary(const GemmStats& st, const Params& p) {
     s << st.records << " records: " << st.matmuls << " matmuls, " << st.ldweights << " LdWeights, " << st.psum_groups
       << " PSUM groups, " << st.act << " ACT, " << st.dve << " DVE, " << st.dma_loads << "+" << st.dma_stores
       << " DMA loads+stores (" << mib(st.stationary_bytes + st.moving_bytes) << " in, " << mib(st.store_bytes)
-      << " out); cost-model PE time " << st.pe_cycles << " cycles (" << std::fixed << std::setprecision(1)
-      << static_cast<double>(st.pe_cycles) / p.pe.clock_ghz / 1000.0 << " us at " << p.pe.clock_ghz << " GHz)";
+      << " out); cost-model PE time " << st.pe_cycles << " cycles ("
+      << format_fixed(static_cast<double>(st.pe_cycles) / p.pe.clock_ghz / 1000.0, 1) << " us at "
+      << format_fixed(p.pe.clock_ghz, 1) << " GHz)";
     return s.str();
 }
 
@@ -367,7 +367,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
         std::ostream& os = to_stdout ? io.err : io.out;
         os << "sbufsim gen " << (sub.empty() ? "--topology" : sub) << ": " << summary;
         if (summary.empty() || summary.back() != '\n') os << "\n";
-        os << "  generated in " << std::fixed << std::setprecision(2) << secs << " s\n";
+        os << "  generated in " << format_fixed(secs, 2) << " s\n";
         return kExitOk;
     } catch (const WorkloadError& e) {
         io.err << "sbufsim gen: " << e.what() << "\n";

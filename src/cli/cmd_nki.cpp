@@ -12,12 +12,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iomanip>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "sbufsim/types/number.h"
 
 extern char** environ;
 
@@ -169,14 +169,14 @@ void kernel_totals(const std::string& trace, double& flops, double& hbm_bytes) {
 }
 
 void print_figures(std::ostream& os, double flops, double hbm_bytes, double cycles, double time_ns) {
-    os << "kernel: " << std::fixed << std::setprecision(1) << flops / 1e9 << " GFLOP of matmul, "
-       << hbm_bytes / (1 << 20) << " MiB HBM traffic\n";
+    os << "kernel: " << format_fixed(flops / 1e9, 1) << " GFLOP of matmul, " << format_fixed(hbm_bytes / (1 << 20), 1)
+       << " MiB HBM traffic\n";
     if (cycles <= 0 || time_ns <= 0) return;
-    os << "  MFU " << std::setprecision(1) << 100.0 * flops / (cycles * kPeakFlopsPerCycle)
-       << "% of the PE array's peak (2 x 128 x 128 flops/cycle), " << std::setprecision(1)
-       << flops / time_ns / 1e3 << " TFLOP/s\n"
-       << "  HBM " << std::setprecision(1) << hbm_bytes / time_ns << " GB/s achieved over "
-       << std::setprecision(0) << cycles << " cycles\n";
+    os << "  MFU " << format_fixed(100.0 * flops / (cycles * kPeakFlopsPerCycle), 1)
+       << "% of the PE array's peak (2 x 128 x 128 flops/cycle), " << format_fixed(flops / time_ns / 1e3, 1)
+       << " TFLOP/s\n"
+       << "  HBM " << format_fixed(hbm_bytes / time_ns, 1) << " GB/s achieved over " << format_fixed(cycles, 0)
+       << " cycles\n";
 }
 
 // --sweep-param: the tracer traces every point in parallel and replays them with this

@@ -72,9 +72,10 @@ private:
     std::map<std::string, std::unique_ptr<OutputFile>> files_;
 };
 
-void write_to(OutputFile* file, Io io, const std::vector<RunReport>& runs, bool json) {
+void write_to(OutputFile* file, Io io, const std::vector<RunReport>& runs,
+              void (*write)(std::ostream&, const std::vector<RunReport>&)) {
     std::ostream& os = file ? file->stream() : io.out;
-    json ? write_json(os, runs) : write_csv(os, runs);
+    write(os, runs);
     if (file) file->check();
 }
 
@@ -139,8 +140,10 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
 
 // The metric registry as a table (output/metrics.h).
 void print_metric_list(std::ostream& os) {
-    os << "metrics (sweep --metric / --rank-by; families: <engine> = arr_seq (or pe), act, pool, dve, dma_K, q7_K;\n"
-          "<client> = a kernel client as in the run's client table; <group> = PE, ACT, POOL, DVE, DMA, Q7, kernel)\n";
+    os << "metrics (sweep --metric / --rank-by; --json/--csv/--stats write each at its report path, shown in [ ]\n"
+          "where it differs from the name, which also names it; \"sweep only\": not in the report). Families:\n"
+          "<engine> = arr_seq (or pe), act, pool, dve, dma_K, q7_K; <client> = a kernel client as in the run's\n"
+          "client table; <group> = PE, ACT, POOL, DVE, DMA, Q7, kernel; <bank> = sbuf_K, psum_K; <key> = a config key\n";
     std::size_t w = 0;
     for (const auto& m : metric_registry()) w = std::max(w, m.name.size());
     for (const auto& m : metric_registry()) {
@@ -148,7 +151,10 @@ void print_metric_list(std::ostream& os) {
         name.resize(w + 2, ' ');
         unit.resize(13, ' ');
         better.resize(8, ' ');
-        os << "  " << name << unit << better << m.description << "\n";
+        os << "  " << name << unit << better << m.description;
+        if (m.report_path.empty()) os << " [sweep only]";
+        else if (m.report_path != m.name) os << " [" << m.report_path << "]";
+        os << "\n";
     }
 }
 
@@ -201,11 +207,19 @@ int rerun_from(const std::string& result, const std::vector<std::string>& args, 
     return cmd_run(cmd, io);
 }
 
+// --window-stats: the row cap from the one constant that enforces it.
+const std::string& window_stats_help() {
+    static const std::string help = "add per-N-cycle rows (bank busy/conflicts/stalls, client bytes) to --json/--csv/--stats; "
+                                    "windows in which nothing happened have no row (at most " +
+                                    std::to_string(kMaxActiveBins) + " rows with activity)";
+    return help;
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args, Io io) {
     ConfigOptions copts;
-    std::string log_level, json_path, csv_path, scheduler = "fast", from;
+    std::string log_level, json_path, csv_path, stats_path, scheduler = "fast", from;
     std::vector<std::string> traces;
     bool quiet = false, lenient = false, force = false, list_metrics = false, hierarchy = false;
     VizOptions viz;
@@ -213,6 +227,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     desc.add_options()("help,h", "show this help")
         ("json", po::value(&json_path)->value_name("FILE"), "write the statistics as JSON ('-' = stdout)")
         ("csv", po::value(&csv_path)->value_name("FILE"), "write the statistics as CSV rows ('-' = stdout)")
+        ("stats", po::value(&stats_path)->value_name("FILE"),
+         "write the statistics as text, one a line with its description and unit, as gem5's "
+         "stats.txt ('-' = stdout)")
         ("quiet,q", po::bool_switch(&quiet), "no text summary")
         ("from", po::value(&from)->value_name("RESULT"),
          "re-run the runs a --json RESULT file records: its trace, generation, scheduler, --lenient and "
@@ -240,8 +257,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
          "write a bank x time heatmap (utilisation, conflict stalls) and who-blocked-whom matrix: FILE.svg, "
          "or FILE.png through rsvg-convert (librsvg2-bin)")
         ("window-stats", po::value(&viz.window_stats)->value_name("N"),
-         "add per-N-cycle rows (bank busy/conflicts/stalls, client bytes) to --json/--csv; windows in "
-         "which nothing happened have no row (at most 131072 rows with activity)");
+         window_stats_help().c_str());
     add_force_option(desc, force);
     add_log_level_option(desc, log_level);
     desc.add(config_options(copts));
@@ -269,13 +285,17 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         return kExitOk;
     }
     if (!from.empty()) return rerun_from(from, args, io);
-    if (json_path == "-" && csv_path == "-") {
-        io.err << "sbufsim run: --json - and --csv - both ask for stdout; write one of them to a file "
-                  "(e.g. --json - --csv out.csv)\n";
+    std::vector<std::string> on_stdout;
+    for (const auto& [flag, path] : {std::pair{"--json", &json_path}, {"--csv", &csv_path}, {"--stats", &stats_path}})
+        if (*path == "-") on_stdout.push_back(std::string(flag) + " -");
+    if (on_stdout.size() > 1) {
+        io.err << "sbufsim run: " << fmt::format("{}", fmt::join(on_stdout, " and "))
+               << (on_stdout.size() == 2 ? " both" : " all") << " ask for stdout; write "
+               << "all but one of them to a file (e.g. --json - --csv out.csv)\n";
         return kExitUsage;
     }
     // A document on stdout stays parseable: the summary moves to stderr.
-    std::ostream& summary = json_path == "-" || csv_path == "-" ? io.err : io.out;
+    std::ostream& summary = on_stdout.empty() ? io.out : io.err;
     if (!viz.vcd.empty() || hierarchy) {
         if (!vm["scheduler"].defaulted() && scheduler != "clocked") {
             io.err << "sbufsim run: " << (hierarchy ? "--hierarchy lists" : "--vcd records")
@@ -322,7 +342,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     // Every output path is checked and opened before the first cycle is simulated.
     std::vector<std::string> inputs = traces;
     inputs.insert(inputs.end(), copts.files.begin(), copts.files.end());
-    std::vector<std::pair<std::string, std::string>> named{{"--json", json_path}, {"--csv", csv_path}};
+    std::vector<std::pair<std::string, std::string>> named{
+        {"--json", json_path}, {"--csv", csv_path}, {"--stats", stats_path}};
     for (const auto& t : traces) {
         named.emplace_back("--timeline", viz.timeline.empty() ? "" : per_trace(viz.timeline, t, traces.size()));
         named.emplace_back("--heatmap", viz.heatmap.empty() ? "" : per_trace(viz.heatmap, t, traces.size()));
@@ -332,6 +353,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     RunOutputs outputs;
     outputs.open("json", json_path, output_policy("--json file", is_run_json, force, inputs));
     outputs.open("csv", csv_path, output_policy("--csv file", is_run_csv, force, inputs));
+    outputs.open("stats", stats_path, output_policy("--stats file", is_run_stats, force, inputs));
     for (const auto& t : traces) {
         if (!viz.timeline.empty())
             outputs.open("timeline:" + t, per_trace(viz.timeline, t, traces.size()),
@@ -413,13 +435,15 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             return kExitInput;
         } catch (const ReplayError& e) {
             io.err << "sbufsim run: " << e.what() << "\n";
-            for (std::size_t i = 1; i < e.errors().size() && i < 20; ++i)
+            constexpr std::size_t kErrorsShown = 20;  // the first error above, then up to 19 more
+            for (std::size_t i = 1; i < e.errors().size() && i < kErrorsShown; ++i)
                 io.err << "  " << e.errors()[i].to_string() << "\n";
             return kExitInput;
         }
     }
-    if (!json_path.empty()) write_to(outputs.get("json"), io, runs, true);
-    if (!csv_path.empty()) write_to(outputs.get("csv"), io, runs, false);
+    if (!json_path.empty()) write_to(outputs.get("json"), io, runs, write_json);
+    if (!csv_path.empty()) write_to(outputs.get("csv"), io, runs, write_csv);
+    if (!stats_path.empty()) write_to(outputs.get("stats"), io, runs, write_stats);
     outputs.commit_all();
     return kExitOk;
 }

@@ -34,6 +34,7 @@
 #include "sbufsim/output/progress.h"
 #include "sbufsim/sweep/sweep.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/number.h"
 
 namespace po = boost::program_options;
 
@@ -208,6 +209,7 @@ void run_pool(const LoadRequest& base, const std::vector<const Job*>& tasks, uns
             ++next;
         }
         std::vector<pollfd> fds;
+        fds.reserve(active.size());
         for (const auto& w : active) fds.push_back(pollfd{w.fd, POLLIN, 0});
         if (::poll(fds.data(), fds.size(), poll_timeout(active, timeout)) < 0) {
             if (errno == EINTR) continue;
@@ -342,13 +344,14 @@ void print_summary(std::ostream& os, const Options& o, const std::vector<std::st
     }
     print_table(os, cols, rows, order, o.top);
     const std::size_t status_col = cols.size() - 2;
+    constexpr std::size_t kFailuresShown = 10;
     std::size_t bad = 0;
     for (const auto& r : rows)
-        if (r[status_col] != sweep::kStatusOk && ++bad <= 10)
+        if (r[status_col] != sweep::kStatusOk && ++bad <= kFailuresShown)
             os << "  " << r[status_col] << ": " << describe(cols, r) << ": " << r.back() << "\n";
-    if (bad > 10) os << "  ... " << bad - 10 << " more (see the status and message columns)\n";
+    if (bad > kFailuresShown) os << "  ... " << bad - kFailuresShown << " more (see the status and message columns)\n";
     os << rows.size() << " rows: " << rows.size() - bad << " ok, " << bad << " not ok; ran " << ran << " point"
-       << (ran == 1 ? "" : "s") << " in " << std::fixed << std::setprecision(1) << seconds << " s on " << o.jobs
+       << (ran == 1 ? "" : "s") << " in " << format_fixed(seconds, 1) << " s on " << o.jobs
        << " worker" << (o.jobs == 1 ? "" : "s");
     if (kept) os << "; " << kept << " already in " << o.out << " (resumed, not re-run)";
     os << "\n";

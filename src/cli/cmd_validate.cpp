@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "sbufsim/types/number.h"
 #include "sbufsim/validation/validation.h"
 
 namespace po = boost::program_options;
@@ -31,14 +32,7 @@ constexpr const char* kValidateHelp =
     "exit status: 0 every case within tolerance, 1 a case out of tolerance or failing,\n"
     "2 bad command line.\n";
 
-std::string fmt(double v) {
-    char b[32];
-    if (std::fabs(v) >= 1000 || v == std::floor(v))
-        std::snprintf(b, sizeof b, "%.0f", v);
-    else
-        std::snprintf(b, sizeof b, "%.2f", v);
-    return b;
-}
+std::string fmt(double v) { return format_fixed(v, std::fabs(v) >= 1000 || v == std::floor(v) ? 0 : 2); }
 
 std::string pad(std::string s, std::size_t w) {
     if (s.size() < w) s.append(w - s.size(), ' ');
@@ -82,10 +76,8 @@ int cmd_validate(const std::vector<std::string>& args, Io io) {
         const ValidationRow r = run_case(c, config_dir);
         ++run;
         failed += r.ok ? 0 : 1;
-        char err[32];
-        std::snprintf(err, sizeof err, "%+.1f%%", 100.0 * r.error);
-        char tol[16];
-        std::snprintf(tol, sizeof tol, "%.0f%%", 100.0 * c.tolerance);
+        const std::string err = (std::signbit(r.error) ? "" : "+") + format_fixed(100.0 * r.error, 1) + "%";
+        const std::string tol = format_fixed(100.0 * c.tolerance, 0) + "%";
         io.out << pad(c.id, 6) << pad(c.gen, 9) << pad(c.group, 9) << pad(fmt(c.expected) + " " + c.unit, 13).substr(0, 13)
                << pad(r.failure.empty() ? fmt(r.measured) : "-", 13) << pad(r.failure.empty() ? err : "-", 9) << pad(tol, 6)
                << pad(r.ok ? "ok" : "FAIL", 8) << c.what << "\n";

@@ -1,5 +1,6 @@
 #include "cli/outputs.h"
 
+#include "sbufsim/output/report.h"
 #include "sbufsim/trace/trace.h"
 
 namespace po = boost::program_options;
@@ -31,6 +32,8 @@ bool is_run_json(std::string_view head) {
 }
 
 bool is_run_csv(std::string_view head) { return starts_with(head, "trace,section,name,metric,value\n"); }
+
+bool is_run_stats(std::string_view head) { return starts_with(head, kStatsBegin); }
 
 bool is_timeline(std::string_view head) { return starts_with(head, "{\"otherData\":{\"tool\":\"sbufsim\""); }
 

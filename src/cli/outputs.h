@@ -16,6 +16,7 @@ namespace sbufsim::cli {
 bool is_trace_file(std::string_view head);       // text "sbufsim-trace" header or binary magic
 bool is_run_json(std::string_view head);         // run --json
 bool is_run_csv(std::string_view head);          // run --csv
+bool is_run_stats(std::string_view head);        // run --stats
 bool is_timeline(std::string_view head);         // run --timeline
 bool is_picture(std::string_view head);          // an SVG or a PNG (heatmaps, charts)
 bool is_sweep_json(std::string_view head);       // sweep --json

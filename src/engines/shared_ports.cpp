@@ -1,6 +1,7 @@
 #include "sbufsim/engines/shared_ports.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace sbufsim {
 
@@ -13,7 +14,7 @@ SharedPorts::SharedPorts(bool sbuf_rule, bool psum_rule)
     : enabled_(static_cast<std::uint8_t>((sbuf_rule ? bit(sbuf) : 0) | (psum_rule ? bit(psum) : 0))) {}
 
 std::uint8_t SharedPorts::join(PortSide side) {
-    if (members_ == side_.size()) throw std::logic_error("SharedPorts: more than 64 participants");
+    if (members_ == side_.size()) throw std::logic_error("SharedPorts: more than " + std::to_string(kMaxParticipants) + " participants");
     side_[members_] = side;
     return members_++;
 }

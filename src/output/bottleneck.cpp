@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sbufsim/output/report.h"
+#include "sbufsim/types/number.h"
 
 namespace sbufsim {
 
@@ -12,11 +13,7 @@ namespace {
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
-std::string pct(double share) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100 * share);
-    return buf;
-}
+std::string pct(double share) { return format_fixed(100 * share, 1) + " %"; }
 
 // Cycle counts with thousands separators, as a person reads them.
 std::string num(std::uint64_t v) {

@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
 #include <vector>
+
+#include "sbufsim/types/number.h"
 
 namespace sbufsim {
 
@@ -18,13 +21,12 @@ std::string human(double v) {
     if (v >= 1e9) v /= 1e9, unit = "G";
     else if (v >= 1e6) v /= 1e6, unit = "M";
     else if (v >= 1e3) v /= 1e3, unit = "k";
-    char b[32];
-    std::snprintf(b, sizeof b, *unit ? "%.2f%s" : v < 10 && v != static_cast<double>(static_cast<long long>(v)) ? "%.1f%s" : "%.0f%s", v, unit);
-    return b;
+    const int decimals = *unit ? 2 : v < 10 && v != static_cast<double>(static_cast<long long>(v)) ? 1 : 0;
+    return format_fixed(v, decimals) + unit;
 }
 
 std::string clock(double seconds) {
-    const auto s = static_cast<long long>(seconds + 0.5);
+    const long long s = std::llround(seconds);
     char b[32];
     if (s >= 3600) std::snprintf(b, sizeof b, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
     else std::snprintf(b, sizeof b, "%lld:%02lld", s / 60, s % 60);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sbufsim/types/number.h"
+
 namespace sbufsim::svg {
 
 std::string escape(std::string_view s) {
@@ -45,12 +47,7 @@ std::string from_white(double t, double r, double g, double b) {
 std::string ramp_blue(double t) { return from_white(t, 8, 48, 107); }
 std::string ramp_red(double t) { return from_white(t, 165, 15, 21); }
 
-std::string num(double v, int digits) {
-    if (!std::isfinite(v)) return "0";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
+std::string num(double v, int digits) { return format_number(v, digits); }
 
 std::vector<double> round_ticks(double lo, double hi, int target) {
     if (!(hi > lo)) hi = lo + 1;
@@ -76,9 +73,7 @@ std::string compact(double v) {
     if (a >= 999.5e6) scaled = v / 1e9, suffix = "G";
     else if (a >= 999.5e3) scaled = v / 1e6, suffix = "M";
     else if (a >= 999.5) scaled = v / 1e3, suffix = "k";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g%s", scaled, suffix);
-    return buf;
+    return format_number(scaled, 3) + suffix;
 }
 
 double log_scale(double v, double max) {

@@ -9,6 +9,7 @@
 
 #include "sbufsim/output/json_text.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/number.h"
 
 namespace sbufsim {
 
@@ -47,11 +48,7 @@ namespace {
 
 constexpr int kPidEngines = 1, kPidClients = 2, kPidBanks = 3, kPidTdm = 4;
 
-std::string jnum(double v) {
-    char b[40];
-    std::snprintf(b, sizeof b, "%.6f", v);
-    return b;
-}
+std::string jnum(double v) { return format_fixed(v, 6); }
 
 // Chrome's reserved colour names (trace-viewer's color scheme; Perfetto colours by name instead,
 // so the span names are the causes too).

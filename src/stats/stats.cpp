@@ -7,6 +7,8 @@
 #include <ostream>
 #include <string>
 
+#include "sbufsim/types/number.h"
+
 namespace sbufsim {
 
 const char* to_string(StallCause c) {
@@ -94,12 +96,6 @@ bool Stats::same_results(const Stats& o) const {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
 std::string pad(std::string s, std::size_t w, bool right = true) {
     if (s.size() >= w) return s;
     return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
@@ -120,7 +116,7 @@ void print_report(std::ostream& os, const Stats& s) {
         if (!c.requests && !c.beats) continue;
         os << pad(c.name, 14, false) << pad(std::to_string(c.requests), 9)
            << pad(std::to_string(c.beats), 11) << pad(std::to_string(c.bytes), 13)
-           << pad(fmt("%.3f", c.bytes_per_cycle), 9);
+           << pad(format_fixed(c.bytes_per_cycle, 3), 9);
         for (auto v : c.stalls) os << pad(std::to_string(v), 9);
         os << pad(std::to_string(c.max_stall_run), 8)
            << pad(std::to_string(c.latency.percentile(0.50)), 7)
@@ -135,10 +131,10 @@ void print_report(std::ostream& os, const Stats& s) {
     for (const auto& c : s.clients) {
         if (!c.contended) continue;
         os << pad(c.name, 14, false) << pad(std::to_string(c.contended), 11)
-           << pad(std::to_string(c.won_contended), 11) << pad(fmt("%.4f", c.win_rate), 10)
-           << pad(fmt("%.4f", c.contended_share), 9) << "\n";
+           << pad(std::to_string(c.won_contended), 11) << pad(format_fixed(c.win_rate, 4), 10)
+           << pad(format_fixed(c.contended_share, 4), 9) << "\n";
     }
-    os << "Jain's index " << fmt("%.4f", s.jain_index) << "\n";
+    os << "Jain's index " << format_fixed(s.jain_index, 4) << "\n";
 
     os << "\nbanks (used only)\n";
     os << pad("bank", 9, false) << pad("busy", 11) << pad("util", 7) << pad("conflict", 11)
@@ -148,19 +144,20 @@ void print_report(std::ostream& os, const Stats& s) {
         if (!b.busy && !b.conflict_cycles) continue;
         const auto top = std::max_element(b.grants.begin(), b.grants.end());
         os << pad(b.name, 9, false) << pad(std::to_string(b.busy), 11)
-           << pad(fmt("%.3f", static_cast<double>(b.busy) / cyc), 7)
+           << pad(format_fixed(static_cast<double>(b.busy) / cyc, 3), 7)
            << pad(std::to_string(b.conflict_cycles), 11) << pad(std::to_string(b.stalls), 11)
            << "  " << s.clients[static_cast<std::size_t>(top - b.grants.begin())].name << "\n";
     }
 
-    os << "\nwho blocked whom (top 10 pairs)\n";
+    constexpr std::size_t kTopPairs = 10;
+    os << "\nwho blocked whom (top " << kTopPairs << " pairs)\n";
     const std::size_t n = s.clients.size();
     std::vector<std::size_t> idx;
     for (std::size_t i = 0; i < s.blocked_by.size(); ++i)
         if (s.blocked_by[i]) idx.push_back(i);
     std::stable_sort(idx.begin(), idx.end(),
                      [&](std::size_t a, std::size_t b) { return s.blocked_by[a] > s.blocked_by[b]; });
-    if (idx.size() > 10) idx.resize(10);
+    if (idx.size() > kTopPairs) idx.resize(kTopPairs);
     for (auto i : idx)
         os << "  " << pad(s.clients[i / n].name, 14, false) << " by "
            << pad(s.clients[i % n].name, 14, false) << pad(std::to_string(s.blocked_by[i]), 11)

@@ -7,12 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iomanip>
 #include <ostream>
-#include <sstream>
 
 #include "sbufsim/output/json_text.h"
 #include "sbufsim/output/report.h"
+#include "sbufsim/types/number.h"
 #include "sbufsim/trace/trace.h"
 
 namespace sbufsim::sweep {
@@ -297,13 +296,7 @@ std::vector<std::string> columns(const std::vector<Axis>& axes, const std::vecto
     return c;
 }
 
-std::string format_real(double v) {
-    // The same rendering as `sbufsim run --json`, so a sweep cell and a run value compare as text.
-    if (!(v == v) || v > 1e300 || v < -1e300) return "0";
-    std::ostringstream os;
-    os << std::setprecision(10) << v;
-    return os.str();
-}
+std::string format_real(double v) { return format_number(v); }
 
 std::vector<std::string> metric_cells(const ReplayResult& r, const std::vector<std::string>& metrics) {
     return metric_values(metrics, r);

@@ -9,8 +9,9 @@
 #include <istream>
 #include <map>
 
-#include "sbufsim/types/near_miss.h"
 #include "sbufsim/output/svg.h"
+#include "sbufsim/types/near_miss.h"
+#include "sbufsim/types/number.h"
 
 namespace sbufsim::chart {
 
@@ -209,6 +210,7 @@ void apply_where(Selection& s, const std::string& arg) {
 
 std::string varied_list(const Selection& s, const std::vector<std::string>& keys) {
     std::vector<std::string> items;
+    items.reserve(keys.size());
     for (const auto& k : keys) items.push_back(k + " (" + std::to_string(s.distinct(s.table->column(k)).size()) + " values)");
     return join(items);
 }
@@ -367,20 +369,20 @@ ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
 
 std::string short_number(double v) {
     if (!std::isfinite(v)) return "?";
-    char buf[32];
     const double a = std::fabs(v);
+    std::string s;
     if (a >= 1e7) {
         const char* suffix[] = {"M", "G", "T"};
         double scaled = v / 1e6;
         int i = 0;
         while (std::fabs(scaled) >= 1000 && i < 2) scaled /= 1000, ++i;
-        std::snprintf(buf, sizeof buf, "%.4g%s", scaled, suffix[i]);
+        s = format_number(scaled, 4) + suffix[i];
     } else if (v == std::floor(v) || a >= 1000) {
-        std::snprintf(buf, sizeof buf, "%.0f", v);
+        s = format_fixed(v, 0);
     } else {
-        std::snprintf(buf, sizeof buf, "%.4g", v);
+        s = format_number(v, 4);
     }
-    return std::string(buf) == "-0" ? "0" : buf;
+    return s == "-0" ? "0" : s;
 }
 
 namespace {

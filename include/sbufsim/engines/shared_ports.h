@@ -57,8 +57,9 @@ private:
 
     std::uint8_t enabled_ = 0;
     std::array<PortState, 2> port_{};
-    std::array<std::uint8_t, 64> wants_{};   // per participant: the ports of its claim
-    std::array<PortSide, 64> side_{};
+    static constexpr std::size_t kMaxParticipants = 64;  // one bit each in the claim masks
+    std::array<std::uint8_t, kMaxParticipants> wants_{};   // per participant: the ports of its claim
+    std::array<PortSide, kMaxParticipants> side_{};
     std::uint64_t claimed_ = 0;              // participants with a claim not yet granted in full
     std::uint8_t members_ = 0;
 };

@@ -15,6 +15,7 @@
 // pe_rd is not a client: it is the stage-2 entry of the stage-1 winner (ArbiterParams::pe_rd).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,6 +33,9 @@ enum class ClientGroup : std::uint8_t { stage1, stage2, dma, q7, psum };
 // The kernel keeps client sets in 64-bit masks and reserves bit 63 for the pe_rd stage-2 entry
 // (the configuration's consistency check refuses more, naming the key).
 inline constexpr std::uint32_t kMaxClients = kMaxKernelClients;
+// Per-client arrays of the cycle loop: one slot per bit of a client mask.
+inline constexpr std::size_t kClientSlots = 64;
+static_assert(kMaxClients < kClientSlots);
 
 struct ClientInfo {
     std::string name;

@@ -266,23 +266,23 @@ private:
     // regions, in Stats::banks order: SBUF bank b is bit b, PSUM bank b is bit psum_base_ + b
     // (psum_base_ = sbuf.ecc_banks <= 16, so 48 bits at most). The regions never share a bit, so
     // one cycle's bank sets of both regions fit in one word.
-    std::array<std::uint64_t, 64> head_mask_{};
+    std::array<std::uint64_t, kClientSlots> head_mask_{};
     std::uint32_t psum_base_ = 0;
     // Per client, dense for the same reason: beats after the head beat with the same banks and
     // bytes (Port::pc/bc say what follows the run).
-    std::array<std::uint32_t, 64> run_left_{};
+    std::array<std::uint32_t, kClientSlots> run_left_{};
     // Stall cycles per client and cause (row c, column StallCause), copied into stats_ by stats().
     static constexpr std::size_t kCauseStride = 8;
     static_assert(kStallCauses <= kCauseStride);
-    std::array<std::uint64_t, 64 * kCauseStride> stalls_{};
+    std::array<std::uint64_t, kClientSlots * kCauseStride> stalls_{};
     // Runs of stalled cycles: the current one (a grant ends it) and the longest so far.
-    std::array<std::uint64_t, 64> stall_run_{}, max_run_{};
+    std::array<std::uint64_t, kClientSlots> stall_run_{}, max_run_{};
     // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
     // records are large (names, vectors), so indexing them costs more than these flat arrays.
     std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{};
     // Fairness: cycles each client competed with another beat, and of those the cycles it won.
     // Counted where the grant loop already holds the client index (one add, no mask walk).
-    std::array<std::uint64_t, 64> contended_{}, won_{};
+    std::array<std::uint64_t, kClientSlots> contended_{}, won_{};
 };
 
 }  // namespace sbufsim

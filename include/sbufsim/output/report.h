@@ -1,6 +1,6 @@
-// Output of `sbufsim run`: the summary table (stdout), JSON and CSV. JSON and CSV carry the same
-// numbers as the summary plus a reproducibility record (tool version, effective-config hash,
-// trace digest, scheduler).
+// Output of `sbufsim run`: the summary table (stdout), JSON, CSV and the stats text. JSON, CSV and
+// stats text render the same rows, every statistic of the metric registry (metrics.h) with a
+// reproducibility record (tool version, effective-config hash, trace digest, scheduler).
 #pragma once
 
 #include <cstdint>
@@ -65,5 +65,10 @@ void write_json(std::ostream& os, const std::vector<RunReport>& runs);
 // field holding a comma, quote or line break quoted with its quotes doubled.
 std::string csv_field(std::string_view s);
 void write_csv(std::ostream& os, const std::vector<RunReport>& runs);
+// The statistics as gem5's stats.txt writes them: one line a statistic, its full name
+// (section[.record].metric), its value and "# description (unit)" from the metric registry,
+// between a begin line naming the trace and an end line.
+inline constexpr std::string_view kStatsBegin = "---------- Begin sbufsim statistics:";
+void write_stats(std::ostream& os, const std::vector<RunReport>& runs);
 
 }  // namespace sbufsim
