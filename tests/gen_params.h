@@ -22,6 +22,7 @@ inline Params gen_params(std::string_view gen) {
         p.psum.isa_banks = 16;              // seed 000 §4.2: PSUM_BUF_NUM_BANKS = 16 on sunda
         p.psum.isa_bank_size = 1024;        // seed 000 §4.2: PSUM_BUF_BANK_SIZE = 1024 on sunda
         p.pe.cost_freq = 140;               // seed 004: TrainiumHwm
+        p.dma.hwdge_units = 0;              // DGE reference: hardware DGE is NeuronCore-v3+
         return p;
     }
     if (gen == "mariana") {  // NC-v4

@@ -66,9 +66,10 @@ TEST(CriticalPath, Follows_a_semaphore_wait_from_the_load_to_its_consumer) {
     EXPECT_EQ(b.path[1].name, "ACT");
     EXPECT_EQ(b.path[0].instructions, 1u);
     EXPECT_EQ(b.path[1].instructions, 1u);
-    // The DMA's start-up is latency, its transfer compute (dma_load.trc: 1300 ns = 3120 cycles of
-    // semaphore-to-start, then 23637 cycles of transfer).
-    EXPECT_EQ(b.path[0].cycles[static_cast<std::size_t>(PathCause::latency)], 3120u);
+    // The DMA's trigger and start-up are latency, its transfer compute (dma_load.trc: a static
+    // trigger of 64 SP cycles = 128 PE cycles and 1300 ns = 3120 cycles of semaphore-to-start,
+    // then 23637 cycles of transfer).
+    EXPECT_EQ(b.path[0].cycles[static_cast<std::size_t>(PathCause::latency)], 128u + 3120u);
     EXPECT_EQ(b.bound_by, "DMA");
     EXPECT_EQ(b.verdict.rfind("bound by DMA: ", 0), 0u) << b.verdict;
 }

@@ -161,12 +161,12 @@ TEST(SweepRows, Run_job_at_the_shipped_defaults_matches_the_trace_readme) {
         return row.at(static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin()));
     };
     EXPECT_EQ(cell("status"), "ok") << cell("message");
-    EXPECT_EQ(cell("total_cycles"), "49888");
-    EXPECT_EQ(cell("tdm_stalls"), "5908");
-    EXPECT_EQ(cell("bank_conflict_stalls"), "59718");
+    EXPECT_EQ(cell("total_cycles"), "50400");
+    EXPECT_EQ(cell("tdm_stalls"), "3242");
+    EXPECT_EQ(cell("bank_conflict_stalls"), "980");
     std::uint64_t by_class = 0;
     for (const char* c : kClientClassNames) by_class += std::stoull(cell(std::string("bank_conflict_") + c));
-    EXPECT_EQ(by_class, 59718u);  // the classes partition the clients
+    EXPECT_EQ(by_class, 980u);  // the classes partition the clients
 }
 
 TEST(SweepMetrics, Registered_per_engine_and_client_metrics_become_columns) {

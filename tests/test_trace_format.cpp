@@ -151,6 +151,18 @@ TEST(TraceText, Dma_fields) {
     EXPECT_EQ(r.signals[0], 5u);
 }
 
+TEST(TraceText, Dma_trigger_fields_and_their_canonical_form) {
+    const Record r = one("dma queue=qSyncIO0 src=hbm dst=bf16@0x40 partitions=8 bytes=128 priority=2 issuer=scalar dge=hwdge");
+    EXPECT_EQ(r.dge, DgeMode::hwdge);
+    EXPECT_EQ(r.issuer, DmaIssuer::act);   // nki.isa.engine.scalar
+    EXPECT_EQ(r.priority, 2u);
+    EXPECT_EQ(format_record(r), "dma queue=qSyncIO0 src=hbm dst=bf16@0x40 partitions=8 bytes=128 dge=hwdge issuer=act priority=2");
+    const Record plain = one("dma queue=qSyncIO0 src=hbm dst=bf16@0x40 partitions=8 bytes=128");
+    EXPECT_EQ(plain.dge, DgeMode::unset);
+    EXPECT_EQ(plain.issuer, DmaIssuer::unset);
+    EXPECT_FALSE(plain.has_priority());
+}
+
 TEST(TraceText, Ldweights_fields) {
     const Record r = one("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=64");
     EXPECT_EQ(r.kind, RecordKind::ldweights);
@@ -370,7 +382,10 @@ std::string generated_trace(std::uint32_t seed, int n) {
             break;
         case 1: t += "dma queue=qSyncIO" + std::to_string(u(0, 3)) + " src=" + (u(0, 1) ? "hbm" : operand()) +
                      " dst=" + operand() + " partitions=" + std::to_string(u(0, 128)) + " bytes=" + std::to_string(u(0, 9999)) +
-                     (u(0, 1) ? " transpose=1" : "") + (u(0, 1) ? " engine=" + std::to_string(u(0, 15)) : "") + sems() + "\n";
+                     (u(0, 1) ? " transpose=1" : "") + (u(0, 1) ? " engine=" + std::to_string(u(0, 15)) : "") +
+                     // The trigger fields cycle with the record index (the rng stream stays as it was).
+                     (const char*[]){"", " dge=none", " dge=swdge issuer=pool", " dge=hwdge issuer=scalar priority=0"}[i / 8 % 4] +
+                     (i / 8 % 4 < 2 && i / 8 % 3 == 1 ? " issuer=dve priority=3" : "") + sems() + "\n";
             break;
         case 2: t += "ldweights queue=qPE0 src=" + operand() + " rows=" + std::to_string(u(0, 200)) + " cols=" +
                      std::to_string(u(0, 200)) + (u(0, 1) ? " partitions=7" : "") + sems() + "\n";

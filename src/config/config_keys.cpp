@@ -352,6 +352,26 @@ std::vector<KeySpec> build_table() {
     t.push_back(u32("dma.prefetch_depth", [](Params& p) -> auto& { return p.dma.prefetch_depth; }, 1, 1024,
                     {"transfers", "modelling choice: the bandwidth guide's aggregate rates need the ~1300 ns start-up overlapped", MOD,
                      "leading transfers of a DMA queue whose semaphore-to-start latency runs while earlier ones move data"}));
+    t.push_back(f64("dma.hwdge_ns", [](Params& p) -> auto& { return p.dma.hwdge_ns; }, 0, 1e6,
+                    {"ns", "trn2 arch guide, Descriptor Generation Engine (DGE); DGE reference, hwdge (\"approximately 600 ns\")", PUB,
+                     "one hardware-DGE DMA instruction: occupies its DGE block (the issuing engine's compute pipeline continues)"}));
+    t.push_back(u32("dma.hwdge_units", [](Params& p) -> auto& { return p.dma.hwdge_units; }, 0, 16,
+                    {"blocks", "trn2 arch guide, DGE (\"two instances of DGE\", NeuronCore-v3+); DGE reference, Mode Selection Summary", PUB,
+                     "hardware DGE blocks per NeuronCore: block 0 triggered by SP, block 1 by ACT (0 = dge=hwdge is refused)"}));
+    t.push_back(f64("dma.swdge_ns", [](Params& p) -> auto& { return p.dma.swdge_ns; }, 0, 1e6,
+                    {"ns", "not published (DGE reference: swdge \"consumes GpSimd Engine cycles\"); the hwdge figure carried", LI,
+                     "one software-DGE DMA instruction: occupies the POOL (GpSimd) engine"}));
+    t.push_back(u32("dma.static_trigger_cycles", [](Params& p) -> auto& { return p.dma.static_trigger_cycles; }, 0, 1000000,
+                    {"cycles", "not published (DGE reference: none = \"zero on-device overhead\" for descriptors); the ISA's minimum instruction interval", LI,
+                     "a static (dge=none) DMA trigger: engine cycles on the issuing sequencer (SP counts at the ACT clock)"}));
+    t.push_back(choice<DmaQueuePolicy>("dma.queue_policy", [](Params& p) -> auto& { return p.dma.queue_policy; },
+                                       {"round_robin", "priority"},
+                                       {"", "DMA overview, DMA Queues (round robin NC-v2/v3, QoS NC-v4); trn3 arch guide, DMA QoS", PUB,
+                                        "how an engine picks among its queues' ready transfers: round robin, or strict priority of the "
+                                        "transfer's class (0 first, round robin within a class); a started transfer is never pre-empted"}));
+    t.push_back(u32("dma.default_priority", [](Params& p) -> auto& { return p.dma.default_priority; }, 0, 3,
+                    {"class", "not published (nki.isa dma_copy priority is optional)", LI,
+                     "QoS class of a dma record without priority= (0 highest .. 3 lowest)"}));
     t.push_back(u32("q7.cores", [](Params& p) -> auto& { return p.q7.cores; }, 1, 64,
                     {"cores", "seed 000 §7.5", HO, "GPSIMD Q7 cores (AXI masters)"}));
     t.push_back(u32("q7.partitions_per_core", [](Params& p) -> auto& { return p.q7.partitions_per_core; }, 1, 128,

@@ -145,10 +145,17 @@ void ComputeEngine::submit(const TensorAccess& a, bool write, Cycle issue, Cycle
     (write ? stats_.bytes_written : stats_.bytes_read) += a.total_bytes();
 }
 
+void ComputeEngine::set_triggers(DmaTriggers* t) {
+    triggers_ = t;
+    unit_ = kind_ == ComputeKind::act ? TriggerUnit::act : kind_ == ComputeKind::pool ? TriggerUnit::pool : TriggerUnit::dve;
+}
+
 Cycle ComputeEngine::ready_at(const ComputeInstr& i) const {
     Cycle at = 0;
     for (const Written& w : recent_)
         if (overlaps(w.out, i.in[0]) || overlaps(w.out, i.in[1])) at = std::max(at, w.done);
+    // A DMA trigger routed to this engine holds it (dma_trigger.h).
+    if (triggers_) at = std::max(at, triggers_->free_at(unit_));
     return at;
 }
 
@@ -175,6 +182,7 @@ void ComputeEngine::start(const ComputeInstr& i, Cycle now) {
     submit(i.in[1], false, now, span);
     submit(i.out, true, now + clock_.to_kernel(timing_.compute_fixed_overhead), span);
     compute_end_ = now + std::max<Cycle>(1, clock_.to_kernel(c.ii));
+    if (triggers_) triggers_->occupy(unit_, compute_end_);
     signal_at_ = now + clock_.to_kernel(c.done);
     recent_[next_recent_] = {i.out, signal_at_};
     next_recent_ = (next_recent_ + 1) % recent_.size();

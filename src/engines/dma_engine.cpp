@@ -45,7 +45,7 @@ DmaEngine::DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, con
     : SerialEngine(kernel, sems, t, timeline, index), pe_ghz_(p.pe.clock_ghz), gbps_(p.dma.engine_gbps),
       xfer_fixed_ns_(p.dma.xfer_fixed_ns), pkt_min_ns_(p.dma.pkt_min_ns),
       prefetch_(std::max<std::uint32_t>(1, p.dma.prefetch_depth)), chunks_(p.width.stream_chunks),
-      beat_(p.dma.data_width) {
+      beat_(p.dma.data_width), by_priority_(p.dma.queue_policy == DmaQueuePolicy::priority) {
     const std::string name = "dma_" + std::to_string(engine);
     client_ = need_client(kernel, name, "dma");
     // ns x GHz = cycles.
@@ -107,13 +107,29 @@ std::size_t DmaEngine::queued() const {
     return n;
 }
 
-// The leading transfers (up to the prefetch depth, in queue order) whose waits are met start
-// their semaphore-to-start latency.
+// The leading transfers (up to the prefetch depth, in queue order) whose waits are met issue
+// their trigger; their semaphore-to-start latency runs once it is done.
 void DmaEngine::arm(Cycle now) {
     for (auto& q : queues_) {
         const std::size_t depth = std::min<std::size_t>(q.q.size(), prefetch_);
-        while (q.armed < depth && sems_.ready(q.q.at(q.armed).sync)) q.q.at(q.armed++).armed_at = now + startup_;
+        while (q.armed < depth && sems_.ready(q.q.at(q.armed).sync)) {
+            DmaInstr& d = q.q.at(q.armed++);
+            const Cycle triggered = triggers_ && d.trigger != kNoTrigger ? triggers_->arm(d.trigger, now) : now;
+            d.armed_at = triggered + startup_;
+        }
     }
+}
+
+std::uint32_t DmaEngine::pick(Cycle now) const {
+    const std::uint32_t n = static_cast<std::uint32_t>(queues_.size());
+    std::uint32_t best = n;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const std::uint32_t qi = (rr_ + k) % n;
+        if (!head_ready(queues_[qi], now)) continue;
+        if (!by_priority_) return qi;
+        if (best == n || queues_[qi].q.front().priority < queues_[best].q.front().priority) best = qi;
+    }
+    return best;
 }
 
 bool DmaEngine::head_ready(const Queue& q, Cycle now) { return q.armed && q.q.front().armed_at <= now; }
@@ -173,15 +189,11 @@ bool DmaEngine::step(Cycle now) {
     arm(now);
     if (!active_) {
         const std::uint32_t n = static_cast<std::uint32_t>(queues_.size());
-        for (std::uint32_t k = 0; k < n; ++k) {
-            const std::uint32_t qi = (rr_ + k) % n;
-            if (head_ready(queues_[qi], now)) {
-                start(qi, now);
-                rr_ = (qi + 1) % n;
-                arm(now);  // the next transfer of that queue starts its own start-up now
-                changed = true;
-                break;
-            }
+        if (const std::uint32_t qi = pick(now); qi < n) {
+            start(qi, now);
+            rr_ = (qi + 1) % n;
+            arm(now);  // the next transfer of that queue starts its own start-up now
+            changed = true;
         }
     }
     // Semaphore wait: the engine is free and every non-empty queue's head is blocked.

@@ -32,17 +32,20 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     kernel_.set_probe(o.probe);
     sems_.set_path(&path_);
     dma_shared_ = std::make_unique<DmaShared>(p.dma.hbm_gbps, p.pe.clock_ghz);
+    triggers_ = std::make_unique<DmaTriggers>(p);
     auto* tl = o.record_timeline ? &result_.timeline : nullptr;
     std::uint16_t idx = 0;
     arr_ = std::make_unique<ArrSeq>(kernel_, sems_, p, p.timing, tl, idx++);
     engines_.push_back(arr_.get());
     for (ComputeKind k : {ComputeKind::act, ComputeKind::pool, ComputeKind::dve}) {
         compute_.push_back(std::make_unique<ComputeEngine>(k, kernel_, sems_, p, p.timing, tl, idx++));
+        compute_.back()->set_triggers(triggers_.get());
         engines_.push_back(compute_.back().get());
     }
     for (std::uint32_t e = 0; e < p.dma.engines; ++e) {
         dma_.push_back(std::make_unique<DmaEngine>(e, kernel_, sems_, p, p.timing, tl, idx++));
         dma_.back()->set_shared(dma_shared_.get());
+        dma_.back()->set_triggers(triggers_.get());
         engines_.push_back(dma_.back().get());
     }
     for (std::uint32_t c = 0; c < p.q7.cores; ++c) {
@@ -164,6 +167,7 @@ void ReplaySession::dma_instr(const Record& r) {
     d.transpose = r.transpose;
     d.sbuf_to_sbuf = r.src.onchip() && r.dst.onchip();
     d.hbm = !d.sbuf_to_sbuf;
+    d.priority = static_cast<std::uint8_t>(r.has_priority() ? r.priority : params_.dma.default_priority);
     const std::uint32_t rs = contiguous_run_bytes(r.src), rd = contiguous_run_bytes(r.dst);
     d.run_bytes = rs && rd ? std::min(rs, rd) : std::max(rs, rd);
     if (r.src.onchip()) d.rd = access_of(r.src, d.partitions, r.bytes);
@@ -188,6 +192,7 @@ void ReplaySession::dma_instr(const Record& r) {
         if (r.queue_id >= dma_queue_of_.size()) dma_queue_of_.resize(std::size_t{r.queue_id} + 1, kUnresolved);
         std::uint32_t& e = dma_queue_of_[r.queue_id];
         if (e == kUnresolved) e = r.has_engine() ? r.engine % engines : dma_queues_seen_++ % engines;
+        d.trigger = triggers_->open(r.dge, r.issuer, 1);
         push_dma_share(r, r.has_engine() ? r.engine % engines : e, d);
         return;
     }
@@ -197,6 +202,7 @@ void ReplaySession::dma_instr(const Record& r) {
     // queue two shares on one engine).
     const std::uint32_t shares = last_lane - first_lane + 1;
     const std::uint32_t join = shares > 1 ? dma_shared_->open_join(d.sync, shares) : kNoJoin;
+    d.trigger = triggers_->open(r.dge, r.issuer, shares);
     std::uint32_t lane = first_lane;
     for (std::uint32_t k = 0; k < shares; ++k, ++lane) {
         const std::uint32_t begin = std::max<std::uint32_t>(side.first, lane * lanes);

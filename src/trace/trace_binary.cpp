@@ -191,6 +191,9 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
         put<std::uint32_t>(b.data() + 36 + 8 * i, r.waits[i].value);
     }
     for (std::size_t i = 0; i < kMaxSignals; ++i) put<std::uint16_t>(b.data() + 48 + 2 * i, r.signals[i]);
+    b[52] = static_cast<unsigned char>(r.dge);
+    b[53] = static_cast<unsigned char>(r.issuer);
+    b[54] = r.priority == Record::kNoPriority ? 0 : static_cast<unsigned char>(r.priority + 1);
     put_operand(b.data() + 56, r.src);
     put_operand(b.data() + 56 + kOperandBytes, r.src2);
     put_operand(b.data() + 56 + 2 * kOperandBytes, r.dst);
@@ -269,6 +272,11 @@ struct BinaryDecoder {
             rec.waits[i].value = get<std::uint32_t>(b + 36 + 8 * i);
         }
         for (std::size_t i = 0; i < kMaxSignals; ++i) rec.signals[i] = get<std::uint16_t>(b + 48 + 2 * i);
+        if (b[52] > static_cast<unsigned char>(DgeMode::hwdge)) return fail("dge", "bad DGE mode code " + std::to_string(b[52]));
+        if (b[53] > static_cast<unsigned char>(DmaIssuer::dve)) return fail("issuer", "bad issuing engine code " + std::to_string(b[53]));
+        rec.dge = static_cast<DgeMode>(b[52]);
+        rec.issuer = static_cast<DmaIssuer>(b[53]);
+        rec.priority = b[54] == 0 ? Record::kNoPriority : static_cast<std::uint8_t>(b[54] - 1);
         const char* field[3] = {"src", "src2", "dst"};
         Operand* ops[3] = {&rec.src, &rec.src2, &rec.dst};
         for (std::size_t i = 0; i < 3; ++i)
@@ -288,7 +296,7 @@ struct BinaryDecoder {
         for (std::size_t i = rec.num_signals; i < kMaxSignals; ++i)
             if (rec.signals[i] != 0)
                 return fail("signal", "a signal slot past the " + std::to_string(rec.num_signals) + " given is not zero");
-        if (!all_zero(b + 31, 1) || !all_zero(b + 48 + 2 * kMaxSignals, 56 - 48 - 2 * kMaxSignals))
+        if (!all_zero(b + 31, 1) || !all_zero(b + 55, 1))
             return fail("record", "unused bytes of the instruction record are not zero");
         for (std::size_t i = 0; i < kMaxWaits; ++i)
             if (!all_zero(b + 34 + 8 * i, 2)) return fail("record", "unused bytes of the instruction record are not zero");

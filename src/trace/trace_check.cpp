@@ -256,6 +256,7 @@ void TraceChecker::check_dma(Ctx& c) {
         c.error("engine", "DMA engine " + num(r.engine) + " does not exist: " + params_.generation + " has " +
                               num(params_.dma.engines) + " (0.." + num(params_.dma.engines - 1) +
                               "); drop engine= to let the queue pick one", "dma.engines, PUBLIC_FACTS DMA");
+    check_dma_trigger(c);
     // DMA engines are AXI masters like the Q7: SBUF through axi2sram, no path to PSUM (seed 000 §7.4).
     if (r.src.onchip())
         c.operand("src", r.src, r.partitions, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, false);
@@ -287,6 +288,24 @@ void TraceChecker::check_dma(Ctx& c) {
     one.steps = {1, 0, 0};
     one.sizes = {r.partitions, 0, 0};
     c.operand("dst", one, cols, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::True, false);
+}
+
+// Who triggers the DMA and how its descriptors are made (DGE reference; docs/engines.md "DMA triggers").
+void TraceChecker::check_dma_trigger(Ctx& c) {
+    const Record& r = c.rec;
+    constexpr std::string_view kDgeRule = "DGE reference (nki-dge), Mode Selection Summary and hwdge";
+    if (r.dge == DgeMode::hwdge && params_.dma.hwdge_units == 0)
+        c.error("dge", params_.generation + " has no hardware DGE (NeuronCore-v3 or newer; dma.hwdge_units = 0): "
+                       "use dge=none or dge=swdge", kDgeRule);
+    if (r.dge == DgeMode::hwdge && r.issuer != DmaIssuer::unset && r.issuer != DmaIssuer::sp && r.issuer != DmaIssuer::act)
+        c.error("issuer", "a hardware DGE is triggered by the Sync (sp) or Scalar (act) sequencer only, not " +
+                              std::string(to_string(r.issuer)) + ": use issuer=sp or issuer=act", kDgeRule);
+    if (r.dge == DgeMode::swdge && r.issuer != DmaIssuer::unset && r.issuer != DmaIssuer::pool)
+        c.error("issuer", "software DGE runs on the GpSimd engine: issuer must be pool (or left out), not " +
+                              std::string(to_string(r.issuer)), kDgeRule);
+    if (r.has_priority() && r.priority > 3)
+        c.error("priority", "DMA QoS class " + num(r.priority) + " does not exist: 0..3, 0 highest",
+                "nki.isa dma_copy priority; trn3 arch guide, DMA QoS");
 }
 
 void TraceChecker::check_ldweights(Ctx& c) {

@@ -128,6 +128,38 @@ std::string dma_in(std::uint32_t partitions, std::uint32_t bytes, const std::str
            " bytes=" + num(bytes) + (extra.empty() ? "" : " " + extra);
 }
 
+// Hardware-DGE triggers (trn2 arch guide, Descriptor Generation Engine; DGE reference, hwdge):
+// ~600 ns per DMA instruction on a DGE block, hidden behind ScalarE's compute when ACT issues it.
+void dge_cases(std::vector<ValidationCase>& v) {
+    const std::string dge = "trn2 arch guide, Descriptor Generation Engine (DGE); DGE reference, hwdge";
+    // Eight loads on eight engines, each triggered through the SP's DGE block: the transfers
+    // start one DGE instruction apart.
+    CaseTrace sp;
+    for (std::uint32_t e = 0; e < 8; ++e) sp.add(dma_in(8, 4096, "bf16", "dge=hwdge issuer=sp", 8 * e));
+    v.push_back({"D12a", "DMA", "cayman", "8 hwdge loads triggered by SP on one DGE block: distance between the transfers' starts",
+                 dge + ": \"about 600 ns to execute\"", 600, "ns", 0.05, {sp}, {},
+                 [](const Results& r, const Traces&, const Params&) {
+                     std::vector<Cycle> starts;
+                     for (const EngineStats& e : r[0].engines)
+                         if (e.name.rfind("dma_", 0) == 0 && e.instructions) starts.push_back(e.first_start);
+                     if (starts.size() < 2) throw std::runtime_error("fewer than two DMA engines started");
+                     std::sort(starts.begin(), starts.end());
+                     return static_cast<double>(starts.back() - starts.front()) / static_cast<double>(starts.size() - 1) /
+                            r[0].pe_clock_ghz;
+                 }});
+    // Activations N = 2048 back to back with a hwdge load issued from ACT after each: ACT's
+    // interval stays the activation's (the DGE block works beside the compute pipeline).
+    CaseTrace act;
+    for (std::uint32_t i = 0; i < 11; ++i) {
+        act.add("act queue=qAct0 src=" + ap("bf16", sbuf(0, 0x1000), 2048) + " dst=" + ap("bf16", sbuf(0, 0x20000), 2048) +
+                    " partitions=128 isa=activation", true);
+        if (i < 10) act.add(dma_in(8, 4096, "bf16", "dge=hwdge issuer=act", 8 * (i % 16)));
+    }
+    v.push_back({"D12b", "DMA", "cayman", "activation N=2048 with a hwdge load issued from ACT between each: ACT interval",
+                 dge + ": DGE and ScalarE's compute pipeline are independent (activation: max(MIN_II, N))", 2048,
+                 "act cycles", 0.05, {act}, {}, ii_of("act")});
+}
+
 void dma_cases(std::vector<ValidationCase>& v) {
     v.push_back({"D01", "DMA", "cayman", "dma_copy A[4,4096] bf16 HBM->SBUF: busy time of DMA engine 0",
                  std::string(kDO) + ", Example 1 (Profile): 1416 ns", 1416, "ns", 0.05, {one(dma_in(4, 8192, "bf16"))}, {},
@@ -169,6 +201,7 @@ void dma_cases(std::vector<ValidationCase>& v) {
                  [](const Results& r, const Traces&, const Params&) {
                      return static_cast<double>(r[0].dma.at(0).bytes) / dma_busy_ns(r[0], 0);
                  }});
+    dge_cases(v);
 }
 
 // A stream of `n` identical compute instructions on `kind` ("act", "dve", "pool").

@@ -309,13 +309,14 @@ std::string dma_vs_act(std::uint32_t act_partition) {
            "2400 act_rd rd " + hex(0x40000u * act_partition + 0x10000u) + " 32 8192\n";
 }
 
-// The DMA engine of these cases has no per-transfer fixed cost and no shared HBM limit, runs at
-// 27 GB/s after a 1000 ns start-up, so that its cost model is bytes / bandwidth alone.
+// The DMA engine of these cases has no per-transfer fixed cost, no trigger cost and no shared HBM
+// limit, runs at 27 GB/s after a 1000 ns start-up, so that its cost model is bytes / bandwidth alone.
 Overrides tdm_case(const char* strict) {
     Overrides o = kWordBeats;
     o.insert(o.end(), {{"tdm.strict", strict}, {"tdm.dma_slots", "1"}, {"tdm.max_slots", "8"},
                        {"dma.xfer_fixed_ns", "0"}, {"dma.pkt_min_ns", "0"}, {"dma.hbm_gbps", "0"},
-                       {"dma.engine_gbps", "27"}, {"timing.dma_startup_ns", "1000"}});
+                       {"dma.engine_gbps", "27"}, {"timing.dma_startup_ns", "1000"},
+                       {"dma.static_trigger_cycles", "0"}});
     return o;
 }
 const Overrides kStrict = tdm_case("true");

@@ -217,3 +217,32 @@ def test_in_place_update_of_a_slice_is_one_instruction(tmp_path):
         """)
     kt = nki.trace(k, {"a": "fp32[128,512]"})
     assert [(r.split()[0], field(r, "isa")) for r in compute_records(kt)] == [("pool", "memset"), ("dve", "tensor_tensor")]
+
+
+def test_dma_copy_carries_its_trigger_and_the_hardware_dge_costs_time(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, b, MODE=None, ENGINE=None):
+            x = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+            for i in nl.sequential_range(8):
+                nisa.dma_copy(dst=x, src=a[0:128, 0:512], dge_mode=MODE, engine=ENGINE, priority=1)
+            nl.store(b[0:128, 0:512], value=x)
+        """)
+    from sbufsim.nki import isa
+    inputs = {"a": "bf16[128,512]", "b": "bf16[128,512]"}
+    static = nki.trace(k, inputs)
+    hw = nki.trace(k, inputs, {"MODE": isa.dge_mode.hwdge, "ENGINE": isa.engine.scalar})
+    loads = [r for r in hw.records if r.startswith("dma") and "priority" in r]
+    assert len(loads) == 8
+    assert all(field(r, "dge") == "hwdge" and field(r, "issuer") == "act" and field(r, "priority") == "1" for r in loads)
+    assert not any("dge=" in r for r in static.records)
+    # Eight 600 ns hardware-DGE triggers on one block outlast eight static ones.
+    cycles = lambda kt: replay(kt, tmp_path)["run"]["total_cycles"]
+    assert cycles(hw) > cycles(static)
+    refused = kernel(tmp_path, """\
+        def r(a, b):
+            x = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=x, src=a[0:128, 0:512], priority=7)
+            nl.store(b[0:128, 0:512], value=x)
+        """, name="r")
+    with pytest.raises(nki.NkiError, match=r"r.py:7: dma_copy priority=7: the DMA QoS class is 0..3"):
+        nki.trace(refused, inputs)

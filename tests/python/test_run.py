@@ -26,7 +26,7 @@ def test_overrides_match_the_command_line(traces, cli_json):
     path = traces("dma_vs_compute.trc")
     result = sbufsim.run(path, sbufsim.Config("cayman", {"tdm.dma_slots": 7}))
     assert result.stats == cli_json(path, "--set", "tdm.dma_slots=7")
-    assert result.total_cycles == 49888
+    assert result.total_cycles == 50400
     # A dict of overrides or a generation name is a Config too.
     assert sbufsim.run(path, {"tdm.dma_slots": 7}).stats == result.stats
 

@@ -22,6 +22,9 @@ enum class HalfSelect : std::uint8_t { partition, offset };
 // Order of service among DMA-class clients (DMA queues, Q7 masters) inside one cycle
 // (seed 000 §9: "Q7-vs-SDMA arbitration order inside the DMA slot" is LOW).
 enum class DmaOrder : std::uint8_t { round_robin, dma_first, q7_first };
+// How a DMA engine chooses among its queues' ready transfers (a transfer, once started, is never
+// pre-empted): round robin (NC-v2/v3) or strict priority of the transfers' QoS class (NC-v4).
+enum class DmaQueuePolicy : std::uint8_t { round_robin, priority };
 // How far the NC-v2 concurrency rules reach: whole instructions, or single bank beats.
 enum class ExclusiveScope : std::uint8_t { instruction, beat };
 
@@ -121,6 +124,12 @@ struct DmaParams {
     double pkt_min_ns = 64;                    // minimum time of one descriptor
     double hbm_gbps = 362.5;                   // HBM bandwidth of one NeuronCore (0 = unlimited)
     std::uint32_t prefetch_depth = 4;          // transfers per queue counting down their start-up
+    double hwdge_ns = 600;                     // one hardware-DGE DMA instruction on its DGE block
+    std::uint32_t hwdge_units = 2;             // hardware DGE blocks per NeuronCore (0 = none)
+    double swdge_ns = 600;                     // one software-DGE DMA instruction on POOL
+    std::uint32_t static_trigger_cycles = 64;  // a static DMA trigger on its sequencer (engine cycles)
+    DmaQueuePolicy queue_policy = DmaQueuePolicy::round_robin;
+    std::uint32_t default_priority = 3;        // QoS class of a transfer without priority=
 };
 
 struct Q7Params {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sbufsim/engines/dma_trigger.h"
 #include "sbufsim/engines/engine.h"
 #include "sbufsim/types/compute_op.h"
 
@@ -55,6 +56,9 @@ public:
                   const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index);
 
     ComputeKind kind() const { return kind_; }
+    // The DMA trigger units (setup): this engine's sequencer is shared with the triggers routed
+    // to it (static triggers it issues; software DGE on POOL), first come first served.
+    void set_triggers(DmaTriggers* t);
     ComputeCost cost(const ComputeInstr& i) const;
     // Engine cycles of the initiation interval; exposed for tests.
     double cost_cycles(const ComputeInstr& i) const { return cost(i).ii; }
@@ -68,6 +72,8 @@ private:
     double speedup(const ComputeInstr& i) const;
 
     ComputeKind kind_;
+    DmaTriggers* triggers_ = nullptr;
+    TriggerUnit unit_ = TriggerUnit::act;
     ClockDomain clock_;
     ComputeClients clients_;
     double dep_turnaround_ = 0;

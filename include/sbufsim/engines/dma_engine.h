@@ -17,14 +17,18 @@
 // access window, checked by `check`, not a byte count.
 // The HBM side is one shared server of dma.hbm_gbps: a share with an HBM end reserves its bytes
 // on it in start order and cannot end before they are through.
-// A transfer becomes eligible timing.dma_startup_ns after its waits are met (semaphore to
-// start). The first dma.prefetch_depth transfers of a queue count that latency down while the
+// A transfer becomes eligible timing.dma_startup_ns after its trigger is done (semaphore to
+// start); the trigger (dma_trigger.h) is issued once its waits are met. The first dma.prefetch_depth transfers of a queue count that latency down while the
 // transfers ahead of them move data, so a stream of ready transfers pays it once.
+// An idle engine picks the next transfer among its queues' eligible heads by dma.queue_policy:
+// round robin, or the lowest QoS class first (round robin within a class). A started transfer
+// runs to its end: no queue pre-empts it ("Each DMA engine can process one DMA transfer at a time").
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "sbufsim/engines/dma_trigger.h"
 #include "sbufsim/engines/engine.h"
 
 namespace sbufsim {
@@ -45,6 +49,8 @@ struct DmaInstr {
     bool sbuf_to_sbuf = false;
     bool hbm = false;                // one end is HBM (shares the HBM bandwidth)
     std::uint32_t join = kNoJoin;    // DmaShared join whose last share fires the signals
+    std::uint32_t trigger = kNoTrigger;  // DmaTriggers slot of the record's trigger
+    std::uint8_t priority = 0;       // QoS class (0 first) under dma.queue_policy = priority
     Cycle armed_at = kNever;         // eligible from this cycle (its waits met + start-up)
 };
 
@@ -89,6 +95,8 @@ public:
 
     // The shared join/HBM state (setup; without it joins are not used and HBM is unlimited).
     void set_shared(DmaShared* s) { shared_ = s; }
+    // The trigger units (setup; without them a transfer is armed when its waits are met).
+    void set_triggers(DmaTriggers* t) { triggers_ = t; }
     // A queue of this engine (setup); returns its local index.
     std::uint32_t add_queue(std::string name);
     void push(std::uint32_t queue, const DmaInstr& i) { queues_[queue].q.push(i); }
@@ -117,6 +125,8 @@ private:
     };
     void arm(Cycle now);
     static bool head_ready(const Queue& q, Cycle now);
+    // The queue whose head starts next (dma.queue_policy); queues_.size() when none is ready.
+    std::uint32_t pick(Cycle now) const;
     void start(std::uint32_t qi, Cycle now);
     void retire_share(Cycle now);
 
@@ -129,6 +139,8 @@ private:
     std::uint32_t prefetch_ = 4;
     std::uint32_t chunks_ = 1, beat_ = 32;   // width.stream_chunks, dma.data_width (pacing)
     DmaShared* shared_ = nullptr;
+    DmaTriggers* triggers_ = nullptr;
+    bool by_priority_ = false;       // dma.queue_policy = priority
 
     std::vector<Queue> queues_;
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)

@@ -133,6 +133,7 @@ private:
     // Per (reader queue NameId x engine): the local queue index on that engine.
     std::vector<std::uint32_t> dma_lane_queue_;
     std::unique_ptr<DmaShared> dma_shared_;
+    std::unique_ptr<DmaTriggers> triggers_;   // DMA trigger units (SP, ACT, POOL, DVE, DGE blocks)
     bool named_[4] = {false, false, false, false};  // arr_seq, act, pool, dve queue named
 
     Record rec_;

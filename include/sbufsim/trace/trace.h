@@ -33,6 +33,7 @@
 #include "sbufsim/address/isa_rules.h"
 #include "sbufsim/kernel/request.h"
 #include "sbufsim/types/compute_op.h"
+#include "sbufsim/types/dma_trigger_mode.h"
 
 namespace sbufsim {
 
@@ -77,6 +78,7 @@ inline bool is_instruction(RecordKind k) { return k != RecordKind::access; }
 enum class PerfOpt : std::uint8_t { none, double_row, double_column, double_pixel };
 std::string_view to_string(PerfOpt p);
 std::optional<PerfOpt> parse_perf_opt(std::string_view s);  // case-insensitive, "DoubleRow" ok
+
 
 // Dense id of an interned name, valid for the reader that produced it.
 using NameId = std::uint16_t;
@@ -161,6 +163,9 @@ struct Record {
     // DMA
     bool transpose = false;             // through the axi2sram 16-row crossbar tile (seed 000 §6.2)
     std::uint16_t engine = 0xffff;      // DMA engine index; 0xffff = not written (from the queue)
+    DgeMode dge = DgeMode::unset;       // descriptor generation (trigger cost, docs/engines.md "DMA triggers")
+    DmaIssuer issuer = DmaIssuer::unset;  // the sequencer that triggers it
+    std::uint8_t priority = 0xff;       // NC-v4 DMA QoS class 0..3 (0 highest); 0xff = not written
 
     // Q7
     std::uint8_t core = 0;              // GpSimd core c, owning SBUF partitions [16c, 16c+16)
@@ -172,7 +177,9 @@ struct Record {
     std::uint8_t num_signals = 0;
 
     static constexpr std::uint16_t kNoEngine = 0xffff;
+    static constexpr std::uint8_t kNoPriority = 0xff;
     bool has_engine() const { return engine != kNoEngine; }
+    bool has_priority() const { return priority != kNoPriority; }
     // Reset every field to its default (readers do this before filling a record).
     // A copy of one empty record: cheaper than building a new one per record read.
     void clear() {

@@ -46,6 +46,7 @@ private:
     struct Ctx;
     void check_access(Ctx& c);
     void check_dma(Ctx& c);
+    void check_dma_trigger(Ctx& c);
     void check_ldweights(Ctx& c);
     void check_matmul(Ctx& c);
     void check_engine(Ctx& c);

@@ -291,8 +291,9 @@ def accumulate(target, other):
         elementwise("add", target, other, dst=target)
 
 
-def dma(dst, src):
-    """One DMA per transfer: partitions = the on-chip side's, bytes per partition its free size."""
+def dma(dst, src, trigger=None):
+    """One DMA per transfer: partitions = the on-chip side's, bytes per partition its free size;
+    `trigger` adds the dge/issuer/priority fields (nisa.dma_copy)."""
     t = tracer()
     on_chip = dst if dst.on_chip else src
     if not (dst.on_chip or src.on_chip):
@@ -304,7 +305,7 @@ def dma(dst, src):
     if not (src.on_chip and dst.on_chip):
         t.hbm_bytes += src.elements * (dst if dst.on_chip else src).dtype.size
     fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
-              "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition}
+              "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition, **(trigger or {})}
     if t.values:
         _values.put(dst, _values.get(src))
     return t.emit("dma", t.dma_queue(), fields, reads=[src], writes=[dst])

@@ -7,6 +7,17 @@ from . import language as _nl
 
 # engines (engine= argument)
 tensor_engine, vector_engine, scalar_engine, gpsimd_engine, unknown_engine = "pe", "dve", "act", "pool", None
+sync_engine = "sp"
+
+
+class engine:
+    """nki.isa.engine: the engine sequencers (dma_copy's engine= picks the one that triggers it)."""
+    tensor, vector, scalar, gpsimd, sync, unknown = "pe", "dve", "act", "pool", "sp", None
+
+
+class dge_mode:
+    """nki.isa.dge_mode: how a DMA's descriptors are made (docs/engines.md "DMA triggers")."""
+    none, swdge, hwdge, unknown = "none", "swdge", "hwdge", None
 _DEFAULT = {"tensor_copy": "dve", "tensor_tensor": "dve", "tensor_scalar": "dve", "tensor_reduce": "dve",
             "activation": "act", "iota": "pool", "select": "dve"}
 
@@ -54,8 +65,16 @@ def _perf_opt(perf_mode, stationary, moving):
     return "double_row"
 
 
-def dma_copy(dst, src, **_):
-    return _ops.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src))
+def dma_copy(dst, src, priority=None, dge_mode=None, engine=None, **_):
+    """One DMA; dge_mode, engine (the triggering sequencer) and priority (NeuronCore-v4 QoS class)
+    become the record's dge=, issuer= and priority= fields."""
+    if engine not in (None, "sp", "act", "pool", "dve"):
+        raise fail(f"dma_copy engine={engine!r}: a DMA is triggered by the sync, scalar, gpsimd or vector sequencer")
+    if priority is not None and priority not in (0, 1, 2, 3):
+        raise fail(f"dma_copy priority={priority!r}: the DMA QoS class is 0..3 (0 highest)")
+    trigger = {"dge": dge_mode, "issuer": engine, "priority": priority}
+    return _ops.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src),
+                    {k: v for k, v in trigger.items() if v is not None})
 
 
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None,
