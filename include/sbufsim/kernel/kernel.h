@@ -44,7 +44,9 @@ struct KernelOptions {
     // rotating over repeated ones. Results are identical either way
     // (tests/test_kernel_accounting.cpp); this exists to prove it.
     bool step_every_cycle = false;
-    // Completions kept for pop_completion(); 0 = none are recorded (counters still are).
+    // Completions kept for pop_completion(); 0 = none are recorded (counters still are). One cycle
+    // can complete a request per client, so a run stops with RunStatus::completions_full as soon
+    // as fewer slots than clients are free: size it above the requests to drain by that margin.
     std::uint32_t completion_capacity = 0;
     // Requests a client may have queued; 0 = unbounded (the queue grows inside submit()).
     std::uint32_t queue_limit = 0;
