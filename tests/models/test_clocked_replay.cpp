@@ -12,11 +12,11 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "../report_json.h"
 #include "../shipped.h"
+#include "../temp_files.h"
 #include "clocked_replay.h"
 #include "sbufsim/output/report.h"
 #include "sbufsim/workload/workload.h"
@@ -26,10 +26,8 @@ using namespace sbufsim::models;
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-    return (std::filesystem::temp_directory_path() /
-            ("sbufsim_clocked_" + std::to_string(::getpid()) + "_" + name)).string();
-}
+using test::temp;
+using test::write_temp;
 
 using test::json_of;
 Params params_for(const std::string& gen, const std::vector<std::pair<std::string, std::string>>& overrides = {}) {
@@ -113,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(Traces, ClockedShipped, ::testing::ValuesIn(shipped_cas
 
 template <class Generate>
 std::string write_trace(const std::string& name, const std::string& gen, Generate&& generate) {
-    const std::string path = temp_path(name);
+    const std::string path = temp(name);
     std::ofstream f(path);
     TraceWriter w(f, TraceFormat::text, TraceHeader{kTraceFormatVersion, gen});
     TraceWriterSink sink(w);
@@ -264,11 +262,7 @@ class ClockedRandomStream : public ::testing::TestWithParam<std::uint64_t> {};
 
 TEST_P(ClockedRandomStream, Same_statistics_as_the_fast_scheduler) {
     const std::uint64_t seed = GetParam();
-    const std::string path = temp_path("stream_" + std::to_string(seed) + ".trc");
-    {
-        std::ofstream f(path);
-        f << StreamGen(seed).trace(160);
-    }
+    const std::string path = write_temp("stream_" + std::to_string(seed) + ".trc", StreamGen(seed).trace(160));
     // Alternate settings so that TDM, throttlers and the sunda concurrency rules all take part.
     const std::vector<std::pair<std::string, std::string>> settings[] = {
         {},
@@ -293,11 +287,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, ClockedRandomStream, ::testing::Range<std::uint6
 TEST(ClockedSharedPorts, Same_statistics_as_the_fast_scheduler_with_ports_contended) {
     Cycle waited = 0;
     for (std::uint64_t seed = 13; seed < 19; ++seed) {
-        const std::string path = temp_path("ports_" + std::to_string(seed) + ".trc");
-        {
-            std::ofstream f(path);
-            f << StreamGen(seed).trace(200);
-        }
+        const std::string path = write_temp("ports_" + std::to_string(seed) + ".trc", StreamGen(seed).trace(200));
         const Params p = params_for("cayman", {{"concurrency.dve_gpsimd_sbuf_exclusive", "true"},
                                                {"concurrency.dve_act_psum_exclusive", "true"}});
         const Both b = run_both(p, path);
@@ -311,13 +301,11 @@ TEST(ClockedSharedPorts, Same_statistics_as_the_fast_scheduler_with_ports_conten
 // ---- errors --------------------------------------------------------------------------------------
 
 TEST(ClockedErrors, Deadlock_is_reported_as_by_the_fast_scheduler) {
-    const std::string path = temp_path("deadlock.trc");
-    {
-        std::ofstream f(path);
-        f << "sbufsim-trace 1 gen=cayman\n"
-             "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x400[1][64] partitions=32 wait=3:1 signal=4\n"
-             "pool queue=qPool0 src=bf16@0x800[1][64] dst=bf16@0xc00[1][64] partitions=32 wait=4:1 signal=3\n";
-    }
+    const std::string path = write_temp(
+        "deadlock.trc",
+        "sbufsim-trace 1 gen=cayman\n"
+        "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x400[1][64] partitions=32 wait=3:1 signal=4\n"
+        "pool queue=qPool0 src=bf16@0x800[1][64] dst=bf16@0xc00[1][64] partitions=32 wait=4:1 signal=3\n");
     const Params p = params_for("cayman");
     std::string fast, clocked;
     try {
@@ -338,13 +326,11 @@ TEST(ClockedErrors, Deadlock_is_reported_as_by_the_fast_scheduler) {
 }
 
 TEST(ClockedErrors, Invalid_record_stops_the_clocked_replay_with_the_checker_error) {
-    const std::string path = temp_path("invalid.trc");
-    {
-        std::ofstream f(path);
-        f << "sbufsim-trace 1 gen=cayman\n"
-             "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x400[1][64] partitions=32\n"
-             "q7 queue=qGpSimd0 core=0 op=rd operand=fp32@0x2000000 partitions=16 bytes=64\n";
-    }
+    const std::string path =
+        write_temp("invalid.trc",
+                   "sbufsim-trace 1 gen=cayman\n"
+                   "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x400[1][64] partitions=32\n"
+                   "q7 queue=qGpSimd0 core=0 op=rd operand=fp32@0x2000000 partitions=16 bytes=64\n");
     try {
         replay_clocked_trace(params_for("cayman"), path);
         ADD_FAILURE() << "a Q7 access to PSUM must be refused";
@@ -375,13 +361,10 @@ TEST(ClockedIdle, Skipping_idle_cycles_gives_the_statistics_of_stepping_every_cy
 
 // One access at cycle 2^31: the clocked scheduler must not step two billion idle cycles.
 TEST(ClockedIdle, A_lone_access_at_cycle_2_pow_31_is_reached_without_stepping_the_gap) {
-    const std::string path = temp_path("far.trc");
-    {
-        std::ofstream f(path);
-        f << "sbufsim-trace 1 gen=cayman\n"
-             "0 act_rd rd 0x0 16 64\n"
-             "2147483648 act_rd rd 0x0 16 64\n";
-    }
+    const std::string path = write_temp("far.trc",
+                                        "sbufsim-trace 1 gen=cayman\n"
+                                        "0 act_rd rd 0x0 16 64\n"
+                                        "2147483648 act_rd rd 0x0 16 64\n");
     const Params p = params_for("cayman");
     const ReplayResult fast = replay_trace(p, path);
     const ClockedRun clocked = replay_clocked_trace(p, path);
