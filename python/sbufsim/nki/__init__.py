@@ -14,11 +14,12 @@ import importlib.util
 import os
 import re
 import sys
+import traceback
 import types
 from contextlib import contextmanager
 
 from . import _ops, _values
-from ._tracer import NkiError, dtype_of
+from ._tracer import _PACKAGE_DIR, NkiError, dtype_of, module_getattr
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
 
@@ -89,7 +90,8 @@ def _shim():
     """`nki`, `nki.language`, `nki.isa` and `neuronxcc.nki.*` resolve to the tracing modules
     while a kernel is loaded and traced; what was in sys.modules before comes back after."""
     from . import isa, language
-    nki = _module("nki", jit=jit, language=language, isa=isa, trace=jit, baremetal=jit, benchmark=jit)
+    nki = _module("nki", jit=jit, language=language, isa=isa, trace=jit, baremetal=jit, benchmark=jit,
+                  __getattr__=module_getattr("nki"))
     neuronxcc = _module("neuronxcc", nki=nki)
     mapping = {"nki": nki, "nki.language": language, "nki.isa": isa, "neuronxcc": neuronxcc,
                "neuronxcc.nki": nki, "neuronxcc.nki.language": language, "neuronxcc.nki.isa": isa}
@@ -105,12 +107,40 @@ def _shim():
                 sys.modules[name] = module
 
 
+@contextmanager
+def _kernel_errors():
+    """The kernel file's own Python errors (a SyntaxError, an IndexError, an import of a name the
+    front-end lacks...) become an NkiError naming its file:line; errors raised outside the kernel's
+    frames (a wrong argument list: TypeError) pass unchanged."""
+    try:
+        yield
+    except NkiError:
+        raise
+    except SyntaxError as e:
+        raise NkiError(f"{e.filename}:{e.lineno}: {type(e).__name__}: {e.msg}") from None
+    except Exception as e:
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR) and not f.filename.startswith("<")]
+        if not frames:
+            raise
+        where = f"{frames[-1].filename}:{frames[-1].lineno}"
+        missing = re.match(r"cannot import name '(\w+)'", str(e)) if isinstance(e, ImportError) else None
+        if missing and e.name in _SHORT_NAMES:  # `from nki.language import x`: x is not modelled
+            raise NkiError(f"{where}: {_SHORT_NAMES[e.name]}.{missing.group(1)} is not modelled by sbufsim's NKI "
+                           "front-end (docs/nki.md lists the calls it supports)") from None
+        raise NkiError(f"{where}: {type(e).__name__}: {e}") from e
+
+
+_SHORT_NAMES = {"sbufsim.nki.language": "nl", "sbufsim.nki.isa": "nisa", "nki": "nki"}
+
+
 def _load(path, func_name):
     spec = importlib.util.spec_from_file_location(f"_sbufsim_nki_kernel_{abs(hash(path))}", path)
     if spec is None:
         raise NkiError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    with _kernel_errors():
+        spec.loader.exec_module(module)
     func = getattr(module, func_name, None)
     if func is None:
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
@@ -147,7 +177,8 @@ def trace(kernel, inputs, params=None, generation="cayman"):
                 args[arg] = tracer.new_tensor(shape, dtype, "hbm", name=arg)
                 if values is not None:
                     args[arg].storage.values[...] = _values.rounded(values, dtype)
-            result = func(**args, **(params or {}))
+            with _kernel_errors():
+                result = func(**args, **(params or {}))
             returned = result if isinstance(result, tuple) else (result,)
             for value in returned:
                 if isinstance(value, _ops.Pending):

@@ -73,6 +73,26 @@ def fail(reason):
     return NkiError(f"{filename}:{line}: {reason}")
 
 
+class NotModelled(NkiError, AttributeError):
+    """A name of the NKI API (or a tensor attribute) the front-end does not model. Also an
+    AttributeError, so hasattr() and getattr(x, name, default) probe it as Python expects."""
+
+
+def not_modelled(what):
+    filename, line = kernel_site()
+    return NotModelled(f"{filename}:{line}: {what} is not modelled by sbufsim's NKI front-end "
+                       "(docs/nki.md lists the calls it supports)")
+
+
+def module_getattr(prefix):
+    """A module's __getattr__ (PEP 562) for the names of the public API it lacks."""
+    def missing(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise not_modelled(f"{prefix}.{name}")
+    return missing
+
+
 # ---------------------------------------------------------------------------------------------
 # generations: the on-chip geometry the allocator places tiles in (docs/address-model.md)
 
@@ -177,6 +197,11 @@ class View:
     def __init__(self, storage, dims=None):
         self.storage = storage
         self.dims = dims or [(0, 1, n, True) for n in storage.shape]
+
+    def __getattr__(self, name):  # only for attributes the class lacks
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise not_modelled(f"the tensor attribute .{name}")
 
     # --- shape -------------------------------------------------------------------------------
     @property

@@ -1,8 +1,15 @@
 """nki.isa as traced by sbufsim (docs/nki.md): one instruction per call, on the engine it names
-(or the one given with engine=)."""
+(or the one given with engine=).
+
+Two calling conventions are public: neuronxcc.nki's returns the result
+(`t = nisa.tensor_copy(x)`); the `nki` package's (the API pages from Neuron 2.29 on) writes it
+into a first argument (`nisa.tensor_copy(dst, x)` or dst=). Every instruction here takes both
+(`_writes_dst`)."""
+
+import functools
 
 from . import _ops, _values
-from ._tracer import dtype_of, fail
+from ._tracer import dtype_of, fail, module_getattr
 from . import language as _nl
 
 # engines (engine= argument)
@@ -32,6 +39,38 @@ class matmul_perf_mode:
 # generations whose PE array has the double-row (FP8) performance mode (configs: pe.double_row)
 _DOUBLE_ROW = {"cayman", "mariana"}
 _FP8 = {"float8_e4m3", "float8_e5m2"}
+
+
+def _is_tile(x):
+    return isinstance(x, (_ops.View, _ops.Pending))
+
+
+def _split_dst(args, kwargs, leading):
+    """(dst or None, the other positionals) of a call. A call is dst-first when it passes dst= or
+    starts with one tile more than the returning form does (`leading`: the tiles that form starts
+    with, e.g. 2 for tensor_tensor(data1, data2, op), 0 for activation(op, data))."""
+    if "dst" in kwargs:
+        return kwargs.pop("dst"), args
+    tiles = next((i for i, a in enumerate(args) if not _is_tile(a)), len(args))
+    return (args[0], args[1:]) if tiles > leading else (None, args)
+
+
+def _writes_dst(leading, takes_dst=False):
+    """An instruction in both conventions. Returning form: the function as written. dst-first
+    form: its result is written into dst as `dst[...] = result` would be (no extra copy), or, with
+    takes_dst, dst is handed to the function, which writes it itself."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            dst, args = _split_dst(args, kwargs, leading)
+            if dst is None:
+                return fn(*args, **kwargs)
+            if takes_dst:
+                return fn(*args, dst=_ops.value(dst), **kwargs)
+            _ops.assign(_ops.value(dst), fn(*args, **kwargs))
+            return dst
+        return call
+    return wrap
 
 
 def _engine(name, engine):
@@ -77,13 +116,34 @@ def dma_copy(dst, src, priority=None, dge_mode=None, engine=None, **_):
                     {k: v for k, v in trigger.items() if v is not None})
 
 
-def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None,
-              is_transpose=False, perf_mode=None, **_):
+def nc_matmul(*args, accumulate=None, **kwargs):
+    """stationary.T @ moving into PSUM. Returned (`psum += nisa.nc_matmul(...)` accumulates), or
+    written into dst: accumulate=True or None (the default) adds to the tile's open accumulation
+    group and opens one on a tile that has none; False starts a new group (docs/nki.md)."""
+    dst, args = _split_dst(args, kwargs, 2)
+    result = _nc_matmul(*args, **kwargs)
+    if dst is None:
+        return result
+    dst = _ops.value(dst)
+    if dst.buffer != "psum":
+        raise fail("nc_matmul writes PSUM; allocate dst with buffer=nl.psum")
+    if result.transpose:
+        _ops.assign(dst, result)
+        return dst
+    if accumulate is False:
+        _ops.tracer().close_psum(dst)
+    result.accumulate_into(dst)
+    return dst
+
+
+def _nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None,
+               is_transpose=False, perf_mode=None, **_):
     if is_transpose:
         return _ops.transpose(stationary)
     return _ops.matmul(stationary, moving, perf_opt=_perf_opt(perf_mode, stationary, moving))
 
 
+@_writes_dst(1)
 def nc_transpose(data, engine=None, mask=None, **_):
     if engine == vector_engine:
         return _ops.vector_transpose(data)
@@ -92,6 +152,7 @@ def nc_transpose(data, engine=None, mask=None, **_):
     return _ops.transpose(data)
 
 
+@_writes_dst(1)
 def tensor_copy(src, dtype=None, engine=None, mask=None, **_):
     engine = _engine("tensor_copy", engine)
     if engine == scalar_engine and _ops.tracer().generation == "sunda":
@@ -100,6 +161,7 @@ def tensor_copy(src, dtype=None, engine=None, mask=None, **_):
     return _ops.unary("copy", src, dtype, engine=engine, isa="tensor_copy")
 
 
+@_writes_dst(2)
 def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None, **_):
     a, b = _ops.value(data1), _ops.value(data2)
     if a.free_elements != b.free_elements:
@@ -109,6 +171,7 @@ def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None, **_):
                             isa="tensor_tensor")
 
 
+@_writes_dst(1)
 def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, dtype=None, engine=None,
                   mask=None, **_):
     """(data op0 operand0) op1 operand1; an operand is a number or a [P, 1] tile (one value per
@@ -131,11 +194,14 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
                      isa="tensor_scalar", values=values)
 
 
+@_writes_dst(0)
 def tensor_reduce(op, data, axis, dtype=None, negate=False, keepdims=False, mask=None, **_):
     return _ops.reduce(_fn(op), data, axis, dtype, engine="dve", keepdims=keepdims)
 
 
-def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, dtype=None, mask=None, **_):
+@_writes_dst(0, takes_dst=True)
+def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, dtype=None, mask=None, dst=None,
+               **_):
     """One ScalarE instruction: `activation`, or `activation_reduce` when it also reduces into
     reduce_res (the reduction is part of the instruction: one record writing both)."""
     tiles = [x for x in (bias, scale) if isinstance(x, (_ops.View, _ops.Pending))][:1]
@@ -150,18 +216,29 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
         if not also:
             return out
         return out, _values.reduction(_fn(reduce_op or "add"), out, tuple(range(1, out.ndim)), True)
-    pending = _ops.lazy("act", _fn(op), [data, *tiles], data.shape, dtype, isa=isa, also_writes=also,
+    pending = _ops.lazy("act", _fn(op), [data, *tiles], data.shape, dtype, dst=dst, isa=isa, also_writes=also,
                         values=values)
     if also:
         _ops.value(pending)  # the reduction result is written now, whether or not the output is used
     return pending
 
 
-def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, dtype=None, mask=None, **_):
-    return activation(op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, dtype=dtype)
+@_writes_dst(0, takes_dst=True)
+def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, dtype=None, mask=None, dst=None, **_):
+    return activation(op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, dtype=dtype,
+                      dst=dst)
 
 
-def iota(expr, dtype, mask=None, **_):
+def iota(*args, **kwargs):
+    """The returning form iota(expr, dtype): a new tile of the index expression's values."""
+    dst, args = _split_dst(args, kwargs, 0)
+    if dst is not None:
+        raise fail("nisa.iota with a dst argument is not modelled (its pattern arguments differ from "
+                   "iota(expr, dtype)); write `t = nisa.iota(nl.arange(P)[:, None], dtype)` instead")
+    return _iota(*args, **kwargs)
+
+
+def _iota(expr, dtype, mask=None, **_):
     if isinstance(expr, tuple):
         shape = tuple(a.size for a in expr)
     else:
@@ -174,12 +251,25 @@ def iota(expr, dtype, mask=None, **_):
     return tile
 
 
-def memset(shape, value, dtype, engine=None, mask=None, **_):
-    tile = _ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf")
-    _ops.memset(tile, value, engine=engine)
-    return tile
+def memset(*args, **kwargs):
+    """A fill: memset(shape, value, dtype, engine=) returns a new SBUF tile, memset(dst, value,
+    engine=) fills dst."""
+    dst, args = _split_dst(args, kwargs, 0)
+    if dst is not None:
+        return _fill(_ops.value(dst), *args, **kwargs)
+    return _fill_new(*args, **kwargs)
 
 
+def _fill(dst, value, engine=None, mask=None, **_):
+    _ops.memset(dst, value, engine=engine)
+    return dst
+
+
+def _fill_new(shape, value, dtype, engine=None, mask=None, **_):
+    return _fill(_ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf"), value, engine)
+
+
+@_writes_dst(2, takes_dst=True)
 def tensor_copy_predicated(src, predicate, dst=None, reverse_pred=False, dtype=None, mask=None, **_):
     """Copies src (a tile or a number) into dst where the predicate holds, on VectorE."""
     pred = _ops.value(predicate)
@@ -217,3 +307,6 @@ def select(predicate, on_true, on_false, dtype=None, mask=None, **_):
 
 # ops names usable as op= arguments alongside nl.* (nl.add etc. carry their own __name__)
 add, subtract, multiply, maximum, minimum = _nl.add, _nl.subtract, _nl.multiply, _nl.maximum, _nl.minimum
+
+
+__getattr__ = module_getattr("nisa")

@@ -2,7 +2,7 @@
 element-wise and reduction ops, each becoming trace records on its engine."""
 
 from . import _ops
-from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail
+from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail, module_getattr
 
 # buffers
 sbuf, psum, hbm, shared_hbm, private_hbm = "sbuf", "psum", "hbm", "hbm", "hbm"
@@ -44,6 +44,19 @@ def full(shape, fill_value, dtype, buffer=sbuf, name=""):
     tile = ndarray(shape, dtype, buffer, name)
     _ops.memset(tile, fill_value)
     return tile
+
+
+def ones(shape, dtype, buffer=sbuf, name=""):
+    return full(shape, 1, dtype, buffer, name)
+
+
+def empty_like(a, dtype=None, buffer=None, name=""):
+    """A tensor of a's shape; a's dtype and buffer unless given."""
+    return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
+
+
+def zeros_like(a, dtype=None, buffer=None, name=""):
+    return zeros(a.shape, dtype or a.dtype, buffer or a.buffer, name)
 
 
 # loops: the range kind decides how many buffers a tile allocated in the body rotates over
@@ -155,3 +168,6 @@ def _reduction(fn):
 
 
 max, min, sum, mean, prod = (_reduction(f) for f in ("max", "min", "sum", "mean", "prod"))
+
+
+__getattr__ = module_getattr("nl")
