@@ -145,7 +145,7 @@ def test_dst_first_values_equal_the_returning_forms(tmp_path):
 
 
 @pytest.mark.parametrize("body,message", [
-    ("t = nl.tiles(a, tile_shape=(128, 128))", r"k\.py:6: nl\.tiles is not modelled"),
+    ("t = nl.blocks(a, tile_shape=(128, 128), block_shape=(1, 1))", r"k\.py:6: nl\.blocks is not modelled"),
     ("nisa.dma_copy(dst=nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.sbuf).data, src=a)",
      r"k\.py:6: the tensor attribute \.data is not modelled"),
     ("from nki.isa import nc_stream_shuffle", r"k\.py:6: nisa\.nc_stream_shuffle is not modelled"),

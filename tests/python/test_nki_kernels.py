@@ -92,6 +92,7 @@ def test_command_error_has_file_and_line(cli, tmp_path):
     ("matmul.py::matmul_blocked", {"lhsT": "bf16[256,512]", "rhs": "bf16[256,512]"}),
     ("softmax.py::softmax", {"x": "bf16[256,512]"}),
     ("transpose.py::transpose", {"x": "bf16[256,128]"}),
+    ("matmul_grid.py::matmul_grid", {"lhsT": "bf16[256,128]", "rhs": "bf16[256,1024]"}),
 ])
 def test_examples_pass_check(cli, tmp_path, kernel, inputs):
     # the trace rules and the static deadlock check of `sbufsim check` find nothing

@@ -2,6 +2,7 @@
 queue, with semaphores from the hazards between queues (docs/nki.md)."""
 
 from . import _values
+from ._grid import TileGrid
 from ._tracer import (Allocator, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail, kernel_site,
                       PARTITIONS)
 
@@ -247,11 +248,13 @@ class Pending:
 
 
 def value(x):
-    """A tile operand: a View, or a Pending made concrete."""
+    """A tile operand: a View, a Pending made concrete, or a tile grid's selection."""
     if isinstance(x, Pending):
         return x.materialise()
     if isinstance(x, View):
         return x
+    if isinstance(x, TileGrid):
+        return x.data
     raise fail(f"{x!r} is not a tile")
 
 

@@ -42,7 +42,7 @@ _FP8 = {"float8_e4m3", "float8_e5m2"}
 
 
 def _is_tile(x):
-    return isinstance(x, (_ops.View, _ops.Pending))
+    return isinstance(x, (_ops.View, _ops.Pending, _ops.TileGrid))
 
 
 def _split_dst(args, kwargs, leading):

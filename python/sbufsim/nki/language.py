@@ -2,6 +2,7 @@
 element-wise and reduction ops, each becoming trace records on its engine."""
 
 from . import _ops
+from ._grid import TileGrid, tiles
 from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail, module_getattr
 
 # buffers
@@ -51,8 +52,12 @@ def ones(shape, dtype, buffer=sbuf, name=""):
 
 
 def empty_like(a, dtype=None, buffer=None, name=""):
-    """A tensor of a's shape; a's dtype and buffer unless given."""
+    """A tensor of a's shape; a's dtype and buffer unless given. Of a tile grid: a new tensor of
+    the grid's selected elements, as a grid of the same tiles."""
+    if isinstance(a, TileGrid):
+        return TileGrid(ndarray(a.element_shape, dtype or a.dtype, buffer or a.buffer, name), a.tile_shape)
     return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
+
 
 
 def zeros_like(a, dtype=None, buffer=None, name=""):
