@@ -227,12 +227,15 @@ TEST(TraceCheck, Messages_say_how_to_fix_in_the_projects_words) {
 
 TEST(TraceCheck, Dma_trigger_modes_follow_the_dge_reference) {
     const std::string load = "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=8 bytes=128 ";
-    expect_clean(load + "dge=hwdge issuer=act\n" + load + "dge=swdge\n" + load + "dge=none issuer=dve priority=3\n");
+    expect_clean(load + "dge=hwdge issuer=act priority=0\n" + load + "dge=swdge priority=1\n" + load +
+                 "dge=none issuer=dve\n" + load + "priority=3\n");
     // No hardware DGE before NeuronCore-v3; only SP and ACT trigger one; software DGE runs on POOL.
     expect_one(load + "dge=hwdge\n", "dge", "sunda has no hardware DGE", "sunda");
     expect_one(load + "dge=hwdge issuer=pool\n", "issuer", "Sync (sp) or Scalar (act) sequencer only");
     expect_one(load + "dge=swdge issuer=act\n", "issuer", "issuer must be pool");
     expect_one(load + "priority=4\n", "priority", "DMA QoS class 4 does not exist");
+    // nki.isa dma_copy: priority is "Currently not supported when DGE is turned off".
+    expect_one(load + "dge=none priority=2\n", "priority", "not supported with DGE turned off (dge=none)");
     // The fields belong to dma records only: the reader refuses them elsewhere.
     EXPECT_THROW(check("act queue=qAct0 src=bf16@0x0 dst=bf16@0x1000 partitions=8 bytes=64 dge=hwdge\n"), TraceFormatError);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "sbufsim/engines/dma_trigger.h"
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/number.h"
@@ -394,6 +395,8 @@ Section dma_engine_section() {
         },
         {c_("descriptors", "count", "descriptors (contiguous runs) moved", Better::none,
             [d](const Context& c, std::size_t i) { return d(c, i).descriptors; }),
+         c_("short_descriptors", "count", "of the descriptors, runs short enough to pay dma.pkt_min_ns", Better::lower,
+            [d](const Context& c, std::size_t i) { return d(c, i).short_descriptors; }),
          c_("bytes", "B", "payload bytes moved", Better::none, [d](const Context& c, std::size_t i) { return d(c, i).bytes; }),
          c_("transposes", "count", "transposing descriptors", Better::none, [d](const Context& c, std::size_t i) { return d(c, i).transposes; }),
          c_("data_cycles", "cycles", "cycles the engine moved data", Better::none,
@@ -403,6 +406,25 @@ Section dma_engine_section() {
                 const double ns = c.r.pe_clock_ghz > 0 ? static_cast<double>(d(c, i).data_cycles) / c.r.pe_clock_ghz : 0;
                 return ns > 0 ? static_cast<double>(d(c, i).bytes) / ns : 0;
             })}};
+}
+
+// The units that trigger DMAs (dma_trigger.h): the SP/ACT/POOL/DVE sequencers and the DGE blocks,
+// written when they triggered something.
+Section dma_trigger_section() {
+    auto busy = [](const Context& c, std::size_t i) { return c.r.dma_trigger_busy[i]; };
+    auto units = [](const Context& c, bool used_only) {
+        std::vector<Item> v;
+        for (std::size_t i = 0; i < c.r.dma_trigger_busy.size(); ++i)
+            if (!used_only || c.r.dma_trigger_busy[i] > 0) v.push_back({trigger_unit_name(i), i});
+        return v;
+    };
+    return {"dma_trigger", "<unit>", [units](const Context& c) { return units(c, true); },
+        [units](const Context& c, std::string_view who) -> std::optional<std::size_t> {
+            for (const Item& it : units(c, false))
+                if (it.name == who) return it.index;
+            return std::nullopt;
+        },
+        {c_("busy_cycles", "cycles", "cycles the unit spent triggering DMAs (docs/engines.md \"DMA triggers\")", Better::none, busy)}};
 }
 
 Section stalls_section() {
@@ -524,7 +546,7 @@ const std::vector<Section>& sections() {
     static const std::vector<Section> all = [] {
         std::vector<Section> v = {run_section(),    config_section(),       bottleneck_section(),   critical_path_section(),
                                   finding_section(), engine_section(),      pe_section(),           matmul_shape_section(),
-                                  psum_section(),   dma_section(),          dma_engine_section(),   stalls_section(),
+                                  psum_section(),   dma_section(),          dma_engine_section(),   dma_trigger_section(),  stalls_section(),
                                   client_section(), bank_section(),         blocked_by_section(),   tdm_section(),
                                   summary_section()};
         for (Section& sec : v)

@@ -539,6 +539,7 @@ ReplayResult ReplaySession::finish(Cycle now) {
     for (FrontEnd* e : engines_) result_.engines.push_back(e->stats());
     result_.arr_seq = arr_->arr_stats();
     for (const auto& d : dma_) result_.dma.push_back(d->dma_stats());
+    result_.dma_trigger_busy = triggers_->busy();
     result_.critical_path = path_.finish(end);
     return std::move(result_);
 }

@@ -306,6 +306,13 @@ void TraceChecker::check_dma_trigger(Ctx& c) {
     if (r.has_priority() && r.priority > 3)
         c.error("priority", "DMA QoS class " + num(r.priority) + " does not exist: 0..3, 0 highest",
                 "nki.isa dma_copy priority; trn3 arch guide, DMA QoS");
+    // nki.isa dma_copy `priority`: "Currently not supported when DGE is turned off
+    // (dge_mode=nki.isa.dge_mode.none)". A record without dge= is the nki default (the compiler
+    // picks the mode), so only an explicit dge=none is refused.
+    if (r.has_priority() && r.dge == DgeMode::none)
+        c.error("priority", "a DMA QoS priority is not supported with DGE turned off (dge=none): use dge=hwdge or "
+                            "dge=swdge, or drop priority=",
+                "nki.isa dma_copy priority");
 }
 
 void TraceChecker::check_ldweights(Ctx& c) {
