@@ -23,6 +23,7 @@ inline Params gen_params(std::string_view gen) {
         p.psum.isa_bank_size = 1024;        // seed 000 §4.2: PSUM_BUF_BANK_SIZE = 1024 on sunda
         p.pe.cost_freq = 140;               // seed 004: TrainiumHwm
         p.dma.hwdge_units = 0;              // DGE reference: hardware DGE is NeuronCore-v3+
+        p.pe.tile_min = 64;                 // nki.isa nc_matmul: 2x 64 row tiles on NeuronCore-v2
         return p;
     }
     if (gen == "mariana") {  // NC-v4
@@ -61,6 +62,7 @@ inline Params gen_params(std::string_view gen) {
         p.psum.partition_stride = 0x4000;    // 2 × active as on gen2+ (seed 000 §4, INFERRED)
         p.psum.region_size = 0x100000;       // 64 × 0x4000 (INFERRED)
         p.pe.cols = 64;                      // seed 004: InferentiaPe 128 × 64
+        p.pe.tile_min = 0;                   // no tiling mode before NeuronCore-v2 (INFERRED)
         p.pool.channels = 64;                // seed 004
         p.act.channels = 64;                 // seed 004
         return p;

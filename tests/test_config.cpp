@@ -142,6 +142,12 @@ const Expect kObserved[] = {
     {"maverick", "pe.cols", "256", "seed 000 §1 PE_ARRAY_NUM_COLS"},
     {"maverick", "pe.row_groups", "2", "seed 000 §1 PE_ARRAY_NUM_ROW_GROUPS"},
     {"cayman", "pe.max_weight_step", "2", "seed 004"},
+    // nki.isa nc_matmul tiling mode and the trn3 guide's background transpose
+    {"sunda", "pe.tile_min", "64", "nki.isa nc_matmul, Tiling mode"},
+    {"cayman", "pe.tile_min", "32", "nki.isa nc_matmul, Tiling mode"},
+    {"inferentia", "pe.tile_min", "0", "NeuronCore-v2 or newer"},
+    {"cayman", "pe.background_transpose", "false", "trn3 arch guide, Background Transpose"},
+    {"mariana", "pe.background_transpose", "true", "trn3 arch guide, Background Transpose"},
     {"cayman", "pe.min_wave", "128", "seed 004"},
     {"cayman", "pe.reorder_window", "64", "seed 004"},
     {"sunda", "pe.cost_freq", "140", "seed 004 TrainiumHwm"},

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sbufsim/output/metrics.h"
 #include "sbufsim/replay/replay.h"
 #include "shipped.h"
 
@@ -72,6 +73,24 @@ TEST(DmaTrigger, Two_hardware_dge_triggers_on_one_block_serialise_and_two_blocks
     one.dma.hwdge_units = 1;
     const ReplayResult single = run(one, "single", load(0, "qA", "dge=hwdge issuer=sp") + load(8, "qB", "dge=hwdge issuer=act"));
     EXPECT_EQ(event(single, 3).start, event(single, 2).start + hw);
+}
+
+TEST(DmaTrigger, The_report_gives_each_units_trigger_time_and_the_short_descriptors) {
+    const Params p = test::cayman();
+    // A hardware DGE trigger through SP's block, a static one issued by ACT, a static one by SP
+    // (64 cycles at the ACT clock = 128 PE cycles each); the last load's runs are 2 bytes.
+    const ReplayResult r = run(p, "report",
+                               load(0, "qA", "dge=hwdge issuer=sp") + load(8, "qB", "dge=none issuer=act") + load(16, "qC", "") +
+                                   "dma queue=qD src=hbm dst=bf16@0x1000000[2][64] partitions=8 bytes=128\n");
+    EXPECT_EQ(metric_value("dma_trigger.dge0.busy_cycles", r), std::to_string(ns_cycles(p, 600)));
+    EXPECT_EQ(metric_value("dma_trigger.act.busy_cycles", r), "128");
+    EXPECT_EQ(metric_value("dma_trigger.sp.busy_cycles", r), "256");
+    EXPECT_EQ(metric_value("dma_trigger.pool.busy_cycles", r), "0");
+    EXPECT_EQ(metric_value("dma_trigger.dge7.busy_cycles", r), "");  // cayman has two blocks
+    // Engine 8 serves partitions 64..71: 8 partitions x 64 one-element runs, each below
+    // dma.pkt_min_ns x dma.engine_gbps; engine 0's 4 KiB runs are not short.
+    EXPECT_EQ(metric_value("dma_engine.dma_8.short_descriptors", r), "512");
+    EXPECT_EQ(metric_value("dma_engine.dma_0.short_descriptors", r), "0");
 }
 
 // POOL instruction A, a DMA triggered on POOL, POOL instruction B: all ready at cycle 0.

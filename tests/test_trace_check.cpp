@@ -225,14 +225,45 @@ TEST(TraceCheck, Messages_say_how_to_fix_in_the_projects_words) {
     EXPECT_NE(e[1].to_string().find("did you mean 'act_rd'"), std::string::npos) << e[1].to_string();
 }
 
+TEST(TraceCheck, Pe_tiles_follow_the_nc_matmul_tiling_mode) {
+    const std::string ldw = "ldweights queue=qPE0 src=bf16@0x1000000[1][128] rows=64 cols=128 ";
+    const std::string mm = "matmul queue=qPE0 src=bf16@0x1000000[1][512] dst=fp32@0x2000000[1][512] num_active_rows=64 "
+                           "num_active_cols=128 row_grp=0xc ";
+    expect_clean(ldw + "tile_position=64,0 tile_size=64,128\n" + mm + "tile_position=64,0 tile_size=64,128\n");
+    expect_clean(mm + "tile_position=64,0 tile_size=64,128\n", "sunda");
+    // Both fields or neither.
+    expect_one(mm + "tile_size=64,128\n", "tile_position", "must both be set");
+    expect_one(ldw + "tile_position=64,0\n", "tile_size", "must both be set");
+    // 32-row tiles from NeuronCore-v3; none on inferentia.
+    expect_one(ldw + "tile_position=64,0 tile_size=32,128\n", "tile_size", "a tile of 32 PE rows does not exist on sunda", "sunda");
+    expect_one("ldweights queue=qPE0 src=bf16@0x0[1][64] rows=64 cols=64 tile_position=0,0 tile_size=64,64\n", "tile_size",
+               "inferentia has no PE tiling mode", "inferentia");
+    expect_one(ldw + "tile_position=0,0 tile_size=96,128\n", "tile_size", "row tiles are 32, 64, 128");
+    // A tile starts at a multiple of its size, inside the array.
+    expect_one(ldw + "tile_position=32,0 tile_size=64,128\n", "tile_position", "may not start at row 32");
+    expect_one(ldw + "tile_position=0,128 tile_size=64,32\n", "tile_position", "(0, 32, 64, 96)");
+    // The stationary fits the tile.
+    expect_one(ldw + "tile_position=0,0 tile_size=64,64\n", "tile_size", "does not fit the 64 x 64 tile");
+    expect_one(mm + "tile_position=0,0 tile_size=32,128\n", "tile_size", "(64 partitions x 128 columns)");
+    // double_row is not combinable with column tiling nor with a transpose.
+    const std::string fp8 = "matmul queue=qPE0 src=fp8e4@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+                            "num_active_cols=64 col_grp=0x3 perf_opt=double_row ";
+    expect_clean(fp8 + "tile_position=0,0 tile_size=128,128\n");
+    expect_one(fp8 + "tile_position=0,64 tile_size=128,64\n", "perf_opt", "column tiling");
+    expect_one(fp8 + "transpose=1\n", "perf_opt", "transpose");
+}
+
 TEST(TraceCheck, Dma_trigger_modes_follow_the_dge_reference) {
     const std::string load = "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=8 bytes=128 ";
-    expect_clean(load + "dge=hwdge issuer=act\n" + load + "dge=swdge\n" + load + "dge=none issuer=dve priority=3\n");
+    expect_clean(load + "dge=hwdge issuer=act priority=0\n" + load + "dge=swdge priority=1\n" + load +
+                 "dge=none issuer=dve\n" + load + "priority=3\n");
     // No hardware DGE before NeuronCore-v3; only SP and ACT trigger one; software DGE runs on POOL.
     expect_one(load + "dge=hwdge\n", "dge", "sunda has no hardware DGE", "sunda");
     expect_one(load + "dge=hwdge issuer=pool\n", "issuer", "Sync (sp) or Scalar (act) sequencer only");
     expect_one(load + "dge=swdge issuer=act\n", "issuer", "issuer must be pool");
     expect_one(load + "priority=4\n", "priority", "DMA QoS class 4 does not exist");
+    // nki.isa dma_copy: priority is "Currently not supported when DGE is turned off".
+    expect_one(load + "dge=none priority=2\n", "priority", "not supported with DGE turned off (dge=none)");
     // The fields belong to dma records only: the reader refuses them elsewhere.
     EXPECT_THROW(check("act queue=qAct0 src=bf16@0x0 dst=bf16@0x1000 partitions=8 bytes=64 dge=hwdge\n"), TraceFormatError);
 }

@@ -195,6 +195,23 @@ TEST(TraceText, Matmul_fields_and_names) {
     EXPECT_EQ(d.perf_opt, PerfOpt::none);
 }
 
+TEST(TraceText, Pe_tile_and_transpose_fields_and_their_canonical_form) {
+    const Record r = one("matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=64 "
+                         "num_active_cols=128 tile_size=64,128 transpose=1 tile_position=0x40,0");
+    EXPECT_EQ(r.tile_position, (std::array<std::uint8_t, 2>{64, 0}));
+    EXPECT_EQ(r.tile_size, (std::array<std::uint8_t, 2>{64, 128}));
+    EXPECT_TRUE(r.transpose);
+    EXPECT_NE(format_record(r).find(" transpose=1 tile_position=64,0 tile_size=64,128"), std::string::npos) << format_record(r);
+    const Record l = one("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=32 cols=32 tile_position=96,32 tile_size=32,32");
+    EXPECT_EQ(l.tile_position, (std::array<std::uint8_t, 2>{96, 32}));
+    EXPECT_TRUE(l.has_tile_size());
+    // Not written: the whole array.
+    const Record d = one("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=128");
+    EXPECT_FALSE(d.has_tile_position());
+    EXPECT_FALSE(d.has_tile_size());
+    EXPECT_EQ(format_record(d).find("tile"), std::string::npos);
+}
+
 TEST(TraceText, Engine_fields) {
     for (const char* kind : {"act", "pool", "dve"}) {
         const Record r = one(std::string(kind) + " queue=qE src=fp32@0x2000000[1][64] src2=bf16@0x100[1][64] "
@@ -269,6 +286,13 @@ TEST(TraceErrors, Each_class_names_file_line_field) {
         {"dma queue=q src=hbm dst=bf16@0 partitions=1 bytes=2 transpose=yes\n", 2, "transpose", "0 or 1"},
         {"dma queue=bad/name src=hbm dst=bf16@0 partitions=1 bytes=2\n", 2, "queue", "bad name"},
         {"sbufsim-trace 1\n", 2, "record", "second header"},
+        {"matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 tile_position=16,0\n", 2,
+         "tile_position", "each a multiple of 32"},
+        {"matmul queue=q src=bf16@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 tile_size=64\n", 2, "tile_size",
+         "expected ROW,COLUMN"},
+        {"ldweights queue=q src=bf16@0 rows=1 cols=1 tile_size=256,128\n", 2, "tile_size", "(0..224)"},
+        {"ldweights queue=q src=bf16@0 rows=1 cols=1 transpose=1\n", 2, "transpose", "unknown field for ldweights"},
+        {"act queue=q src=bf16@0 dst=bf16@0 partitions=1 tile_size=32,32\n", 2, "tile_size", "unknown field for act"},
     };
     for (const auto& c : cases) {
         const TraceError e = error_of(c.body);
@@ -388,13 +412,16 @@ std::string generated_trace(std::uint32_t seed, int n) {
                      (i / 8 % 4 < 2 && i / 8 % 3 == 1 ? " issuer=dve priority=3" : "") + sems() + "\n";
             break;
         case 2: t += "ldweights queue=qPE0 src=" + operand() + " rows=" + std::to_string(u(0, 200)) + " cols=" +
-                     std::to_string(u(0, 200)) + (u(0, 1) ? " partitions=7" : "") + sems() + "\n";
+                     std::to_string(u(0, 200)) + (u(0, 1) ? " partitions=7" : "") +
+                     (const char*[]){"", " tile_position=64,0 tile_size=64,128", " tile_size=224,0"}[i / 8 % 3] + sems() + "\n";
             break;
         case 3: t += "matmul queue=qPE" + std::to_string(u(0, 1)) + " src=" + operand() + " dst=" + operand() +
                      " num_active_rows=" + std::to_string(u(0, 255)) + " num_active_cols=" + std::to_string(u(0, 255)) +
                      " row_grp=" + std::to_string(u(0, 15)) + " col_grp=" + std::to_string(u(0, 15)) + " xbus_sel=" +
                      std::to_string(u(0, 31)) + " acc_flags=" + std::to_string(u(0, 3)) + " zero_region=" + std::to_string(u(0, 3)) +
-                     " perf_opt=" + (const char*[]){"none", "double_row", "double_column", "double_pixel"}[u(0, 3)] + sems() + "\n";
+                     " perf_opt=" + (const char*[]){"none", "double_row", "double_column", "double_pixel"}[u(0, 3)] +
+                     (const char*[]){"", " transpose=1", " tile_position=0,96 tile_size=32,32", " tile_position=224,64"}[i / 8 % 4] +
+                     sems() + "\n";
             break;
         case 4:
         case 5:
@@ -468,10 +495,20 @@ TEST(TraceErrors, Binary_reader_checks_what_the_text_reader_checks) {
         bad[rec + 15] = static_cast<char>(Op::raw);
         expect(bad, "op", "rd or wr");
     }
-    {   // bytes the writer leaves zero
+    {   // bytes the writer leaves zero (a wait slot's padding)
+        std::string bad = q7;
+        bad[rec + 34] = 1;
+        expect(bad, "record", "not zero");
+    }
+    {   // a packed PE tile without its "written" bit
         std::string bad = q7;
         bad[rec + 31] = 1;
-        expect(bad, "record", "not zero");
+        expect(bad, "tile_position", "bad packed PE tile");
+    }
+    {   // a PE tile on a record that does not take one
+        std::string bad = q7;
+        bad[rec + 55] = static_cast<char>(0x80 | 2 | (4 << 3));
+        expect(bad, "tile_size", "q7 does not take it");
     }
     // The untouched trace reads back as the text it came from.
     EXPECT_EQ(to_text(q7), to_text(text));

@@ -357,6 +357,11 @@ std::optional<ConsistencyError> check_consistency(const Params& p) {
                        "arr_seq.rg" + n(g) + "_stagger = " + n(p.arr_seq.rg_stagger[g]) + " times row group " + n(g) +
                            ", but pe.row_groups = " + n(p.pe.row_groups) + " (rule: one load-stagger timer per PE row "
                            "group, seed 000 §5.6); set it to 0 or raise pe.row_groups");
+    if (p.pe.tile_min != 0 && (p.pe.tile_min % 32 != 0 || (p.pe.tile_min & (p.pe.tile_min - 1)) != 0 ||
+                               p.pe.tile_min > std::min(p.pe.rows, p.pe.cols)))
+        return err("pe.tile_min", "pe.tile_min = " + n(p.pe.tile_min) + " is not 0 or a power of two of at least 32 up to the "
+                                      "array's rows and columns (rule: PE tiles are 32-row/column blocks, nki.isa nc_matmul "
+                                      "Tiling mode)");
     if (p.pe.cols % p.pe.col_groups != 0)
         return err("pe.col_groups", "pe.cols = " + n(p.pe.cols) + " is not a multiple of pe.col_groups = " + n(p.pe.col_groups));
     if (p.q7.cores * p.q7.partitions_per_core != s.partitions)

@@ -176,7 +176,6 @@ constexpr Recorded kRecorded[] = {
     {"axi2sram.clk_redun_pipe_gate_en", "clock gating of a redundant pipe stage: no timing or data effect is documented; the SystemC CSR block only holds the value"},
     {"arr_seq.fifo_size_sel", "the seeds name the field (FIFO-full threshold select) without the thresholds it selects"},
     {"arr_seq.bypass_peregwrite_instr", "PeRegwrite instructions are not in the trace format"},
-    {"arr_seq.disable_bg_xpose", "the trace format has no sequencer background transpose, and the seeds give it no timing"},
     {"arr_seq.disable_tagweight_mode", "the seeds name the field only"},
     {"arr_seq.enable_wl_last_active_col", "the seeds name the field only; LdWeights already costs by its active columns"},
     {"arr_seq.matmul_done_last", "a matmul completes when its PSUM writes are granted whatever this field; the seeds do not say what a first-response completion would overlap"},
@@ -303,6 +302,16 @@ std::vector<KeySpec> build_table() {
     t.push_back(boolean("pe.double_row", [](Params& p) -> auto& { return p.pe.double_row; },
                         {"", "trn2 arch guide, Double FP8 Matmul Performance (not on NC-v2)", PUB,
                          "perf_opt=double_row matmuls stream two moving rows per PE column: half the cycles"}));
+    t.push_back(u32("pe.tile_min", [](Params& p) -> auto& { return p.pe.tile_min; }, 0, 512,
+                    {"rows", "nki.isa nc_matmul, Tiling mode (2x 64 row tiles NC-v2+, 4x 32 NC-v3+)", PUB,
+                     "smallest PE row or column tile of tiling mode (tile_position / tile_size): tiles of "
+                     "tile_min x 2^k rows and columns run their matmuls in parallel; 0 = no tiling mode (check refuses "
+                     "tile fields)"}));
+    t.push_back(boolean("pe.background_transpose", [](Params& p) -> auto& { return p.pe.background_transpose; },
+                        {"", "trn3 arch guide, Background Transpose (NeuronCore-v4)", PUB,
+                         "a PE transpose (matmul transpose=1) may stream beside one other matmul or transpose on the "
+                         "same PE rows and columns while arr_seq.disable_bg_xpose is clear: long transpose chains run at "
+                         "close to twice the rate"}));
 
     // --- pool / act / dve ------------------------------------------------------------------
     auto engine = [&](const std::string& name, auto ref, const char* clock_src) {
@@ -474,7 +483,9 @@ std::vector<KeySpec> build_table() {
     t.push_back(boolean("arr_seq.disable_dependency_check", [](Params& p) -> auto& { return p.arr_seq.disable_dependency_check; },
                         {"", "seed 000 §5.6 (field; reset not given)", MI, "queue_cfg.disable_dependency_check: single-thread the queue (an instruction starts only after the previous one, its PSUM writes included, completed: no background LoadStationary)"}));
     t.push_back(boolean("arr_seq.disable_bg_xpose", [](Params& p) -> auto& { return p.arr_seq.disable_bg_xpose; },
-                        {"", "seed 000 §5.6", HO, "queue_cfg.disable_bg_xpose (reset 1: background transpose off)"}));
+                        {"", "seed 000 §5.6", HO, "queue_cfg.disable_bg_xpose (reset 1: background transpose off): "
+                                                   "while set, no PE transpose streams beside another matmul even where "
+                                                   "pe.background_transpose says the array could"}));
     t.push_back(boolean("arr_seq.disable_tagweight_mode", [](Params& p) -> auto& { return p.arr_seq.disable_tagweight_mode; },
                         {"", "seed 000 §5.6", HO, "queue_cfg.disable_tagweight_mode (reset 1)"}));
     t.push_back(boolean("arr_seq.enable_wl_last_active_col", [](Params& p) -> auto& { return p.arr_seq.enable_wl_last_active_col; },

@@ -1,6 +1,7 @@
 #include "sbufsim/engines/arr_seq.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace sbufsim {
@@ -25,6 +26,14 @@ ArrSeq::ArrSeq(Kernel& kernel, Semaphores& sems, const Params& p, const EngineTi
         pe_wr_ = *c;
     }
     open_.assign(std::max<std::uint32_t>(1, p.psum.banks), 0);
+    // 32 x 32 PE blocks ("4x 32 row tiles", nki.isa nc_matmul), at most 8 x 8 of them.
+    block_rows_ = std::clamp<std::uint32_t>((p.pe.rows + 31) / 32, 1, 8);
+    block_cols_ = std::clamp<std::uint32_t>((p.pe.cols + 31) / 32, 1, 8);
+    block_height_ = std::max<std::uint32_t>(1, (p.pe.rows + block_rows_ - 1) / block_rows_);
+    block_width_ = std::max<std::uint32_t>(1, (p.pe.cols + block_cols_ - 1) / block_cols_);
+    const std::uint32_t blocks = block_rows_ * block_cols_;
+    all_blocks_ = blocks >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << blocks) - 1;
+    background_transpose_ = p.pe.background_transpose;
     double_row_ = p.pe.double_row;
     chunks_ = p.width.stream_chunks;
     beat_ = p.width.engine_bytes;
@@ -48,7 +57,53 @@ std::uint32_t ArrSeq::ldweights_cycles(const ArrSeqInstr& i) const {
     return static_cast<std::uint32_t>(n * (i.fp32 ? timing_.matmul_fp32_factor : 1));
 }
 
-bool ArrSeq::idle() const { return queue_.empty() && !ldw_.active && !array_.active && drain_.empty(); }
+std::uint64_t ArrSeq::blocks_of(const ArrSeqInstr& i) const {
+    if (i.tile_rows == 0 || i.tile_cols == 0) return all_blocks_;
+    // The blocks the tile overlaps, clipped to the array (check refuses a tile outside it).
+    const std::uint32_t r0 = i.tile_row / block_height_, c0 = i.tile_col / block_width_;
+    const std::uint32_t r1 = std::min(block_rows_, (i.tile_row + i.tile_rows + block_height_ - 1) / block_height_);
+    const std::uint32_t c1 = std::min(block_cols_, (i.tile_col + i.tile_cols + block_width_ - 1) / block_width_);
+    std::uint64_t m = 0;
+    for (std::uint32_t r = r0; r < r1; ++r)
+        for (std::uint32_t c = c0; c < c1; ++c) m |= std::uint64_t{1} << (r * block_cols_ + c);
+    return m ? m : all_blocks_;
+}
+
+bool ArrSeq::idle() const { return queue_.empty() && !ldw_.active && !streaming() && drain_.empty(); }
+
+bool ArrSeq::array_admits(std::uint64_t blocks, bool transpose) const {
+    std::uint64_t once = 0, twice = 0, matmul = 0;
+    for (std::uint64_t a = streams_active_; a; a &= a - 1) {
+        const Stream& st = streams_[static_cast<std::size_t>(__builtin_ctzll(a))];
+        const std::uint64_t b = st.blocks & blocks;
+        twice |= once & b;
+        once |= b;
+        if (!st.transpose) matmul |= b;
+    }
+    if (!once) return true;
+    // Background transpose (NC-v4): a block streams at most two things, at most one of them not
+    // a transpose ("a transpose operation in parallel to another matrix multiplication (or
+    // another transpose)", trn3 arch guide).
+    // The sequencer runs it only while queue_cfg.disable_bg_xpose is clear (seed 000 §5.6).
+    return background_transpose_ && !csr_.disable_bg_xpose && !twice && (transpose || !matmul);
+}
+
+Cycle ArrSeq::blocks_free(std::uint64_t blocks) const {
+    Cycle at = 0;
+    for (std::uint64_t b = blocks; b; b &= b - 1) at = std::max(at, block_free_[static_cast<std::size_t>(__builtin_ctzll(b))]);
+    return at;
+}
+
+Cycle ArrSeq::add_block_cycles(std::uint64_t blocks, Cycle from, Cycle to, std::array<Cycle, 64>& until) {
+    Cycle n = 0;
+    for (std::uint64_t b = blocks; b; b &= b - 1) {
+        Cycle& u = until[static_cast<std::size_t>(__builtin_ctzll(b))];
+        const Cycle lo = std::max(from, u);
+        if (to > lo) n += to - lo;
+        u = std::max(u, to);
+    }
+    return n;
+}
 
 // One request per PE row group the access covers (pe.rows / pe.row_groups partitions each: a
 // 32-partition quadrant on 4-group arrays, 64 partitions on maverick's 2), group q on
@@ -73,12 +128,13 @@ void ArrSeq::read_by_row_group(const TensorAccess& a, Cycle now, Cycle span, Req
 
 void ArrSeq::start_ldweights(const ArrSeqInstr& i, Cycle now) {
     ldw_.active = true;
+    ldw_blocks_ = blocks_of(i);
     ldw_.start = now;
     ldw_.compute_end = now + ldweights_cycles(i);
     ldw_.sync = i.sync;
     ldw_.line = i.line;
     ldw_.reqs.clear();
-    loaded_cols_ = i.cols;
+    for (std::uint64_t b = ldw_blocks_; b; b &= b - 1) loaded_cols_[static_cast<std::size_t>(__builtin_ctzll(b))] = i.cols;
     if (CriticalPath* cp = sems_.path()) {
         ldw_.from = cp->pick(CriticalPath::later(path_ldw_, path_mm_start_), i.sync);
         cp->retain(ldw_.from.ref);
@@ -113,39 +169,47 @@ void ArrSeq::track_group(const ArrSeqInstr& i) {
     }
 }
 
-void ArrSeq::start_matmul(const ArrSeqInstr& in, Cycle now) {
+void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now) {
     ArrSeqInstr i = in;
-    i.stationary_cols = loaded_cols_;
+    // The stationary latched on the tile (its first block; an LdWeights loads all its blocks).
+    i.stationary_cols = loaded_cols_[static_cast<std::size_t>(__builtin_ctzll(blocks))];
     const std::uint32_t ii = matmul_ii(i);
-    array_.active = true;
-    array_.start = now;
-    array_.compute_end = now + ii;
-    array_.sync = i.sync;
-    array_.line = i.line;
-    array_.reqs.clear();
-    weights_unlatched_ = false;
+    const std::size_t slot = static_cast<std::size_t>(__builtin_ctzll(~streams_active_));
+    streams_active_ |= std::uint64_t{1} << slot;
+    Stream& st = streams_[slot];
+    st.blocks = blocks;
+    st.transpose = i.transpose;
+    InFlight& f = st.f;
+    f.active = true;
+    f.start = now;
+    f.compute_end = now + ii;
+    f.sync = i.sync;
+    f.line = i.line;
+    f.reqs.clear();
+    unlatched_ &= ~blocks;
     if (CriticalPath* cp = sems_.path()) {
-        array_.from = cp->pick(CriticalPath::later(path_release_, path_ldw_), i.sync);
-        cp->retain(array_.from.ref);
-        const CriticalPath::Ref s = cp->extend(array_.from, index_, now, now, now, now, false);
+        f.from = cp->pick(CriticalPath::later(path_release_, path_ldw_), i.sync);
+        cp->retain(f.from.ref);
+        const CriticalPath::Ref s = cp->extend(f.from, index_, now, now, now, now, false);
         cp->release(path_mm_start_.ref);
         path_mm_start_ = {s, now, CriticalPath::Edge::queue};
     }
-    read_by_row_group(i.src, now, ii, array_.reqs);
-    // The drain requests ride in the same InFlight until the array releases the matmul; keep
-    // them apart by moving them into the drain entry at release (see retire()).
-    array_drain_.clear();
+    read_by_row_group(i.src, now, ii, f.reqs);
+    // The drain requests wait beside the stream until the array releases the matmul; they move
+    // into the drain entry at release (see retire()).
+    st.drain.clear();
     if (has_psum_ && i.dst.present()) {
         const bool begin = i.acc_flags & 1u;
         const Cycle at = now + timing_.pe_drain_latency;
-        array_drain_.submit(kernel_, make_request(pe_wr_, begin ? Op::wr : Op::raw, i.dst, at));
+        st.drain.submit(kernel_, make_request(pe_wr_, begin ? Op::wr : Op::raw, i.dst, at));
         if (at > now) unproduced_.push(at);
         (begin ? arr_.psum_write_bytes : arr_.psum_accumulate_bytes) += i.dst.total_bytes();
         stats_.bytes_written += i.dst.total_bytes();
     }
     track_group(i);
     ++arr_.matmuls;
-    arr_.pe_stream += ii;
+    stream_block_cycles_ += add_block_cycles(blocks, now, now + ii, streamed_until_);
+    arr_.pe_stream = stream_block_cycles_ / std::max<std::uint64_t>(1, std::popcount(all_blocks_));
     arr_.macs += std::uint64_t{i.rows} * i.cols * i.src.elems;
     const std::string shape = std::to_string(i.rows) + "x" + std::to_string(i.cols);
     auto it = std::find_if(arr_.shapes.begin(), arr_.shapes.end(), [&](const auto& s) { return s.first == shape; });
@@ -169,8 +233,11 @@ CriticalPath::Ref ArrSeq::complete(const InFlight& f, Cycle now, Cycle seg_start
 }
 
 ArrSeq::State ArrSeq::classify(Cycle now) const {
-    if ((ldw_.active && now < ldw_.compute_end) || (array_.active && now < array_.compute_end)) return State::compute;
-    if (ldw_.active || array_.active) return State::bank_wait;
+    bool computing = ldw_.active && now < ldw_.compute_end;
+    for (std::uint64_t a = streams_active_; a && !computing; a &= a - 1)
+        computing = now < streams_[static_cast<std::size_t>(__builtin_ctzll(a))].f.compute_end;
+    if (computing) return State::compute;
+    if (ldw_.active || streaming()) return State::bank_wait;
     if (!drain_.empty()) return State::compute;  // the array's results on their way to PSUM
     return blocked_since_ != kNever ? State::sem_wait : State::idle;
 }
@@ -184,7 +251,7 @@ bool ArrSeq::retire(Cycle now) {
     bool changed = false;
     if (ldw_.active && now >= ldw_.compute_end && ldw_.reqs.complete(kernel_)) {
         ldw_.active = false;
-        weights_unlatched_ = true;
+        unlatched_ |= ldw_blocks_;
         const CriticalPath::Ref r = complete(ldw_, now, ldw_.start, ldw_.compute_end, now);
         if (CriticalPath* cp = sems_.path()) {
             cp->release(path_ldw_.ref);
@@ -192,17 +259,23 @@ bool ArrSeq::retire(Cycle now) {
         }
         changed = true;
     }
-    if (array_.active && now >= array_.compute_end && array_.reqs.complete(kernel_)) {
-        array_.active = false;
-        arr_.pe_busy += now - array_.start;
-        array_free_ = now + (csr_.en_inter_instr_dly ? csr_.inter_instr_dly_cnt : 0);
-        InFlight d = array_;
-        d.reqs = array_drain_;
+    for (std::uint64_t a = streams_active_; a; a &= a - 1) {
+        const std::size_t slot = static_cast<std::size_t>(__builtin_ctzll(a));
+        Stream& st = streams_[slot];
+        InFlight& f = st.f;
+        if (now < f.compute_end || !f.reqs.complete(kernel_)) continue;
+        f.active = false;
+        streams_active_ &= ~(std::uint64_t{1} << slot);
+        busy_block_cycles_ += add_block_cycles(st.blocks, f.start, now, busy_until_);
+        arr_.pe_busy = busy_block_cycles_ / std::max<std::uint64_t>(1, std::popcount(all_blocks_));
+        const Cycle free_at = now + (csr_.en_inter_instr_dly ? csr_.inter_instr_dly_cnt : 0);
+        for (std::uint64_t b = st.blocks; b; b &= b - 1) block_free_[static_cast<std::size_t>(__builtin_ctzll(b))] = free_at;
+        InFlight d = f;
+        d.reqs = st.drain;
         if (CriticalPath* cp = sems_.path()) {
             // The matmul's path to the array's release; its drain continues from there.
-            const CriticalPath::Ref rel =
-                cp->extend(array_.from, index_, array_.start, array_.compute_end, now, now, false);
-            cp->release(array_.from.ref);
+            const CriticalPath::Ref rel = cp->extend(f.from, index_, f.start, f.compute_end, now, now, false);
+            cp->release(f.from.ref);
             cp->release(path_release_.ref);
             path_release_ = {rel, now, CriticalPath::Edge::queue};
             cp->retain(rel);
@@ -228,17 +301,20 @@ bool ArrSeq::try_start(Cycle now) {
         // Hardware resources first: a semaphore wait only counts while the engine could run.
         // disable_dependency_check single-threads the queue: nothing overlaps the instruction
         // before, its PSUM writes included (seed 000 §5.6).
-        if (csr_.disable_dependency_check && (ldw_.active || array_.active || !drain_.empty())) break;
+        if (csr_.disable_dependency_check && (ldw_.active || streaming() || !drain_.empty())) break;
+        const std::uint64_t blocks = blocks_of(h);
         if (mm) {
-            if (array_.active || now < array_free_) break;
+            // Its PE blocks: free of other streams (or beside one, for a background transpose)
+            // and past the inter-instruction delay.
+            if (!array_admits(blocks, h.transpose) || now < blocks_free(blocks)) break;
             // flush_p2f_fifos: the PE-to-FIFO path toward PSUM is flushed before the next
             // matmul's responses, so it waits for the earlier matmuls' PSUM writes (§5.6).
             if (csr_.flush_p2f_fifos && !drain_.empty()) break;
-            if (ldw_.active) {
+            if (ldw_.active && (ldw_blocks_ & blocks)) {
                 if (weight_wait_since_ == kNever) weight_wait_since_ = now;
                 break;
             }
-        } else if (ldw_.active || weights_unlatched_) {
+        } else if (ldw_.active || (unlatched_ & blocks)) {
             break;
         }
         if (!sems_.ready(h.sync)) {
@@ -250,7 +326,7 @@ bool ArrSeq::try_start(Cycle now) {
         weight_wait_since_ = kNever;
         if (stats_.first_start == kNever) stats_.first_start = now;
         if (mm)
-            start_matmul(h, now);
+            start_matmul(h, blocks, now);
         else
             start_ldweights(h, now);
         queue_.pop();
@@ -277,11 +353,11 @@ void ArrSeq::update_backpressure(Cycle now) {
 
 bool ArrSeq::step(Cycle now) {
     account(now);
-    const bool was_busy = ldw_.active || array_.active || !drain_.empty();
+    const bool was_busy = ldw_.active || streaming() || !drain_.empty();
     bool changed = retire(now);
     changed |= try_start(now);
     update_backpressure(now);
-    const bool busy = ldw_.active || array_.active || !drain_.empty();
+    const bool busy = ldw_.active || streaming() || !drain_.empty();
     if (!was_busy && busy) busy_since_ = now;
     if (was_busy && !busy && busy_since_ != kNever) {
         stats_.busy += now - busy_since_;
@@ -298,9 +374,14 @@ Wake ArrSeq::wake(Cycle now) const {
         w.merge(now < f.compute_end ? Wake{f.compute_end, 0} : requests_wake(now, kernel_, f.reqs));
     };
     until(ldw_);
-    until(array_);
+    for (std::uint64_t a = streams_active_; a; a &= a - 1) until(streams_[static_cast<std::size_t>(__builtin_ctzll(a))].f);
     if (!drain_.empty()) w.merge(requests_wake(now, kernel_, drain_.front().reqs));
-    if (!queue_.empty() && !array_.active && array_free_ > now) w.at = std::min(w.at, array_free_);
+    // The queue head's blocks come free of the inter-instruction delay.
+    if (!queue_.empty() && queue_.front().kind == ArrSeqInstr::Kind::matmul) {
+        const ArrSeqInstr& h = queue_.front();
+        const Cycle free_at = blocks_free(blocks_of(h));
+        if (free_at > now && array_admits(blocks_of(h), h.transpose)) w.at = std::min(w.at, free_at);
+    }
     // p2fifo almost-full is released by the kernel draining pe_wr (which may carry writes this
     // engine did not issue, e.g. access records): watch its completions while it is asserted.
     if (backpressure_) w.watch |= std::uint64_t{1} << index(pe_wr_);

@@ -9,6 +9,12 @@ namespace {
 Cycle ceil_cycles(double v) { return static_cast<Cycle>(std::ceil(v - 1e-9)); }
 }  // namespace
 
+std::string trigger_unit_name(std::size_t unit) {
+    static const char* const sequencers[] = {"sp", "act", "pool", "dve"};
+    const std::size_t dge = static_cast<std::size_t>(TriggerUnit::dge0);
+    return unit < dge ? sequencers[unit] : "dge" + std::to_string(unit - dge);
+}
+
 DmaTriggers::DmaTriggers(const Params& p) : dge_units_(p.dma.hwdge_units) {
     const double pe = p.pe.clock_ghz;
     // Engine cycles become kernel (PE) cycles by the clock ratio; SP runs at the ACT clock

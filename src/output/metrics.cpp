@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "sbufsim/engines/dma_trigger.h"
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/number.h"
@@ -336,9 +337,12 @@ Section pe_section() {
     return {"pe", "", {}, {},
         {r_("utilisation", "fraction", "PE-array streaming cycles / total cycles (as pe_utilisation)", Better::higher,
             [](const Context& c, std::size_t) { return c.r.pe_utilisation(); }),
-         c_("stream_cycles", "cycles", "cycles the array streamed data (sum of initiation intervals)", Better::none,
+         c_("stream_cycles", "cycles",
+            "cycles the array streamed data (sum of initiation intervals; a PE tile counts its share of the array, "
+            "a block streaming two things once)", Better::none,
             [](const Context& c, std::size_t) { return pe(c).pe_stream; }),
-         c_("busy_cycles", "cycles", "array occupancy (streaming plus bank-stall extension)", Better::none,
+         c_("busy_cycles", "cycles", "array occupancy (streaming plus bank-stall extension; array-equivalent, as stream_cycles)",
+            Better::none,
             [](const Context& c, std::size_t) { return pe(c).pe_busy; }),
          c_("weight_wait_cycles", "cycles", "cycles a matmul at the head waited for its LdWeights", Better::lower,
             [](const Context& c, std::size_t) { return pe(c).weight_wait; }),
@@ -394,6 +398,8 @@ Section dma_engine_section() {
         },
         {c_("descriptors", "count", "descriptors (contiguous runs) moved", Better::none,
             [d](const Context& c, std::size_t i) { return d(c, i).descriptors; }),
+         c_("short_descriptors", "count", "of the descriptors, runs short enough to pay dma.pkt_min_ns", Better::lower,
+            [d](const Context& c, std::size_t i) { return d(c, i).short_descriptors; }),
          c_("bytes", "B", "payload bytes moved", Better::none, [d](const Context& c, std::size_t i) { return d(c, i).bytes; }),
          c_("transposes", "count", "transposing descriptors", Better::none, [d](const Context& c, std::size_t i) { return d(c, i).transposes; }),
          c_("data_cycles", "cycles", "cycles the engine moved data", Better::none,
@@ -403,6 +409,25 @@ Section dma_engine_section() {
                 const double ns = c.r.pe_clock_ghz > 0 ? static_cast<double>(d(c, i).data_cycles) / c.r.pe_clock_ghz : 0;
                 return ns > 0 ? static_cast<double>(d(c, i).bytes) / ns : 0;
             })}};
+}
+
+// The units that trigger DMAs (dma_trigger.h): the SP/ACT/POOL/DVE sequencers and the DGE blocks,
+// written when they triggered something.
+Section dma_trigger_section() {
+    auto busy = [](const Context& c, std::size_t i) { return c.r.dma_trigger_busy[i]; };
+    auto units = [](const Context& c, bool used_only) {
+        std::vector<Item> v;
+        for (std::size_t i = 0; i < c.r.dma_trigger_busy.size(); ++i)
+            if (!used_only || c.r.dma_trigger_busy[i] > 0) v.push_back({trigger_unit_name(i), i});
+        return v;
+    };
+    return {"dma_trigger", "<unit>", [units](const Context& c) { return units(c, true); },
+        [units](const Context& c, std::string_view who) -> std::optional<std::size_t> {
+            for (const Item& it : units(c, false))
+                if (it.name == who) return it.index;
+            return std::nullopt;
+        },
+        {c_("busy_cycles", "cycles", "cycles the unit spent triggering DMAs (docs/engines.md \"DMA triggers\")", Better::none, busy)}};
 }
 
 Section stalls_section() {
@@ -524,7 +549,7 @@ const std::vector<Section>& sections() {
     static const std::vector<Section> all = [] {
         std::vector<Section> v = {run_section(),    config_section(),       bottleneck_section(),   critical_path_section(),
                                   finding_section(), engine_section(),      pe_section(),           matmul_shape_section(),
-                                  psum_section(),   dma_section(),          dma_engine_section(),   stalls_section(),
+                                  psum_section(),   dma_section(),          dma_engine_section(),   dma_trigger_section(),  stalls_section(),
                                   client_section(), bank_section(),         blocked_by_section(),   tdm_section(),
                                   summary_section()};
         for (Section& sec : v)

@@ -267,6 +267,13 @@ void ReplaySession::route(const Record& r) {
             }
             i.fp32 = r.src.onchip() && dtype_size(r.src.dtype) == 4;
             i.double_row = r.perf_opt == PerfOpt::double_row;
+            i.transpose = r.kind == RecordKind::matmul && r.transpose;
+            if (r.has_tile_position() && r.has_tile_size()) {
+                i.tile_row = r.tile_position[0];
+                i.tile_col = r.tile_position[1];
+                i.tile_rows = r.tile_size[0];
+                i.tile_cols = r.tile_size[1];
+            }
             if (!named_[0]) arr_->set_queue_name(std::string(r.queue)), named_[0] = true;
             arr_->push(i);
             last_pushed_ = arr_.get();
@@ -539,6 +546,7 @@ ReplayResult ReplaySession::finish(Cycle now) {
     for (FrontEnd* e : engines_) result_.engines.push_back(e->stats());
     result_.arr_seq = arr_->arr_stats();
     for (const auto& d : dma_) result_.dma.push_back(d->dma_stats());
+    result_.dma_trigger_busy = triggers_->busy();
     result_.critical_path = path_.finish(end);
     return std::move(result_);
 }

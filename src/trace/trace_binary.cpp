@@ -147,6 +147,29 @@ bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err) {
     return true;
 }
 
+namespace {
+
+// A PE tile pair (tile_position, tile_size) in one byte: 0 = not written, else bit 7 set, the
+// row in 32-unit steps in bits 0-2 and the column in bits 3-5 (docs/trace-format.md).
+unsigned char pack_tile(const std::array<std::uint8_t, 2>& t, const char* field) {
+    if (t[0] == Record::kNoTile) return 0;
+    for (std::uint8_t v : t)
+        if (v % Record::kPeTileUnit != 0 || v > Record::kMaxTileValue)
+            throw TraceFormatError(TraceError{"", 0, field, std::to_string(v) + " is not a multiple of " +
+                                                                std::to_string(Record::kPeTileUnit) + " in 0.." +
+                                                                std::to_string(Record::kMaxTileValue), std::string(kRule)});
+    return static_cast<unsigned char>(0x80u | (t[0] / Record::kPeTileUnit) | ((t[1] / Record::kPeTileUnit) << 3));
+}
+
+bool unpack_tile(unsigned char b, std::array<std::uint8_t, 2>& t) {
+    if (b == 0) return true;
+    if ((b & 0xc0u) != 0x80u) return false;
+    t = {static_cast<std::uint8_t>((b & 7u) * Record::kPeTileUnit), static_cast<std::uint8_t>(((b >> 3) & 7u) * Record::kPeTileUnit)};
+    return true;
+}
+
+}  // namespace
+
 void write_binary_record(std::ostream& out, NameTable& defined, const Record& r) {
     if (r.kind == RecordKind::access) {
         const std::uint16_t client = name_ref(out, defined, r.client);
@@ -186,6 +209,7 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
     b[28] = r.num_waits;
     b[29] = r.num_signals;
     b[30] = static_cast<unsigned char>(r.isa);
+    b[31] = pack_tile(r.tile_position, "tile_position");
     for (std::size_t i = 0; i < kMaxWaits; ++i) {
         put<std::uint16_t>(b.data() + 32 + 8 * i, r.waits[i].sem);
         put<std::uint32_t>(b.data() + 36 + 8 * i, r.waits[i].value);
@@ -194,6 +218,7 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
     b[52] = static_cast<unsigned char>(r.dge);
     b[53] = static_cast<unsigned char>(r.issuer);
     b[54] = r.priority == Record::kNoPriority ? 0 : static_cast<unsigned char>(r.priority + 1);
+    b[55] = pack_tile(r.tile_size, "tile_size");
     put_operand(b.data() + 56, r.src);
     put_operand(b.data() + 56 + kOperandBytes, r.src2);
     put_operand(b.data() + 56 + 2 * kOperandBytes, r.dst);
@@ -277,6 +302,8 @@ struct BinaryDecoder {
         rec.dge = static_cast<DgeMode>(b[52]);
         rec.issuer = static_cast<DmaIssuer>(b[53]);
         rec.priority = b[54] == 0 ? Record::kNoPriority : static_cast<std::uint8_t>(b[54] - 1);
+        if (!unpack_tile(b[31], rec.tile_position)) return fail("tile_position", "bad packed PE tile " + std::to_string(b[31]));
+        if (!unpack_tile(b[55], rec.tile_size)) return fail("tile_size", "bad packed PE tile " + std::to_string(b[55]));
         const char* field[3] = {"src", "src2", "dst"};
         Operand* ops[3] = {&rec.src, &rec.src2, &rec.dst};
         for (std::size_t i = 0; i < 3; ++i)
@@ -296,8 +323,6 @@ struct BinaryDecoder {
         for (std::size_t i = rec.num_signals; i < kMaxSignals; ++i)
             if (rec.signals[i] != 0)
                 return fail("signal", "a signal slot past the " + std::to_string(rec.num_signals) + " given is not zero");
-        if (!all_zero(b + 31, 1) || !all_zero(b + 55, 1))
-            return fail("record", "unused bytes of the instruction record are not zero");
         for (std::size_t i = 0; i < kMaxWaits; ++i)
             if (!all_zero(b + 34 + 8 * i, 2)) return fail("record", "unused bytes of the instruction record are not zero");
         const char* fields[3] = {"src", "src2", "dst"};

@@ -306,6 +306,13 @@ void TraceChecker::check_dma_trigger(Ctx& c) {
     if (r.has_priority() && r.priority > 3)
         c.error("priority", "DMA QoS class " + num(r.priority) + " does not exist: 0..3, 0 highest",
                 "nki.isa dma_copy priority; trn3 arch guide, DMA QoS");
+    // nki.isa dma_copy `priority`: "Currently not supported when DGE is turned off
+    // (dge_mode=nki.isa.dge_mode.none)". A record without dge= is the nki default (the compiler
+    // picks the mode), so only an explicit dge=none is refused.
+    if (r.has_priority() && r.dge == DgeMode::none)
+        c.error("priority", "a DMA QoS priority is not supported with DGE turned off (dge=none): use dge=hwdge or "
+                            "dge=swdge, or drop priority=",
+                "nki.isa dma_copy priority");
 }
 
 void TraceChecker::check_ldweights(Ctx& c) {
@@ -319,6 +326,62 @@ void TraceChecker::check_ldweights(Ctx& c) {
                                   ": the stationary tile has one row per partition", "LdWeights, seed 000 §5.1");
     // LdWeights: tensor3d_valid(src, ..., AllowedInPSUM::False, AllowedInSBUF::True) (seed 000 §5.1).
     c.operand("src", r.src, r.rows, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, true);
+    check_pe_tile(c, r.rows, r.cols);
+}
+
+// PE tiling (nki.isa nc_matmul, "Tiling mode"): tile_position and tile_size are set together; a
+// tile is pe.tile_min x 2^k rows and columns (2x 64 row tiles on NeuronCore-v2, 4x 32 from v3),
+// starts at a multiple of its size and lies inside the array; the stationary (`rows` contraction
+// partitions x `cols` columns) fits it.
+void TraceChecker::check_pe_tile(Ctx& c, std::uint32_t rows, std::uint32_t cols) {
+    const Record& r = c.rec;
+    constexpr std::string_view kTileRule = "nki.isa nc_matmul, Tiling mode";
+    if (!r.has_tile_position() && !r.has_tile_size()) return;
+    if (r.has_tile_position() != r.has_tile_size()) {
+        c.error(r.has_tile_size() ? "tile_position" : "tile_size",
+                "tile_position and tile_size must both be set to enable tiling mode: add " +
+                    std::string(r.has_tile_size() ? "tile_position=ROW,COLUMN" : "tile_size=ROWS,COLUMNS") +
+                    " or drop the other (without both the instruction uses the whole array)",
+                kTileRule);
+        return;
+    }
+    const std::uint32_t min = params_.pe.tile_min;
+    if (min == 0) {
+        c.error("tile_size", params_.generation + " has no PE tiling mode (pe.tile_min = 0; NeuronCore-v2 or newer): "
+                                                  "drop tile_position and tile_size", kTileRule);
+        return;
+    }
+    const char* axis[2] = {"row", "column"};
+    const std::uint32_t dim[2] = {params_.pe.rows, params_.pe.cols};
+    bool placed = true;
+    for (std::size_t i = 0; i < 2; ++i) {
+        const std::uint32_t size = r.tile_size[i], pos = r.tile_position[i];
+        std::string sizes;
+        for (std::uint32_t v = min; v <= dim[i]; v *= 2) sizes += (sizes.empty() ? "" : ", ") + num(v);
+        if (size < min || size > dim[i] || (size & (size - 1)) != 0) {
+            c.error("tile_size", "a tile of " + num(size) + " PE " + axis[i] + "s does not exist on " + params_.generation +
+                                     ": " + axis[i] + " tiles are " + sizes + " (pe.tile_min = " + num(min) +
+                                     "; 2x 64 row tiles on NeuronCore-v2, 4x 32 from v3)",
+                    kTileRule);
+            placed = false;
+        } else if (pos % size != 0 || pos + size > dim[i]) {
+            std::string starts;
+            for (std::uint32_t v = 0; v + size <= dim[i]; v += size) starts += (starts.empty() ? "" : ", ") + num(v);
+            c.error("tile_position", "a " + num(size) + "-" + axis[i] + " tile may not start at " + axis[i] + " " + num(pos) +
+                                         ": it starts at a multiple of its size inside the " + num(dim[i]) + " " + axis[i] +
+                                         "s (" + starts + ")",
+                    kTileRule);
+            placed = false;
+        }
+    }
+    if (placed && (rows > r.tile_size[0] || cols > r.tile_size[1]))
+        c.error("tile_size", "the stationary (" + num(rows) + " partitions x " + num(cols) + " columns) does not fit the " +
+                                 num(r.tile_size[0]) + " x " + num(r.tile_size[1]) +
+                                 " tile: use a larger tile_size or a smaller stationary", kTileRule);
+    // "double_row performance mode cannot be combined with Tensor Engine column tiling mode".
+    if (r.kind == RecordKind::matmul && r.perf_opt == PerfOpt::double_row && r.tile_size[1] < dim[1])
+        c.error("perf_opt", "double_row cannot be combined with column tiling (tile_size " + num(r.tile_size[0]) + "," +
+                                num(r.tile_size[1]) + "): use " + num(dim[1]) + " columns or drop perf_opt", kTileRule);
 }
 
 void TraceChecker::check_matmul(Ctx& c) {
@@ -336,6 +399,11 @@ void TraceChecker::check_matmul(Ctx& c) {
     const Decoded dst = c.operand("dst", r.dst, r.num_active_cols, AllowedInPSUM::True, AllowedInSBUF::False,
                                   WriteTensor::True, true);
     if (r.src.onchip() && r.dst.onchip()) c.verdict("dst", mm_dst_dtype_valid(r.src.dtype, r.dst.dtype));
+    check_pe_tile(c, r.num_active_rows, r.num_active_cols);
+    // The FP8 double-row mode is "not combinable with ... transpose mode" (trn2 arch guide).
+    if (r.transpose && r.perf_opt == PerfOpt::double_row)
+        c.error("perf_opt", "double_row cannot be combined with a PE transpose (transpose=1): drop one of them",
+                "trn2 arch guide, Double FP8 Matmul Performance");
 
     // row_grp selects the moving tensor's quadrant; col_grp the PSUM destination's (seed 000 §5.2).
     if (auto q = valid_mm_sbuf_quadrant(map_, r.row_grp); !q)

@@ -302,6 +302,38 @@ void pe_case(std::vector<ValidationCase>& v, std::string id, std::string gen, st
                  {std::move(t)}, {}, ii_of("arr_seq")});
 }
 
+// Row tiling (nki.isa nc_matmul, Tiling mode): two independent K = 64 matmuls, N = 512, on the
+// 64 x 128 row tiles at PE rows 0 and 64, each with its stationary and moving tensor in that
+// tile's partitions and its result in its own PSUM bank. 32 such pairs; the interval between the
+// pairs (the tile-0 matmuls) is what two matmuls cost together: 512 when they run in parallel,
+// 1024 one after the other.
+void tiling_cases(std::vector<ValidationCase>& v) {
+    auto tile = [](std::uint32_t row) {
+        const std::string grp = row == 0 ? "0x3" : "0xc";
+        const std::string at = " tile_position=" + num(row) + ",0 tile_size=64,128";
+        return std::vector<std::pair<std::string, bool>>{
+            {"ldweights queue=qPE0 src=" + ap("bf16", sbuf(row, 0), 128) + " rows=64 cols=128" + at, false},
+            {"matmul queue=qPE0 src=" + ap("bf16", sbuf(row, 0x8000), 512) + " dst=" + ap("fp32", psum(0, row / 64 * 2048), 512) +
+                 " num_active_rows=64 num_active_cols=128 row_grp=" + grp + at, row == 0}};
+    };
+    std::vector<std::pair<std::string, bool>> pair = tile(0);
+    for (auto& r : tile(64)) pair.push_back(r);
+    pe_case(v, "P15", "cayman", "32 pairs of K=64 N=512 matmuls on row tiles (0,0) and (64,0): interval per pair",
+            "nki.isa nc_matmul, Tiling mode: matmuls on row tiles \"run in parallel\" (2 x 512 in 512)", 512, repeat(32, pair));
+}
+
+// PE transposes (nki.isa nc_matmul is_transpose: the data is the stationary, an identity the
+// moving tensor): 64 back to back, bf16 128 x 128, each max(N, min(64, N_stationary)) = 128 PE
+// cycles; NC-v4 runs one beside the next ("Background Transpose", trn3 arch guide).
+void transpose_cases(std::vector<ValidationCase>& v) {
+    const std::vector<std::pair<std::string, bool>> t{{ldweights(128), false}, {matmul(128, "bf16", 0, "transpose=1"), true}};
+    pe_case(v, "P13a", "cayman", "64 bf16 128x128 PE transposes back to back (no background transpose)",
+            "nki.isa nc_matmul cost: max(min(64, N_stationary), N_moving) = 128", 128, repeat(64, t));
+    pe_case(v, "P13b", "mariana", "64 bf16 128x128 PE transposes back to back on NC-v4",
+            "trn3 arch guide, Background Transpose: \"close to double performance on long chains of transposes\" (128 / 2)",
+            64, repeat(64, t));
+}
+
 void pe_cases(std::vector<ValidationCase>& v) {
     const std::string mm_cost = "nki.isa nc_matmul cost: max(min(64, N_stationary), N_moving)";
     auto preloaded = [](std::uint32_t n) {
@@ -333,6 +365,8 @@ void pe_cases(std::vector<ValidationCase>& v) {
             repeat(64, {{ldweights(128, "fp8e4"), false}, {matmul(1024, "fp8e4", 0, dr, 512), true}}));
     pe_case(v, "P10", "mariana", "64 (LoadStationary + N=512) bf16 pairs on NC-v4", mm_cost, 512,
             repeat(64, {{ldweights(128), false}, {matmul(512), true}}));
+    tiling_cases(v);
+    transpose_cases(v);
 }
 
 // 1024-instruction streams; total PE cycles (start-up and drain excluded).

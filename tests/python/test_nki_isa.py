@@ -246,3 +246,11 @@ def test_dma_copy_carries_its_trigger_and_the_hardware_dge_costs_time(tmp_path):
         """, name="r")
     with pytest.raises(nki.NkiError, match=r"r.py:7: dma_copy priority=7: the DMA QoS class is 0..3"):
         nki.trace(refused, inputs)
+    static_priority = kernel(tmp_path, """\
+        def s(a, b):
+            x = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=x, src=a[0:128, 0:512], dge_mode=nisa.dge_mode.none, priority=1)
+            nl.store(b[0:128, 0:512], value=x)
+        """, name="s")
+    with pytest.raises(nki.NkiError, match=r"s.py:7: dma_copy priority with dge_mode=none"):
+        nki.trace(static_priority, inputs)

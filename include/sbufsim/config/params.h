@@ -104,6 +104,8 @@ struct PeParams {
     double clock_ghz = 2.4;
     std::uint32_t cost_freq = 120;             // cost-model getEngineFrequency (seed 004)
     bool double_row = true;                    // fp8 double-row matmuls at 2x (NC-v3+)
+    std::uint32_t tile_min = 32;               // smallest PE row/column tile of tiling mode; 0 = no tiling
+    bool background_transpose = false;         // a PE transpose may overlap another matmul (NC-v4)
 };
 
 struct EngineParams {

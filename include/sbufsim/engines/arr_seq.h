@@ -39,6 +39,14 @@
 //     issue cycle (the array has produced the partial sums) until its last beat is granted; a
 //     write the array will only produce pe_drain_latency cycles after its matmul started does
 //     not occupy the FIFO yet.
+// PE tiles (nki.isa nc_matmul tiling mode; docs/engines.md "PE tiles and background transposes"):
+// the array is a grid of 32 x 32 blocks; an instruction covers the blocks of its tile (the whole
+// array without tile fields). Each block keeps its own weights: a matmul uses the stationary last
+// loaded on its tile and waits only for an LdWeights on its own blocks; matmuls on disjoint
+// tiles stream at the same time, each at its own initiation interval. Issue stays in order: the
+// queue head waits until its blocks are free. LdWeights keep one weight path (one at a time).
+// With pe.background_transpose (NC-v4) a block holds up to two streams of which at most one is
+// not a transpose: a PE transpose runs beside another matmul or transpose.
 // Accumulation groups: BEGIN opens a group on (PSUM bank, destination quadrants), END closes it;
 // at most arr_seq.max_groups may be open (a BEGIN beyond it is counted, not stalled: the only
 // queue that could close a group is this one, so stalling would deadlock).
@@ -67,13 +75,18 @@ struct ArrSeqInstr {
     std::uint32_t cols = 0;        // ldweights cols / matmul num_active_cols
     std::uint8_t acc_flags = 0;    // BEGIN = 1, END = 2
     std::uint8_t zero_region = 0;
+    bool transpose = false;        // matmul: a PE transpose (nc_matmul is_transpose)
+    // PE tile (tiling mode): first row and column, rows and columns; rows = 0: the whole array.
+    std::uint16_t tile_row = 0, tile_col = 0, tile_rows = 0, tile_cols = 0;
 };
 
 struct ArrSeqStats {
     std::uint64_t ldweights = 0;
     std::uint64_t matmuls = 0;
-    Cycle pe_stream = 0;           // sum of initiation intervals: cycles the array streams data
-    Cycle pe_busy = 0;             // sum of array occupancy (stream + bank-stall extension)
+    // Array-equivalent cycles: a stream on a tile counts its share of the array's blocks, and a
+    // block streaming two things at once (a background transpose) counts once.
+    Cycle pe_stream = 0;           // cycles the array streams data (sum of initiation intervals)
+    Cycle pe_busy = 0;             // array occupancy (stream + bank-stall extension)
     Cycle weight_wait = 0;         // cycles a matmul at the head waited for its LdWeights
     std::uint64_t macs = 0;        // multiply-accumulates: rows x cols x moving elements per matmul
     // Matmul counts by tile shape "RxC" (num_active_rows x num_active_cols), in first-seen
@@ -99,6 +112,8 @@ public:
     // PE cycles of a matmul's initiation interval / an LdWeights (the cost model above).
     std::uint32_t matmul_ii(const ArrSeqInstr& i) const;
     std::uint32_t ldweights_cycles(const ArrSeqInstr& i) const;
+    // The PE blocks (bit = block row x block columns + block column) an instruction covers.
+    std::uint64_t blocks_of(const ArrSeqInstr& i) const;
 
     bool step(Cycle now) override;
     Wake wake(Cycle now) const override;
@@ -126,6 +141,14 @@ private:
         std::uint64_t line = 0;
         CriticalPath::Point from;   // what it waited for last (critical_path.h)
     };
+    // A matmul streaming through its PE blocks, with its PSUM write requests.
+    struct Stream {
+        InFlight f;
+        RequestSet drain;
+        std::uint64_t blocks = 0;
+        bool transpose = false;
+    };
+    static constexpr std::size_t kMaxStreams = 64;  // two per block of the largest grid (8 x 4)
     // What the engine is doing, for the busy / bank-wait / semaphore-wait / idle split (each
     // cycle counted once although LdWeights, a matmul and PSUM drains overlap).
     enum class State : std::uint8_t { idle, sem_wait, compute, bank_wait, count };
@@ -134,7 +157,14 @@ private:
     bool retire(Cycle now);
     bool try_start(Cycle now);
     void start_ldweights(const ArrSeqInstr& i, Cycle now);
-    void start_matmul(const ArrSeqInstr& i, Cycle now);
+    void start_matmul(const ArrSeqInstr& i, std::uint64_t blocks, Cycle now);
+    // Whether a matmul on `blocks` may start beside the streams in flight (tiles, background
+    // transposes), and the cycle its blocks are free of the inter-instruction delay.
+    bool array_admits(std::uint64_t blocks, bool transpose) const;
+    Cycle blocks_free(std::uint64_t blocks) const;
+    // Block-cycles of [from, to) on `blocks` not counted yet for `until` (each block once).
+    Cycle add_block_cycles(std::uint64_t blocks, Cycle from, Cycle to, std::array<Cycle, 64>& until);
+    bool streaming() const { return streams_active_ != 0; }
     void read_by_row_group(const TensorAccess& a, Cycle now, Cycle span, RequestSet& into);
     void track_group(const ArrSeqInstr& i);
     // Retires `f` at `now` (signals, statistics, timeline); its critical path runs from
@@ -165,15 +195,23 @@ private:
     // start (which latches the weights, so the next LdWeights may begin).
     CriticalPath::Point path_release_, path_ldw_, path_mm_start_;
     InFlight ldw_;                  // LdWeights on the weight path
-    InFlight array_;                // the matmul streaming through the array
-    RequestSet array_drain_;        // its PSUM write requests
+    std::uint64_t ldw_blocks_ = 0;  // the blocks it loads
+    std::array<Stream, kMaxStreams> streams_{};  // matmuls streaming through the array
+    std::uint64_t streams_active_ = 0;           // bit s: streams_[s] is in flight
     Ring<InFlight> drain_;          // matmuls released by the array, PSUM writes outstanding
     Ring<Cycle> unproduced_;        // issue cycles of this engine's PSUM writes not yet issued
-    bool weights_unlatched_ = false;  // a loaded weight tile no matmul has latched yet
-    std::uint32_t loaded_cols_ = 0;   // columns of the stationary loaded last (0 = none yet)
+    // PE blocks: a grid of block_rows_ x block_cols_ (32 x 32 PEs each on a 128 x 128 array).
+    std::uint32_t block_rows_ = 4, block_cols_ = 4, block_height_ = 32, block_width_ = 32;
+    std::uint64_t all_blocks_ = 0xffff;
+    std::uint64_t unlatched_ = 0;     // blocks holding loaded weights no matmul has latched yet
+    std::array<std::uint32_t, 64> loaded_cols_{};  // per block: columns of the stationary loaded last
+    std::array<Cycle, 64> block_free_{};  // per block: earliest next matmul start (inter-instruction delay)
+    std::array<Cycle, 64> streamed_until_{};  // per block: end of the streaming counted in pe_stream
+    std::array<Cycle, 64> busy_until_{};      // per block: end of the occupancy counted in pe_busy
+    Cycle stream_block_cycles_ = 0, busy_block_cycles_ = 0;  // pe_stream / pe_busy x blocks
+    bool background_transpose_ = false;  // pe.background_transpose
     bool double_row_ = false;         // pe.double_row
     std::uint32_t chunks_ = 1, beat_ = 8;  // width.stream_chunks, width.engine_bytes (pacing)
-    Cycle array_free_ = 0;          // earliest start of the next matmul (inter-instruction delay)
     std::vector<std::uint8_t> open_;  // per PSUM bank: quadrant mask of open groups
     std::uint64_t open_groups_ = 0;
     bool backpressure_ = false;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sbufsim/config/params.h"
@@ -30,6 +31,8 @@ inline constexpr std::uint32_t kNoTrigger = 0xffffffffu;
 
 // The units a trigger can occupy: the four sequencers, then the DGE blocks.
 enum class TriggerUnit : std::uint8_t { sp, act, pool, dve, dge0 };
+// A unit's name in reports: sp, act, pool, dve, dge0, dge1, ...
+std::string trigger_unit_name(std::size_t unit);
 
 class DmaTriggers {
 public:

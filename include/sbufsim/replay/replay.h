@@ -66,6 +66,9 @@ struct ReplayResult {
     std::vector<EngineStats> engines;  // arr_seq, act, pool, dve, dma_0.., q7_0..
     ArrSeqStats arr_seq;
     std::vector<DmaStats> dma;       // per DMA engine, parallel to the dma_k entries of `engines`
+    // Cycles each DMA trigger unit spent on triggers (dma_trigger.h; index = TriggerUnit: sp,
+    // act, pool, dve, then the DGE blocks).
+    std::vector<Cycle> dma_trigger_busy;
     std::uint64_t records = 0;       // records read (including skipped ones)
     std::uint64_t access_records = 0;
     std::uint64_t instructions = 0;  // instruction records replayed

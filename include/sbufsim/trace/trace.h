@@ -156,12 +156,20 @@ struct Record {
     std::uint8_t zero_region = 0;       // psum_zero_region: 0 = SIZE2048 .. 3 = SIZE16384
     PerfOpt perf_opt = PerfOpt::none;
 
+    // PE tiling (nki.isa nc_matmul `tile_position` / `tile_size`), ldweights and matmul: the PE
+    // rows and columns the instruction runs on, each a multiple of kPeTileUnit (the binary form
+    // packs them). kNoTile = not written: the whole array. A matmul also takes `transpose`
+    // (nc_matmul is_transpose: a PE transpose, stationary = data, moving = identity).
+    std::array<std::uint8_t, 2> tile_position{kNoTile, kNoTile};  // first PE row, first PE column
+    std::array<std::uint8_t, 2> tile_size{kNoTile, kNoTile};       // PE rows, PE columns
+
     // LdWeights (seed 000 §5.1): the stationary tile, rows = partitions read, cols = free size.
     std::uint16_t rows = 0;
     std::uint16_t cols = 0;
 
     // DMA
-    bool transpose = false;             // through the axi2sram 16-row crossbar tile (seed 000 §6.2)
+    bool transpose = false;             // dma: through the axi2sram 16-row crossbar tile (seed 000 §6.2);
+                                        // matmul: a PE transpose (nki.isa nc_matmul is_transpose)
     std::uint16_t engine = 0xffff;      // DMA engine index; 0xffff = not written (from the queue)
     DgeMode dge = DgeMode::unset;       // descriptor generation (trigger cost, docs/engines.md "DMA triggers")
     DmaIssuer issuer = DmaIssuer::unset;  // the sequencer that triggers it
@@ -176,10 +184,15 @@ struct Record {
     std::array<std::uint16_t, kMaxSignals> signals{};   // +1 to each when the instruction completes
     std::uint8_t num_signals = 0;
 
+    static constexpr std::uint8_t kNoTile = 0xff;
+    static constexpr std::uint8_t kPeTileUnit = 32;   // "4x 32 row tiles" (nki.isa nc_matmul)
+    static constexpr std::uint8_t kMaxTileValue = 224;  // 7 units: what the binary form's 3 bits hold
     static constexpr std::uint16_t kNoEngine = 0xffff;
     static constexpr std::uint8_t kNoPriority = 0xff;
     bool has_engine() const { return engine != kNoEngine; }
     bool has_priority() const { return priority != kNoPriority; }
+    bool has_tile_position() const { return tile_position[0] != kNoTile; }
+    bool has_tile_size() const { return tile_size[0] != kNoTile; }
     // Reset every field to its default (readers do this before filling a record).
     // A copy of one empty record: cheaper than building a new one per record read.
     void clear() {

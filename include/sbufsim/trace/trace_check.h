@@ -49,6 +49,7 @@ private:
     void check_dma_trigger(Ctx& c);
     void check_ldweights(Ctx& c);
     void check_matmul(Ctx& c);
+    void check_pe_tile(Ctx& c, std::uint32_t rows, std::uint32_t cols);
     void check_engine(Ctx& c);
     void check_q7(Ctx& c);
     void check_semaphores(Ctx& c);

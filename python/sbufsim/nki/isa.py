@@ -111,6 +111,9 @@ def dma_copy(dst, src, priority=None, dge_mode=None, engine=None, **_):
         raise fail(f"dma_copy engine={engine!r}: a DMA is triggered by the sync, scalar, gpsimd or vector sequencer")
     if priority is not None and priority not in (0, 1, 2, 3):
         raise fail(f"dma_copy priority={priority!r}: the DMA QoS class is 0..3 (0 highest)")
+    if priority is not None and dge_mode == "none":
+        raise fail("dma_copy priority with dge_mode=none: nki.isa says priority is not supported when DGE is turned "
+                   "off; use dge_mode=hwdge or swdge, or drop priority")
     trigger = {"dge": dge_mode, "issuer": engine, "priority": priority}
     return _ops.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src),
                     {k: v for k, v in trigger.items() if v is not None})
