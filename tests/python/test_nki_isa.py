@@ -254,3 +254,53 @@ def test_dma_copy_carries_its_trigger_and_the_hardware_dge_costs_time(tmp_path):
         """, name="s")
     with pytest.raises(nki.NkiError, match=r"s.py:7: dma_copy priority with dge_mode=none"):
         nki.trace(static_priority, inputs)
+
+
+def test_pe_tiles_and_transposes_reach_the_records(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, b):
+            l0 = nl.load(a[0:64, 0:64])
+            r0 = nl.load(b[0:64, :])
+            p0 = nl.ndarray((64, 512), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(p0, l0, r0, tile_position=(64, 0), tile_size=(64, 64))
+            pt = nl.ndarray((64, 64), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_transpose(pt, l0)
+            return a
+        """)
+    kt = nki.trace(k, {"a": "bf16[128,64]", "b": "bf16[128,512]"})
+    pe = [r for r in kt.records if r.split()[0] in ("ldweights", "matmul")]
+    assert [field(r, "tile_position") for r in pe[:2]] == ["64,0", "64,0"]
+    assert [field(r, "tile_size") for r in pe[:2]] == ["64,64", "64,64"]
+    assert field(pe[1], "transpose") is None and field(pe[3], "transpose") == "1"
+    assert field(pe[3], "tile_size") is None
+
+
+@pytest.mark.parametrize("call,generation,message", [
+    ("nisa.nc_matmul(p, l, r, tile_position=(0, 0))", "cayman", "give both"),
+    ("nisa.nc_matmul(p, l, r, tile_position=(0, 0), tile_size=(32, 32))", "sunda", "sunda has PE tiles of 64, 128"),
+    ("nisa.nc_matmul(p, l, r, tile_position=(32, 0), tile_size=(64, 64))", "cayman", "row 32: a multiple"),
+    ("nisa.nc_matmul(p, l, r, tile_position=(0, 0), tile_size=(32, 64))", "cayman", r"stationary \(64, 64\) does not fit"),
+])
+def test_bad_pe_tiles_are_refused_at_the_kernel_line(tmp_path, call, generation, message):
+    k = kernel(tmp_path, f"""\
+        def k(a, b):
+            l = nl.load(a[0:64, 0:64])
+            r = nl.load(b[0:64, :])
+            p = nl.ndarray((64, 512), dtype=nl.float32, buffer=nl.psum)
+            {call}
+            return a
+        """)
+    with pytest.raises(nki.NkiError, match=rf"k\.py:9: nc_matmul.*{message}"):
+        nki.trace(k, {"a": "bf16[128,64]", "b": "bf16[128,512]"}, generation=generation)
+
+
+def test_tensor_tensor_of_two_psum_tiles_is_refused(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            p = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            q = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            s = nisa.tensor_tensor(p, q, op=nl.add)
+            return a
+        """)
+    with pytest.raises(nki.NkiError, match=r"k\.py:8: tensor_tensor of two PSUM tiles"):
+        nki.trace(k, {"a": "bf16[128,512]"})

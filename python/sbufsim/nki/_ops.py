@@ -336,8 +336,8 @@ def store(dst, val):
 class MatmulPending(Pending):
     """A matmul (or PE transpose) waiting for its PSUM destination: `acc += ...` accumulates."""
 
-    def __init__(self, stationary, moving, site, transpose=False, perf_opt=None):
-        self.perf_opt = perf_opt
+    def __init__(self, stationary, moving, site, transpose=False, perf_opt=None, tile=None):
+        self.perf_opt, self.tile = perf_opt, tile
         k, m = stationary.shape
         k2, n = moving.shape
         kind = "nc_transpose" if transpose else "matmul"
@@ -366,15 +366,18 @@ class MatmulPending(Pending):
         n = self.moving.shape[1]
         check_on_chip(self.stationary, "matmul stationary")
         check_on_chip(self.moving, "matmul moving")
-        t.emit("ldweights", ENGINE_QUEUES["pe"], {"src": self.stationary.operand(t.alloc), "rows": k, "cols": m},
-               reads=[self.stationary])
+        tile = {} if self.tile is None else {"tile_position": "%d,%d" % self.tile[0],
+                                             "tile_size": "%d,%d" % self.tile[1]}
+        t.emit("ldweights", ENGINE_QUEUES["pe"],
+               {"src": self.stationary.operand(t.alloc), "rows": k, "cols": m, **tile}, reads=[self.stationary])
         slot = id(dst.storage.slot)
         group = t.psum_groups.get(slot) if accumulate else None
         if not accumulate and slot in t.psum_groups:
             t.close_psum(dst)
         flags = "mid" if group is not None else "begin"
         fields = {"src": self.moving.operand(t.alloc), "dst": dst.operand(t.alloc),
-                  "num_active_rows": k, "num_active_cols": m, "acc_flags": flags, "perf_opt": self.perf_opt}
+                  "num_active_rows": k, "num_active_cols": m, "acc_flags": flags, "perf_opt": self.perf_opt,
+                  "transpose": 1 if self.transpose else None, **tile}
         if t.values:  # stationary.T @ moving in fp32; a transpose's moving tile is the identity
             product = _values.get(self.stationary).T @ _values.get(self.moving)
             _values.put(dst, product if flags == "begin" else _values.get(dst) + product)
@@ -386,11 +389,11 @@ class MatmulPending(Pending):
             t.close_psum(dst)
 
 
-def matmul(stationary, moving, site=None, perf_opt=None):
-    return MatmulPending(value(stationary), value(moving), site or kernel_site(), perf_opt=perf_opt)
+def matmul(stationary, moving, site=None, perf_opt=None, tile=None):
+    return MatmulPending(value(stationary), value(moving), site or kernel_site(), perf_opt=perf_opt, tile=tile)
 
 
-def transpose(data, site=None):
+def transpose(data, site=None, tile=None):
     """nc_transpose on the PE: the tile is the stationary operand, an identity the moving one."""
     t = tracer()
     data = value(data)
@@ -400,7 +403,7 @@ def transpose(data, site=None):
                                   site=("<identity>", 0))
         compute("pool", "iota", [], t.identity, "iota",  # built once on GpSimd, as the compiler does
                 lambda: _values.np.eye(PARTITIONS))
-    return MatmulPending(data, t.identity[0:p, 0:p], site or kernel_site(), transpose=True)
+    return MatmulPending(data, t.identity[0:p, 0:p], site or kernel_site(), transpose=True, tile=tile)
 
 
 VECTOR_TRANSPOSE_MAX = 32  # nc_transpose on VectorE: blocks of at most 32 x 32 (nki.isa.nc_transpose)

@@ -140,10 +140,41 @@ def nc_matmul(*args, accumulate=None, **kwargs):
 
 
 def _nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, mask=None,
-               is_transpose=False, perf_mode=None, **_):
+               is_transpose=False, perf_mode=None, tile_position=(), tile_size=(), **_):
+    tile = _tile(tile_position, tile_size, stationary)
     if is_transpose:
-        return _ops.transpose(stationary)
-    return _ops.matmul(stationary, moving, perf_opt=_perf_opt(perf_mode, stationary, moving))
+        return _ops.transpose(stationary, tile=tile)
+    perf_opt = _perf_opt(perf_mode, stationary, moving)
+    if perf_opt and tile and tile[1][1] < _ops.PARTITIONS:
+        raise fail("nc_matmul: double_row cannot be combined with column tiling (nki.isa nc_matmul, Tiling mode)")
+    return _ops.matmul(stationary, moving, perf_opt=perf_opt, tile=tile)
+
+
+# the row/column tile sizes of the PE array by generation (nki.isa nc_matmul, Tiling mode: 2x 64
+# from NeuronCore-v2, 4x 32 from NeuronCore-v3; configs pe.tile_min)
+_TILE_SIZES = {"sunda": (64, 128), "cayman": (32, 64, 128), "mariana": (32, 64, 128)}
+
+
+def _tile(position, size, stationary):
+    """(tile_position, tile_size) of nc_matmul as ((row, col), (rows, cols)), None for the whole
+    array; what the trace's check would refuse is refused here at the kernel's line."""
+    if not position and not size:
+        return None
+    if not position or not size or len(position) != 2 or len(size) != 2:
+        raise fail(f"nc_matmul tile_position={position!r} tile_size={size!r}: give both, each (row, column)")
+    generation = _ops.tracer().generation
+    sizes = _TILE_SIZES.get(generation, ())
+    for what, start, n in (("row", position[0], size[0]), ("column", position[1], size[1])):
+        if n not in sizes:
+            raise fail(f"nc_matmul tile_size {what} {n}: {generation} has PE tiles of "
+                       f"{', '.join(map(str, sizes)) or 'none (no tiling mode)'}")
+        if start % n or start + n > _ops.PARTITIONS:
+            raise fail(f"nc_matmul tile_position {what} {start}: a multiple of the tile size {n} inside the "
+                       f"{_ops.PARTITIONS} PE {what}s")
+    k, m = _ops.value(stationary).shape
+    if k > size[0] or m > size[1]:
+        raise fail(f"nc_matmul: the stationary {(k, m)} does not fit its PE tile {tuple(size)}")
+    return tuple(position), tuple(size)
 
 
 @_writes_dst(1)
@@ -167,6 +198,9 @@ def tensor_copy(src, dtype=None, engine=None, mask=None, **_):
 @_writes_dst(2)
 def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None, **_):
     a, b = _ops.value(data1), _ops.value(data2)
+    if a.buffer == b.buffer == "psum":
+        raise fail("tensor_tensor of two PSUM tiles: nki.isa allows at most one input in PSUM; copy one to SBUF "
+                   "first (nisa.tensor_copy)")
     if a.free_elements != b.free_elements:
         raise fail(f"tensor_tensor of {a.shape} and {b.shape}: both tiles need the same number of elements per "
                    "partition (nki.isa); for one value per partition use nisa.tensor_scalar(data, op, vector)")
