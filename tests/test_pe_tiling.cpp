@@ -142,5 +142,29 @@ TEST(BackgroundTranspose, Two_matmuls_that_are_not_transposes_never_overlap) {
     EXPECT_LT(event(mixed, 5).start, event(mixed, 3).start + 128);
 }
 
+
+// fp32 PE transposes (lines 3 and 5, their LdWeights on 2 and 4): the transpose mode halves the
+// fp32 rate's x4 (timing.transpose_fp32_factor = 2 from NC-v3); an fp32 matmul keeps x4, and
+// NC-v2 has no transpose mode.
+std::string fp32_pair(bool transpose) {
+    std::string t;
+    for (int i = 0; i < 2; ++i)
+        t += "ldweights queue=qPE0 src=fp32@" + sbuf(0, 0) + "[1][128] rows=128 cols=128\n" + "matmul queue=qPE0 src=fp32@" +
+             sbuf(0, 0x8000) + "[1][128] dst=fp32@" + psum_bank(static_cast<std::uint32_t>(i)) +
+             "[1][128] num_active_rows=128 num_active_cols=128" + (transpose ? " transpose=1" : "") + "\n";
+    return t;
+}
+
+TEST(TransposeMode, An_fp32_transpose_streams_at_twice_the_fp32_matmul_rate_from_nc_v3) {
+    auto interval = [](const Params& p, bool transpose) {
+        const ReplayResult r = run(p, fp32_pair(transpose));
+        return event(r, 5).start - event(r, 3).start;
+    };
+    EXPECT_EQ(interval(test::cayman(), true), 128u * 2);
+    EXPECT_EQ(interval(test::cayman(), false), 128u * 4);
+    EXPECT_EQ(interval(test::shipped_params("sunda"), true), 128u * 4);
+    EXPECT_EQ(test::shipped_params("mariana").timing.transpose_fp32_factor, 2u);
+}
+
 }  // namespace
 }  // namespace sbufsim

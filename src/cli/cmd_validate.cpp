@@ -64,8 +64,13 @@ int cmd_validate(const std::vector<std::string>& args, Io io) {
         io.err << "sbufsim validate: --only " << only << ": not a regular expression (" << e.what() << ")\n";
         return kExitUsage;
     }
+    // The public figure's column is as wide as its widest entry (rows print as each case runs).
+    auto public_figure = [](const ValidationCase& c) { return fmt(c.expected) + " " + c.unit; };
+    std::size_t figure_width = 13;
+    for (const ValidationCase& c : validation_cases())
+        if (std::regex_match(c.id, pick)) figure_width = std::max(figure_width, public_figure(c).size() + 2);
     std::size_t run = 0, failed = 0;
-    io.out << pad("id", 6) << pad("gen", 9) << pad("group", 9) << pad("public/seed", 13) << pad("sbufsim", 13)
+    io.out << pad("id", 6) << pad("gen", 9) << pad("group", 9) << pad("public/seed", figure_width) << pad("sbufsim", 13)
            << pad("error", 9) << pad("tol", 6) << "result  what (source)\n";
     for (const ValidationCase& c : validation_cases()) {
         if (!std::regex_match(c.id, pick)) continue;
@@ -78,7 +83,7 @@ int cmd_validate(const std::vector<std::string>& args, Io io) {
         failed += r.ok ? 0 : 1;
         const std::string err = (std::signbit(r.error) ? "" : "+") + format_fixed(100.0 * r.error, 1) + "%";
         const std::string tol = format_fixed(100.0 * c.tolerance, 0) + "%";
-        io.out << pad(c.id, 6) << pad(c.gen, 9) << pad(c.group, 9) << pad(fmt(c.expected) + " " + c.unit, 13).substr(0, 13)
+        io.out << pad(c.id, 6) << pad(c.gen, 9) << pad(c.group, 9) << pad(public_figure(c), figure_width)
                << pad(r.failure.empty() ? fmt(r.measured) : "-", 13) << pad(r.failure.empty() ? err : "-", 9) << pad(tol, 6)
                << pad(r.ok ? "ok" : "FAIL", 8) << c.what << "\n";
         if (verbose) io.out << "      source: " << c.source << "\n";

@@ -554,6 +554,11 @@ std::vector<KeySpec> build_table() {
           "matmul initiation interval max(N_moving, min(this, N_stationary)) for 2/1-byte inputs");
     u32_t("timing.matmul_fp32_factor", [](Params& p) -> auto& { return p.timing.matmul_fp32_factor; }, 1, 64,
           "", "PUBLIC_FACTS (matmul)", PUB, "fp32 matmul initiation interval multiplier");
+    u32_t("timing.transpose_fp32_factor", [](Params& p) -> auto& { return p.timing.transpose_fp32_factor; }, 1, 64,
+          "", "trn2 arch guide, Built-in Transpose Support", PUB,
+          "fp32 PE transpose (matmul transpose=1) initiation interval multiplier: the transpose mode's '2x speedup "
+          "in FP32 transpose' against timing.matmul_fp32_factor (NeuronCore-v3 and later; = matmul_fp32_factor "
+          "where there is no transpose mode)");
     u32_t("timing.ls_speedup", [](Params& p) -> auto& { return p.timing.ls_speedup; }, 1, 64,
           "", "trn1/inf2 arch guide, Tensor Engine: Fast LoadStationary (up to 4x)", PUB,
           "LoadStationary costs ceil(cols / this) PE cycles, in the background of the previous matmul");

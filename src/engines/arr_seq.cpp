@@ -47,7 +47,9 @@ std::uint32_t ArrSeq::matmul_ii(const ArrSeqInstr& i) const {
     // The turnaround floor scales with the stationary's width up to MM_INIT_LATENCY.
     const std::uint64_t floor = i.stationary_cols ? std::min<std::uint64_t>(timing_.matmul_min_ii, i.stationary_cols)
                                                   : timing_.matmul_min_ii;
-    return static_cast<std::uint32_t>(std::max(n, floor) * (i.fp32 ? timing_.matmul_fp32_factor : 1));
+    // fp32 streams at a quarter rate; a transpose in NC-v3's transpose mode at half (trn2 guide).
+    const std::uint32_t fp32 = i.transpose ? timing_.transpose_fp32_factor : timing_.matmul_fp32_factor;
+    return static_cast<std::uint32_t>(std::max(n, floor) * (i.fp32 ? fp32 : 1));
 }
 
 std::uint32_t ArrSeq::ldweights_cycles(const ArrSeqInstr& i) const {

@@ -332,6 +332,16 @@ void transpose_cases(std::vector<ValidationCase>& v) {
     pe_case(v, "P13b", "mariana", "64 bf16 128x128 PE transposes back to back on NC-v4",
             "trn3 arch guide, Background Transpose: \"close to double performance on long chains of transposes\" (128 / 2)",
             64, repeat(64, t));
+    // fp32 data: a matmul streams it at a quarter rate (x4); NC-v3's transpose mode transposes it at
+    // half (x2): "2x speedup in FP32 transpose, vs. no transpose mode enabled". NC-v2 has none.
+    const std::vector<std::pair<std::string, bool>> t32{{ldweights(128, "fp32"), false},
+                                                        {matmul(128, "fp32", 0, "transpose=1"), true}};
+    pe_case(v, "P12a", "cayman", "64 fp32 128x128 PE transposes back to back in NC-v3's transpose mode",
+            "trn2 arch guide, Built-in Transpose Support: 2x speedup in FP32 transpose (128 x 4 / 2)", 256,
+            repeat(64, t32));
+    pe_case(v, "P12b", "sunda", "64 fp32 128x128 PE transposes back to back on NC-v2 (no transpose mode)",
+            "nki.isa nc_matmul cost x4 for fp32; transpose mode is NeuronCore-v3 (trn2 arch guide)", 512,
+            repeat(64, t32));
 }
 
 void pe_cases(std::vector<ValidationCase>& v) {

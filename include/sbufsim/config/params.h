@@ -236,6 +236,7 @@ struct EngineTiming {
     // public: matmul initiation interval max(N_moving, 64) PE cycles for 2/1-byte inputs, 4x fp32.
     std::uint32_t matmul_min_ii = 64;
     std::uint32_t matmul_fp32_factor = 4;
+    std::uint32_t transpose_fp32_factor = 2;
     // public ("Fast LoadStationary ... up to 4x faster than a MultiplyMoving with the same free
     // axis size"): LoadStationary costs ceil(cols / ls_speedup) PE cycles (x4 fp32), at least
     // ldweights_min_cycles (INFERRED); it runs in the background of the previous matmul.

@@ -20,6 +20,7 @@
 //     accumulate: a read-add-write (Op::raw) on the same bytes.
 // Timing:
 //   - Matmul initiation interval ii = max(N, min(64, N_stationary)) PE cycles, x4 for fp32
+//     (x timing.transpose_fp32_factor, 2 from NC-v3, for an fp32 PE transpose)
 //     moving data (nki.isa nc_matmul cost); N is halved for perf_opt=double_row where the
 //     generation has it (pe.double_row). The array is occupied from the matmul's start until
 //     both ii has passed and its moving reads were granted; with arr_seq.en_inter_instr_dly the
