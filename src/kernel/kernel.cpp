@@ -517,12 +517,15 @@ inline void Kernel::charge_gate(std::uint32_t c, StallCause cause) {
         --run_left_[c];
         return;
     }
-    const Port& p = ports_[c];
-    if (p.pc < p.pcs) {
+    end_run(c, t);
+}
+
+// The grant of a run's last beat: the request's next run, or its completion and the next head.
+inline void Kernel::end_run(std::uint32_t c, Cycle t) {
+    if (ports_[c].pc < ports_[c].pcs)
         load_run(c);
-        return;
-    }
-    complete(c, t);
+    else
+        complete(c, t);
 }
 
 [[gnu::noinline]] void Kernel::complete(std::uint32_t c, Cycle t) {
@@ -774,14 +777,25 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & twice);
     contended_[winner] += s1_won;
     won_[winner] += s1_won;
+    // Whether a grant ends its run is data too (a 2-beat request ends every other grant): the
+    // runs count down without a branch, and the clients whose run ended are listed, in grant
+    // order, for end_run() after the loop (it touches only that client's own state and the
+    // completion ring, which sees the same order).
+    std::uint32_t ended[64];
+    std::uint32_t ne = 0;
     for (std::uint32_t j = 0; j < g.n; ++j) {
         const std::uint32_t c = g.client[j];
         // Without a branch: whether a winner was contended is data, not a pattern to predict.
         const std::uint64_t hit = (head_mask_[c] & twice) != 0;
         contended_[c] += hit;
         won_[c] += hit;
-        grant(c, t);
+        stall_run_[c] = 0;
+        const std::uint32_t left = run_left_[c];
+        run_left_[c] = left - (left != 0);
+        ended[ne] = c;
+        ne += left == 0;
     }
+    for (std::uint32_t k = 0; k < ne; ++k) end_run(ended[k], t);
     // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
     // this one until the shortest run ends.
     if (granted == ready && !run_ended_ && !(granted & throttled_)) {

@@ -173,6 +173,7 @@ private:
                       std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
                       bool tdm_region, TdmClass prec, Cycle t);
     void grant(std::uint32_t c, Cycle t);
+    void end_run(std::uint32_t c, Cycle t);
     void complete(std::uint32_t c, Cycle t);
     void load_head(std::uint32_t c, Cycle t);
     void load_run(std::uint32_t c);
