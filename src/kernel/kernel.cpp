@@ -27,6 +27,10 @@ inline void for_each_bit(std::uint64_t m, F&& f) {
 }
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("kernel: " + what); }
+// Out of line and cold, so that submit() carries no string code.
+[[noreturn, gnu::cold, gnu::noinline]] void too_many_beats(std::uint64_t beats) {
+    bad("a request of " + std::to_string(beats) + " beats is too large");
+}
 
 // Probe hooks (window_stats.h), kept out of line and cold: the cycle loop then carries only a
 // null test and a call, so it is laid out and inlined as without a probe.
@@ -372,7 +376,7 @@ RequestId Kernel::submit(const Request& r) {
     const std::uint32_t pcs = (r.partitions + cp - 1) / cp;
     const std::uint64_t bcs = (std::uint64_t{r.bytes} + p.bpb - 1) / p.bpb;
     const std::uint64_t beats = pcs * bcs * (r.op == Op::raw ? 2 : 1);
-    if (beats > 0xffffffffu) [[unlikely]] bad("a request of " + std::to_string(beats) + " beats is too large");
+    if (beats > 0xffffffffu) [[unlikely]] too_many_beats(beats);
     e.beats = static_cast<std::uint32_t>(beats);
     uniform_run(p, e, cp, pcs, static_cast<std::uint32_t>(bcs));
     ++p.tail;
