@@ -5,7 +5,7 @@
 #
 # Configure the build first (it must have Google Benchmark for the bench/ programs):
 #   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release && cmake --build build-rel
-# Rows: kernel beats/s (bench_kernel, saturated), replay records/s (bench_replay: binary and
+# Rows: kernel beats/s (bench_kernel, saturated and dense), replay records/s (bench_replay: binary and
 # text, mixed 64-byte and 1-beat random traces), the fast scheduler against the clocked one per
 # shipped trace and on the GEMM (`sbufsim bench --trace`), the GEMM 1024x4096x1024 generated and
 # replayed (wall and CPU time of each process), and the start-up time of `sbufsim --version`.
@@ -44,9 +44,10 @@ echo
 echo "| figure | value |"
 echo "| --- | ---: |"
 
-"$build/bench/bench_kernel" --benchmark_filter=Saturated --benchmark_repetitions="$reps" \
+"$build/bench/bench_kernel" --benchmark_filter='Saturated|Dense' --benchmark_repetitions="$reps" \
     --benchmark_format=json >"$tmp/kernel.json" 2>/dev/null
 echo "| kernel, saturated (BM_KernelSaturated), M beats/s | $(median_rate "$tmp/kernel.json" BM_KernelSaturated) |"
+echo "| kernel, dense 2 KiB requests (BM_KernelDense), M beats/s | $(median_rate "$tmp/kernel.json" BM_KernelDense) |"
 
 "$build/bench/bench_replay" --benchmark_repetitions="$reps" --benchmark_format=json >"$tmp/replay.json" 2>/dev/null
 for b in BinaryMixed Binary1Beat TextMixed Text1Beat; do

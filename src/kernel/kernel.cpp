@@ -27,6 +27,10 @@ inline void for_each_bit(std::uint64_t m, F&& f) {
 }
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("kernel: " + what); }
+// Out of line and cold, so that submit() carries no string code.
+[[noreturn, gnu::cold, gnu::noinline]] void too_many_beats(std::uint64_t beats) {
+    bad("a request of " + std::to_string(beats) + " beats is too large");
+}
 
 // Probe hooks (window_stats.h), kept out of line and cold: the cycle loop then carries only a
 // null test and a call, so it is laid out and inlined as without a probe.
@@ -65,6 +69,8 @@ struct Kernel::Port {
     Region region = Region::sbuf;
     std::uint32_t ppb = 0;  // partitions per beat, 0 = all
     std::uint32_t bpb = 8;  // bytes per partition per beat
+    std::uint32_t max_parts = 0;  // partitions of the client's region (submit's checks)
+    std::uint64_t max_bytes = 0;  // bytes a partition of the region may be addressed at
 
     // Head request. Its beats go partition chunk major, then byte chunk, then (raw) the read and
     // the write slot; what the arbitration sees of a beat is only its banks and its bytes, so the
@@ -144,6 +150,8 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         port.region = ci.region;
         port.ppb = ci.beat_partitions;
         port.bpb = std::max<std::uint32_t>(1, ci.beat_bytes);
+        port.max_parts = region_partitions(ci.region);
+        port.max_bytes = region_active(ci.region);
         port.q.resize(16);
         port.q_mask = port.q.size() - 1;
         (ci.region == Region::sbuf ? sbuf_mask_ : psum_mask_clients_) |= bit(c);
@@ -297,16 +305,6 @@ inline Kernel::Beat Kernel::chunk_beat(const Port& p, std::uint32_t pc, std::uin
     set_run(c, head.mask, head.bytes, chunks * p.rep);
 }
 
-inline std::uint32_t Kernel::beats_of(const Request& r) const {
-    const Port& p = ports_[index(r.client)];
-    const std::uint32_t cp = p.ppb ? p.ppb : r.partitions;
-    const std::uint64_t pcs = (r.partitions + cp - 1) / cp;
-    const std::uint64_t bcs = (std::uint64_t{r.bytes} + p.bpb - 1) / p.bpb;
-    const std::uint64_t beats = pcs * bcs * (r.op == Op::raw ? 2 : 1);
-    if (beats > 0xffffffffu) bad("a request of " + std::to_string(beats) + " beats is too large");
-    return static_cast<std::uint32_t>(beats);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Queues.
 
@@ -322,9 +320,10 @@ inline std::uint64_t Kernel::region_active(Region region) const {
 
 inline bool Kernel::well_formed(const Request& r) const {
     const std::uint32_t c = index(r.client);
-    if (c >= n_ || r.region != ports_[c].region) return false;
-    const bool shape = r.partitions != 0 && r.first_partition + r.partitions <= region_partitions(r.region) &&
-                       r.bytes != 0 && std::uint64_t{r.offset} + r.bytes <= region_active(r.region);
+    if (c >= n_) return false;
+    const Port& p = ports_[c];
+    const bool shape = r.region == p.region && r.partitions != 0 && r.first_partition + r.partitions <= p.max_parts &&
+                       r.bytes != 0 && std::uint64_t{r.offset} + r.bytes <= p.max_bytes;
     if (r.after == kNoRequest) return shape;
     const std::uint32_t dc = index(request_client(r.after));
     return shape && dc < n_ && request_seq(r.after) < ports_[dc].submitted;
@@ -351,24 +350,35 @@ inline bool Kernel::well_formed(const Request& r) const {
     bad("submit: " + name + " depends on a request that was not submitted");
 }
 
+// Doubles the client's ring (outside the cycle loop; out of line so that submit() stays small).
+[[gnu::noinline]] void Kernel::grow(Port& p) {
+    const std::uint64_t size = p.tail - p.head;
+    std::vector<Queued> bigger(p.q.size() * 2);
+    for (std::uint64_t i = 0; i < size; ++i) bigger[i] = p.q[(p.head + i) & p.q_mask];
+    p.q.swap(bigger);
+    p.q_mask = p.q.size() - 1;
+    p.tail = size;
+    p.head = 0;
+}
+
 RequestId Kernel::submit(const Request& r) {
     if (!well_formed(r)) [[unlikely]] refuse(r);
     const std::uint32_t c = index(r.client);
     Port& p = ports_[c];
     const std::uint64_t size = p.tail - p.head;
     if (options_.queue_limit && size >= options_.queue_limit) return kNoRequest;
-    if (size == p.q.size()) {  // grow the ring (outside the cycle loop)
-        std::vector<Queued> bigger(p.q.size() * 2);
-        for (std::uint64_t i = 0; i < size; ++i) bigger[i] = p.q[(p.head + i) & p.q_mask];
-        p.q.swap(bigger);
-        p.q_mask = p.q.size() - 1;
-        p.tail = size;
-        p.head = 0;
-    }
+    if (size == p.q.size()) grow(p);
     Queued& e = p.q[p.tail & p.q_mask];
     e.req = r;
     e.req.issue = std::max(r.issue, now_);
-    e.beats = beats_of(r);
+    // Beats: partition chunks x byte chunks (x 2 for raw: the read slot, then the write slot).
+    const std::uint32_t cp = p.ppb && p.ppb < r.partitions ? p.ppb : r.partitions;  // per beat
+    const std::uint32_t pcs = (r.partitions + cp - 1) / cp;
+    const std::uint64_t bcs = (std::uint64_t{r.bytes} + p.bpb - 1) / p.bpb;
+    const std::uint64_t beats = pcs * bcs * (r.op == Op::raw ? 2 : 1);
+    if (beats > 0xffffffffu) [[unlikely]] too_many_beats(beats);
+    e.beats = static_cast<std::uint32_t>(beats);
+    uniform_run(p, e, cp, pcs, static_cast<std::uint32_t>(bcs));
     ++p.tail;
     ++queued_;
     ++p.requests;
@@ -391,7 +401,10 @@ void Kernel::load_head(std::uint32_t c, Cycle t) {
     p.issue = r.issue;
     p.start = std::max(r.issue, t);
     p.after = r.after;
-    if (!uniform_head(c, e)) {
+    if (e.run_bytes) {
+        p.pc = p.pcs = 0;  // nothing after the run
+        set_run(c, e.run_mask, e.run_bytes, e.beats);
+    } else {
         p.first = r.first_partition;
         p.parts = r.partitions;
         p.offset = r.offset;
@@ -414,22 +427,21 @@ void Kernel::load_head(std::uint32_t c, Cycle t) {
     }
 }
 
-// The common request whose beats all have the same banks and bytes becomes a single run here,
-// without the chunk walk of load_run(). That is an SBUF request in HalfSelect::partition mode
-// (the banks follow the partitions only) with no short byte chunk, and either one partition
-// chunk or equal partition chunks all on one bank (the bank table is monotonic). False for
-// anything else.
-inline bool Kernel::uniform_head(std::uint32_t c, const Queued& e) {
-    Port& p = ports_[c];
+// The common request whose beats all have the same banks and bytes is one run: an SBUF request
+// in HalfSelect::partition mode (the banks follow the partitions only) with no short byte chunk,
+// and either one partition chunk or equal partition chunks all on one bank (the bank table is
+// monotonic). submit() notes its banks and bytes in `e` (rows: partitions per beat; pcs, bcs:
+// partition and byte chunks), so load_head() takes it without the chunk walk of load_run();
+// anything else gets run_bytes 0.
+inline void Kernel::uniform_run(const Port& p, Queued& e, std::uint32_t rows, std::uint32_t pcs,
+                                std::uint32_t bcs) const {
     const Request& r = e.req;
-    if (p.region != Region::sbuf || half_by_offset_ || r.bytes % p.bpb != 0) return false;
-    const std::uint32_t rows = p.ppb && p.ppb < r.partitions ? p.ppb : r.partitions;  // per beat
+    e.run_bytes = 0;
+    if (p.region != Region::sbuf || half_by_offset_ || std::uint64_t{bcs} * p.bpb != r.bytes) return;
     const std::uint32_t first = r.first_partition, last = first + r.partitions - 1;
-    if (rows != r.partitions && (r.partitions % rows != 0 || sbuf_bank_of_[first] != sbuf_bank_of_[last]))
-        return false;
-    p.pc = p.pcs = 0;  // nothing after the run
-    set_run(c, bit_range(sbuf_bank_of_[first], sbuf_bank_of_[first + rows - 1]), rows * p.bpb, e.beats);
-    return true;
+    if (pcs != 1 && (std::uint64_t{pcs} * rows != r.partitions || sbuf_bank_of_[first] != sbuf_bank_of_[last])) return;
+    e.run_mask = bit_range(sbuf_bank_of_[first], sbuf_bank_of_[first + rows - 1]);
+    e.run_bytes = rows * p.bpb;
 }
 
 // Makes `beats` beats on `banks` moving `bytes` each the head run; counts them ahead (Port).
@@ -509,12 +521,15 @@ inline void Kernel::charge_gate(std::uint32_t c, StallCause cause) {
         --run_left_[c];
         return;
     }
-    const Port& p = ports_[c];
-    if (p.pc < p.pcs) {
+    end_run(c, t);
+}
+
+// The grant of a run's last beat: the request's next run, or its completion and the next head.
+inline void Kernel::end_run(std::uint32_t c, Cycle t) {
+    if (ports_[c].pc < ports_[c].pcs)
         load_run(c);
-        return;
-    }
-    complete(c, t);
+    else
+        complete(c, t);
 }
 
 [[gnu::noinline]] void Kernel::complete(std::uint32_t c, Cycle t) {
@@ -766,14 +781,25 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     const std::uint64_t s1_won = (granted & s1_contended) && !(head_mask_[winner] & twice);
     contended_[winner] += s1_won;
     won_[winner] += s1_won;
+    // Whether a grant ends its run is data too (a 2-beat request ends every other grant): the
+    // runs count down without a branch, and the clients whose run ended are listed, in grant
+    // order, for end_run() after the loop (it touches only that client's own state and the
+    // completion ring, which sees the same order).
+    std::uint32_t ended[64];
+    std::uint32_t ne = 0;
     for (std::uint32_t j = 0; j < g.n; ++j) {
         const std::uint32_t c = g.client[j];
         // Without a branch: whether a winner was contended is data, not a pattern to predict.
         const std::uint64_t hit = (head_mask_[c] & twice) != 0;
         contended_[c] += hit;
         won_[c] += hit;
-        grant(c, t);
+        stall_run_[c] = 0;
+        const std::uint32_t left = run_left_[c];
+        run_left_[c] = left - (left != 0);
+        ended[ne] = c;
+        ne += left == 0;
     }
+    for (std::uint32_t k = 0; k < ne; ++k) end_run(ended[k], t);
     // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
     // this one until the shortest run ends.
     if (granted == ready && !run_ended_ && !(granted & throttled_)) {
@@ -990,7 +1016,7 @@ RunStatus Kernel::run_to_completion() { return run(kNever, true, 0); }
 void Kernel::flush_bank_grants(std::uint32_t c) {
     Port& p = ports_[c];
     if (!p.grant_count) return;
-    for_each_bit(p.grant_mask, [&](std::uint32_t b) { stats_.banks[b].grants[c] += p.grant_count; });
+    for_each_bit(p.grant_mask, [&](std::uint32_t b) { bank_grants_[b * kClientSlots + c] += p.grant_count; });
     p.beats += p.grant_count;
     p.grant_count = 0;
 }
@@ -1018,6 +1044,7 @@ const Stats& Kernel::stats() const {
     for (std::size_t b = 0; b < report_.banks.size(); ++b) {
         report_.banks[b].conflict_cycles = bank_conflicts_[b];
         report_.banks[b].stalls = bank_stalls_[b];
+        for (std::uint32_t c = 0; c < n_; ++c) report_.banks[b].grants[c] += bank_grants_[b * kClientSlots + c];
     }
     report_.finalize();
     return report_;

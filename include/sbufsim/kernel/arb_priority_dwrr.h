@@ -108,13 +108,14 @@ inline void PriorityDwrr::settle(std::uint64_t candidates, std::uint64_t granted
         // Written without branches (the outcome is data the predictor cannot learn):
         // the favoured port gets its credit loaded when the pointer reaches it; a granted beat
         // spends one (a blocked one keeps its turn), and the last one moves the pointer past it.
+        // (GCC turns a conditional select of the credit into a branch: masks instead.)
         const std::uint32_t fav = favoured(l, m);
-        const bool load = (fav != l.ptr) | l.fresh;
-        const std::uint32_t loaded = weight_[fav];
-        std::uint32_t credit = load ? loaded : l.credit;
+        const std::uint32_t load = 0u - static_cast<std::uint32_t>((fav != l.ptr) | l.fresh);
+        std::uint32_t credit = (std::uint32_t{weight_[fav]} & load) | (l.credit & ~load);
         credit -= static_cast<std::uint32_t>(granted >> fav & 1);
         const bool spent = credit == 0;  // credit >= 1 unless a grant just spent the last
-        l.ptr = spent ? (fav + 1) % kPorts : fav;
+        static_assert(std::has_single_bit(kPorts));
+        l.ptr = (fav + static_cast<std::uint32_t>(spent)) & (kPorts - 1);
         l.credit = credit;
         l.fresh = spent;
     }

@@ -143,6 +143,10 @@ private:
     struct Queued {
         Request req;
         std::uint32_t beats;
+        // The common request whose beats all share banks and bytes (uniform_run()) is made one
+        // run when submitted: load_head() then copies it. run_bytes 0: walk the chunks instead.
+        std::uint32_t run_bytes;
+        std::uint64_t run_mask;
     };
 
     RunStatus run(Cycle target, bool until_drained, std::uint64_t watch);
@@ -169,10 +173,12 @@ private:
                       std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
                       bool tdm_region, TdmClass prec, Cycle t);
     void grant(std::uint32_t c, Cycle t);
+    void end_run(std::uint32_t c, Cycle t);
     void complete(std::uint32_t c, Cycle t);
     void load_head(std::uint32_t c, Cycle t);
     void load_run(std::uint32_t c);
-    bool uniform_head(std::uint32_t c, const Queued& e);
+    void uniform_run(const Port& p, Queued& e, std::uint32_t rows, std::uint32_t pcs, std::uint32_t bcs) const;
+    void grow(Port& p);
     void set_run(std::uint32_t c, std::uint64_t banks, std::uint32_t bytes, std::uint32_t beats);
     struct Beat {
         std::uint64_t mask;  // global bank bits (head_mask_)
@@ -185,7 +191,6 @@ private:
     void charge(std::uint32_t c, StallCause cause, std::uint64_t n = 1);
     void charge_gate(std::uint32_t c, StallCause cause);
     void refresh_ready(Cycle t);
-    std::uint32_t beats_of(const Request& r) const;
     std::uint32_t region_partitions(Region region) const;
     std::uint64_t region_active(Region region) const;
     bool well_formed(const Request& r) const;
@@ -282,6 +287,8 @@ private:
     // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
     // records are large (names, vectors), so indexing them costs more than these flat arrays.
     std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{};
+    // Bank grants per bank and client (row b, column c), flushed when a client's banks change.
+    std::array<std::uint64_t, (kMaxSbufEccBanks + kMaxPsumEccBanks) * kClientSlots> bank_grants_{};
     // Fairness: cycles each client competed with another beat, and of those the cycles it won.
     // Counted where the grant loop already holds the client index (one add, no mask walk).
     std::array<std::uint64_t, kClientSlots> contended_{}, won_{};
