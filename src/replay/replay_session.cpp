@@ -117,11 +117,12 @@ void ReplaySession::submit_access(const Record& r) {
     if (c < 0 || d->addr != r.address) [[unlikely]] {  // not from check(): resolve it here
         const auto id = kernel_.client_index(r.client);
         c = id ? static_cast<int>(index(*id)) : -1;
-        own = map_.decode(r.address);
+        own = map_.locate(r.address);
         d = &own;
     }
     if (c < 0 || !d->valid() || d->region != client_region_[static_cast<std::size_t>(c)]) return;
-    Request q;
+    Request& q = pending_;  // built in place
+    q = Request{};
     q.client = ClientId{static_cast<std::uint16_t>(c)};
     q.op = r.op;
     q.region = d->region;
@@ -130,7 +131,6 @@ void ReplaySession::submit_access(const Record& r) {
     q.offset = d->offset;
     q.bytes = std::max<std::uint32_t>(1, r.bytes);
     q.issue = r.cycle;
-    pending_ = q;
     have_pending_ = true;
     // Record by record, it goes into the kernel when the kernel is `access_window` cycles short
     // of its issue cycle, and not before it was read. A pe_wr record keeps that cycle (arr_seq

@@ -210,14 +210,14 @@ void TraceChecker::check_access(Ctx& c) {
     if (port.no_reads && r.op == Op::rd)
         c.error("op", "client " + info.name + " is a write port; op must be wr or raw (or use the engine's _rd port)", kClientRule);
 
-    last_access_ = map_.decode(r.address);
+    last_access_ = map_.locate(r.address);
     const Decoded& d = last_access_;
     if (port.q7 && d.region == Region::psum) {
         c.verdict("address", gpsimd_operand_valid(map_, Addr4::immediate(r.address)));
         return;
     }
     if (!d.valid()) {
-        c.error("address", map_.explain(d));
+        c.error("address", map_.explain(map_.decode(r.address)));
         return;
     }
     if (d.region != port.region) {

@@ -38,8 +38,9 @@ public:
     std::size_t finish(std::vector<TraceError>& out);
 
     const AddressMap& address_map() const { return map_; }
-    // The decoded address of the last access record check() looked at (Decoded::addr says which
-    // address), so that the replay does not decode it again.
+    // Where the last access record check() looked at lands (AddressMap::locate: region,
+    // partition, offset, status; Decoded::addr says which address), so that the replay does not
+    // decode it again.
     const Decoded& last_access() const { return last_access_; }
     // The client (index into ClientSet(params), as the kernel numbers them) of the last access
     // record check() looked at, its address in last_access(); -1 when the name is unknown.
