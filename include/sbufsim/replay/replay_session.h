@@ -39,8 +39,10 @@ public:
     // Checks the trace header (call once, first). Throws ReplayError (invalid_trace) unless lenient.
     void begin();
     // Reads records until a queue reaches the look-ahead, an access record lies beyond the
-    // window, or the end; with `force`, one more instruction regardless of the look-ahead.
-    // Returns true when it queued an instruction or submitted an access record.
+    // window (beyond window + access_batch while every engine is idle), an instruction read
+    // behind an early record waits for its cycle, or the end; with `force`, one more instruction
+    // regardless of the look-ahead. Returns true when it queued an instruction or submitted an
+    // access record.
     bool refill(Cycle now, bool force);
     // Refills and steps every engine in fixed order until nothing changes.
     void settle(Cycle now);
