@@ -340,6 +340,8 @@ ClockedRun replay_clocked(const Params& params, TraceReader& reader, const Repla
         own_probe = std::make_unique<ActivityProbe>(ClientSet(params).size(), banks, po);
         opt.probe = own_probe.get();
     }
+    // Record by record: the reference for the fast scheduler's batches (the same statistics).
+    opt.access_batch = 0;
     ReplaySession session(params, reader, opt);
     session.begin();
     const sc_core::sc_time period = clock_period(params);

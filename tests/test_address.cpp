@@ -465,5 +465,24 @@ TEST(AddressMapGeometry, Rejects_zero_stride) {
     EXPECT_THROW(AddressMap{p}, std::invalid_argument);
 }
 
+// locate() is decode() without the quadrant, ECC bank and SoC address: the same region,
+// partition, offset and status for every address, valid or not, of every generation.
+TEST(AddressLocate, Lands_where_decode_does_on_every_generation) {
+    for (const auto& gen : all_generations()) {
+        const AddressMap m(gen_params(gen));
+        std::uint64_t valid = 0;
+        for (std::uint64_t a = 0; a < (std::uint64_t{1} << 30); a += 0x1ff3) {  // odd step: every offset class
+            const Decoded want = m.decode(a), got = m.locate(a);
+            ASSERT_EQ(got.status, want.status) << gen << " " << a;
+            ASSERT_EQ(got.region, want.region) << gen << " " << a;
+            ASSERT_EQ(got.partition, want.partition) << gen << " " << a;
+            ASSERT_EQ(got.offset, want.offset) << gen << " " << a;
+            ASSERT_EQ(got.addr, a);
+            valid += want.valid();
+        }
+        EXPECT_GT(valid, 0u) << gen;
+    }
+}
+
 }  // namespace
 }  // namespace sbufsim

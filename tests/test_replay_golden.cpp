@@ -2,12 +2,14 @@
 // derived by hand in the comments, plus semaphore ordering and deadlock reports.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 
 #include "sbufsim/config/config.h"
+#include "report_json.h"
 #include "shipped.h"
 #include "temp_files.h"
 #include "sbufsim/replay/replay.h"
@@ -164,6 +166,62 @@ TEST(ReplayGolden, Invalid_record_is_refused_unless_lenient) {
     const ReplayResult r = replay_trace(cayman(), path, o);
     EXPECT_EQ(r.skipped, 1u);
     EXPECT_EQ(engine(r, "act").instructions, 1u);
+}
+
+// ---- access batches ------------------------------------------------------------------------------
+
+// Access records go into the kernel in batches (ReplayOptions::access_batch); how early within
+// its batch a record is submitted is visible to no statistic, so every batch size gives the
+// report of record-by-record submission. A window of 16 cycles makes batches end between the
+// instructions; the pe_wr records beside matmuls are the ones arr_seq counts (p2fifo
+// almost-full), which must keep their record-by-record cycle.
+TEST(ReplayBatches, Any_access_batch_gives_the_statistics_of_record_by_record_submission) {
+    std::ostringstream mm;
+    mm << "sbufsim-trace 1 gen=cayman\n";
+    // First PE reads and writes alone (no engine has work): three queued writes pass p2fifo
+    // almost-full (2) and hold the PE reads back, so writes submitted early would stall the
+    // read 30 cycles before them.
+    for (int g = 0; g < 20; ++g) {
+        mm << 200 * g + 20 << " pe_client_0 rd 0x0 1 64\n";
+        for (int k = 0; k < 3; ++k) mm << 200 * g + 50 << " pe_wr wr 0x2000000 1 32\n";
+    }
+    for (int i = 0; i < 40; ++i) {
+        mm << "ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=128\n"
+           << "matmul queue=qPE0 src=bf16@0x" << std::hex << 0x40 * (i % 8) << std::dec
+           << "[1][128] dst=fp32@0x2000000[1][128] num_active_rows=128 num_active_cols=128 acc_flags=single\n";
+        for (int k = 0; k < 3; ++k)
+            mm << 4000 + 60 * (3 * i + k) << " pe_wr wr 0x" << std::hex << 0x2000800 + 0x100 * k << std::dec << " 64 256\n";
+        if (i % 4 == 3) mm << "act queue=qAct0 src=fp32@0x2000000[1][128] dst=bf16@0x400[1][128] partitions=128 fn=copy\n";
+    }
+    // Records on the clients ACT and DMA engine 0 use themselves, dense and then sparse, between
+    // their instructions: a record submitted early would pass an engine's own request.
+    std::ostringstream shared;
+    shared << "sbufsim-trace 1 gen=cayman\n";
+    for (int i = 0; i < 60; ++i) {
+        const int cycle = i < 30 ? 7 * i : 210 + 900 * (i - 30);
+        shared << cycle << (i % 2 ? " act_rd rd 0x" : " dma_0 wr 0x") << std::hex << 0x40000 * (i % 4) << std::dec << " 32 128\n";
+        if (i % 5 == 0) shared << "act queue=qAct0 src=bf16@0x0[1][256] dst=bf16@0x800[1][256] partitions=128 fn=copy\n";
+        if (i % 7 == 0) shared << "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x1000[1][512] partitions=128 bytes=1024\n";
+    }
+    const std::string pe_wr = write_temp("batches_pe_wr.trc", mm.str());
+    const std::string engines = write_temp("batches_engines.trc", shared.str());
+    for (const std::string& t : {shipped("access_mix.trc"), pe_wr, engines}) {
+        for (const Cycle window : {Cycle{4096}, Cycle{16}}) {
+            ReplayOptions one;
+            one.access_window = window;
+            one.access_batch = 0;
+            const ReplayResult want = replay_trace(cayman(), t, one);
+            ASSERT_GT(want.access_records, 0u) << t;
+            for (const Cycle batch : {Cycle{1}, Cycle{100}, Cycle{100000}}) {
+                ReplayOptions o = one;
+                o.access_batch = batch;
+                EXPECT_EQ(test::json_of(replay_trace(cayman(), t, o)), test::json_of(want))
+                    << t << ", window " << window << ", batch " << batch;
+            }
+        }
+    }
+    std::filesystem::remove(pe_wr);
+    std::filesystem::remove(engines);
 }
 
 }  // namespace

@@ -20,7 +20,6 @@ RunStatus in_kernel(double* seconds, F&& f) {
     *seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return s;
 }
-constexpr std::uint32_t kUnknownClient = 0xfffffffeu;
 }  // namespace
 
 ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayOptions& o)
@@ -54,6 +53,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     }
     join_ports();
     if (const auto c = kernel_.client_index("pe_wr")) pe_wr_ = *c;
+    for (const ClientInfo& ci : kernel_.clients().all()) client_region_.push_back(ci.region);
     wake_.assign(engines_.size(), 0);  // every engine is stepped at the first settle
     watch_.assign(engines_.size(), 0);
     stale_.assign(engines_.size(), 1);
@@ -109,27 +109,35 @@ SyncSet ReplaySession::sync_of(const Record& r) {
 }
 
 void ReplaySession::submit_access(const Record& r) {
-    if (r.client_id >= client_of_.size()) client_of_.resize(std::size_t{r.client_id} + 1, kUnresolved);
-    std::uint32_t& c = client_of_[r.client_id];
-    if (c == kUnresolved) {
+    // The checker has just resolved its client and decoded its address (every routed record
+    // passed check(); its client numbers are the kernel's, both being ClientSet(params)).
+    int c = checker_.last_client();
+    const Decoded* d = &checker_.last_access();
+    Decoded own;
+    if (c < 0 || d->addr != r.address) [[unlikely]] {  // not from check(): resolve it here
         const auto id = kernel_.client_index(r.client);
-        c = id ? index(*id) : kUnknownClient;
+        c = id ? static_cast<int>(index(*id)) : -1;
+        own = map_.locate(r.address);
+        d = &own;
     }
-    // The checker has just decoded it (every routed record passed check()).
-    const Decoded& checked = checker_.last_access();
-    const Decoded d = checked.addr == r.address ? checked : map_.decode(r.address);
-    if (c == kUnknownClient || !d.valid() || d.region != kernel_.clients().all()[c].region) return;
-    Request q;
+    if (c < 0 || !d->valid() || d->region != client_region_[static_cast<std::size_t>(c)]) return;
+    Request& q = pending_;  // built in place
+    q = Request{};
     q.client = ClientId{static_cast<std::uint16_t>(c)};
     q.op = r.op;
-    q.region = d.region;
-    q.first_partition = static_cast<std::uint16_t>(d.partition);
+    q.region = d->region;
+    q.first_partition = static_cast<std::uint16_t>(d->partition);
     q.partitions = std::max<std::uint16_t>(1, r.partitions);
-    q.offset = d.offset;
+    q.offset = d->offset;
     q.bytes = std::max<std::uint32_t>(1, r.bytes);
     q.issue = r.cycle;
-    pending_ = q;
     have_pending_ = true;
+    // Record by record, it goes into the kernel when the kernel is `access_window` cycles short
+    // of its issue cycle, and not before it was read. A pe_wr record keeps that cycle (arr_seq
+    // counts the queued pe_wr requests: p2fifo almost-full); any other may go in earlier, in a
+    // batch (ReplayOptions::access_batch), which no statistic can see.
+    pending_due_ = std::max(read_at_, q.issue - std::min(q.issue, opt_.access_window));
+    pending_exact_ = q.client == pe_wr_;
     ++result_.access_records;
 }
 
@@ -331,9 +339,9 @@ void ReplaySession::reject(std::vector<TraceError>& errs) {
         if (result_.skipped_errors.size() < opt_.max_skipped_kept) result_.skipped_errors.push_back(e);
 }
 
-// Reads one record; false at the end of the trace.
-bool ReplaySession::read_one() {
-    TraceError err;
+// Reads one record at cycle `now`; false at the end of the trace.
+bool ReplaySession::read_one(Cycle now) {
+    TraceError& err = read_err_;  // a member: a local one would build and free its strings per record
     const ReadStatus st = reader_.read(rec_, err);
     if (st == ReadStatus::end) {
         errs_.clear();
@@ -354,26 +362,55 @@ bool ReplaySession::read_one() {
         reject(errs_);
         return true;
     }
+    // Read ahead of the record-by-record reading (behind a batch of access records): an
+    // instruction waits for the cycle at which that reading would have handed it over.
+    if (rec_.kind != RecordKind::access && read_at_ > now) {
+        held_ = true;
+        return true;
+    }
     route(rec_);
     return true;
 }
 
 bool ReplaySession::refill(Cycle now, bool force) {
     bool moved = false;
+    int idle = -1;  // every engine idle (asked once, when a record could go in early)
     while (!eof_) {
         if (have_pending_) {
-            if (pending_.issue > now + opt_.access_window && !force) return moved;
+            if (!force && pending_due_ > now) {
+                // Early, in a batch: not a pe_wr record, and only while no engine has work. An
+                // engine submits on the clients the trace's records use (act_rd, dma_3, ...), so
+                // a record going in early could pass a request of one; an idle engine gets no
+                // instruction before the record's own cycle (the records after it wait, held).
+                if (pending_exact_ || pending_.issue > now + opt_.access_window + opt_.access_batch) return moved;
+                if (idle < 0) idle = engines_idle() ? 1 : 0;
+                if (!idle) return moved;
+            }
             static_cast<void>(kernel_.submit(pending_));  // no queue limit: never refused
             have_pending_ = false;
             if (pending_.client == pe_wr_) mark_fed(0);  // a PE write can fill arr_seq's p2fifo
+            // Record by record, it would have gone in at its window's edge (or now, forced) and
+            // the next record would have been read then.
+            read_at_ = std::max(read_at_, force ? now : pending_due_);
             moved = true;
             if (force) return moved;
         }
+        if (held_) {
+            if (read_at_ > now) return moved;  // not forced: a forced refill never finds one
+            held_ = false;
+            route(rec_);
+            idle = 0;
+            moved = true;
+        }
         if (!force && last_pushed_ && last_pushed_->queued() >= opt_.lookahead) return moved;
         last_pushed_ = nullptr;
+        read_at_ = std::max(read_at_, now);
         const std::uint64_t before = result_.instructions;
-        if (!read_one()) return moved;
-        if (result_.instructions != before) moved = true;
+        if (!read_one(now)) return moved;
+        if (result_.instructions != before) {
+            moved = true;
+            idle = 0;
+        }
         if (force && result_.instructions != before) return moved;
     }
     return moved;
@@ -449,8 +486,8 @@ Wake ReplaySession::gather_wakes(Cycle now, bool cached) {
     resolve_ports();
     if (!cached || any_stale_) engine_wakes_ = merge_wakes(now, cached);
     Wake next = engine_wakes_;
-    if (have_pending_)
-        next.at = std::min(next.at, std::max(now + 1, pending_.issue - std::min(pending_.issue, opt_.access_window)));
+    if (have_pending_) next.at = std::min(next.at, std::max(now + 1, pending_due_));
+    if (held_) next.at = std::min(next.at, std::max(now + 1, read_at_));
     return next;
 }
 

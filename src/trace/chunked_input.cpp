@@ -56,11 +56,6 @@ bool ChunkedInput::fill(std::size_t need) {
     return end_ >= need;
 }
 
-const char* ChunkedInput::peek(std::size_t n) {
-    if (end_ - pos_ < n && !fill(n)) return nullptr;
-    return buf_.data() + pos_;
-}
-
 bool ChunkedInput::next_line(std::string_view& line, bool& too_long, std::size_t max_line) {
     too_long = false;
     for (;;) {

@@ -17,7 +17,10 @@ public:
     explicit ChunkedInput(std::istream& in, bool hash = false, std::size_t chunk = std::size_t{1} << 20);
     // At least `n` bytes buffered at the returned pointer, or nullptr when the stream ends first
     // (available() then says how many are left).
-    const char* peek(std::size_t n);
+    const char* peek(std::size_t n) {
+        if (end_ - pos_ >= n) [[likely]] return buf_.data() + pos_;   // inline: called per record
+        return fill(n) ? buf_.data() + pos_ : nullptr;
+    }
     std::size_t available() const { return end_ - pos_; }
     void consume(std::size_t n) { pos_ += n; }
     // The next line without its '\n'; false at the end. A line longer than `max_line` is

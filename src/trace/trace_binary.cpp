@@ -6,6 +6,7 @@
 // Names are defined inline rather than in a header table so that both the writer and the reader
 // stream: the writer never needs to know all names up front.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <ostream>
 
@@ -33,7 +34,11 @@ template <class T>
 T get(const unsigned char* p) {
     using U = std::make_unsigned_t<T>;
     U u = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) u = static_cast<U>(u | (U{p[i]} << (8 * i)));
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(&u, p, sizeof(U));   // one load: the byte loop is not always merged into one
+    } else {
+        for (std::size_t i = 0; i < sizeof(T); ++i) u = static_cast<U>(u | (U{p[i]} << (8 * i)));
+    }
     return static_cast<T>(u);
 }
 
@@ -257,7 +262,7 @@ struct BinaryDecoder {
         rec.address = get<std::uint32_t>(b + 8);
         rec.bytes = get<std::uint32_t>(b + 12);
         rec.cycle = get<std::uint64_t>(b + 16);
-        if (!all_zero(b + 6, 2)) return fail("record", "unused bytes of the access record are not zero");
+        if (get<std::uint16_t>(b + 6) != 0) return fail("record", "unused bytes of the access record are not zero");
         return true;
     }
 

@@ -134,10 +134,8 @@ TraceChecker::TraceChecker(const Params& params, std::string file)
       signals_(params.isa.num_semaphores, 0),
       max_wait_(params.isa.num_semaphores, 0),
       max_wait_line_(params.isa.num_semaphores, 0) {
-    for (const ClientInfo& ci : clients_.all()) {
-        read_port_.push_back(ci.name.ends_with("_rd"));
-        write_port_.push_back(ci.name.ends_with("_wr"));
-    }
+    for (const ClientInfo& ci : clients_.all())
+        ports_.push_back(AccessPort{ci.name.ends_with("_rd"), ci.name.ends_with("_wr"), ci.group == ClientGroup::q7, ci.region});
 }
 
 void TraceChecker::check_header(const TraceHeader& h, std::vector<TraceError>& out) {
@@ -167,9 +165,7 @@ std::size_t TraceChecker::check(const Record& rec, std::vector<TraceError>& out)
     return c.found;
 }
 
-int TraceChecker::client_of(const Record& r) {
-    if (r.client_id != kNoName && r.client_id < client_by_id_.size() && client_by_id_[r.client_id] != kUnresolved)
-        return client_by_id_[r.client_id];
+int TraceChecker::resolve_client(const Record& r) {
     auto it = client_cache_.find(std::string(r.client));
     if (it == client_cache_.end()) {
         const auto id = clients_.find(r.client);
@@ -184,6 +180,7 @@ int TraceChecker::client_of(const Record& r) {
 
 void TraceChecker::check_access(Ctx& c) {
     const Record& r = c.rec;
+    last_client_ = -1;
     // Access cycles drive the kernel's issue times: a trace must not go back in time.
     if (r.cycle < last_cycle_)
         c.error("cycle", "cycle " + num(r.cycle) + " is before cycle " + num(last_cycle_) + " of line " +
@@ -205,23 +202,25 @@ void TraceChecker::check_access(Ctx& c) {
         return;
     }
     const ClientInfo& info = clients_[ClientId{static_cast<std::uint16_t>(client)}];
+    const AccessPort port = ports_[static_cast<std::size_t>(client)];
+    last_client_ = client;
     // A port named *_rd only reads, *_wr only writes (read-add-write needs both).
-    if (read_port_[static_cast<std::size_t>(client)] && r.op != Op::rd)
+    if (port.read_only && r.op != Op::rd)
         c.error("op", "client " + info.name + " is a read port; op must be rd (or use the engine's _wr port)", kClientRule);
-    if (write_port_[static_cast<std::size_t>(client)] && r.op == Op::rd)
+    if (port.no_reads && r.op == Op::rd)
         c.error("op", "client " + info.name + " is a write port; op must be wr or raw (or use the engine's _rd port)", kClientRule);
 
-    last_access_ = map_.decode(r.address);
+    last_access_ = map_.locate(r.address);
     const Decoded& d = last_access_;
-    if (info.group == ClientGroup::q7 && d.region == Region::psum) {
+    if (port.q7 && d.region == Region::psum) {
         c.verdict("address", gpsimd_operand_valid(map_, Addr4::immediate(r.address)));
         return;
     }
     if (!d.valid()) {
-        c.error("address", map_.explain(d));
+        c.error("address", map_.explain(map_.decode(r.address)));
         return;
     }
-    if (d.region != info.region) {
+    if (d.region != port.region) {
         c.error("address", "client " + info.name + " is a " + std::string(to_string(info.region)) + " port but " +
                                hex(r.address) + " is in " + std::string(to_string(d.region)),
                 kClientRule);
@@ -237,7 +236,7 @@ void TraceChecker::check_access(Ctx& c) {
         c.error("bytes", num(r.bytes) + " bytes from offset " + hex(d.offset) + " do not fit the " + hex(active) +
                              " active bytes of a partition (at least 1)",
                 kActiveRule);
-    if (info.group == ClientGroup::q7) {
+    if (port.q7) {
         const std::uint32_t core = static_cast<std::uint32_t>(std::strtoul(info.name.c_str() + 3, nullptr, 10));
         const std::uint32_t lo = core * params_.q7.partitions_per_core, hi = lo + params_.q7.partitions_per_core;
         if (d.partition < lo || std::uint64_t{d.partition} + r.partitions > hi)

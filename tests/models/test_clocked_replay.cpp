@@ -227,13 +227,15 @@ private:
             default: {
                 access_ = true;
                 access_cycle_ += pick(400);
-                // Read ports read, write ports write, a DMA queue does either.
-                const char* clients[] = {"act_rd", "pool_wr", "dma_3", "pe_client_2"};
-                const std::uint32_t c = pick(4);
-                const char* op = c == 0 || c == 3 ? "rd" : c == 1 ? "wr" : chance(0.5) ? "rd" : "wr";
-                return std::to_string(access_cycle_) + " " + clients[c] + " " + op + " " +
-                       hex(pick(124) * 0x40000u + 64u * pick(256)) + " " + std::to_string(1 + pick(4)) + " " +
-                       std::to_string(64u << pick(3));
+                // Read ports read, write ports write, a DMA queue does either. pe_wr writes into
+                // a PSUM bank beside the matmuls' own writes (arr_seq counts the queued ones:
+                // p2fifo almost-full), so when it is submitted is visible.
+                const char* clients[] = {"act_rd", "pool_wr", "dma_3", "pe_client_2", "pe_wr"};
+                const std::uint32_t c = pick(5);
+                const char* op = c == 0 || c == 3 ? "rd" : c == 1 || c == 4 ? "wr" : chance(0.5) ? "rd" : "wr";
+                const std::uint64_t addr = c == 4 ? 0x2000000u + 0x800u * pick(8) : pick(124) * 0x40000u + 64u * pick(256);
+                return std::to_string(access_cycle_) + " " + clients[c] + " " + op + " " + hex(addr) + " " +
+                       std::to_string(1 + pick(4)) + " " + std::to_string(64u << pick(3));
             }
         }
     }

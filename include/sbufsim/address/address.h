@@ -153,6 +153,33 @@ public:
     // Decode a 29-bit PartitionOffset. An argument wider than 29 bits is reported as too_wide
     // (the ISA would silently mask it with addr_imm_mask; a tool should not).
     Decoded decode(std::uint64_t addr) const;
+    // decode() without the quadrant, ECC bank and SoC address (left 0): where an access lands
+    // and whether it is valid, for a per-record check (TraceChecker, the replay).
+    Decoded locate(std::uint64_t addr) const {
+        Decoded d;
+        d.addr = addr;
+        if (addr > isa_.addr_mask) {
+            d.status = DecodeStatus::too_wide;
+            return d;
+        }
+        const auto a = static_cast<std::uint32_t>(addr);
+        if (addr_in_sbuf(a)) {
+            d.region = Region::sbuf;
+            d.partition = get_sbuf_partition_id(a);
+            d.offset = get_sbuf_byte_offset_in_partition(a);
+            d.status = d.partition >= sbuf_.partitions ? DecodeStatus::partition_out_of_range
+                       : sbuf_offset_in_pad(d.offset)  ? DecodeStatus::pad
+                                                       : DecodeStatus::ok;
+        } else if (addr_in_psum(a)) {
+            d.region = Region::psum;
+            d.partition = get_psum_partition_id(a);
+            d.offset = get_psum_byte_offset_in_partition(a);
+            d.status = d.partition >= psum_.partitions ? DecodeStatus::partition_out_of_range
+                       : psum_offset_in_pad(d.offset)  ? DecodeStatus::pad
+                                                       : DecodeStatus::ok;
+        }
+        return d;
+    }
     // Decode a (partition, byte offset) location of one array, as written `p=P,off=O`. Checks
     // what the forward maps do not: the partition count, the stride, and that PSUM exists.
     Decoded decode_location(Region region, std::uint32_t partition, std::uint64_t offset) const;

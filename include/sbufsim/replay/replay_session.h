@@ -39,8 +39,10 @@ public:
     // Checks the trace header (call once, first). Throws ReplayError (invalid_trace) unless lenient.
     void begin();
     // Reads records until a queue reaches the look-ahead, an access record lies beyond the
-    // window, or the end; with `force`, one more instruction regardless of the look-ahead.
-    // Returns true when it queued an instruction or submitted an access record.
+    // window (beyond window + access_batch while every engine is idle), an instruction read
+    // behind an early record waits for its cycle, or the end; with `force`, one more instruction
+    // regardless of the look-ahead. Returns true when it queued an instruction or submitted an
+    // access record.
     bool refill(Cycle now, bool force);
     // Refills and steps every engine in fixed order until nothing changes.
     void settle(Cycle now);
@@ -67,7 +69,7 @@ public:
     const std::vector<FrontEnd*>& engines() const { return engines_; }
 
 private:
-    bool read_one();
+    bool read_one(Cycle now);
     // next_event(); with `cached`, reusing the wake-ups of engines settle() did not step (and
     // the whole merge when it stepped none).
     Wake gather_wakes(Cycle now, bool cached);
@@ -126,8 +128,9 @@ private:
                (watch_[e] & kernel_.completed_clients());
     }
 
-    // Per reader NameId: kernel client (access records), DMA engine << 16 | local queue.
-    std::vector<std::uint32_t> client_of_;
+    // Per kernel client: its region (an access record elsewhere is dropped when lenient).
+    std::vector<Region> client_region_;
+    // Per reader NameId: DMA engine << 16 | local queue.
     std::vector<std::uint32_t> dma_queue_of_;
     std::uint32_t dma_queues_seen_ = 0;
     // Per (reader queue NameId x engine): the local queue index on that engine.
@@ -137,10 +140,19 @@ private:
     bool named_[4] = {false, false, false, false};  // arr_seq, act, pool, dve queue named
 
     Record rec_;
+    TraceError read_err_;
     std::vector<TraceError> errs_;
     bool eof_ = false;
     bool have_pending_ = false;     // an access record read but not yet submitted
     Request pending_{};
+    // Access batches (ReplayOptions::access_batch): the records up to access_window +
+    // access_batch cycles ahead go into the kernel at once, so the kernel runs whole batches
+    // between two events instead of stopping for every record. What depends on when a record
+    // was read or submitted stays at the cycle record-by-record reading gives it:
+    Cycle read_at_ = 0;             // the cycle at which that reading reads the next record
+    Cycle pending_due_ = 0;         // ... submits pending_ (its window edge, not before read_at_)
+    bool pending_exact_ = false;    // pending_ must go in at pending_due_ (a pe_wr record)
+    bool held_ = false;             // rec_ is an instruction read ahead, routed at read_at_
     FrontEnd* last_pushed_ = nullptr;
     ReplayResult result_;
 };

@@ -38,9 +38,13 @@ public:
     std::size_t finish(std::vector<TraceError>& out);
 
     const AddressMap& address_map() const { return map_; }
-    // The decoded address of the last access record check() looked at (Decoded::addr says which
-    // address), so that the replay does not decode it again.
+    // Where the last access record check() looked at lands (AddressMap::locate: region,
+    // partition, offset, status; Decoded::addr says which address), so that the replay does not
+    // decode it again.
     const Decoded& last_access() const { return last_access_; }
+    // The client (index into ClientSet(params), as the kernel numbers them) of the last access
+    // record check() looked at, its address in last_access(); -1 when the name is unknown.
+    int last_client() const { return last_client_; }
 
 private:
     struct Ctx;
@@ -60,15 +64,27 @@ private:
     std::string file_;
     Cycle last_cycle_ = 0;
     std::uint64_t last_cycle_line_ = 0;
-    int client_of(const Record& r);
     // Client name → index into clients_ (or -1 = unknown), resolved once per name: by the
-    // reader's NameId where the record has one, else by the name.
+    // reader's NameId where the record has one (inline, the per-record case), else by the name.
+    int client_of(const Record& r) {
+        if (r.client_id < client_by_id_.size()) [[likely]]
+            if (const int c = client_by_id_[r.client_id]; c != kUnresolved) return c;
+        return resolve_client(r);
+    }
+    int resolve_client(const Record& r);
     static constexpr int kUnresolved = -2;
     std::vector<int> client_by_id_;
     std::unordered_map<std::string, int> client_cache_;
-    // Per client: a *_rd port (reads only), a *_wr port (no plain reads).
-    std::vector<char> read_port_, write_port_;
+    // What check_access needs of a client, flat (ClientInfo holds its name).
+    struct AccessPort {
+        bool read_only = false;   // a *_rd port (reads only)
+        bool no_reads = false;    // a *_wr port (no plain reads)
+        bool q7 = false;
+        Region region = Region::sbuf;
+    };
+    std::vector<AccessPort> ports_;
     Decoded last_access_;
+    int last_client_ = -1;
     // Semaphore bookkeeping for finish(): signals per semaphore, and the highest wait value
     // with the line that asked for it.
     std::vector<std::uint64_t> signals_;
