@@ -160,38 +160,18 @@ bool AddressMap::soc_to_partition_offset(std::uint64_t soc, std::uint32_t& addr)
 }
 
 Decoded AddressMap::decode(std::uint64_t addr) const {
-    Decoded d;
-    d.addr = addr;
-    if (addr > isa_.addr_mask) {
-        d.status = DecodeStatus::too_wide;
-        return d;
-    }
+    // locate() finds the region, partition, offset and status; the rest follows from them.
+    Decoded d = locate(addr);
     const auto a = static_cast<std::uint32_t>(addr);
-    if (addr_in_sbuf(a)) {
-        d.region = Region::sbuf;
-        d.partition = get_sbuf_partition_id(a);
-        d.offset = get_sbuf_byte_offset_in_partition(a);
+    if (d.region == Region::sbuf) {
         d.quadrant = get_sbuf_quadrant_id(a);
         d.soc_addr = sbuf_soc_addr(a);
-        if (d.partition >= sbuf_.partitions) d.status = DecodeStatus::partition_out_of_range;
-        else if (sbuf_offset_in_pad(d.offset)) d.status = DecodeStatus::pad;
-        else d.status = DecodeStatus::ok;
         if (d.valid()) d.bank = sbuf_ecc_bank(d.partition, d.offset);
-        return d;
-    }
-    if (addr_in_psum(a)) {
-        d.region = Region::psum;
-        d.partition = get_psum_partition_id(a);
-        d.offset = get_psum_byte_offset_in_partition(a);
+    } else if (d.region == Region::psum) {
         d.quadrant = get_psum_quadrant_id(a);
         d.soc_addr = psum_soc_addr(a);
-        if (d.partition >= psum_.partitions) d.status = DecodeStatus::partition_out_of_range;
-        else if (psum_offset_in_pad(d.offset)) d.status = DecodeStatus::pad;
-        else d.status = DecodeStatus::ok;
         if (d.valid()) d.bank = psum_ecc_bank(d.partition, d.offset);
-        return d;
     }
-    d.status = DecodeStatus::off_chip;
     return d;
 }
 
