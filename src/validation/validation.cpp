@@ -220,7 +220,7 @@ std::string operands2(const std::string& dt, std::uint32_t n, std::uint32_t part
            " partitions=" + num(parts);
 }
 
-void compute_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string engine, std::string what,
+void compute_case(std::vector<ValidationCase>& v, std::string id, std::string gen, const std::string& engine, std::string what,
                   std::string source, double expected, CaseTrace t) {
     v.push_back({std::move(id), "compute", std::move(gen), std::move(what), std::move(source), expected,
                  engine + " cycles", 0.05, {std::move(t)}, {}, ii_of(engine)});
@@ -455,13 +455,11 @@ void stream_cases(std::vector<ValidationCase>& v) {
 }
 
 // Seed HIGH/OBSERVED facts the configuration must carry exactly.
-void seed_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string key, double value, std::string source) {
+void seed_case(std::vector<ValidationCase>& v, std::string id, std::string gen, const std::string& key, double value,
+               std::string source) {
     const KeySpec* k = find_key(key);
     v.push_back({std::move(id), "seed", std::move(gen), key, std::move(source), value, "", 0.0, {}, {},
-                 [k](const Results&, const Traces&, const Params& p) {
-                     Params copy = p;
-                     return std::stod(k->get(copy));
-                 }});
+                 [k](const Results&, const Traces&, const Params& p) { return std::stod(k->get(p)); }});
 }
 
 void seed_cases(std::vector<ValidationCase>& v) {
