@@ -49,8 +49,10 @@ bool SerialEngine::fire_deferred(Cycle now) {
             ++i;
             continue;
         }
+        // The engine was released at retirement: the time its output writes stayed queued delays
+        // only the signal (the critical path's drain), not the engine, so it is not bank_wait,
+        // which is part of busy.
         const Deferred d = deferred_[i];
-        stats_.bank_wait += now - d.at;  // output writes still queued in the kernel
         complete(d.sync, d.line, d.start, d.retired, d.path, now);
         if (CriticalPath* cp = sems_.path()) cp->release(d.path);
         deferred_.erase(deferred_.begin() + static_cast<std::ptrdiff_t>(i));
