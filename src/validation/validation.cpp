@@ -194,6 +194,12 @@ void dma_cases(std::vector<ValidationCase>& v) {
                          return static_cast<double>(r[0].dma.at(0).bytes) / dma_busy_ns(r[0], 0);
                      }});
     }
+    // The per-core share of HBM bounds a long stream: 16 queues of 64 KiB per partition each.
+    CaseTrace hbm;
+    for (int i = 0; i < 16; ++i) hbm.add(dma_in(128, 65536, "bf16", "", 0));
+    v.push_back({"D16", "DMA", "cayman", "16 loads of 128 partitions x 64 KiB: aggregate bandwidth at the HBM limit",
+                 "trn2 arch page: HBM 2.9 TB/s per chip over 8 NeuronCores = 362.5 GB/s per core (derived)", 362.5, "GB/s", 0.05, {hbm}, {},
+                 [](const Results& r, const Traces&, const Params&) { return dma_aggregate_gbps(r[0]); }});
     CaseTrace big;
     big.add(dma_in(8, 131072 / 1, "bf16", "engine=0"));
     v.push_back({"D07", "DMA", "cayman", "one 1 MiB transfer on one engine: bandwidth (at most the engine peak)",
@@ -282,6 +288,27 @@ void compute_cases(std::vector<ValidationCase>& v) {
     compute_case(v, "C21", "mariana", "dve", "exponential bf16 N=2048 on NC-v4 VectorE",
                  "trn3 arch guide: exponential at 4x the ScalarE activation throughput", 512,
                  compute_stream("dve", operands1("bf16", "bf16", 2048) + " isa=exponential"));
+    compute_case(v, "C23", "cayman", "dve", "transpose of a 32x32 bf16 block on VectorE", isa + ", nc_transpose (Vector): max(MIN_II, N)",
+                 64, compute_stream("dve", operands1("bf16", "bf16", 32, 32) + " isa=transpose"));
+    compute_case(v, "C24", "cayman", "dve", "tensor_tensor_scan fp32 N=512", isa + ", tensor_tensor_scan: max(MIN_II, 2N)", 1024,
+                 compute_stream("dve", operands2("fp32", 512) + " isa=tensor_tensor_scan"));
+    compute_case(v, "C25", "cayman", "dve", "scalar_tensor_tensor bf16 N=512", isa + ", scalar_tensor_tensor: max(MIN_II, N) for bf16",
+                 512, compute_stream("dve", operands2("bf16", 512) + " isa=scalar_tensor_tensor"));
+    compute_case(v, "C26", "cayman", "dve", "scalar_tensor_tensor fp32 N=512", isa + ", scalar_tensor_tensor: max(MIN_II, 2N) for fp32",
+                 1024, compute_stream("dve", operands2("fp32", 512) + " isa=scalar_tensor_tensor"));
+    compute_case(v, "C27", "cayman", "dve", "tensor_copy_dynamic_src N=64", isa + ", tensor_copy_dynamic_src: max(MIN_II_DYNAMIC ~600, N)",
+                 600, compute_stream("dve", operands1("bf16", "bf16", 64) + " isa=tensor_copy_dynamic"));
+    compute_case(v, "C28", "cayman", "pool", "affine_select N=512", isa + ", affine_select: 150 + N", 662,
+                 compute_stream("pool", operands1("fp32", "fp32", 512) + " isa=affine_select"));
+    compute_case(v, "C29", "cayman", "dve", "tensor_tensor fp32 N=512, data1 in PSUM, data2 in SBUF",
+                 isa + ", tensor_tensor: max(MIN_II, N) with one input in PSUM", 512,
+                 compute_stream("dve", "src=" + ap("fp32", psum(0, 0), 512) + " src2=" + ap("fp32", sbuf(0, 0x8000), 512) +
+                                           " dst=" + ap("fp32", sbuf(0, 0x20000), 512) + " partitions=128 isa=tensor_tensor"));
+    const std::string dve_chain = "src=" + ap("fp32", sbuf(0, 0x100), 1) + " dst=" + ap("fp32", sbuf(0, 0x100), 1) +
+                                  " partitions=1 isa=tensor_scalar";
+    compute_case(v, "C30", "sunda", "dve", "1-element dependent VectorE tensor_scalar chain (read after write)",
+                 "trn1/inf2 arch guide, Vector Engine cost model: N + ~100 cycles of static overhead", 101,
+                 compute_stream("dve", dve_chain));
     // Opt #6: three dependent instructions (multiply, add, exp) against one fused activation.
     CaseTrace three, fused;
     for (int i = 0; i < 3; ++i)
@@ -450,6 +477,11 @@ void stream_cases(std::vector<ValidationCase>& v) {
                  "nki.isa activation cost max(MIN_II, N): 512 ACT cycles = 1024 PE cycles per evacuation", 1048576, "PE cycles",
                  0.05, {psum_groups(1024, 1, 8, false)}, {},
                  [](const Results& r, const Traces&, const Params&) { return static_cast<double>(r[0].total_cycles); }});
+    stream_case(v, "L06", "cayman", "1024 fp32 (LoadStationary + N=512) pairs", "nki.isa nc_matmul cost x4 for fp32", 2097152,
+                repeat(1024, {{ldweights(128, "fp32"), false}, {matmul(512, "fp32"), true}}));
+    stream_case(v, "L09", "cayman", "1024 fp8 double-row (LoadStationary + moving [128,2,512]) pairs: 2x the bf16 FLOPs",
+                "trn2 arch guide, Double FP8 Matmul Performance", 524288,
+                repeat(1024, {{ldweights(128, "fp8e4"), false}, {matmul(1024, "fp8e4", 0, "perf_opt=double_row", 512), true}}));
     peak_case(v, "L14", "cayman", "trn2 arch guide, NeuronCore-v3: 79 BF16 TFLOPS", 79);
     peak_case(v, "L15", "sunda", "trn1/inf2 arch guide, NeuronCore-v2: 92 BF16 TFLOPS", 92);
 }
