@@ -228,6 +228,22 @@ TEST(PeRowGroups, Partitions_32_to_63_wait_for_row_group_0_on_maverick_and_1_on_
     }
 }
 
+TEST(ArrSeqLdWeights, A_second_ldweights_replaces_weights_no_matmul_latched) {
+    // Two LoadStationaries in a row: the second replaces the first's weights (which no matmul
+    // used) rather than waiting for a latch that never comes; the matmul streams with it.
+    PeQueue q(cayman());
+    q.a.push(load_stationary());
+    q.a.push(load_stationary());
+    q.a.push(psum_matmul(512, 3));
+    q.a.push(load_stationary());
+    q.a.push(psum_matmul(512, 3));
+    EXPECT_GT(q.run(), 2u * 512);
+    EXPECT_EQ(q.a.arr_stats().ldweights, 3u);
+    EXPECT_EQ(q.a.arr_stats().matmuls, 2u);
+    // Only the first was replaced unused: the third loads after the first matmul latched.
+    EXPECT_EQ(q.a.arr_stats().ldweights_replaced, 1u);
+}
+
 TEST(ArrSeqCsr, Disable_dependency_check_single_threads_the_queue) {
     // Background LoadStationary overlaps the matmul before it; a single-threaded queue cannot.
     auto end = [](bool single) {

@@ -316,7 +316,10 @@ bool ArrSeq::try_start(Cycle now) {
                 if (weight_wait_since_ == kNever) weight_wait_since_ = now;
                 break;
             }
-        } else if (ldw_.active || (unlatched_ & blocks)) {
+        } else if (ldw_.active) {
+            // One weight load at a time. Loaded weights no matmul has latched yet are replaced
+            // (the tile's background weight buffer holds one stationary): counted, as the load
+            // before was wasted work.
             break;
         }
         if (!sems_.ready(h.sync)) {
@@ -327,10 +330,12 @@ bool ArrSeq::try_start(Cycle now) {
         if (weight_wait_since_ != kNever) arr_.weight_wait += now - weight_wait_since_;
         weight_wait_since_ = kNever;
         if (stats_.first_start == kNever) stats_.first_start = now;
-        if (mm)
+        if (mm) {
             start_matmul(h, blocks, now);
-        else
+        } else {
+            if (unlatched_ & blocks) ++arr_.ldweights_replaced;
             start_ldweights(h, now);
+        }
         queue_.pop();
         changed = true;
     }

@@ -350,6 +350,8 @@ Section pe_section() {
          c_("macs", "count", "multiply-accumulates (rows x cols x moving elements per matmul)", Better::none,
             [](const Context& c, std::size_t) { return pe(c).macs; }),
          c_("ldweights", "count", "LdWeights instructions", Better::none, [](const Context& c, std::size_t) { return pe(c).ldweights; }),
+         c_("ldweights_replaced", "count", "LdWeights whose weights the next LdWeights replaced before a matmul used them", Better::lower,
+            [](const Context& c, std::size_t) { return pe(c).ldweights_replaced; }),
          c_("p2fifo_backpressure_cycles", "cycles", "cycles the p2fifo almost-full signal was asserted", Better::lower,
             [](const Context& c, std::size_t) { return pe(c).backpressure_cycles; })}};
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
+#include <string>
 
 #include "sbufsim/config/config.h"
 #include "sbufsim/output/bottleneck.h"
@@ -162,7 +163,8 @@ void print_summary(std::ostream& os, const RunReport& rep) {
     const ArrSeqStats& a = r.arr_seq;
     os << "\nPE array: utilisation " << format_fixed(100 * r.pe_utilisation(), 1) << "% (" << a.pe_stream
        << " streaming cycles, " << a.pe_busy << " busy), " << a.matmuls << " matmuls, " << a.ldweights
-       << " ldweights, weight wait " << a.weight_wait << ", p2fifo back-pressure " << a.backpressure_cycles
+       << " ldweights" << (a.ldweights_replaced ? " (" + std::to_string(a.ldweights_replaced) + " replaced unused)" : "")
+       << ", weight wait " << a.weight_wait << ", p2fifo back-pressure " << a.backpressure_cycles
        << " cycles\n";
     if (!a.shapes.empty()) {
         os << "  matmuls by tile shape (rows x cols):";

@@ -83,6 +83,7 @@ struct ArrSeqInstr {
 
 struct ArrSeqStats {
     std::uint64_t ldweights = 0;
+    std::uint64_t ldweights_replaced = 0;  // LdWeights whose weights no matmul used before the next
     std::uint64_t matmuls = 0;
     // Array-equivalent cycles: a stream on a tile counts its share of the array's blocks, and a
     // block streaming two things at once (a background transpose) counts once.
