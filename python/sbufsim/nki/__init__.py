@@ -19,7 +19,7 @@ import types
 from contextlib import contextmanager
 
 from . import _ops, _values
-from ._tracer import _PACKAGE_DIR, NkiError, dtype_of, module_getattr
+from ._tracer import _PACKAGE_DIR, NkiError, OutOfSpace, dtype_of, module_getattr
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
 
@@ -154,7 +154,23 @@ def trace(kernel, inputs, params=None, generation="cayman"):
     NkiError with the kernel's file:line for what the front-end cannot model."""
     if _ops._current is not None:
         raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
-    tracer = _ops.Tracer(generation)
+    # A kernel that does not fit with two buffers for every tile re-bound in an affine_range
+    # loop is traced again with the largest such tile single-buffered, until it fits (docs/nki.md).
+    single = set()
+    while True:
+        try:
+            return _trace_once(kernel, inputs, params, generation, frozenset(single))
+        except OutOfSpace as e:
+            candidates = [key for _, key in e.doubled if key not in single]
+            if not candidates:
+                if single:
+                    raise OutOfSpace(f"{e} (even with {len(single)} loop tile(s) given one buffer instead of two)") from None
+                raise
+            single.add(candidates[0])
+
+
+def _trace_once(kernel, inputs, params, generation, single):
+    tracer = _ops.Tracer(generation, single)
     _ops._current = tracer
     try:
         with _shim():

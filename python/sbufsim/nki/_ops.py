@@ -46,9 +46,9 @@ class Tracer:
     completes (semaphore = queue index, so its value counts the queue's finished records); a
     record that depends on another queue's n-th record waits for that semaphore to reach n."""
 
-    def __init__(self, generation):
+    def __init__(self, generation, single=frozenset()):
         self.generation = generation
-        self.alloc = Allocator(generation)
+        self.alloc = Allocator(generation, single)
         self.records = []
         self.queue_sem = {}
         self.queue_count = {}
@@ -125,7 +125,7 @@ class Tracer:
         if slot.region == "hbm":
             slot = self._hbm_slot(view)
         p0, p1, lo, hi = view.footprint()
-        lists = [slot.writes, slot.reads] if write else [slot.writes]
+        lists = [slot.writes, slot.reads.values()] if write else [slot.writes]
         for entries in lists:
             for q0, q1, a, b, other in entries:
                 if q0 < p1 and p0 < q1 and a < hi and lo < b and other.queue != record.queue:
@@ -143,17 +143,13 @@ class Tracer:
         if write:
             covered = lambda e: p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi
             slot.writes = [e for e in slot.writes if not covered(e)]
-            slot.reads = [e for e in slot.reads if not covered(e)]
+            slot.reads = {k: e for k, e in slot.reads.items() if not covered(e)}
             slot.writes.append((p0, p1, lo, hi, record))
         else:
-            slot.reads.append((p0, p1, lo, hi, record))
-            if len(slot.reads) > 64:  # keep the newest read of each queue and footprint
-                seen, kept = set(), []
-                for e in reversed(slot.reads):
-                    if (e[:4], e[4].queue) not in seen:
-                        seen.add((e[:4], e[4].queue))
-                        kept.append(e)
-                slot.reads = kept[::-1]
+            # The newest read of each footprint and queue is all a later write must wait for.
+            key = (p0, p1, lo, hi, record.queue)
+            slot.reads.pop(key, None)
+            slot.reads[key] = (p0, p1, lo, hi, record)
 
     def _waits(self, record, deps):
         needed = []

@@ -73,6 +73,20 @@ def fail(reason):
     return NkiError(f"{filename}:{line}: {reason}")
 
 
+class OutOfSpace(NkiError):
+    """An allocation that does not fit. `doubled` lists the double-buffered allocation sites of
+    the full buffer, largest first ((bytes per partition, key)): what trace() may single-buffer
+    before it gives up."""
+
+    key = None
+    doubled = ()
+
+
+def out_of_space(reason):
+    filename, line = kernel_site()
+    return OutOfSpace(f"{filename}:{line}: {reason}")
+
+
 class NotModelled(NkiError, AttributeError):
     """A name of the NKI API (or a tensor attribute) the front-end does not model. Also an
     AttributeError, so hasattr() and getattr(x, name, default) probe it as Python expects."""
@@ -115,7 +129,7 @@ class Slot:
     def __init__(self, region, offset, size):
         self.region, self.offset, self.size = region, offset, size
         self.writes = []  # (p0, p1, lo, hi, record)
-        self.reads = []
+        self.reads = {}  # (p0, p1, lo, hi, queue) -> (p0, p1, lo, hi, record), oldest first
 
 
 class Allocator:
@@ -124,9 +138,11 @@ class Allocator:
     buffers, bump-allocated per partition (SBUF) or in whole 2 KiB banks (PSUM). A site executed
     again — its tile re-bound in the next loop iteration — reuses its buffers in rotation: two
     inside an affine_range loop (the next iteration's loads may overlap this one's compute), one
-    inside sequential_range or outside any loop."""
+    inside sequential_range or outside any loop. Sites in `single` get one buffer wherever they
+    are: trace() gives the largest double-buffered sites one buffer when a kernel does not fit
+    otherwise, as the compiler gives up overlap before it gives up the kernel."""
 
-    def __init__(self, generation):
+    def __init__(self, generation, single=frozenset()):
         if generation not in GEOMETRY:
             raise NkiError(f"generation {generation!r}: the NKI front-end models {', '.join(GEOMETRY)} "
                            "(maverick has no PSUM)")
@@ -134,12 +150,25 @@ class Allocator:
         self.sbuf_next = SCRATCH_BYTES
         self.psum_next_bank = 0
         self.sites = {}  # (site, shape, dtype, buffer) -> [slots, next index]
+        self.single = single
         self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
 
     def slot(self, key, buffer, bytes_per_partition, rotation):
         entry = self.sites.get(key)
         if entry is None:
-            entry = self.sites[key] = [[self._new(buffer, bytes_per_partition) for _ in range(rotation)], 0]
+            if key in self.single:
+                rotation = 1
+            try:
+                slots = [self._new(buffer, bytes_per_partition) for _ in range(rotation)]
+            except OutOfSpace as e:
+                e.key = key
+                doubled = [(entry[0][0].size, k) for k, entry in self.sites.items()
+                           if len(entry[0]) > 1 and k[3] == buffer]
+                if rotation > 1:
+                    doubled.append((bytes_per_partition, key))
+                e.doubled = sorted(doubled, key=lambda t: -t[0])
+                raise
+            entry = self.sites[key] = [slots, 0]
         slots, index = entry
         entry[1] = (index + 1) % len(slots)
         return slots[index]
@@ -148,7 +177,7 @@ class Allocator:
         if buffer == "psum":
             banks = -(-size // PSUM_BANK_BYTES)
             if self.psum_next_bank + banks > self.psum_banks:
-                raise fail(f"PSUM is full: this tile needs {banks} of the {self.psum_banks} 2 KiB banks per partition "
+                raise out_of_space(f"PSUM is full: this tile needs {banks} of the {self.psum_banks} 2 KiB banks per partition "
                            f"and {self.psum_next_bank} are taken by other allocation sites (with their rotation); "
                            "use fewer or smaller PSUM tiles")
             slot = Slot("psum", self.psum_next_bank * PSUM_BANK_BYTES, size)
@@ -156,9 +185,9 @@ class Allocator:
             return slot
         offset = self.sbuf_next
         if offset + size > self.sbuf_size:
-            raise fail(f"SBUF is full: this tile needs {size} bytes per partition, {self.sbuf_size - offset} are "
-                       f"left of {self.sbuf_size} (allocation sites are never freed in this model, each with its "
-                       "rotation); use smaller tiles or fewer live ones")
+            raise out_of_space(f"SBUF is full: this tile needs {size} bytes per partition, {self.sbuf_size - offset} "
+                               f"are left of {self.sbuf_size} (allocation sites are never freed in this model); use smaller "
+                               "tiles or fewer live ones")
         self.sbuf_next = offset + -(-size // ALIGN) * ALIGN
         return Slot("sbuf", offset, size)
 
