@@ -208,6 +208,25 @@ void dma_cases(std::vector<ValidationCase>& v) {
                      return static_cast<double>(r[0].dma.at(0).bytes) / dma_busy_ns(r[0], 0);
                  }});
     dge_cases(v);
+    // A load waiting on a semaphore that an activation signals: from the signal to the first
+    // data the DMA engine moves (trigger, then the semaphore-to-start latency).
+    CaseTrace sem;
+    sem.add("act queue=qAct0 src=" + ap("bf16", sbuf(0, 0x1000), 512) + " dst=" + ap("bf16", sbuf(0, 0x20000), 512) +
+                " partitions=128 isa=activation signal=1",
+            true);
+    sem.add(dma_in(8, 4096, "bf16", "wait=1:1"));
+    v.push_back({"D13", "DMA", "cayman", "a load waiting on an activation's semaphore: from the signal to the transfer's start",
+                 std::string(kBW) + ": \"semaphore-to-start latency (~1300 ns cross-engine)\"",
+                 1300, "ns", 0.05, {sem}, {}, [](const Results& r, const Traces& t, const Params&) {
+                     const std::size_t act = engine_index(r[0], "act");
+                     Cycle signal = kNever;
+                     for (const InstrEvent& ev : r[0].timeline)
+                         if (ev.engine == act && ev.line == t[0].marked.front()) signal = ev.end;
+                     const EngineStats& dma = r[0].engines.at(engine_index(r[0], "dma_0"));
+                     if (signal == kNever || dma.first_start == kNever || dma.first_start < signal)
+                         throw std::runtime_error("the load did not start after the activation's signal");
+                     return static_cast<double>(dma.first_start - signal) / r[0].pe_clock_ghz;
+                 }});
 }
 
 // A stream of `n` identical compute instructions on `kind` ("act", "dve", "pool").
