@@ -208,6 +208,15 @@ void dma_cases(std::vector<ValidationCase>& v) {
                      return static_cast<double>(r[0].dma.at(0).bytes) / dma_busy_ns(r[0], 0);
                  }});
     dge_cases(v);
+    // The chip pages' DMA bandwidth is the cores' engines at their peak: 8 NeuronCores x
+    // dma.engines x dma.engine_gbps (a consistency check of the configuration, no trace).
+    for (const auto& [id, gen, chip] : {std::tuple{"D15c", "cayman", 3500.0}, std::tuple{"D15m", "mariana", 4900.0}})
+        v.push_back({id, "DMA", gen, "8 cores x dma.engines x dma.engine_gbps: the chip's DMA bandwidth",
+                     std::string(gen) == "cayman" ? "Trainium2 chip page: \"3.5 TB/sec of DMA bandwidth\""
+                                                  : "Trainium3 chip page: \"4.9 TB/sec of DMA bandwidth\"",
+                     chip, "GB/s", 0.01, {}, {}, [](const Results&, const Traces&, const Params& p) {
+                         return 8.0 * p.dma.engines * p.dma.engine_gbps;
+                     }});
     // A load waiting on a semaphore that an activation signals: from the signal to the first
     // data the DMA engine moves (trigger, then the semaphore-to-start latency).
     CaseTrace sem;
