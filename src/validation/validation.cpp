@@ -430,6 +430,15 @@ void pe_cases(std::vector<ValidationCase>& v) {
             repeat(64, {{ldweights(128, "fp8e4"), false}, {matmul(1024, "fp8e4", 0, dr, 512), true}}));
     pe_case(v, "P10", "mariana", "64 (LoadStationary + N=512) bf16 pairs on NC-v4", mm_cost, 512,
             repeat(64, {{ldweights(128), false}, {matmul(512), true}}));
+    // NeuronCore-v4 takes a moving tile of up to 4096 columns with an fp32 dst (the whole PSUM,
+    // 8 banks: zero_region 3); it streams at one column per cycle like a 512-column one.
+    pe_case(v, "P11", "mariana", "16 matmuls bf16 moving [128,4096] into 8 PSUM banks (fp32) on NC-v4",
+            "nki.isa nc_matmul (NeuronCore-v4): moving free size up to 4096 for a float32 dst; " + mm_cost, 4096, [] {
+                CaseTrace t;
+                t.add(ldweights(128));
+                for (int i = 0; i < 16; ++i) t.add(matmul(4096, "bf16", 0, "zero_region=3"), true);
+                return t;
+            }());
     tiling_cases(v);
     transpose_cases(v);
 }
