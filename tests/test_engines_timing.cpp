@@ -276,6 +276,26 @@ TEST(ArrSeqCsr, Flush_p2f_fifos_holds_a_matmul_until_the_earlier_psum_writes_dra
     EXPECT_GE(flushed, streamed + 3 * (128 - 64));
 }
 
+TEST(DmaReadAddWrite, Moves_data_at_the_rmw_fraction_of_a_copy) {
+    // trn3 arch guide, SBUF Read-Add-Write: the same throughput as a copy on NeuronCore-v4, 50 %
+    // before it (timing.dma_rmw_fraction).
+    for (const char* gen : {"cayman", "mariana"}) {
+        SCOPED_TRACE(gen);
+        const Params p = test::shipped_params(gen);
+        Kernel k(p);
+        Semaphores s(256);
+        DmaEngine d(0, k, s, p, p.timing, nullptr, 0);
+        DmaInstr i;
+        i.partitions = 8;
+        i.bytes_per_partition = 65536;
+        i.bytes = 8 * 65536;
+        const double fixed = p.dma.xfer_fixed_ns, copy = d.data_ns(i) - fixed;
+        i.rmw = true;
+        EXPECT_NEAR((d.data_ns(i) - fixed) / copy, 1.0 / p.timing.dma_rmw_fraction, 1e-9);
+        EXPECT_DOUBLE_EQ(p.timing.dma_rmw_fraction, std::string(gen) == "mariana" ? 1.0 : 0.5);
+    }
+}
+
 TEST_F(DmaCost, Transfer_time_is_the_fixed_cost_plus_each_descriptor) {
     DmaEngine d(0, k, s, p, t, nullptr, 0);
     DmaInstr i;

@@ -154,6 +154,21 @@ TEST(ReplayGolden, Replay_is_deterministic) {
     EXPECT_EQ(a.engines, b.engines);
 }
 
+TEST(ReplayGolden, A_read_add_write_dma_takes_longer_before_neuroncore_v4_only) {
+    // dst_rmw_op=add (nki.isa dma_copy; trn3 arch guide, SBUF Read-Add-Write): half a copy's
+    // throughput on cayman, a copy's on mariana; the SBUF side writes the destination once.
+    auto data_cycles = [](const std::string& gen, const std::string& extra) {
+        const std::string path = write_temp("rmw_" + gen + ".trc", "sbufsim-trace 1 gen=" + gen +
+                                            "\ndma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=8 bytes=65536" + extra + "\n");
+        const ReplayResult r = replay_trace(test::shipped_params(gen), path);
+        EXPECT_EQ(engine(r, "dma_0").bytes_written, 8u * 65536);
+        EXPECT_EQ(engine(r, "dma_0").bytes_read, 0u);
+        return r.dma.at(0).data_cycles;
+    };
+    EXPECT_GT(data_cycles("cayman", " dst_rmw_op=add"), data_cycles("cayman", "") * 19 / 10);
+    EXPECT_EQ(data_cycles("mariana", " dst_rmw_op=add"), data_cycles("mariana", ""));
+}
+
 TEST(ReplayGolden, Invalid_record_is_refused_unless_lenient) {
     // Line 3: a Q7 access to PSUM (seed 000 §7.4, the keystone) is invalid.
     const std::string path = write_temp("invalid.trc",

@@ -253,6 +253,19 @@ TEST(TraceCheck, Pe_tiles_follow_the_nc_matmul_tiling_mode) {
     expect_one(fp8 + "transpose=1\n", "perf_opt", "transpose");
 }
 
+TEST(TraceCheck, Dma_read_add_write_takes_bf16_or_fp32_of_matching_dtypes) {
+    // nki.isa dma_copy dst_rmw_op; trn3 arch guide, SBUF Read-Add-Write: "BF16 or FP32, matching dtypes".
+    expect_clean("dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=8 bytes=128 dst_rmw_op=add\n"
+                 "dma queue=qSyncIO0 src=fp32@0x1000 dst=fp32@0x2000 partitions=8 bytes=128 dst_rmw_op=add\n"
+                 "dma queue=qSyncIO0 src=fp32@0x1000 dst=hbm partitions=8 bytes=128 dst_rmw_op=add\n");
+    expect_one("dma queue=qSyncIO0 src=hbm dst=fp8e4@0x0 partitions=8 bytes=128 dst_rmw_op=add\n", "dst",
+               "adds bf16 or fp32 data, not fp8e4");
+    expect_one("dma queue=qSyncIO0 src=bf16@0x1000 dst=fp32@0x2000 partitions=8 bytes=128 dst_rmw_op=add\n", "src",
+               "matching dtypes: src is bf16, dst fp32");
+    expect_one("dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=16 bytes=256 transpose=1 dst_rmw_op=add\n",
+               "dst_rmw_op", "cannot add into its destination");
+}
+
 TEST(TraceCheck, Dma_trigger_modes_follow_the_dge_reference) {
     const std::string load = "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=8 bytes=128 ";
     expect_clean(load + "dge=hwdge issuer=act priority=0\n" + load + "dge=swdge priority=1\n" + load +

@@ -163,6 +163,21 @@ TEST(TraceText, Dma_trigger_fields_and_their_canonical_form) {
     EXPECT_FALSE(plain.has_priority());
 }
 
+TEST(TraceText, Dma_read_add_write) {
+    // nki.isa dma_copy dst_rmw_op=nl.add: dst = dst + src.
+    const Record r = one("dma queue=qSyncIO0 dst_rmw_op=add src=hbm dst=bf16@0x40 partitions=8 bytes=128");
+    EXPECT_TRUE(r.dst_rmw_add);
+    EXPECT_EQ(format_record(r), "dma queue=qSyncIO0 src=hbm dst=bf16@0x40 partitions=8 bytes=128 dst_rmw_op=add");
+    EXPECT_FALSE(one("dma queue=qSyncIO0 src=hbm dst=bf16@0x40 partitions=8 bytes=128").dst_rmw_add);
+    // add is the one op; the field belongs to dma records
+    EXPECT_THROW(one("dma queue=qSyncIO0 src=hbm dst=bf16@0x40 partitions=8 bytes=128 dst_rmw_op=max"), TraceFormatError);
+    EXPECT_THROW(one("act queue=qAct0 src=bf16@0x0 dst=bf16@0x1000 partitions=8 dst_rmw_op=add"), TraceFormatError);
+    // The binary form keeps it (flags bit 1) and converts back to the same text.
+    const std::string text = "sbufsim-trace 1 gen=cayman\ndma queue=qSyncIO0 src=hbm dst=bf16@0x40 partitions=8 bytes=128 "
+                             "transpose=1 dst_rmw_op=add\n";
+    EXPECT_EQ(to_text(to_binary(text)), text);
+}
+
 TEST(TraceText, Ldweights_fields) {
     const Record r = one("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=64");
     EXPECT_EQ(r.kind, RecordKind::ldweights);
@@ -409,7 +424,8 @@ std::string generated_trace(std::uint32_t seed, int n) {
                      (u(0, 1) ? " transpose=1" : "") + (u(0, 1) ? " engine=" + std::to_string(u(0, 15)) : "") +
                      // The trigger fields cycle with the record index (the rng stream stays as it was).
                      (const char*[]){"", " dge=none", " dge=swdge issuer=pool", " dge=hwdge issuer=scalar priority=0"}[i / 8 % 4] +
-                     (i / 8 % 4 < 2 && i / 8 % 3 == 1 ? " issuer=dve priority=3" : "") + sems() + "\n";
+                     (i / 8 % 4 < 2 && i / 8 % 3 == 1 ? " issuer=dve priority=3" : "") +
+                     (i / 8 % 5 == 2 ? " dst_rmw_op=add" : "") + sems() + "\n";
             break;
         case 2: t += "ldweights queue=qPE0 src=" + operand() + " rows=" + std::to_string(u(0, 200)) + " cols=" +
                      std::to_string(u(0, 200)) + (u(0, 1) ? " partitions=7" : "") +
@@ -509,6 +525,13 @@ TEST(TraceErrors, Binary_reader_checks_what_the_text_reader_checks) {
         std::string bad = q7;
         bad[rec + 55] = static_cast<char>(0x80 | 2 | (4 << 3));
         expect(bad, "tile_size", "q7 does not take it");
+    }
+    {   // a read-add-write flag on a record that does not take it; flags past the two defined
+        std::string bad = q7;
+        bad[rec + 1] = 2;
+        expect(bad, "dst_rmw_op", "q7 does not take it");
+        bad[rec + 1] = 4;
+        expect(bad, "transpose", "bad flags 4");
     }
     // The untouched trace reads back as the text it came from.
     EXPECT_EQ(to_text(q7), to_text(text));

@@ -572,6 +572,9 @@ std::vector<KeySpec> build_table() {
            "", "PUBLIC_FACTS (DMA, trn2)", PUB, "throughput of an HBM->SBUF DMA transpose relative to a plain DMA");
     real_t("timing.dma_xpose_fraction_sbuf", [](Params& p) -> auto& { return p.timing.dma_xpose_fraction_sbuf; }, 0.01, 1,
            "", "PUBLIC_FACTS (DMA, trn2)", PUB, "throughput of an SBUF->SBUF DMA transpose relative to a plain DMA");
+    real_t("timing.dma_rmw_fraction", [](Params& p) -> auto& { return p.timing.dma_rmw_fraction; }, 0.01, 1, "",
+           "trn3 arch guide, SBUF Read-Add-Write: v4 same as copy, 50% before", PUB,
+           "throughput of a dst_rmw_op=add DMA (read-add-write at the destination) relative to a plain DMA");
     real_t("timing.q7_fixed_overhead", [](Params& p) -> auto& { return p.timing.q7_fixed_overhead; }, 0, 1e6,
            "GpSimd cycles", "modelling choice", MOD, "fixed per-instruction overhead of a Q7 AXI load/store");
     mark_recorded(t);

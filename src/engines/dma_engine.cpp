@@ -69,7 +69,8 @@ std::uint64_t DmaEngine::short_descriptors(const DmaInstr& i) const {
     if (i.transpose || !i.bytes_per_partition) return 0;
     const std::uint32_t bpp = i.bytes_per_partition;
     const std::uint32_t run = i.run_bytes ? std::min(i.run_bytes, bpp) : bpp;
-    const auto is_short = [&](std::uint32_t b) { return static_cast<double>(b) / gbps_ < pkt_min_ns_; };
+    const double gbps = i.rmw ? gbps_ * timing_.dma_rmw_fraction : gbps_;
+    const auto is_short = [&](std::uint32_t b) { return static_cast<double>(b) / gbps < pkt_min_ns_; };
     const std::uint64_t per_partition = (is_short(run) ? bpp / run : 0) + (bpp % run && is_short(bpp % run) ? 1 : 0);
     return std::uint64_t{i.partitions} * per_partition;
 }
@@ -79,9 +80,11 @@ double DmaEngine::data_ns(const DmaInstr& i) const {
         const double f = i.sbuf_to_sbuf ? timing_.dma_xpose_fraction_sbuf : timing_.dma_xpose_fraction_hbm;
         return xfer_fixed_ns_ + static_cast<double>(i.bytes) / (gbps_ * f);
     }
-    // One descriptor per contiguous run: it moves at the engine bandwidth but takes at least the
-    // per-descriptor minimum (the packet-rate limit of small payloads).
-    const auto run_ns = [&](std::uint32_t b) { return std::max(static_cast<double>(b) / gbps_, pkt_min_ns_); };
+    // One descriptor per contiguous run: it moves at the engine bandwidth (a read-add-write at
+    // its fraction of it) but takes at least the per-descriptor minimum (the packet-rate limit
+    // of small payloads).
+    const double gbps = i.rmw ? gbps_ * timing_.dma_rmw_fraction : gbps_;
+    const auto run_ns = [&](std::uint32_t b) { return std::max(static_cast<double>(b) / gbps, pkt_min_ns_); };
     const std::uint32_t bpp = i.bytes_per_partition;
     if (!bpp) return xfer_fixed_ns_;
     const std::uint32_t run = i.run_bytes ? std::min(i.run_bytes, bpp) : bpp;

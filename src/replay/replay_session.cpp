@@ -173,6 +173,7 @@ void ReplaySession::dma_instr(const Record& r) {
     d.bytes_per_partition = r.bytes;
     d.bytes = std::uint64_t{d.partitions} * r.bytes;
     d.transpose = r.transpose;
+    d.rmw = r.dst_rmw_add;
     d.sbuf_to_sbuf = r.src.onchip() && r.dst.onchip();
     d.hbm = !d.sbuf_to_sbuf;
     d.priority = static_cast<std::uint8_t>(r.has_priority() ? r.priority : params_.dma.default_priority);

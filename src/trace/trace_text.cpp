@@ -100,7 +100,7 @@ bool same_record(const Record& a, const Record& b) {
            a.row_grp == b.row_grp && a.col_grp == b.col_grp && a.xbus_sel == b.xbus_sel &&
            a.acc_flags == b.acc_flags && a.zero_region == b.zero_region && a.perf_opt == b.perf_opt && a.isa == b.isa &&
            a.rows == b.rows && a.cols == b.cols && a.transpose == b.transpose && a.engine == b.engine &&
-           a.dge == b.dge && a.issuer == b.issuer && a.priority == b.priority &&
+           a.dge == b.dge && a.issuer == b.issuer && a.priority == b.priority && a.dst_rmw_add == b.dst_rmw_add &&
            a.tile_position == b.tile_position && a.tile_size == b.tile_size &&
            a.core == b.core && a.num_waits == b.num_waits && a.waits == b.waits &&
            a.num_signals == b.num_signals && a.signals == b.signals;
@@ -243,21 +243,21 @@ enum Field : std::uint32_t {
     F_acc = 1u << 14, F_zero = 1u << 15, F_perf = 1u << 16, F_transpose = 1u << 17,
     F_engine = 1u << 18, F_core = 1u << 19, F_op = 1u << 20, F_operand = 1u << 21,
     F_wait = 1u << 22, F_signal = 1u << 23, F_isa = 1u << 24, F_dge = 1u << 25, F_issuer = 1u << 26,
-    F_priority = 1u << 27, F_tile_position = 1u << 28, F_tile_size = 1u << 29,
+    F_priority = 1u << 27, F_tile_position = 1u << 28, F_tile_size = 1u << 29, F_rmw = 1u << 30,
 };
 
 struct FieldName {
     std::string_view name;
     Field bit;
 };
-constexpr std::array<FieldName, 30> kFields{{
+constexpr std::array<FieldName, 31> kFields{{
     {"queue", F_queue}, {"src", F_src}, {"src2", F_src2}, {"dst", F_dst}, {"partitions", F_partitions},
     {"bytes", F_bytes}, {"fn", F_fn}, {"rows", F_rows}, {"cols", F_cols}, {"num_active_rows", F_nrows},
     {"num_active_cols", F_ncols}, {"row_grp", F_row_grp}, {"col_grp", F_col_grp}, {"xbus_sel", F_xbus},
     {"acc_flags", F_acc}, {"zero_region", F_zero}, {"perf_opt", F_perf}, {"transpose", F_transpose},
     {"engine", F_engine}, {"core", F_core}, {"op", F_op}, {"operand", F_operand}, {"wait", F_wait},
     {"signal", F_signal}, {"isa", F_isa}, {"dge", F_dge}, {"issuer", F_issuer}, {"priority", F_priority},
-    {"tile_position", F_tile_position}, {"tile_size", F_tile_size},
+    {"tile_position", F_tile_position}, {"tile_size", F_tile_size}, {"dst_rmw_op", F_rmw},
 }};
 
 constexpr std::uint32_t kCommon = F_queue | F_partitions | F_bytes | F_wait | F_signal;
@@ -269,7 +269,7 @@ struct KindFields {
 // Indexed by RecordKind (access unused).
 constexpr std::array<KindFields, kRecordKinds> kKindFields{{
     {0, 0},
-    {kCommon | F_src | F_dst | F_transpose | F_engine | F_dge | F_issuer | F_priority,
+    {kCommon | F_src | F_dst | F_transpose | F_engine | F_dge | F_issuer | F_priority | F_rmw,
      F_queue | F_src | F_dst | F_partitions | F_bytes},
     {kCommon | F_src | F_rows | F_cols | F_tile_position | F_tile_size, F_queue | F_src | F_rows | F_cols},
     {kCommon | F_src | F_dst | F_nrows | F_ncols | F_row_grp | F_col_grp | F_xbus | F_acc | F_zero | F_perf |
@@ -465,6 +465,12 @@ bool TraceReader::Impl::parse_field(Field f, std::string_view key, std::string_v
             return true;
         }
         return fail(k, "unknown issuing engine " + quoted(v) + " (sp, act, pool or dve; or sync, scalar, gpsimd, vector)");
+    case F_rmw:
+        if (v == "add") {
+            rec.dst_rmw_add = true;
+            return true;
+        }
+        return fail(k, "unknown read-modify-write op " + quoted(v) + " (add, the one nki.isa dma_copy dst_rmw_op supports)");
     case F_priority:
         if (parse_uint(v, rec.priority) && rec.priority != Record::kNoPriority) return true;
         return fail(k, "bad priority " + quoted(v) + ": expected 0..3 (0 highest, nki.isa dma_copy priority)");
@@ -845,6 +851,7 @@ void format_record(const Record& r, std::string& out) {
         out += to_string(r.issuer);
     }
     if (r.has_priority()) key_dec(out, "priority", unsigned{r.priority});
+    if (r.dst_rmw_add) out += " dst_rmw_op=add";
     const std::pair<const char*, const std::array<std::uint8_t, 2>*> tiles[] = {{"tile_position", &r.tile_position},
                                                                                  {"tile_size", &r.tile_size}};
     for (const auto& [name, pair] : tiles)
@@ -926,6 +933,7 @@ bool check_kind_fields(const Record& r, std::string& field, std::string& reason)
     mark(r.dge != DgeMode::unset, F_dge);
     mark(r.issuer != DmaIssuer::unset, F_issuer);
     mark(r.has_priority(), F_priority);
+    mark(r.dst_rmw_add, F_rmw);
     mark(r.has_tile_position(), F_tile_position);
     mark(r.has_tile_size(), F_tile_size);
     mark(r.core != 0, F_core);

@@ -304,3 +304,32 @@ def test_tensor_tensor_of_two_psum_tiles_is_refused(tmp_path):
         """)
     with pytest.raises(nki.NkiError, match=r"k\.py:8: tensor_tensor of two PSUM tiles"):
         nki.trace(k, {"a": "bf16[128,512]"})
+
+
+def test_dma_copy_read_add_write(tmp_path):
+    # nki.isa dma_copy dst_rmw_op=nl.add: dst = dst + src, the record's dst_rmw_op=add
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:512])
+            nisa.dma_copy(dst=x, src=a[0:128, 0:512], dst_rmw_op=nl.add)
+            out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=x)
+            return out
+        """)
+    kt = nki.trace(k, {"a": "fp32[128,512]"})
+    dmas = [r for r in kt.records if r.startswith("dma")]
+    assert [field(r, "dst_rmw_op") for r in dmas] == [None, "add", None]
+    # it reads x, which the load on another queue wrote: it waits for that load
+    assert field(dmas[1], "wait") is not None
+    assert replay(kt, tmp_path).total_cycles > 0
+    np = pytest.importorskip("numpy")
+    a = np.arange(128 * 512, dtype=np.float32).reshape(128, 512)
+    (out,) = nki.trace(k, {"a": a}).outputs
+    assert np.array_equal(out, 2 * a)
+    refused = kernel(tmp_path, """\
+        def r(a):
+            x = nl.load(a[0:128, 0:512])
+            nisa.dma_copy(dst=x, src=a[0:128, 0:512], dst_rmw_op=nl.multiply)
+        """, name="r")
+    with pytest.raises(nki.NkiError, match=r"r.py:7: dma_copy dst_rmw_op=multiply: nki.isa supports only nl.add"):
+        nki.trace(refused, {"a": "fp32[128,512]"})

@@ -251,6 +251,10 @@ struct EngineTiming {
     // 50% SBUF->SBUF).
     double dma_xpose_fraction_hbm = 0.9;
     double dma_xpose_fraction_sbuf = 0.5;
+    // public (trn3 arch guide, SBUF Read-Add-Write): a DMA with dst_rmw_op=add moves data at this
+    // fraction of a plain copy's rate: 1 on NeuronCore-v4 ("the same throughput as standard DMA
+    // copy operations"), 0.5 before it ("50% DMA throughput via DMA collective compute engines").
+    double dma_rmw_fraction = 0.5;
     // INFERRED: fixed per-instruction overhead of a Q7 AXI load/store, in GpSimd cycles (the
     // GpSimd clock is pool.clock_ghz); the data phase is bytes / q7.bus_bytes cycles.
     double q7_fixed_overhead = 60;

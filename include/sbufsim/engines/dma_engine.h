@@ -45,6 +45,7 @@ struct DmaInstr {
     std::uint32_t bytes_per_partition = 0;
     std::uint32_t run_bytes = 0;     // bytes of one descriptor (contiguous run); 0 = a whole partition
     bool transpose = false;
+    bool rmw = false;                // dst_rmw_op=add: data at timing.dma_rmw_fraction of the rate
     std::uint32_t first_col = 0;     // transpose share: its first column of the record's tile
     bool sbuf_to_sbuf = false;
     bool hbm = false;                // one end is HBM (shares the HBM bandwidth)

@@ -51,6 +51,7 @@ private:
     void check_access(Ctx& c);
     void check_dma(Ctx& c);
     void check_dma_trigger(Ctx& c);
+    void check_dma_rmw(Ctx& c);
     void check_ldweights(Ctx& c);
     void check_matmul(Ctx& c);
     void check_pe_tile(Ctx& c, std::uint32_t rows, std::uint32_t cols);

@@ -305,9 +305,11 @@ def dma(dst, src, trigger=None):
         t.hbm_bytes += src.elements * (dst if dst.on_chip else src).dtype.size
     fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
               "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition, **(trigger or {})}
+    rmw = fields.get("dst_rmw_op") == "add"  # dst = dst + src: it reads dst too
     if t.values:
-        _values.put(dst, _values.get(src))
-    return t.emit("dma", t.dma_queue(), fields, reads=[src], writes=[dst])
+        old = _values.get(dst)
+        _values.put(dst, old + _values.get(src).reshape(old.shape) if rmw else _values.get(src))
+    return t.emit("dma", t.dma_queue(), fields, reads=[src, dst] if rmw else [src], writes=[dst])
 
 
 def load(src, dtype=None):

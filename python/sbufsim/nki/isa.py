@@ -104,9 +104,10 @@ def _perf_opt(perf_mode, stationary, moving):
     return "double_row"
 
 
-def dma_copy(dst, src, priority=None, dge_mode=None, engine=None, **_):
+def dma_copy(dst, src, dst_rmw_op=None, priority=None, dge_mode=None, engine=None, **_):
     """One DMA; dge_mode, engine (the triggering sequencer) and priority (NeuronCore-v4 QoS class)
-    become the record's dge=, issuer= and priority= fields."""
+    become the record's dge=, issuer= and priority= fields, dst_rmw_op=nl.add its dst_rmw_op=add
+    (dst = dst + src)."""
     if engine not in (None, "sp", "act", "pool", "dve"):
         raise fail(f"dma_copy engine={engine!r}: a DMA is triggered by the sync, scalar, gpsimd or vector sequencer")
     if priority is not None and priority not in (0, 1, 2, 3):
@@ -114,7 +115,10 @@ def dma_copy(dst, src, priority=None, dge_mode=None, engine=None, **_):
     if priority is not None and dge_mode == "none":
         raise fail("dma_copy priority with dge_mode=none: nki.isa says priority is not supported when DGE is turned "
                    "off; use dge_mode=hwdge or swdge, or drop priority")
-    trigger = {"dge": dge_mode, "issuer": engine, "priority": priority}
+    if dst_rmw_op is not None and _fn(dst_rmw_op) != "add":
+        raise fail(f"dma_copy dst_rmw_op={_fn(dst_rmw_op)}: nki.isa supports only nl.add")
+    trigger = {"dge": dge_mode, "issuer": engine, "priority": priority,
+               "dst_rmw_op": "add" if dst_rmw_op is not None else None}
     return _ops.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src),
                     {k: v for k, v in trigger.items() if v is not None})
 
