@@ -24,6 +24,7 @@ inline Params gen_params(std::string_view gen) {
         p.pe.cost_freq = 140;               // seed 004: TrainiumHwm
         p.dma.hwdge_units = 0;              // DGE reference: hardware DGE is NeuronCore-v3+
         p.pe.tile_min = 64;                 // nki.isa nc_matmul: 2x 64 row tiles on NeuronCore-v2
+        p.pe.transpose_passthrough = false; // no transpose mode before NeuronCore-v3 (trn2 arch guide)
         return p;
     }
     if (gen == "mariana") {  // NC-v4
@@ -63,6 +64,7 @@ inline Params gen_params(std::string_view gen) {
         p.psum.region_size = 0x100000;       // 64 × 0x4000 (INFERRED)
         p.pe.cols = 64;                      // seed 004: InferentiaPe 128 × 64
         p.pe.tile_min = 0;                   // no tiling mode before NeuronCore-v2 (INFERRED)
+        p.pe.transpose_passthrough = false;  // no transpose mode (INFERRED)
         p.pool.channels = 64;                // seed 004
         p.act.channels = 64;                 // seed 004
         return p;

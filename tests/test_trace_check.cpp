@@ -253,6 +253,32 @@ TEST(TraceCheck, Pe_tiles_follow_the_nc_matmul_tiling_mode) {
     expect_one(fp8 + "transpose=1\n", "perf_opt", "transpose");
 }
 
+TEST(TraceCheck, A_pe_transpose_writes_its_data_dtype_where_the_pe_has_a_transpose_mode) {
+    // Seed 000 §2.2, §5.1: an accumulating matmul writes fp32; nki.isa nc_transpose: the output
+    // has the data's dtype. pe.transpose_passthrough (cayman: true, sunda: false) reconciles them.
+    const std::string xpose = "matmul queue=qPE0 src=bf16@0x0[1][128] dst=bf16@0x2000000[1][128] num_active_rows=128 "
+                              "num_active_cols=128 transpose=1\n";
+    const std::string fp32 = "matmul queue=qPE0 src=bf16@0x0[1][128] dst=fp32@0x2000000[1][128] num_active_rows=128 "
+                             "num_active_cols=128 transpose=1\n";
+    expect_clean(xpose);
+    expect_clean(fp32);
+    expect_clean(fp32, "sunda");
+    auto dst_findings = [](const std::string& body, const std::string& gen) {
+        std::size_t n = 0;
+        for (const TraceError& e : check(body, gen)) n += e.field == "dst" ? 1 : 0;
+        return n;
+    };
+    EXPECT_GT(dst_findings(xpose, "sunda"), 0u);
+    // an accumulating matmul keeps the seed's rule everywhere
+    std::string accumulating = xpose;
+    accumulating.replace(accumulating.find(" transpose=1"), 12, "");
+    EXPECT_GT(dst_findings(accumulating, "cayman"), 0u);
+    // a transpose into a third dtype is no pass-through
+    std::string other = xpose;
+    other.replace(other.find("dst=bf16"), 8, "dst=fp16");
+    EXPECT_GT(dst_findings(other, "cayman"), 0u);
+}
+
 TEST(TraceCheck, Dma_read_add_write_takes_bf16_or_fp32_of_matching_dtypes) {
     // nki.isa dma_copy dst_rmw_op; trn3 arch guide, SBUF Read-Add-Write: "BF16 or FP32, matching dtypes".
     expect_clean("dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=8 bytes=128 dst_rmw_op=add\n"

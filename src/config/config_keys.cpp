@@ -307,6 +307,11 @@ std::vector<KeySpec> build_table() {
                      "smallest PE row or column tile of tiling mode (tile_position / tile_size): tiles of "
                      "tile_min x 2^k rows and columns run their matmuls in parallel; 0 = no tiling mode (check refuses "
                      "tile fields)"}));
+    t.push_back(boolean("pe.transpose_passthrough", [](Params& p) -> auto& { return p.pe.transpose_passthrough; },
+                        {"", "nki.isa nc_transpose (dst has the data's dtype); trn2 arch guide, Built-in Transpose Support", PUB,
+                         "a PE transpose (matmul transpose=1) may write PSUM in the dtype of the data it transposes, besides "
+                         "the fp32 every accumulating matmul writes (seed 000 §2.2, §5.1): NeuronCore-v3's transpose mode "
+                         "passes the data through rather than accumulating it"}));
     t.push_back(boolean("pe.background_transpose", [](Params& p) -> auto& { return p.pe.background_transpose; },
                         {"", "trn3 arch guide, Background Transpose (NeuronCore-v4)", PUB,
                          "a PE transpose (matmul transpose=1) may stream beside one other matmul or transpose on the "

@@ -415,9 +415,14 @@ void TraceChecker::check_matmul(Ctx& c) {
     // Moving tensor: SBUF only. Destination: PSUM only, FP32 (UINT32 for UINT8 input).
     const Decoded src = c.operand("src", r.src, r.num_active_rows, AllowedInPSUM::False, AllowedInSBUF::True,
                                   WriteTensor::False, true);
+    // A PE transpose in NeuronCore-v3's transpose mode may also write its data's dtype (nki.isa
+    // nc_transpose: "The output dst tile must have the same data type as that of data"; the
+    // identity it streams has that dtype too); every other matmul writes the fp32 accumulator.
+    const bool passthrough = r.transpose && params_.pe.transpose_passthrough && r.src.onchip() && r.dst.onchip() &&
+                             r.dst.dtype == r.src.dtype;
     const Decoded dst = c.operand("dst", r.dst, r.num_active_cols, AllowedInPSUM::True, AllowedInSBUF::False,
-                                  WriteTensor::True, true);
-    if (r.src.onchip() && r.dst.onchip()) c.verdict("dst", mm_dst_dtype_valid(r.src.dtype, r.dst.dtype));
+                                  passthrough ? WriteTensor::False : WriteTensor::True, true);
+    if (r.src.onchip() && r.dst.onchip() && !passthrough) c.verdict("dst", mm_dst_dtype_valid(r.src.dtype, r.dst.dtype));
     check_pe_tile(c, r.num_active_rows, r.num_active_cols);
     // The FP8 double-row mode is "not combinable with ... transpose mode" (trn2 arch guide).
     if (r.transpose && r.perf_opt == PerfOpt::double_row)

@@ -67,7 +67,7 @@ def test_tensor_reduce_and_transposes_both_ways(tmp_path):
         ("z = nisa.tensor_reduce(nl.max, x, axis=1, keepdims=True)",
          "nisa.tensor_reduce(z, nl.max, x, axis=1, keepdims=True)", "(128, 1)"),
         ("z = nisa.tensor_copy(nisa.nc_transpose(x[0:128, 0:128]), dtype=nl.bfloat16)",
-         "p = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)\n"
+         "p = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.psum)\n"
          "    nisa.nc_transpose(p, x[0:128, 0:128])\n"
          "    nisa.tensor_copy(z, p)", "(128, 128)"),
         ("z = nisa.nc_transpose(x[0:32, 0:32], engine=nisa.vector_engine)",
@@ -160,3 +160,26 @@ def test_what_the_front_end_lacks_is_an_error_at_the_kernel_line(tmp_path, body,
 def test_a_kernel_file_that_does_not_compile_names_its_line(tmp_path):
     with pytest.raises(nki.NkiError, match=r"k\.py:5: SyntaxError"):
         trace_text(tmp_path, "k", HEAD + "def k(a:\n    return a\n", {"a": "bf16[128,128]"})
+
+
+def test_a_pe_transpose_writes_its_data_dtype_where_the_pe_has_a_transpose_mode(tmp_path):
+    # nki.isa nc_transpose: "The output dst tile must have the same data type as that of data"
+    # (pe.transpose_passthrough); NeuronCore-v2 transposes by an fp32 matmul (seed 000 §5.1).
+    def body(dtype):
+        return (f"p = nl.ndarray((128, 128), dtype=nl.{dtype}, buffer=nl.psum)\n"
+                "    nisa.nc_transpose(p, x[0:128, 0:128])\n"
+                "    nisa.tensor_copy(z, p)")
+    text = kernel_text("t", body("float32"), "(128, 128)")
+    with pytest.raises(nki.NkiError, match=r"t\.py:10: nc_transpose into a float32 tile: it writes bfloat16"):
+        trace_text(tmp_path, "t", text)
+    inputs = {"a": "bf16[128,512]", "b": "bf16[128,512]"}
+    for dtype, gen, ok in [("bfloat16", "cayman", True), ("float32", "sunda", True), ("bfloat16", "sunda", False)]:
+        path = tmp_path / f"g_{gen}_{dtype}.py"
+        path.write_text(kernel_text("g", body(dtype), "(128, 128)"))
+        if ok:
+            kt = nki.trace(f"{path}::g", inputs, generation=gen)
+            pe = [r for r in kt.records if r.startswith("matmul")]
+            assert [re.search(r" dst=(\w+)@", r).group(1) for r in pe] == ["bf16" if dtype == "bfloat16" else "fp32"]
+        else:
+            with pytest.raises(nki.NkiError, match=r"on sunda \(no transpose mode\) a PE transpose is an fp32 matmul"):
+                nki.trace(f"{path}::g", inputs, generation=gen)

@@ -263,7 +263,7 @@ def test_pe_tiles_and_transposes_reach_the_records(tmp_path):
             r0 = nl.load(b[0:64, :])
             p0 = nl.ndarray((64, 512), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_matmul(p0, l0, r0, tile_position=(64, 0), tile_size=(64, 64))
-            pt = nl.ndarray((64, 64), dtype=nl.float32, buffer=nl.psum)
+            pt = nl.ndarray((64, 64), dtype=nl.bfloat16, buffer=nl.psum)
             nisa.nc_transpose(pt, l0)
             return a
         """)

@@ -106,6 +106,7 @@ struct PeParams {
     bool double_row = true;                    // fp8 double-row matmuls at 2x (NC-v3+)
     std::uint32_t tile_min = 32;               // smallest PE row/column tile of tiling mode; 0 = no tiling
     bool background_transpose = false;         // a PE transpose may overlap another matmul (NC-v4)
+    bool transpose_passthrough = true;         // a PE transpose may write PSUM in its data's dtype (NC-v3+)
 };
 
 struct EngineParams {

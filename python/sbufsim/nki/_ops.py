@@ -10,6 +10,9 @@ DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
 MAX_WAITS = 2
 MOVING_FMAX = 512
+# generations whose PE transposes write PSUM in the data's dtype (configs: pe.transpose_passthrough,
+# NeuronCore-v3's transpose mode); elsewhere a transpose is an fp32 matmul against an identity
+TRANSPOSE_PASSTHROUGH = {"cayman", "mariana"}
 STATIONARY_FMAX = 128
 
 _current = None  # the Tracer of the kernel being traced
@@ -344,7 +347,8 @@ class MatmulPending(Pending):
         if k > PARTITIONS or m > STATIONARY_FMAX or n > MOVING_FMAX:
             raise fail(f"{kind}: stationary {stationary.shape} / moving {moving.shape} exceed the PE array "
                        f"(K ≤ {PARTITIONS}, M ≤ {STATIONARY_FMAX}, N ≤ {MOVING_FMAX}); tile the loops")
-        super().__init__((m, n), dtype_of("float32"), "psum", self._single, site)
+        passthrough = transpose and tracer().generation in TRANSPOSE_PASSTHROUGH
+        super().__init__((m, n), stationary.dtype if passthrough else dtype_of("float32"), "psum", self._single, site)
         self.stationary, self.moving, self.transpose = stationary, moving, transpose
 
     def _single(self, dst):

@@ -135,6 +135,7 @@ def nc_matmul(*args, accumulate=None, **kwargs):
     if dst.buffer != "psum":
         raise fail("nc_matmul writes PSUM; allocate dst with buffer=nl.psum")
     if result.transpose:
+        _check_transpose_dst(dst, result)
         _ops.assign(dst, result)
         return dst
     if accumulate is False:
@@ -181,13 +182,31 @@ def _tile(position, size, stationary):
     return tuple(position), tuple(size)
 
 
-@_writes_dst(1)
-def nc_transpose(data, engine=None, mask=None, **_):
+@_writes_dst(1, takes_dst=True)
+def nc_transpose(data, engine=None, mask=None, dst=None, **_):
+    if dst is not None:
+        result = nc_transpose(data, engine=engine)
+        if isinstance(result, _ops.MatmulPending):
+            _check_transpose_dst(_ops.value(dst), result)
+        _ops.assign(_ops.value(dst), result)
+        return dst
     if engine == vector_engine:
         return _ops.vector_transpose(data)
     if engine not in (None, tensor_engine):
         raise fail(f"nc_transpose runs on the Tensor or the Vector Engine, not {engine!r}")
     return _ops.transpose(data)
+
+
+def _check_transpose_dst(dst, result):
+    """A PE transpose writes its PSUM tile in the data's dtype where the PE has a transpose mode
+    (nki.isa nc_transpose: "The output dst tile must have the same data type as that of data"),
+    in fp32 where it is an accumulating matmul (NeuronCore-v2; seed 000 §5.1)."""
+    if dst.dtype.name != result.dtype.name:
+        generation = _ops.tracer().generation
+        why = ("the output has the data's dtype (nki.isa nc_transpose)" if generation in _ops.TRANSPOSE_PASSTHROUGH
+               else f"on {generation} (no transpose mode) a PE transpose is an fp32 matmul into PSUM (seed 000 §5.1)")
+        raise fail(f"nc_transpose into a {dst.dtype.name} tile: it writes {result.dtype.name}, as {why}; "
+                   "cast with nisa.tensor_copy afterwards")
 
 
 @_writes_dst(1)
