@@ -58,6 +58,9 @@ std::uint32_t DmaEngine::add_queue(std::string name) {
     return static_cast<std::uint32_t>(queues_.size() - 1);
 }
 
+// The rate a transfer's descriptors move at: the engine's, a read-add-write's fraction of it.
+double DmaEngine::data_gbps(const DmaInstr& i) const { return i.rmw ? gbps_ * timing_.dma_rmw_fraction : gbps_; }
+
 std::uint64_t DmaEngine::descriptors(const DmaInstr& i) const {
     if (i.transpose || !i.bytes_per_partition) return i.partitions;
     const std::uint32_t run = i.run_bytes ? std::min(i.run_bytes, i.bytes_per_partition) : i.bytes_per_partition;
@@ -69,7 +72,7 @@ std::uint64_t DmaEngine::short_descriptors(const DmaInstr& i) const {
     if (i.transpose || !i.bytes_per_partition) return 0;
     const std::uint32_t bpp = i.bytes_per_partition;
     const std::uint32_t run = i.run_bytes ? std::min(i.run_bytes, bpp) : bpp;
-    const double gbps = i.rmw ? gbps_ * timing_.dma_rmw_fraction : gbps_;
+    const double gbps = data_gbps(i);
     const auto is_short = [&](std::uint32_t b) { return static_cast<double>(b) / gbps < pkt_min_ns_; };
     const std::uint64_t per_partition = (is_short(run) ? bpp / run : 0) + (bpp % run && is_short(bpp % run) ? 1 : 0);
     return std::uint64_t{i.partitions} * per_partition;
@@ -83,7 +86,7 @@ double DmaEngine::data_ns(const DmaInstr& i) const {
     // One descriptor per contiguous run: it moves at the engine bandwidth (a read-add-write at
     // its fraction of it) but takes at least the per-descriptor minimum (the packet-rate limit
     // of small payloads).
-    const double gbps = i.rmw ? gbps_ * timing_.dma_rmw_fraction : gbps_;
+    const double gbps = data_gbps(i);
     const auto run_ns = [&](std::uint32_t b) { return std::max(static_cast<double>(b) / gbps, pkt_min_ns_); };
     const std::uint32_t bpp = i.bytes_per_partition;
     if (!bpp) return xfer_fixed_ns_;

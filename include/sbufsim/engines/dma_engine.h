@@ -103,6 +103,7 @@ public:
     void push(std::uint32_t queue, const DmaInstr& i) { queues_[queue].q.push(i); }
     // Nanoseconds of a share's data motion at the engine bandwidth (the cost model).
     double data_ns(const DmaInstr& i) const;
+    double data_gbps(const DmaInstr& i) const;
     // The same in kernel cycles (rounded up).
     Cycle transfer_cycles(const DmaInstr& i) const;
     // Descriptors (contiguous runs) of a share.
