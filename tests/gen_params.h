@@ -31,6 +31,7 @@ inline Params gen_params(std::string_view gen) {
         p.neuroncore = "v4";
         p.sbuf.partition_active = 0x40000;  // seed 004: CoreV4Statebuf 256 KiB (no pad)
         p.isa.matmul_zero_region_max = 3;   // seed 000 §5.3: SIZE2048..SIZE16384
+        p.pe.mx = true;                     // nki.isa nc_matmul_mx: NeuronCore-v4 and newer
         return p;
     }
     if (gen == "maverick") {  // NC-v5 (header-only, seed 000 §1 CORRECTION)
@@ -47,6 +48,7 @@ inline Params gen_params(std::string_view gen) {
         p.psum.region_offset = 0x8000000;    // above the 128 MiB SBUF; PSUM is sized out anyway
         p.psum.soc_base = 0;                 // seed 002 §9: no PSUM region in the maverick map
         p.isa.matmul_zero_region_max = 3;    // seed 000 §5.3: mariana/maverick enum
+        p.pe.mx = true;                      // carried from NC-v4 (INFERRED)
         return p;
     }
     if (gen == "inferentia") {  // gen1 (Inf1), seed 004

@@ -1,6 +1,7 @@
 // Cost-model rules of the engine front-ends (docs/engines.md; the nki.isa cost estimates, the
 // architecture guides and the DMA guides cited there).
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include "sbufsim/engines/arr_seq.h"
 #include "sbufsim/engines/compute_engine.h"
@@ -116,10 +117,16 @@ TEST_F(MatmulCost, Initiation_interval_follows_the_nc_matmul_cost) {
     m.src = sbuf_access(512, 4);
     m.fp32 = true;
     EXPECT_EQ(a.matmul_ii(m), 2048u);
+    m.onezero = true;                         // nki.isa nc_matmul is_stationary_onezero: 2x for fp32
+    EXPECT_EQ(a.matmul_ii(m), 1024u);
+    m.onezero = false;
     m.src = sbuf_access(1024, 1);             // fp8 double row: two moving rows per column
     m.fp32 = false;
     m.double_row = true;
     EXPECT_EQ(a.matmul_ii(m), 512u);
+    m.double_row = false;
+    m.onezero = true;                         // no effect on other dtypes
+    EXPECT_EQ(a.matmul_ii(m), 1024u);
 }
 
 TEST_F(MatmulCost, Load_stationary_is_four_times_faster_than_a_matmul) {
@@ -242,6 +249,38 @@ TEST(ArrSeqLdWeights, A_second_ldweights_replaces_weights_no_matmul_latched) {
     EXPECT_EQ(q.a.arr_stats().matmuls, 2u);
     // Only the first was replaced unused: the third loads after the first matmul latched.
     EXPECT_EQ(q.a.arr_stats().ldweights_replaced, 1u);
+}
+
+TEST(ArrSeqMx, An_mx_matmul_streams_as_many_x4_columns_as_bf16_with_4x_the_macs_and_reads_its_scales) {
+    // trn3 arch guide, Quad-MXFP8/MXFP4 Matmul Performance: 4x the BF16 throughput; MXFP matmul
+    // guide, Scale Tensor: one uint8 per 8 partitions x 4 values, in each quadrant's partitions.
+    auto run = [](bool mx) {
+        PeQueue q(test::shipped_params("mariana"));
+        ArrSeqInstr l = load_stationary();
+        ArrSeqInstr m = psum_matmul(512, 3);
+        if (mx) {
+            l.src = sbuf_access(128, 4);
+            m.src = sbuf_access(512, 4);
+            m.src.parts = 128;
+            for (ArrSeqInstr* i : {&l, &m}) {
+                i->mx = true;
+                i->scale = sbuf_access(i->src.elems, 1);
+                i->scale.offset = 0x6000;
+                i->scale.parts = 4;
+            }
+        }
+        q.a.push(l);
+        q.a.push(m);
+        const Cycle end = q.run();
+        return std::tuple{end, q.a.arr_stats().macs, q.a.stats().bytes_read, q.a.arr_stats().pe_stream};
+    };
+    const auto [bf_end, bf_macs, bf_read, bf_stream] = run(false);
+    const auto [mx_end, mx_macs, mx_read, mx_stream] = run(true);
+    EXPECT_EQ(mx_stream, bf_stream);             // 512 streaming cycles either way
+    EXPECT_EQ(mx_macs, 4 * bf_macs);
+    // x4 data is twice bf16's bytes; the scales add 4 partitions per quadrant of each operand
+    EXPECT_EQ(mx_read, 2 * bf_read + 4u * 4 * (128 + 512));
+    EXPECT_LE(mx_end, bf_end + 16);
 }
 
 TEST(ArrSeqCsr, Disable_dependency_check_single_threads_the_queue) {

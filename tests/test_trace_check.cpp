@@ -306,3 +306,46 @@ TEST(TraceCheck, Dma_trigger_modes_follow_the_dge_reference) {
     // The fields belong to dma records only: the reader refuses them elsewhere.
     EXPECT_THROW(check("act queue=qAct0 src=bf16@0x0 dst=bf16@0x1000 partitions=8 bytes=64 dge=hwdge\n"), TraceFormatError);
 }
+
+TEST(TraceCheck, Mx_matmuls_take_x4_data_with_uint8_scales_on_neuroncore_v4) {
+    // nki.isa nc_matmul_mx; MXFP matmul guide: x4 data, uint8 scales, fp32 or bf16 results, row
+    // tiling only, NeuronCore-v4 and newer (pe.mx).
+    const std::string ldw = "ldweights queue=qPE0 src=fp8e4x4@0x0[1][128] src2=uint8@0x4000[1][128] rows=128 cols=128\n";
+    const std::string mm = "matmul queue=qPE0 src=fp8e4x4@0x8000[1][512] src2=uint8@0x6000[1][512] "
+                           "dst=fp32@0x2000000[1][512] num_active_rows=128 num_active_cols=128";
+    expect_clean(ldw + mm + "\n", "mariana");
+    expect_clean(ldw + "matmul queue=qPE0 src=fp4x4@0x8000[1][512] src2=uint8@0x6000[1][512] dst=bf16@0x2000000[1][1024] "
+                       "num_active_rows=128 num_active_cols=128\n", "mariana");
+    // not before NeuronCore-v4
+    expect_one(ldw, "src", "pe.mx = false");
+    // the scale tile is required, uint8, and only with x4 data
+    expect_one("ldweights queue=qPE0 src=fp8e4x4@0x0[1][128] rows=128 cols=128\n", "src2", "scale tile", "mariana");
+    expect_one("ldweights queue=qPE0 src=fp8e4x4@0x0[1][128] src2=bf16@0x4000[1][128] rows=128 cols=128\n", "src2",
+               "uint8", "mariana");
+    expect_one("ldweights queue=qPE0 src=bf16@0x0[1][128] src2=uint8@0x4000[1][128] rows=128 cols=128\n", "src2",
+               "MX scale tile of x4 data", "mariana");
+    // no transpose, no double row, no column tiling; one PSUM bank of fp32 or bf16
+    expect_one(mm + " transpose=1\n", "transpose", "cannot transpose", "mariana");
+    expect_one(mm + " perf_opt=double_row\n", "perf_opt", "no double-row mode", "mariana");
+    expect_one("matmul queue=qPE0 src=fp8e4x4@0x8000[1][512] src2=uint8@0x6000[1][512] dst=fp32@0x2000000[1][512] "
+                     "num_active_rows=128 num_active_cols=64 col_grp=0x3 tile_position=0,0 tile_size=128,64\n",
+               "tile_size", "only row tiling", "mariana");
+    expect_clean(ldw + "matmul queue=qPE0 src=fp8e4x4@0x8000[1][512] src2=uint8@0x6000[1][512] dst=fp32@0x2000000[1][512] "
+                       "num_active_rows=32 num_active_cols=128 tile_position=32,0 tile_size=32,128\n", "mariana");
+    std::string fp16 = mm;
+    fp16.replace(fp16.find("dst=fp32"), 8, "dst=fp16");
+    bool named = false;
+    for (const TraceError& e : check(fp16 + "\n", "mariana")) named |= e.to_string().find("must be fp32 or bf16") != std::string::npos;
+    EXPECT_TRUE(named);
+    std::string wide = mm;
+    wide.replace(wide.find("[1][512] src2"), 8, "[1][1024]");
+    wide.replace(wide.find("uint8@0x6000[1][512]"), 20, "uint8@0x6000[1][1024]");
+    wide.replace(wide.find("dst=fp32@0x2000000[1][512]"), 26, "dst=fp32@0x2000000[1][1024] zero_region=1");
+    expect_one(wide + "\n", "src", "at most 512 x4 columns with a fp32 result", "mariana");
+}
+
+TEST(TraceCheck, A_one_zero_hint_is_a_matmul_field) {
+    expect_clean(kMatmulOk + " onezero=1\n");
+    // a field the reader refuses on other kinds
+    EXPECT_THROW(check("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=128 onezero=1\n"), TraceFormatError);
+}

@@ -178,6 +178,34 @@ TEST(TraceText, Dma_read_add_write) {
     EXPECT_EQ(to_text(to_binary(text)), text);
 }
 
+TEST(TraceText, Mx_dtypes_scales_and_the_one_zero_hint) {
+    // nki.isa nc_matmul_mx: x4 data (nki.language names accepted) and a uint8 scale tile as src2.
+    const Record r = one("matmul queue=qPE0 src=float8_e4m3fn_x4@0x0[1][512] src2=uint8@0x6000[1][512] "
+                         "dst=fp32@0x2000000[1][512] num_active_rows=128 num_active_cols=128");
+    EXPECT_EQ(r.src.dtype, Dtype::fp8e4x4);
+    EXPECT_EQ(dtype_size(r.src.dtype), 4u);
+    EXPECT_TRUE(is_mx(r.src.dtype));
+    EXPECT_EQ(r.src2.dtype, Dtype::uint8);
+    EXPECT_NE(format_record(r).find("src=fp8e4x4@0x0[1][512] src2=uint8@0x6000[1][512] dst="), std::string::npos)
+        << format_record(r);
+    EXPECT_EQ(dtype_size(one("ldweights queue=qPE0 src=fp4x4@0x0[1][128] src2=uint8@0x10 rows=1 cols=1").src.dtype), 2u);
+    EXPECT_EQ(one("ldweights queue=qPE0 src=fp8e5x4@0x0 rows=1 cols=1").src.dtype, Dtype::fp8e5x4);
+    // nki.isa nc_matmul is_stationary_onezero / is_moving_onezero
+    const Record z = one("matmul queue=qPE0 src=fp32@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+                         "num_active_cols=128 onezero=1");
+    EXPECT_TRUE(z.onezero);
+    EXPECT_NE(format_record(z).find(" onezero=1"), std::string::npos);
+    EXPECT_THROW(one("matmul queue=q src=fp32@0 dst=fp32@0 num_active_rows=1 num_active_cols=1 onezero=2"), TraceFormatError);
+    EXPECT_THROW(one("dma queue=q src=hbm dst=bf16@0 partitions=1 bytes=2 onezero=1"), TraceFormatError);
+    // The binary form keeps the hint (flags bit 2), the new dtypes and the scale operand.
+    const std::string text = "sbufsim-trace 1 gen=mariana\nmatmul queue=qPE0 src=fp8e5x4@0x0[1][512] "
+                             "src2=uint8@0x6000[1][512] dst=bf16@0x2000000[1][1024] num_active_rows=128 "
+                             "num_active_cols=128 row_grp=0xf col_grp=0xf xbus_sel=0x10 acc_flags=3 zero_region=0 "
+                             "perf_opt=none onezero=1\n";
+    EXPECT_EQ(to_text(to_binary(text)), to_text(text));
+    EXPECT_NE(to_text(text).find("onezero=1"), std::string::npos);
+}
+
 TEST(TraceText, Ldweights_fields) {
     const Record r = one("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=64");
     EXPECT_EQ(r.kind, RecordKind::ldweights);
@@ -429,7 +457,8 @@ std::string generated_trace(std::uint32_t seed, int n) {
             break;
         case 2: t += "ldweights queue=qPE0 src=" + operand() + " rows=" + std::to_string(u(0, 200)) + " cols=" +
                      std::to_string(u(0, 200)) + (u(0, 1) ? " partitions=7" : "") +
-                     (const char*[]){"", " tile_position=64,0 tile_size=64,128", " tile_size=224,0"}[i / 8 % 3] + sems() + "\n";
+                     (const char*[]){"", " tile_position=64,0 tile_size=64,128", " tile_size=224,0"}[i / 8 % 3] +
+                     (i / 8 % 7 == 3 ? " src2=uint8@0x4000[1][128]" : "") + sems() + "\n";
             break;
         case 3: t += "matmul queue=qPE" + std::to_string(u(0, 1)) + " src=" + operand() + " dst=" + operand() +
                      " num_active_rows=" + std::to_string(u(0, 255)) + " num_active_cols=" + std::to_string(u(0, 255)) +
@@ -437,7 +466,7 @@ std::string generated_trace(std::uint32_t seed, int n) {
                      std::to_string(u(0, 31)) + " acc_flags=" + std::to_string(u(0, 3)) + " zero_region=" + std::to_string(u(0, 3)) +
                      " perf_opt=" + (const char*[]){"none", "double_row", "double_column", "double_pixel"}[u(0, 3)] +
                      (const char*[]){"", " transpose=1", " tile_position=0,96 tile_size=32,32", " tile_position=224,64"}[i / 8 % 4] +
-                     sems() + "\n";
+                     (i / 8 % 7 == 2 ? " src2=uint8@0x6000[1][512] onezero=1" : "") + sems() + "\n";
             break;
         case 4:
         case 5:
@@ -531,7 +560,9 @@ TEST(TraceErrors, Binary_reader_checks_what_the_text_reader_checks) {
         bad[rec + 1] = 2;
         expect(bad, "dst_rmw_op", "q7 does not take it");
         bad[rec + 1] = 4;
-        expect(bad, "transpose", "bad flags 4");
+        expect(bad, "onezero", "q7 does not take it");
+        bad[rec + 1] = 8;
+        expect(bad, "transpose", "bad flags 8");
     }
     // The untouched trace reads back as the text it came from.
     EXPECT_EQ(to_text(q7), to_text(text));

@@ -16,12 +16,13 @@ struct DtypeInfo {
     std::uint32_t bytes;
 };
 
-constexpr std::array<DtypeInfo, 14> kDtypes{{
+constexpr std::array<DtypeInfo, static_cast<std::size_t>(kLastDtype) + 1> kDtypes{{
     {Dtype::fp32, "fp32", 4},   {Dtype::fp16, "fp16", 2},   {Dtype::bf16, "bf16", 2},
     {Dtype::fp8e3, "fp8e3", 1}, {Dtype::fp8e4, "fp8e4", 1}, {Dtype::fp8e5, "fp8e5", 1},
     {Dtype::uint8, "uint8", 1}, {Dtype::int8, "int8", 1},   {Dtype::uint16, "uint16", 2},
     {Dtype::int16, "int16", 2}, {Dtype::uint32, "uint32", 4}, {Dtype::int32, "int32", 4},
     {Dtype::uint64, "uint64", 8}, {Dtype::int64, "int64", 8},
+    {Dtype::fp8e4x4, "fp8e4x4", 4}, {Dtype::fp8e5x4, "fp8e5x4", 4}, {Dtype::fp4x4, "fp4x4", 2},
 }};
 
 const DtypeInfo& info(Dtype t) { return kDtypes[static_cast<std::size_t>(t)]; }
@@ -46,6 +47,10 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
     if (key == "float32") return Dtype::fp32;
     if (key == "float16") return Dtype::fp16;
     if (key == "bfloat16") return Dtype::bf16;
+    // nki.language's names of the MX quad types.
+    if (key == "float8e4m3fnx4") return Dtype::fp8e4x4;
+    if (key == "float8e5m2x4") return Dtype::fp8e5x4;
+    if (key == "float4e2m1fnx4") return Dtype::fp4x4;
     return std::nullopt;
 }
 
@@ -255,6 +260,13 @@ Verdict valid_zero_region(std::uint32_t value, const Params& p) {
 }
 
 Verdict mm_dst_dtype_valid(Dtype in_dtype, Dtype dst_dtype) {
+    // An MX matmul dequantizes into fp32 or bf16 PSUM (nki.isa nc_matmul_mx; MXFP matmul guide:
+    // "outputting results in FP32 or BF16").
+    if (is_mx(in_dtype)) {
+        if (dst_dtype == Dtype::fp32 || dst_dtype == Dtype::bf16) return Verdict::pass();
+        return Verdict::fail("MX matmul destination dtype " + std::string(to_string(dst_dtype)) +
+                             " must be fp32 or bf16 (nki.isa nc_matmul_mx)");
+    }
     const Dtype want = in_dtype == Dtype::uint8 ? Dtype::uint32 : Dtype::fp32;
     if (dst_dtype == want) return Verdict::pass();
     return Verdict::fail("Matmul destination dtype " + std::string(to_string(dst_dtype)) + " for " +

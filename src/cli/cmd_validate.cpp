@@ -24,7 +24,8 @@ constexpr const char* kValidateHelp =
     "and LoadStationary pairs, PSUM accumulation groups with their evacuation) on one generation,\n"
     "measures one figure and compares it with the figure the public documentation states or\n"
     "implies (document and section in the source column; the arithmetic in docs/validation.md),\n"
-    "or with a seed HIGH/OBSERVED fact. A case passes within its tolerance (5 % unless shown).\n\n"
+    "or with a seed HIGH/OBSERVED fact. A case passes within its tolerance (5 % unless shown),\n"
+    "or, where the public figure is a bound (<= or >=, tol \"bound\"), on its side of it.\n\n"
     "examples:\n"
     "  sbufsim validate                 every case\n"
     "  sbufsim validate --only 'D0.*'   the DMA cases\n"
@@ -65,7 +66,10 @@ int cmd_validate(const std::vector<std::string>& args, Io io) {
         return kExitUsage;
     }
     // The public figure's column is as wide as its widest entry (rows print as each case runs).
-    auto public_figure = [](const ValidationCase& c) { return fmt(c.expected) + " " + c.unit; };
+    auto public_figure = [](const ValidationCase& c) {
+        const char* bound = c.bound == Bound::at_most ? "<= " : c.bound == Bound::at_least ? ">= " : "";
+        return bound + fmt(c.expected) + " " + c.unit;
+    };
     std::size_t figure_width = 13;
     for (const ValidationCase& c : validation_cases())
         if (std::regex_match(c.id, pick)) figure_width = std::max(figure_width, public_figure(c).size() + 2);
@@ -82,7 +86,7 @@ int cmd_validate(const std::vector<std::string>& args, Io io) {
         ++run;
         failed += r.ok ? 0 : 1;
         const std::string err = (std::signbit(r.error) ? "" : "+") + format_fixed(100.0 * r.error, 1) + "%";
-        const std::string tol = format_fixed(100.0 * c.tolerance, 0) + "%";
+        const std::string tol = c.bound == Bound::near ? format_fixed(100.0 * c.tolerance, 0) + "%" : "bound";
         io.out << pad(c.id, 6) << pad(c.gen, 9) << pad(c.group, 9) << pad(public_figure(c), figure_width)
                << pad(r.failure.empty() ? fmt(r.measured) : "-", 13) << pad(r.failure.empty() ? err : "-", 9) << pad(tol, 6)
                << pad(r.ok ? "ok" : "FAIL", 8) << c.what << "\n";

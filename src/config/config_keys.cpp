@@ -307,6 +307,13 @@ std::vector<KeySpec> build_table() {
                      "smallest PE row or column tile of tiling mode (tile_position / tile_size): tiles of "
                      "tile_min x 2^k rows and columns run their matmuls in parallel; 0 = no tiling mode (check refuses "
                      "tile fields)"}));
+    t.push_back(boolean("pe.mx", [](Params& p) -> auto& { return p.pe.mx; },
+                        {"", "nki.isa nc_matmul_mx (NeuronCore-v4 and newer); trn3 arch guide, Quad-MXFP8/MXFP4 Matmul "
+                             "Performance", PUB,
+                         "MXFP8/MXFP4 matmuls: ldweights and matmul records whose data is an x4 dtype (fp8e4x4, fp8e5x4, "
+                         "fp4x4) with its scale tile as src2; each PE multiplies four packed values a cycle, so a matmul "
+                         "costs what a bf16 one of the same x4 columns costs and does 4x the MACs. false: check refuses "
+                         "x4 dtypes"}));
     t.push_back(boolean("pe.transpose_passthrough", [](Params& p) -> auto& { return p.pe.transpose_passthrough; },
                         {"", "nki.isa nc_transpose (dst has the data's dtype); trn2 arch guide, Built-in Transpose Support", PUB,
                          "a PE transpose (matmul transpose=1) may write PSUM in the dtype of the data it transposes, besides "
@@ -564,6 +571,10 @@ std::vector<KeySpec> build_table() {
           "fp32 PE transpose (matmul transpose=1) initiation interval multiplier: the transpose mode's '2x speedup "
           "in FP32 transpose' against timing.matmul_fp32_factor (NeuronCore-v3 and later; = matmul_fp32_factor "
           "where there is no transpose mode)");
+    u32_t("timing.fp32_onezero_factor", [](Params& p) -> auto& { return p.timing.fp32_onezero_factor; }, 1, 64,
+          "", "nki.isa nc_matmul (is_stationary_onezero / is_moving_onezero)", PUB,
+          "fp32 matmul initiation interval multiplier with a one-zero hint (matmul onezero=1): the hint 'could lead "
+          "to 2x better performance' than timing.matmul_fp32_factor; no effect on other dtypes");
     u32_t("timing.ls_speedup", [](Params& p) -> auto& { return p.timing.ls_speedup; }, 1, 64,
           "", "trn1/inf2 arch guide, Tensor Engine: Fast LoadStationary (up to 4x)", PUB,
           "LoadStationary costs ceil(cols / this) PE cycles, in the background of the previous matmul");

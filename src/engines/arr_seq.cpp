@@ -48,7 +48,9 @@ std::uint32_t ArrSeq::matmul_ii(const ArrSeqInstr& i) const {
     const std::uint64_t floor = i.stationary_cols ? std::min<std::uint64_t>(timing_.matmul_min_ii, i.stationary_cols)
                                                   : timing_.matmul_min_ii;
     // fp32 streams at a quarter rate; a transpose in NC-v3's transpose mode at half (trn2 guide).
-    const std::uint32_t fp32 = i.transpose ? timing_.transpose_fp32_factor : timing_.matmul_fp32_factor;
+    const std::uint32_t fp32 = i.transpose ? timing_.transpose_fp32_factor
+                               : i.onezero ? timing_.fp32_onezero_factor
+                                           : timing_.matmul_fp32_factor;
     return static_cast<std::uint32_t>(std::max(n, floor) * (i.fp32 ? fp32 : 1));
 }
 
@@ -128,6 +130,25 @@ void ArrSeq::read_by_row_group(const TensorAccess& a, Cycle now, Cycle span, Req
     stats_.bytes_read += a.total_bytes();
 }
 
+// The scale rows move as one burst per quadrant ahead of the data: a client's requests complete
+// in order, so scales queued behind the last paced chunk of data would hold the matmul past its
+// initiation interval.
+void ArrSeq::read_scales(const ArrSeqInstr& i, Cycle now, RequestSet& into, bool fan_out) {
+    if (!i.mx || !i.scale.present() || !i.src.present()) return;
+    const std::uint32_t end = std::uint32_t{i.src.first} + i.src.parts;
+    for (std::uint32_t q = i.src.first / quadrant_; q * quadrant_ < end; ++q) {
+        const std::uint32_t lo = std::max<std::uint32_t>(i.src.first, q * quadrant_);
+        const std::uint32_t hi = std::min(end, (q + 1) * quadrant_);
+        TensorAccess part = i.scale;
+        part.first = static_cast<std::uint16_t>(q * quadrant_ + i.scale.first % quadrant_);
+        part.parts = static_cast<std::uint16_t>((hi - lo + 7) / 8);
+        const std::uint32_t rg = std::min(lo / row_group_parts_, row_groups_ - 1);
+        into.submit(kernel_, make_request(fan_out ? pe_rd_[kStage1Clients - 1] : pe_rd_[rg], Op::rd, part,
+                                          now + (fan_out ? 0 : csr_.rg_stagger[rg])));
+        stats_.bytes_read += part.total_bytes();
+    }
+}
+
 void ArrSeq::start_ldweights(const ArrSeqInstr& i, Cycle now) {
     ldw_.active = true;
     ldw_blocks_ = blocks_of(i);
@@ -142,6 +163,7 @@ void ArrSeq::start_ldweights(const ArrSeqInstr& i, Cycle now) {
         cp->retain(ldw_.from.ref);
     }
     // The fan-out client reads the whole stationary tile once (see arr_seq.h).
+    read_scales(i, now, ldw_.reqs, true);
     if (i.src.present()) {
         submit_paced(kernel_, ldw_.reqs, pe_rd_[kStage1Clients - 1], Op::rd, i.src, now,
                      Pacing{ldw_.compute_end - now, chunks_, beat_});
@@ -196,6 +218,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
         cp->release(path_mm_start_.ref);
         path_mm_start_ = {s, now, CriticalPath::Edge::queue};
     }
+    read_scales(i, now, f.reqs, false);
     read_by_row_group(i.src, now, ii, f.reqs);
     // The drain requests wait beside the stream until the array releases the matmul; they move
     // into the drain entry at release (see retire()).
@@ -212,7 +235,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
     ++arr_.matmuls;
     stream_block_cycles_ += add_block_cycles(blocks, now, now + ii, streamed_until_);
     arr_.pe_stream = stream_block_cycles_ / std::max<std::uint64_t>(1, std::popcount(all_blocks_));
-    arr_.macs += std::uint64_t{i.rows} * i.cols * i.src.elems;
+    arr_.macs += std::uint64_t{i.rows} * i.cols * i.src.elems * (i.mx ? 4 : 1);
     const std::string shape = std::to_string(i.rows) + "x" + std::to_string(i.cols);
     auto it = std::find_if(arr_.shapes.begin(), arr_.shapes.end(), [&](const auto& s) { return s.first == shape; });
     if (it == arr_.shapes.end())

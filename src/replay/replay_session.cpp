@@ -274,7 +274,14 @@ void ReplaySession::route(const Record& r) {
                 i.acc_flags = r.acc_flags;
                 i.zero_region = r.zero_region;
             }
-            i.fp32 = r.src.onchip() && dtype_size(r.src.dtype) == 4;
+            i.fp32 = r.src.onchip() && is_pe_4byte(r.src.dtype);
+            i.onezero = r.onezero;
+            if (r.src.onchip() && is_mx(r.src.dtype)) {
+                // The scale rows of the first quadrant; the sequencer reads each quadrant's.
+                i.mx = true;
+                const std::uint32_t rows = std::min(i.rows, params_.isa.quadrant_partitions);
+                i.scale = access_of(r.src2, (rows + 7) / 8, static_cast<std::uint32_t>(i.src.elems));
+            }
             i.double_row = r.perf_opt == PerfOpt::double_row;
             i.transpose = r.kind == RecordKind::matmul && r.transpose;
             if (r.has_tile_position() && r.has_tile_size()) {

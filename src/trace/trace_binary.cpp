@@ -53,8 +53,8 @@ void put_operand(unsigned char* p, const Operand& o) {
     }
 }
 
-// Dtype values are the enum's order (isa_rules.h); uint64/int64 is the last.
-constexpr std::uint8_t kDtypeCount = static_cast<std::uint8_t>(Dtype::int64) + 1;
+// Dtype values are the enum's order (isa_rules.h).
+constexpr std::uint8_t kDtypeCount = static_cast<std::uint8_t>(kLastDtype) + 1;
 
 const char* get_operand(const unsigned char* p, Operand& o) {
     if (p[0] > static_cast<unsigned char>(Operand::Kind::onchip)) return "bad operand kind";
@@ -193,8 +193,8 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
     const std::uint16_t fn = name_ref(out, defined, r.fn);
     std::array<unsigned char, kBinaryInstructionBytes> b{};
     b[0] = static_cast<unsigned char>(kTagInstruction + static_cast<std::uint8_t>(r.kind));
-    // Flags: bit 0 transpose, bit 1 dst_rmw_op=add.
-    b[1] = static_cast<unsigned char>((r.transpose ? 1 : 0) | (r.dst_rmw_add ? 2 : 0));
+    // Flags: bit 0 transpose, bit 1 dst_rmw_op=add, bit 2 onezero.
+    b[1] = static_cast<unsigned char>((r.transpose ? 1 : 0) | (r.dst_rmw_add ? 2 : 0) | (r.onezero ? 4 : 0));
     put<std::uint16_t>(b.data() + 2, queue);
     put<std::uint16_t>(b.data() + 4, fn);
     put<std::uint16_t>(b.data() + 6, r.partitions);
@@ -269,9 +269,10 @@ struct BinaryDecoder {
 
     bool instruction(const unsigned char* b) {
         rec.kind = static_cast<RecordKind>(b[0] - kTagInstruction);
-        if (b[1] > 3) return fail("transpose", "bad flags " + std::to_string(b[1]));
+        if (b[1] > 7) return fail("transpose", "bad flags " + std::to_string(b[1]));
         rec.transpose = (b[1] & 1) != 0;
         rec.dst_rmw_add = (b[1] & 2) != 0;
+        rec.onezero = (b[1] & 4) != 0;
         if (!name("queue", get<std::uint16_t>(b + 2), rec.queue, rec.queue_id, false)) return false;
         if (!name("fn", get<std::uint16_t>(b + 4), rec.fn, rec.fn_id, true)) return false;
         rec.partitions = get<std::uint16_t>(b + 6);

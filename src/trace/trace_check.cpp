@@ -161,7 +161,10 @@ std::size_t TraceChecker::check(const Record& rec, std::vector<TraceError>& out)
     case RecordKind::dve: check_engine(c); break;
     case RecordKind::q7: check_q7(c); break;
     }
-    if (is_instruction(rec.kind)) check_semaphores(c);
+    if (is_instruction(rec.kind)) {
+        check_mx_dtypes(c);
+        check_semaphores(c);
+    }
     return c.found;
 }
 
@@ -346,6 +349,62 @@ void TraceChecker::check_ldweights(Ctx& c) {
     // LdWeights: tensor3d_valid(src, ..., AllowedInPSUM::False, AllowedInSBUF::True) (seed 000 §5.1).
     c.operand("src", r.src, r.rows, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, true);
     check_pe_tile(c, r.rows, r.cols);
+    check_pe_mx(c, r.rows);
+}
+
+// The x4 MX types exist from NeuronCore-v4 (nki.language float8_e4m3fn_x4: "custom data type for
+// nki.isa.nc_matmul_mx on NeuronCore-v4").
+void TraceChecker::check_mx_dtypes(Ctx& c) {
+    const Record& r = c.rec;
+    if (params_.pe.mx) return;
+    for (const auto& [field, o] : {std::pair{"src", &r.src}, std::pair{"src2", &r.src2}, std::pair{"dst", &r.dst}})
+        if (o->present() && is_mx(o->dtype))
+            c.error(r.kind == RecordKind::q7 && o == &r.src ? "operand" : field,
+                    std::string(to_string(o->dtype)) + " is an MX quad type of NeuronCore-v4 and newer; " +
+                        params_.generation + " has none (pe.mx = false): use bf16 or fp8, or --gen mariana",
+                    "nki.isa nc_matmul_mx; pe.mx");
+}
+
+// An MX ldweights / matmul (nki.isa nc_matmul_mx): x4 data with its uint8 scale tile as src2. The
+// scales of each 32-partition quadrant's data sit in that quadrant, one scale partition per 8 data
+// partitions (MXFP matmul guide, "Scale Tensor"), so src2 names the first quadrant's scale rows.
+// Only row tiling; no transpose or double-row mode; the result is fp32 or bf16 in one PSUM bank.
+void TraceChecker::check_pe_mx(Ctx& c, std::uint32_t rows) {
+    const Record& r = c.rec;
+    constexpr std::string_view kMxRule = "nki.isa nc_matmul_mx; MXFP matmul guide, Layout and Tile Size Requirements";
+    const bool mx = r.src.present() && is_mx(r.src.dtype);
+    if (!mx) {
+        if (r.src2.present())
+            c.error("src2", "on " + std::string(to_string(r.kind)) + " src2 is the MX scale tile of x4 data; this src is " +
+                                std::string(to_string(r.src.dtype)) + ": drop src2, or give src an x4 dtype (fp8e4x4, "
+                                "fp8e5x4, fp4x4)", kMxRule);
+        return;
+    }
+    if (!params_.pe.mx) return;  // check_mx_dtypes said why
+    if (!r.src2.present()) {
+        c.error("src2", "MX data needs its scale tile: add src2=uint8@ADDR (one uint8 per 8 partitions x 4 values, in "
+                        "the data's quadrants)", kMxRule);
+    } else {
+        c.operand("src2", r.src2, (std::min(rows, params_.isa.quadrant_partitions) + 7) / 8, AllowedInPSUM::False,
+                  AllowedInSBUF::True, WriteTensor::False, false);
+        if (r.src2.dtype != Dtype::uint8)
+            c.error("src2", "an MX scale tile is uint8, not " + std::string(to_string(r.src2.dtype)), kMxRule);
+    }
+    if (r.has_tile_size() && r.tile_size[1] != params_.pe.cols)
+        c.error("tile_size", "MX matmuls have only row tiling: the tile has all " + num(params_.pe.cols) +
+                                 " columns (tile_size ROWS," + num(params_.pe.cols) + ")", kMxRule);
+    if (r.kind != RecordKind::matmul) return;
+    if (r.transpose) c.error("transpose", "an MX matmul cannot transpose: drop transpose=1", kMxRule);
+    if (r.perf_opt == PerfOpt::double_row)
+        c.error("perf_opt", "an MX matmul has no double-row mode (it already packs four values per PE): drop perf_opt",
+                kMxRule);
+    if (r.dst.onchip() && (r.dst.dtype == Dtype::fp32 || r.dst.dtype == Dtype::bf16)) {
+        const std::uint64_t max = params_.psum.bank_size / dtype_size(r.dst.dtype);
+        if (r.src.elements() > max)
+            c.error("src", "an MX matmul's moving tile is at most " + num(max) + " x4 columns with a " +
+                               std::string(to_string(r.dst.dtype)) + " result (one PSUM bank); this one has " +
+                               num(r.src.elements()), kMxRule);
+    }
 }
 
 // PE tiling (nki.isa nc_matmul, "Tiling mode"): tile_position and tile_size are set together; a
@@ -420,10 +479,13 @@ void TraceChecker::check_matmul(Ctx& c) {
     // identity it streams has that dtype too); every other matmul writes the fp32 accumulator.
     const bool passthrough = r.transpose && params_.pe.transpose_passthrough && r.src.onchip() && r.dst.onchip() &&
                              r.dst.dtype == r.src.dtype;
+    // An MX matmul dequantizes into bf16 or fp32 (mm_dst_dtype_valid below says which).
+    const bool mx_dst = r.src.onchip() && is_mx(r.src.dtype) && r.dst.onchip() && r.dst.dtype == Dtype::bf16;
     const Decoded dst = c.operand("dst", r.dst, r.num_active_cols, AllowedInPSUM::True, AllowedInSBUF::False,
-                                  passthrough ? WriteTensor::False : WriteTensor::True, true);
+                                  passthrough || mx_dst ? WriteTensor::False : WriteTensor::True, true);
     if (r.src.onchip() && r.dst.onchip() && !passthrough) c.verdict("dst", mm_dst_dtype_valid(r.src.dtype, r.dst.dtype));
     check_pe_tile(c, r.num_active_rows, r.num_active_cols);
+    check_pe_mx(c, r.num_active_rows);
     // The FP8 double-row mode is "not combinable with ... transpose mode" (trn2 arch guide).
     if (r.transpose && r.perf_opt == PerfOpt::double_row)
         c.error("perf_opt", "double_row cannot be combined with a PE transpose (transpose=1): drop one of them",

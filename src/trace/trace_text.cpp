@@ -101,6 +101,7 @@ bool same_record(const Record& a, const Record& b) {
            a.acc_flags == b.acc_flags && a.zero_region == b.zero_region && a.perf_opt == b.perf_opt && a.isa == b.isa &&
            a.rows == b.rows && a.cols == b.cols && a.transpose == b.transpose && a.engine == b.engine &&
            a.dge == b.dge && a.issuer == b.issuer && a.priority == b.priority && a.dst_rmw_add == b.dst_rmw_add &&
+           a.onezero == b.onezero &&
            a.tile_position == b.tile_position && a.tile_size == b.tile_size &&
            a.core == b.core && a.num_waits == b.num_waits && a.waits == b.waits &&
            a.num_signals == b.num_signals && a.signals == b.signals;
@@ -244,20 +245,21 @@ enum Field : std::uint32_t {
     F_engine = 1u << 18, F_core = 1u << 19, F_op = 1u << 20, F_operand = 1u << 21,
     F_wait = 1u << 22, F_signal = 1u << 23, F_isa = 1u << 24, F_dge = 1u << 25, F_issuer = 1u << 26,
     F_priority = 1u << 27, F_tile_position = 1u << 28, F_tile_size = 1u << 29, F_rmw = 1u << 30,
+    F_onezero = 1u << 31,
 };
 
 struct FieldName {
     std::string_view name;
     Field bit;
 };
-constexpr std::array<FieldName, 31> kFields{{
+constexpr std::array<FieldName, 32> kFields{{
     {"queue", F_queue}, {"src", F_src}, {"src2", F_src2}, {"dst", F_dst}, {"partitions", F_partitions},
     {"bytes", F_bytes}, {"fn", F_fn}, {"rows", F_rows}, {"cols", F_cols}, {"num_active_rows", F_nrows},
     {"num_active_cols", F_ncols}, {"row_grp", F_row_grp}, {"col_grp", F_col_grp}, {"xbus_sel", F_xbus},
     {"acc_flags", F_acc}, {"zero_region", F_zero}, {"perf_opt", F_perf}, {"transpose", F_transpose},
     {"engine", F_engine}, {"core", F_core}, {"op", F_op}, {"operand", F_operand}, {"wait", F_wait},
     {"signal", F_signal}, {"isa", F_isa}, {"dge", F_dge}, {"issuer", F_issuer}, {"priority", F_priority},
-    {"tile_position", F_tile_position}, {"tile_size", F_tile_size}, {"dst_rmw_op", F_rmw},
+    {"tile_position", F_tile_position}, {"tile_size", F_tile_size}, {"dst_rmw_op", F_rmw}, {"onezero", F_onezero},
 }};
 
 constexpr std::uint32_t kCommon = F_queue | F_partitions | F_bytes | F_wait | F_signal;
@@ -271,9 +273,9 @@ constexpr std::array<KindFields, kRecordKinds> kKindFields{{
     {0, 0},
     {kCommon | F_src | F_dst | F_transpose | F_engine | F_dge | F_issuer | F_priority | F_rmw,
      F_queue | F_src | F_dst | F_partitions | F_bytes},
-    {kCommon | F_src | F_rows | F_cols | F_tile_position | F_tile_size, F_queue | F_src | F_rows | F_cols},
+    {kCommon | F_src | F_src2 | F_rows | F_cols | F_tile_position | F_tile_size, F_queue | F_src | F_rows | F_cols},
     {kCommon | F_src | F_dst | F_nrows | F_ncols | F_row_grp | F_col_grp | F_xbus | F_acc | F_zero | F_perf |
-         F_transpose | F_tile_position | F_tile_size,
+         F_transpose | F_tile_position | F_tile_size | F_src2 | F_onezero,
      F_queue | F_src | F_dst | F_nrows | F_ncols},
     {kCommon | F_src | F_src2 | F_dst | F_fn | F_isa, F_queue | F_src | F_dst | F_partitions},
     {kCommon | F_src | F_src2 | F_dst | F_fn | F_isa, F_queue | F_src | F_dst | F_partitions},
@@ -448,8 +450,9 @@ bool TraceReader::Impl::parse_field(Field f, std::string_view key, std::string_v
         }
         return fail(k, "unknown perf_opt " + quoted(v) + " (none, double_row, double_column, double_pixel)");
     case F_transpose:
+    case F_onezero:
         if (v == "0" || v == "1") {
-            rec.transpose = v == "1";
+            (f == F_transpose ? rec.transpose : rec.onezero) = v == "1";
             return true;
         }
         return fail(k, "expected 0 or 1, got " + quoted(v));
@@ -804,11 +807,13 @@ void format_record(const Record& r, std::string& out) {
         break;
     case RecordKind::ldweights:
         key_operand(out, "src", r.src);
+        key_operand(out, "src2", r.src2);
         key_dec(out, "rows", r.rows);
         key_dec(out, "cols", r.cols);
         break;
     case RecordKind::matmul:
         key_operand(out, "src", r.src);
+        key_operand(out, "src2", r.src2);
         key_operand(out, "dst", r.dst);
         key_dec(out, "num_active_rows", unsigned{r.num_active_rows});
         key_dec(out, "num_active_cols", unsigned{r.num_active_cols});
@@ -852,6 +857,7 @@ void format_record(const Record& r, std::string& out) {
     }
     if (r.has_priority()) key_dec(out, "priority", unsigned{r.priority});
     if (r.dst_rmw_add) out += " dst_rmw_op=add";
+    if (r.onezero) out += " onezero=1";
     const std::pair<const char*, const std::array<std::uint8_t, 2>*> tiles[] = {{"tile_position", &r.tile_position},
                                                                                  {"tile_size", &r.tile_size}};
     for (const auto& [name, pair] : tiles)
@@ -934,6 +940,7 @@ bool check_kind_fields(const Record& r, std::string& field, std::string& reason)
     mark(r.issuer != DmaIssuer::unset, F_issuer);
     mark(r.has_priority(), F_priority);
     mark(r.dst_rmw_add, F_rmw);
+    mark(r.onezero, F_onezero);
     mark(r.has_tile_position(), F_tile_position);
     mark(r.has_tile_size(), F_tile_size);
     mark(r.core != 0, F_core);

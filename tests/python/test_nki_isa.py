@@ -333,3 +333,61 @@ def test_dma_copy_read_add_write(tmp_path):
         """, name="r")
     with pytest.raises(nki.NkiError, match=r"r.py:7: dma_copy dst_rmw_op=multiply: nki.isa supports only nl.add"):
         nki.trace(refused, {"a": "fp32[128,512]"})
+
+
+MX_INPUTS = {"lhsT": "fp8e4x4[512,128]", "lhsT_scale": "uint8[64,128]", "rhs": "fp8e4x4[512,512]",
+             "rhs_scale": "uint8[64,512]"}
+
+
+def test_nc_matmul_mx_reads_its_scales_and_does_four_times_the_macs(tmp_path):
+    # nki.isa nc_matmul_mx (NeuronCore-v4): x4 data with uint8 scales; the example kernel loads
+    # each quadrant's 4 scale rows into that quadrant.
+    kt = traced("matmul_mx.py::matmul_mx", MX_INPUTS, generation="mariana")
+    ldw = [r for r in kt.records if r.startswith("ldweights") and "x4@" in r]
+    mm = [r for r in kt.records if r.startswith("matmul")]
+    assert len(ldw) == len(mm) == 4                   # K = 4 x 128 x4 elements = 2048
+    assert all(field(r, "src").startswith("fp8e4x4@") and field(r, "src2").startswith("uint8@") for r in ldw + mm)
+    scale_loads = [r for r in kt.records if r.startswith("dma") and "dst=uint8@" in r]
+    assert len(scale_loads) == 4 * 2 * 4 and all(field(r, "partitions") == "4" for r in scale_loads)
+    assert kt.flops == 4 * 4 * 2 * 128 * 128 * 512   # 4 K tiles, K = 4 x 128 each
+    assert replay(kt, tmp_path)["pe"]["stream_cycles"] == 4 * 512    # as bf16 of as many columns
+
+
+def test_nc_matmul_mx_is_refused_before_neuroncore_v4_and_with_plain_data(tmp_path):
+    with pytest.raises(nki.NkiError, match=r"matmul_mx.py:\d+: nc_matmul_mx is available only on NeuronCore-v4"):
+        traced("matmul_mx.py::matmul_mx", MX_INPUTS, generation="cayman")
+    k = kernel(tmp_path, """\
+        def k(a, s):
+            x = nl.load(a[0:128, 0:128])
+            sc = nl.load(s[0:128, 0:128])
+            acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_matmul_mx(acc, x, x, sc, sc)
+        """)
+    with pytest.raises(nki.NkiError, match=r"k.py:9: nc_matmul_mx: the stationary tile is bfloat16"):
+        nki.trace(k, {"a": "bf16[128,128]", "s": "uint8[128,128]"}, generation="mariana")
+    plain = kernel(tmp_path, """\
+        def plain(a):
+            x = nl.load(a[0:128, 0:128])
+            acc = nisa.nc_matmul(x, x)
+        """, name="plain")
+    with pytest.raises(nki.NkiError, match=r"an MX type: use nisa.nc_matmul_mx"):
+        nki.trace(plain, {"a": "fp8e4x4[128,128]"}, generation="mariana")
+
+
+def test_one_zero_hint_halves_an_fp32_matmul(tmp_path):
+    # nki.isa nc_matmul is_stationary_onezero: "could lead to 2x better performance" for float32
+    k = kernel(tmp_path, """\
+        def k(a, b, HINT=False):
+            x = nl.load(a[0:128, 0:128])
+            y = nl.load(b[0:128, 0:512])
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            for i in nl.sequential_range(8):
+                acc[...] = nisa.nc_matmul(x, y, is_stationary_onezero=HINT)
+            nl.store(b[0:128, 0:512], value=nl.copy(acc, dtype=b.dtype))
+        """)
+    inputs = {"a": "fp32[128,128]", "b": "fp32[128,512]"}
+    plain, hinted = nki.trace(k, inputs), nki.trace(k, inputs, {"HINT": True})
+    assert all(field(r, "onezero") == "1" for r in hinted.records if r.startswith("matmul"))
+    assert not any("onezero" in r for r in plain.records)
+    streamed = lambda kt: replay(kt, tmp_path)["pe"]["stream_cycles"]
+    assert streamed(hinted) * 2 == streamed(plain)

@@ -40,13 +40,22 @@ struct Checked {
 // ---- data types --------------------------------------------------------------------------------
 
 // NEURON_ISA_TPB_DTYPE as far as the seeds name it (Matmul in_dtype: FP32/FP16/BF16/FP8e{3,4,5}/
-// UINT8, seed 000 §5), plus the integer types the verifier's 1/2/4/8 alignment implies (§1.1).
+// UINT8, seed 000 §5), plus the integer types the verifier's 1/2/4/8 alignment implies (§1.1),
+// plus NeuronCore-v4's quad-packed MX types (nki.language float8_e4m3fn_x4, float8_e5m2_x4:
+// four fp8 elements in 32 bits; float4_e2m1fn_x4: four fp4 elements in 16 bits), appended so
+// that the binary trace's dtype bytes keep their values.
 enum class Dtype : std::uint8_t {
     fp32, fp16, bf16, fp8e3, fp8e4, fp8e5,
     uint8, int8, uint16, int16, uint32, int32, uint64, int64,
+    fp8e4x4, fp8e5x4, fp4x4,
 };
+inline constexpr Dtype kLastDtype = Dtype::fp4x4;
 std::string_view to_string(Dtype t);
-std::uint32_t dtype_size(Dtype t);              // bytes: 1, 2, 4 or 8
+std::uint32_t dtype_size(Dtype t);              // bytes: 1, 2, 4 or 8 (an x4 element: 4 or 2)
+// A quad-packed MX type (nki.isa nc_matmul_mx data): one element holds four values.
+inline bool is_mx(Dtype t) { return t == Dtype::fp8e4x4 || t == Dtype::fp8e5x4 || t == Dtype::fp4x4; }
+// 4-byte data in the PE's sense (a quarter-rate matmul): 4-byte elements that are not x4 packs.
+inline bool is_pe_4byte(Dtype t) { return !is_mx(t) && dtype_size(t) == 4; }
 std::optional<Dtype> parse_dtype(std::string_view name);  // case-insensitive, "fp8_e4" etc. accepted
 std::string dtype_names();                     // "fp32, fp16, ..." for help texts
 

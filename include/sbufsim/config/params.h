@@ -107,6 +107,7 @@ struct PeParams {
     std::uint32_t tile_min = 32;               // smallest PE row/column tile of tiling mode; 0 = no tiling
     bool background_transpose = false;         // a PE transpose may overlap another matmul (NC-v4)
     bool transpose_passthrough = true;         // a PE transpose may write PSUM in its data's dtype (NC-v3+)
+    bool mx = false;                           // MXFP8/MXFP4 quad-packed matmuls (nc_matmul_mx, NC-v4+)
 };
 
 struct EngineParams {
@@ -238,6 +239,9 @@ struct EngineTiming {
     std::uint32_t matmul_min_ii = 64;
     std::uint32_t matmul_fp32_factor = 4;
     std::uint32_t transpose_fp32_factor = 2;
+    // public (nki.isa nc_matmul is_stationary_onezero / is_moving_onezero: "could lead to 2x better
+    // performance if stationary tile is in float32"): the fp32 factor of a matmul with a one-zero hint.
+    std::uint32_t fp32_onezero_factor = 2;
     // public ("Fast LoadStationary ... up to 4x faster than a MultiplyMoving with the same free
     // axis size"): LoadStationary costs ceil(cols / ls_speedup) PE cycles (x4 fp32), at least
     // ldweights_min_cycles (INFERRED); it runs in the background of the previous matmul.

@@ -20,7 +20,11 @@
 //     accumulate: a read-add-write (Op::raw) on the same bytes.
 // Timing:
 //   - Matmul initiation interval ii = max(N, min(64, N_stationary)) PE cycles, x4 for fp32
-//     (x timing.transpose_fp32_factor, 2 from NC-v3, for an fp32 PE transpose)
+//     (x timing.transpose_fp32_factor, 2 from NC-v3, for an fp32 PE transpose; x
+//     timing.fp32_onezero_factor, 2, with a one-zero hint). An MX matmul (x4 data, NC-v4) costs
+//     what a bf16 one of as many x4 columns costs and does four MACs per PE per column
+//     ("4x the throughput compared to a BF16/FP16 matmul", trn3 arch guide); it and its
+//     LdWeights also read the uint8 scale rows of each quadrant the data covers.
 //     moving data (nki.isa nc_matmul cost); N is halved for perf_opt=double_row where the
 //     generation has it (pe.double_row). The array is occupied from the matmul's start until
 //     both ii has passed and its moving reads were granted; with arr_seq.en_inter_instr_dly the
@@ -70,6 +74,9 @@ struct ArrSeqInstr {
     TensorAccess src;              // ldweights: stationary; matmul: moving (SBUF)
     TensorAccess dst;              // matmul: PSUM destination (fp32)
     bool fp32 = false;             // 4-byte input dtype: 4x initiation interval
+    bool onezero = false;          // matmul one-zero hint: fp32 at timing.fp32_onezero_factor
+    bool mx = false;               // x4 MX data (nc_matmul_mx): four MACs per PE per column
+    TensorAccess scale;            // MX: the first quadrant's scale rows (uint8; src2)
     bool double_row = false;       // perf_opt=double_row: two moving rows per PE column
     std::uint32_t stationary_cols = 0;  // matmul: columns of the latched stationary (0 = full)
     std::uint32_t rows = 0;        // ldweights rows / matmul num_active_rows
@@ -168,6 +175,9 @@ private:
     Cycle add_block_cycles(std::uint64_t blocks, Cycle from, Cycle to, std::array<Cycle, 64>& until);
     bool streaming() const { return streams_active_ != 0; }
     void read_by_row_group(const TensorAccess& a, Cycle now, Cycle span, RequestSet& into);
+    // The MX scale rows of every quadrant the data covers (one per 8 data partitions): on the
+    // fan-out client for an LdWeights, on each quadrant's row-group client for a matmul.
+    void read_scales(const ArrSeqInstr& i, Cycle now, RequestSet& into, bool fan_out);
     void track_group(const ArrSeqInstr& i);
     // Retires `f` at `now` (signals, statistics, timeline); its critical path runs from
     // `seg_start` through compute_end and release. Returns the path (kNone when not tracked).

@@ -175,6 +175,8 @@ struct Record {
     DmaIssuer issuer = DmaIssuer::unset;  // the sequencer that triggers it
     std::uint8_t priority = 0xff;       // NC-v4 DMA QoS class 0..3 (0 highest); 0xff = not written
     bool dst_rmw_add = false;           // dst_rmw_op=add: dst = dst + src (nki.isa dma_copy dst_rmw_op)
+    bool onezero = false;               // matmul: a one-zero hint (nki.isa nc_matmul is_stationary_onezero /
+                                        // is_moving_onezero): fp32 at timing.fp32_onezero_factor
 
     // Q7
     std::uint8_t core = 0;              // GpSimd core c, owning SBUF partitions [16c, 16c+16)

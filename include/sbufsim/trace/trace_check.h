@@ -55,6 +55,8 @@ private:
     void check_ldweights(Ctx& c);
     void check_matmul(Ctx& c);
     void check_pe_tile(Ctx& c, std::uint32_t rows, std::uint32_t cols);
+    void check_pe_mx(Ctx& c, std::uint32_t rows);
+    void check_mx_dtypes(Ctx& c);
     void check_engine(Ctx& c);
     void check_q7(Ctx& c);
     void check_semaphores(Ctx& c);

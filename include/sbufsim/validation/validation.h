@@ -23,6 +23,10 @@ struct CaseTrace {
     void add(const std::string& record, bool mark = false);
 };
 
+// How the measured figure is held to the public one: within the tolerance, or a bound (the public
+// figure is qualitative: "a small fraction", "approaches peak").
+enum class Bound : std::uint8_t { near, at_most, at_least };
+
 struct ValidationCase {
     std::string id;          // e.g. "D01"
     std::string group;       // "DMA", "compute", "PE", "stream", "seed"
@@ -36,6 +40,7 @@ struct ValidationCase {
     std::vector<std::string> overrides;         // --set key=value for every trace
     // The measured figure from the replays (parallel to `traces`) and the loaded parameters.
     std::function<double(const std::vector<ReplayResult>&, const std::vector<CaseTrace>&, const Params&)> measure;
+    Bound bound = Bound::near;
 };
 
 struct ValidationRow {

@@ -13,6 +13,8 @@ MOVING_FMAX = 512
 # generations whose PE transposes write PSUM in the data's dtype (configs: pe.transpose_passthrough,
 # NeuronCore-v3's transpose mode); elsewhere a transpose is an fp32 matmul against an identity
 TRANSPOSE_PASSTHROUGH = {"cayman", "mariana"}
+# generations with MXFP8/MXFP4 matmuls (nki.isa nc_matmul_mx: NeuronCore-v4 and newer; configs pe.mx)
+MX_GENERATIONS = {"mariana"}
 STATIONARY_FMAX = 128
 
 _current = None  # the Tracer of the kernel being traced
@@ -337,8 +339,10 @@ def store(dst, val):
 class MatmulPending(Pending):
     """A matmul (or PE transpose) waiting for its PSUM destination: `acc += ...` accumulates."""
 
-    def __init__(self, stationary, moving, site, transpose=False, perf_opt=None, tile=None):
-        self.perf_opt, self.tile = perf_opt, tile
+    def __init__(self, stationary, moving, site, transpose=False, perf_opt=None, tile=None, onezero=False,
+                 scales=None, dtype=None):
+        self.perf_opt, self.tile, self.onezero = perf_opt, tile, onezero
+        self.scales = scales  # MX: (stationary scale, moving scale) tiles
         k, m = stationary.shape
         k2, n = moving.shape
         kind = "nc_transpose" if transpose else "matmul"
@@ -348,7 +352,8 @@ class MatmulPending(Pending):
             raise fail(f"{kind}: stationary {stationary.shape} / moving {moving.shape} exceed the PE array "
                        f"(K ≤ {PARTITIONS}, M ≤ {STATIONARY_FMAX}, N ≤ {MOVING_FMAX}); tile the loops")
         passthrough = transpose and tracer().generation in TRANSPOSE_PASSTHROUGH
-        super().__init__((m, n), stationary.dtype if passthrough else dtype_of("float32"), "psum", self._single, site)
+        result = dtype or (stationary.dtype if passthrough else dtype_of("float32"))
+        super().__init__((m, n), result, "psum", self._single, site)
         self.stationary, self.moving, self.transpose = stationary, moving, transpose
 
     def _single(self, dst):
@@ -370,29 +375,39 @@ class MatmulPending(Pending):
         check_on_chip(self.moving, "matmul moving")
         tile = {} if self.tile is None else {"tile_position": "%d,%d" % self.tile[0],
                                              "tile_size": "%d,%d" % self.tile[1]}
+        scale = self.scales or (None, None)
+        for s in self.scales or ():
+            check_on_chip(s, "nc_matmul_mx scale")
         t.emit("ldweights", ENGINE_QUEUES["pe"],
-               {"src": self.stationary.operand(t.alloc), "rows": k, "cols": m, **tile}, reads=[self.stationary])
+               {"src": self.stationary.operand(t.alloc), "src2": scale[0] and scale[0].operand(t.alloc),
+                "rows": k, "cols": m, **tile}, reads=[self.stationary, *([scale[0]] if scale[0] else [])])
         slot = id(dst.storage.slot)
         group = t.psum_groups.get(slot) if accumulate else None
         if not accumulate and slot in t.psum_groups:
             t.close_psum(dst)
         flags = "mid" if group is not None else "begin"
-        fields = {"src": self.moving.operand(t.alloc), "dst": dst.operand(t.alloc),
-                  "num_active_rows": k, "num_active_cols": m, "acc_flags": flags, "perf_opt": self.perf_opt,
-                  "transpose": 1 if self.transpose else None, **tile}
+        fields = {"src": self.moving.operand(t.alloc), "src2": scale[1] and scale[1].operand(t.alloc),
+                  "dst": dst.operand(t.alloc), "num_active_rows": k, "num_active_cols": m, "acc_flags": flags,
+                  "perf_opt": self.perf_opt, "transpose": 1 if self.transpose else None,
+                  "onezero": 1 if self.onezero else None, **tile}
+        if t.values and self.scales:
+            raise fail("numerical values of nc_matmul_mx (dequantizing x4-packed MX data) are not modelled: trace "
+                       "MX kernels without --input")
         if t.values:  # stationary.T @ moving in fp32; a transpose's moving tile is the identity
             product = _values.get(self.stationary).T @ _values.get(self.moving)
             _values.put(dst, product if flags == "begin" else _values.get(dst) + product)
-        record = t.emit("matmul", ENGINE_QUEUES["pe"], fields, reads=[self.moving], writes=[dst])
+        record = t.emit("matmul", ENGINE_QUEUES["pe"], fields,
+                        reads=[self.moving, *([scale[1]] if scale[1] else [])], writes=[dst])
         t.psum_groups[slot] = record
         if not self.transpose:
-            t.flops += 2 * k * m * n
+            t.flops += 2 * k * m * n * (4 if self.scales else 1)  # an x4 element packs four contraction values
         if not accumulate:
             t.close_psum(dst)
 
 
-def matmul(stationary, moving, site=None, perf_opt=None, tile=None):
-    return MatmulPending(value(stationary), value(moving), site or kernel_site(), perf_opt=perf_opt, tile=tile)
+def matmul(stationary, moving, site=None, perf_opt=None, tile=None, onezero=False, scales=None, dtype=None):
+    return MatmulPending(value(stationary), value(moving), site or kernel_site(), perf_opt=perf_opt, tile=tile,
+                         onezero=onezero, scales=scales, dtype=dtype)
 
 
 def transpose(data, site=None, tile=None):

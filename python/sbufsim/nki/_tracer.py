@@ -31,9 +31,14 @@ DTYPES = {d.name: d for d in [
     DType("float8_e4m3", "fp8e4", 1), DType("float8_e5m2", "fp8e5", 1),
     DType("int8", "int8", 1), DType("uint8", "uint8", 1), DType("int16", "int16", 2),
     DType("uint16", "uint16", 2), DType("int32", "int32", 4), DType("uint32", "uint32", 4),
+    # NeuronCore-v4's quad-packed MX types (nki.isa nc_matmul_mx): four values per element
+    DType("float8_e4m3fn_x4", "fp8e4x4", 4), DType("float8_e5m2_x4", "fp8e5x4", 4),
+    DType("float4_e2m1fn_x4", "fp4x4", 2),
 ]}
+MX_DTYPES = {"float8_e4m3fn_x4", "float8_e5m2_x4", "float4_e2m1fn_x4"}
 _ALIASES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "float": "float32",
-            "fp8e4": "float8_e4m3", "fp8e5": "float8_e5m2"}
+            "fp8e4": "float8_e4m3", "fp8e5": "float8_e5m2", "fp8e4x4": "float8_e4m3fn_x4",
+            "fp8e5x4": "float8_e5m2_x4", "fp4x4": "float4_e2m1fn_x4"}
 
 
 def dtype_of(value):

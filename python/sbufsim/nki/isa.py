@@ -9,7 +9,7 @@ into a first argument (`nisa.tensor_copy(dst, x)` or dst=). Every instruction he
 import functools
 
 from . import _ops, _values
-from ._tracer import dtype_of, fail, module_getattr
+from ._tracer import MX_DTYPES, dtype_of, fail, module_getattr
 from . import language as _nl
 
 # engines (engine= argument)
@@ -152,7 +152,49 @@ def _nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezer
     perf_opt = _perf_opt(perf_mode, stationary, moving)
     if perf_opt and tile and tile[1][1] < _ops.PARTITIONS:
         raise fail("nc_matmul: double_row cannot be combined with column tiling (nki.isa nc_matmul, Tiling mode)")
-    return _ops.matmul(stationary, moving, perf_opt=perf_opt, tile=tile)
+    for name, tile_ in (("stationary", stationary), ("moving", moving)):
+        if _ops.value(tile_).dtype.name in MX_DTYPES:
+            raise fail(f"nc_matmul: the {name} tile is {_ops.value(tile_).dtype.name}, an MX type: use "
+                       "nisa.nc_matmul_mx with its scale tiles")
+    # A one-zero hint makes an fp32 matmul up to 2x faster (nki.isa nc_matmul); the record carries it.
+    return _ops.matmul(stationary, moving, perf_opt=perf_opt, tile=tile,
+                       onezero=bool(is_stationary_onezero or is_moving_onezero))
+
+
+def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_position=None, tile_size=None,
+                 accumulate=None, **_):
+    """MXFP8/MXFP4 matmul with dequantization (NeuronCore-v4): x4-packed stationary [K, M] and moving
+    [K, N] tiles, K = 128 partitions of four values each, with their uint8 scale tiles; the result,
+    fp32 or bf16, into the PSUM tile dst (accumulate as nc_matmul's)."""
+    generation = _ops.tracer().generation
+    if generation not in _ops.MX_GENERATIONS:
+        raise fail(f"nc_matmul_mx is available only on NeuronCore-v4 and newer; {generation} has none "
+                   "(trace with --gen mariana)")
+    for name, t in (("stationary", stationary), ("moving", moving)):
+        if _ops.value(t).dtype.name not in MX_DTYPES:
+            raise fail(f"nc_matmul_mx: the {name} tile is {_ops.value(t).dtype.name}; MX data is "
+                       "nl.float8_e4m3fn_x4, nl.float8_e5m2_x4 or nl.float4_e2m1fn_x4")
+    for name, t in (("stationary_scale", stationary_scale), ("moving_scale", moving_scale)):
+        if _ops.value(t).dtype.name != "uint8":
+            raise fail(f"nc_matmul_mx: {name} is {_ops.value(t).dtype.name}; MX scales are nl.uint8")
+    out = _ops.value(dst)
+    if out.buffer != "psum" or out.dtype.name not in ("float32", "bfloat16"):
+        raise fail("nc_matmul_mx writes an fp32 or bf16 PSUM tile; allocate dst with buffer=nl.psum and one of "
+                   "those dtypes")
+    n = _ops.value(moving).shape[1]
+    limit = 2048 // out.dtype.size  # one PSUM bank
+    if n > limit:
+        raise fail(f"nc_matmul_mx: a moving tile of {n} columns; at most {limit} with a {out.dtype.name} result "
+                   "(one PSUM bank)")
+    if tile_size and tile_size[1] != _ops.PARTITIONS:
+        raise fail("nc_matmul_mx has only row tiling: tile_size is (rows, 128)")
+    tile = _tile(tile_position or (), tile_size or (), stationary)
+    result = _ops.matmul(stationary, moving, tile=tile, dtype=out.dtype,
+                         scales=(_ops.value(stationary_scale), _ops.value(moving_scale)))
+    if accumulate is False:
+        _ops.tracer().close_psum(out)
+    result.accumulate_into(out)
+    return dst
 
 
 # the row/column tile sizes of the PE array by generation (nki.isa nc_matmul, Tiling mode: 2x 64

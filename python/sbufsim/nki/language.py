@@ -13,6 +13,8 @@ bfloat16, float16, float32 = DTYPES["bfloat16"], DTYPES["float16"], DTYPES["floa
 float8_e4m3, float8_e5m2 = DTYPES["float8_e4m3"], DTYPES["float8_e5m2"]
 int8, uint8, int16, uint16 = DTYPES["int8"], DTYPES["uint8"], DTYPES["int16"], DTYPES["uint16"]
 int32, uint32 = DTYPES["int32"], DTYPES["uint32"]
+float8_e4m3fn_x4, float8_e5m2_x4 = DTYPES["float8_e4m3fn_x4"], DTYPES["float8_e5m2_x4"]
+float4_e2m1fn_x4 = DTYPES["float4_e2m1fn_x4"]
 tfloat32 = float32
 
 
