@@ -87,27 +87,33 @@ void AxiMaster::copy(const AxiTransfer& t) {
 // The share's columns [first_col, first_col + wr.parts) of the src_rows-row source tile, row-major,
 // written once in the crossbar's transpose mode at its first destination partition.
 void AxiMaster::transpose(const AxiTransfer& t) {
+    // One crossbar write per 16-row tile of the source rows (seed 000 §6.2: tile_src_rows == 16);
+    // tile j lands at element 16 j of every destination partition.
     const std::uint32_t esz = std::max<std::uint32_t>(1, t.wr.elem_bytes);
     const std::uint32_t cols = t.wr.parts, row_bytes = cols * esz;
-    tile_.resize(std::size_t{t.src_rows} * row_bytes);
-    for (std::uint32_t r = 0; r < t.src_rows; ++r) {
-        std::uint8_t* row = tile_.data() + std::size_t{r} * row_bytes;
-        if (t.rd.present()) {
-            if (!transport(tlm::TLM_READ_COMMAND,
-                           map_.sbuf_addr(t.rd.first + r, t.rd.offset + t.first_col * esz), row, row_bytes,
-                           t))
-                return;
-        } else {
-            for (std::uint32_t k = 0; k < row_bytes; ++k) row[k] = hbm_byte(t.line, r, t.first_col * esz + k);
+    const std::uint32_t tile_rows = std::max<std::uint32_t>(1, std::min<std::uint32_t>(t.src_rows, map_.isa().xpose_tile_rows));
+    tile_.resize(std::size_t{tile_rows} * row_bytes);
+    for (std::uint32_t first = 0; first < t.src_rows; first += tile_rows) {
+        for (std::uint32_t r = 0; r < tile_rows; ++r) {
+            std::uint8_t* row = tile_.data() + std::size_t{r} * row_bytes;
+            const std::uint32_t src_row = first + r;
+            if (t.rd.present()) {
+                if (!transport(tlm::TLM_READ_COMMAND,
+                               map_.sbuf_addr(t.rd.first + src_row, t.rd.offset + t.first_col * esz), row, row_bytes, t))
+                    return;
+            } else {
+                for (std::uint32_t k = 0; k < row_bytes; ++k) row[k] = hbm_byte(t.line, src_row, t.first_col * esz + k);
+            }
         }
+        Axi2SramExtension x;
+        x.mode = Axi2SramMode::transpose;
+        x.dtype = xpose_dtype(esz);
+        x.tile_rows = tile_rows;
+        x.tile_cols = cols;
+        if (!transport(tlm::TLM_WRITE_COMMAND, map_.sbuf_addr(t.wr.first, t.wr.offset + first * esz), tile_.data(),
+                       static_cast<std::uint32_t>(tile_.size()), t, &x))
+            return;
     }
-    Axi2SramExtension x;
-    x.mode = Axi2SramMode::transpose;
-    x.dtype = xpose_dtype(esz);
-    x.tile_rows = t.src_rows;
-    x.tile_cols = cols;
-    transport(tlm::TLM_WRITE_COMMAND, map_.sbuf_addr(t.wr.first, t.wr.offset), tile_.data(),
-              static_cast<std::uint32_t>(tile_.size()), t, &x);
 }
 
 }  // namespace sbufsim::models

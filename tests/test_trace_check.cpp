@@ -160,6 +160,9 @@ TEST(TraceCheck, Ldweights_src_sbuf_only) {
 TEST(TraceCheck, Dma_transpose_tile_rules) {
     expect_clean("dma queue=q src=hbm dst=bf16@0x40[1][1] partitions=16 bytes=256 transpose=1\n");
     expect_one("dma queue=q src=hbm dst=bf16@0x40 partitions=8 bytes=256 transpose=1\n", "partitions", "16");
+    // several whole 16-row tiles (the gather transpose's row-tile alignment)
+    expect_clean("dma queue=q src=hbm dst=bf16@0x40 partitions=2048 bytes=256 transpose=1\n");
+    expect_one("dma queue=q src=hbm dst=bf16@0x40 partitions=40 bytes=256 transpose=1\n", "partitions", "multiple of 16");
     expect_one("dma queue=q src=hbm dst=fp32@0x40 partitions=16 bytes=512 transpose=1\n", "bytes", "tile_src_cols 128");
     expect_one("dma queue=q src=hbm dst=bf16@0x42 partitions=16 bytes=256 transpose=1\n", "dst", "32");
 }

@@ -283,6 +283,15 @@ Verdict has_valid_xpose_tile_rows(const IsaParams& isa, std::uint32_t tile_src_r
                          ": the axi2sram crossbar tile is 16 source rows (seed 000 §6.2)");
 }
 
+Verdict has_valid_xpose_src_rows(const IsaParams& isa, std::uint32_t src_rows) {
+    const std::uint32_t tile = std::max<std::uint32_t>(1, isa.xpose_tile_rows);
+    if (src_rows != 0 && src_rows % tile == 0) return Verdict::pass();
+    return Verdict::fail(std::to_string(src_rows) + " source rows: a transposing DMA moves whole " + std::to_string(tile) +
+                         "-row crossbar tiles, so give a multiple of " + std::to_string(tile) +
+                         " (tile_src_rows == 16, gather transpose src_num_elem % 16 == 0, seed 000 §6.2; nki.isa "
+                         "dma_transpose: src.shape[0] divisible by 16)");
+}
+
 Verdict has_valid_xpose_tile_cols(const IsaParams& isa, std::uint32_t tile_src_cols, Dtype out_dtype) {
     const std::uint32_t size = dtype_size(out_dtype);
     if (size != 2 && size != 4)

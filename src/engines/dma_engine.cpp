@@ -149,14 +149,16 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     compute_end_ = now + transfer_cycles(d);
     // The SBUF side moves during the data phase, after the per-transfer fixed cost.
     const Pacing pace{compute_end_ - std::min(compute_end_, now + fixed), chunks_, beat_};
-    if (d.rd.present()) {
+    if (d.rd.present() && d.wr.present()) {
+        // SBUF->SBUF: each burst is read, then written.
+        submit_paced_pair(kernel_, reqs_, client_, d.rd, d.wr, now + fixed, pace);
+    } else if (d.rd.present()) {
         submit_paced(kernel_, reqs_, client_, Op::rd, d.rd, now + fixed, pace);
-        stats_.bytes_read += d.rd.total_bytes();
-    }
-    if (d.wr.present()) {
+    } else if (d.wr.present()) {
         submit_paced(kernel_, reqs_, client_, Op::wr, d.wr, now + fixed, pace);
-        stats_.bytes_written += d.wr.total_bytes();
     }
+    stats_.bytes_read += d.rd.present() ? d.rd.total_bytes() : 0;
+    stats_.bytes_written += d.wr.present() ? d.wr.total_bytes() : 0;
     if (axi_ && (d.rd.present() || d.wr.present())) {
         axi_moves_ = true;
         axi_client_ = client_;

@@ -4,18 +4,51 @@
 
 namespace sbufsim {
 
-void submit_paced(Kernel& k, RequestSet& into, ClientId client, Op op, const TensorAccess& a, Cycle issue,
-                  const Pacing& pace) {
+namespace {
+
+// The bursts of `a` under `pace`: how many, and the bytes per partition of each but the last.
+struct Bursts {
+    std::uint32_t n = 1, chunk = 0;
+};
+
+Bursts bursts(const TensorAccess& a, const Pacing& pace) {
     const std::uint32_t unit = std::max<std::uint32_t>(1, pace.min_bytes);
     const std::uint32_t most = (a.bytes + unit - 1) / unit;
-    const std::uint32_t n = pace.span ? std::max<std::uint32_t>(1, std::min(pace.chunks, most)) : 1;
-    const std::uint32_t chunk = (a.bytes / n + unit - 1) / unit * unit;
+    Bursts b;
+    b.n = pace.span ? std::max<std::uint32_t>(1, std::min(pace.chunks, most)) : 1;
+    b.chunk = (a.bytes / b.n + unit - 1) / unit * unit;
+    return b;
+}
+
+// Burst i of `a` (done: the bytes per partition already submitted); false when none is left.
+bool submit_burst(Kernel& k, RequestSet& into, ClientId client, Op op, const TensorAccess& a, Cycle issue,
+                  const Pacing& pace, const Bursts& b, std::uint32_t i, std::uint32_t& done) {
+    if (i >= b.n || done >= a.bytes) return false;
     TensorAccess part = a;
-    for (std::uint32_t i = 0, done = 0; i < n && done < a.bytes; ++i) {
-        part.offset = a.offset + done;
-        part.bytes = i + 1 == n ? a.bytes - done : std::min(chunk, a.bytes - done);
-        into.submit(k, make_request(client, op, part, issue + pace.span * i / n));
-        done += part.bytes;
+    part.offset = a.offset + done;
+    part.bytes = i + 1 == b.n ? a.bytes - done : std::min(b.chunk, a.bytes - done);
+    into.submit(k, make_request(client, op, part, issue + pace.span * i / b.n));
+    done += part.bytes;
+    return true;
+}
+
+}  // namespace
+
+void submit_paced(Kernel& k, RequestSet& into, ClientId client, Op op, const TensorAccess& a, Cycle issue,
+                  const Pacing& pace) {
+    const Bursts b = bursts(a, pace);
+    std::uint32_t done = 0;
+    for (std::uint32_t i = 0; submit_burst(k, into, client, op, a, issue, pace, b, i, done); ++i) {
+    }
+}
+
+void submit_paced_pair(Kernel& k, RequestSet& into, ClientId client, const TensorAccess& rd, const TensorAccess& wr,
+                       Cycle issue, const Pacing& pace) {
+    const Bursts br = bursts(rd, pace), bw = bursts(wr, pace);
+    std::uint32_t done_rd = 0, done_wr = 0;
+    for (std::uint32_t i = 0; i < std::max(br.n, bw.n); ++i) {
+        submit_burst(k, into, client, Op::rd, rd, issue, pace, br, i, done_rd);
+        submit_burst(k, into, client, Op::wr, wr, issue, pace, bw, i, done_wr);
     }
 }
 

@@ -268,14 +268,15 @@ void TraceChecker::check_dma(Ctx& c) {
             c.operand("dst", r.dst, r.partitions, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::True, false);
         return;
     }
-    // Transpose through the axi2sram crossbar (seed 000 §6.2): `partitions` source rows of `bytes`
-    // each land as a column across bytes / dtype_size destination partitions.
+    // Transpose through the axi2sram crossbar (seed 000 §6.2): `partitions` source rows (whole
+    // 16-row tiles) of `bytes` each land as a column across bytes / dtype_size destination
+    // partitions, each receiving `partitions` elements.
     if (!r.dst.onchip()) {
         c.error("dst", "a transposing DMA writes SBUF through axi2sram: dst must be an SBUF operand",
                 "axi2sram transpose, seed 000 §6.1");
         return;
     }
-    c.verdict("partitions", has_valid_xpose_tile_rows(params_.isa, r.partitions));
+    c.verdict("partitions", has_valid_xpose_src_rows(params_.isa, r.partitions));
     const std::uint32_t w = dtype_size(r.dst.dtype);
     if (r.bytes % w != 0) {
         c.error("bytes", num(r.bytes) + " bytes per source row is not a whole number of " +

@@ -202,6 +202,40 @@ void payload_cases(std::vector<ValidationCase>& v) {
                  0.90, "x 16 KiB", 0.0, {stream(4096), stream(16384)}, {}, ratio, Bound::at_least});
 }
 
+// DMA transposes through the axi2sram crossbar against copies of the same bytes on one engine
+// (trn2 arch guide: HBM->SBUF transposes "up to 90 %" of a copy's throughput, SBUF->SBUF 50 %).
+// A record moves whole 16-row tiles (seed 000 §6.2).
+void transpose_dma_cases(std::vector<ValidationCase>& v) {
+    const std::string a3 = "trn2 arch guide, DMA transpose";
+    // D10: [2048, 128] bf16 HBM -> SBUF [128, 2048] (4 KiB a partition), four times, against four
+    // loads of 128 partitions x 4 KiB; 512 KiB a transfer, so the fixed cost weighs ~1 %.
+    CaseTrace copy, xpose;
+    for (int i = 0; i < 4; ++i) {
+        copy.add(dma_in(128, 4096, "bf16", "engine=0"));
+        xpose.add(dma_in(2048, 256, "bf16", "transpose=1 engine=0"));
+    }
+    v.push_back({"D10", "DMA", "cayman", "4 HBM->SBUF transposes of [2048,128] bf16 on one engine: throughput / 4 KiB copies'",
+                 a3 + ": HBM to SBUF at up to 90 % of a copy's throughput", 0.9, "x copy", 0.05, {copy, xpose}, {},
+                 [](const Results& r, const Traces&, const Params&) { return dma_busy_ns(r[0], 0) / dma_busy_ns(r[1], 0); }});
+    // D11: SBUF [128, 128] bf16 -> SBUF transposed (the largest SBUF source: 128 rows of 128
+    // columns, 32 KiB), eight times, against eight SBUF copies of 8 partitions x 4 KiB. At 32 KiB
+    // the per-transfer fixed cost (dma.xfer_fixed_ns) is 15 % of a copy, so it is taken out of
+    // both: the figure is the ratio of the data phases' rates.
+    CaseTrace scopy, sxpose;
+    for (int i = 0; i < 8; ++i) {
+        scopy.add("dma queue=qSyncIO0 src=bf16@" + sbuf(0, 0x10000) + " dst=bf16@" + sbuf(0, 0) +
+                  " partitions=8 bytes=4096 engine=0");
+        sxpose.add("dma queue=qSyncIO0 src=bf16@" + sbuf(0, 0x10000) + " dst=bf16@" + sbuf(0, 0) +
+                   " partitions=128 bytes=256 transpose=1 engine=0");
+    }
+    v.push_back({"D11", "DMA", "cayman", "8 SBUF->SBUF transposes of [128,128] bf16 on one engine: data rate / 32 KiB copies'",
+                 a3 + ": SBUF to SBUF at 50 % of a copy's throughput", 0.5, "x copy", 0.05, {scopy, sxpose}, {},
+                 [](const Results& r, const Traces&, const Params& p) {
+                     const double fixed = 8 * p.dma.xfer_fixed_ns;
+                     return (dma_busy_ns(r[0], 0) - fixed) / (dma_busy_ns(r[1], 0) - fixed);
+                 }});
+}
+
 void dma_cases(std::vector<ValidationCase>& v) {
     v.push_back({"D01", "DMA", "cayman", "dma_copy A[4,4096] bf16 HBM->SBUF: busy time of DMA engine 0",
                  std::string(kDO) + ", Example 1 (Profile): 1416 ns", 1416, "ns", 0.05, {one(dma_in(4, 8192, "bf16"))}, {},
@@ -251,6 +285,7 @@ void dma_cases(std::vector<ValidationCase>& v) {
                  }});
     dge_cases(v);
     payload_cases(v);
+    transpose_dma_cases(v);
     // The chip pages' DMA bandwidth is the cores' engines at their peak: 8 NeuronCores x
     // dma.engines x dma.engine_gbps (a consistency check of the configuration, no trace).
     for (const auto& [id, gen, chip] : {std::tuple{"D15c", "cayman", 3500.0}, std::tuple{"D15m", "mariana", 4900.0}})

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -197,6 +199,34 @@ TEST(AxiMaster, A_dma_transpose_goes_through_the_crossbar) {
     for (std::uint32_t row = 0; row < 16; ++row) {
         EXPECT_EQ(p5[2 * row], AxiMaster::hbm_byte(line, row, 10)) << "row " << row;
         EXPECT_EQ(p5[2 * row + 1], AxiMaster::hbm_byte(line, row, 11)) << "row " << row;
+    }
+}
+
+// A transpose of 48 source rows is three 16-row crossbar tiles (seed 000 §6.2): tile j lands at
+// element 16 j of every destination partition.
+TEST(AxiMaster, A_transpose_of_several_row_tiles_writes_one_crossbar_tile_each) {
+    const std::string path = ::testing::TempDir() + "sbufsim_xpose48_" + std::to_string(::getpid()) + ".trc";
+    {
+        std::ofstream f(path);
+        f << "sbufsim-trace 1 gen=cayman\ndma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=48 bytes=256 transpose=1\n";
+    }
+    std::vector<std::uint8_t> p5;
+    std::uint64_t transposes = 0;
+    ClockedOptions o;
+    o.keep_data = true;
+    o.inspect = [&](Tpb& tpb) {
+        p5 = read_sbuf(tpb, 5, 0, 96);
+        transposes = tpb.axi2sram().counters().transposes;
+    };
+    const ClockedRun r = replay_clocked_trace(test::cayman(), path, {}, o);
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.axi.errors, 0u) << r.axi.first_error;
+    EXPECT_EQ(transposes, 16u * 3) << "three tiles in each of the 16 engines' shares";
+    EXPECT_EQ(r.axi.bytes_written, 48u * 256);
+    ASSERT_EQ(p5.size(), 96u);
+    for (std::uint32_t row = 0; row < 48; ++row) {  // column 5 of source row `row`
+        EXPECT_EQ(p5[2 * row], AxiMaster::hbm_byte(2, row, 10)) << "row " << row;
+        EXPECT_EQ(p5[2 * row + 1], AxiMaster::hbm_byte(2, row, 11)) << "row " << row;
     }
 }
 

@@ -153,6 +153,10 @@ Verdict mm_dst_dtype_valid(Dtype in_dtype, Dtype dst_dtype);
 
 // has_valid_xpose_tile_rows_temporary: tile_src_rows must be 16.
 Verdict has_valid_xpose_tile_rows(const IsaParams& isa, std::uint32_t tile_src_rows);
+// A transposing DMA's source rows: whole 16-row crossbar tiles, the gather transpose's row-tile
+// alignment (src_num_elem[gather_dim] % 16 == 0; nki.isa dma_transpose: "src.shape[0] must be
+// divisible by 16"); each tile is one DMA_DIRECT2D tile of tile_src_rows == 16.
+Verdict has_valid_xpose_src_rows(const IsaParams& isa, std::uint32_t src_rows);
 // has_valid_xpose_tile_cols_temporary: 1..128 for a 2-byte out_dtype, 1..64 for a 4-byte one.
 Verdict has_valid_xpose_tile_cols(const IsaParams& isa, std::uint32_t tile_src_cols, Dtype out_dtype);
 // The crossbar writes 32-byte aligned destinations.

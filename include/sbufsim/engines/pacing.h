@@ -23,4 +23,10 @@ struct Pacing {
 void submit_paced(Kernel& k, RequestSet& into, ClientId client, Op op, const TensorAccess& a, Cycle issue,
                   const Pacing& pace);
 
+// Submits a read `rd` and a write `wr` of one client (an SBUF->SBUF DMA) as alternating bursts,
+// burst i of the read before burst i of the write: a client's requests complete in order, so
+// every write queued behind the whole read would move only after the read's last burst.
+void submit_paced_pair(Kernel& k, RequestSet& into, ClientId client, const TensorAccess& rd, const TensorAccess& wr,
+                       Cycle issue, const Pacing& pace);
+
 }  // namespace sbufsim
