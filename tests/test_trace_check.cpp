@@ -352,3 +352,22 @@ TEST(TraceCheck, A_one_zero_hint_is_a_matmul_field) {
     // a field the reader refuses on other kinds
     EXPECT_THROW(check("ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=128 onezero=1\n"), TraceFormatError);
 }
+
+TEST(TraceCheck, Quantize_mx_is_a_vector_engine_instruction_of_neuroncore_v4) {
+    // nki.isa quantize_mx; trn3 arch guide, QuantizeMX; MXFP matmul guide: no FP4 output.
+    const std::string q = "dve queue=qDve0 src=bf16@0x1000[1][2048] dst=fp8e4x4@0x20000[1][512] partitions=128 "
+                          "isa=quantize_mx\n";
+    expect_clean(q, "mariana");
+    bool isa = false;  // on cayman the x4 dst is refused too
+    for (const TraceError& e : check(q)) isa |= e.field == "isa" && e.to_string().find("NeuronCore-v4 instruction") != std::string::npos;
+    EXPECT_TRUE(isa);
+    std::string act = q;
+    act.replace(0, 3, "act");
+    expect_one(act, "isa", "Vector Engine", "mariana");
+    std::string fp4 = q;
+    fp4.replace(fp4.find("fp8e4x4"), 7, "fp4x4");
+    expect_one(fp4, "dst", "no FP4 output", "mariana");
+    std::string fp32 = q;
+    fp32.replace(fp32.find("src=bf16"), 8, "src=fp32");
+    expect_one(fp32, "src", "bf16 or fp16", "mariana");
+}

@@ -112,6 +112,7 @@ double ComputeEngine::stream_cycles(const ComputeInstr& i) const {
         case ComputeOp::reciprocal:
             return 8 * n;
         case ComputeOp::exponential:
+        case ComputeOp::quantize_mx:  // trn3 guide: four input elements per partition and cycle
             return n / 4;
         case ComputeOp::generic:
             return b.present() && dve ? timing_.two_input_factor * n : n;

@@ -528,6 +528,7 @@ void TraceChecker::check_matmul(Ctx& c) {
 
 void TraceChecker::check_engine(Ctx& c) {
     const Record& r = c.rec;
+    if (r.isa == ComputeOp::quantize_mx) check_quantize_mx(c);
     // ACT/POOL/DVE read and write SBUF or PSUM (seed 000 §7.1); PSUM writes are 4-byte.
     c.operand("src", r.src, r.partitions, AllowedInPSUM::True, AllowedInSBUF::True, WriteTensor::False, true);
     if (r.src2.present())
@@ -550,6 +551,25 @@ void TraceChecker::check_engine(Ctx& c) {
                 c.error(field, std::string("a pool (GpSimd) instruction cannot access PSUM: move it to act or dve, or set "
                                            "pool.psum_access=true to use the POOL datapath's PSUM port"),
                         "nki.isa \"GpSimd Engine cannot access PSUM\"; pool.psum_access");
+}
+
+// Quantize-MX (nki.isa quantize_mx; trn3 arch guide, QuantizeMX): a VectorE instruction of
+// NeuronCore-v4 turning bf16/fp16 data into x4 fp8 data ("Quantize-MX does not support an FP4
+// output", MXFP matmul guide). The scales it also writes are not a record operand.
+void TraceChecker::check_quantize_mx(Ctx& c) {
+    const Record& r = c.rec;
+    constexpr std::string_view kRule = "nki.isa quantize_mx; trn3 arch guide, QuantizeMX";
+    if (!params_.pe.mx) {
+        c.error("isa", "quantize_mx is a NeuronCore-v4 instruction; " + params_.generation +
+                           " has no MX types (pe.mx = false)", kRule);
+        return;
+    }
+    if (r.kind != RecordKind::dve) c.error("isa", "quantize_mx runs on the Vector Engine: use a dve record", kRule);
+    if (r.src.onchip() && dtype_size(r.src.dtype) != 2)
+        c.error("src", "quantize_mx reads bf16 or fp16 data, not " + std::string(to_string(r.src.dtype)), kRule);
+    if (r.dst.onchip() && r.dst.dtype != Dtype::fp8e4x4 && r.dst.dtype != Dtype::fp8e5x4)
+        c.error("dst", "quantize_mx writes fp8e4x4 or fp8e5x4 data, not " + std::string(to_string(r.dst.dtype)) +
+                           " (there is no FP4 output)", kRule);
 }
 
 void TraceChecker::check_q7(Ctx& c) {

@@ -409,6 +409,10 @@ void compute_cases(std::vector<ValidationCase>& v) {
     compute_case(v, "C21", "mariana", "dve", "exponential bf16 N=2048 on NC-v4 VectorE",
                  "trn3 arch guide: exponential at 4x the ScalarE activation throughput", 512,
                  compute_stream("dve", operands1("bf16", "bf16", 2048) + " isa=exponential"));
+    compute_case(v, "C31", "mariana", "dve", "quantize_mx bf16 N=2048 into fp8e4x4 on NC-v4 VectorE",
+                 "trn3 arch guide, QuantizeMX: four input elements per partition per cycle", 512,
+                 compute_stream("dve", "src=" + ap("bf16", sbuf(0, 0x1000), 2048) + " dst=" + ap("fp8e4x4", sbuf(0, 0x20000), 512) +
+                                           " partitions=128 isa=quantize_mx"));
     compute_case(v, "C23", "cayman", "dve", "transpose of a 32x32 bf16 block on VectorE", isa + ", nc_transpose (Vector): max(MIN_II, N)",
                  64, compute_stream("dve", operands1("bf16", "bf16", 32, 32) + " isa=transpose"));
     compute_case(v, "C24", "cayman", "dve", "tensor_tensor_scan fp32 N=512", isa + ", tensor_tensor_scan: max(MIN_II, 2N)", 1024,

@@ -391,3 +391,54 @@ def test_one_zero_hint_halves_an_fp32_matmul(tmp_path):
     assert not any("onezero" in r for r in plain.records)
     streamed = lambda kt: replay(kt, tmp_path)["pe"]["stream_cycles"]
     assert streamed(hinted) * 2 == streamed(plain)
+
+
+def test_dma_transpose_and_load_transpose2d_are_transposing_dma_records(tmp_path):
+    # nki.isa dma_transpose / nl.load_transpose2d: one `dma transpose=1` record of whole 16-row
+    # crossbar tiles; the values come out transposed.
+    k = kernel(tmp_path, """\
+        def k(a):
+            t = nl.load_transpose2d(a[0:64, 0:128])
+            u = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_transpose(u, a[64:128, 0:128])
+            out = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out[0:128, 0:64], value=t)
+            nl.store(out[0:128, 64:128], value=u)
+            return out
+        """)
+    kt = nki.trace(k, {"a": "bf16[128,128]"})
+    xposes = [r for r in kt.records if r.startswith("dma") and "transpose=1" in r]
+    assert len(xposes) == 2
+    assert all(field(r, "partitions") == "64" and field(r, "bytes") == "256" for r in xposes)
+    engines = replay(kt, tmp_path)["dma_engine"]
+    assert sum(e["transposes"] for e in engines.values()) == 2 * 16   # one share per destination lane
+
+
+def test_dma_transpose_refusals_name_the_kernel_line(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            t = nl.load_transpose2d(a[0:40, 0:128])
+            nl.store(a[0:128, 0:40], value=t)
+        """)
+    with pytest.raises(nki.NkiError, match=r"k.py:6: .*40 source rows: the crossbar moves whole 16-row tiles"):
+        nki.trace(k, {"a": "bf16[128,128]"})
+    with pytest.raises(nki.NkiError, match=r"moves 2-byte data"):
+        nki.trace(k, {"a": "fp32[128,128]"})          # the dtype is checked first
+
+
+def test_quantize_mx_is_a_vector_engine_instruction_of_neuroncore_v4(tmp_path):
+    # trn3 arch guide, QuantizeMX: four input elements per partition and cycle, x4 fp8 output.
+    k = kernel(tmp_path, """\
+        def k(x):
+            d = nl.load(x[0:128, 0:2048])
+            data = nl.ndarray((128, 512), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
+            scale = nl.ndarray((128, 512), dtype=nl.uint8, buffer=nl.sbuf)
+            nisa.quantize_mx(data, d, scale)
+            return data
+        """)
+    kt = nki.trace(k, {"x": "bf16[128,2048]"}, generation="mariana")
+    (q,) = [r for r in kt.records if field(r, "isa") == "quantize_mx"]
+    assert q.startswith("dve") and field(q, "dst").startswith("fp8e4x4@")
+    assert replay(kt, tmp_path)["engine"]["dve"]["busy_cycles"] > 0
+    with pytest.raises(nki.NkiError, match=r"k.py:9: quantize_mx is a NeuronCore-v4 instruction; cayman"):
+        nki.trace(k, {"x": "bf16[128,2048]"})

@@ -58,6 +58,7 @@ private:
     void check_pe_mx(Ctx& c, std::uint32_t rows);
     void check_mx_dtypes(Ctx& c);
     void check_engine(Ctx& c);
+    void check_quantize_mx(Ctx& c);
     void check_q7(Ctx& c);
     void check_semaphores(Ctx& c);
 

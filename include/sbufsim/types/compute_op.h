@@ -36,15 +36,17 @@ enum class ComputeOp : std::uint8_t {
     reciprocal,
     max8,
     exponential,
+    quantize_mx,
 };
 
-inline constexpr std::array<std::string_view, 24> kComputeOpNames{
+inline constexpr std::array<std::string_view, 25> kComputeOpNames{
     "generic",       "activation",         "activation_reduce",    "tensor_scalar",
     "tensor_copy",   "tensor_tensor",      "tensor_tensor_scan",   "tensor_reduce",
     "tensor_scalar_reduce", "scalar_tensor_tensor", "tensor_copy_predicated", "tensor_copy_dynamic",
     "range_select",  "memset",             "iota",                 "affine_select",
     "select_reduce", "transpose",          "bn_stats",             "bn_aggr",
     "dropout",       "reciprocal",         "max8",                 "exponential",
+    "quantize_mx",
 };
 
 inline constexpr std::string_view to_string(ComputeOp o) { return kComputeOpNames[static_cast<std::size_t>(o)]; }

@@ -317,6 +317,47 @@ def dma(dst, src, trigger=None):
     return t.emit("dma", t.dma_queue(), fields, reads=[src, dst] if rmw else [src], writes=[dst])
 
 
+XPOSE_TILE_ROWS = 16  # the axi2sram crossbar tile (seed 000 §6.2)
+
+
+def dma_transpose(dst, src, trigger=None):
+    """One transposing DMA through the axi2sram crossbar: src [R, C] (HBM or SBUF, 2-byte) lands
+    as dst [C, R] in SBUF; R is whole 16-row tiles, C at most 128 columns (docs/trace-format.md)."""
+    t = tracer()
+    if not dst.on_chip or dst.buffer != "sbuf":
+        raise fail("dma_transpose writes SBUF through the DMA crossbar; allocate dst with buffer=nl.sbuf")
+    if len(src.shape) != 2 or len(dst.shape) != 2:
+        raise fail(f"dma_transpose of {src.shape} into {dst.shape}: only the 2-D transpose (axes (1, 0)) is modelled")
+    rows, cols = src.shape
+    if dst.shape != (cols, rows):
+        raise fail(f"dma_transpose of {src.shape} into {dst.shape}: the destination is the transpose, {(cols, rows)}")
+    if src.dtype.size != 2 or dst.dtype is not src.dtype:
+        raise fail(f"dma_transpose moves 2-byte data (nki.isa dma_transpose); src is {src.dtype.name}, dst "
+                   f"{dst.dtype.name}")
+    if rows % XPOSE_TILE_ROWS:
+        raise fail(f"dma_transpose of {rows} source rows: the crossbar moves whole {XPOSE_TILE_ROWS}-row tiles "
+                   "(nki.isa dma_transpose: src.shape[0] divisible by 16)")
+    if cols > PARTITIONS:
+        raise fail(f"dma_transpose of {cols} source columns: at most {PARTITIONS} (one per destination partition)")
+    if src.on_chip:
+        check_on_chip(src, "dma_transpose source")
+    else:
+        t.hbm_bytes += src.elements * src.dtype.size
+    fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc), "partitions": rows,
+              "bytes": cols * src.dtype.size, "transpose": 1, **(trigger or {})}
+    if t.values:
+        _values.put(dst, _values.get(src).T)
+    return t.emit("dma", t.dma_queue(), fields, reads=[src], writes=[dst])
+
+
+def transposed_load(src, site=None):
+    """The transpose of a 2-D tile through a DMA, written wherever it is assigned."""
+    src = value(src)
+    if len(src.shape) != 2:
+        raise fail(f"a DMA transpose of {src.shape}: only 2-D tiles")
+    return Pending(src.shape[::-1], src.dtype, "sbuf", lambda dst: dma_transpose(dst, src), site or kernel_site())
+
+
 def load(src, dtype=None):
     src = value(src)
     site = kernel_site()

@@ -123,6 +123,40 @@ def dma_copy(dst, src, dst_rmw_op=None, priority=None, dge_mode=None, engine=Non
                     {k: v for k, v in trigger.items() if v is not None})
 
 
+@_writes_dst(1)
+def dma_transpose(src, axes=None, dge_mode=None, **_):
+    """The 2-D transpose of src through a DMA engine's crossbar (a `dma transpose=1` record)."""
+    if axes not in (None, (1, 0), [1, 0]):
+        raise fail(f"dma_transpose axes={axes!r}: only the 2-D transpose (1, 0) is modelled")
+    if dge_mode not in (None, "none", "swdge", "hwdge"):
+        raise fail(f"dma_transpose dge_mode={dge_mode!r}")
+    return _ops.transposed_load(src)
+
+
+@_writes_dst(2, takes_dst=True)
+def quantize_mx(src, dst_scale=None, dst=None, **_):
+    """Quantize-MX on the Vector Engine (NeuronCore-v4): bf16/fp16 src [P, F] into x4 fp8 dst
+    [P, F / 4] and its uint8 scales; four input elements per partition and cycle."""
+    generation = _ops.tracer().generation
+    if generation not in _ops.MX_GENERATIONS:
+        raise fail(f"quantize_mx is a NeuronCore-v4 instruction; {generation} has none (trace with --gen mariana)")
+    if dst is None or dst_scale is None:
+        raise fail("quantize_mx(dst, src, dst_scale): give the x4 data tile and the uint8 scale tile")
+    data, out, scale = _ops.value(src), _ops.value(dst), _ops.value(dst_scale)
+    if data.dtype.size != 2:
+        raise fail(f"quantize_mx reads bf16 or fp16 data, not {data.dtype.name}")
+    if out.dtype.name not in ("float8_e4m3fn_x4", "float8_e5m2_x4"):
+        raise fail(f"quantize_mx writes nl.float8_e4m3fn_x4 or nl.float8_e5m2_x4, not {out.dtype.name} (no FP4 output)")
+    if scale.dtype.name != "uint8":
+        raise fail(f"quantize_mx: dst_scale is {scale.dtype.name}; MX scales are nl.uint8")
+    if out.free_elements * 4 != data.free_elements:
+        raise fail(f"quantize_mx of {data.shape} into {out.shape}: each x4 element packs four inputs")
+    if _ops.tracer().values:
+        raise fail("numerical values of quantize_mx (x4-packed MX data) are not modelled: trace without --input")
+    _ops.compute_writing("dve", "quantize_mx", [data], [out, scale], "quantize_mx")
+    return dst
+
+
 def nc_matmul(*args, accumulate=None, **kwargs):
     """stationary.T @ moving into PSUM. Returned (`psum += nisa.nc_matmul(...)` accumulates), or
     written into dst: accumulate=True or None (the default) adds to the tile's open accumulation

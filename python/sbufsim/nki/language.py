@@ -120,8 +120,15 @@ def store(dst, value, mask=None, **_):
     _ops.store(dst, value)
 
 
-def load_transpose2d(src, **_):
-    raise fail("nl.load_transpose2d (DMA transpose) is not modelled yet; load and use nl.transpose")
+def load_transpose2d(src, dtype=None, **_):
+    """HBM [R, C] loaded into SBUF as [C, R] through a DMA's transpose crossbar (one `dma
+    transpose=1` record; R whole 16-row tiles, C at most 128, 2-byte data)."""
+    from . import _ops
+    if dtype is not None and dtype_of(dtype) is not _ops.value(src).dtype:
+        raise fail("nl.load_transpose2d with a dtype cast is not modelled (the crossbar moves the data as it is)")
+    if _ops.value(src).on_chip:
+        raise fail("nl.load_transpose2d reads HBM; for an on-chip tile use nisa.dma_transpose or nl.transpose")
+    return _ops.transposed_load(src)
 
 
 # PE
