@@ -207,7 +207,8 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
                 if (o.name != "PE" && others.size() < 40)
                     others += (others.empty() ? "" : ", ") + o.name + " " +
                               pct(ratio(static_cast<double>(o.total()), static_cast<double>(b.total)));
-            out.push_back({n, "The PE array computes for " + on_path + per + ": compute-bound (MFU " + pct(b.mfu) + ")",
+            out.push_back({n, "The PE array computes for " + on_path + per + ": compute-bound (MFU " + pct(b.mfu) +
+                                (b.mfu > 1 ? " of the bf16 peak" : "") + ")",
                            others.empty() ? "fewer, larger matmuls (initiation interval max(N, 64) cycles) or a "
                                             "narrower dtype (fp32 streams 4x slower)"
                                           : "the rest of the path (" + others + ") is what keeps the array from "

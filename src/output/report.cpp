@@ -90,8 +90,9 @@ void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck&
         for (std::size_t c = 0; c < kPathCauses; ++c) os << col(std::to_string(g.cycles[c]), 11);
         os << col(std::to_string(g.instructions), 8) << "\n";
     }
+    // MFU counts dense bf16 MACs per PE and cycle: fp8 double-row and MX matmuls go past 100 %.
     os << "utilisation: PE " << format_fixed(100 * b.pe_utilisation, 1) << " %, MFU " << format_fixed(100 * b.mfu, 1)
-       << " %, SBUF banks " << format_fixed(100 * b.sbuf_bank_utilisation, 1) << " %, PSUM banks "
+       << (b.mfu > 1 ? " % of the bf16 peak" : " %") << ", SBUF banks " << format_fixed(100 * b.sbuf_bank_utilisation, 1) << " %, PSUM banks "
        << format_fixed(100 * b.psum_bank_utilisation, 1) << " %, DMA bandwidth " << format_fixed(100 * b.dma_bandwidth_utilisation, 1)
        << " % of " << format_fixed(r.dma_peak_gbps, 0) << " GB/s\n";
     if (!b.findings.empty()) os << "findings\n";
