@@ -100,25 +100,25 @@ Cycle DmaEngine::transfer_cycles(const DmaInstr& i) const {
     return std::max<Cycle>(1, static_cast<Cycle>(std::ceil(data_ns(i) * pe_ghz_ - 1e-9)));
 }
 
-bool DmaEngine::idle() const {
-    if (!quiet()) return false;
-    for (const auto& q : queues_)
-        if (!q.q.empty()) return false;
-    return true;
-}
+bool DmaEngine::idle() const { return quiet() && queued_ == 0; }
 
-std::size_t DmaEngine::queued() const {
-    std::size_t n = 0;
-    for (const auto& q : queues_) n += q.q.size();
-    return n;
-}
+std::size_t DmaEngine::queued() const { return queued_; }
 
 // The leading transfers (up to the prefetch depth, in queue order) whose waits are met issue
 // their trigger; their semaphore-to-start latency runs once it is done.
 void DmaEngine::arm(Cycle now) {
+    // What decides whether a transfer arms: the queues' contents and armed windows (changed by
+    // push and start) and the semaphore values (changed by signals, which bump the generation).
+    // With none of them changed since the last pass, that pass's answer (nothing more to arm)
+    // still holds.
+    if (!arm_dirty_ && arm_generation_ == sems_.generation()) return;
+    arm_dirty_ = false;
+    arm_generation_ = sems_.generation();
+    if (armed_ == queued_) return;
     for (auto& q : queues_) {
         const std::size_t depth = std::min<std::size_t>(q.q.size(), prefetch_);
         while (q.armed < depth && sems_.ready(q.q.at(q.armed).sync)) {
+            ++armed_;
             DmaInstr& d = q.q.at(q.armed++);
             const Cycle triggered = triggers_ && d.trigger != kNoTrigger ? triggers_->arm(d.trigger, now) : now;
             d.armed_at = triggered + startup_;
@@ -172,6 +172,9 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     dma_.transposes += d.transpose ? 1 : 0;
     q.q.pop();
     --q.armed;
+    --queued_;
+    --armed_;
+    arm_dirty_ = true;
 }
 
 // After retire(): a share of a spread transfer fires the record's signals only when it is the
@@ -195,7 +198,7 @@ bool DmaEngine::step(Cycle now) {
         changed = true;
     }
     arm(now);
-    if (!active_) {
+    if (!active_ && armed_ != 0) {  // a queue starts only an armed head
         const std::uint32_t n = static_cast<std::uint32_t>(queues_.size());
         if (const std::uint32_t qi = pick(now); qi < n) {
             start(qi, now);
@@ -204,14 +207,9 @@ bool DmaEngine::step(Cycle now) {
             changed = true;
         }
     }
-    // Semaphore wait: the engine is free and every non-empty queue's head is blocked.
-    bool any_head = false, any_armed = false;
-    for (const auto& q : queues_) {
-        if (q.q.empty()) continue;
-        any_head = true;
-        any_armed |= q.armed != 0;
-    }
-    const bool waiting = !active_ && any_head && !any_armed;
+    // Semaphore wait: the engine is free and every non-empty queue's head is blocked (no queue
+    // has an armed transfer: a queue arms from its head).
+    const bool waiting = !active_ && queued_ != 0 && armed_ == 0;
     if (waiting && wait_since_ == kNever) wait_since_ = now;
     if (!waiting && wait_since_ != kNever) {
         stats_.sem_wait += now - wait_since_;
@@ -222,6 +220,7 @@ bool DmaEngine::step(Cycle now) {
 
 Wake DmaEngine::wake(Cycle now) const {
     Wake w = busy_wake(now);
+    if (armed_ == 0) return w;
     for (const auto& q : queues_)
         if (q.armed && q.q.front().armed_at > now) w.at = std::min(w.at, q.q.front().armed_at);
     return w;

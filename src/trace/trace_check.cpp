@@ -404,7 +404,9 @@ void TraceChecker::check_pe_mx(Ctx& c, std::uint32_t rows) {
         if (r.src.elements() > max)
             c.error("src", "an MX matmul's moving tile is at most " + num(max) + " x4 columns with a " +
                                std::string(to_string(r.dst.dtype)) + " result (one PSUM bank); this one has " +
-                               num(r.src.elements()), kMxRule);
+                               num(r.src.elements()) + ": split the moving tile" +
+                               (r.dst.dtype == Dtype::fp32 ? " or write a bf16 result (up to 1024)" : ""),
+                    kMxRule);
     }
 }
 

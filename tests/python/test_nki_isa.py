@@ -354,8 +354,17 @@ def test_nc_matmul_mx_reads_its_scales_and_does_four_times_the_macs(tmp_path):
 
 
 def test_nc_matmul_mx_is_refused_before_neuroncore_v4_and_with_plain_data(tmp_path):
-    with pytest.raises(nki.NkiError, match=r"matmul_mx.py:\d+: nc_matmul_mx is available only on NeuronCore-v4"):
+    with pytest.raises(nki.NkiError, match=r"input lhsT: fp8e4x4 is an MX quad type of NeuronCore-v4; cayman has none"):
         traced("matmul_mx.py::matmul_mx", MX_INPUTS, generation="cayman")
+    bf16 = kernel(tmp_path, """\
+        def bf16(a, s):
+            x = nl.load(a[0:128, 0:128])
+            sc = nl.load(s[0:128, 0:128])
+            acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_matmul_mx(acc, x, x, sc, sc)
+        """, name="bf16")
+    with pytest.raises(nki.NkiError, match=r"bf16.py:9: nc_matmul_mx is available only on NeuronCore-v4"):
+        nki.trace(bf16, {"a": "bf16[128,128]", "s": "uint8[128,128]"}, generation="cayman")
     k = kernel(tmp_path, """\
         def k(a, s):
             x = nl.load(a[0:128, 0:128])
@@ -440,5 +449,6 @@ def test_quantize_mx_is_a_vector_engine_instruction_of_neuroncore_v4(tmp_path):
     (q,) = [r for r in kt.records if field(r, "isa") == "quantize_mx"]
     assert q.startswith("dve") and field(q, "dst").startswith("fp8e4x4@")
     assert replay(kt, tmp_path)["engine"]["dve"]["busy_cycles"] > 0
-    with pytest.raises(nki.NkiError, match=r"k.py:9: quantize_mx is a NeuronCore-v4 instruction; cayman"):
+    # on cayman the x4 tile it would write is refused where it is made
+    with pytest.raises(nki.NkiError, match=r"k.py:7: float8_e4m3fn_x4 is an MX quad type of NeuronCore-v4; cayman"):
         nki.trace(k, {"x": "bf16[128,2048]"})

@@ -100,7 +100,11 @@ public:
     void set_triggers(DmaTriggers* t) { triggers_ = t; }
     // A queue of this engine (setup); returns its local index.
     std::uint32_t add_queue(std::string name);
-    void push(std::uint32_t queue, const DmaInstr& i) { queues_[queue].q.push(i); }
+    void push(std::uint32_t queue, const DmaInstr& i) {
+        queues_[queue].q.push(i);
+        ++queued_;
+        arm_dirty_ = true;
+    }
     // Nanoseconds of a share's data motion at the engine bandwidth (the cost model).
     double data_ns(const DmaInstr& i) const;
     double data_gbps(const DmaInstr& i) const;
@@ -145,6 +149,12 @@ private:
     bool by_priority_ = false;       // dma.queue_policy = priority
 
     std::vector<Queue> queues_;
+    // Totals over the queues, so a step need not walk them: transfers queued, transfers armed.
+    std::size_t queued_ = 0, armed_ = 0;
+    // arm() can arm a transfer only after a push, a start (a queue's armed window moved) or a
+    // signal (a wait may be met): between those it has nothing to do (exact: see arm()).
+    bool arm_dirty_ = true;
+    std::uint64_t arm_generation_ = ~std::uint64_t{0};
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)
     std::uint32_t join_ = kNoJoin;   // join of the share in flight
     Cycle wait_since_ = kNever;      // engine idle with only semaphore-blocked heads

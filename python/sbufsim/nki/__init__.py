@@ -19,7 +19,7 @@ import types
 from contextlib import contextmanager
 
 from . import _ops, _values
-from ._tracer import _PACKAGE_DIR, NkiError, OutOfSpace, dtype_of, module_getattr
+from ._tracer import _PACKAGE_DIR, MX_DTYPES, NkiError, OutOfSpace, dtype_of, module_getattr
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
 
@@ -190,6 +190,9 @@ def _trace_once(kernel, inputs, params, generation, single):
             if tracer.values:
                 _values.need_numpy()
             for arg, (dtype, shape, values) in parsed.items():
+                if dtype.name in MX_DTYPES and tracer.generation not in _ops.MX_GENERATIONS:
+                    raise NkiError(f"input {arg}: {dtype.trace_name} is an MX quad type of NeuronCore-v4; "
+                                   f"{tracer.generation} has none (trace with --gen mariana)")
                 args[arg] = tracer.new_tensor(shape, dtype, "hbm", name=arg)
                 if values is not None:
                     args[arg].storage.values[...] = _values.rounded(values, dtype)

@@ -3,7 +3,7 @@ queue, with semaphores from the hazards between queues (docs/nki.md)."""
 
 from . import _values
 from ._grid import TileGrid
-from ._tracer import (Allocator, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail, kernel_site,
+from ._tracer import (MX_DTYPES, Allocator, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail, kernel_site,
                       PARTITIONS)
 
 DMA_QUEUES = 16
@@ -73,6 +73,9 @@ class Tracer:
 
     def new_tensor(self, shape, dtype, buffer, name=None, site=None):
         dtype = dtype_of(dtype)
+        if dtype.name in MX_DTYPES and self.generation not in MX_GENERATIONS:
+            raise fail(f"{dtype.name} is an MX quad type of NeuronCore-v4; {self.generation} has none (trace with "
+                       "--gen mariana)")
         shape = tuple(shape)
         pdim = next((d for d, n in enumerate(shape) if type(n).__name__ == "ParDim"), 0)
         shape = tuple(int(n) for n in shape)
