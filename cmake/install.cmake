@@ -1,6 +1,7 @@
 # Install rules and the Debian package (docs/install.md).
 #
-#   cmake --install build --prefix /opt/sbufsim        bin/sbufsim, share/sbufsim/{configs,traces,scripts},
+#   cmake --install build --prefix /opt/sbufsim        bin/sbufsim, lib/sbufsim/sbufsim_clocked.so,
+#                                                       share/sbufsim/{configs,traces,scripts},
 #                                                       share/doc/sbufsim, share/man/man1/sbufsim.1,
 #                                                       the Python package (SBUFSIM_PYTHON_INSTALL_DIR)
 #   cd build && cpack -G DEB                            sbufsim_<version>_<arch>.deb for /usr
@@ -18,6 +19,8 @@
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 install(TARGETS sbufsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The clocked scheduler, opened by the executable from <bin>/SBUFSIM_BIN_TO_MODULE (CMakeLists.txt).
+install(TARGETS sbufsim_clocked LIBRARY DESTINATION ${SBUFSIM_MODULE_INSTALL_DIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/configs)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/traces/ DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/traces)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

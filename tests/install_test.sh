@@ -8,7 +8,7 @@
 #
 # Either way the checks then run from the moved prefix, in a clean environment, with the source
 # and build trees hidden (an empty tmpfs mounted over them in a private mount namespace, where
-# unshare is permitted): run (the shipped default trace), gen + run, sweep, the Python module,
+# unshare is permitted): run (the shipped default trace, both schedulers), gen + run, sweep, the Python module,
 # and the "cannot find" messages; every result is compared with the build tree's. No installed
 # file may contain the source or build directory's path.
 set -euo pipefail
@@ -34,6 +34,12 @@ if [[ $mode == inside ]]; then
         || fail "run: statistics differ from the build tree's"
     grep -q "^$prefix/share/sbufsim/traces/matmul_kloop.trc," installed_default.csv \
         || fail "run: the default trace was not the install's: $(head -1 installed_default.csv)"
+
+    # The clocked scheduler, from the install's own module (lib/sbufsim/sbufsim_clocked.so).
+    "$bin" run --quiet --scheduler clocked --csv installed_clocked.csv || fail "run --scheduler clocked"
+    cut -d, -f2- installed_clocked.csv | grep -v ',scheduler,' | cmp -s - <(cut -d, -f2- expected_default.csv | grep -v ',scheduler,') \
+        || fail "run --scheduler clocked: statistics differ from the build tree's fast run"
+    grep -q ',run,,scheduler,clocked$' installed_clocked.csv || fail "run --scheduler clocked: not the clocked scheduler"
 
     "$bin" gen gemm --m 256 --n 512 --k 256 --bufs 2 -o gemm.sbt >/dev/null || fail "gen"
     cmp -s gemm.sbt expected_gemm.sbt || fail "gen: the trace differs from the build tree's"
@@ -61,6 +67,11 @@ if [[ $mode == inside ]]; then
     set -e
     [[ $rc == 2 && $msg == *"$work/lonely/share/sbufsim/configs"* && $msg == *"$work/lonely/bin/share/sbufsim/configs"* ]] \
         || fail "a binary without its share/: status $rc: $msg"
+    set +e
+    msg=$(SBUFSIM_CONFIG_DIR=$prefix/share/sbufsim/configs lonely/bin/sbufsim run --quiet --scheduler clocked 2>&1); rc=$?
+    set -e
+    [[ $rc == 2 && $msg == *"there is none at $work/lonely/"*"sbufsim/sbufsim_clocked.so (an install"* ]] \
+        || fail "a binary without its clocked module: status $rc: $msg"
 
     PYTHONPATH=$prefix/$python_dir "$python" - "$prefix" <<'EOF' || fail "the Python module"
 import json, sys
@@ -111,7 +122,7 @@ case "$mode" in
         [[ $(grep '^Inst ' <<<"$plan") == "Inst sbufsim "* && $(grep -c '^Inst ' <<<"$plan") == 1 ]] \
             || { echo "$plan" >&2; fail "installing the package needs more than the packages installed here"; }
         contents=$(dpkg-deb -c "$deb")
-        for f in ./usr/bin/sbufsim ./usr/share/sbufsim/configs/cayman.ini ./usr/share/sbufsim/traces/matmul_kloop.trc \
+        for f in ./usr/bin/sbufsim ./usr/lib/sbufsim/sbufsim_clocked.so ./usr/share/sbufsim/configs/cayman.ini ./usr/share/sbufsim/traces/matmul_kloop.trc \
                  ./usr/share/man/man1/sbufsim.1 ./usr/share/doc/sbufsim/README.md "./usr/$python_dir/sbufsim/__init__.py"; do
             grep -qF " $f" <<<"$contents" || fail "the package lacks $f"
         done

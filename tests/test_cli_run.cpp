@@ -4,6 +4,7 @@
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -190,6 +191,93 @@ TEST(CliRun, Clocked_scheduler_reports_the_fast_schedulers_statistics) {
     EXPECT_NE(clocked.out.find("\"scheduler\": \"clocked\""), std::string::npos);
     EXPECT_EQ(json_without_scheduler(fast.out), json_without_scheduler(clocked.out));
     EXPECT_EQ(clocked.err, "") << "SystemC's banner and info reports stay off the streams";
+}
+
+// The built binary run by `sh -c` with `env` before it (VAR=value words) and `args` after it:
+// exit code, stdout and stderr.
+Out binary_with_env(const std::string& env, const std::string& binary, const std::vector<std::string>& args,
+                    const std::string& tag) {
+    std::string cmd = env + " " + shell_quote(binary);
+    for (const auto& a : args) cmd += " " + shell_quote(a);
+    const std::string out = temp(tag + "_stdout.txt"), err = temp(tag + "_stderr.txt");
+    const int rc = shell(cmd + " >" + shell_quote(out) + " 2>" + shell_quote(err));
+    return {rc, slurp(out), slurp(err)};
+}
+
+// The executable links no SystemC: the loader's own trace (LD_DEBUG=files) shows what it opens.
+TEST(CliRun, The_binary_loads_systemc_only_when_the_clocked_scheduler_runs) {
+    const std::vector<std::string> run = {"run", shipped("dma_vs_compute.trc"), "--quiet", "--json", "-"};
+    const Out fast = binary_with_env("LD_DEBUG=files", SBUFSIM_BINARY, run, "ld_fast");
+    ASSERT_EQ(fast.rc, kExitOk) << fast.err;
+    EXPECT_EQ(fast.err.find("libsystemc"), std::string::npos) << fast.err;
+    EXPECT_EQ(fast.err.find("sbufsim_clocked.so"), std::string::npos) << fast.err;
+    std::vector<std::string> clocked_run = run;
+    clocked_run.insert(clocked_run.end(), {"--scheduler", "clocked"});
+    const Out clocked = binary_with_env("LD_DEBUG=files", SBUFSIM_BINARY, clocked_run, "ld_clocked");
+    ASSERT_EQ(clocked.rc, kExitOk) << clocked.err;
+    EXPECT_NE(clocked.err.find("lib/sbufsim/sbufsim_clocked.so"), std::string::npos) << clocked.err;
+    EXPECT_NE(clocked.err.find("libsystemc"), std::string::npos) << clocked.err;
+    EXPECT_EQ(json_without_scheduler(fast.out), json_without_scheduler(clocked.out));
+    EXPECT_NE(clocked.out.find("\"scheduler\": \"clocked\""), std::string::npos);
+}
+
+// A copy of the executable with no module beside it: the clocked scheduler is refused before
+// any output is written, naming both places looked at; the fast one runs.
+TEST(CliRun, A_binary_without_its_clocked_module_says_where_it_looked_before_any_work) {
+    const std::string dir = temp("lonely/bin");
+    ASSERT_EQ(shell("mkdir -p " + shell_quote(dir) + " && cp " + shell_quote(SBUFSIM_BINARY) + " " +
+                    shell_quote(dir)),
+              0);
+    const std::string lonely = dir + "/sbufsim", json = temp("lonely.json");
+    const std::string env = "SBUFSIM_CONFIG_DIR=" + shell_quote(SBUFSIM_DEFAULT_CONFIG_DIR);
+    const Out o = binary_with_env(env, lonely,
+                                  {"run", shipped("dma_load.trc"), "--scheduler", "clocked", "--json", json},
+                                  "lonely_clocked");
+    EXPECT_EQ(o.rc, kExitUsage) << o.err;
+    EXPECT_NE(o.err.find(dir + "/lib/sbufsim/sbufsim_clocked.so (a build tree, next to the executable " +
+                         lonely + ")"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("(an install, next to the executable " + lonely + ")"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("reinstall sbufsim"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("fast scheduler, which needs no module"), std::string::npos) << o.err;
+    EXPECT_FALSE(std::ifstream(json).good()) << "refused before the JSON file was created";
+    const Out bench =
+        binary_with_env(env, lonely, {"bench", "--trace", shipped("dma_load.trc")}, "lonely_bench");
+    EXPECT_EQ(bench.rc, kExitUsage) << bench.err;
+    EXPECT_EQ(bench.out, "") << "refused before the fast runs";
+    const Out fast = binary_with_env(env, lonely, {"run", shipped("dma_load.trc"), "--quiet"}, "lonely_fast");
+    EXPECT_EQ(fast.rc, kExitOk) << fast.err;
+}
+
+// $SBUFSIM_CLOCKED_MODULE is final (no fall-back to the module beside the executable), and what
+// it names must be a loadable shared object, export the entry and come from the same build.
+TEST(CliRun, The_clocked_module_named_by_the_environment_is_checked) {
+    const std::vector<std::string> run = {"run", shipped("dma_load.trc"), "--quiet", "--scheduler",
+                                          "clocked"};
+    struct Case {
+        std::string module, says;
+    };
+    const std::string text = write_temp("not_elf.so", "not a shared object\n");
+    for (const Case& c :
+         {Case{temp("missing.so"), "there is none at " + temp("missing.so") + " ($SBUFSIM_CLOCKED_MODULE)"},
+          Case{text, text + " ($SBUFSIM_CLOCKED_MODULE) cannot be loaded: "},
+          Case{SBUFSIM_NOT_CLOCKED_MODULE,
+               "is not sbufsim's clocked module (it has no sbufsim_clocked_entry)"},
+          Case{SBUFSIM_FAKE_CLOCKED_MODULE,
+               "was built as sbufsim 0.0.0 another-build, this executable as sbufsim "}}) {
+        const Out o = binary_with_env("SBUFSIM_CLOCKED_MODULE=" + shell_quote(c.module), SBUFSIM_BINARY, run,
+                                      "env_module");
+        EXPECT_EQ(o.rc, kExitUsage) << c.module << ": " << o.err;
+        EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+        EXPECT_NE(o.err.find("unset SBUFSIM_CLOCKED_MODULE to use the installed one"), std::string::npos)
+            << o.err;
+    }
+    const std::string own =
+        std::filesystem::path(SBUFSIM_BINARY).parent_path() / "lib/sbufsim/sbufsim_clocked.so";
+    const Out ok =
+        binary_with_env("SBUFSIM_CLOCKED_MODULE=" + shell_quote(own), SBUFSIM_BINARY, run, "env_own");
+    EXPECT_EQ(ok.rc, kExitOk) << ok.err;
 }
 
 TEST(CliRun, Vcd_implies_the_clocked_scheduler_and_refuses_the_fast_one) {

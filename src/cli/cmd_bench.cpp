@@ -5,8 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/clocked_scheduler.h"
 #include "cli/commands.h"
-#include "clocked_replay.h"
 #include "sbufsim/kernel/kernel.h"
 #include "sbufsim/types/number.h"
 
@@ -23,6 +23,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Both schedulers on one trace: the fast one `repeat` times (best time kept, once more with the
 // kernel's own time measured), the clocked one once. Same statistics or it is an error.
 int bench_trace(const std::string& path, const Params& p, std::uint32_t repeat, Io io) {
+    const models::ClockedEntry& clocked_model = clocked_scheduler();  // opened (or refused) before the work
     double fast = 1e300, kernel = 0;
     ReplayResult fr;
     for (std::uint32_t i = 0; i < std::max<std::uint32_t>(1, repeat); ++i) {
@@ -34,7 +35,7 @@ int bench_trace(const std::string& path, const Params& p, std::uint32_t repeat, 
     timed.kernel_seconds = &kernel;
     replay_trace(p, path, timed);
     const auto t0 = std::chrono::steady_clock::now();
-    const models::ClockedRun cr = models::replay_clocked_trace(p, path);
+    const models::ClockedRun cr = clocked_model.replay_trace(p, path, {}, {});
     const double clocked = seconds_since(t0);
     const bool same = fr.total_cycles == cr.result.total_cycles && fr.kernel.clients == cr.result.kernel.clients &&
                       fr.kernel.banks == cr.result.kernel.banks;

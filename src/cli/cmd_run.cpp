@@ -13,10 +13,10 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/clocked_scheduler.h"
 #include "cli/commands.h"
 #include "cli/outputs.h"
 #include "cli/picture.h"
-#include "clocked_replay.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/output/heatmap.h"
 #include "sbufsim/output/metrics.h"
@@ -309,6 +309,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         io.err << "sbufsim run: unknown scheduler '" << scheduler << "' (fast or clocked)\n";
         return kExitUsage;
     }
+    // The clocked scheduler's module is opened (or refused) before any output or work.
+    const models::ClockedEntry* clocked = scheduler == "clocked" ? &clocked_scheduler() : nullptr;
     if (!viz.window.empty()) {
         if (viz.timeline.empty()) {
             io.err << "sbufsim run: --window applies to --timeline\n";
@@ -388,19 +390,18 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             if (bar) ropt.progress = [&progress](std::uint64_t n) { progress.update(n); };
             RunReport rep;
             rep.info.scheduler = scheduler;
-            if (scheduler == "clocked") {
+            if (clocked != nullptr) {
                 models::ClockedOptions copt;
                 copt.vcd = viz.vcd.empty() ? "" : per_trace(viz.vcd, path, traces.size());
                 std::ostringstream tree;
                 if (hierarchy) copt.hierarchy = &tree;
-                rep.result = models::replay_clocked(cfg.params, reader, ropt, copt).result;
+                rep.result = clocked->replay(cfg.params, reader, ropt, copt).result;
                 if (hierarchy)
                     summary << "SystemC hierarchy of " << path << " at the end of the run (signals are driven while "
                             << (viz.vcd.empty() ? "--vcd records them: here they hold their reset values" : "--vcd records them")
                             << "):\n"
                             << tree.str();
-            }
-            else
+            } else
                 rep.result = replay(cfg.params, reader, ropt);
             progress.finish();
             spdlog::info("run: {}: {} records, {} instructions, {} cycles", path, rep.result.records,
