@@ -1,6 +1,7 @@
 #include "sbufsim/engines/dma_engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace sbufsim {
@@ -55,6 +56,8 @@ DmaEngine::DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, con
 
 std::uint32_t DmaEngine::add_queue(std::string name) {
     queues_.push_back(Queue{std::move(name), {}, 0});
+    pending_.resize((queues_.size() + 63) / 64);
+    blocked_.resize(pending_.size());
     return static_cast<std::uint32_t>(queues_.size() - 1);
 }
 
@@ -104,24 +107,54 @@ bool DmaEngine::idle() const { return quiet() && queued_ == 0; }
 
 std::size_t DmaEngine::queued() const { return queued_; }
 
-// The leading transfers (up to the prefetch depth, in queue order) whose waits are met issue
-// their trigger; their semaphore-to-start latency runs once it is done.
+// Arms q's leading transfers whose waits are met, up to the prefetch depth: each issues its
+// trigger, and its semaphore-to-start latency runs once that is done. True when it stops on an
+// unmet wait (noted in block_sem / block_value), false when the window is full.
+bool DmaEngine::arm_queue(Queue& q, Cycle now) {
+    const std::size_t depth = std::min<std::size_t>(q.q.size(), prefetch_);
+    while (q.armed < depth) {
+        DmaInstr& d = q.q.at(q.armed);
+        if (const int unmet = sems_.first_unmet(d.sync); unmet >= 0) {
+            q.block_sem = d.sync.wait_sem[static_cast<std::size_t>(unmet)];
+            q.block_value = d.sync.wait_value[static_cast<std::size_t>(unmet)];
+            return true;
+        }
+        ++q.armed;
+        ++armed_;
+        const Cycle triggered = triggers_ && d.trigger != kNoTrigger ? triggers_->arm(d.trigger, now) : now;
+        d.armed_at = triggered + startup_;
+    }
+    return false;
+}
+
+// The leading transfers (up to the prefetch depth, in queue order) whose waits are met arm.
 void DmaEngine::arm(Cycle now) {
-    // What decides whether a transfer arms: the queues' contents and armed windows (changed by
-    // push and start) and the semaphore values (changed by signals, which bump the generation).
-    // With none of them changed since the last pass, that pass's answer (nothing more to arm)
-    // still holds.
-    if (!arm_dirty_ && arm_generation_ == sems_.generation()) return;
-    arm_dirty_ = false;
-    arm_generation_ = sems_.generation();
-    if (armed_ == queued_) return;
-    for (auto& q : queues_) {
-        const std::size_t depth = std::min<std::size_t>(q.q.size(), prefetch_);
-        while (q.armed < depth && sems_.ready(q.q.at(q.armed).sync)) {
-            ++armed_;
-            DmaInstr& d = q.q.at(q.armed++);
-            const Cycle triggered = triggers_ && d.trigger != kNoTrigger ? triggers_->arm(d.trigger, now) : now;
-            d.armed_at = triggered + startup_;
+    // What decides whether a queue arms more: its contents and armed window (changed by a push
+    // to it and a start from it) and, when its last pass stopped on a wait, that wait's
+    // semaphore (signals bump the generation; values only grow). Any other queue's window is
+    // full, as its last pass left it. So a pass looks at the queues pushed to or started from
+    // since the last pass and, when a signal happened since, at those stopped on a wait whose
+    // semaphore has reached the value. It visits them in queue order, as a walk of every queue
+    // would, so the triggers are issued in the same order.
+    const std::uint64_t generation = sems_.generation();
+    const bool signalled = generation != arm_generation_;
+    if (!any_pending_ && !signalled) return;
+    arm_generation_ = generation;
+    any_pending_ = false;
+    for (std::size_t w = 0; w < pending_.size(); ++w) {
+        const std::uint64_t pending = pending_[w];
+        std::uint64_t visit = pending | (signalled ? blocked_[w] : 0);
+        pending_[w] = 0;
+        while (visit != 0) {
+            const auto bit = static_cast<std::uint32_t>(std::countr_zero(visit));
+            visit &= visit - 1;
+            const std::uint64_t mask = std::uint64_t{1} << bit;
+            Queue& q = queues_[w * 64 + bit];
+            if (!(pending & mask) && sems_.value(q.block_sem) < q.block_value) continue;  // still waits
+            if (arm_queue(q, now))
+                blocked_[w] |= mask;
+            else
+                blocked_[w] &= ~mask;
         }
     }
 }
@@ -174,7 +207,7 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     --q.armed;
     --queued_;
     --armed_;
-    arm_dirty_ = true;
+    mark_pending(qi);
 }
 
 // After retire(): a share of a spread transfer fires the record's signals only when it is the

@@ -103,7 +103,7 @@ public:
     void push(std::uint32_t queue, const DmaInstr& i) {
         queues_[queue].q.push(i);
         ++queued_;
-        arm_dirty_ = true;
+        mark_pending(queue);
     }
     // Nanoseconds of a share's data motion at the engine bandwidth (the cost model).
     double data_ns(const DmaInstr& i) const;
@@ -128,8 +128,13 @@ private:
         std::string name;
         Ring<DmaInstr> q;
         std::uint32_t armed = 0;  // leading transfers whose start-up is counting down
+        // Where arm_queue() last stopped on a wait: the transfer at `armed` waits for
+        // semaphore block_sem to reach block_value (one of its waits; the first unmet one).
+        std::uint16_t block_sem = 0;
+        std::uint32_t block_value = 0;
     };
     void arm(Cycle now);
+    bool arm_queue(Queue& q, Cycle now);
     static bool head_ready(const Queue& q, Cycle now);
     // The queue whose head starts next (dma.queue_policy); queues_.size() when none is ready.
     std::uint32_t pick(Cycle now) const;
@@ -151,9 +156,16 @@ private:
     std::vector<Queue> queues_;
     // Totals over the queues, so a step need not walk them: transfers queued, transfers armed.
     std::size_t queued_ = 0, armed_ = 0;
-    // arm() can arm a transfer only after a push, a start (a queue's armed window moved) or a
-    // signal (a wait may be met): between those it has nothing to do (exact: see arm()).
-    bool arm_dirty_ = true;
+    // arm() can arm a transfer of a queue only after a push to it, a start from it (its armed
+    // window moved) or, when it stopped on a wait, a signal: it looks at those queues alone
+    // (exact: see arm()). One bit per queue.
+    void mark_pending(std::uint32_t queue) {
+        pending_[queue / 64] |= std::uint64_t{1} << (queue % 64);
+        any_pending_ = true;
+    }
+    std::vector<std::uint64_t> pending_;  // pushed to or started from since the last pass
+    std::vector<std::uint64_t> blocked_;  // the last arm_queue() stopped on an unmet wait
+    bool any_pending_ = false;
     std::uint64_t arm_generation_ = ~std::uint64_t{0};
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)
     std::uint32_t join_ = kNoJoin;   // join of the share in flight
