@@ -117,6 +117,7 @@ bool DmaEngine::arm_queue(Queue& q, Cycle now) {
         if (const int unmet = sems_.first_unmet(d.sync); unmet >= 0) {
             q.block_sem = d.sync.wait_sem[static_cast<std::size_t>(unmet)];
             q.block_value = d.sync.wait_value[static_cast<std::size_t>(unmet)];
+            sems_.want(q.block_sem, q.block_value);
             return true;
         }
         ++q.armed;
@@ -133,10 +134,15 @@ void DmaEngine::arm(Cycle now) {
     // to it and a start from it) and, when its last pass stopped on a wait, that wait's
     // semaphore (signals bump the generation; values only grow). Any other queue's window is
     // full, as its last pass left it. So a pass looks at the queues pushed to or started from
-    // since the last pass and, when a signal happened since, at those stopped on a wait whose
-    // semaphore has reached the value. It visits them in queue order, as a walk of every queue
+    // since the last pass and, when a wait some queue asked for was met since (the semaphores'
+    // met generation), at those stopped on a wait whose semaphore has reached the value; the
+    // others ask for their wait again. It visits them in queue order, as a walk of every queue
     // would, so the triggers are issued in the same order.
-    const std::uint64_t generation = sems_.generation();
+    if (arm_every_queue_) {
+        for (Queue& q : queues_) arm_queue(q, now);
+        return;
+    }
+    const std::uint64_t generation = sems_.met_generation();
     const bool signalled = generation != arm_generation_;
     if (!any_pending_ && !signalled) return;
     arm_generation_ = generation;
@@ -150,7 +156,10 @@ void DmaEngine::arm(Cycle now) {
             visit &= visit - 1;
             const std::uint64_t mask = std::uint64_t{1} << bit;
             Queue& q = queues_[w * 64 + bit];
-            if (!(pending & mask) && sems_.value(q.block_sem) < q.block_value) continue;  // still waits
+            if (!(pending & mask) && sems_.value(q.block_sem) < q.block_value) {
+                sems_.want(q.block_sem, q.block_value);  // still waits
+                continue;
+            }
             if (arm_queue(q, now))
                 blocked_[w] |= mask;
             else

@@ -2,6 +2,7 @@
 
 namespace sbufsim {
 
-Semaphores::Semaphores(std::uint32_t count) : value_(count, 0), last_signal_(count, 0) {}
+Semaphores::Semaphores(std::uint32_t count)
+    : value_(count, 0), last_signal_(count, 0), wanted_(count, kNobodyWaits) {}
 
 }  // namespace sbufsim

@@ -45,6 +45,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
         dma_.push_back(std::make_unique<DmaEngine>(e, kernel_, sems_, p, p.timing, tl, idx++));
         dma_.back()->set_shared(dma_shared_.get());
         dma_.back()->set_triggers(triggers_.get());
+        dma_.back()->set_arm_every_queue(o.dma_arm_every_queue);
         engines_.push_back(dma_.back().get());
     }
     for (std::uint32_t c = 0; c < p.q7.cores; ++c) {

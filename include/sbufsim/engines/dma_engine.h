@@ -98,6 +98,8 @@ public:
     void set_shared(DmaShared* s) { shared_ = s; }
     // The trigger units (setup; without them a transfer is armed when its waits are met).
     void set_triggers(DmaTriggers* t) { triggers_ = t; }
+    // Look at every queue on every step (ReplayOptions::dma_arm_every_queue: the reference).
+    void set_arm_every_queue(bool on) { arm_every_queue_ = on; }
     // A queue of this engine (setup); returns its local index.
     std::uint32_t add_queue(std::string name);
     void push(std::uint32_t queue, const DmaInstr& i) {
@@ -157,8 +159,8 @@ private:
     // Totals over the queues, so a step need not walk them: transfers queued, transfers armed.
     std::size_t queued_ = 0, armed_ = 0;
     // arm() can arm a transfer of a queue only after a push to it, a start from it (its armed
-    // window moved) or, when it stopped on a wait, a signal: it looks at those queues alone
-    // (exact: see arm()). One bit per queue.
+    // window moved) or, when it stopped on a wait, a signal that meets it (Semaphores::want): it
+    // looks at those queues alone (exact: see arm()). One bit per queue.
     void mark_pending(std::uint32_t queue) {
         pending_[queue / 64] |= std::uint64_t{1} << (queue % 64);
         any_pending_ = true;
@@ -166,6 +168,7 @@ private:
     std::vector<std::uint64_t> pending_;  // pushed to or started from since the last pass
     std::vector<std::uint64_t> blocked_;  // the last arm_queue() stopped on an unmet wait
     bool any_pending_ = false;
+    bool arm_every_queue_ = false;
     std::uint64_t arm_generation_ = ~std::uint64_t{0};
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)
     std::uint32_t join_ = kNoJoin;   // join of the share in flight

@@ -48,13 +48,26 @@ public:
     }
     void signal(const SyncSet& sync, Cycle at) {
         for (std::uint32_t i = 0; i < sync.signals; ++i) {
-            ++value_[sync.signal_sem[i]];
-            last_signal_[sync.signal_sem[i]] = at;
+            const std::uint16_t s = sync.signal_sem[i];
+            if (++value_[s] >= wanted_[s]) {
+                wanted_[s] = kNobodyWaits;
+                ++met_generation_;
+            }
+            last_signal_[s] = at;
         }
         ++generation_;
     }
     // Bumped by every signal: the scheduler re-examines blocked queues only when it moved.
     std::uint64_t generation() const { return generation_; }
+
+    // A waiter stopped on `s >= v` (v above the value now): the signal that brings s to the
+    // lowest such v of all waiters bumps met_generation() and forgets the thresholds of s, so
+    // every waiter that watches met_generation() looks again and asks anew for what still waits.
+    // Between two bumps no asked-for wait became met.
+    void want(std::uint16_t s, std::uint32_t v) {
+        if (v < wanted_[s]) wanted_[s] = v;
+    }
+    std::uint64_t met_generation() const { return met_generation_; }
 
     // The critical-path tracker the engines report their instructions to (critical_path.h); the
     // semaphore file carries it because every engine holds the file and every cross-engine
@@ -65,8 +78,11 @@ public:
 private:
     CriticalPath* path_ = nullptr;
     std::vector<std::uint64_t> value_;
+    static constexpr std::uint64_t kNobodyWaits = ~std::uint64_t{0};
     std::vector<Cycle> last_signal_;
+    std::vector<std::uint64_t> wanted_;  // per semaphore: the lowest value a waiter asked for
     std::uint64_t generation_ = 0;
+    std::uint64_t met_generation_ = 0;
 };
 
 }  // namespace sbufsim
