@@ -59,6 +59,14 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     watch_.assign(engines_.size(), 0);
     stale_.assign(engines_.size(), 1);
     sem_seen_.assign(engines_.size(), 0);
+    // A DMA engine's step can change something after a signal only when a wait one of its queues
+    // asked for is met (DmaEngine::arm); everything else it does is due at its wake-up.
+    on_met_.assign(engines_.size(), 0);
+    for (const auto& d : dma_) {
+        if (o.dma_arm_every_queue) break;  // the reference: stepped on every signal
+        on_met_[static_cast<std::size_t>(std::find(engines_.begin(), engines_.end(), d.get()) -
+                                         engines_.begin())] = 1;
+    }
     fed_.assign(engines_.size(), 0);
     result_.trace = reader.file();
     result_.generation = p.generation;
@@ -441,7 +449,7 @@ void ReplaySession::settle(Cycle now) {
         for (std::size_t e = 0; e < engines_.size(); ++e) {
             if (quiet ? !fed_[e] : !must_step(e, now)) continue;
             fed_[e] = 0;
-            sem_seen_[e] = sems_.generation();
+            sem_seen_[e] = sem_generation(e);
             const bool moved = engines_[e]->step(now);
             // An engine that moved looks again in the next pass; otherwise it is due again only
             // through its next wake-up (asked anew by next_event()), a semaphore or a new

@@ -43,9 +43,10 @@ struct ReplayOptions {
     // kernel is not stopped for every record (docs/replay.md; the statistics are the same for
     // any value, 0 = record by record as the clocked scheduler submits them).
     Cycle access_batch = 4096;
-    // Every DMA engine looks at every queue on every step, instead of only the queues a push, a
-    // start or a met wait can have changed (dma_engine.h): the reference the per-queue arming is
-    // tested against; the statistics are the same.
+    // Every DMA engine is stepped on every signal and looks at every queue on every step, instead
+    // of only on met waits and only at the queues a push, a start or a met wait can have changed
+    // (dma_engine.h, replay_session.h): the reference those are tested against; the statistics
+    // are the same.
     bool dma_arm_every_queue = false;
     bool record_timeline = false;    // keep one InstrEvent per completed instruction
     std::uint32_t max_skipped_kept = 20;  // lenient: skipped-record errors kept for the report

@@ -112,6 +112,10 @@ private:
     std::vector<Cycle> wake_;              // per engine: wake().at at the last next_event()
     std::vector<std::uint64_t> watch_;     // per engine: wake().watch at the last next_event()
     std::vector<std::uint64_t> sem_seen_;  // per engine: semaphore generation at its last step
+    std::vector<char> on_met_;             // per engine: due on a signal only when it met a wait asked for
+    std::uint64_t sem_generation(std::size_t e) const {
+        return on_met_[e] ? sems_.met_generation() : sems_.generation();
+    }
     std::vector<char> fed_;                // per engine: an instruction queued since its last step
     std::vector<char> stale_;              // per engine: stepped since its wake() was last asked
     bool any_stale_ = true;                // some stale_ is set
@@ -124,7 +128,7 @@ private:
         any_fed_ = true;
     }
     bool must_step(std::size_t e, Cycle now) const {
-        return wake_[e] <= now || fed_[e] || sem_seen_[e] != sems_.generation() ||
+        return wake_[e] <= now || fed_[e] || sem_seen_[e] != sem_generation(e) ||
                (watch_[e] & kernel_.completed_clients());
     }
 
