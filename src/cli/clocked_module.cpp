@@ -11,6 +11,7 @@
 
 #include "cli/clocked_scheduler.h"
 #include "sbufsim/config/config.h"
+#include "sbufsim/config/data_dirs.h"
 #include "sbufsim_revision.h"
 
 namespace fs = std::filesystem;
@@ -28,14 +29,12 @@ struct ModulePlace {
     std::string origin;
 };
 
-// $SBUFSIM_CLOCKED_MODULE alone when set (an explicit choice is final, as for the data folders),
-// else next to the executable: an install first, then a build tree.
-std::vector<ModulePlace> module_places() {
-    if (const char* env = std::getenv(kEnv); env != nullptr && *env != '\0')
-        return {{env, std::string("$") + kEnv}};
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec || exe.empty()) return {};
+// $SBUFSIM_CLOCKED_MODULE alone when set (`chosen`: an explicit choice is final, as for the data
+// folders), else next to the executable: an install first, then a build tree.
+std::vector<ModulePlace> module_places(const char* chosen) {
+    if (chosen != nullptr) return {{chosen, std::string("$") + kEnv}};
+    const fs::path exe = executable_path();
+    if (exe.empty()) return {};
     const fs::path bin = exe.parent_path();
     return {{(bin / SBUFSIM_BIN_TO_MODULE / kModuleFile).lexically_normal().string(),
              "an install, next to the executable " + exe.string()},
@@ -63,8 +62,10 @@ std::string list(const std::vector<ModulePlace>& places) {
 }
 
 const models::ClockedEntry* open_module() {
-    const std::vector<ModulePlace> places = module_places();
-    const bool explicit_choice = std::getenv(kEnv) != nullptr && *std::getenv(kEnv) != '\0';
+    const char* env = std::getenv(kEnv);
+    const char* chosen = env != nullptr && *env != '\0' ? env : nullptr;
+    const bool explicit_choice = chosen != nullptr;
+    const std::vector<ModulePlace> places = module_places(chosen);
     const ModulePlace* found = nullptr;
     for (const ModulePlace& p : places) {
         std::error_code ec;

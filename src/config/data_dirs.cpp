@@ -32,9 +32,8 @@ KindInfo info(DataKind kind) {
 // is "../share/sbufsim" for the usual layout) first, then a build tree (share/ beside the
 // executable). Empty when the executable cannot be located.
 std::vector<DataPlace> roots_next_to_executable() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec || exe.empty()) return {};
+    const fs::path exe = executable_path();
+    if (exe.empty()) return {};
     const fs::path bin = exe.parent_path();
     return {{(bin / SBUFSIM_BIN_TO_DATA).lexically_normal().string(), "an install, next to the executable " + exe.string()},
             {(bin / "share" / "sbufsim").string(), "a build tree, next to the executable " + exe.string()}};
@@ -90,6 +89,12 @@ const DataPlace* first_holding(const std::vector<DataPlace>& places, const std::
 void set_data_roots(std::vector<DataPlace> roots) {
     const std::lock_guard<std::mutex> lock(roots_mutex);
     roots_set = std::move(roots);
+}
+
+std::string executable_path() {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : exe.string();
 }
 
 std::vector<DataPlace> data_roots() {

@@ -62,11 +62,11 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     // A DMA engine's step can change something after a signal only when a wait one of its queues
     // asked for is met (DmaEngine::arm); everything else it does is due at its wake-up.
     on_met_.assign(engines_.size(), 0);
-    for (const auto& d : dma_) {
-        if (o.dma_arm_every_queue) break;  // the reference: stepped on every signal
-        on_met_[static_cast<std::size_t>(std::find(engines_.begin(), engines_.end(), d.get()) -
-                                         engines_.begin())] = 1;
-    }
+    // (The reference, dma_arm_every_queue, steps them on every signal.)
+    if (!o.dma_arm_every_queue)
+        for (const auto& d : dma_)
+            on_met_[static_cast<std::size_t>(std::find(engines_.begin(), engines_.end(), d.get()) -
+                                             engines_.begin())] = 1;
     fed_.assign(engines_.size(), 0);
     result_.trace = reader.file();
     result_.generation = p.generation;

@@ -27,6 +27,10 @@ struct DataPlace {
     std::string origin;
 };
 
+// The running executable's path ("" when it cannot be located): what "next to the executable"
+// is relative to, here and for the clocked scheduler's module (src/cli/clocked_scheduler.h).
+std::string executable_path();
+
 // The roots searched by step 3, in order; each holds configs/ and traces/. Replaces the
 // default (next to the executable). Thread-safe; meant to be called once at start-up.
 void set_data_roots(std::vector<DataPlace> roots);
