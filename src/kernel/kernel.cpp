@@ -804,30 +804,63 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     // this one until the shortest run ends.
     if (granted == ready && !run_ended_ && !(granted & throttled_)) {
         note_steady(granted, gs, c2, d, ps);
-    } else if (s1_contended && granted == (ready & ~(s1 & ~bit(winner))) && !g.twice && !run_ended_ &&
-               !(ready & throttled_) && !tdm_.strict()) {
-        // Everything but the stage-1 losers went through, on banks nobody else wanted.
-        note_rotation(s1, granted & ~bit(winner), c2, d, ps);
+    } else if (s1_contended && !run_ended_ && !(ready & throttled_) && !tdm_.strict()) {
+        // PE clients took turns at stage 1: the next cycles may repeat this one with another winner.
+        note_rotation(s1, winner, prec, granted, c2, d, ps);
     }
 }
 
+// Which beats go through in a cycle of a rotation (rotate()) that the stage-1 winner `w` wins in
+// a slot where `prec` has precedence, when no two of the other beats share a bank and the only
+// ones a PE candidate's banks meet are in the DMA-class order (`contested`; `meets`: those that
+// meet w). Slot of the compute class: the stage-2 order, with w, goes first, so w is granted and
+// the contested beats it meets lose to it. Slot of the DMA class: the DMA-class order goes first,
+// so every contested beat is granted and w loses if it meets one. Returns the granted clients.
+inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t meets, std::uint32_t w,
+                                             TdmClass prec) {
+    if (prec == TdmClass::dma && meets) return others;
+    return (others & ~meets) | bit(w);
+}
+
 // Records a cycle whose successors differ from it only in which PE client wins stage 1
-// (rotate()): every other ready beat was granted on a bank no one else wanted, none throttled,
-// no run ended, no strict TDM. When no PE client's banks meet those of the other granted beats,
-// whichever wins next is granted too, so the next cycles repeat this one with the stage-1
-// winner following the stage-1 policy, until a run would end or something issues.
-[[gnu::noinline]] void Kernel::note_rotation(std::uint64_t s1, std::uint64_t others, std::uint64_t stage2,
-                                             std::uint64_t dma, std::uint64_t psum) {
-    std::uint64_t banks = 0;
+// (rotate()). Holds when: every ready beat took part (no dependency or back-pressure gate, none
+// throttled, TDM not strict, no run ended); no two beats but the PE candidates share a bank; and
+// a PE candidate's banks meet only beats of the DMA-class order, whose place against the stage-2
+// order (and so against the winner) only the slot's precedence decides (rotation_grants()).
+// Then whichever PE client wins, what goes through follows from its banks and the slot alone,
+// so the next cycles repeat this one with the stage-1 winner following the stage-1 policy, until
+// a run would end or something issues. The cycle just stepped must be one such cycle.
+[[gnu::noinline]] void Kernel::note_rotation(std::uint64_t s1, std::uint32_t winner, TdmClass prec,
+                                             std::uint64_t granted, std::uint64_t stage2, std::uint64_t dma,
+                                             std::uint64_t psum) {
+    const std::uint64_t others = ready_ & ~s1;
+    if ((depwait_ | backpressure_) & ready_) return;
+    // A concurrency rule between two ready beats decides by order, not by banks.
+    if (((dve_sbuf_ & ready_) && (gpsimd_sbuf_ & ready_)) || ((dve_psum_ & ready_) && (act_psum_ & ready_)))
+        return;
+    std::uint64_t once = 0, twice = 0;
+    for_each_bit(others, [&](std::uint32_t c) {
+        twice |= once & head_mask_[c];
+        once |= head_mask_[c];
+    });
+    if (twice) return;
+    std::uint64_t s1_banks = 0;
+    for_each_bit(s1, [&](std::uint32_t c) { s1_banks |= head_mask_[c]; });
+    const std::uint64_t dma_order = others & sbuf_mask_ & dma_class_ & ~stage2_mask_;
+    std::uint64_t contested = 0, contested_banks = 0, meets = 0;
     std::uint32_t left = ~0u;
     for_each_bit(others, [&](std::uint32_t c) {
-        banks |= head_mask_[c];
-        left = std::min(left, run_left_[c]);
+        if (!(head_mask_[c] & s1_banks)) {
+            left = std::min(left, run_left_[c]);
+            return;
+        }
+        contested |= bit(c);
+        contested_banks |= head_mask_[c];
+        if (head_mask_[c] & head_mask_[winner]) meets |= bit(c);
     });
-    for (std::uint64_t m = s1; m; m &= m - 1)
-        if (head_mask_[std::countr_zero(m)] & banks) return;
-    if (left == 0) return;
-    rotation_ = {true, left, s1, others, stage2, dma, psum};
+    if ((contested & ~dma_order) || left == 0) return;
+    if (rotation_grants(others, meets, winner, prec) != granted) return;
+    rotation_ = {true, left, s1, others, contested, contested_banks, stage2, dma, psum};
 }
 
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
@@ -902,45 +935,112 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
 
 // The cycles after a rotating step (step() sets rotation_): the same clients are ready with the
 // same banks; each cycle the stage-1 policy picks a PE winner among the same candidates, the
-// others lose stage 1, and every other beat is granted again (no bank is wanted twice, whoever
-// wins). Each cycle is taken as step() would take it, less everything that cannot change: the
-// stage-1 winner and losers, the stall runs and the TDM slot; the other arbiters, whose
-// candidates are all granted every cycle, settle once for all the cycles at the end. A stage-1
-// winner's grant that ends its run is taken here too (grant(): the next run, or the request's
-// completion and the next head); the rotation goes on while that head is ready at once, has no
-// dependency and stays off the other beats' banks, and stops after a completion that fills the
-// completion ring or that run_until() watches. It stops before a cycle in which another
-// client's run would end, at the next issue or `target`. Identical to stepping them
-// (tests/test_kernel_accounting.cpp, KernelRotation).
+// others lose stage 1, and what else goes through follows from the winner's banks and the slot's
+// precedence (rotation_grants()): the beats no PE candidate meets are granted every cycle, a
+// contested one is granted or loses to the winner, or the winner loses to it. Each cycle is taken
+// as step() would take it, less everything that cannot change. The arbiters whose candidates all
+// went through settle in batches (`settle_granted`), the others once per cycle in which one lost;
+// the uncontested clients' runs count down once at the end, the contested ones' by the cycles
+// they were granted. A stage-1 winner's grant that ends its run is taken here too (grant(): the
+// next run, or the request's completion and the next head); the rotation goes on while that head
+// is ready at once, has no dependency and meets no beat but contested ones, and stops after a
+// completion that fills the completion ring or that run_until() watches. It stops before a cycle
+// in which another client's run could end, at the next issue or `target`. Identical to stepping
+// them (tests/test_kernel_accounting.cpp, KernelRotation and KernelRotationContested).
 template <class Stage1, class Stage2>
 void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
     rotation_.on = false;  // taken; the next step decides again
-    Cycle limit = std::min<Cycle>(rotation_.cycles, target - now_);
+    const Rotation r = rotation_;
+    Cycle limit = std::min<Cycle>(r.cycles, target - now_);
     if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
-    const std::uint64_t s1 = rotation_.s1, others = rotation_.others, ready = ready_;
+    const std::uint64_t ready = ready_;
     std::uint64_t others_banks = 0;
-    for_each_bit(others, [&](std::uint32_t c) { others_banks |= head_mask_[c]; });
-    const bool dma_used = (others & sbuf_mask_ & dma_class_) != 0;
-    const bool others_compute = (others & sbuf_mask_ & compute_class_) != 0;
+    for_each_bit(r.others, [&](std::uint32_t c) { others_banks |= head_mask_[c]; });
+    // The contested beats: whose each bank is, how often each lost (it is granted in every other
+    // cycle) and in which cycle it last did (a grant in between ends its stall run).
+    std::uint32_t owner[64];
+    std::uint64_t lost[kClientSlots], last_lost[kClientSlots];
+    Cycle cap = kNever;  // the first cycle in which a contested run could end: min(run_left + lost)
+    for_each_bit(r.contested, [&](std::uint32_t c) {
+        for_each_bit(head_mask_[c], [&](std::uint32_t b) { owner[b] = c; });
+        lost[c] = 0;
+        last_lost[c] = ~std::uint64_t{0};  // the cycle before the rotation
+        cap = std::min<Cycle>(cap, run_left_[c]);
+    });
+    const auto meets_of = [&](std::uint32_t w) {
+        std::uint64_t m = 0;
+        for_each_bit(head_mask_[w] & r.contested_banks, [&](std::uint32_t b) { m |= bit(owner[b]); });
+        return m;
+    };
     const std::uint32_t slots = tdm_.slots();
     std::uint32_t slot = slot_;  // of cycle now_ - 1, the step just taken
-    Cycle n = 0;
+    Cycle n = 0, stage2_full = 0, dma_full = 0;
     while (n < limit) {
+        if (n >= cap) {  // a contested client may have lost since: its run ends later
+            cap = kNever;
+            for_each_bit(r.contested,
+                         [&](std::uint32_t c) { cap = std::min<Cycle>(cap, run_left_[c] + lost[c]); });
+            if (n >= cap) break;
+        }
         const Cycle t = now_ + n;
-        const std::uint32_t w = arb1.first(s1);
+        const std::uint32_t w = arb1.first(r.s1);
         slot = slot + 1 == slots ? 0 : slot + 1;
+        const TdmClass prec = tdm_.precedence(slot);
+        const std::uint64_t meets = r.contested ? meets_of(w) : 0;
+        const std::uint64_t granted = rotation_grants(r.others, meets, w, prec);
+        const std::uint64_t losers = (r.others & ~granted) | (bit(w) & ~granted);
         TdmSlotStats& ss = stats_.tdm_slots[slot];
+        const std::uint64_t gs = granted & sbuf_mask_;
         ++ss.cycles;
-        ss.compute_used += others_compute || (compute_class_ >> w & 1);
-        ss.dma_used += dma_used;
-        for_each_bit(s1 & ~bit(w), [&](std::uint32_t c) {
+        ss.compute_used += (gs & compute_class_) != 0;
+        ss.dma_used += (gs & dma_class_) != 0;
+        ss.idle += gs == 0;
+        for_each_bit(r.s1 & ~bit(w), [&](std::uint32_t c) {
             charge(c, StallCause::stage1_loss);
             ++contended_[c];
         });
-        ++contended_[w];
-        ++won_[w];
-        arb1.settle(s1, bit(w));
+        // The banks both the winner and a contested beat wanted, and who lost them to whom.
+        const std::uint64_t twice = head_mask_[w] & others_banks;
+        for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
+        const std::uint64_t prec_class = prec == TdmClass::dma ? dma_class_ : compute_class_;
+        for_each_bit(losers, [&](std::uint32_t c) {
+            const std::uint64_t lost_banks = head_mask_[c] & (c == w ? others_banks : head_mask_[w]);
+            const std::uint32_t b = static_cast<std::uint32_t>(std::countr_zero(lost_banks));
+            const std::uint32_t blk = c == w ? owner[b] : w;
+            if (c != w) {
+                if (last_lost[c] + 1 != n) stall_run_[c] = 0;  // granted since its last loss
+                last_lost[c] = n;
+                ++lost[c];
+            }
+            charge(c, ((prec_class >> blk) & ~(prec_class >> c) & 1) ? StallCause::tdm
+                                                                     : StallCause::bank_conflict);
+            ++stats_.blocked_by[std::size_t{c} * n_ + blk];
+            ++bank_stalls_[b];
+            ++contended_[c];
+        });
+        // Granted beats that met another: the winner (or its stage-1 win), the contested it beat.
+        for_each_bit(granted & (meets | bit(w)), [&](std::uint32_t c) {
+            ++contended_[c];
+            ++won_[c];
+        });
+        const bool w_granted = granted & bit(w);
+        arb1.settle(r.s1, w_granted ? bit(w) : 0);
+        if (w_granted) {
+            ++stage2_full;
+        } else {
+            arb2.settle_granted(r.stage2, stage2_full);
+            stage2_full = 0;
+            arb2.settle(r.stage2, r.stage2 & ~bit(kPeRdPort));
+        }
+        if (!(losers & r.dma)) {
+            ++dma_full;
+        } else {
+            dma_arb_.settle_granted(r.dma, dma_full);
+            dma_full = 0;
+            dma_arb_.settle(r.dma, granted & r.dma);
+        }
         ++n;
+        if (!w_granted) continue;
         if (run_left_[w]) {  // grant() without its run end
             stall_run_[w] = 0;
             --run_left_[w];
@@ -948,17 +1048,22 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         }
         // The winner's run ends with this grant: its next run or next request becomes the head.
         grant(w, t);
-        if (ready_ != ready || (depwait_ >> w & 1) || (head_mask_[w] & others_banks) || watched_done_ ||
-            (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_))
+        if (ready_ != ready || (depwait_ >> w & 1) || (head_mask_[w] & others_banks & ~r.contested_banks) ||
+            watched_done_ || (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_))
             break;  // the next cycle is not the same rotation: step() takes it
         if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
     }
     if (n == 0) return;
     stats_.cycles += n;
-    for_each_bit(others, [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(n); });
-    arb2.settle_granted(rotation_.stage2, n);
-    if (rotation_.dma) dma_arb_.settle_granted(rotation_.dma, n);
-    if (rotation_.psum) psum_arb_.settle_granted(rotation_.psum, n);
+    for_each_bit(r.others & ~r.contested,
+                 [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(n); });
+    for_each_bit(r.contested, [&](std::uint32_t c) {
+        run_left_[c] -= static_cast<std::uint32_t>(n - lost[c]);
+        if (last_lost[c] + 1 != n) stall_run_[c] = 0;  // granted in the last cycle
+    });
+    arb2.settle_granted(r.stage2, stage2_full);
+    if (r.dma) dma_arb_.settle_granted(r.dma, dma_full);
+    if (r.psum) psum_arb_.settle_granted(r.psum, n);
     now_ += n;
     slot_cycle_ = now_ - 1;
     slot_ = slot;

@@ -163,8 +163,10 @@ private:
                      std::uint64_t psum);
     template <class Stage1, class Stage2>
     void rotate(Cycle target, Stage1& arb1, Stage2& arb2);
-    void note_rotation(std::uint64_t s1, std::uint64_t others, std::uint64_t stage2, std::uint64_t dma,
-                       std::uint64_t psum);
+    void note_rotation(std::uint64_t s1, std::uint32_t winner, TdmClass prec, std::uint64_t granted,
+                       std::uint64_t stage2, std::uint64_t dma, std::uint64_t psum);
+    static std::uint64_t rotation_grants(std::uint64_t others, std::uint64_t meets, std::uint32_t w,
+                                         TdmClass prec);
     template <typename F>
     void add_slot_cycles(Cycle from, Cycle len, F&& f);
     struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
@@ -255,15 +257,15 @@ private:
         Cycle cycles = 0;
         std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
     } steady_;
-    // Set by step(): the cycle granted every ready beat but the stage-1 losers, on banks no other
-    // beat wanted, and no PE candidate's banks meet those of the other granted beats, which have
-    // `cycles` more beats each after this one at least; the cycles after it repeat it with the
-    // stage-1 winner rotating (rotate()). s1: the PE candidates; others: the other granted
-    // clients; the stage-2 / DMA-class / PSUM arbiters' candidates, all granted.
+    // Set by step() (note_rotation()): the cycles after it repeat it with the stage-1 winner
+    // rotating (rotate()). s1: the PE candidates; others: the other ready clients, no two on one
+    // bank; contested: those of them some PE candidate's banks meet (all in the DMA-class order),
+    // and their banks; the stage-2 / DMA-class / PSUM arbiters' candidates. The uncontested
+    // others have `cycles` more beats each after this one at least.
     struct Rotation {
         bool on = false;
         Cycle cycles = 0;
-        std::uint64_t s1 = 0, others = 0, stage2 = 0, dma = 0, psum = 0;
+        std::uint64_t s1 = 0, others = 0, contested = 0, contested_banks = 0, stage2 = 0, dma = 0, psum = 0;
     } rotation_;
     Stats stats_;
     mutable Stats report_;  // what stats() returns: stats_ with the counters kept aside added
