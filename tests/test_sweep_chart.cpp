@@ -441,6 +441,22 @@ TEST(SweepChartSvg, Lines_drawn_over_each_other_are_noted) {
     EXPECT_FALSE(contains(svg, "tdm.max_slots 8, ")) << svg;
 }
 
+TEST(SweepChartSvg, The_best_value_note_names_the_best_points_or_says_all_are_equal) {
+    const std::string rows =
+        "a.trc,1,100,dma_0,0.5,ok,\n"
+        "a.trc,2,90,dma_0,0.5,ok,\n";
+    std::string svg = render_chart(build_chart(table(kHeader1 + rows), request("total_cycles")), ChartInfo{});
+    EXPECT_TRUE(contains(svg, "lowest total_cycles 90 (outlined) at tdm.dma_slots=2")) << svg;
+    const std::string tied =
+        "a.trc,1,100,dma_0,0.5,ok,\n"
+        "a.trc,2,100,dma_0,0.5,ok,\n"
+        "a.trc,3,100,dma_0,0.5,ok,\n"
+        "a.trc,4,100,dma_0,0.5,ok,\n";
+    svg = render_chart(build_chart(table(kHeader1 + tied), request("total_cycles")), ChartInfo{});
+    EXPECT_TRUE(contains(svg, "total_cycles 100 at all 4 points: the swept values do not change it")) << svg;
+    EXPECT_FALSE(contains(svg, "lowest")) << svg;
+}
+
 TEST(SweepChartSvg, Short_numbers) {
     EXPECT_EQ(short_number(50422), "50422");
     EXPECT_EQ(short_number(0.9624294599), "0.9624");

@@ -496,10 +496,18 @@ std::vector<std::string> notes_of(const ChartModel& m) {
         std::vector<std::string> where;
         for (const auto& p : m.points)
             if (p.best) where.push_back(describe_point(m, p.x, p.y));
-        std::string n = std::string(m.better == sweep::Better::lower ? "lowest " : "highest ") + m.metric + " " +
-                        short_number(*m.best);
-        n += outline_best(m) ? " (outlined) at " + join(where, "; ")
-                             : " at " + std::to_string(where.size()) + " of " + std::to_string(m.points.size()) + " points";
+        std::string n;
+        if (where.size() > 1 && where.size() == m.points.size()) {
+            // Nothing to pick: "lowest at 4 of 4 points" would read as if some point were better.
+            n = m.metric + " " + short_number(*m.best) + " at all " + std::to_string(where.size()) +
+                " points: the swept values do not change it";
+        } else {
+            n = std::string(m.better == sweep::Better::lower ? "lowest " : "highest ") + m.metric + " " +
+                short_number(*m.best);
+            n += outline_best(m) ? " (outlined) at " + join(where, "; ")
+                                 : " at " + std::to_string(where.size()) + " of " +
+                                       std::to_string(m.points.size()) + " points";
+        }
         notes.push_back(n);
     }
     if (m.kind == ChartKind::line)
