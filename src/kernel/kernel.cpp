@@ -807,6 +807,10 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     } else if (s1_contended && !run_ended_ && !(ready & throttled_) && !tdm_.strict()) {
         // PE clients took turns at stage 1: the next cycles may repeat this one with another winner.
         note_rotation(s1, winner, prec, granted, c2, d, ps);
+    } else if (run_ended_ && !(ready & throttled_) && !tdm_.strict() && next_issue_ > t + 1) {
+        // Runs ended: with the new heads, the next cycles may grant every ready beat (not when
+        // something issues in the next one: no cycle to leap).
+        note_steady_heads();
     }
 }
 
@@ -861,6 +865,36 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
     if ((contested & ~dma_order) || left == 0) return;
     if (rotation_grants(others, meets, winner, prec) != granted) return;
     rotation_ = {true, left, s1, others, contested, contested_banks, stage2, dma, psum};
+}
+
+// After a step in which runs ended (their next runs or requests are the heads now): the next
+// cycles grant every ready beat when nothing gates one (no dependency or back-pressure; the caller
+// saw none throttled and TDM not strict), at most one PE client is ready, no concurrency rule has
+// both sides ready and no two heads share a bank. Then they repeat until the shortest run ends,
+// as after a steady step (leap()).
+[[gnu::noinline]] void Kernel::note_steady_heads() {
+    const std::uint64_t ready = ready_;
+    const std::uint64_t s1 = ready & sbuf_mask_ & stage1_mask_;
+    if (!ready || ((depwait_ | backpressure_) & ready) || (s1 & (s1 - 1))) return;
+    if (((dve_sbuf_ & ready) && (gpsimd_sbuf_ & ready)) || ((dve_psum_ & ready) && (act_psum_ & ready)))
+        return;
+    // Out at the first head of one beat or on a taken bank (1-beat records: every step ends runs).
+    std::uint64_t taken = 0;
+    std::uint32_t left = ~0u;
+    for (std::uint64_t m = ready; m; m &= m - 1) {
+        const std::uint32_t c = static_cast<std::uint32_t>(std::countr_zero(m));
+        if (run_left_[c] == 0 || (taken & head_mask_[c])) return;
+        taken |= head_mask_[c];
+        left = std::min(left, run_left_[c]);
+    }
+    const std::uint64_t sb = ready & sbuf_mask_;
+    steady_ = {true,
+               left,
+               ready,
+               sb,
+               (sb & stage2_mask_) | (s1 ? bit(kPeRdPort) : 0),
+               sb & dma_class_,
+               ready & psum_mask_clients_};
 }
 
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
@@ -922,7 +956,11 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
         if (dma) ss.dma_used += k;
         if (!steady_.sbuf) ss.idle += k;
     });
-    for_each_bit(steady_.granted, [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(len); });
+    // (A client the step noted from its new heads may have lost in it: its stall run ends here.)
+    for_each_bit(steady_.granted, [&](std::uint32_t c) {
+        run_left_[c] -= static_cast<std::uint32_t>(len);
+        stall_run_[c] = 0;
+    });
     // A steady cycle has at most one stage-1 candidate (a second would have lost), granted.
     if (const std::uint64_t s1 = steady_.granted & stage1_mask_) arb1.settle_granted(s1, len);
     arb2.settle_granted(steady_.stage2, len);

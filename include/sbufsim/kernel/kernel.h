@@ -161,6 +161,7 @@ private:
     void leap(Cycle target, Stage1& arb1, Stage2& arb2);
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
                      std::uint64_t psum);
+    void note_steady_heads();
     template <class Stage1, class Stage2>
     void rotate(Cycle target, Stage1& arb1, Stage2& arb2);
     void note_rotation(std::uint64_t s1, std::uint32_t winner, TdmClass prec, std::uint64_t granted,
