@@ -870,8 +870,8 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
 // After a step in which runs ended (their next runs or requests are the heads now): the next
 // cycles grant every ready beat when nothing gates one (no dependency or back-pressure; the caller
 // saw none throttled and TDM not strict), at most one PE client is ready, no concurrency rule has
-// both sides ready and no two heads share a bank. Then they repeat until the shortest run ends,
-// as after a steady step (leap()).
+// both sides ready, no two heads share a bank and none is the last beat of its run. Then they
+// repeat until the shortest run ends, as after a steady step (leap()).
 [[gnu::noinline]] void Kernel::note_steady_heads() {
     const std::uint64_t ready = ready_;
     const std::uint64_t s1 = ready & sbuf_mask_ & stage1_mask_;
