@@ -1026,7 +1026,7 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         const TdmClass prec = tdm_.precedence(slot);
         const std::uint64_t meets = r.contested ? meets_of(w) : 0;
         const std::uint64_t granted = rotation_grants(r.others, meets, w, prec);
-        const std::uint64_t losers = (r.others & ~granted) | (bit(w) & ~granted);
+        const std::uint64_t losers = (r.others | bit(w)) & ~granted;
         TdmSlotStats& ss = stats_.tdm_slots[slot];
         const std::uint64_t gs = granted & sbuf_mask_;
         ++ss.cycles;
