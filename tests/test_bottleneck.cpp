@@ -182,5 +182,35 @@ TEST(Bottleneck, Dma_finding_names_descriptors_shorter_than_the_per_descriptor_m
     EXPECT_EQ(long_rows.advice.rfind("start each load earlier", 0), 0u) << long_rows.advice;
 }
 
+// A trace of access records only. When one client has work nearly all the run (its beats plus its
+// stalled cycles), the finding names it and says to spread its accesses; when every client is
+// idle most of the run, it says the records' cycles set the length instead.
+TEST(Bottleneck, Access_only_finding_names_the_client_with_the_most_work_or_the_records_cycles) {
+    auto first_finding = [](const std::string& name, const std::string& records) {
+        const ReplayResult r =
+            replay_trace(cayman(), write_temp(name, "sbufsim-trace 1 gen=cayman\n" + records));
+        const Bottleneck b = analyse(r);
+        EXPECT_FALSE(b.findings.empty()) << name;
+        return std::pair{r, b.findings.empty() ? Finding{} : b.findings.front()};
+    };
+    // dma_0 moves one partition per beat: 4 x 16 partitions x 64 B is 64 beats back to back.
+    std::string busy;
+    for (int i = 0; i < 4; ++i) busy += "0 dma_0 wr 0x2000 16 64\n";
+    busy += "0 act_rd rd 0x0 1 64\n";
+    const auto [rb, fb] = first_finding("access_only_busy.trc", busy);
+    std::uint64_t dma_beats = 0;
+    for (const ClientStats& c : rb.kernel.clients)
+        if (c.name == "dma_0") dma_beats = c.beats;
+    ASSERT_GT(dma_beats, 0u);
+    EXPECT_EQ(fb.text.rfind("The trace has only access records, and dma_0 has work", 0), 0u) << fb.text;
+    EXPECT_NE(fb.text.find(std::to_string(dma_beats) + " beats"), std::string::npos) << fb.text;
+    EXPECT_EQ(fb.advice.rfind("split dma_0's accesses", 0), 0u) << fb.advice;
+    // Two one-beat reads 2,000 cycles apart: the clients have work 2 cycles of the run.
+    const auto [rs, fs] =
+        first_finding("access_only_sparse.trc", "0 act_rd rd 0x0 1 32\n2000 pe_client_0 rd 0x0 1 32\n");
+    EXPECT_GE(rs.total_cycles, 2000u);
+    EXPECT_EQ(fs.advice, "the records' issue cycles, not the banks, set the run's length") << fs.text;
+}
+
 }  // namespace
 }  // namespace sbufsim

@@ -167,6 +167,28 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
     return f;
 }
 
+// A trace of access records only: the run lasts as long as its busiest client's queue. A client
+// moves at most one beat a cycle (seed 000 §8 step 5), so its beats plus the cycles it stalled
+// bound the run from below; the client for which that sum is largest is the one to relieve.
+Finding access_only_finding(const Stats& k, Cycle n) {
+    const auto occupied = [](const ClientStats& c) { return c.beats + c.total_stalls(); };
+    const ClientStats* busiest = nullptr;
+    for (const ClientStats& c : k.clients)
+        if (!busiest || occupied(c) > occupied(*busiest)) busiest = &c;
+    if (!busiest || !busiest->beats)
+        return {n, "The trace's access records kept the banks busy " + num(n) + " cycles",
+                "check their cycles"};
+    const std::string& c = busiest->name;
+    const double share = ratio(static_cast<double>(occupied(*busiest)), static_cast<double>(n));
+    const std::string text = "The trace has only access records, and " + c + " has work " + pct(share) +
+                             " of the run: " + num(busiest->beats) +
+                             " beats (a client moves one a cycle at most) and " +
+                             num(busiest->total_stalls()) + " stalled cycles of " + num(n);
+    // Below half, the clients wait for their records more than for the banks.
+    if (share < 0.5) return {n, text, "the records' issue cycles, not the banks, set the run's length"};
+    return {n, text, "split " + c + "'s accesses over more clients or move fewer bytes per record"};
+}
+
 void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
     for (const PathGroup& g : b.path) {
         const double share = ratio(static_cast<double>(g.total()), static_cast<double>(b.total));
@@ -176,7 +198,9 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
         const std::string on_path = num(n) + " cycles (" + pct(ratio(static_cast<double>(n), static_cast<double>(b.total))) +
                                     ") of the critical path";
         const std::string per = g.instructions ? ", " + num(g.instructions) + (g.instructions == 1 ? " instruction" : " instructions") + " on it" : "";
-        if (g.name == "kernel") {
+        if (g.name == "kernel" && r.instructions == 0) {
+            out.push_back(access_only_finding(r.kernel, n));
+        } else if (g.name == "kernel") {
             out.push_back({n, "Access records kept the banks busy " + num(n) + " cycles after the last instruction",
                            "the trace's access records outlast its instructions: check their cycles"});
         } else if (c == PathCause::bank_wait) {
