@@ -156,6 +156,24 @@ TEST(Bottleneck, Findings_name_the_largest_blocker_with_its_cycles) {
     EXPECT_TRUE(blocker);
 }
 
+// A client that lost one beat-cycle of a 3,000-cycle run is not a finding (Bottleneck::kMinShare);
+// the same loss in a 4-cycle run is.
+TEST(Bottleneck, A_blocked_client_is_a_finding_only_when_it_lost_a_share_of_the_run) {
+    const std::string clash = "0 act_rd rd 0x0 1 32\n0 pe_client_0 rd 0x0 1 32\n";
+    auto blocker_findings = [&](const std::string& name, const std::string& tail) {
+        const ReplayResult r =
+            replay_trace(cayman(), write_temp(name, "sbufsim-trace 1 gen=cayman\n" + clash + tail));
+        std::uint64_t blocked = 0;
+        for (const std::uint64_t v : r.kernel.blocked_by) blocked += v;
+        EXPECT_EQ(blocked, 1u) << name;
+        std::size_t n = 0;
+        for (const Finding& f : analyse(r).findings) n += f.text.find("beat-cycles to") != std::string::npos;
+        return n;
+    };
+    EXPECT_EQ(blocker_findings("blocked_long.trc", "3000 act_rd rd 0x0 1 32\n"), 0u);
+    EXPECT_EQ(blocker_findings("blocked_short.trc", ""), 1u);
+}
+
 // A DMA-bound transfer of 128 partitions: with 512-byte rows every descriptor is shorter than
 // dma.pkt_min_ns x dma.engine_gbps (64 ns x 27.2 GB/s = 1740 B on cayman) and the finding says
 // so first; with 4 KiB rows none is and the advice is the usual one.

@@ -326,7 +326,9 @@ Bottleneck analyse(const ReplayResult& r) {
     engine_findings(r, b, rest);
     std::stable_sort(rest.begin(), rest.end(), [](const Finding& x, const Finding& y) { return x.cycles > y.cycles; });
     for (auto& f : rest)
-        if (b.findings.size() < Bottleneck::kMaxFindings) b.findings.push_back(std::move(f));
+        if (b.findings.size() < Bottleneck::kMaxFindings &&
+            ratio(static_cast<double>(f.cycles), total) >= Bottleneck::kMinShare)
+            b.findings.push_back(std::move(f));
     return b;
 }
 

@@ -54,6 +54,10 @@ struct Bottleneck {
     std::string verdict;                  // "bound by DMA: 53.0 % of the critical path (...)"
     std::vector<Finding> findings;        // largest first, at most kMaxFindings
     static constexpr std::size_t kMaxFindings = 5;
+    // A finding off the critical path (a blocked client, p2fifo back-pressure, LdWeights waits,
+    // throttling) is told only when it is about this share of the run's cycles or more: a client
+    // that lost 5 beat-cycles of 56,000 is nothing to act on.
+    static constexpr double kMinShare = 0.01;
 };
 
 Bottleneck analyse(const ReplayResult& r);
