@@ -181,7 +181,35 @@ int TraceChecker::resolve_client(const Record& r) {
     return it->second;
 }
 
+// The usual access record breaks no rule: its rules are tested together, without a branch each
+// (a trace's records come in random client, op and address order, so a branch per rule would
+// mispredict), and only a record that breaks one, or a Q7 port's, takes check_access_rules().
 void TraceChecker::check_access(Ctx& c) {
+    const Record& r = c.rec;
+    if (const int client = client_of(r); client >= 0) [[likely]] {
+        const AccessPort port = ports_[static_cast<std::size_t>(client)];
+        const Decoded d = map_.locate(r.address);
+        const bool psum = d.region == Region::psum;
+        const std::uint64_t parts = psum ? map_.psum().partitions : map_.sbuf().partitions;
+        const std::uint64_t active = psum ? map_.psum().partition_active : map_.sbuf().partition_active;
+        const bool rd = r.op == Op::rd;
+        const bool broken = (r.cycle < last_cycle_) | (port.read_only & !rd) | (port.no_reads & rd) |
+                            port.q7 | !d.valid() | (d.region != port.region) | (r.partitions == 0) |
+                            (std::uint64_t{d.partition} + r.partitions > parts) | (r.bytes == 0) |
+                            (std::uint64_t{d.offset} + r.bytes > active);
+        if (!broken) [[likely]] {
+            last_cycle_ = r.cycle;
+            last_cycle_line_ = r.line;
+            last_client_ = client;
+            last_access_ = d;
+            return;
+        }
+    }
+    check_access_rules(c);
+}
+
+// Each rule of an access record in turn, with its message.
+[[gnu::cold, gnu::noinline]] void TraceChecker::check_access_rules(Ctx& c) {
     const Record& r = c.rec;
     last_client_ = -1;
     // Access cycles drive the kernel's issue times: a trace must not go back in time.

@@ -359,6 +359,10 @@ struct TraceReader::Impl {
     std::uint64_t line_no = 0;      // text: lines consumed; binary: records consumed
     std::string access_buf;          // access line with commas turned into spaces
     bool done = false;
+    // The record the last read() left holding an access record: only its access fields were
+    // written, so the next read() into it resets those alone (Record::clear copies the whole
+    // record, about as many instructions as decoding an access record).
+    const Record* access_left = nullptr;
 
     // Parse state of the current line.
     TraceReader* reader = nullptr;
@@ -641,11 +645,16 @@ void TraceReader::open(bool digest) {
 ReadStatus TraceReader::read(Record& rec, TraceError& err) {
     Impl& m = *impl_;
     if (m.done) return ReadStatus::end;
-    rec.clear();
+    if (&rec == m.access_left && rec.kind == RecordKind::access)
+        rec.clear_access_fields();
+    else
+        rec.clear();
+    m.access_left = nullptr;
     if (format_ == TraceFormat::binary) {
         const ReadStatus s = detail::read_binary_record(m.input, names_, rec, err, m.line_no);
         if (s == ReadStatus::error) err.file = file_;
         if (s == ReadStatus::record) ++records_;
+        if (s == ReadStatus::record && rec.kind == RecordKind::access) m.access_left = &rec;
         if (s == ReadStatus::end) m.done = true;
         return s;
     }
@@ -690,6 +699,7 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
             return ReadStatus::error;
         }
         ++records_;
+        if (rec.kind == RecordKind::access) m.access_left = &rec;
         return ReadStatus::record;
     }
     if (m.input.failed()) {

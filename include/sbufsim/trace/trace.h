@@ -198,9 +198,26 @@ struct Record {
     bool has_tile_size() const { return tile_size[0] != kNoTile; }
     // Reset every field to its default (readers do this before filling a record).
     // A copy of one empty record: cheaper than building a new one per record read.
-    void clear() {
-        static const Record empty{};
-        *this = empty;
+    void clear() { *this = empty(); }
+    // The same for a record that holds an access record: the fields an access record sets, the
+    // only ones that differ from an empty record's (TraceReader::read).
+    void clear_access_fields() {
+        const Record& e = empty();
+        kind = e.kind;
+        line = e.line;
+        cycle = e.cycle;
+        client = e.client;
+        client_id = e.client_id;
+        op = e.op;
+        address = e.address;
+        partitions = e.partitions;
+        bytes = e.bytes;
+    }
+
+private:
+    static const Record& empty() {
+        static const Record e{};
+        return e;
     }
 };
 
@@ -278,7 +295,9 @@ public:
     const std::string& file() const { return file_; }
     const NameTable& names() const { return names_; }
 
-    // The next record into `rec` (previous contents overwritten). On a malformed record returns
+    // The next record into `rec` (previous contents overwritten). When `rec` holds the access
+    // record the previous call returned, only its access fields are reset: the others still hold
+    // their defaults, so a caller must not change them in between. On a malformed record returns
     // `error` with `err` filled and stays usable: the next call continues after the bad record
     // (text: the next line; binary: the next record, unless the stream is truncated → end).
     ReadStatus read(Record& rec, TraceError& err);

@@ -49,6 +49,7 @@ public:
 private:
     struct Ctx;
     void check_access(Ctx& c);
+    void check_access_rules(Ctx& c);
     void check_dma(Ctx& c);
     void check_dma_trigger(Ctx& c);
     void check_dma_rmw(Ctx& c);
