@@ -457,6 +457,35 @@ TEST(SweepChartSvg, The_best_value_note_names_the_best_points_or_says_all_are_eq
     EXPECT_FALSE(contains(svg, "lowest")) << svg;
 }
 
+// When the second key does not change the best (every point at the best x is a best one), the
+// note names the x values alone; otherwise it lists the points.
+TEST(SweepChartSvg, The_best_value_note_names_one_key_when_the_other_does_not_change_the_best) {
+    const std::string by_x =
+        "a.trc,1,8,90,dma_0,0.5,ok,\n"
+        "a.trc,1,16,90,dma_0,0.5,ok,\n"
+        "a.trc,2,8,100,dma_0,0.5,ok,\n"
+        "a.trc,2,16,100,dma_0,0.5,ok,\n";
+    std::string svg = render_chart(build_chart(table(kHeader2 + by_x), request("total_cycles")), ChartInfo{});
+    EXPECT_TRUE(contains(svg, "lowest total_cycles 90 (outlined) at tdm.dma_slots=1 (any tdm.max_slots)"))
+        << svg;
+    const std::string by_y =
+        "a.trc,1,8,100,dma_0,0.5,ok,\n"
+        "a.trc,1,16,90,dma_0,0.5,ok,\n"
+        "a.trc,2,8,100,dma_0,0.5,ok,\n"
+        "a.trc,2,16,90,dma_0,0.5,ok,\n";
+    svg = render_chart(build_chart(table(kHeader2 + by_y), request("total_cycles")), ChartInfo{});
+    EXPECT_TRUE(contains(svg, "lowest total_cycles 90 (outlined) at tdm.max_slots=16 (any tdm.dma_slots)"))
+        << svg;
+    const std::string mixed =
+        "a.trc,1,8,90,dma_0,0.5,ok,\n"
+        "a.trc,1,16,100,dma_0,0.5,ok,\n"
+        "a.trc,2,8,100,dma_0,0.5,ok,\n"
+        "a.trc,2,16,90,dma_0,0.5,ok,\n";
+    svg = render_chart(build_chart(table(kHeader2 + mixed), request("total_cycles")), ChartInfo{});
+    EXPECT_TRUE(contains(svg, "at tdm.dma_slots=1, tdm.max_slots=8; tdm.dma_slots=2, tdm.max_slots=16"))
+        << svg;
+}
+
 TEST(SweepChartSvg, Short_numbers) {
     EXPECT_EQ(short_number(50422), "50422");
     EXPECT_EQ(short_number(0.9624294599), "0.9624");

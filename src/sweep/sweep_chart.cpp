@@ -490,12 +490,35 @@ std::vector<std::vector<std::string>> coinciding_lines(const ChartModel& m) {
 }
 
 // The notes under the chart: the best value and the skipped points. Returns the lines.
+// The best points of a two-key chart, by one key's values alone when every point charted at those
+// values is a best one ("tdm.dma_slots=0 (any arbiter.dma_class.dma.prio)"): the other key does
+// not change the best, and a list of each point would say it less plainly. Empty otherwise.
+std::string best_by_one_key(const ChartModel& m) {
+    if (m.y.key.empty()) return "";
+    const auto by = [&](const ChartAxis& axis, const ChartAxis& other, auto index) -> std::string {
+        std::vector<std::size_t> all(axis.values.size(), 0), best(axis.values.size(), 0);
+        for (const auto& p : m.points) ++all[index(p)], best[index(p)] += p.best;
+        std::vector<std::string> values;
+        bool collapses = false;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (!best[i]) continue;
+            if (best[i] != all[i]) return "";
+            collapses = collapses || all[i] > 1;
+            values.push_back(axis.key == kTraceColumn ? file_name(axis.values[i]) : axis.values[i]);
+        }
+        return collapses ? axis.key + "=" + join(values, ", ") + " (any " + other.key + ")" : "";
+    };
+    const std::string x = by(m.x, m.y, [](const ChartPoint& p) { return p.x; });
+    return !x.empty() ? x : by(m.y, m.x, [](const ChartPoint& p) { return p.y; });
+}
+
 std::vector<std::string> notes_of(const ChartModel& m) {
     std::vector<std::string> notes;
     if (m.best) {
         std::vector<std::string> where;
         for (const auto& p : m.points)
             if (p.best) where.push_back(describe_point(m, p.x, p.y));
+        const std::string one_key = best_by_one_key(m);
         std::string n;
         if (where.size() > 1 && where.size() == m.points.size()) {
             // Nothing to pick: "lowest at 4 of 4 points" would read as if some point were better.
@@ -504,9 +527,14 @@ std::vector<std::string> notes_of(const ChartModel& m) {
         } else {
             n = std::string(m.better == sweep::Better::lower ? "lowest " : "highest ") + m.metric + " " +
                 short_number(*m.best);
-            n += outline_best(m) ? " (outlined) at " + join(where, "; ")
-                                 : " at " + std::to_string(where.size()) + " of " +
-                                       std::to_string(m.points.size()) + " points";
+            const std::string outlined = outline_best(m) ? " (outlined)" : "";
+            if (!one_key.empty())
+                n += outlined + " at " + one_key;
+            else if (!outlined.empty())
+                n += outlined + " at " + join(where, "; ");
+            else
+                n += " at " + std::to_string(where.size()) + " of " + std::to_string(m.points.size()) +
+                     " points";
         }
         notes.push_back(n);
     }
