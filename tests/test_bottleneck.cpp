@@ -156,8 +156,8 @@ TEST(Bottleneck, Findings_name_the_largest_blocker_with_its_cycles) {
     EXPECT_TRUE(blocker);
 }
 
-// A client that lost one beat-cycle of a 3,000-cycle run is not a finding (Bottleneck::kMinShare);
-// the same loss in a 4-cycle run is.
+// A client that lost one beat-cycle of a 3,001-cycle run is not a finding (Bottleneck::kMinShare);
+// the same loss in a 2-cycle run is.
 TEST(Bottleneck, A_blocked_client_is_a_finding_only_when_it_lost_a_share_of_the_run) {
     const std::string clash = "0 act_rd rd 0x0 1 32\n0 pe_client_0 rd 0x0 1 32\n";
     auto blocker_findings = [&](const std::string& name, const std::string& tail) {
