@@ -120,24 +120,30 @@ SyncSet ReplaySession::sync_of(const Record& r) {
 void ReplaySession::submit_access(const Record& r) {
     // The checker has just resolved its client and decoded its address (every routed record
     // passed check(); its client numbers are the kernel's, both being ClientSet(params)).
-    int c = checker_.last_client();
-    const Decoded* d = &checker_.last_access();
-    Decoded own;
-    if (c < 0 || d->addr != r.address) [[unlikely]] {  // not from check(): resolve it here
-        const auto id = kernel_.client_index(r.client);
-        c = id ? static_cast<int>(index(*id)) : -1;
-        own = map_.locate(r.address);
-        d = &own;
-    }
-    if (c < 0 || !d->valid() || d->region != client_region_[static_cast<std::size_t>(c)]) return;
+    const int c = checker_.last_client();
+    const Decoded& d = checker_.last_access();
+    if (c < 0 || d.addr != r.address) [[unlikely]]
+        submit_unchecked_access(r);
+    else
+        submit_access(r, c, d);
+}
+
+// An access record check() did not look at last: its client and address resolved here.
+[[gnu::cold, gnu::noinline]] void ReplaySession::submit_unchecked_access(const Record& r) {
+    const auto id = kernel_.client_index(r.client);
+    if (id) submit_access(r, static_cast<int>(index(*id)), map_.locate(r.address));
+}
+
+void ReplaySession::submit_access(const Record& r, int c, const Decoded& d) {
+    if (!d.valid() || d.region != client_region_[static_cast<std::size_t>(c)]) return;
     Request& q = pending_;  // built in place
     q = Request{};
     q.client = ClientId{static_cast<std::uint16_t>(c)};
     q.op = r.op;
-    q.region = d->region;
-    q.first_partition = static_cast<std::uint16_t>(d->partition);
+    q.region = d.region;
+    q.first_partition = static_cast<std::uint16_t>(d.partition);
     q.partitions = std::max<std::uint16_t>(1, r.partitions);
-    q.offset = d->offset;
+    q.offset = d.offset;
     q.bytes = std::max<std::uint32_t>(1, r.bytes);
     q.issue = r.cycle;
     have_pending_ = true;
@@ -379,9 +385,13 @@ bool ReplaySession::read_one(Cycle now) {
         reject(errs_);
         return true;
     }
+    if (rec_.kind == RecordKind::access) {
+        submit_access(rec_);
+        return true;
+    }
     // Read ahead of the record-by-record reading (behind a batch of access records): an
     // instruction waits for the cycle at which that reading would have handed it over.
-    if (rec_.kind != RecordKind::access && read_at_ > now) {
+    if (read_at_ > now) {
         held_ = true;
         return true;
     }

@@ -76,7 +76,11 @@ private:
     // Every engine's wake-up, merged (wake_, watch_ updated).
     Wake merge_wakes(Cycle now, bool cached);
     void route(const Record& r);
+    // An access record into pending_ (the next request for the kernel), with the client and
+    // address check() resolved for it; the unchecked one resolves them itself.
     void submit_access(const Record& r);
+    void submit_unchecked_access(const Record& r);
+    void submit_access(const Record& r, int client, const Decoded& d);
     SyncSet sync_of(const Record& r);
     TensorAccess access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const;
     void dma_instr(const Record& r);

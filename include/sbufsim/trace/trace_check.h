@@ -48,6 +48,7 @@ public:
 
 private:
     struct Ctx;
+    std::size_t check_instruction(const Record& rec, std::vector<TraceError>& out);
     void check_access(Ctx& c);
     void check_access_rules(Ctx& c);
     void check_dma(Ctx& c);
