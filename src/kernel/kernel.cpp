@@ -367,7 +367,7 @@ RequestId Kernel::submit(const Request& r) {
     Port& p = ports_[c];
     const std::uint64_t size = p.tail - p.head;
     if (options_.queue_limit && size >= options_.queue_limit) return kNoRequest;
-    if (size == p.q.size()) grow(p);
+    if (size > p.q_mask) grow(p);  // full: q_mask + 1 entries (no division by the entry size)
     Queued& e = p.q[p.tail & p.q_mask];
     e.req = r;
     e.req.issue = std::max(r.issue, now_);
