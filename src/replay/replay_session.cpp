@@ -264,10 +264,6 @@ void ReplaySession::push_dma_share(const Record& r, std::uint32_t engine, const 
 }
 
 void ReplaySession::route(const Record& r) {
-    if (r.kind == RecordKind::access) {
-        submit_access(r);
-        return;
-    }
     ++result_.instructions;
     switch (r.kind) {
         case RecordKind::ldweights:
@@ -345,7 +341,7 @@ void ReplaySession::route(const Record& r) {
             mark_fed(1 + compute_.size() + dma_.size() + c);
             break;
         }
-        case RecordKind::access:
+        case RecordKind::access:  // not routed: read_one() submits it
             break;
     }
 }

@@ -489,7 +489,6 @@ std::vector<std::vector<std::string>> coinciding_lines(const ChartModel& m) {
     return groups;
 }
 
-// The notes under the chart: the best value and the skipped points. Returns the lines.
 // The best points of a two-key chart, by one key's values alone when every point charted at those
 // values is a best one ("tdm.dma_slots=0 (any arbiter.dma_class.dma.prio)"): the other key does
 // not change the best, and a list of each point would say it less plainly. Empty otherwise.
@@ -512,6 +511,7 @@ std::string best_by_one_key(const ChartModel& m) {
     return !x.empty() ? x : by(m.y, m.x, [](const ChartPoint& p) { return p.y; });
 }
 
+// The notes under the chart: the best value and the skipped points. Returns the lines.
 std::vector<std::string> notes_of(const ChartModel& m) {
     std::vector<std::string> notes;
     if (m.best) {

@@ -75,6 +75,7 @@ private:
     Wake gather_wakes(Cycle now, bool cached);
     // Every engine's wake-up, merged (wake_, watch_ updated).
     Wake merge_wakes(Cycle now, bool cached);
+    // An instruction record to its engine's queue (read_one() submits access records itself).
     void route(const Record& r);
     // An access record into pending_ (the next request for the kernel), with the client and
     // address check() resolved for it; the unchecked one resolves them itself.
