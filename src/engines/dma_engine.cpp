@@ -262,7 +262,9 @@ bool DmaEngine::step(Cycle now) {
 
 Wake DmaEngine::wake(Cycle now) const {
     Wake w = busy_wake(now);
-    if (armed_ == 0) return w;
+    // A transfer in flight: the engine starts nothing before it retires, which busy_wake() covers
+    // (the step that retires it looks at the armed heads then, and asks for a new wake-up).
+    if (armed_ == 0 || active_) return w;
     for (const auto& q : queues_)
         if (q.armed && q.q.front().armed_at > now) w.at = std::min(w.at, q.q.front().armed_at);
     return w;
