@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "sbufsim/engines/critical_path.h"
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/output/report.h"
 #include "shipped.h"
@@ -124,6 +125,85 @@ TEST(CriticalPath, Queue_order_chains_the_instructions_of_one_engine) {
     EXPECT_EQ(b.path[0].cycles[static_cast<std::size_t>(PathCause::compute)] +
                   b.path[0].cycles[static_cast<std::size_t>(PathCause::bank_wait)],
               act.compute + act.bank_wait);
+}
+
+// The paths of CriticalPath itself: a chain of segments that every kFlattenDepth-th node sums up
+// (letting go of the nodes behind it), so the totals must not depend on where that happens.
+struct PathModel {
+    CriticalPathStats want;
+    explicit PathModel(std::size_t engines) {
+        want.cycles.assign(engines, {});
+        want.instructions.assign(engines, 0);
+    }
+    // Extends `at` on engine e by latency 1 and the given compute, bank wait and drain; the new
+    // point's edge is `edge`. Returns the point; the caller still holds `at`.
+    CriticalPath::Point extend(CriticalPath& cp, const CriticalPath::Point& at, std::uint16_t e,
+                               Cycle compute, Cycle bank_wait, Cycle drain, bool instruction,
+                               CriticalPath::Edge edge) {
+        const Cycle s = at.at + 1, c = s + compute, b = c + bank_wait, t = b + drain;
+        const CriticalPath::Ref r = cp.extend(at, e, s, c, b, t, instruction);
+        auto& cycles = want.cycles[e];
+        cycles[static_cast<std::size_t>(PathCause::latency)] += 1;
+        cycles[static_cast<std::size_t>(PathCause::compute)] += compute;
+        cycles[static_cast<std::size_t>(PathCause::bank_wait)] += bank_wait;
+        cycles[static_cast<std::size_t>(PathCause::drain)] += drain;
+        want.instructions[e] += instruction;
+        want.semaphore_edges += at.edge == CriticalPath::Edge::semaphore;
+        want.queue_edges += at.edge == CriticalPath::Edge::queue;
+        return {r, t, edge};
+    }
+};
+
+TEST(CriticalPath, A_chain_longer_than_the_flatten_depth_keeps_every_segment) {
+    CriticalPath cp(3, 4);
+    PathModel m(3);
+    CriticalPath::Point at;  // the empty path at cycle 0
+    for (std::uint32_t i = 0; i < 3 * CriticalPath::kFlattenDepth + 5; ++i) {
+        const CriticalPath::Point next =
+            m.extend(cp, at, static_cast<std::uint16_t>(i % 3), 2 + i % 5, i % 2, i % 3, i % 4 != 0,
+                     i % 2 ? CriticalPath::Edge::semaphore : CriticalPath::Edge::queue);
+        cp.release(at.ref);  // held by the new node (or summed up into it) alone
+        at = next;
+    }
+    cp.retired(SyncSet{}, at.ref, at.at);
+    cp.release(at.ref);
+    m.want.tail = 7;
+    const CriticalPathStats got = cp.finish(at.at + 7);
+    EXPECT_EQ(got, m.want);
+    EXPECT_EQ(got.total(), at.at + 7);
+    EXPECT_GT(m.want.semaphore_edges, 0u);
+}
+
+TEST(CriticalPath, A_path_stays_whole_when_another_from_the_same_prefix_is_dropped) {
+    CriticalPath cp(2, 2);
+    PathModel m(2);
+    CriticalPath::Point at;
+    for (std::uint32_t i = 0; i < CriticalPath::kFlattenDepth + 3; ++i) {
+        const CriticalPath::Point next = m.extend(cp, at, 0, 3, i % 2, 0, true, CriticalPath::Edge::queue);
+        cp.release(at.ref);
+        at = next;
+    }
+    // Two paths from that prefix: A is dropped, B goes on past another flatten.
+    PathModel ignore(2);
+    const CriticalPath::Point a = ignore.extend(cp, at, 1, 10, 0, 0, true, CriticalPath::Edge::semaphore);
+    CriticalPath::Point b = m.extend(cp, at, 1, 20, 1, 0, true, CriticalPath::Edge::semaphore);
+    cp.release(at.ref);
+    cp.release(a.ref);
+    for (std::uint32_t i = 0; i < CriticalPath::kFlattenDepth + 9; ++i) {
+        // An unrelated path on every step reuses the nodes just freed.
+        const CriticalPath::Point other =
+            ignore.extend(cp, {}, 0, 1000, 0, 0, true, CriticalPath::Edge::queue);
+        const CriticalPath::Point next = m.extend(cp, b, static_cast<std::uint16_t>(i % 2), 4, 0, i % 3,
+                                                  i % 3 == 0, CriticalPath::Edge::queue);
+        cp.release(b.ref);
+        cp.release(other.ref);
+        b = next;
+    }
+    cp.retired(SyncSet{}, b.ref, b.at);
+    cp.release(b.ref);
+    const CriticalPathStats got = cp.finish(b.at);
+    EXPECT_EQ(got, m.want);
+    EXPECT_EQ(got.total(), b.at);
 }
 
 TEST(Bottleneck, Mfu_counts_the_matmul_macs_against_the_array_peak) {

@@ -47,9 +47,14 @@ CriticalPath::Point CriticalPath::pick(Point own, const SyncSet& sync) const {
     return best;
 }
 
+// Dropping a path's last holder frees its node, which lets go of the path it extended.
 void CriticalPath::release(Ref r) {
-    if (r == kNone) return;
-    if (--refs_[r] == 0) free_.push_back(r);
+    while (r != kNone && --refs_[r] == 0) {
+        Node& n = nodes_[r];
+        if (n.totals != kNone) free_totals_.push_back(n.totals);
+        free_.push_back(r);
+        r = n.parent;
+    }
 }
 
 CriticalPath::Ref CriticalPath::allocate() {
@@ -59,32 +64,72 @@ CriticalPath::Ref CriticalPath::allocate() {
         refs_[r] = 1;
         return r;
     }
-    const Ref r = static_cast<Ref>(refs_.size());
     refs_.push_back(1);
-    data_.resize(data_.size() + width_);
-    return r;
+    nodes_.emplace_back();
+    return static_cast<Ref>(nodes_.size() - 1);
+}
+
+CriticalPath::Ref CriticalPath::allocate_totals() {
+    if (!free_totals_.empty()) {
+        const Ref t = free_totals_.back();
+        free_totals_.pop_back();
+        return t;
+    }
+    totals_.resize(totals_.size() + width_);
+    return static_cast<Ref>(totals_.size() / width_ - 1);
+}
+
+void CriticalPath::add_node(const Node& n, std::uint64_t* out) const {
+    std::uint64_t* e = out + static_cast<std::size_t>(n.engine) * kPathCauses;
+    for (std::size_t c = 0; c < kPathCauses; ++c) e[c] += n.seg[c];
+    std::uint64_t* counts = out + engines_ * kPathCauses;
+    if (n.instruction) ++counts[n.engine];
+    if (n.edge == Edge::semaphore) ++counts[engines_];
+    if (n.edge == Edge::queue) ++counts[engines_ + 1];
+}
+
+void CriticalPath::add_path(Ref r, std::uint64_t* out) const {
+    for (; r != kNone; r = nodes_[r].parent) {
+        const Node& n = nodes_[r];
+        if (n.totals != kNone) {  // a flattened node: its totals include its own segment
+            const std::uint64_t* t = totals(n.totals);
+            for (std::size_t i = 0; i < width_; ++i) out[i] += t[i];
+            return;
+        }
+        add_node(n, out);
+    }
 }
 
 CriticalPath::Ref CriticalPath::extend(const Point& from, std::uint16_t engine, Cycle start, Cycle compute_end,
                                        Cycle release, Cycle end, bool instruction) {
-    const Ref r = allocate();  // before taking pointers: it may grow the pool
-    std::uint64_t* d = slot(r);
-    if (from.ref == kNone)
-        std::fill(d, d + width_, 0);
-    else
-        std::copy(slot(from.ref), slot(from.ref) + width_, d);
-    std::uint64_t* e = d + static_cast<std::size_t>(engine) * kPathCauses;
+    const Ref r = allocate();  // before taking references: it may grow the pool
+    Node n;
+    n.engine = engine;
+    n.instruction = instruction;
+    n.edge = from.edge;
     // Each bound is clamped to the one before it, so the segments always add up to end - from.at.
     const Cycle s = std::max(start, from.at), c = std::max(compute_end, s), b = std::max(release, c),
                 t = std::max(end, b);
-    e[static_cast<std::size_t>(PathCause::latency)] += s - from.at;
-    e[static_cast<std::size_t>(PathCause::compute)] += c - s;
-    e[static_cast<std::size_t>(PathCause::bank_wait)] += b - c;
-    e[static_cast<std::size_t>(PathCause::drain)] += t - b;
-    std::uint64_t* counts = d + engines_ * kPathCauses;
-    if (instruction) ++counts[engine];
-    if (from.edge == Edge::semaphore) ++counts[engines_];
-    if (from.edge == Edge::queue) ++counts[engines_ + 1];
+    n.seg[static_cast<std::size_t>(PathCause::latency)] = s - from.at;
+    n.seg[static_cast<std::size_t>(PathCause::compute)] = c - s;
+    n.seg[static_cast<std::size_t>(PathCause::bank_wait)] = b - c;
+    n.seg[static_cast<std::size_t>(PathCause::drain)] = t - b;
+    if (from.ref != kNone) {
+        if (nodes_[from.ref].depth + 1 < kFlattenDepth) {
+            n.parent = from.ref;
+            n.depth = nodes_[from.ref].depth + 1;
+            ++refs_[from.ref];
+        } else {
+            // Sum the chain up: this node holds the whole path and none of the nodes behind it.
+            const Ref tot = allocate_totals();
+            std::uint64_t* d = totals(tot);
+            std::fill(d, d + width_, 0);
+            add_path(from.ref, d);
+            add_node(n, d);
+            n.totals = tot;
+        }
+    }
+    nodes_[r] = n;
     return r;
 }
 
@@ -108,7 +153,9 @@ CriticalPathStats CriticalPath::finish(Cycle total) const {
     out.instructions.assign(engines_, 0);
     out.tail = total - std::min(total, last_.at);
     if (last_.ref == kNone) return out;
-    const std::uint64_t* d = slot(last_.ref);
+    std::vector<std::uint64_t> sum(width_, 0);
+    add_path(last_.ref, sum.data());
+    const std::uint64_t* d = sum.data();
     for (std::size_t e = 0; e < engines_; ++e) {
         for (std::size_t c = 0; c < kPathCauses; ++c) out.cycles[e][c] = d[e * kPathCauses + c];
         out.instructions[e] = d[engines_ * kPathCauses + e];

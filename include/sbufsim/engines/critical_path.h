@@ -4,9 +4,12 @@
 // or the instruction whose signal met its semaphore wait. Every cycle of the run lies on exactly
 // one segment of the chain, so the split by engine and cause adds up to the total cycles.
 //
-// Memory stays flat: a path is a vector of cycle totals (engine x cause), kept in a pool of
-// reference-counted slots; only the paths that can still be extended are alive (one per
-// semaphore's latest signal, a few per engine, one per instruction in flight).
+// A path is a chain of segments in a pool of reference-counted nodes: each node holds its own
+// segment and refers to the path it extends, so extending a path copies nothing. Memory stays
+// flat: every kFlattenDepth-th node sums its chain into a vector of totals (engine x cause) and
+// lets go of its predecessor, so a chain is never longer than that, and only the paths that can
+// still be extended are alive (one per semaphore's latest signal, a few per engine, one per
+// instruction in flight) with the chains behind them.
 #pragma once
 
 #include <array>
@@ -79,16 +82,36 @@ public:
     // The path of the last completion, plus the tail to `total`.
     CriticalPathStats finish(Cycle total) const;
 
+    // Nodes a chain holds before one sums it up (a trade between the sums' copies and finish()'s
+    // walk; any value gives the same totals).
+    static constexpr std::uint32_t kFlattenDepth = 32;
+
 private:
-    std::uint64_t* slot(Ref r) { return data_.data() + static_cast<std::size_t>(r) * width_; }
-    const std::uint64_t* slot(Ref r) const { return data_.data() + static_cast<std::size_t>(r) * width_; }
+    // One segment of a path: its cycles by cause on one engine, and the path it extends.
+    struct Node {
+        Ref parent = kNone;       // the path this one extends (held); kNone: the empty path or `totals`
+        Ref totals = kNone;       // a vector of the whole path's totals in totals_ (a flattened node)
+        std::uint32_t depth = 0;  // nodes behind this one to the last flattened one (or the start)
+        std::uint16_t engine = 0;
+        bool instruction = false;
+        Edge edge = Edge::none;  // of the point it extends: counts a semaphore or queue hop
+        Cycle seg[kPathCauses] = {};
+    };
+    std::uint64_t* totals(Ref t) { return totals_.data() + static_cast<std::size_t>(t) * width_; }
+    const std::uint64_t* totals(Ref t) const { return totals_.data() + static_cast<std::size_t>(t) * width_; }
     Ref allocate();
+    Ref allocate_totals();
+    // Adds the whole path `r` (its chain and the totals it ends on) to `out` (width_ values).
+    void add_path(Ref r, std::uint64_t* out) const;
+    void add_node(const Node& n, std::uint64_t* out) const;
 
     std::size_t engines_;
     std::size_t width_;  // engines x causes, engines (instruction counts), 2 edge counters
-    std::vector<std::uint64_t> data_;
+    std::vector<Node> nodes_;
     std::vector<std::uint32_t> refs_;
     std::vector<Ref> free_;
+    std::vector<std::uint64_t> totals_;  // width_ values per flattened node
+    std::vector<Ref> free_totals_;
     std::vector<Point> sem_;  // per semaphore: the path of its latest signal
     Point last_;              // the latest completion
 };
