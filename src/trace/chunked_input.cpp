@@ -27,29 +27,35 @@ std::uint64_t fnv1a(const char* p, std::size_t n, std::uint64_t h) {
 }
 }  // namespace
 
-ChunkedInput::ChunkedInput(std::istream& in, bool hash, std::size_t chunk) : in_(in), buf_(chunk), hash_(hash) {}
+ChunkedInput::ChunkedInput(std::istream& in, bool hash, std::size_t chunk)
+    : in_(in), buf_(std::make_unique_for_overwrite<char[]>(chunk)), size_(chunk), hash_(hash) {}
 
 bool ChunkedInput::failed() const { return in_.bad(); }
 
 bool ChunkedInput::fill(std::size_t need) {
     // Move the unread tail to the front, grow only when one item is larger than the buffer.
     if (pos_ > 0) {
-        std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+        std::memmove(buf_.get(), buf_.get() + pos_, end_ - pos_);
         end_ -= pos_;
         pos_ = 0;
     }
-    if (need > buf_.size()) buf_.resize(need);
+    if (need > size_) {
+        auto bigger = std::make_unique_for_overwrite<char[]>(need);
+        std::memcpy(bigger.get(), buf_.get(), end_);
+        buf_ = std::move(bigger);
+        size_ = need;
+    }
     while (end_ < need && !eof_) {
-        const auto got = in_.rdbuf() ? in_.rdbuf()->sgetn(buf_.data() + end_,
-                                                          static_cast<std::streamsize>(buf_.size() - end_))
-                                     : 0;
+        const auto got =
+            in_.rdbuf() ? in_.rdbuf()->sgetn(buf_.get() + end_, static_cast<std::streamsize>(size_ - end_))
+                        : 0;
         if (got <= 0) {
             eof_ = true;
         } else {
             // Hashed here, once, while the bytes are in cache. Only on request: FNV-1a is a
             // byte-serial chain of multiplies (about 4 cycles a byte), which a replay that
             // reports no digest (sweeps, benchmarks) should not pay.
-            if (hash_) digest_ = fnv1a(buf_.data() + end_, static_cast<std::size_t>(got), digest_);
+            if (hash_) digest_ = fnv1a(buf_.get() + end_, static_cast<std::size_t>(got), digest_);
             end_ += static_cast<std::size_t>(got);
         }
     }
@@ -59,7 +65,7 @@ bool ChunkedInput::fill(std::size_t need) {
 bool ChunkedInput::next_line(std::string_view& line, bool& too_long, std::size_t max_line) {
     too_long = false;
     for (;;) {
-        const char* begin = buf_.data() + pos_;
+        const char* begin = buf_.get() + pos_;
         const std::size_t avail = end_ - pos_;
         if (const void* nl = std::memchr(begin, '\n', avail)) {
             const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
@@ -80,7 +86,7 @@ bool ChunkedInput::next_line(std::string_view& line, bool& too_long, std::size_t
             pos_ = end_;
             for (;;) {
                 if (!fill(1)) return true;
-                const char* b = buf_.data() + pos_;
+                const char* b = buf_.get() + pos_;
                 if (const void* nl = std::memchr(b, '\n', end_ - pos_)) {
                     pos_ += static_cast<std::size_t>(static_cast<const char*>(nl) - b) + 1;
                     return true;

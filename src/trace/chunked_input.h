@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <string_view>
-#include <vector>
 
 namespace sbufsim::detail {
 
@@ -18,8 +18,9 @@ public:
     // At least `n` bytes buffered at the returned pointer, or nullptr when the stream ends first
     // (available() then says how many are left).
     const char* peek(std::size_t n) {
-        if (end_ - pos_ >= n) [[likely]] return buf_.data() + pos_;   // inline: called per record
-        return fill(n) ? buf_.data() + pos_ : nullptr;
+        if (end_ - pos_ >= n) [[likely]]
+            return buf_.get() + pos_;  // inline: called per record
+        return fill(n) ? buf_.get() + pos_ : nullptr;
     }
     std::size_t available() const { return end_ - pos_; }
     void consume(std::size_t n) { pos_ += n; }
@@ -37,7 +38,10 @@ public:
 private:
     bool fill(std::size_t need);
     std::istream& in_;
-    std::vector<char> buf_;
+    // Not zeroed: the stream fills it, and zeroing 1 MiB would touch every page of it even for
+    // a trace a fraction of that size (a page fault each).
+    std::unique_ptr<char[]> buf_;
+    std::size_t size_ = 0;
     std::size_t pos_ = 0, end_ = 0;
     bool eof_ = false;
     bool hash_ = false;
