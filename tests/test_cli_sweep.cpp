@@ -297,6 +297,28 @@ TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     EXPECT_TRUE(std::is_sorted(gbps.rbegin(), gbps.rend())) << o.out;
 }
 
+TEST(CliSweep, A_key_that_changed_no_metric_gets_a_note) {
+    // In this trace the DMA clients' class priority reorders nothing (the note's case); the TDM
+    // slots change tdm_stalls.
+    const Out o =
+        sbufsim({"sweep", shipped("resnet50_head.trc"), "--vary", "tdm.dma_slots=0,2", "--vary",
+                 "arbiter.dma_class.dma.prio=0,1", "--jobs", "2", "-o", tmp("noeffect.csv"), "--force"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("note: arbiter.dma_class.dma.prio changed no metric"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("note: tdm.dma_slots"), std::string::npos) << o.out;
+    // What the note claims, from the table itself.
+    const auto rows = table(slurp(tmp("noeffect.csv")));
+    ASSERT_EQ(rows.size(), 4u);
+    for (std::size_t i = 0; i < 4; i += 2) {
+        auto a = rows[i], b = rows[i + 1];
+        EXPECT_NE(a["arbiter.dma_class.dma.prio"], b["arbiter.dma_class.dma.prio"]);
+        a.erase("arbiter.dma_class.dma.prio");
+        b.erase("arbiter.dma_class.dma.prio");
+        EXPECT_EQ(a, b);
+    }
+    EXPECT_NE(rows[0].at("tdm_stalls"), rows[2].at("tdm_stalls"));
+}
+
 TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
     const std::string csv = tmp("engine_metric.csv");
     std::remove(csv.c_str());

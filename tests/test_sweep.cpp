@@ -266,5 +266,36 @@ TEST(SweepRank, Best_first_by_the_metrics_direction_failed_rows_last) {
     EXPECT_FALSE(find_metric("nope").has_value());
 }
 
+// Two keys over two traces: `a` moves total_cycles, `b` moves nothing. One metric cell that
+// differs between two points of different `b` clears it; failed rows are not compared; a zip
+// sweep (no two points differ in one key alone) names none.
+TEST(SweepNoEffect, Names_the_keys_whose_points_differ_in_nothing_else) {
+    const std::vector<Axis> axes = {parse_vary("a=1,2"), parse_vary("b=x,y,z")};
+    const auto cols = columns(axes);
+    const auto row = [](const std::string& trace, const std::string& a, const std::string& b,
+                        std::string_view status) {
+        Job j{0, trace, {}, {a, b}, {}};
+        std::vector<std::string> m(metrics().size(), "7");
+        m[0] = std::to_string((a == "1" ? 100 : 200) + (trace == "t2" ? 1 : 0));  // total_cycles
+        return make_row(j, status == kStatusOk ? m : std::vector<std::string>{}, status, "");
+    };
+    std::vector<Row> rows;
+    for (const char* t : {"t1", "t2"})
+        for (const char* a : {"1", "2"})
+            for (const char* b : {"x", "y", "z"}) rows.push_back(row(t, a, b, kStatusOk));
+    EXPECT_EQ(keys_without_effect(cols, rows, 2), (std::vector<std::string>{"b"}));
+
+    std::vector<Row> failed = rows;
+    failed[4] = row("t1", "2", "y", kStatusInvalid);
+    EXPECT_EQ(keys_without_effect(cols, failed, 2), (std::vector<std::string>{"b"}));
+
+    std::vector<Row> moved = rows;
+    moved.back()[3 + 5] = "8";  // one metric cell of t2, a=2, b=z
+    EXPECT_TRUE(keys_without_effect(cols, moved, 2).empty());
+
+    const std::vector<Row> zip = {row("t1", "1", "x", kStatusOk), row("t1", "2", "y", kStatusOk)};
+    EXPECT_TRUE(keys_without_effect(cols, zip, 2).empty());
+}
+
 }  // namespace
 }  // namespace sbufsim::sweep

@@ -350,6 +350,10 @@ void print_summary(std::ostream& os, const Options& o, const std::vector<std::st
         if (r[status_col] != sweep::kStatusOk && ++bad <= kFailuresShown)
             os << "  " << r[status_col] << ": " << describe(cols, r) << ": " << r.back() << "\n";
     if (bad > kFailuresShown) os << "  ... " << bad - kFailuresShown << " more (see the status and message columns)\n";
+    for (const auto& key : sweep::keys_without_effect(cols, rows, axis_count(cols)))
+        os << "note: " << key
+           << " changed no metric: the points that differ in it alone gave the same results "
+           << "(does this configuration and trace use it?)\n";
     os << rows.size() << " rows: " << rows.size() - bad << " ok, " << bad << " not ok; ran " << ran << " point"
        << (ran == 1 ? "" : "s") << " in " << format_fixed(seconds, 1) << " s on " << o.jobs
        << " worker" << (o.jobs == 1 ? "" : "s");

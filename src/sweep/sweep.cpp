@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <ostream>
 
 #include "sbufsim/output/json_text.h"
@@ -446,6 +447,35 @@ std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std
         return metric.better == Better::higher ? *va > *vb : *va < *vb;
     });
     return order;
+}
+
+std::vector<std::string> keys_without_effect(const std::vector<std::string>& columns,
+                                             const std::vector<Row>& rows, std::size_t axes) {
+    // Row layout (columns()): trace, the varied keys, the metrics, base_digest, status, message.
+    const std::size_t first_metric = 1 + axes, end_metric = columns.size() - 3,
+                      status_col = columns.size() - 2;
+    std::vector<std::string> out;
+    for (std::size_t k = 1; k <= axes; ++k) {
+        // The first ok row of each group of rows that differ at most in key k.
+        std::map<std::vector<std::string>, const Row*> first;
+        bool compared = false, changed = false;
+        for (const Row& r : rows) {
+            if (r.size() != columns.size() || r[status_col] != kStatusOk) continue;
+            std::vector<std::string> group(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(first_metric));
+            group[k].clear();
+            const auto [at, fresh] = first.emplace(std::move(group), &r);
+            if (fresh || (*at->second)[k] == r[k]) continue;
+            compared = true;
+            if (!std::equal(r.begin() + static_cast<std::ptrdiff_t>(first_metric),
+                            r.begin() + static_cast<std::ptrdiff_t>(end_metric),
+                            at->second->begin() + static_cast<std::ptrdiff_t>(first_metric))) {
+                changed = true;
+                break;
+            }
+        }
+        if (compared && !changed) out.push_back(columns[k]);
+    }
+    return out;
 }
 
 }  // namespace sbufsim::sweep

@@ -146,4 +146,11 @@ std::string row_key(const Row& row, std::size_t axes);
 std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
                               const Metric& metric);
 
+// The varied keys that changed no metric: at least two ok rows differ in that key alone (same
+// trace, same values of the other `axes` - 1 keys), and every such pair has the same metric
+// cells. In column order. (A key the configuration or the trace does not exercise, such as a
+// DMA class's priority on a generation with one DMA class: worth telling before a bigger sweep.)
+std::vector<std::string> keys_without_effect(const std::vector<std::string>& columns,
+                                             const std::vector<Row>& rows, std::size_t axes);
+
 }  // namespace sbufsim::sweep
