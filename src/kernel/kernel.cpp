@@ -981,8 +981,9 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
 // the uncontested clients' runs count down once at the end, the contested ones' by the cycles
 // they were granted. A stage-1 winner's grant that ends its run is taken here too (grant(): the
 // next run, or the request's completion and the next head); the rotation goes on while that head
-// is ready at once, has no dependency and meets no beat but contested ones, and stops after a
-// completion that fills the completion ring or that run_until() watches. It stops before a cycle
+// is ready at once, has no dependency and meets no beat but contested ones, or without the winner
+// when that head is not ready yet (or none is queued) and two PE candidates are left, and stops
+// after a completion that fills the completion ring or that run_until() watches. It stops before a cycle
 // in which another client's run could end, at the next issue or `target`. Identical to stepping
 // them (tests/test_kernel_accounting.cpp, KernelRotation and KernelRotationContested).
 template <class Stage1, class Stage2>
@@ -991,7 +992,8 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
     const Rotation r = rotation_;
     Cycle limit = std::min<Cycle>(r.cycles, target - now_);
     if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
-    const std::uint64_t ready = ready_;
+    std::uint64_t ready = ready_;
+    std::uint64_t s1 = r.s1;  // the PE candidates: a winner whose next request is not ready leaves
     std::uint64_t others_banks = 0;
     for_each_bit(r.others, [&](std::uint32_t c) { others_banks |= head_mask_[c]; });
     // The contested beats: whose each bank is, how often each lost (it is granted in every other
@@ -1021,7 +1023,7 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
             if (n >= cap) break;
         }
         const Cycle t = now_ + n;
-        const std::uint32_t w = arb1.first(r.s1);
+        const std::uint32_t w = arb1.first(s1);
         slot = slot + 1 == slots ? 0 : slot + 1;
         const TdmClass prec = tdm_.precedence(slot);
         const std::uint64_t meets = r.contested ? meets_of(w) : 0;
@@ -1033,7 +1035,7 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         ss.compute_used += (gs & compute_class_) != 0;
         ss.dma_used += (gs & dma_class_) != 0;
         ss.idle += gs == 0;
-        for_each_bit(r.s1 & ~bit(w), [&](std::uint32_t c) {
+        for_each_bit(s1 & ~bit(w), [&](std::uint32_t c) {
             charge(c, StallCause::stage1_loss);
             ++contended_[c];
         });
@@ -1062,7 +1064,7 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
             ++won_[c];
         });
         const bool w_granted = granted & bit(w);
-        arb1.settle(r.s1, w_granted ? bit(w) : 0);
+        arb1.settle(s1, w_granted ? bit(w) : 0);
         if (w_granted) {
             ++stage2_full;
         } else {
@@ -1086,9 +1088,17 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         }
         // The winner's run ends with this grant: its next run or next request becomes the head.
         grant(w, t);
-        if (ready_ != ready || (depwait_ >> w & 1) || (head_mask_[w] & others_banks & ~r.contested_banks) ||
-            watched_done_ || (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_))
+        if (watched_done_ || (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)) break;
+        if (ready_ == (ready & ~bit(w)) && std::popcount(s1 & ~bit(w)) >= 2) {
+            // Its next request issues later (or none is queued): the others go on taking turns
+            // (a PE candidate fewer meets no beat it did not meet before). next_issue_ below
+            // stops the rotation before that request is ready.
+            s1 &= ~bit(w);
+            ready = ready_;
+        } else if (ready_ != ready || (depwait_ >> w & 1) ||
+                   (head_mask_[w] & others_banks & ~r.contested_banks)) {
             break;  // the next cycle is not the same rotation: step() takes it
+        }
         if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
     }
     if (n == 0) return;
