@@ -178,6 +178,20 @@ TEST(TraceText, Dma_read_add_write) {
     EXPECT_EQ(to_text(to_binary(text)), text);
 }
 
+TEST(TraceText, A_required_field_written_as_zero_reads_back) {
+    // The reader takes partitions=0 (the checker reports it); the writer must not drop a field the
+    // kind requires, or the record it wrote would not read again.
+    for (const std::string line :
+         {"act queue=qAct0 src=fp32@0x0[1][512] dst=bf16@0x1000[1][512] partitions=0",
+          "pool queue=qPool0 src=fp32@0x0 dst=bf16@0x1000 partitions=0",
+          "q7 queue=qPool0 core=0 op=rd operand=bf16@0x0 partitions=0"}) {
+        const Record r = one(line);
+        EXPECT_EQ(format_record(r), line);
+        const std::string text = "sbufsim-trace 1 gen=cayman\n" + line + "\n";
+        EXPECT_EQ(to_text(to_binary(text)), text);
+    }
+}
+
 TEST(TraceText, Mx_dtypes_scales_and_the_one_zero_hint) {
     // nki.isa nc_matmul_mx: x4 data (nki.language names accepted) and a uint8 scale tile as src2.
     const Record r = one("matmul queue=qPE0 src=float8_e4m3fn_x4@0x0[1][512] src2=uint8@0x6000[1][512] "

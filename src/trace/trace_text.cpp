@@ -853,8 +853,11 @@ void format_record(const Record& r, std::string& out) {
         break;
     case RecordKind::access: break;
     }
-    if (r.partitions != 0 || r.kind == RecordKind::dma) key_dec(out, "partitions", r.partitions);
-    if (r.bytes != 0 || r.kind == RecordKind::dma) key_dec(out, "bytes", r.bytes);
+    // A field the kind requires is written even when zero, so the record reads back (the reader
+    // accepts `partitions=0`; the checker, not the reader, says what a zero means).
+    const std::uint32_t required = kKindFields[static_cast<std::size_t>(r.kind)].required;
+    if (r.partitions != 0 || (required & F_partitions)) key_dec(out, "partitions", r.partitions);
+    if (r.bytes != 0 || (required & F_bytes)) key_dec(out, "bytes", r.bytes);
     if (r.transpose) out += " transpose=1";
     if (r.has_engine()) key_dec(out, "engine", r.engine);
     if (r.dge != DgeMode::unset) {
