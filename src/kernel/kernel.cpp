@@ -982,7 +982,7 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
 // they were granted. A stage-1 winner's grant that ends its run is taken here too (grant(): the
 // next run, or the request's completion and the next head); the rotation goes on while that head
 // is ready at once, has no dependency and meets no beat but contested ones, or without the winner
-// when that head is not ready yet (or none is queued) and two PE candidates are left, and stops
+// when that head is not ready yet (or none is queued) and another PE candidate is left, and stops
 // after a completion that fills the completion ring or that run_until() watches. It stops before a cycle
 // in which another client's run could end, at the next issue or `target`. Identical to stepping
 // them (tests/test_kernel_accounting.cpp, KernelRotation and KernelRotationContested).
@@ -1058,8 +1058,11 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
             ++bank_stalls_[b];
             ++contended_[c];
         });
-        // Granted beats that met another: the winner (or its stage-1 win), the contested it beat.
-        for_each_bit(granted & (meets | bit(w)), [&](std::uint32_t c) {
+        // Granted beats that met another: the winner (its stage-1 win, or a contested beat it
+        // met when it is the last PE candidate left, as step() counts a lone one), the contested
+        // it beat.
+        const std::uint64_t w_met = s1 != bit(w) || meets ? bit(w) : 0;
+        for_each_bit(granted & (meets | w_met), [&](std::uint32_t c) {
             ++contended_[c];
             ++won_[c];
         });
@@ -1089,10 +1092,11 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         // The winner's run ends with this grant: its next run or next request becomes the head.
         grant(w, t);
         if (watched_done_ || (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)) break;
-        if (ready_ == (ready & ~bit(w)) && std::popcount(s1 & ~bit(w)) >= 2) {
+        if (ready_ == (ready & ~bit(w)) && (s1 & ~bit(w))) {
             // Its next request issues later (or none is queued): the others go on taking turns
-            // (a PE candidate fewer meets no beat it did not meet before). next_issue_ below
-            // stops the rotation before that request is ready.
+            // (a PE candidate fewer meets no beat it did not meet before), down to one left, which
+            // wins every cycle it is not beaten by a contested beat. next_issue_ below stops the
+            // rotation before that request is ready.
             s1 &= ~bit(w);
             ready = ready_;
         } else if (ready_ != ready || (depwait_ >> w & 1) ||
