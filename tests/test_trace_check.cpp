@@ -73,6 +73,16 @@ TEST(TraceCheck, An_access_pattern_whose_extent_wraps_64_bits_is_rejected) {
                "covers bytes [0, 8589934596)");
 }
 
+TEST(TraceCheck, Zero_partitions_is_one_finding_per_record) {
+    // Every operand of the record spans the record's partitions: the zero is one mistake.
+    expect_one("act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x1000[1][512] partitions=0\n",
+               "partitions", "must be at least 1");
+    expect_one(
+        "dve queue=qDve0 src=bf16@0x1000[1][64] src2=bf16@0x2000[1][64] dst=bf16@0x3000[1][64] "
+        "partitions=0\n",
+        "partitions", "must be at least 1");
+}
+
 TEST(TraceCheck, Q7_core_reaches_only_its_own_16_partitions) {
     expect_one("q7 queue=qPool0 core=1 op=wr operand=bf16@0x0[1][64] partitions=16\n", "partitions",
                "core 1 reaches partitions [16, 32) only");

@@ -60,6 +60,7 @@ struct TraceChecker::Ctx {
     std::vector<TraceError>& out;
     std::size_t found = 0;
     TraceChecker& self;
+    bool zero_partitions = false;  // reported once per record, not once per operand
 
     void error(std::string field, std::string reason, std::string_view rule = {}) {
         out.push_back(TraceError{self.file_, rec.line, std::move(field), std::move(reason), std::string(rule)});
@@ -96,7 +97,9 @@ struct TraceChecker::Ctx {
         const bool in_psum = d.region == Region::psum;
         const std::uint32_t array_partitions = in_psum ? self.map_.psum().partitions : self.map_.sbuf().partitions;
         if (partitions == 0) {
-            error("partitions", "must be at least 1", "trace format v1, docs/trace-format.md");
+            if (!zero_partitions)
+                error("partitions", "must be at least 1", "trace format v1, docs/trace-format.md");
+            zero_partitions = true;
         } else if (std::uint64_t{d.partition} + partitions > array_partitions) {
             error(field, "starts at partition " + num(d.partition) + " and spans " + num(partitions) +
                              " partitions, past the " + num(array_partitions) + " of " +
