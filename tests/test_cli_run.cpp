@@ -111,6 +111,33 @@ TEST(CliRun, From_reruns_a_result_file_with_identical_statistics) {
     EXPECT_NE(o.out, recorded);
 }
 
+TEST(CliRun, Key_flags_parse_as_set_and_a_mistyped_one_names_the_key) {
+    // run, gen and bench build the --<key> flags only when a long option is not one of their own:
+    // a key flag must still work, and a typo must still be matched against the keys.
+    const std::string trace = shipped("dma_vs_compute.trc");
+    const Out flag = sbufsim({"run", trace, "--tdm.dma_slots=2"});
+    const Out set = sbufsim({"run", trace, "--set", "tdm.dma_slots=2"});
+    ASSERT_EQ(flag.rc, kExitOk) << flag.err;
+    EXPECT_EQ(flag.out, set.out);
+    EXPECT_NE(flag.out, sbufsim({"run", trace}).out);  // the key did something
+    for (const std::vector<std::string>& cmd :
+         {std::vector<std::string>{"run", trace}, {"bench", "--cycles", "1000"}}) {
+        std::vector<std::string> args = cmd;
+        args.push_back("--tdm.dma_slotz=2");
+        const Out o = sbufsim(args);
+        EXPECT_EQ(o.rc, kExitUsage) << cmd[0];
+        EXPECT_NE(o.err.find("(did you mean '--tdm.dma_slots'?)"), std::string::npos) << o.err;
+    }
+    const std::string out = temp("key_flag_gemm.trc");
+    ASSERT_EQ(
+        sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--tdm.dma_slots=3", "-o", out}).rc,
+        kExitOk);
+    const Out typo =
+        sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--tdm.dma_slotz=3", "-o", out});
+    EXPECT_EQ(typo.rc, kExitUsage);
+    EXPECT_NE(typo.err.find("unrecognised option '--tdm.dma_slotz=3'"), std::string::npos) << typo.err;
+}
+
 TEST(CliRun, From_refuses_a_file_that_is_not_a_result) {
     const std::string bad = temp("not_a_result.json");
     std::ofstream(bad) << "{\"tool\": \"sbufsim\"}\n";

@@ -151,6 +151,20 @@ po::options_description key_flag_options() {
     return desc;
 }
 
+void add_key_flags_if_named(po::options_description& all, const std::vector<std::string>& args) {
+    for (const auto& a : args) {
+        if (a.size() < 2 || a[0] != '-' || a[1] != '-') continue;
+        // Anything but an exact long name of the command's own (a key, an abbreviation, a typo
+        // whose suggestion may be a key, a lone `--`) parses with the key flags, as it always did.
+        const std::string name =
+            a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2);
+        if (name.empty() || all.find_nothrow(name, false) == nullptr) {
+            all.add(key_flag_options());
+            return;
+        }
+    }
+}
+
 LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_options& parsed) {
     LoadRequest req;
     req.generation = opts.generation;

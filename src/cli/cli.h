@@ -53,6 +53,11 @@ struct ConfigOptions {
 boost::program_options::options_description config_options(ConfigOptions& into);
 // Every declared key as a --<key> flag (for `--tdm.dma_slots=2`).
 boost::program_options::options_description key_flag_options();
+// Adds key_flag_options() to `all` (the command's own options) unless every long option in
+// `args` is exactly one of them: building the flags of every key is most of a short run's
+// argument parsing, and a command line without one parses the same either way.
+void add_key_flags_if_named(boost::program_options::options_description& all,
+                            const std::vector<std::string>& args);
 // Build the load request: files, then --set and --<key> flags in command-line order.
 LoadRequest make_load_request(const ConfigOptions& opts,
                               const boost::program_options::parsed_options& parsed);

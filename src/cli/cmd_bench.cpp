@@ -83,7 +83,8 @@ int cmd_bench(const std::vector<std::string>& args, Io io) {
     add_log_level_option(desc, log_level);
     desc.add(config_options(copts));
     po::options_description all;
-    all.add(desc).add(key_flag_options());
+    all.add(desc);
+    add_key_flags_if_named(all, args);
 
     const ParsedArgs args_in = parse_args(args, all, nullptr, log_level);
     const auto& parsed = args_in.parsed;

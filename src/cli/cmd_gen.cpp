@@ -250,7 +250,8 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     po::options_description visible;
     visible.add(common).add(shapes).add(gemm_options(gopt, gflags)).add(stress).add(config_options(cfg));
     po::options_description all;
-    all.add(visible).add(key_flag_options());
+    all.add(visible);
+    add_key_flags_if_named(all, rest);
 
     // No abbreviations: --h (height) must not be taken for --heads or --help.
     const po::parsed_options parsed = po::command_line_parser(rest)

@@ -266,7 +266,8 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     po::positional_options_description pos;
     pos.add("trace", -1);
     po::options_description all;
-    all.add(desc).add(hidden).add(key_flag_options());
+    all.add(desc).add(hidden);
+    add_key_flags_if_named(all, args);
 
     const ParsedArgs args_in = parse_args(args, all, &pos, log_level);
     const auto& parsed = args_in.parsed;
