@@ -982,7 +982,8 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
 // they were granted. A stage-1 winner's grant that ends its run is taken here too (grant(): the
 // next run, or the request's completion and the next head); the rotation goes on while that head
 // is ready at once, has no dependency and meets no beat but contested ones, or without the winner
-// when that head is not ready yet (or none is queued) and another PE candidate is left, and stops
+// when that head is not ready yet (or none is queued) and another PE candidate is left (with
+// none left, the others go on to a leap: note_rotation_out()), and stops
 // after a completion that fills the completion ring or that run_until() watches. It stops before a cycle
 // in which another client's run could end, at the next issue or `target`. Identical to stepping
 // them (tests/test_kernel_accounting.cpp, KernelRotation and KernelRotationContested).
@@ -1092,13 +1093,14 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         // The winner's run ends with this grant: its next run or next request becomes the head.
         grant(w, t);
         if (watched_done_ || (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)) break;
-        if (ready_ == (ready & ~bit(w)) && (s1 & ~bit(w))) {
+        if (ready_ == (ready & ~bit(w))) {
             // Its next request issues later (or none is queued): the others go on taking turns
             // (a PE candidate fewer meets no beat it did not meet before), down to one left, which
             // wins every cycle it is not beaten by a contested beat. next_issue_ below stops the
             // rotation before that request is ready.
             s1 &= ~bit(w);
             ready = ready_;
+            if (!s1) break;  // the last one left: the others are granted every cycle (below)
         } else if (ready_ != ready || (depwait_ >> w & 1) ||
                    (head_mask_[w] & others_banks & ~r.contested_banks)) {
             break;  // the next cycle is not the same rotation: step() takes it
@@ -1119,6 +1121,18 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
     now_ += n;
     slot_cycle_ = now_ - 1;
     slot_ = slot;
+    if (!s1 && r.others) note_rotation_out(r.others, r.stage2, r.dma, r.psum);
+}
+
+// After a rotation whose last PE candidate left (its next request is not ready): the beats left
+// are the rotation's others, which share no bank and met only PE candidates, so with none left
+// each cycle grants all of them, as after a steady step (leap()), until the shortest run ends.
+[[gnu::noinline]] void Kernel::note_rotation_out(std::uint64_t others, std::uint64_t stage2,
+                                                 std::uint64_t dma, std::uint64_t psum) {
+    std::uint32_t left = ~0u;
+    for_each_bit(others, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
+    if (left == 0) return;
+    steady_ = {true, left, others, others & sbuf_mask_, stage2 & ~bit(kPeRdPort), dma, psum};
 }
 
 RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {
@@ -1150,6 +1164,7 @@ RunStatus Kernel::run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_
         if (rotation_.on && skipping && !probe_) {
             rotate(target, arb1, arb2);
             if (watched_done_) return RunStatus::watched;
+            if (steady_.on) leap(target, arb1, arb2);
         }
         if (gated_only_) {
             const Cycle to = std::min({next_issue_, gate_release_, target});
