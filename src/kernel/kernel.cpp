@@ -983,7 +983,7 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
 // next run, or the request's completion and the next head); the rotation goes on while that head
 // is ready at once, has no dependency and meets no beat but contested ones, or without the winner
 // when that head is not ready yet (or none is queued) and another PE candidate is left (with
-// none left, the others go on to a leap: note_rotation_out()), and stops
+// none left, the others go on to a leap: note_steady()), and stops
 // after a completion that fills the completion ring or that run_until() watches. It stops before a cycle
 // in which another client's run could end, at the next issue or `target`. Identical to stepping
 // them (tests/test_kernel_accounting.cpp, KernelRotation and KernelRotationContested).
@@ -1121,18 +1121,11 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
     now_ += n;
     slot_cycle_ = now_ - 1;
     slot_ = slot;
-    if (!s1 && r.others) note_rotation_out(r.others, r.stage2, r.dma, r.psum);
-}
-
-// After a rotation whose last PE candidate left (its next request is not ready): the beats left
-// are the rotation's others, which share no bank and met only PE candidates, so with none left
-// each cycle grants all of them, as after a steady step (leap()), until the shortest run ends.
-[[gnu::noinline]] void Kernel::note_rotation_out(std::uint64_t others, std::uint64_t stage2,
-                                                 std::uint64_t dma, std::uint64_t psum) {
-    std::uint32_t left = ~0u;
-    for_each_bit(others, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
-    if (left == 0) return;
-    steady_ = {true, left, others, others & sbuf_mask_, stage2 & ~bit(kPeRdPort), dma, psum};
+    // The last PE candidate left (its next request is not ready): the beats left share no bank and
+    // met only PE candidates, so each cycle grants all of them, as after a steady step (leap()),
+    // until the shortest run ends; stage 2 without the PE port, as step() would have it.
+    if (!s1 && r.others)
+        note_steady(r.others, r.others & sbuf_mask_, r.stage2 & ~bit(kPeRdPort), r.dma, r.psum);
 }
 
 RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {

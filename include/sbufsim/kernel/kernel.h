@@ -164,7 +164,6 @@ private:
     void note_steady_heads();
     template <class Stage1, class Stage2>
     void rotate(Cycle target, Stage1& arb1, Stage2& arb2);
-    void note_rotation_out(std::uint64_t others, std::uint64_t stage2, std::uint64_t dma, std::uint64_t psum);
     void note_rotation(std::uint64_t s1, std::uint32_t winner, TdmClass prec, std::uint64_t granted,
                        std::uint64_t stage2, std::uint64_t dma, std::uint64_t psum);
     static std::uint64_t rotation_grants(std::uint64_t others, std::uint64_t meets, std::uint32_t w,
