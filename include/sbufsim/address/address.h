@@ -157,10 +157,21 @@ public:
     // and whether it is valid, for a per-record check (TraceChecker, the replay).
     Decoded locate(std::uint64_t addr) const {
         Decoded d;
+        locate(addr, d);
+        return d;
+    }
+    // The same, written field by field into `d` (whose other fields keep their values): a
+    // caller that keeps the result reads it back field by field, where a copy of a returned
+    // Decoded would read it back 16 bytes at a time, stalled on those narrow stores.
+    void locate(std::uint64_t addr, Decoded& d) const {
         d.addr = addr;
+        d.region = Region::none;
+        d.status = DecodeStatus::off_chip;
+        d.partition = 0;
+        d.offset = 0;
         if (addr > isa_.addr_mask) {
             d.status = DecodeStatus::too_wide;
-            return d;
+            return;
         }
         const auto a = static_cast<std::uint32_t>(addr);
         if (addr_in_sbuf(a)) {
@@ -178,7 +189,6 @@ public:
                        : psum_offset_in_pad(d.offset)  ? DecodeStatus::pad
                                                        : DecodeStatus::ok;
         }
-        return d;
     }
     // Decode a (partition, byte offset) location of one array, as written `p=P,off=O`. Checks
     // what the forward maps do not: the partition count, the stride, and that PSUM exists.
