@@ -28,7 +28,11 @@ template <class T>
 void put(unsigned char* p, T v) {
     using U = std::make_unsigned_t<T>;
     U u = static_cast<U>(v);
-    for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<unsigned char>(u >> (8 * i));
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(p, &u, sizeof(U));  // one store, as get() below
+    } else {
+        for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<unsigned char>(u >> (8 * i));
+    }
 }
 template <class T>
 T get(const unsigned char* p) {
