@@ -201,10 +201,12 @@ constexpr Shape kDense{40, 80, 3}, kLongRuns{400, 320, 60};
 // Runs `n` random requests (seeded) through the kernel and the reference and compares every
 // completion cycle, every client's granted beats and stalls per cause, and who blocked whom.
 // Returns the kernel's statistics.
-Stats compare_on_random_workload(std::uint32_t seed, std::size_t n, bool random_weights, Shape shape) {
+Stats compare_on_random_workload(std::uint32_t seed, std::size_t n, bool random_weights, Shape shape,
+                                 Params p = test::word_beats()) {
     std::mt19937 rng(seed);
-    auto pick = [&](std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng); };
-    Params p = test::word_beats();
+    auto pick = [&](std::uint32_t lo, std::uint32_t hi) {
+        return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng);
+    };
     if (random_weights) {
         for (ArbWeights& w : p.arbiter.stage1) w = {pick(0, 1), pick(1, 3)};
         for (ArbWeights* w : {&p.arbiter.pool_rd, &p.arbiter.act_rd, &p.arbiter.pool_wr, &p.arbiter.act_wr,
@@ -302,6 +304,21 @@ TEST(KernelReference, Random_priorities_and_weights_match_the_naive_reference) {
     for (std::uint32_t seed : {11u, 12u, 13u, 14u, 15u, 16u}) {
         SCOPED_TRACE(seed);
         compare_on_random_workload(seed, 400, true, kDense);
+    }
+}
+
+TEST(KernelReference, Beat_widths_that_are_not_powers_of_two_match_the_naive_reference) {
+    // Every shipped beat width is a power of two; the chunk arithmetic of submit() and
+    // load_head() (divisions by a beat's bytes and partitions) must hold for any width.
+    Params p = test::word_beats();
+    p.width.engine_bytes = 12;
+    p.dma.data_width = 24;
+    for (std::uint32_t dma_partitions : {3u, 4u}) {
+        p.width.dma_partitions = dma_partitions;
+        for (std::uint32_t seed : {31u, 32u, 33u}) {
+            SCOPED_TRACE(testing::Message() << "seed " << seed << ", dma_partitions " << dma_partitions);
+            compare_on_random_workload(seed, 400, false, kDense, p);
+        }
     }
 }
 
