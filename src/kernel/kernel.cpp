@@ -978,6 +978,7 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
 // contested one is granted or loses to the winner, or the winner loses to it. Each cycle is taken
 // as step() would take it, less everything that cannot change. The arbiters whose candidates all
 // went through settle in batches (`settle_granted`), the others once per cycle in which one lost;
+// a PE candidate's stage-1 losses are charged once per stall run (at its next win or the end);
 // the uncontested clients' runs count down once at the end, the contested ones' by the cycles
 // they were granted. A stage-1 winner's grant that ends its run is taken here too (grant(): the
 // next run, or the request's completion and the next head); the rotation goes on while that head
@@ -1008,6 +1009,18 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         last_lost[c] = ~std::uint64_t{0};  // the cycle before the rotation
         cap = std::min<Cycle>(cap, run_left_[c]);
     });
+    // The PE candidates' stage-1 losses, charged a stall run at a time: each loses stage 1 in every
+    // cycle from s1_from[c] on until it wins (then the losses are charged, before that cycle's
+    // own outcome) or the rotation ends. A stall run only grows until a grant ends it, so its
+    // longest (max_run_) and its sum come out as the cycle-by-cycle charges would.
+    Cycle s1_from[kClientSlots];
+    for_each_bit(s1, [&](std::uint32_t c) { s1_from[c] = 0; });
+    const auto charge_stage1_losses = [&](std::uint32_t c, Cycle until) {
+        if (const Cycle k = until - s1_from[c]) {
+            charge(c, StallCause::stage1_loss, k);
+            contended_[c] += k;
+        }
+    };
     const auto meets_of = [&](std::uint32_t w) {
         std::uint64_t m = 0;
         for_each_bit(head_mask_[w] & r.contested_banks, [&](std::uint32_t b) { m |= bit(owner[b]); });
@@ -1036,10 +1049,9 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         ss.compute_used += (gs & compute_class_) != 0;
         ss.dma_used += (gs & dma_class_) != 0;
         ss.idle += gs == 0;
-        for_each_bit(s1 & ~bit(w), [&](std::uint32_t c) {
-            charge(c, StallCause::stage1_loss);
-            ++contended_[c];
-        });
+        // The others lose stage 1 in this cycle: charged when they win or the rotation ends.
+        charge_stage1_losses(w, n);
+        s1_from[w] = n + 1;
         // The banks both the winner and a contested beat wanted, and who lost them to whom.
         const std::uint64_t twice = head_mask_[w] & others_banks;
         for_each_bit(twice, [&](std::uint32_t b) { ++bank_conflicts_[b]; });
@@ -1108,6 +1120,7 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
     }
     if (n == 0) return;
+    for_each_bit(s1, [&](std::uint32_t c) { charge_stage1_losses(c, n); });
     stats_.cycles += n;
     for_each_bit(r.others & ~r.contested,
                  [&](std::uint32_t c) { run_left_[c] -= static_cast<std::uint32_t>(n); });
