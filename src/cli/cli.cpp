@@ -156,7 +156,7 @@ void add_key_flags_if_named(po::options_description& all, const std::vector<std:
         if (a.size() < 2 || a[0] != '-' || a[1] != '-') continue;
         // Anything but an exact long name of the command's own (a key, an abbreviation, a typo
         // whose suggestion may be a key, a lone `--`) parses with the key flags, as it always did.
-        const std::string name = a.substr(2, a.find('=') - 2);  // to the end when there is no '=
+        const std::string name = a.substr(2, a.find('=') - 2);  // to the end when there is no '='
         if (name.empty() || all.find_nothrow(name, false) == nullptr) {
             all.add(key_flag_options());
             return;
