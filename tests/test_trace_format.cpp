@@ -300,6 +300,100 @@ TEST(TraceText, Crlf_lines_are_accepted) {
     EXPECT_EQ(recs[0].bytes, 8u);
 }
 
+// Access lines are read in one pass when they look like what `sbufsim gen` writes; anything else
+// goes the general way. A leading blank always takes the general way, so reading each line with
+// and without one must give the same record, or the same error, whatever the line holds.
+TEST(TraceText, Access_lines_read_in_one_pass_read_as_the_general_path_reads_them) {
+    const std::vector<std::string> numbers{"0",
+                                           "7",
+                                           "0042",
+                                           "65535",
+                                           "65536",
+                                           "4294967295",
+                                           "4294967296",
+                                           "18446744073709551615",
+                                           "18446744073709551616",
+                                           "9999999999999999999",
+                                           "00000000000000000001",
+                                           "0x0",
+                                           "0x1f",
+                                           "0XAbC",
+                                           "0xffffffff",
+                                           "0x100000000",
+                                           "0xffffffffffffffff",
+                                           "0x0ffffffffffffffff",
+                                           "0x10000000000000000",
+                                           "0x",
+                                           "0x1g",
+                                           "0X1G",
+                                           "0xABCDEF",
+                                           "12a",
+                                           "-1",
+                                           "+1",
+                                           "1.5",
+                                           "",
+                                           "0x-1",
+                                           "\r5"};
+    const std::vector<std::string> names{"pe_client_0",
+                                         "act_rd",
+                                         "dma_3",
+                                         "a.b:c+d-e",
+                                         "x",
+                                         "bad/name",
+                                         "caf\xc3\xa9",
+                                         std::string(48, 'n'),
+                                         std::string(49, 'n'),
+                                         "1x",
+                                         "x.a",
+                                         "x:a",
+                                         "#c",
+                                         ""};
+    // ("x.a" and "x:a" share a slot of the reader's cache of recent client names.)
+    const std::vector<std::string> ops{"rd", "wr", "raw", "RD", "wd", "rw", "rdx", "ra", "r", ""};
+    const std::vector<std::string> seps{" ", "\t", ",", " , ", ",,", "\t \t", "", "#", "\r", " #"};
+    const std::vector<std::string> tails{"",    " ", ",",       "\r",   " \r", "\r ", ",\r",
+                                         "\r,", "#", " # note", "\r\r", " 9",  "x",   "\t,\t"};
+    std::mt19937 rng(20261203);
+    // One of the first three (well-formed) choices, except one time in `odd`: about half of the
+    // lines read.
+    auto pick = [&](const std::vector<std::string>& v, unsigned odd = 8) {
+        std::uniform_int_distribution<std::size_t> any(0, v.size() - 1), few(0, 2);
+        return v[rng() % odd ? few(rng) : any(rng)];
+    };
+    std::string quick = "sbufsim-trace 1\n", general = quick;
+    constexpr int kLines = 20000;
+    for (int i = 0; i < kLines; ++i) {
+        std::string line = pick(numbers);
+        line += pick(seps) + pick(names) + pick(seps) + pick(ops) + pick(seps) + pick(numbers);
+        line += pick(seps) + pick(numbers) + pick(seps) + pick(numbers) + pick(tails, 3);
+        quick += line + "\n";
+        general += " " + line + "\n";
+    }
+    std::istringstream qin(quick), gin(general);
+    TraceReader q(qin, "t.trc"), g(gin, "t.trc");
+    Record qr, gr;
+    TraceError qe, ge;
+    int records = 0, errors = 0;
+    for (;;) {
+        const ReadStatus qs = q.read(qr, qe), gs = g.read(gr, ge);
+        ASSERT_EQ(qs, gs) << "line " << gr.line << ": " << ge.to_string();
+        if (qs == ReadStatus::end) break;
+        if (qs == ReadStatus::error) {
+            ++errors;
+            EXPECT_EQ(qe.to_string(), ge.to_string());
+            continue;
+        }
+        ++records;
+        ASSERT_TRUE(same_record(qr, gr)) << "line " << gr.line;
+        EXPECT_EQ(qr.line, gr.line);
+        EXPECT_EQ(qr.client_id, gr.client_id) << "line " << gr.line;
+    }
+    // Both kinds of line were seen often enough to mean something (a line that starts with a
+    // comment is neither).
+    EXPECT_GT(records, kLines / 4);
+    EXPECT_GT(errors, kLines / 4);
+}
+
 TEST(TraceSemaphores, Plain_waits_consume_successive_signals) {
     WaitResolver w;
     EXPECT_EQ(w.resolve(0, SemWait{3, 0}), 1u);
