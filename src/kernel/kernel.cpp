@@ -62,8 +62,8 @@ struct Kernel::Port {
     std::vector<Queued> q;
     std::uint64_t q_mask = 0;  // q.size() - 1
     std::uint64_t head = 0, tail = 0;  // monotonic counts; slot = count & q_mask
-    std::uint64_t submitted = 0;
-    std::uint64_t requests = 0, beats_requested = 0;  // ClientStats, copied by stats()
+    std::uint64_t submitted = 0;       // requests so far (ClientStats::requests)
+    std::uint64_t beats_requested = 0;  // ClientStats, copied by stats()
 
     // Static.
     Region region = Region::sbuf;
@@ -381,7 +381,6 @@ RequestId Kernel::submit(const Request& r) {
     uniform_run(p, e, cp, pcs, static_cast<std::uint32_t>(bcs));
     ++p.tail;
     ++queued_;
-    ++p.requests;
     p.beats_requested += e.beats;
     const RequestId id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, p.submitted++);
     if (size == 0) load_head(c, now_);
@@ -1210,7 +1209,7 @@ const Stats& Kernel::stats() const {
         if (unflushed)
             for_each_bit(p.grant_mask, [&](std::uint32_t b) { report_.banks[b].grants[c] += unflushed; });
         ClientStats& cs = report_.clients[c];
-        cs.requests = p.requests;
+        cs.requests = p.submitted;
         cs.beats_requested = p.beats_requested;
         std::copy_n(stalls_.begin() + std::ptrdiff_t{c} * kCauseStride, kStallCauses, cs.stalls.begin());
         cs.beats = p.beats + unflushed;
