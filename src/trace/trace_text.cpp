@@ -492,20 +492,11 @@ bool TraceReader::Impl::quick_access(std::string_view line, Record& rec) {
     while (p < end && name_char(*p)) ++p;
     const auto name_len = static_cast<std::size_t>(p - name);
     if (name_len == 0 || name_len > kMaxNameLength || !separator()) return false;
+    const char* const op_text = p;  // rd, wr or raw: name characters too
+    while (p < end && name_char(*p)) ++p;
     Op op;
-    if (end - p >= 3 && p[0] == 'r' && p[1] == 'a' && p[2] == 'w') {
-        op = Op::raw;
-        p += 3;
-    } else if (end - p >= 2 && p[0] == 'r' && p[1] == 'd') {
-        op = Op::rd;
-        p += 2;
-    } else if (end - p >= 2 && p[0] == 'w' && p[1] == 'r') {
-        op = Op::wr;
-        p += 2;
-    } else {
-        return false;
-    }
-    if (!separator() || !number(std::numeric_limits<std::uint32_t>::max(), address) || !separator() ||
+    if (!parse_op(std::string_view(op_text, static_cast<std::size_t>(p - op_text)), op) || !separator() ||
+        !number(std::numeric_limits<std::uint32_t>::max(), address) || !separator() ||
         !number(std::numeric_limits<std::uint16_t>::max(), partitions) || !separator() ||
         !number(std::numeric_limits<std::uint32_t>::max(), bytes))
         return false;
