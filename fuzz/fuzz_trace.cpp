@@ -61,6 +61,30 @@ std::string write_all(TraceFormat f, const TraceHeader& h, const std::vector<Rec
     return out.str();
 }
 
+// Reads `a` and `b` side by side, `a` into one reused Record, `b` into a fresh Record per read
+// with `fresh_b`: aborts unless every read gives the same status and the same record or error.
+void check_same_reading(const std::string& a, const std::string& b, bool fresh_b) {
+    std::istringstream a_in(a), b_in(b);
+    try {
+        TraceReader a_reader(a_in, "fuzz"), b_reader(b_in, "fuzz");
+        Record ar, reused_br;
+        TraceError ae, be;
+        for (;;) {
+            Record fresh_br;
+            Record& br = fresh_b ? fresh_br : reused_br;
+            const ReadStatus as = a_reader.read(ar, ae), bs = b_reader.read(br, be);
+            if (as != bs) std::abort();
+            if (as == ReadStatus::end) return;
+            if (as == ReadStatus::error
+                    ? ae.to_string() != be.to_string()
+                    : !same_record(ar, br) || ar.client_id != br.client_id || ar.line != br.line)
+                std::abort();
+        }
+    } catch (const TraceFormatError&) {
+        // A bad header: both readers refuse it alike (the header line is the same).
+    }
+}
+
 // Access lines have a one-pass reading that a line starting with a blank never takes
 // (TraceReader::Impl::quick_access): the text read as it is and with a blank before every line
 // after the header must give the same records, or the same errors, read by read.
@@ -74,24 +98,14 @@ void check_quick_reading(const std::string& bytes) {
         blanked.append(bytes, from, nl + 1 - from);
         from = nl + 1;
     }
-    std::istringstream quick_in(bytes), general_in(blanked);
-    try {
-        TraceReader quick(quick_in, "fuzz"), general(general_in, "fuzz");
-        Record qr, gr;
-        TraceError qe, ge;
-        for (;;) {
-            const ReadStatus qs = quick.read(qr, qe), gs = general.read(gr, ge);
-            if (qs != gs) std::abort();
-            if (qs == ReadStatus::end) return;
-            if (qs == ReadStatus::error
-                    ? qe.to_string() != ge.to_string()
-                    : !same_record(qr, gr) || qr.client_id != gr.client_id || qr.line != gr.line)
-                std::abort();
-        }
-    } catch (const TraceFormatError&) {
-        // A bad header: both readers refuse it alike (the header line is the same).
-    }
+    check_same_reading(bytes, blanked, false);
 }
+
+// A Record reused from read to read is reset only in the fields the last access record set, and
+// a binary access record read over one skips read_binary_record's dispatch
+// (detail::read_binary_access): reading into one reused Record must give the records and errors
+// reading into a fresh Record each time gives, in either form.
+void check_reused_record(const std::string& bytes) { check_same_reading(bytes, bytes, true); }
 
 }  // namespace
 
@@ -101,6 +115,7 @@ int fuzz_trace_one(const std::uint8_t* data, std::size_t size) {
     // (Below 64 KiB: no line, even with the blank, reaches the reader's line length limit.)
     if (bytes.compare(0, kTraceTextMagic.size(), kTraceTextMagic) == 0 && bytes.size() < 65536)
         check_quick_reading(bytes);
+    if (bytes.size() < 65536) check_reused_record(bytes);
     TraceHeader header;
     std::vector<Record> records;
     std::vector<std::string> names;

@@ -237,6 +237,24 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
 
 namespace {
 
+// The access record at `b` (kBinaryAccessBytes, its tag read) into `rec` when it is well formed: a
+// known op, a defined client name, the unused bytes zero. Otherwise false, with `rec` untouched.
+bool take_access(const unsigned char* b, const NameTable& names, Record& rec) {
+    const std::uint16_t client = get<std::uint16_t>(b + 2);
+    if (b[1] > static_cast<unsigned char>(Op::raw) || client >= names.size() ||
+        get<std::uint16_t>(b + 6) != 0)
+        return false;
+    rec.kind = RecordKind::access;
+    rec.op = static_cast<Op>(b[1]);
+    rec.client_id = client;
+    rec.client = names.name(client);
+    rec.partitions = get<std::uint16_t>(b + 4);
+    rec.address = get<std::uint32_t>(b + 8);
+    rec.bytes = get<std::uint32_t>(b + 12);
+    rec.cycle = get<std::uint64_t>(b + 16);
+    return true;
+}
+
 struct BinaryDecoder {
     NameTable& names;
     Record& rec;
@@ -258,17 +276,14 @@ struct BinaryDecoder {
         return true;
     }
 
+    // A well-formed access record is decoded by take_access(); this says what is wrong with one
+    // that is not, checking in the record's field order.
     bool access(const unsigned char* b) {
+        if (take_access(b, names, rec)) return true;
         rec.kind = RecordKind::access;
         if (b[1] > static_cast<unsigned char>(Op::raw)) return fail("op", "bad op " + std::to_string(b[1]));
-        rec.op = static_cast<Op>(b[1]);
         if (!name("client", get<std::uint16_t>(b + 2), rec.client, rec.client_id, false)) return false;
-        rec.partitions = get<std::uint16_t>(b + 4);
-        rec.address = get<std::uint32_t>(b + 8);
-        rec.bytes = get<std::uint32_t>(b + 12);
-        rec.cycle = get<std::uint64_t>(b + 16);
-        if (get<std::uint16_t>(b + 6) != 0) return fail("record", "unused bytes of the access record are not zero");
-        return true;
+        return fail("record", "unused bytes of the access record are not zero");
     }
 
     bool instruction(const unsigned char* b) {
@@ -356,6 +371,14 @@ struct BinaryDecoder {
 };
 
 }  // namespace
+
+bool read_binary_access(ChunkedInput& in, const NameTable& names, Record& rec, std::uint64_t& ordinal) {
+    const auto* b = reinterpret_cast<const unsigned char*>(in.peek(kBinaryAccessBytes));
+    if (!b || b[0] != kTagAccess || !take_access(b, names, rec)) return false;
+    in.consume(kBinaryAccessBytes);
+    rec.line = ++ordinal;
+    return true;
+}
 
 ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
                               std::uint64_t& ordinal) {

@@ -16,6 +16,11 @@ namespace sbufsim::detail {
 bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err);
 ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
                               std::uint64_t& ordinal);
+// The common case of read_binary_record, without its dispatch: when the next record is a
+// well-formed access record already in the buffer, decodes it into rec's access fields (all of
+// them but `line`, which becomes the record's ordinal) and returns true. Otherwise false, with
+// nothing read: read_binary_record() then reads the record or reports what is wrong with it.
+bool read_binary_access(ChunkedInput& in, const NameTable& names, Record& rec, std::uint64_t& ordinal);
 void write_binary_header(std::ostream& out, const TraceHeader& h);
 void write_binary_record(std::ostream& out, NameTable& defined, const Record& rec);
 // The text reader's rules for a decoded instruction record (the binary reader checks what the text

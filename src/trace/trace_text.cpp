@@ -775,7 +775,14 @@ void TraceReader::open(bool digest) {
 ReadStatus TraceReader::read(Record& rec, TraceError& err) {
     Impl& m = *impl_;
     if (m.done) return ReadStatus::end;
-    if (&rec == m.access_left && rec.kind == RecordKind::access)
+    const bool access_left = &rec == m.access_left && rec.kind == RecordKind::access;
+    // An access record over the access record read last sets every field that one set: no reset.
+    if (access_left && format_ == TraceFormat::binary &&
+        detail::read_binary_access(m.input, names_, rec, m.line_no)) {
+        ++records_;
+        return ReadStatus::record;
+    }
+    if (access_left)
         rec.clear_access_fields();
     else
         rec.clear();
