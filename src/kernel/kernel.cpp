@@ -493,6 +493,15 @@ bool Kernel::pop_completion(Completion& out) {
 // ---------------------------------------------------------------------------------------------
 // Grants and completions.
 
+// The TDM slot of cycle t (t mod tdm.max_slots), without a division for the last stepped cycle
+// or the one after it.
+inline std::uint32_t Kernel::slot_at(Cycle t) const {
+    if (slot_cycle_ == kNever) return tdm_.slot(t);
+    if (t == slot_cycle_) return slot_;
+    if (t == slot_cycle_ + 1) return slot_ + 1 == tdm_.slots() ? 0 : slot_ + 1;
+    return tdm_.slot(t);
+}
+
 // The stall and the run of stalled cycles it extends, counted without a branch. (Keeping the
 // runs per run instead, noted where they start and measured where a grant ends them, takes
 // fewer instructions but loops over the runs that start or end in a cycle, and with random
@@ -505,10 +514,12 @@ inline void Kernel::charge(std::uint32_t c, StallCause cause, std::uint64_t n) {
     if (probe_) [[unlikely]] probe_stall(probe_, c, cause, now_, n);
 }
 
-// A gate's stall (dependency, back-pressure, strict TDM, throttler): remembered for a gated skip.
+// A gate's stall (dependency, back-pressure, strict TDM, throttler): remembered for a gated skip
+// or a leap.
 inline void Kernel::charge_gate(std::uint32_t c, StallCause cause) {
     charge(c, cause);
     ports_[c].last_cause = cause;
+    gated_ |= bit(c);
 }
 
 // Inlined into step() (once per granted beat); load_run() and complete() stay out of line (once
@@ -643,13 +654,14 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     ++stats_.cycles;
     ++stats_.stepped;
     // slot = t mod max_slots, without a division on consecutive cycles.
-    const std::uint32_t slot = slot_cycle_ != kNever && t == slot_cycle_ + 1 ? (slot_ + 1 == tdm_.slots() ? 0 : slot_ + 1) : tdm_.slot(t);
+    const std::uint32_t slot = slot_at(t);
     slot_cycle_ = t;
     slot_ = slot;
     TdmSlotStats& ss = stats_.tdm_slots[slot];
     ++ss.cycles;
     gated_only_ = false;
     gate_release_ = kNever;
+    gated_ = 0;
     steady_.on = false;
     rotation_.on = false;
     run_ended_ = false;
@@ -683,7 +695,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
         if (const std::uint64_t held = sb & (prec == TdmClass::dma ? compute_class_ : dma_class_)) {
             for_each_bit(held, [&](std::uint32_t c) { charge_gate(c, StallCause::tdm); });
             sb &= ~held;
-            gate_release_ = tdm_.next_change(t);
+            gate_release_ = tdm_.next_change(t, slot);
         }
     }
     // Throttlers: pool/act/dve rd/wr token buckets (seed 000 §7.2).
@@ -693,7 +705,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
                 charge_gate(c, StallCause::throttle);
                 sb &= ~bit(c);
                 gate_release_ = std::min(gate_release_, throttlers_[c].next_window(t));
-                if (tdm_.strict()) gate_release_ = std::min(gate_release_, tdm_.next_change(t));
+                if (tdm_.strict()) gate_release_ = std::min(gate_release_, tdm_.next_change(t, slot));
             }
         });
     }
@@ -799,10 +811,12 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
         ne += left == 0;
     }
     for (std::uint32_t k = 0; k < ne; ++k) end_run(ended[k], t);
-    // Every ready beat went through, none was throttled and no run ended: the next cycles repeat
-    // this one until the shortest run ends.
-    if (granted == ready && !run_ended_ && !(granted & throttled_)) {
-        note_steady(granted, gs, c2, d, ps);
+    // Every ready beat a gate let through went through, none was throttled and no run ended: the
+    // next cycles repeat this one until the shortest run ends or a gate may open. (With no run
+    // ended nothing completed, so a dependency that held a beat still holds it; back-pressure
+    // changes only between runs.)
+    if (granted == (ready & ~gated_) && !run_ended_ && !(granted & throttled_)) {
+        note_steady(granted, gs, c2, d, ps, gated_);
     } else if (s1_contended && !run_ended_ && !(ready & throttled_) && !tdm_.strict()) {
         // PE clients took turns at stage 1: the next cycles may repeat this one with another winner.
         note_rotation(s1, winner, prec, granted, c2, d, ps);
@@ -899,11 +913,11 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
 // `cycles` + 1 beats left, and every cycle until its last beat grants the same.
 [[gnu::noinline]] void Kernel::note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2,
-                                           std::uint64_t dma, std::uint64_t psum) {
+                                           std::uint64_t dma, std::uint64_t psum, std::uint64_t gated) {
     std::uint32_t left = ~0u;
     for_each_bit(granted, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
     if (left == 0) return;
-    steady_ = {true, left, granted, sbuf, stage2, dma, psum};
+    steady_ = {true, left, granted, sbuf, stage2, dma, psum, gated, gated ? gate_release_ : kNever};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -913,9 +927,16 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
 template <typename F>
 inline void Kernel::add_slot_cycles(Cycle from, Cycle len, F&& f) {
     const std::uint32_t slots = tdm_.slots();
+    std::uint32_t s = slot_at(from);
+    if (len < slots) {  // short (gated skips between strict-TDM class changes): no division
+        for (Cycle i = 0; i < len; ++i) {
+            f(stats_.tdm_slots[s], 1);
+            s = s + 1 == slots ? 0 : s + 1;
+        }
+        return;
+    }
     const Cycle full = len / slots;
     const Cycle rem = len % slots;
-    std::uint32_t s = tdm_.slot(from);
     for (std::uint32_t i = 0; i < slots; ++i) {
         const Cycle k = full + (i < rem ? 1 : 0);
         if (k) f(stats_.tdm_slots[s], k);
@@ -945,9 +966,13 @@ template <class Stage1, class Stage2>
 void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
     Cycle len = std::min<Cycle>(steady_.cycles, target - now_);
     if (next_issue_ != kNever) len = std::min(len, next_issue_ - now_);
-    if (tdm_.strict() && steady_.sbuf) len = std::min(len, tdm_.next_change(now_ - 1) - now_);
+    if (tdm_.strict() && steady_.sbuf)
+        len = std::min(len, tdm_.next_change(now_ - 1, slot_at(now_ - 1)) - now_);
+    if (steady_.release != kNever) len = std::min(len, steady_.release - now_);
     if (len == 0) return;
     stats_.cycles += len;
+    // The beats a gate held in the step stay held: charged their gate's cause, as a gated skip().
+    for_each_bit(steady_.gated, [&](std::uint32_t c) { charge(c, ports_[c].last_cause, len); });
     const bool compute = steady_.sbuf & compute_class_, dma = steady_.sbuf & dma_class_;
     add_slot_cycles(now_, len, [&](TdmSlotStats& ss, Cycle k) {
         ss.cycles += k;

@@ -160,7 +160,7 @@ private:
     template <class Stage1, class Stage2>
     void leap(Cycle target, Stage1& arb1, Stage2& arb2);
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
-                     std::uint64_t psum);
+                     std::uint64_t psum, std::uint64_t gated = 0);
     void note_steady_heads();
     template <class Stage1, class Stage2>
     void rotate(Cycle target, Stage1& arb1, Stage2& arb2);
@@ -170,6 +170,7 @@ private:
                                          TdmClass prec);
     template <typename F>
     void add_slot_cycles(Cycle from, Cycle len, F&& f);
+    std::uint32_t slot_at(Cycle t) const;
     struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
     template <bool kRules>
     void grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
@@ -249,14 +250,18 @@ private:
     // back-pressure, strict TDM, throttler), and the earliest cycle one of those gates can open.
     bool gated_only_ = false;
     Cycle gate_release_ = kNever;
+    std::uint64_t gated_ = 0;  // the clients a gate stopped in the last stepped cycle
     bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
-    // Set by step(): every ready beat was granted, none throttled, and every granted run has
-    // `cycles` more beats after the next one; the cycles after it repeat it (leap()). The masks
+    // Set by step(): every ready beat a gate let through was granted, none throttled, and every
+    // granted run has `cycles` more beats after the next one; the cycles after it repeat it
+    // (leap()) until `release`, when a gate that held the `gated` clients may open. The masks
     // are the cycle's granted clients, its SBUF grants and the arbiters' candidates.
     struct Steady {
         bool on = false;
         Cycle cycles = 0;
         std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
+        std::uint64_t gated = 0;
+        Cycle release = kNever;
     } steady_;
     // Set by step() (note_rotation()): the cycles after it repeat it with the stage-1 winner
     // rotating (rotate()). s1: the PE candidates; others: the other ready clients, no two on one

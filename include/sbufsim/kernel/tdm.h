@@ -28,7 +28,13 @@ public:
     }
     // The first cycle after `t` whose slot gives precedence to a different class than t's, or
     // kNever when one class owns every slot. Used to fast-forward strict-mode waits exactly.
-    Cycle next_change(Cycle t) const;
+    Cycle next_change(Cycle t) const { return next_change(t, slot(t)); }
+    // The same for a cycle whose slot `s` is known (no division).
+    Cycle next_change(Cycle t, std::uint32_t s) const {
+        if (dma_slots_ == 0 || dma_slots_ == max_slots_) return kNever;
+        // DMA slots [0, dma_slots) then compute slots [dma_slots, max_slots).
+        return t - s + (s < dma_slots_ ? dma_slots_ : max_slots_);
+    }
 
 private:
     std::uint32_t max_slots_;
