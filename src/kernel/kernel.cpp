@@ -815,8 +815,8 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     // next cycles repeat this one until the shortest run ends or a gate may open. (With no run
     // ended nothing completed, so a dependency that held a beat still holds it; back-pressure
     // changes only between runs.)
-    if (granted == (ready & ~gated_) && !run_ended_ && !(granted & throttled_)) {
-        note_steady(granted, gs, c2, d, ps, gated_);
+    if (granted == (ready & ~gated_) && !run_ended_) {
+        note_steady(granted, gs, c2, d, ps, gated_, t);
     } else if (s1_contended && !run_ended_ && !(ready & throttled_) && !tdm_.strict()) {
         // PE clients took turns at stage 1: the next cycles may repeat this one with another winner.
         note_rotation(s1, winner, prec, granted, c2, d, ps);
@@ -913,9 +913,14 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
 // `cycles` + 1 beats left, and every cycle until its last beat grants the same.
 [[gnu::noinline]] void Kernel::note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2,
-                                           std::uint64_t dma, std::uint64_t psum, std::uint64_t gated) {
+                                           std::uint64_t dma, std::uint64_t psum, std::uint64_t gated,
+                                           Cycle t) {
     std::uint32_t left = ~0u;
     for_each_bit(granted, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
+    // A throttled client granted in t is granted again while its bucket lasts in t's window.
+    for_each_bit(granted & throttled_, [&](std::uint32_t c) {
+        left = static_cast<std::uint32_t>(std::min<Cycle>(left, throttlers_[c].grants_after(t)));
+    });
     if (left == 0) return;
     steady_ = {true, left, granted, sbuf, stage2, dma, psum, gated, gated ? gate_release_ : kNever};
 }
@@ -985,6 +990,8 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
         run_left_[c] -= static_cast<std::uint32_t>(len);
         stall_run_[c] = 0;
     });
+    for_each_bit(steady_.granted & throttled_,
+                 [&](std::uint32_t c) { throttlers_[c].on_grants(now_, static_cast<std::uint32_t>(len)); });
     // A steady cycle has at most one stage-1 candidate (a second would have lost), granted.
     if (const std::uint64_t s1 = steady_.granted & stage1_mask_) arb1.settle_granted(s1, len);
     arb2.settle_granted(steady_.stage2, len);
@@ -1162,7 +1169,7 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
     // met only PE candidates, so each cycle grants all of them, as after a steady step (leap()),
     // until the shortest run ends; stage 2 without the PE port, as step() would have it.
     if (!s1 && r.others)
-        note_steady(r.others, r.others & sbuf_mask_, r.stage2 & ~bit(kPeRdPort), r.dma, r.psum);
+        note_steady(r.others, r.others & sbuf_mask_, r.stage2 & ~bit(kPeRdPort), r.dma, r.psum, 0, now_ - 1);
 }
 
 RunStatus Kernel::run(Cycle target, bool until_drained, std::uint64_t watch) {

@@ -160,7 +160,7 @@ private:
     template <class Stage1, class Stage2>
     void leap(Cycle target, Stage1& arb1, Stage2& arb2);
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
-                     std::uint64_t psum, std::uint64_t gated = 0);
+                     std::uint64_t psum, std::uint64_t gated, Cycle t);
     void note_steady_heads();
     template <class Stage1, class Stage2>
     void rotate(Cycle target, Stage1& arb1, Stage2& arb2);
@@ -252,10 +252,11 @@ private:
     Cycle gate_release_ = kNever;
     std::uint64_t gated_ = 0;  // the clients a gate stopped in the last stepped cycle
     bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
-    // Set by step(): every ready beat a gate let through was granted, none throttled, and every
-    // granted run has `cycles` more beats after the next one; the cycles after it repeat it
-    // (leap()) until `release`, when a gate that held the `gated` clients may open. The masks
-    // are the cycle's granted clients, its SBUF grants and the arbiters' candidates.
+    // Set by step(): every ready beat a gate let through was granted, and every granted run has
+    // `cycles` more beats after the next one (a throttled client: as many tokens left in the
+    // window); the cycles after it repeat it (leap()) until `release`, when a gate that held the
+    // `gated` clients may open. The masks are the cycle's granted clients, its SBUF grants and
+    // the arbiters' candidates.
     struct Steady {
         bool on = false;
         Cycle cycles = 0;

@@ -37,6 +37,19 @@ public:
         roll(t);
         ++used_;
     }
+    // n beats granted in n cycles from t on, all in t's window (a leap: grants_after(t) >= n).
+    void on_grants(Cycle t, std::uint32_t n) {
+        if (!enabled_) return;
+        roll(t);
+        used_ += n;
+    }
+    // How many cycles in a row after t, a beat granted in t, a beat may be granted again: the
+    // tokens t's window has left, within that window (a window that refills ends the count).
+    Cycle grants_after(Cycle t) const {
+        if (!enabled_) return kNever;
+        const Cycle window_end = (t / window_len_ + 1) * window_len_;
+        return std::min<Cycle>(tokens(t), window_end - t - 1);
+    }
     // First cycle of the window after t's (when a spent bucket refills); kNever for a bucket of
     // zero beats, which never refills.
     Cycle next_window(Cycle t) const {
