@@ -496,9 +496,9 @@ bool Kernel::pop_completion(Completion& out) {
 // The TDM slot of cycle t (t mod tdm.max_slots), without a division for the last stepped cycle
 // or the one after it.
 inline std::uint32_t Kernel::slot_at(Cycle t) const {
-    if (slot_cycle_ == kNever) return tdm_.slot(t);
+    // (The next cycle first: step() asks for it every cycle it steps in a row.)
+    if (t == slot_cycle_ + 1 && slot_cycle_ != kNever) return slot_ + 1 == tdm_.slots() ? 0 : slot_ + 1;
     if (t == slot_cycle_) return slot_;
-    if (t == slot_cycle_ + 1) return slot_ + 1 == tdm_.slots() ? 0 : slot_ + 1;
     return tdm_.slot(t);
 }
 
