@@ -811,10 +811,10 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
         ne += left == 0;
     }
     for (std::uint32_t k = 0; k < ne; ++k) end_run(ended[k], t);
-    // Every ready beat a gate let through went through, none was throttled and no run ended: the
-    // next cycles repeat this one until the shortest run ends or a gate may open. (With no run
-    // ended nothing completed, so a dependency that held a beat still holds it; back-pressure
-    // changes only between runs.)
+    // Every ready beat a gate let through went through and no run ended: the next cycles repeat
+    // this one until the shortest run ends, a granted throttled client's bucket runs out or its
+    // window ends, or a gate may open. (With no run ended nothing completed, so a dependency that
+    // held a beat still holds it; back-pressure changes only between runs.)
     if (granted == (ready & ~gated_) && !run_ended_) {
         note_steady(granted, gs, c2, d, ps, gated_, t);
     } else if (s1_contended && !run_ended_ && !(ready & throttled_) && !tdm_.strict()) {
@@ -911,7 +911,8 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
 }
 
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
-// `cycles` + 1 beats left, and every cycle until its last beat grants the same.
+// `cycles` + 1 beats left (a granted throttled client's bucket, `cycles` more grants in t's
+// window), and every cycle until then grants the same; the `gated` clients stay held.
 [[gnu::noinline]] void Kernel::note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2,
                                            std::uint64_t dma, std::uint64_t psum, std::uint64_t gated,
                                            Cycle t) {
