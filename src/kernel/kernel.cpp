@@ -923,7 +923,7 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
         left = static_cast<std::uint32_t>(std::min<Cycle>(left, throttlers_[c].grants_after(t)));
     });
     if (left == 0) return;
-    steady_ = {true, left, granted, sbuf, stage2, dma, psum, gated, gated ? gate_release_ : kNever};
+    steady_ = {true, left, granted, sbuf, stage2, dma, psum, gated};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -974,7 +974,7 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
     if (next_issue_ != kNever) len = std::min(len, next_issue_ - now_);
     if (tdm_.strict() && steady_.sbuf)
         len = std::min(len, tdm_.next_change(now_ - 1, slot_at(now_ - 1)) - now_);
-    if (steady_.release != kNever) len = std::min(len, steady_.release - now_);
+    if (steady_.gated) len = std::min(len, gate_release_ - now_);  // the step's, still current
     if (len == 0) return;
     stats_.cycles += len;
     // The beats a gate held in the step stay held: charged their gate's cause, as a gated skip().

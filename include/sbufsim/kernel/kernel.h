@@ -254,15 +254,14 @@ private:
     bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
     // Set by step(): every ready beat a gate let through was granted, and every granted run has
     // `cycles` more beats after the next one (a throttled client: as many tokens left in the
-    // window); the cycles after it repeat it (leap()) until `release`, when a gate that held the
-    // `gated` clients may open. The masks are the cycle's granted clients, its SBUF grants and
+    // window); the cycles after it repeat it (leap()) until gate_release_, when a gate that held
+    // the `gated` clients may open. The masks are the cycle's granted clients, its SBUF grants and
     // the arbiters' candidates.
     struct Steady {
         bool on = false;
         Cycle cycles = 0;
         std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
         std::uint64_t gated = 0;
-        Cycle release = kNever;
     } steady_;
     // Set by step() (note_rotation()): the cycles after it repeat it with the stage-1 winner
     // rotating (rotate()). s1: the PE candidates; others: the other ready clients, no two on one
