@@ -817,6 +817,7 @@ void Kernel::step(Cycle t, Stage1& arb1, Stage2& arb2) {
     // held a beat still holds it; back-pressure changes only between runs.)
     if (granted == (ready & ~gated_) && !run_ended_) {
         note_steady(granted, gs, c2, d, ps, gated_, t);
+        if (tdm_.strict() && steady_.on) note_turns();
     } else if (s1_contended && !run_ended_ && !(ready & throttled_) && !tdm_.strict()) {
         // PE clients took turns at stage 1: the next cycles may repeat this one with another winner.
         note_rotation(s1, winner, prec, granted, c2, d, ps);
@@ -926,6 +927,47 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
     steady_ = {true, left, granted, sbuf, stage2, dma, psum, gated};
 }
 
+// Strict TDM, after a steady cycle (note_steady()): at the next class change the TDM gate holds
+// the SBUF clients the cycle granted and lets through the ones it held. When those would all go
+// through together as well (none throttled, at most one PE client, no two on one bank, no
+// concurrency rule with both sides among them), the cycles of that turn repeat as the steady
+// cycle's do, and so on turn after turn: the beats a dependency or back-pressure holds stay held
+// (nothing completes in a leap) and the PSUM clients, which no TDM gate holds, go through in
+// every turn. The leap then goes on past the class change (leap(), next_turn()).
+[[gnu::noinline]] void Kernel::note_turns() {
+    const std::uint64_t ready = ready_;
+    if (ready & throttled_) return;
+    // step() charged every gated client; those it left to the TDM gate are the other class's.
+    const std::uint64_t held = steady_.gated & ~(depwait_ | backpressure_);
+    if (!(held | steady_.sbuf)) return;  // no SBUF beat: the class changes nothing
+    const std::uint64_t s1 = held & stage1_mask_;
+    if ((s1 & (s1 - 1)) || ((held & dve_sbuf_) && (held & gpsimd_sbuf_))) return;
+    std::uint64_t taken = 0;
+    for (std::uint64_t m = held; m; m &= m - 1) {
+        const std::uint64_t banks = head_mask_[std::countr_zero(m)];
+        if (taken & banks) return;
+        taken |= banks;
+    }
+    steady_.turns = true;
+    steady_.held = held;
+}
+
+// At a class change inside a leap with turns (note_turns()): the clients the TDM gate held go
+// through, the ones that went through are held (a TDM stall), as step() would have them.
+void Kernel::next_turn() {
+    const std::uint64_t through = steady_.held, held = steady_.sbuf;
+    for_each_bit(held, [&](std::uint32_t c) { ports_[c].last_cause = StallCause::tdm; });
+    steady_.granted = through | steady_.psum;
+    steady_.sbuf = through;
+    steady_.held = held;
+    steady_.gated = (steady_.gated & ~through) | held;
+    steady_.stage2 = (through & stage2_mask_) | ((through & stage1_mask_) ? bit(kPeRdPort) : 0);
+    steady_.dma = through & dma_class_;
+    std::uint32_t left = ~0u;
+    for_each_bit(steady_.granted, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
+    steady_.cycles = left;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Skipping: cycles whose outcome is known without evaluating them.
 
@@ -967,15 +1009,57 @@ void Kernel::skip(Cycle from, Cycle to, bool gated) {
 // banks, no gate holds anyone and no bank is wanted twice, so each cycle grants every one of them
 // again and only their runs count down and the round-robin pointers move. Taken up to the cycle
 // in which the shortest run ends, a pending request issues, the strict-TDM precedence changes or
-// `target`; identical to stepping them (tests/test_kernel_accounting.cpp).
+// `target`; with strict-TDM turns (note_turns()) on past each class change into the other class's
+// turn (leap_turns()). Identical to stepping them (tests/test_kernel_accounting.cpp).
 template <class Stage1, class Stage2>
 void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
+    if (steady_.turns) {
+        leap_turns(target, arb1, arb2);
+    } else {
+        const Cycle change =
+            tdm_.strict() && steady_.sbuf ? tdm_.next_change(now_ - 1, slot_at(now_ - 1)) : kNever;
+        if (const Cycle len = steady_len(target, change)) leap_cycles(len, arb1, arb2);
+    }
+    steady_.on = false;  // taken; the next step decides again
+}
+
+// The cycles from now_ on that repeat the steady cycle: up to the shortest run's end (steady_.cycles
+// more), `target`, the next issue, the class `change` when the cycle grants SBUF beats, or the
+// release of a gate that holds some (the step's gate_release_, still current; in a turn, the class
+// change).
+inline Cycle Kernel::steady_len(Cycle target, Cycle change) const {
     Cycle len = std::min<Cycle>(steady_.cycles, target - now_);
     if (next_issue_ != kNever) len = std::min(len, next_issue_ - now_);
-    if (tdm_.strict() && steady_.sbuf)
-        len = std::min(len, tdm_.next_change(now_ - 1, slot_at(now_ - 1)) - now_);
-    if (steady_.gated) len = std::min(len, gate_release_ - now_);  // the step's, still current
-    if (len == 0) return;
+    if (steady_.sbuf) len = std::min(len, change - now_);
+    if (steady_.gated) len = std::min(len, gate_release_ - now_);
+    return len;
+}
+
+// A leap with strict-TDM turns: at each class change the other class's turn (next_turn()), while
+// no run ends, no request issues and `target` is ahead. A turn may start right away: the step's
+// cycle was the last of a slot (a DMA slot of one cycle, as in the shipped configs).
+template <class Stage1, class Stage2>
+void Kernel::leap_turns(Cycle target, Stage1& arb1, Stage2& arb2) {
+    Cycle change = tdm_.next_change(now_ - 1, slot_at(now_ - 1));
+    for (;;) {
+        if (now_ == change) {
+            // Taken even where the leap ends (a run's last beat, an issue, the target: no cycle
+            // of the turn is leapt): the step there holds and lets through the same clients.
+            next_turn();
+            change = tdm_.next_change(now_);
+            gate_release_ = change;
+        }
+        const Cycle len = steady_len(target, change);
+        if (len == 0) return;
+        leap_cycles(len, arb1, arb2);
+        if (now_ != change) return;  // a run's last beat, an issue or the target comes first
+    }
+}
+
+// `len` cycles of a leap from now_ on, every one granting steady_.granted and holding
+// steady_.gated.
+template <class Stage1, class Stage2>
+[[gnu::always_inline]] inline void Kernel::leap_cycles(Cycle len, Stage1& arb1, Stage2& arb2) {
     stats_.cycles += len;
     // The beats a gate held in the step stay held: charged their gate's cause, as a gated skip().
     for_each_bit(steady_.gated, [&](std::uint32_t c) { charge(c, ports_[c].last_cause, len); });
@@ -998,7 +1082,6 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
     arb2.settle_granted(steady_.stage2, len);
     if (steady_.dma) dma_arb_.settle_granted(steady_.dma, len);
     if (steady_.psum) psum_arb_.settle_granted(steady_.psum, len);
-    steady_.on = false;  // taken; the next step decides again
     now_ += len;
     slot_cycle_ = kNever;
 }

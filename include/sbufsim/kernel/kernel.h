@@ -159,6 +159,13 @@ private:
     void skip(Cycle from, Cycle to, bool gated);
     template <class Stage1, class Stage2>
     void leap(Cycle target, Stage1& arb1, Stage2& arb2);
+    template <class Stage1, class Stage2>
+    void leap_turns(Cycle target, Stage1& arb1, Stage2& arb2);
+    Cycle steady_len(Cycle target, Cycle change) const;
+    template <class Stage1, class Stage2>
+    void leap_cycles(Cycle len, Stage1& arb1, Stage2& arb2);
+    void note_turns();
+    void next_turn();
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
                      std::uint64_t psum, std::uint64_t gated, Cycle t);
     void note_steady_heads();
@@ -256,12 +263,16 @@ private:
     // `cycles` more beats after the next one (a throttled client: as many tokens left in the
     // window); the cycles after it repeat it (leap()) until gate_release_, when a gate that held
     // the `gated` clients may open. The masks are the cycle's granted clients, its SBUF grants and
-    // the arbiters' candidates.
+    // the arbiters' candidates. Strict TDM (note_turns()): with `turns`, the SBUF clients the TDM
+    // gate `held` would all go through in the other class's slots, so the leap goes on from one
+    // class's turn to the next (next_turn()).
     struct Steady {
         bool on = false;
         Cycle cycles = 0;
         std::uint64_t granted = 0, sbuf = 0, stage2 = 0, dma = 0, psum = 0;
         std::uint64_t gated = 0;
+        bool turns = false;
+        std::uint64_t held = 0;
     } steady_;
     // Set by step() (note_rotation()): the cycles after it repeat it with the stage-1 winner
     // rotating (rotate()). s1: the PE candidates; others: the other ready clients, no two on one
