@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sbufsim/engines/critical_path.h"
+#include "sbufsim/kernel/clients.h"
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/output/report.h"
 #include "shipped.h"
@@ -278,6 +279,39 @@ TEST(Bottleneck, Dma_finding_names_descriptors_shorter_than_the_per_descriptor_m
     const Finding long_rows = dma_finding("dma_long_rows.trc", 4096);
     EXPECT_EQ(long_rows.text.find("shorter than"), std::string::npos) << long_rows.text;
     EXPECT_EQ(long_rows.advice.rfind("start each load earlier", 0), 0u) << long_rows.advice;
+}
+
+// A DMA queue streaming next to ACT's reads on other banks: under strict TDM it goes only in the
+// DMA slot (1 of 8), and the finding names it with the cycles it was held and the keys to turn.
+// In work-conserving mode nothing holds it: the few beats that lose a bank to the class with
+// precedence are the blocker finding's.
+TEST(Bottleneck, Tdm_finding_names_the_client_the_slots_held_longest) {
+    std::string records;
+    for (int i = 0; i < 8; ++i) records += "0 dma_0 wr 0x2000 16 64\n";
+    records += "0 act_rd rd 0x0 1 64\n";
+    const std::string path = write_temp("tdm_strict.trc", "sbufsim-trace 1 gen=cayman\n" + records);
+    auto tdm_findings = [&](bool strict) {
+        Params p = cayman();
+        p.tdm.strict = strict;
+        const ReplayResult r = replay_trace(p, path);
+        std::vector<Finding> found;
+        for (const Finding& f : analyse(r).findings)
+            if (f.text.rfind("TDM held", 0) == 0) found.push_back(f);
+        return std::pair{r, found};
+    };
+    const auto [strict, held] = tdm_findings(true);
+    const ClientStats& dma = strict.kernel.clients[index(*ClientSet(cayman()).find("dma_0"))];
+    const std::uint64_t stalls = dma.stalls[static_cast<int>(StallCause::tdm)];
+    // 128 beats, each waiting out the 7 compute slots of the period but the first.
+    EXPECT_GE(stalls, 7u * (dma.beats - 1) - 7);
+    ASSERT_EQ(held.size(), 1u);
+    EXPECT_EQ(held[0].cycles, stalls);
+    EXPECT_EQ(held[0].text.rfind("TDM held dma_0 back ", 0), 0u) << held[0].text;
+    EXPECT_NE(held[0].text.find("in the compute class's slots"), std::string::npos) << held[0].text;
+    EXPECT_EQ(held[0].advice.rfind("give the DMA class more of the period (raise tdm.dma_slots", 0), 0u);
+    const auto [conserving, none] = tdm_findings(false);
+    EXPECT_GT(total_stalls(conserving.kernel, StallCause::tdm), 0u);
+    EXPECT_TRUE(none.empty());
 }
 
 // A trace of access records only. When one client has work nearly all the run (its beats plus its

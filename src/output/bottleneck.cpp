@@ -251,6 +251,33 @@ void blocker_finding(const ReplayResult& r, std::vector<Finding>& out) {
     if (b.cycles) out.push_back(blocker_text(r.kernel, b));
 }
 
+// Strict TDM (seed 000 §7.2): the client it held longest in the other class's slots, and its
+// class's total. Its own cycles rank the finding (a class's beat-cycles add up over its clients).
+// Work-conserving TDM holds no one: a beat it charges to `tdm` lost its bank to the class with
+// precedence, and the blocker finding names it with its winners.
+void tdm_finding(const Stats& k, Cycle total, std::vector<Finding>& out) {
+    const auto held = [](const ClientStats& c) { return c.stalls[static_cast<int>(StallCause::tdm)]; };
+    const ClientStats* worst = nullptr;
+    for (const ClientStats& c : k.clients)
+        if (held(c) && (!worst || held(c) > held(*worst))) worst = &c;
+    if (!worst) return;
+    std::uint64_t sum = 0, clients = 0;
+    for (const ClientStats& c : k.clients)
+        if (held(c) && c.tdm_class == worst->tdm_class) sum += held(c), ++clients;
+    const bool dma = worst->tdm_class == TdmClass::dma;
+    const std::string mine = dma ? "DMA" : "compute", other = dma ? "compute" : "DMA";
+    out.push_back({held(*worst),
+                   "TDM held " + worst->name + " back " + num(held(*worst)) + " cycles (" +
+                       pct(ratio(static_cast<double>(held(*worst)), static_cast<double>(total))) +
+                       " of the run) in the " + other + " class's slots; " + num(sum) +
+                       " beat-cycles over the " + num(clients) + " " + mine + "-class client" +
+                       (clients > 1 ? "s" : "") + " it held",
+                   std::string(dma ? "give the DMA class more of the period (raise tdm.dma_slots"
+                                   : "give the compute class more of the period (lower tdm.dma_slots") +
+                       " of tdm.max_slots), or set tdm.strict=false to let it take the banks the " + other +
+                       " class leaves free"});
+}
+
 void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
     const EngineBreakdown* waiter = nullptr;
     for (const auto& e : b.engines)
@@ -283,6 +310,7 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
     if (throttled)
         out.push_back({throttled, "throttlers held back " + num(throttled) + " beat-cycles",
                        "raise or disable the throttle.* settings if the limit is not wanted"});
+    if (r.tdm_strict) tdm_finding(r.kernel, b.total, out);
 }
 
 }  // namespace

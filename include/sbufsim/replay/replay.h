@@ -70,6 +70,7 @@ struct ReplayResult {
     double dma_full_run_bytes = 0;   // a contiguous run shorter than this pays dma.pkt_min_ns
                                      // (dma.pkt_min_ns x dma.engine_gbps)
     std::uint64_t pe_peak_macs = 0;  // PE array multiply-accumulates per cycle (pe.rows x pe.cols)
+    bool tdm_strict = false;         // tdm.strict: a class waits out the other's slots
     Cycle total_cycles = 0;          // last kernel cycle or instruction completion, whichever later
     Stats kernel;                    // kernel statistics (finalized)
     std::vector<EngineStats> engines;  // arr_seq, act, pool, dve, dma_0.., q7_0..
