@@ -911,14 +911,20 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
                ready & psum_mask_clients_};
 }
 
+// The beats left after the head in the shortest run of `clients` (~0u: none).
+inline std::uint32_t Kernel::shortest_run(std::uint64_t clients) const {
+    std::uint32_t left = ~0u;
+    for_each_bit(clients, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
+    return left;
+}
+
 // Records a cycle the next ones repeat (leap()): the granted clients' shortest run has
 // `cycles` + 1 beats left (a granted throttled client's bucket, `cycles` more grants in t's
 // window), and every cycle until then grants the same; the `gated` clients stay held.
 [[gnu::noinline]] void Kernel::note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2,
                                            std::uint64_t dma, std::uint64_t psum, std::uint64_t gated,
                                            Cycle t) {
-    std::uint32_t left = ~0u;
-    for_each_bit(granted, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
+    std::uint32_t left = shortest_run(granted);
     // A throttled client granted in t is granted again while its bucket lasts in t's window.
     for_each_bit(granted & throttled_, [&](std::uint32_t c) {
         left = static_cast<std::uint32_t>(std::min<Cycle>(left, throttlers_[c].grants_after(t)));
@@ -935,8 +941,7 @@ inline std::uint64_t Kernel::rotation_grants(std::uint64_t others, std::uint64_t
 // (nothing completes in a leap) and the PSUM clients, which no TDM gate holds, go through in
 // every turn. The leap then goes on past the class change (leap(), next_turn()).
 [[gnu::noinline]] void Kernel::note_turns() {
-    const std::uint64_t ready = ready_;
-    if (ready & throttled_) return;
+    if (ready_ & throttled_) return;
     // step() charged every gated client; those it left to the TDM gate are the other class's.
     const std::uint64_t held = steady_.gated & ~(depwait_ | backpressure_);
     if (!(held | steady_.sbuf)) return;  // no SBUF beat: the class changes nothing
@@ -963,9 +968,7 @@ void Kernel::next_turn() {
     steady_.gated = (steady_.gated & ~through) | held;
     steady_.stage2 = (through & stage2_mask_) | ((through & stage1_mask_) ? bit(kPeRdPort) : 0);
     steady_.dma = through & dma_class_;
-    std::uint32_t left = ~0u;
-    for_each_bit(steady_.granted, [&](std::uint32_t c) { left = std::min(left, run_left_[c]); });
-    steady_.cycles = left;
+    steady_.cycles = shortest_run(steady_.granted);
 }
 
 // ---------------------------------------------------------------------------------------------

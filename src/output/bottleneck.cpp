@@ -264,11 +264,12 @@ void tdm_finding(const Stats& k, Cycle total, std::vector<Finding>& out) {
     std::uint64_t sum = 0, clients = 0;
     for (const ClientStats& c : k.clients)
         if (held(c) && c.tdm_class == worst->tdm_class) sum += held(c), ++clients;
+    const std::uint64_t most = held(*worst);
     const bool dma = worst->tdm_class == TdmClass::dma;
     const std::string mine = dma ? "DMA" : "compute", other = dma ? "compute" : "DMA";
-    out.push_back({held(*worst),
-                   "TDM held " + worst->name + " back " + num(held(*worst)) + " cycles (" +
-                       pct(ratio(static_cast<double>(held(*worst)), static_cast<double>(total))) +
+    out.push_back({most,
+                   "TDM held " + worst->name + " back " + num(most) + " cycles (" +
+                       pct(ratio(static_cast<double>(most), static_cast<double>(total))) +
                        " of the run) in the " + other + " class's slots; " + num(sum) +
                        " beat-cycles over the " + num(clients) + " " + mine + "-class client" +
                        (clients > 1 ? "s" : "") + " it held",

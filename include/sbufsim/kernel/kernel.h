@@ -164,6 +164,7 @@ private:
     Cycle steady_len(Cycle target, Cycle change) const;
     template <class Stage1, class Stage2>
     void leap_cycles(Cycle len, Stage1& arb1, Stage2& arb2);
+    std::uint32_t shortest_run(std::uint64_t clients) const;
     void note_turns();
     void next_turn();
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
