@@ -69,6 +69,8 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# PNG charts (--heatmap F.png, plot -o F.png) render their SVG through rsvg-convert.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "librsvg2-bin")
 if(SBUFSIM_BUILD_PYTHON)
   # The extension is built for one python3 minor version (its file name says cpython-3X).
   math(EXPR next_minor "${Python3_VERSION_MINOR} + 1")

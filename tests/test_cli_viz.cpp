@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_harness.h"
+#include "sbufsim/stats/stats.h"
 #include "trace_event_rules.h"
 
 namespace sbufsim::cli {
@@ -60,11 +61,22 @@ TEST(CliViz, Window_stats_rows_in_json_sum_to_the_totals) {
         EXPECT_EQ(sum["stalls." + bank], m.get<std::uint64_t>("stalls")) << bank;
         ++checked;
     }
+    std::map<std::string, std::uint64_t> stalled;
     for (const auto& [client, m] : r.get_child("client")) {
         EXPECT_EQ(sum["bytes." + client], m.get<std::uint64_t>("bytes")) << client;
+        for (const auto& [key, v] : m)
+            if (key.rfind("stall_", 0) == 0) stalled[key.substr(6)] += v.get_value<std::uint64_t>();
         ++checked;
     }
     EXPECT_GT(checked, 5u);
+    // The stalls by cause: every cause a client can be charged, each summing to the clients' total.
+    EXPECT_EQ(stalled.size(), kStallCauses);
+    std::uint64_t any = 0;
+    for (const auto& [cause, n] : stalled) {
+        EXPECT_EQ(sum["stalled." + cause], n) << cause;
+        any += n;
+    }
+    EXPECT_GT(any, 0u);
 }
 
 TEST(CliViz, Window_stats_of_a_sparse_trace_have_rows_only_where_something_happened) {
@@ -135,6 +147,41 @@ TEST(CliViz, Timeline_and_heatmap_files_parse_and_plot_reads_run_json) {
     EXPECT_EQ(count_class(svg, "util"), 48u * bins);
     EXPECT_EQ(count_class(svg, "stall"), 48u * bins);
     EXPECT_EQ(count_class(svg, "blocked"), 25u);  // 5 clients took part
+}
+
+// Every text node of an SVG, joined.
+std::string svg_text(const pt::ptree& node) {
+    std::string s;
+    for (const auto& [tag, child] : node) {
+        if (tag == "text") s += child.get_value<std::string>() + "\n";
+        s += svg_text(child);
+    }
+    return s;
+}
+
+TEST(CliViz, Heatmap_names_the_changed_keys_and_shows_the_gate_stalls) {
+    const std::string hm = temp("strict.svg"), js = temp("strict.json"), pl = temp("strict_plot.svg");
+    const Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "--set", "tdm.strict=true", "--heatmap", hm,
+                           "--window-stats", "100", "--json", js, "--quiet"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    ASSERT_EQ(sbufsim({"plot", js, "-o", pl}).rc, kExitOk);
+    for (const std::string& file : {hm, pl}) {
+        pt::ptree svg;
+        pt::read_xml(file, svg);
+        const std::string text = svg_text(svg);
+        EXPECT_NE(text.find("settings: tdm.strict=true (config "), std::string::npos) << file << "\n" << text;
+        EXPECT_NE(text.find("stalls by cause"), std::string::npos) << file;
+        EXPECT_EQ(count_class(svg, "cause") % kStallCauses, 0u) << file;
+        EXPECT_GT(count_class(svg, "cause"), 0u) << file;
+    }
+    // The run had strict-TDM stalls for that panel to show.
+    pt::ptree stats;
+    pt::read_json(js, stats);
+    std::uint64_t tdm = 0;
+    for (const auto& [name, w] : stats.get_child("runs").front().second.get_child("window"))
+        for (const auto& [key, v] : w)
+            if (key == "stalled.tdm") tdm += v.get_value<std::uint64_t>();
+    EXPECT_GT(tdm, 0u);
 }
 
 TEST(CliViz, Timeline_detail_levels_from_the_command_line_are_valid_trace_events) {

@@ -2,6 +2,7 @@
 // the heatmap SVG (well-formed XML, exactly one cell per bank per bin in each panel).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <fstream>
@@ -40,6 +41,7 @@ void expect_rows_sum_to_totals(const WindowSeries& w, const ReplayResult& r, boo
     const Stats& k = r.kernel;
     Cycle cycles = 0;
     std::uint64_t compute = 0, dma = 0;
+    std::array<std::uint64_t, kStallCauses> stalled{}, charged{};
     std::vector<std::uint64_t> busy(w.banks.size()), conf(w.banks.size()), stalls(w.banks.size()), bytes(w.clients.size());
     for (const auto& row : w.rows) {
         cycles += row.cycles;
@@ -51,7 +53,12 @@ void expect_rows_sum_to_totals(const WindowSeries& w, const ReplayResult& r, boo
             stalls[b] += row.stalls[b];
         }
         for (std::size_t c = 0; c < bytes.size(); ++c) bytes[c] += row.bytes[c];
+        for (std::size_t i = 0; i < kStallCauses; ++i) stalled[i] += row.stalled[i];
     }
+    for (const auto& c : k.clients)
+        for (std::size_t i = 0; i < kStallCauses; ++i) charged[i] += c.stalls[i];
+    for (std::size_t i = 0; i < kStallCauses; ++i)
+        EXPECT_EQ(stalled[i], charged[i]) << to_string(static_cast<StallCause>(i));
     if (all_windows) {
         EXPECT_EQ(cycles, r.total_cycles);
     } else {
@@ -104,6 +111,42 @@ TEST(WindowStats, Folding_probe_keeps_the_totals) {
     expect_rows_sum_to_totals(make_windows(probe, r.kernel, r.total_cycles, probe.bin_width()), r);
 }
 
+std::uint64_t charged(const Stats& k, StallCause cause) {
+    std::uint64_t n = 0;
+    for (const auto& c : k.clients) n += c.stalls[static_cast<std::size_t>(cause)];
+    return n;
+}
+
+// The gates' stalls (strict TDM, a throttler) are charged many cycles at a time
+// while the kernel skips; each window still gets the ones of its own cycles, and the sums stay
+// those of the run, in exact windows and in a probe that folds.
+TEST(WindowStats, Gate_stalls_land_in_their_windows_and_sum_to_the_run_totals) {
+    Params p = cayman();
+    p.tdm.strict = true;
+    p.throttler.act_wr = {true, 64, 1};
+    for (const ProbeOptions o : {ProbeOptions{100, true, 0, false}, ProbeOptions{1, false, 8, false}}) {
+        ActivityProbe probe = probe_for(p, o);
+        const ReplayResult r = run(p, probe, "resnet50_head.trc");
+        for (StallCause c : {StallCause::tdm, StallCause::throttle})
+            EXPECT_GT(charged(r.kernel, c), 0u) << to_string(c);
+        const WindowSeries w = make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
+        expect_rows_sum_to_totals(w, r, !o.fixed_width);
+    }
+}
+
+TEST(WindowStats, A_long_stall_is_split_at_the_window_edges) {
+    ActivityProbe probe(2, 16, ProbeOptions{64, true, 0, false});
+    probe.stall(1, StallCause::tdm, 50, 200);  // cycles 50..249: 14 + 64 + 64 + 58
+    probe.stall(0, StallCause::throttle, 60, 1);
+    ASSERT_EQ(probe.bins(), 4u);
+    const std::uint64_t want[] = {14, 64, 64, 58};
+    for (std::size_t b = 0; b < 4; ++b) {
+        EXPECT_EQ(probe.bin_start(b), 64 * b);
+        EXPECT_EQ(probe.stalled(b, StallCause::tdm), want[b]) << b;
+        EXPECT_EQ(probe.stalled(b, StallCause::throttle), b == 0 ? 1u : 0u) << b;
+    }
+}
+
 TEST(WindowStats, Idle_windows_cost_nothing_in_a_fixed_width_probe) {
     // Two bursts 2^31 cycles apart in 1-cycle windows: two stored bins, two rows.
     ActivityProbe probe(4, 16, ProbeOptions{1, true, 0, false});
@@ -150,6 +193,7 @@ TEST(WindowStats, Fixed_width_probe_stops_at_its_cap_and_says_so) {
 TEST(WindowStats, Bins_met_out_of_time_order_land_in_their_window) {
     ActivityProbe probe(2, 16, ProbeOptions{10, true, 0, false});
     probe.grant(0, 0, 1, 8, 100);
+    probe.stall(1, StallCause::tdm, 101, 2);
     probe.grant(1, 0, 2, 16, 20);
     probe.grant(0, 0, 1, 8, 105);
     ASSERT_EQ(probe.bins(), 2u);
@@ -157,18 +201,25 @@ TEST(WindowStats, Bins_met_out_of_time_order_land_in_their_window) {
     EXPECT_EQ(probe.bytes(0, 1), 16u);
     EXPECT_EQ(probe.bin_start(1), 100u);
     EXPECT_EQ(probe.bytes(1, 0), 16u);
+    EXPECT_EQ(probe.stalled(0, StallCause::tdm), 0u);
+    EXPECT_EQ(probe.stalled(1, StallCause::tdm), 2u);
 }
 
-std::size_t count_class(const pt::ptree& node, const std::string& cls, std::set<std::pair<int, int>>* cells) {
+// The rects of class `cls`; with `cells`, each one's (row, bin) pair, the row named by `row_attr`.
+std::size_t count_class(const pt::ptree& node, const std::string& cls, std::set<std::pair<int, int>>* cells,
+                        const std::string& row_attr = "data-bank") {
     std::size_t n = 0;
     for (const auto& [tag, child] : node) {
         if (tag == "rect" && child.get<std::string>("<xmlattr>.class", "") == cls) {
             ++n;
             if (cells) {
-                EXPECT_TRUE(cells->emplace(child.get<int>("<xmlattr>.data-bank"), child.get<int>("<xmlattr>.data-bin")).second);
+                EXPECT_TRUE(cells
+                                ->emplace(child.get<int>("<xmlattr>." + row_attr),
+                                          child.get<int>("<xmlattr>.data-bin"))
+                                .second);
             }
         }
-        n += count_class(child, cls, cells);
+        n += count_class(child, cls, cells, row_attr);
     }
     return n;
 }
@@ -190,10 +241,13 @@ TEST(Heatmap, Svg_is_well_formed_with_one_cell_per_bank_per_bin) {
     const std::size_t bins = rebin(w, 50).rows.size();
     ASSERT_GT(bins, 1u);
     ASSERT_LE(bins, 50u);
-    std::set<std::pair<int, int>> util, stall;
+    std::set<std::pair<int, int>> util, stall, cause;
     EXPECT_EQ(count_class(doc, "util", &util), 48 * bins);
     EXPECT_EQ(count_class(doc, "stall", &stall), 48 * bins);
     EXPECT_EQ(util.size(), 48 * bins);
+    // One row per stall cause, the gates' included.
+    EXPECT_EQ(count_class(doc, "cause", &cause, "data-cause"), kStallCauses * bins);
+    EXPECT_EQ(cause.rbegin()->first, static_cast<int>(kStallCauses) - 1);
     const std::size_t used = block_matrix(r.kernel).clients.size();
     EXPECT_EQ(count_class(doc, "blocked", nullptr), used * used);
     EXPECT_NE(svg.find("collide &amp; &lt;co&gt;"), std::string::npos);  // title escaped
@@ -250,6 +304,12 @@ TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale)
     EXPECT_EQ(svg::compact(55400), "55.4k");
     EXPECT_EQ(svg::compact(1234567), "1.23M");
     EXPECT_EQ(svg::compact(999999), "1M");
+}
+
+TEST(Heatmap, Settings_line_names_the_changed_keys_and_the_config_hash) {
+    EXPECT_EQ(heatmap_settings({"tdm.strict=true", "tdm.dma_slots=2"}, "00ff"),
+              "tdm.strict=true tdm.dma_slots=2 (config 00ff)");
+    EXPECT_EQ(heatmap_settings({}, "00ff"), "generation defaults (config 00ff)");
 }
 
 TEST(Svg, Escapes_markup) {

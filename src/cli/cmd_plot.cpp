@@ -28,6 +28,12 @@ namespace {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
+// A "stalled.<cause>" value; a cause this version does not know is left out of the picture.
+void add_stalled(WindowRow& r, const std::string& cause, std::uint64_t value) {
+    for (std::size_t k = 0; k < kStallCauses; ++k)
+        if (cause == to_string(static_cast<StallCause>(k))) r.stalled[k] = value;
+}
+
 // The per-window rows of one run object; throws std::runtime_error when it has none.
 WindowSeries windows_of(const pt::ptree& run) {
     const auto w = run.get_child_optional("window");
@@ -49,6 +55,8 @@ WindowSeries windows_of(const pt::ptree& run) {
                 if (first) s.banks.push_back(key.substr(5));
             } else if (starts_with(key, "conflicts.")) r.conflicts.push_back(value);
             else if (starts_with(key, "stalls.")) r.stalls.push_back(value);
+            else if (starts_with(key, "stalled."))
+                add_stalled(r, key.substr(8), value);
             else if (starts_with(key, "bytes.")) {
                 r.bytes.push_back(value);
                 if (first) s.clients.push_back(key.substr(6));
@@ -94,7 +102,10 @@ HeatmapInfo info_of(const pt::ptree& run) {
     i.generation = r.get<std::string>("generation", "");
     i.pe_clock_ghz = r.get<double>("pe_clock_ghz", 0);
     i.total_cycles = r.get<Cycle>("total_cycles", 0);
-    i.settings = "config " + r.get<std::string>("config_hash", "?");
+    std::vector<std::string> kv;
+    if (const auto c = run.get_child_optional("config"))
+        for (const auto& [key, v] : *c) kv.push_back(key + "=" + v.get<std::string>("value", "?"));
+    i.settings = heatmap_settings(kv, r.get<std::string>("config_hash", "?"));
     return i;
 }
 

@@ -96,10 +96,11 @@ std::string per_trace(const std::string& path, const std::string& trace, std::si
 }
 
 // The settings that make a picture reproducible: the command line's overrides, else "defaults".
-std::string key_settings(const LoadRequest& req) {
-    std::string s;
-    for (const auto& o : req.overrides) s += (s.empty() ? "" : " ") + o.key + "=" + o.value;
-    return s.empty() ? "generation defaults" : s;
+// The heatmap's settings line from the run's effective settings (RunInfo::settings).
+std::string settings_of(const RunInfo& info) {
+    std::vector<std::string> kv;
+    for (const auto& st : info.settings) kv.push_back(st.key + "=" + st.value);
+    return heatmap_settings(kv, info.config_hash);
 }
 
 // The probe's shape: exact N-cycle bins for --window-stats, else bins that fold to stay bounded.
@@ -112,8 +113,8 @@ ProbeOptions probe_options(const VizOptions& v) {
     return o;
 }
 
-void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, const LoadRequest& req,
-               std::size_t traces, RunOutputs& outputs) {
+void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, std::size_t traces,
+               RunOutputs& outputs) {
     const ReplayResult& r = rep.result;
     if (v.window_stats) rep.windows = make_windows(probe, r.kernel, r.total_cycles, v.window_stats);
     if (!v.timeline.empty()) {
@@ -131,8 +132,8 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
     if (!v.heatmap.empty()) {
         const WindowSeries w = v.window_stats ? rep.windows
                                               : make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
-        const HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation, key_settings(req),
-                               r.pe_clock_ghz, r.total_cycles};
+        const HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation,
+                               settings_of(rep.info), r.pe_clock_ghz, r.total_cycles};
         OutputFile* file = outputs.get("heatmap:" + r.trace);
         write_picture(render_heatmap(w, block_matrix(r.kernel), info), file, std::cout);
     }
@@ -416,14 +417,14 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                        << std::max(fits, viz.window_stats + 1) << " or more\n";
                 return kExitUsage;
             }
-            if (probe) write_viz(viz, rep, *probe, req, traces.size(), outputs);
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
+            rep.info.settings = effective_settings(cfg);
+            if (probe) write_viz(viz, rep, *probe, traces.size(), outputs);
             // Hashed while the replay read it; a second pass only if the reader stopped early.
             // (Benchmarks and sweeps open their readers without, and so skip the hash.)
             const auto digest = reader.digest();
             rep.info.trace_digest = digest ? hex16(*digest) : file_digest(path);
             rep.info.lenient = lenient;
-            rep.info.settings = effective_settings(cfg);
             if (!quiet) {
                 print_summary(summary, rep);
                 summary << "\n";

@@ -6,6 +6,12 @@
 
 namespace sbufsim {
 
+std::string heatmap_settings(const std::vector<std::string>& assignments, const std::string& config_hash) {
+    std::string s;
+    for (const auto& a : assignments) s += (s.empty() ? "" : " ") + a;
+    return (s.empty() ? "generation defaults" : s) + " (config " + config_hash + ")";
+}
+
 BlockMatrix block_matrix(const Stats& s) {
     std::vector<std::size_t> used;
     for (std::size_t c = 0; c < s.clients.size(); ++c)
@@ -21,32 +27,55 @@ BlockMatrix block_matrix(const Stats& s) {
 namespace {
 
 // Geometry shared by the panels.
-constexpr double kLeft = 70, kTop = 58, kPlotW = 800, kRowH = 9, kPanelGap = 62, kLegendX = kLeft + kPlotW + 24;
+constexpr double kLeft = 96, kTop = 58, kPlotW = 800, kRowH = 9, kCauseRowH = 13, kPanelGap = 62,
+                 kLegendX = kLeft + kPlotW + 24;
+
+using RowValue = double (*)(const WindowRow&, std::size_t);
 
 struct Panel {
+    Panel(const char* c, const char* t, double top, std::vector<std::string> names, RowValue v)
+        : css(c), title(t), y(top), rows(std::move(names)), value(v) {}
+
     const char* css;       // cell class
     const char* title;
     double y = 0;          // top of the panel's cells
+    // The rows: a bank each (the SBUF | PSUM rule after `rule_at` rows, 0 = none), or a cause each.
+    std::vector<std::string> rows;
+    RowValue value;
     double max = 1;        // value mapped to the darkest colour
     bool red = false;
     bool log = false;      // colour on svg::log_scale (three decades below max), else linear
+    std::size_t rule_at = 0;
+    double row_h = kRowH;
+    const char* row_attr = "data-bank";  // the cell attribute naming its row's index
+    bool tooltips = false;               // a <title> per cell (few rows only: it costs bytes)
 
+    double height() const { return row_h * static_cast<double>(rows.size()); }
     double shade(double v) const { return log ? svg::log_scale(v, max) : v / max; }
     std::string colour(double v) const { return red ? svg::ramp_red(shade(v)) : svg::ramp_blue(shade(v)); }
+    // The largest value over the series (at least something positive, so an empty panel is white).
+    void fit(const WindowSeries& w) {
+        max = 0;
+        for (const auto& r : w.rows)
+            for (std::size_t i = 0; i < rows.size(); ++i) max = std::max(max, value(r, i));
+        if (max <= 0) max = 1;
+    }
 };
 
-double util_of(const WindowRow& r, std::size_t b) {
-    return r.cycles ? static_cast<double>(r.busy[b]) / static_cast<double>(r.cycles) : 0;
+double per_cycle(std::uint64_t n, const WindowRow& r) {
+    return r.cycles ? static_cast<double>(n) / static_cast<double>(r.cycles) : 0;
 }
-double stall_of(const WindowRow& r, std::size_t b) {
-    return r.cycles ? static_cast<double>(r.stalls[b]) / static_cast<double>(r.cycles) : 0;
-}
+double util_of(const WindowRow& r, std::size_t b) { return per_cycle(r.busy[b], r); }
+double stall_of(const WindowRow& r, std::size_t b) { return per_cycle(r.stalls[b], r); }
+double cause_of(const WindowRow& r, std::size_t k) { return per_cycle(r.stalled[k], r); }
 
-void row_labels(svg::Writer& s, const WindowSeries& w, double y0) {
-    for (std::size_t b = 0; b < w.banks.size(); ++b)
-        s.text(kLeft - 4, y0 + kRowH * static_cast<double>(b) + kRowH - 1.5, w.banks[b], 7.5, "end");
-    if (w.sbuf_banks && w.sbuf_banks < w.banks.size()) {
-        const double y = y0 + kRowH * w.sbuf_banks;
+void row_labels(svg::Writer& s, const Panel& p) {
+    const double font = p.row_h > kRowH ? 9 : 7.5;
+    for (std::size_t i = 0; i < p.rows.size(); ++i)
+        s.text(kLeft - 4, p.y + p.row_h * static_cast<double>(i) + (p.row_h + font) / 2 - 1.5, p.rows[i],
+               font, "end");
+    if (p.rule_at && p.rule_at < p.rows.size()) {
+        const double y = p.y + p.row_h * static_cast<double>(p.rule_at);
         s.line(kLeft - 2, y, kLeft + kPlotW, y, "#444", 1);  // SBUF | PSUM boundary
     }
 }
@@ -93,28 +122,33 @@ void legend(svg::Writer& s, const Panel& p, double height, const char* unit) {
     if (p.log) s.text(kLegendX + 7, p.y + height + 12, "log", 9, "middle");
 }
 
-void cells(svg::Writer& s, const WindowSeries& w, const Panel& p, double (*value)(const WindowRow&, std::size_t)) {
+void cells(svg::Writer& s, const WindowSeries& w, const Panel& p) {
     const double cw = kPlotW / static_cast<double>(std::max<std::size_t>(1, w.rows.size()));
-    for (std::size_t b = 0; b < w.banks.size(); ++b) {
+    for (std::size_t row = 0; row < p.rows.size(); ++row) {
         for (std::size_t i = 0; i < w.rows.size(); ++i) {
+            const WindowRow& r = w.rows[i];
             svg::Style st;
-            st.fill = p.colour(value(w.rows[i], b));
+            st.fill = p.colour(p.value(r, row));
             st.css_class = p.css;
-            st.attrs = "data-bank=\"" + std::to_string(b) + "\" data-bin=\"" + std::to_string(i) + "\"";
+            st.attrs = std::string(p.row_attr) + "=\"" + std::to_string(row) + "\" data-bin=\"" +
+                       std::to_string(i) + "\"";
+            if (p.tooltips)
+                st.title = p.rows[row] + ": " + svg::num(p.value(r, row), 3) + " per cycle in cycles " +
+                           std::to_string(r.start) + "-" + std::to_string(r.start + r.cycles);
             // Overlap by a hair so anti-aliasing leaves no white seams between cells.
-            s.rect(kLeft + cw * static_cast<double>(i), p.y + kRowH * static_cast<double>(b), cw + 0.05, kRowH + 0.05, st);
+            s.rect(kLeft + cw * static_cast<double>(i), p.y + p.row_h * static_cast<double>(row), cw + 0.05,
+                   p.row_h + 0.05, st);
         }
     }
 }
 
-void panel(svg::Writer& s, const WindowSeries& w, const Panel& p, double (*value)(const WindowRow&, std::size_t),
-           Cycle total, const char* unit) {
-    const double h = kRowH * static_cast<double>(w.banks.size());
+void panel(svg::Writer& s, const WindowSeries& w, const Panel& p, Cycle total, const char* unit) {
+    const double h = p.height();
     s.text(kLeft, p.y - 8, p.title, 12, "start", 0, "bold");
     s.open_group(p.css);
-    cells(s, w, p, value);
+    cells(s, w, p);
     s.close_group();
-    row_labels(s, w, p.y);
+    row_labels(s, p);
     svg::Style frame;
     frame.stroke = "#000";
     frame.stroke_width = 0.5;
@@ -225,14 +259,26 @@ double matrix_height(const BlockMatrix& m) {
 std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, const HeatmapInfo& info,
                            std::size_t max_bins) {
     const WindowSeries w = rebin(series, max_bins);
-    const double h = kRowH * static_cast<double>(w.banks.size());
-    Panel util{"util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20, 1.0, false};
-    Panel stall{"stall", "conflict stalls per bank (stalled beat-cycles / cycle)", util.y + h + kPanelGap, 0, true, true};
-    for (const auto& r : w.rows)
-        for (std::size_t b = 0; b < w.banks.size(); ++b) stall.max = std::max(stall.max, stall_of(r, b));
-    if (stall.max <= 0) stall.max = 1;
+    Panel util("util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20, w.banks, util_of);
+    util.rule_at = w.sbuf_banks;
+    Panel stall("stall", "conflict stalls per bank (stalled beat-cycles / cycle)",
+                util.y + util.height() + kPanelGap, w.banks, stall_of);
+    stall.red = stall.log = true;
+    stall.rule_at = w.sbuf_banks;
+    stall.fit(w);
+    // Every cause, the gates' too (dependency, back-pressure, strict TDM, throttle), which no
+    // bank row shows: a run held back by a gate would otherwise look idle.
+    std::vector<std::string> causes;
+    for (std::size_t k = 0; k < kStallCauses; ++k) causes.emplace_back(to_string(static_cast<StallCause>(k)));
+    Panel cause("cause", "stalls by cause, all clients (stalled beat-cycles / cycle)",
+                stall.y + stall.height() + kPanelGap, causes, cause_of);
+    cause.red = cause.log = true;
+    cause.row_h = kCauseRowH;
+    cause.row_attr = "data-cause";
+    cause.tooltips = true;
+    cause.fit(w);
 
-    const double matrix_y = stall.y + h + kPanelGap;
+    const double matrix_y = cause.y + cause.height() + kPanelGap;
     const double height = matrix_y + matrix_height(m);
     svg::Writer s(kLegendX + 80, height);
     s.text(kLeft, 20, "SBUF/PSUM bank activity: " + info.trace, 15, "start", 0, "bold");
@@ -243,8 +289,9 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     s.text(kLeft, 36, sub, 10);
     if (!info.settings.empty()) s.text(kLeft, 50, "settings: " + info.settings, 10);
     const Cycle total = w.rows.empty() ? 0 : w.rows.back().start + w.rows.back().cycles;
-    panel(s, w, util, util_of, total, "util");
-    panel(s, w, stall, stall_of, total, "stalls");
+    panel(s, w, util, total, "util");
+    panel(s, w, stall, total, "stalls");
+    panel(s, w, cause, total, "stalls");
     matrix(s, m, matrix_y);
     return s.str();
 }

@@ -709,6 +709,8 @@ void window_rows(const WindowSeries& w, const Stats& k, std::vector<ReportRow>& 
             if (c < k.clients.size() && k.clients[c].requests) u(name, "bytes." + w.clients[c], r.bytes[c]);
         u(name, "tdm.compute_used", r.tdm_compute);
         u(name, "tdm.dma_used", r.tdm_dma);
+        for (std::size_t k = 0; k < kStallCauses; ++k)
+            u(name, std::string("stalled.") + to_string(static_cast<StallCause>(k)), r.stalled[k]);
     }
 }
 

@@ -25,6 +25,7 @@ void ActivityProbe::resize(std::size_t bins) {
     bytes_.resize(bins * clients_);
     tdm_compute_.resize(bins);
     tdm_dma_.resize(bins);
+    stalled_by_cause_.resize(bins * kStallCauses);
 }
 
 // Halves the number of bins by adding neighbours: bin i of the result covers old bins 2i, 2i+1.
@@ -44,6 +45,7 @@ void ActivityProbe::fold() {
     fold_one(bytes_, clients_);
     fold_one(tdm_compute_, 1);
     fold_one(tdm_dma_, 1);
+    fold_one(stalled_by_cause_, kStallCauses);
     width_ *= 2;
 }
 
@@ -89,8 +91,22 @@ std::size_t ActivityProbe::slot(Cycle key) {
         shift(bytes_, clients_);
         shift(tdm_compute_, 1);
         shift(tdm_dma_, 1);
+        shift(stalled_by_cause_, kStallCauses);
     }
     return i;
+}
+
+// A gated skip charges many cycles at once; each bin it crosses gets its own share, so a window's
+// stalls stay those of its cycles. (bin() may fold first, so the share is taken after it.)
+void ActivityProbe::count_stalled(StallCause cause, Cycle t, std::uint64_t n) {
+    const std::size_t k = static_cast<std::size_t>(cause);
+    while (n) {
+        const std::size_t b = bin(t);
+        const std::uint64_t share = std::min<std::uint64_t>(n, width_ - t % width_);
+        stalled_by_cause_[b * kStallCauses + k] += share;
+        t += share;
+        n -= share;
+    }
 }
 
 void ActivityProbe::close(std::uint32_t c) {
@@ -127,6 +143,7 @@ void accumulate(WindowRow& into, const WindowRow& from) {
     for (std::size_t c = 0; c < into.bytes.size(); ++c) into.bytes[c] += from.bytes[c];
     into.tdm_compute += from.tdm_compute;
     into.tdm_dma += from.tdm_dma;
+    for (std::size_t k = 0; k < kStallCauses; ++k) into.stalled[k] += from.stalled[k];
     into.cycles += from.cycles;
 }
 
@@ -167,6 +184,8 @@ WindowSeries make_windows(const ActivityProbe& p, const Stats& s, Cycle total, C
         for (std::uint32_t c = 0; c < p.clients(); ++c) row.bytes[c] += p.bytes(i, c);
         row.tdm_compute += p.tdm_compute(i);
         row.tdm_dma += p.tdm_dma(i);
+        for (std::size_t k = 0; k < kStallCauses; ++k)
+            row.stalled[k] += p.stalled(i, static_cast<StallCause>(k));
     }
     for (; every_window && next < total; next += width) w.rows.push_back(row_at(next));
     return w;

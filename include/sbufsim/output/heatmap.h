@@ -1,10 +1,13 @@
 // The bank x time heatmap (`sbufsim run --heatmap`, `sbufsim plot STATS.json`): one SVG with
 //   - panel 1: utilisation of every ECC bank (SBUF rows, then PSUM rows) per time bin,
 //   - panel 2: conflict stalls charged to every bank per time bin (stalled beat-cycles / cycle),
-//   - panel 3: the client x client "who blocked whom" matrix (stall cycles of the row client
+//   - panel 3: stalls of all clients by cause per time bin (the gates' causes too, which no bank
+//     row can show),
+//   - panel 4: the client x client "who blocked whom" matrix (stall cycles of the row client
 //     caused by the column client).
 // Exactly one <rect> per bank per bin in each of panels 1 and 2 (classes "util" and "stall",
-// attributes data-bank / data-bin), so tests and scripts can read the picture back.
+// attributes data-bank / data-bin) and per cause per bin in panel 3 (class "cause", data-cause /
+// data-bin), so tests and scripts can read the picture back.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +27,15 @@ struct BlockMatrix {
 struct HeatmapInfo {
     std::string trace;
     std::string generation;
-    std::string settings;                 // key settings, e.g. "tdm.dma_slots=2 tdm.strict=false"
+    std::string settings;  // heatmap_settings(), e.g. "tdm.strict=true (config 1f0c...)"
     double pe_clock_ghz = 0;
     Cycle total_cycles = 0;
 };
+
+// The title's settings line: the keys that differ from the generation file ("key=value", from a
+// --config file or the command line) and the configuration's hash, so two pictures with the same
+// line ran the same configuration.
+std::string heatmap_settings(const std::vector<std::string>& assignments, const std::string& config_hash);
 
 // The matrix of the clients that took part (requests > 0) from the run's statistics.
 BlockMatrix block_matrix(const Stats& s);

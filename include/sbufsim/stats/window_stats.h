@@ -12,6 +12,7 @@
 // adding bins and says so (overflowed()), and the caller asks for a wider N.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,6 +57,7 @@ public:
     // ---- hooks (kernel.cpp), cycle t ----
     // `n` stalled cycles of client c starting at t (n > 1 only for skipped gated stretches).
     void stall(std::uint32_t c, StallCause cause, Cycle t, std::uint64_t n) {
+        count_stalled(cause, t, n);
         if (opt_.cycle_view) stalled_[c] = CycleMark{t + n - 1, static_cast<std::uint16_t>(cause)};
         if (!opt_.record_spans) return;
         Open& o = open_[c];
@@ -113,6 +115,11 @@ public:
     std::uint64_t bytes(std::size_t bin, std::uint32_t client) const { return bytes_[bin * clients_ + client]; }
     std::uint64_t tdm_compute(std::size_t bin) const { return tdm_compute_[bin]; }
     std::uint64_t tdm_dma(std::size_t bin) const { return tdm_dma_[bin]; }
+    // Stalled beat-cycles of every client with cause `cause` (the run's per-client stall counters
+    // summed, split at bin edges).
+    std::uint64_t stalled(std::size_t bin, StallCause cause) const {
+        return stalled_by_cause_[bin * kStallCauses + static_cast<std::size_t>(cause)];
+    }
 
     // ---- cycle view (ProbeOptions::cycle_view) ----
     // The client granted bank `bank` in cycle t, if any.
@@ -151,6 +158,7 @@ private:
     void fold();
     void resize(std::size_t bins);
     void close(std::uint32_t c);
+    void count_stalled(StallCause cause, Cycle t, std::uint64_t n);  // n cycles from t, bin by bin
 
     ProbeOptions opt_;
     std::uint32_t clients_, banks_;
@@ -159,6 +167,7 @@ private:
     std::vector<Cycle> keys_;           // fixed width: bin number of each stored bin, ascending
     bool overflowed_ = false;
     std::vector<std::uint64_t> busy_, conflicts_, bank_stalls_, bytes_, tdm_compute_, tdm_dma_;
+    std::vector<std::uint64_t> stalled_by_cause_;  // kStallCauses per bin
     std::vector<Open> open_;
     std::vector<StallSpan> spans_;
     std::vector<CycleMark> won_, contended_, stalled_;  // cycle view: per bank, bank, client
@@ -175,6 +184,7 @@ struct WindowRow {
     std::vector<std::uint64_t> bytes;       // per client: bytes moved
     std::uint64_t tdm_compute = 0;          // cycles with a compute-class SBUF grant
     std::uint64_t tdm_dma = 0;              // cycles with a DMA-class SBUF grant
+    std::array<std::uint64_t, kStallCauses> stalled{};  // per StallCause: beat-cycles stalled
 };
 
 struct WindowSeries {
