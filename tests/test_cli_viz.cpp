@@ -174,6 +174,21 @@ TEST(CliViz, Heatmap_names_the_changed_keys_and_shows_the_gate_stalls) {
         EXPECT_EQ(count_class(svg, "cause") % kStallCauses, 0u) << file;
         EXPECT_GT(count_class(svg, "cause"), 0u) << file;
     }
+    // A run's JSON from before the window rows carried stalls by cause: the panel says so.
+    pt::ptree old;
+    pt::read_json(js, old);
+    for (auto& [name, w] : old.get_child("runs").front().second.get_child("window"))
+        for (auto it = w.begin(); it != w.end();)
+            it = it->first.rfind("stalled.", 0) == 0 ? w.erase(it) : std::next(it);
+    const std::string old_js = temp("strict_old.json"), old_pl = temp("strict_old.svg");
+    pt::write_json(old_js, old);
+    ASSERT_EQ(sbufsim({"plot", js, "-o", pl}).rc, kExitOk);
+    ASSERT_EQ(sbufsim({"plot", old_js, "-o", old_pl}).rc, kExitOk);
+    pt::ptree now_svg, old_svg;
+    pt::read_xml(pl, now_svg);
+    pt::read_xml(old_pl, old_svg);
+    EXPECT_EQ(svg_text(now_svg).find("not in this file"), std::string::npos);
+    EXPECT_NE(svg_text(old_svg).find("not in this file"), std::string::npos);
     // The run had strict-TDM stalls for that panel to show.
     pt::ptree stats;
     pt::read_json(js, stats);

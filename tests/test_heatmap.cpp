@@ -236,7 +236,9 @@ TEST(Heatmap, Svg_is_well_formed_with_one_cell_per_bank_per_bin) {
     ActivityProbe probe = probe_for(p, ProbeOptions{1, false, 4096, false});
     const ReplayResult r = run(p, probe);
     const WindowSeries w = make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
-    const std::string svg = render_heatmap(w, block_matrix(r.kernel), HeatmapInfo{"collide & <co>", "cayman", "x=1", 2.4, r.total_cycles}, 50);
+    const std::string svg =
+        render_heatmap(w, block_matrix(r.kernel),
+                       HeatmapInfo{"collide & <co>", "cayman", "x=1", 2.4, r.total_cycles, true}, 50);
     const pt::ptree doc = parse_svg(svg);
     const std::size_t bins = rebin(w, 50).rows.size();
     ASSERT_GT(bins, 1u);
@@ -267,7 +269,8 @@ TEST(Heatmap, No_psum_rows_without_a_psum_region) {
         row.stalls.assign(16, 1);
         w.rows.push_back(row);
     }
-    const pt::ptree doc = parse_svg(render_heatmap(w, BlockMatrix{}, HeatmapInfo{"t", "maverick", "", 0, 50}));
+    const pt::ptree doc =
+        parse_svg(render_heatmap(w, BlockMatrix{}, HeatmapInfo{"t", "maverick", "", 0, 50, true}));
     EXPECT_EQ(count_class(doc, "util", nullptr), 16u * 5);
     EXPECT_EQ(count_class(doc, "stall", nullptr), 16u * 5);
 }
@@ -285,7 +288,7 @@ TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale)
     // dma_19 takes part in many pairs, but its largest is smaller than dma_0 <- dma_1: the
     // largest pair is shown all the same.
     for (std::size_t v = 2; v < n - 1; ++v) m.cycles[v * n + n - 1] = 1000;
-    const std::string svg = render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 100});
+    const std::string svg = render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 100, true});
     const pt::ptree doc = parse_svg(svg);
     const std::size_t shown = count_class(doc, "blocked", nullptr);
     EXPECT_LT(shown, n * n);

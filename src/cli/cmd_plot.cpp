@@ -72,6 +72,15 @@ WindowSeries windows_of(const pt::ptree& run) {
     return s;
 }
 
+// Whether the window rows carry stalled.<cause> values (a run's JSON from an older sbufsim does not).
+bool has_stalls_by_cause(const pt::ptree& run) {
+    const auto w = run.get_child_optional("window");
+    if (!w || w->empty()) return false;
+    for (const auto& [key, v] : w->front().second)
+        if (starts_with(key, "stalled.")) return true;
+    return false;
+}
+
 // "victim<-winner": {"cycles": n} entries over the clients of the "client" section.
 BlockMatrix matrix_of(const pt::ptree& run) {
     BlockMatrix m;
@@ -119,7 +128,9 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
         const auto& runs = doc.get_child("runs");
         if (run_index >= runs.size()) throw std::runtime_error("the file has " + std::to_string(runs.size()) + " run(s)");
         const pt::ptree& run = std::next(runs.begin(), static_cast<std::ptrdiff_t>(run_index))->second;
-        write_svg(render_heatmap(windows_of(run), matrix_of(run), info_of(run), bins), output, io);
+        HeatmapInfo info = info_of(run);
+        info.stalls_by_cause = has_stalls_by_cause(run);
+        write_svg(render_heatmap(windows_of(run), matrix_of(run), info, bins), output, io);
     } catch (const pt::ptree_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
         return kExitInput;

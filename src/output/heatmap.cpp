@@ -292,6 +292,11 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     panel(s, w, util, total, "util");
     panel(s, w, stall, total, "stalls");
     panel(s, w, cause, total, "stalls");
+    if (!info.stalls_by_cause)
+        s.text(kLeft + kPlotW / 2, cause.y + cause.height() / 2 + 4,
+               "not in this file: its window rows have no stalled.<cause> values (re-run sbufsim run "
+               "--window-stats N)",
+               10, "middle");
     matrix(s, m, matrix_y);
     return s.str();
 }

@@ -17,6 +17,10 @@ def test_frames_index_the_rows_by_name(traces):
     assert result.frame("bank")["busy"].sum() == sum(b["busy"] for b in result["bank"].values())
     assert list(result.frame("window")["start"]) == [0, 4000, 8000][:len(result.frame("window"))]
     assert list(result.frame("window")["start"])[:2] == [0, 4000]
+    # Stalls by cause per window: each column sums to the clients' counter of that cause.
+    window = result.frame("window")
+    assert window["stalled.bank_conflict"].sum() == clients["stall_bank_conflict"].sum() == 96
+    assert window["stalled.stage1_loss"].sum() == clients["stall_stage1_loss"].sum() > 0
     assert result.frame("engine").loc["act", "instructions"] == 8
 
 

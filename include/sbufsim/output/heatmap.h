@@ -30,6 +30,9 @@ struct HeatmapInfo {
     std::string settings;  // heatmap_settings(), e.g. "tdm.strict=true (config 1f0c...)"
     double pe_clock_ghz = 0;
     Cycle total_cycles = 0;
+    // The series carries stalls by cause (WindowRow::stalled). A run's JSON written by an older
+    // sbufsim has no stalled.<cause> rows: its panel says so instead of looking stall-free.
+    bool stalls_by_cause = true;
 };
 
 // The title's settings line: the keys that differ from the generation file ("key=value", from a
