@@ -209,7 +209,8 @@ int plot_sweep(const std::string& input, OutputFile* output, const SweepOptions&
 const char* kPlotHelp =
     "Draw, as SVG (or PNG through rsvg-convert when -o ends in .png):\n"
     "  - from a `run --window-stats N --json` file: the bank x time heatmap (utilisation and conflict\n"
-    "    stalls per ECC bank) and the client x client who-blocked-whom matrix of a run;\n"
+    "    stalls per ECC bank, stalls of all clients by cause) and the client x client\n"
+    "    who-blocked-whom matrix of a run;\n"
     "  - from a `sweep --out` CSV table: one metric over the varied keys. One varied key: a line\n"
     "    chart; two: a heat chart (one cell per point), or with --chart line / several traces one\n"
     "    line per value of the second key. --x/--y are inferred when the table leaves no choice;\n"
