@@ -929,8 +929,28 @@ inline std::uint32_t Kernel::shortest_run(std::uint64_t clients) const {
     for_each_bit(granted & throttled_, [&](std::uint32_t c) {
         left = static_cast<std::uint32_t>(std::min<Cycle>(left, throttlers_[c].grants_after(t)));
     });
-    if (left == 0) return;
+    const bool windows = throttle_windows();
+    if (left == 0 && !windows) return;
     steady_ = {true, left, granted, sbuf, stage2, dma, psum, gated};
+    steady_.windows = windows;
+}
+
+// Whether `clients`, all ready and none gated, would all be granted in one cycle whatever the
+// arbiters' order: at most one PE client (a second would lose stage 1), no concurrency rule with
+// both sides among them, no two on one bank.
+bool Kernel::go_together(std::uint64_t clients) const {
+    const std::uint64_t s1 = clients & sbuf_mask_ & stage1_mask_;
+    if (s1 & (s1 - 1)) return false;
+    if (((dve_sbuf_ & clients) && (gpsimd_sbuf_ & clients)) ||
+        ((dve_psum_ & clients) && (act_psum_ & clients)))
+        return false;
+    std::uint64_t taken = 0;
+    for (std::uint64_t m = clients; m; m &= m - 1) {
+        const std::uint64_t banks = head_mask_[std::countr_zero(m)];
+        if (taken & banks) return false;
+        taken |= banks;
+    }
+    return true;
 }
 
 // Strict TDM, after a steady cycle (note_steady()): at the next class change the TDM gate holds
@@ -945,16 +965,20 @@ inline std::uint32_t Kernel::shortest_run(std::uint64_t clients) const {
     // step() charged every gated client; those it left to the TDM gate are the other class's.
     const std::uint64_t held = steady_.gated & ~(depwait_ | backpressure_);
     if (!(held | steady_.sbuf)) return;  // no SBUF beat: the class changes nothing
-    const std::uint64_t s1 = held & stage1_mask_;
-    if ((s1 & (s1 - 1)) || ((held & dve_sbuf_) && (held & gpsimd_sbuf_))) return;
-    std::uint64_t taken = 0;
-    for (std::uint64_t m = held; m; m &= m - 1) {
-        const std::uint64_t banks = head_mask_[std::countr_zero(m)];
-        if (taken & banks) return;
-        taken |= banks;
-    }
+    if (!go_together(held)) return;
     steady_.turns = true;
     steady_.held = held;
+}
+
+// The masks of a steady cycle that grants `granted` (at most one PE client, go_together()): its
+// SBUF grants and the arbiters' candidates, all of them granted.
+void Kernel::steady_grants(std::uint64_t granted) {
+    const std::uint64_t sb = granted & sbuf_mask_;
+    steady_.granted = granted;
+    steady_.sbuf = sb;
+    steady_.stage2 = (sb & stage2_mask_) | ((sb & stage1_mask_) ? bit(kPeRdPort) : 0);
+    steady_.dma = sb & dma_class_;
+    steady_.psum = granted & psum_mask_clients_;
 }
 
 // At a class change inside a leap with turns (note_turns()): the clients the TDM gate held go
@@ -962,13 +986,48 @@ inline std::uint32_t Kernel::shortest_run(std::uint64_t clients) const {
 void Kernel::next_turn() {
     const std::uint64_t through = steady_.held, held = steady_.sbuf;
     for_each_bit(held, [&](std::uint32_t c) { ports_[c].last_cause = StallCause::tdm; });
-    steady_.granted = through | steady_.psum;
-    steady_.sbuf = through;
+    steady_grants(through | steady_.psum);
     steady_.held = held;
     steady_.gated = (steady_.gated & ~through) | held;
-    steady_.stage2 = (through & stage2_mask_) | ((through & stage1_mask_) ? bit(kPeRdPort) : 0);
-    steady_.dma = through & dma_class_;
     steady_.cycles = shortest_run(steady_.granted);
+}
+
+// Throttlers, TDM not strict, after a cycle that granted every ready beat a gate let through
+// (note_steady(), whose leap stops where a granted client's bucket runs out): whether the ready
+// clients a dependency or back-pressure does not hold would all go through together but for
+// their buckets (go_together()). Then what the following cycles grant and hold follows from the
+// buckets alone, window after window, until a run ends or a request issues (leap()):
+// nothing completes in a leap, so a dependency that holds a beat goes on holding it, and
+// back-pressure changes only between runs. (A bucket spent by the step's own grant leaves no
+// steady cycles to leap: the windows start at once.)
+bool Kernel::throttle_windows() const {
+    return (ready_ & throttled_) && !tdm_.strict() && go_together(ready_ & ~(depwait_ | backpressure_));
+}
+
+// At cycle now_ of a leap over throttle windows (throttle_windows()): as step() would find it, the
+// ready clients whose bucket allows a beat go through and the others are held (a throttle stall)
+// until the first of their windows refills, next to those a dependency or back-pressure holds.
+// steady_ becomes that cycle, which the following ones repeat while the buckets and the runs
+// last (none, when a run's last beat goes through in it: step() takes that cycle).
+void Kernel::window_turn() {
+    const Cycle t = now_;
+    const std::uint64_t waiting = ready_ & (depwait_ | backpressure_);  // held all along, by their gate
+    std::uint64_t held = 0;
+    Cycle release = kNever;
+    for_each_bit(ready_ & throttled_ & ~waiting, [&](std::uint32_t c) {
+        if (throttlers_[c].allows(t)) return;
+        held |= bit(c);
+        release = std::min(release, throttlers_[c].next_window(t));
+    });
+    const std::uint64_t through = ready_ & ~(held | waiting);
+    Cycle left = shortest_run(through);
+    for_each_bit(through & throttled_,
+                 [&](std::uint32_t c) { left = std::min(left, throttlers_[c].grants_from(t)); });
+    for_each_bit(held, [&](std::uint32_t c) { ports_[c].last_cause = StallCause::throttle; });
+    steady_grants(through);
+    steady_.cycles = left;
+    steady_.gated = held | waiting;
+    gate_release_ = release;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1021,7 +1080,19 @@ void Kernel::leap(Cycle target, Stage1& arb1, Stage2& arb2) {
     } else {
         const Cycle change =
             tdm_.strict() && steady_.sbuf ? tdm_.next_change(now_ - 1, slot_at(now_ - 1)) : kNever;
-        if (const Cycle len = steady_len(target, change)) leap_cycles(len, arb1, arb2);
+        // Over throttle windows (throttle_windows()): where the steady cycles stop at an empty
+        // bucket or a refill, the next ones are those window_turn() finds, while no run ends, no
+        // request issues and `target` is ahead. (One loop around the one leap_cycles(): a second
+        // copy of it here made GCC stop inlining the step's grant loop.)
+        for (bool turned = false;; turned = true) {
+            const Cycle len = steady_len(target, change);
+            if (len)
+                leap_cycles(len, arb1, arb2);
+            else if (turned)
+                break;  // a run's last beat comes next
+            if (!steady_.windows || now_ >= target || now_ >= next_issue_) break;
+            window_turn();
+        }
     }
     steady_.on = false;  // taken; the next step decides again
 }

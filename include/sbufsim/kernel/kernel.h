@@ -165,8 +165,12 @@ private:
     template <class Stage1, class Stage2>
     void leap_cycles(Cycle len, Stage1& arb1, Stage2& arb2);
     std::uint32_t shortest_run(std::uint64_t clients) const;
+    bool go_together(std::uint64_t clients) const;
+    void steady_grants(std::uint64_t granted);
     void note_turns();
     void next_turn();
+    bool throttle_windows() const;
+    void window_turn();
     void note_steady(std::uint64_t granted, std::uint64_t sbuf, std::uint64_t stage2, std::uint64_t dma,
                      std::uint64_t psum, std::uint64_t gated, Cycle t);
     void note_steady_heads();
@@ -266,7 +270,9 @@ private:
     // the `gated` clients may open. The masks are the cycle's granted clients, its SBUF grants and
     // the arbiters' candidates. Strict TDM (note_turns()): with `turns`, the SBUF clients the TDM
     // gate `held` would all go through in the other class's slots, so the leap goes on from one
-    // class's turn to the next (next_turn()).
+    // class's turn to the next (next_turn()). Throttlers (throttle_windows()): with `windows`, every
+    // ready client would go through together but for its bucket, so the leap goes on past each
+    // empty bucket and each refill (window_turn()).
     struct Steady {
         bool on = false;
         Cycle cycles = 0;
@@ -274,6 +280,7 @@ private:
         std::uint64_t gated = 0;
         bool turns = false;
         std::uint64_t held = 0;
+        bool windows = false;
     } steady_;
     // Set by step() (note_rotation()): the cycles after it repeat it with the stage-1 winner
     // rotating (rotate()). s1: the PE candidates; others: the other ready clients, no two on one

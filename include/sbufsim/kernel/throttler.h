@@ -50,6 +50,13 @@ public:
         const Cycle window_end = (t / window_len_ + 1) * window_len_;
         return std::min<Cycle>(tokens(t), window_end - t - 1);
     }
+    // How many cycles in a row from t on a beat may be granted, before any is: the tokens t's
+    // window has left, within that window.
+    Cycle grants_from(Cycle t) const {
+        if (!enabled_) return kNever;
+        const Cycle window_end = (t / window_len_ + 1) * window_len_;
+        return std::min<Cycle>(tokens(t), window_end - t);
+    }
     // First cycle of the window after t's (when a spent bucket refills); kNever for a bucket of
     // zero beats, which never refills.
     Cycle next_window(Cycle t) const {
