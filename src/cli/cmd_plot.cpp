@@ -115,6 +115,7 @@ HeatmapInfo info_of(const pt::ptree& run) {
     if (const auto c = run.get_child_optional("config"))
         for (const auto& [key, v] : *c) kv.push_back(key + "=" + v.get<std::string>("value", "?"));
     i.settings = heatmap_settings(kv, r.get<std::string>("config_hash", "?"));
+    i.stalls_by_cause = has_stalls_by_cause(run);
     return i;
 }
 
@@ -128,9 +129,7 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
         const auto& runs = doc.get_child("runs");
         if (run_index >= runs.size()) throw std::runtime_error("the file has " + std::to_string(runs.size()) + " run(s)");
         const pt::ptree& run = std::next(runs.begin(), static_cast<std::ptrdiff_t>(run_index))->second;
-        HeatmapInfo info = info_of(run);
-        info.stalls_by_cause = has_stalls_by_cause(run);
-        write_svg(render_heatmap(windows_of(run), matrix_of(run), info, bins), output, io);
+        write_svg(render_heatmap(windows_of(run), matrix_of(run), info_of(run), bins), output, io);
     } catch (const pt::ptree_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
         return kExitInput;

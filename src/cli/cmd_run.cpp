@@ -95,7 +95,6 @@ std::string per_trace(const std::string& path, const std::string& trace, std::si
     return (p.parent_path() / (p.stem().string() + "." + stem + p.extension().string())).string();
 }
 
-// The settings that make a picture reproducible: the command line's overrides, else "defaults".
 // The heatmap's settings line from the run's effective settings (RunInfo::settings).
 std::string settings_of(const RunInfo& info) {
     std::vector<std::string> kv;
@@ -227,42 +226,43 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     bool quiet = false, lenient = false, force = false, list_metrics = false, hierarchy = false;
     VizOptions viz;
     po::options_description desc("sbufsim run [TRACE...] [options]");
-    desc.add_options()("help,h", "show this help")("json", po::value(&json_path)->value_name("FILE"),
-                                                   "write the statistics as JSON ('-' = stdout)")(
-        "csv", po::value(&csv_path)->value_name("FILE"), "write the statistics as CSV rows ('-' = stdout)")(
-        "stats", po::value(&stats_path)->value_name("FILE"),
-        "write the statistics as text, one a line with its description and unit, as gem5's "
-        "stats.txt ('-' = stdout)")("quiet,q", po::bool_switch(&quiet), "no text summary")(
-        "from", po::value(&from)->value_name("RESULT"),
-        "re-run the runs a --json RESULT file records: its trace, generation, scheduler, --lenient and "
-        "every setting that differs from the generation file (further options apply on top)")(
-        "list-metrics", po::bool_switch(&list_metrics),
-        "list every registered metric (name, unit, better direction, description) and exit")(
-        "lenient", po::bool_switch(&lenient),
-        "skip invalid records (counted and listed) instead of refusing the trace")(
-        "scheduler", po::value(&scheduler)->default_value(scheduler)->value_name("S"),
-        "fast: event-driven replay, the kernel runs many cycles per step; clocked: the SystemC "
-        "model, every block a process on the PE clock, every cycle (the reference: same "
-        "statistics, far slower)")(
-        "vcd", po::value(&viz.vcd)->value_name("FILE"),
-        "write a VCD waveform (per-bank busy/conflict/winner/grants, TDM slot, per-client "
-        "stall/grant, engine busy) for GTKWave; implies --scheduler clocked")(
-        "hierarchy", po::bool_switch(&hierarchy),
-        "print the SystemC model's sc_object tree after the run, with every module's CSRs (name, "
-        "offset, value) and signals (value); implies --scheduler clocked")(
-        "timeline", po::value(&viz.timeline)->value_name("FILE"),
-        "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")(
-        "window", po::value(&viz.window)->value_name("A:B"),
-        "timeline: keep only events intersecting cycles [A, B)")(
-        "timeline-detail",
-        po::value(&viz.timeline_detail)->default_value(viz.timeline_detail)->value_name("D"),
-        "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
-        "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")(
-        "heatmap", po::value(&viz.heatmap)->value_name("FILE"),
-        "write a bank x time heatmap (utilisation, conflict stalls, stalls by cause) and who-blocked-whom "
-        "matrix: FILE.svg, "
-        "or FILE.png through rsvg-convert (librsvg2-bin)")(
-        "window-stats", po::value(&viz.window_stats)->value_name("N"), window_stats_help().c_str());
+    // One option a line.
+    // clang-format off
+    desc.add_options()("help,h", "show this help")
+        ("json", po::value(&json_path)->value_name("FILE"), "write the statistics as JSON ('-' = stdout)")
+        ("csv", po::value(&csv_path)->value_name("FILE"), "write the statistics as CSV rows ('-' = stdout)")
+        ("stats", po::value(&stats_path)->value_name("FILE"),
+         "write the statistics as text, one a line with its description and unit, as gem5's "
+         "stats.txt ('-' = stdout)")
+        ("quiet,q", po::bool_switch(&quiet), "no text summary")
+        ("from", po::value(&from)->value_name("RESULT"),
+         "re-run the runs a --json RESULT file records: its trace, generation, scheduler, --lenient and "
+         "every setting that differs from the generation file (further options apply on top)")
+        ("list-metrics", po::bool_switch(&list_metrics),
+         "list every registered metric (name, unit, better direction, description) and exit")
+        ("lenient", po::bool_switch(&lenient), "skip invalid records (counted and listed) instead of refusing the trace")
+        ("scheduler", po::value(&scheduler)->default_value(scheduler)->value_name("S"),
+         "fast: event-driven replay, the kernel runs many cycles per step; clocked: the SystemC "
+         "model, every block a process on the PE clock, every cycle (the reference: same "
+         "statistics, far slower)")
+        ("vcd", po::value(&viz.vcd)->value_name("FILE"),
+         "write a VCD waveform (per-bank busy/conflict/winner/grants, TDM slot, per-client "
+         "stall/grant, engine busy) for GTKWave; implies --scheduler clocked")
+        ("hierarchy", po::bool_switch(&hierarchy),
+         "print the SystemC model's sc_object tree after the run, with every module's CSRs (name, "
+         "offset, value) and signals (value); implies --scheduler clocked")
+        ("timeline", po::value(&viz.timeline)->value_name("FILE"),
+         "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")
+        ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B)")
+        ("timeline-detail", po::value(&viz.timeline_detail)->default_value(viz.timeline_detail)->value_name("D"),
+         "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
+         "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")
+        ("heatmap", po::value(&viz.heatmap)->value_name("FILE"),
+         "write a bank x time heatmap (utilisation, conflict stalls, stalls by cause) and who-blocked-whom "
+         "matrix: FILE.svg, or FILE.png through rsvg-convert (librsvg2-bin)")
+        ("window-stats", po::value(&viz.window_stats)->value_name("N"),
+         window_stats_help().c_str());
+    // clang-format on
     add_force_option(desc, force);
     add_log_level_option(desc, log_level);
     desc.add(config_options(copts));

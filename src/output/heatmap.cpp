@@ -127,13 +127,14 @@ void cells(svg::Writer& s, const WindowSeries& w, const Panel& p) {
     for (std::size_t row = 0; row < p.rows.size(); ++row) {
         for (std::size_t i = 0; i < w.rows.size(); ++i) {
             const WindowRow& r = w.rows[i];
+            const double v = p.value(r, row);
             svg::Style st;
-            st.fill = p.colour(p.value(r, row));
+            st.fill = p.colour(v);
             st.css_class = p.css;
             st.attrs = std::string(p.row_attr) + "=\"" + std::to_string(row) + "\" data-bin=\"" +
                        std::to_string(i) + "\"";
             if (p.tooltips)
-                st.title = p.rows[row] + ": " + svg::num(p.value(r, row), 3) + " per cycle in cycles " +
+                st.title = p.rows[row] + ": " + svg::num(v, 3) + " per cycle in cycles " +
                            std::to_string(r.start) + "-" + std::to_string(r.start + r.cycles);
             // Overlap by a hair so anti-aliasing leaves no white seams between cells.
             s.rect(kLeft + cw * static_cast<double>(i), p.y + p.row_h * static_cast<double>(row), cw + 0.05,
