@@ -11,6 +11,8 @@
 #include "sbufsim/kernel/clients.h"
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/output/report.h"
+#include "sbufsim/trace/trace.h"
+#include "sbufsim/workload/workload.h"
 #include "shipped.h"
 #include "temp_files.h"
 
@@ -30,6 +32,18 @@ TEST_P(EveryShippedTrace, Critical_path_adds_up_to_the_total_cycles) {
     Cycle groups = 0;
     for (const PathGroup& g : analyse(r).path) groups += g.total();
     EXPECT_EQ(groups, r.total_cycles);
+}
+
+// Each hop of the path (to the engine's previous instruction or to the one whose signal met a
+// wait) leads to one more instruction on it: a path of n hops holds n + 1 instructions, whatever
+// the segments each instruction's path is cut into (a matmul: start, release, drain).
+TEST_P(EveryShippedTrace, Critical_path_holds_one_instruction_more_than_it_has_hops) {
+    const ReplayResult r = replay_trace(cayman(), shipped(GetParam()));
+    const CriticalPathStats& cp = r.critical_path;
+    std::uint64_t instructions = 0;
+    for (const std::uint64_t n : cp.instructions) instructions += n;
+    const std::uint64_t hops = cp.semaphore_edges + cp.queue_edges;
+    EXPECT_EQ(instructions, r.instructions ? hops + 1 : 0) << hops << " hops";
 }
 
 TEST_P(EveryShippedTrace, Each_engine_split_adds_up_to_the_total_cycles) {
@@ -90,6 +104,88 @@ TEST(CriticalPath, Without_a_wait_the_engines_run_in_parallel_and_the_longer_one
     EXPECT_EQ(b.path[0].name, "DMA");
     EXPECT_EQ(r.critical_path.semaphore_edges, 0u);
     EXPECT_DOUBLE_EQ(b.bound_share, 1.0);
+}
+
+TEST(CriticalPath, Counts_every_matmul_of_an_accumulation_chain_on_the_path) {
+    // One stationary tile, then matmuls back to back into one PSUM tile: each starts when the one
+    // before releases the array, so every one of them is on the path (and the LdWeights first).
+    std::string text =
+        "sbufsim-trace 1 gen=cayman\n"
+        "ldweights queue=qPE0 src=bf16@0x0[1][128] rows=128 cols=128\n";
+    const int matmuls = 40;  // more than CriticalPath::kFlattenDepth segments
+    for (int i = 0; i < matmuls; ++i)
+        text +=
+            "matmul queue=qPE0 src=bf16@0x8000[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+            "num_active_cols=128\n";
+    const ReplayResult r = replay_trace(cayman(), write_temp("cp_matmuls.trc", text));
+    const Bottleneck b = analyse(r);
+    ASSERT_EQ(b.path.size(), 1u);
+    EXPECT_EQ(b.path[0].name, "PE");
+    EXPECT_EQ(b.path[0].instructions, matmuls + 1u);
+    EXPECT_EQ(r.critical_path.queue_edges, static_cast<std::uint64_t>(matmuls));
+}
+
+// The finding whose text contains `part` (an empty one when none does).
+Finding finding_with(const Bottleneck& b, const std::string& part) {
+    for (const Finding& f : b.findings)
+        if (f.text.find(part) != std::string::npos) return f;
+    return {};
+}
+
+ReplayResult replay_gemm(const GemmShape& shape, const GemmOptions& o) {
+    std::ostringstream out;
+    TraceWriter w(out, TraceFormat::text, TraceHeader{1, "cayman"});
+    TraceWriterSink sink(w);
+    generate_gemm(cayman(), shape, o, sink);
+    w.flush();
+    return replay_trace(cayman(), write_temp("bottleneck_gemm.trc", out.str()));
+}
+
+// The advice fits the run: an engine that waits for the group bounding the run is told that
+// buffers do not help; stalls of an engine that waited for no bank on the critical path are said
+// to have cost no run time, with no setting offered to shorten it.
+TEST(Findings, Advice_follows_what_bounds_the_run) {
+    // matmul_kloop: PE-bound, ACT waits for its PSUM tiles.
+    Bottleneck b = analyse(replay_trace(cayman(), shipped("matmul_kloop.trc")));
+    ASSERT_EQ(b.bound_by, "PE");
+    Finding f = finding_with(b, "act waited");
+    EXPECT_NE(f.advice.find("it waits behind PE, which bounds the run"), std::string::npos) << f.advice;
+
+    // resnet50_head: DMA-bound; its LdWeights wait for their loads; half its DMA engines idle.
+    b = analyse(replay_trace(cayman(), shipped("resnet50_head.trc")));
+    ASSERT_EQ(b.bound_by, "DMA");
+    f = finding_with(b, "for their LdWeights");
+    EXPECT_NE(f.advice.find("the run is bound by DMA: load the weights earlier"), std::string::npos)
+        << f.advice;
+    f = finding_with(b, "DMA transfers are");
+    EXPECT_NE(f.advice.find("busy less than half the run (8 of 16)"), std::string::npos) << f.advice;
+
+    // A GEMM with two m-tiles per LdWeights: DMA-bound, every DMA engine busy most of the run,
+    // and its worst bank victim a DMA queue whose engine waited for no bank on the path.
+    GemmOptions o;
+    o.block_m = 2;
+    const ReplayResult r = replay_gemm({1024, 1024, 4096, "g"}, o);
+    b = analyse(r);
+    ASSERT_EQ(b.bound_by, "DMA");
+    f = finding_with(b, "DMA transfers are");
+    EXPECT_EQ(f.advice.find("split large loads"), std::string::npos) << f.advice;
+    f = finding_with(b, "beat-cycles to other clients taking its banks");
+    ASSERT_FALSE(f.text.empty());
+    EXPECT_EQ(f.text.rfind("dma_", 0), 0u) << f.text;
+    EXPECT_NE(f.text.find("off the critical path: DMA waited for no bank on it"), std::string::npos)
+        << f.text;
+    EXPECT_EQ(f.advice.find("raise"), std::string::npos) << f.advice;
+}
+
+TEST(Findings, Compute_advice_names_the_other_engines_not_its_own) {
+    std::string text = "sbufsim-trace 1 gen=cayman\n";
+    for (int i = 0; i < 3; ++i)
+        text += "act queue=qAct0 src=bf16@0x0[1][512] dst=bf16@0x30000[1][512] partitions=128 fn=copy\n";
+    const Bottleneck b = analyse(replay_trace(cayman(), write_temp("act_only.trc", text)));
+    const Finding f = finding_with(b, "ACT compute is");
+    EXPECT_NE(f.advice.find("move part of the work to DVE or POOL (they run in parallel with ACT)"),
+              std::string::npos)
+        << f.advice;
 }
 
 TEST(Mfu, Mx_matmuls_count_four_macs_per_pe_and_say_which_peak_they_pass) {

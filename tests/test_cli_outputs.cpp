@@ -157,6 +157,27 @@ TEST(CliOutputs, Run_replaces_its_own_outputs_and_writes_them_whole) {
     EXPECT_EQ(entries(d), (std::vector<std::string>{"r.csv", "r.json"}));
 }
 
+// A read-only file is kept whoever runs the command: root passes the permission check, so the
+// mode bits are read as well. --force does not change that.
+TEST(CliOutputs, A_read_only_output_file_is_refused_even_for_root_and_with_force) {
+    const std::string d = fresh_dir("read_only");
+    const std::string trace = copy_of("matmul_kloop.trc", d, "t.trc"), out = d + "/r.json";
+    ASSERT_EQ(run({"run", trace, "--quiet", "--json", out}).rc, 0);
+    const std::string before = slurp(out);
+    ASSERT_EQ(::chmod(out.c_str(), 0444), 0);
+    for (const bool force : {false, true}) {
+        std::vector<std::string> args = {"run", trace, "--quiet", "--json", out, "--set", "tdm.dma_slots=2"};
+        if (force) args.push_back("--force");
+        const CliOut r = run(args);
+        EXPECT_EQ(r.rc, 2) << r.err;
+        EXPECT_TRUE(r.err.find("read-only") != std::string::npos ||
+                    r.err.find("Permission denied") != std::string::npos)
+            << r.err;
+        EXPECT_EQ(slurp(out), before);
+    }
+    EXPECT_EQ(entries(d), (std::vector<std::string>{"r.json", "t.trc"}));  // no temporary left
+}
+
 TEST(CliOutputs, Stdout_write_errors_exit_3) {
     if (!have_dev_full()) GTEST_SKIP() << "no writable /dev/full";
     using sbufsim::test::shell_quote;
@@ -230,6 +251,33 @@ TEST(CliOutputs, Sweep_json_write_error_exits_3) {
                               "--jobs", "1", "--json", "/dev/full"});
     EXPECT_EQ(r.rc, 3) << r.err;
     EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+}
+
+// A directory opens without error on Linux and reads as empty: every command that reads a user's
+// file names it and exits before any work (3: an unreadable input; 2 for a configuration file, as
+// every bad configuration), instead of an internal error or a silently empty input (a config that
+// sets nothing, a topology with no layers).
+TEST(CliOutputs, A_directory_given_as_an_input_file_is_refused) {
+    const std::string d = fresh_dir("dir_inputs");
+    const std::string trace = copy_of("matmul_kloop.trc", d, "t.trc");
+    const std::vector<std::pair<int, std::vector<std::string>>> commands = {
+        {3, {"run", d, "--quiet"}},
+        {3, {"check", d}},
+        {3, {"convert", d, d + "/out.sbt"}},
+        {3, {"run", "--from", d}},
+        {2, {"run", trace, "--quiet", "--config", d}},
+        {3, {"gen", "--topology", d, "-o", d + "/net.trc"}},
+        {3, {"plot", d, "-o", d + "/h.svg"}},
+        {3, {"sweep", d, "--vary", "tdm.dma_slots=1:2", "-o", d + "/s.csv"}},
+    };
+    for (const auto& [rc, args] : commands) {
+        const CliOut r = run(args);
+        EXPECT_EQ(r.rc, rc) << args[0] << " " << args[1] << ": " << r.err;
+        EXPECT_NE(r.err.find(d + ":"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("is a directory"), std::string::npos)
+            << args[0] << " " << args[1] << ": " << r.err;
+    }
+    EXPECT_EQ(entries(d), std::vector<std::string>{"t.trc"});  // nothing written
 }
 
 }  // namespace

@@ -134,6 +134,26 @@ TEST(CliPlotSweep, Png_export_through_rsvg_convert_or_a_clear_refusal) {
     EXPECT_EQ(slurp(png).substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
 }
 
+// A picture is SVG or PNG: any other extension is refused before anything is drawn or written,
+// not filled with SVG under a name that promises another format.
+TEST(CliPlotSweep, A_picture_named_neither_svg_nor_png_is_refused) {
+    const std::string csv = tmp("ext.csv"), jpg = tmp("ext.jpg"), bare = tmp("ext_svg");
+    run_sweep({"tdm.dma_slots=0,4"}, csv);
+    CliOut o = sbufsim({"plot", csv, "-o", jpg});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("not jpg; name the file .svg or .png"), std::string::npos) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(jpg));
+    o = sbufsim({"run", test::shipped("matmul_kloop.trc"), "--quiet", "--heatmap", jpg});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("--heatmap " + jpg + ": pictures are written as SVG (.svg) or PNG (.png)"),
+              std::string::npos)
+        << o.err;
+    EXPECT_FALSE(std::filesystem::exists(jpg));
+    o = sbufsim({"plot", csv, "-o", bare});  // no extension: SVG
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(slurp(bare).find("<svg"), std::string::npos) << slurp(bare).substr(0, 80);
+}
+
 TEST(CliPlotSweep, Request_errors_are_usage_errors_with_the_choices) {
     const std::string csv = tmp("err.csv");
     run_sweep({"tdm.dma_slots=0,4", "tdm.max_slots=8,16", "tdm.dma_order=round_robin,dma_first"}, csv);

@@ -6,6 +6,7 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -273,6 +274,73 @@ TEST(Heatmap, No_psum_rows_without_a_psum_region) {
         parse_svg(render_heatmap(w, BlockMatrix{}, HeatmapInfo{"t", "maverick", "", 0, 50, true}));
     EXPECT_EQ(count_class(doc, "util", nullptr), 16u * 5);
     EXPECT_EQ(count_class(doc, "stall", nullptr), 16u * 5);
+}
+
+// The fill of the stall cell of `bank` in `bin` (the panels' cells carry data-bank and data-bin).
+std::string stall_fill(const pt::ptree& node, int bank, int bin) {
+    for (const auto& [tag, child] : node) {
+        if (tag == "rect" && child.get<std::string>("<xmlattr>.class", "") == "stall" &&
+            child.get<int>("<xmlattr>.data-bank") == bank && child.get<int>("<xmlattr>.data-bin") == bin)
+            return child.get<std::string>("<xmlattr>.fill");
+        if (std::string f = stall_fill(child, bank, bin); !f.empty()) return f;
+    }
+    return "";
+}
+
+// A stall panel's darkest colour stands for at least one stalled beat-cycle per cycle: a run
+// whose worst bin loses one beat in 40 cycles is drawn pale, as the same share of a busier run
+// would be, not in the colour of a bank that loses a beat every cycle.
+TEST(Heatmap, Stall_colours_are_against_one_stall_per_cycle_at_least) {
+    const auto series = [](std::uint64_t worst) {
+        WindowSeries w;
+        w.width = 40;
+        w.sbuf_banks = 1;
+        w.banks = {"sbuf_0"};
+        for (const std::uint64_t stalls : {worst, std::uint64_t{0}}) {
+            WindowRow row;
+            row.start = 40 * w.rows.size();
+            row.cycles = 40;
+            row.busy = {40};
+            row.conflicts = {stalls};
+            row.stalls = {stalls};
+            w.rows.push_back(row);
+        }
+        return parse_svg(render_heatmap(w, BlockMatrix{}, HeatmapInfo{"t", "cayman", "", 0, 80, true}));
+    };
+    EXPECT_EQ(stall_fill(series(1), 0, 0), svg::ramp_red(svg::log_scale(1.0 / 40, 1)));
+    EXPECT_NE(stall_fill(series(1), 0, 0), svg::ramp_red(1));
+    // Above one per cycle the scale follows the data: the worst bin is the darkest.
+    EXPECT_EQ(stall_fill(series(160), 0, 0), svg::ramp_red(1));
+    EXPECT_EQ(stall_fill(series(160), 0, 1), svg::ramp_red(0));
+}
+
+// The who-blocked-whom matrix likewise: its darkest colour is at least a tenth of the run, so 265
+// stall cycles in a run of a million are pale, and the note under it says both figures.
+TEST(Heatmap, Matrix_colours_are_against_a_tenth_of_the_run_at_least) {
+    BlockMatrix m;
+    m.clients = {"dma_0", "pe_client_0"};
+    m.cycles = {0, 265, 0, 0};  // dma_0 blocked by pe_client_0
+    const auto fill_of = [&](Cycle run) {
+        const pt::ptree doc =
+            parse_svg(render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, run, true}));
+        std::string fill;
+        std::function<void(const pt::ptree&)> walk = [&](const pt::ptree& node) {
+            for (const auto& [tag, child] : node) {
+                if (tag == "rect" && child.get<std::string>("<xmlattr>.class", "") == "blocked" &&
+                    child.get<std::string>("title", "").find(": 265 cycles") != std::string::npos)
+                    fill = child.get<std::string>("<xmlattr>.fill");
+                walk(child);
+            }
+        };
+        walk(doc);
+        return fill;
+    };
+    EXPECT_EQ(fill_of(1'000'000), svg::ramp_red(svg::log_scale(265, 100'000)));
+    EXPECT_EQ(fill_of(2000), svg::ramp_red(1));  // 265 is more than a tenth of 2000 cycles
+    const std::string svg =
+        render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 1'000'000, true});
+    EXPECT_NE(svg.find("darkest = 100k cycles (a tenth of the run; the largest cell is 265)"),
+              std::string::npos);
 }
 
 // A real workload's matrix: 20 clients, one pair 1000x the rest. Only the most involved clients

@@ -83,6 +83,16 @@ TEST(TraceCheck, Zero_partitions_is_one_finding_per_record) {
         "partitions", "must be at least 1");
 }
 
+TEST(TraceCheck, More_partitions_than_the_array_has_is_one_finding_of_the_count) {
+    // No starting partition fits 129: the count is the mistake, said once, with the limit.
+    expect_one("act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x30000[1][64] partitions=129 fn=copy\n",
+               "partitions", "129 partitions, more than the 128 of SBUF; use at most 128");
+    // A count that fits from an earlier partition: the operand's start is the mistake.
+    expect_one("act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x1000000[1][64] partitions=96 fn=copy\n", "dst",
+               "starts at partition 64 and spans 96 partitions, past the 128 of SBUF; start at partition 32 "
+               "or lower");
+}
+
 TEST(TraceCheck, Q7_core_reaches_only_its_own_16_partitions) {
     expect_one("q7 queue=qPool0 core=1 op=wr operand=bf16@0x0[1][64] partitions=16\n", "partitions",
                "core 1 reaches partitions [16, 32) only");
@@ -219,6 +229,11 @@ TEST(TraceCheck, Header_generation_mismatch) {
     c.check_header(r.header(), out);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].field, "gen");
+    // Either choice of generation can be the cause: the message names both and the fix of each.
+    EXPECT_NE(out[0].reason.find("chosen by --gen or a --config file's base"), std::string::npos)
+        << out[0].reason;
+    EXPECT_NE(out[0].reason.find("(--gen mariana, or base = mariana in the file)"), std::string::npos)
+        << out[0].reason;
 }
 
 TEST(TraceCheck, Operand_wider_than_the_29_bit_partition_offset_is_rejected) {

@@ -224,6 +224,26 @@ TEST(Workload_gemm, Too_many_groups_per_block_for_the_psum_rotation_is_an_error)
     EXPECT_THROW(generate(p, {512, 512, 128, "x"}, o), WorkloadError);
 }
 
+TEST(Workload_gemm, By_default_the_psum_rotation_takes_every_bank_from_the_first_one) {
+    // 8 banks on cayman, 4 on inferentia: the defaults generate on every generation, and give what
+    // naming those counts gives.
+    for (const auto& [gen, banks] : {std::pair<const char*, std::uint32_t>{"cayman", 8}, {"inferentia", 4}}) {
+        const Params p = test::shipped_params(gen);
+        GemmOptions named;
+        named.psum_bufs = banks;
+        const std::string text = generate(p, {512, 256, 256, "x"}, GemmOptions{});
+        EXPECT_EQ(text, generate(p, {512, 256, 256, "x"}, named)) << gen;
+        const Census c = census(text, p);
+        EXPECT_TRUE(c.problems.empty()) << gen << ": " << problems(c);
+    }
+    // From bank 4 on cayman: the 4 banks left.
+    const Params p = cayman();
+    GemmOptions from4, named;
+    from4.psum_first_bank = named.psum_first_bank = 4;
+    named.psum_bufs = 4;
+    EXPECT_EQ(generate(p, {512, 256, 256, "x"}, from4), generate(p, {512, 256, 256, "x"}, named));
+}
+
 TEST(Workload_gemm, Psum_banks_rotate_and_reuse_waits_for_the_evacuation) {
     const Params p = cayman();
     GemmOptions o;

@@ -42,7 +42,7 @@ struct Totals {
     std::uint64_t problems = 0;
     std::uint64_t records = 0;
     std::uint64_t max_errors = 0;   // 0 = no limit
-    bool unreadable = false;
+    std::uint64_t unreadable = 0;   // traces that could not be opened
     bool limit_hit() const { return max_errors != 0 && problems >= max_errors; }
 };
 
@@ -70,7 +70,7 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
     } catch (const TraceFormatError& e) {
         if (e.error().field == "file") {
             io.err << "sbufsim check: " << e.what() << "\n";
-            t.unreadable = true;
+            ++t.unreadable;
             return;
         }
         report(io.out, t, {e.error()});
@@ -163,8 +163,9 @@ int cmd_check(const std::vector<std::string>& args, Io io) {
     }
     if (t.limit_hit()) io.out << "stopped after " << t.problems << " problems (--max-errors)\n";
     if (!quiet)
-        io.err << "sbufsim check: " << traces.size() << " trace(s), " << t.records << " records, " << t.problems
-               << " problem(s)\n";
+        io.err << "sbufsim check: " << traces.size() << " trace(s), " << t.records << " records, "
+               << t.problems << " problem(s)"
+               << (t.unreadable ? ", " + std::to_string(t.unreadable) + " unreadable" : "") << "\n";
     if (t.unreadable) return kExitInput;
     return t.problems ? kExitFindings : kExitOk;
 }

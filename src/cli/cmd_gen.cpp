@@ -105,6 +105,7 @@ struct GemmFlags {
 
 po::options_description gemm_options(GemmOptions& o, GemmFlags& f) {
     po::options_description d("GEMM tiling and placement (gemm, attention, conv, --topology)");
+    // clang-format off
     d.add_options()
         ("dtype", po::value(&f.dtype)->default_value(f.dtype)->value_name("T"), "input dtype: bf16, fp8, fp32 (fp32: 4x matmul time)")
         ("tile-m", po::value(&o.tile_m)->value_name("N"), "moving free size per matmul (default one PSUM bank: 512 fp32; more needs a zero region beyond SIZE2048, mariana)")
@@ -114,7 +115,7 @@ po::options_description gemm_options(GemmOptions& o, GemmFlags& f) {
         ("out-bufs", po::value(&o.out_bufs)->default_value(o.out_bufs)->value_name("N"), "SBUF result slots between ACT and the store DMA")
         ("stationary", po::value(&f.stationary)->default_value(f.stationary)->value_name("MODE"), "auto | resident | stream: keep an n-block's stationary k-slices across m-blocks")
         ("dma-queues", po::value(&o.dma_queues)->default_value(o.dma_queues)->value_name("N"), "DMA queues qSyncIO0..N-1 (each load or store is one dma_copy, spread over the DMA engines by partition lanes; a queue keeps its transfers in order)")
-        ("psum-bufs", po::value(&o.psum_bufs)->default_value(o.psum_bufs)->value_name("N"), "PSUM banks in the rotation (multi-buffering)")
+        ("psum-bufs", po::value(&o.psum_bufs)->default_value(o.psum_bufs)->value_name("N"), "PSUM banks in the rotation (multi-buffering); 0 = every bank from --psum-first-bank on (8 on NC-v2/v3, 4 on inferentia)")
         ("psum-first-bank", po::value(&o.psum_first_bank)->default_value(o.psum_first_bank)->value_name("B"), "first PSUM bank of the rotation")
         ("row-quadrant", po::value(&o.row_quadrant)->default_value(o.row_quadrant)->value_name("Q"), "SBUF quadrant of k-tiles of <=32 rows (33-64 rows: 0 or 2)")
         ("psum-quadrant", po::value(&o.psum_quadrant)->default_value(o.psum_quadrant)->value_name("Q"), "PSUM quadrant of n-tiles of <=32 columns, 0..2 (col_grp 0x8 is a HW bug)")
@@ -122,6 +123,7 @@ po::options_description gemm_options(GemmOptions& o, GemmFlags& f) {
         ("stationary-offset", po::value(&f.stationary_offset)->value_name("OFF"), "byte offset of the stationary ring")
         ("moving-offset", po::value(&f.moving_offset)->value_name("OFF"), "byte offset of the moving ring")
         ("out-offset", po::value(&f.out_offset)->value_name("OFF"), "byte offset of the result slots");
+    // clang-format on
     return d;
 }
 

@@ -18,6 +18,7 @@
 #include "sbufsim/output/heatmap.h"
 #include "sbufsim/sweep/sweep_chart.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/input_file.h"
 
 namespace po = boost::program_options;
 namespace pt = boost::property_tree;
@@ -130,6 +131,12 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
         if (run_index >= runs.size()) throw std::runtime_error("the file has " + std::to_string(runs.size()) + " run(s)");
         const pt::ptree& run = std::next(runs.begin(), static_cast<std::ptrdiff_t>(run_index))->second;
         write_svg(render_heatmap(windows_of(run), matrix_of(run), info_of(run), bins), output, io);
+    } catch (const pt::json_parser_error& e) {
+        io.err << "sbufsim plot: " << input << ": not a statistics file (" << e.message() << " at line "
+               << e.line()
+               << "); give a file written by sbufsim run --json, or a sweep table (.csv) written by sbufsim "
+                  "sweep\n";
+        return kExitInput;
     } catch (const pt::ptree_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
         return kExitInput;
@@ -271,6 +278,15 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
     if (input.empty() || output.empty() || bins == 0) {
         io.err << "sbufsim plot: need STATS.json or SWEEP.csv and -o FILE.svg (and --bins >= 1); see --help\n";
         return kExitUsage;
+    }
+    if (const std::string why = picture_path_problem(output == "-" ? "" : output); !why.empty()) {
+        io.err << "sbufsim plot: -o " << why << "\n";
+        return kExitUsage;
+    }
+    if (const std::string why = input_file_problem(input); !why.empty()) {
+        io.err << "sbufsim plot: " << input << ": cannot open: " << why
+               << "; give a statistics file (sbufsim run --json) or a sweep table (sbufsim sweep)\n";
+        return kExitInput;
     }
     // Options of the other kind of input are mistakes, not silently ignored wishes.
     const bool table = is_sweep_table(input);

@@ -23,6 +23,7 @@
 #include "sbufsim/output/progress.h"
 #include "sbufsim/output/report.h"
 #include "sbufsim/output/timeline.h"
+#include "sbufsim/types/input_file.h"
 
 namespace po = boost::program_options;
 
@@ -162,6 +163,11 @@ void print_metric_list(std::ostream& os) {
 // now (other than --from), replayed one after the other.
 int rerun_from(const std::string& result, const std::vector<std::string>& args, Io io) {
     namespace pt = boost::property_tree;
+    if (const std::string why = input_file_problem(result); !why.empty()) {
+        io.err << "sbufsim run: --from " << result << ": cannot open: " << why
+               << "; give a file written by sbufsim run --json\n";
+        return kExitInput;
+    }
     pt::ptree doc;
     try {
         pt::read_json(result, doc);
@@ -258,7 +264,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
          "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
          "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")
         ("heatmap", po::value(&viz.heatmap)->value_name("FILE"),
-         "write a bank x time heatmap (utilisation, conflict stalls, stalls by cause) and who-blocked-whom "
+         "write a bank x time heatmap (utilisation, stalls per bank, stalls by cause) and who-blocked-whom "
          "matrix: FILE.svg, or FILE.png through rsvg-convert (librsvg2-bin)")
         ("window-stats", po::value(&viz.window_stats)->value_name("N"),
          window_stats_help().c_str());
@@ -340,6 +346,10 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             io.err << "sbufsim run: " << e.what() << "\n";
             return kExitUsage;
         }
+    }
+    if (const std::string why = picture_path_problem(viz.heatmap); !why.empty()) {
+        io.err << "sbufsim run: --heatmap " << why << "\n";
+        return kExitUsage;
     }
     if (vm.count("window-stats") && viz.window_stats == 0) {
         io.err << "sbufsim run: --window-stats needs N >= 1 cycles\n";

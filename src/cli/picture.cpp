@@ -58,6 +58,7 @@ void render_png(const std::string& svg, const std::string& path, const std::stri
     const std::string prog = renderer();
     std::vector<std::string> args{prog, "--format=png", "--zoom=1.5", "--output=" + write_path, in.path()};
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     spdlog::debug("png: {} --format=png --zoom=1.5 --output={} {}", prog, write_path, in.path());
@@ -78,10 +79,21 @@ void render_png(const std::string& svg, const std::string& path, const std::stri
 
 }  // namespace
 
-bool wants_png(const std::string& path) {
+namespace {
+std::string lower_extension(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext == ".png";
+    return ext;
+}
+}  // namespace
+
+bool wants_png(const std::string& path) { return lower_extension(path) == ".png"; }
+
+std::string picture_path_problem(const std::string& path) {
+    const std::string ext = lower_extension(path);
+    if (ext.empty() || ext == ".svg" || ext == ".png") return "";
+    return path + ": pictures are written as SVG (.svg) or PNG (.png), not " + ext.substr(1) +
+           "; name the file .svg or .png";
 }
 
 void write_picture(const std::string& svg, OutputFile* file, std::ostream& out) {

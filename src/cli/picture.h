@@ -20,6 +20,9 @@ public:
 
 // True when `path` asks for a PNG (by its extension, any case).
 bool wants_png(const std::string& path);
+// Why `path` cannot name a picture: "" for .svg, .png (any case) or no extension (SVG); otherwise
+// the reason, so that FILE.jpg is refused rather than written as SVG under a JPEG name.
+std::string picture_path_problem(const std::string& path);
 
 // Writes `svg` to `file` (nullptr = `out`, as SVG) and commits it; a .png path is rendered at
 // 1.5x through rsvg-convert ($SBUFSIM_RSVG_CONVERT overrides the program) into the file's

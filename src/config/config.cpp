@@ -5,6 +5,7 @@
 // parsed with Boost.Program_options (src/cli/cli.cpp); both feed the same key table.
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
+#include "sbufsim/types/input_file.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/text.h"
 
@@ -175,6 +176,8 @@ std::string base_of(const std::vector<Setting>& settings, Origin* where) {
 }  // namespace
 
 std::vector<Setting> read_ini(const std::string& path) {
+    if (const std::string why = input_file_problem(path); !why.empty())
+        throw ConfigError(path + ": cannot open configuration file (" + why + "); give an .ini file");
     std::ifstream in(path);
     if (!in) throw ConfigError(path + ": cannot open configuration file (" + std::string(std::strerror(errno)) + ")");
     std::vector<Setting> out;

@@ -214,7 +214,10 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
     if (CriticalPath* cp = sems_.path()) {
         f.from = cp->pick(CriticalPath::later(path_release_, path_ldw_), i.sync);
         cp->retain(f.from.ref);
-        const CriticalPath::Ref s = cp->extend(f.from, index_, now, now, now, now, false);
+        // The matmul counts as an instruction on a path through its start (an LdWeights waiting
+        // for it to start) or through its release; the two extend the same point, so a path holds
+        // at most one of them, and its drain (below) extends the release.
+        const CriticalPath::Ref s = cp->extend(f.from, index_, now, now, now, now, true);
         cp->release(path_mm_start_.ref);
         path_mm_start_ = {s, now, CriticalPath::Edge::queue};
     }
@@ -244,14 +247,15 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
         ++it->second;
 }
 
-CriticalPath::Ref ArrSeq::complete(const InFlight& f, Cycle now, Cycle seg_start, Cycle compute_end, Cycle release) {
+CriticalPath::Ref ArrSeq::complete(const InFlight& f, Cycle now, Cycle seg_start, Cycle compute_end,
+                                   Cycle release, bool instruction) {
     ++stats_.instructions;
     stats_.last_end = now;
     sems_.signal(f.sync, now);
     if (timeline_) timeline_->push_back({f.line, index_, f.start, now});
     CriticalPath* cp = sems_.path();
     if (!cp) return CriticalPath::kNone;
-    const CriticalPath::Ref r = cp->extend(f.from, index_, seg_start, compute_end, release, now, true);
+    const CriticalPath::Ref r = cp->extend(f.from, index_, seg_start, compute_end, release, now, instruction);
     cp->release(f.from.ref);
     cp->retired(f.sync, r, now);
     return r;
@@ -277,7 +281,7 @@ bool ArrSeq::retire(Cycle now) {
     if (ldw_.active && now >= ldw_.compute_end && ldw_.reqs.complete(kernel_)) {
         ldw_.active = false;
         unlatched_ |= ldw_blocks_;
-        const CriticalPath::Ref r = complete(ldw_, now, ldw_.start, ldw_.compute_end, now);
+        const CriticalPath::Ref r = complete(ldw_, now, ldw_.start, ldw_.compute_end, now, true);
         if (CriticalPath* cp = sems_.path()) {
             cp->release(path_ldw_.ref);
             path_ldw_ = {r, now, CriticalPath::Edge::queue};
@@ -299,7 +303,7 @@ bool ArrSeq::retire(Cycle now) {
         d.reqs = st.drain;
         if (CriticalPath* cp = sems_.path()) {
             // The matmul's path to the array's release; its drain continues from there.
-            const CriticalPath::Ref rel = cp->extend(f.from, index_, f.start, f.compute_end, now, now, false);
+            const CriticalPath::Ref rel = cp->extend(f.from, index_, f.start, f.compute_end, now, now, true);
             cp->release(f.from.ref);
             cp->release(path_release_.ref);
             path_release_ = {rel, now, CriticalPath::Edge::queue};
@@ -311,7 +315,7 @@ bool ArrSeq::retire(Cycle now) {
     }
     while (!drain_.empty() && drain_.front().reqs.complete(kernel_)) {
         const Cycle released = drain_.front().from.at;
-        complete(drain_.front(), now, released, released, released);
+        complete(drain_.front(), now, released, released, released, false);  // counted at its release
         drain_.pop();
         changed = true;
     }

@@ -147,10 +147,20 @@ Finding blocker_text(const Stats& k, const Blocker& b) {
 // are shorter than the size at which one stops paying dma.pkt_min_ns, that is said first: such a
 // run moves at a fraction of the engine's bandwidth (the DMA bandwidth guide's payload curve).
 Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n, const std::string& share) {
-    Finding f{n, "DMA transfers are " + share + "; the DMA engines move " + pct(b.dma_bandwidth_utilisation) +
-                     " of their peak bandwidth over the run",
-              "start each load earlier so it overlaps compute (double-buffer: issue the next tile's DMA before "
-              "this tile's compute), split large loads over idle DMA engines, or keep reused tiles in SBUF"};
+    // Splitting loads over more engines helps only if some engine has time to spare.
+    std::size_t engines = 0, idle_half = 0;
+    for (const EngineStats& e : r.engines)
+        if (group_of(e.name) == "DMA") ++engines, idle_half += 2 * e.busy < r.total_cycles;
+    Finding f{
+        n,
+        "DMA transfers are " + share + "; the DMA engines move " + pct(b.dma_bandwidth_utilisation) +
+            " of their peak bandwidth over the run",
+        "start each load earlier so it overlaps compute (double-buffer: issue the next tile's DMA before "
+        "this tile's compute), " +
+            (idle_half ? "split large loads over the DMA engines busy less than half the run (" +
+                             std::to_string(idle_half) + " of " + std::to_string(engines) + "), "
+                       : std::string()) +
+            "or keep reused tiles in SBUF"};
     std::uint64_t runs = 0, short_runs = 0;
     for (const DmaStats& d : r.dma) {
         runs += d.descriptors;
@@ -239,16 +249,41 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
                                             "its peak: overlap it with matmuls (prefetch the next tiles, evacuate "
                                             "PSUM while the next group accumulates)"});
         } else {
-            out.push_back({n, g.name + " compute is " + on_path + per,
-                           "move part of the work to another engine (ACT, DVE and POOL run in parallel), fuse "
-                           "operations or use larger tiles to amortise the per-instruction overhead"});
+            std::string others;
+            for (const char* e : {"ACT", "DVE", "POOL"})
+                if (g.name != e) others += std::string(others.empty() ? "" : " or ") + e;
+            out.push_back(
+                {n, g.name + " compute is " + on_path + per,
+                 "move part of the work to " + others + " (they run in parallel with " + g.name +
+                     "), fuse operations or use larger tiles to amortise the per-instruction overhead"});
         }
     }
 }
 
-void blocker_finding(const ReplayResult& r, std::vector<Finding>& out) {
+// Bank-wait cycles of `group` on the critical path (0 when the group is not on it).
+Cycle path_bank_wait(const Bottleneck& b, const std::string& group) {
+    for (const PathGroup& g : b.path)
+        if (g.name == group) return g.cycles[cause(PathCause::bank_wait)];
+    return 0;
+}
+
+// The client that lost the most beat-cycles to others' bank use. When its engine waited for no
+// bank on the critical path, those stalls did not lengthen the run: said so, and no setting is
+// offered as a way to shorten it (a sweep of one would change nothing).
+void blocker_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Finding>& out) {
     const Blocker b = worst_victim(r.kernel, "");
-    if (b.cycles) out.push_back(blocker_text(r.kernel, b));
+    if (!b.cycles) return;
+    Finding f = blocker_text(r.kernel, b);
+    const std::string& v = r.kernel.clients[b.victim].name;
+    const std::string group = client_group(v);
+    if (r.instructions && !group.empty() && path_bank_wait(bn, group) == 0) {
+        f.text += "; off the critical path: " + group +
+                  " waited for no bank on it, so these stalls did not "
+                  "lengthen the run";
+        f.advice = "nothing to gain in run time here; to free the bandwidth all the same, place " + v +
+                   "'s operands in banks (partitions) its blockers do not use";
+    }
+    out.push_back(f);
 }
 
 // Strict TDM (seed 000 §7.2): the client it held longest in the other class's slots, and its
@@ -283,12 +318,22 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
     const EngineBreakdown* waiter = nullptr;
     for (const auto& e : b.engines)
         if (!waiter || e.sem_wait > waiter->sem_wait) waiter = &e;
-    if (waiter && ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total)) >= 0.2)
-        out.push_back({waiter->sem_wait,
-                       waiter->name + " waited " + num(waiter->sem_wait) + " cycles (" +
-                           pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
-                           " of the run) for semaphores",
-                       "its producers run late (see the critical path); more buffers let it run ahead"});
+    if (waiter && ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total)) >= 0.2) {
+        // Waiting for the engine group that bounds the run is the bound seen from downstream: more
+        // buffers cannot make that group produce sooner.
+        const bool waits_for_bound =
+            !b.bound_by.empty() && b.bound_by != "kernel" && group_of(waiter->name) != b.bound_by;
+        out.push_back(
+            {waiter->sem_wait,
+             waiter->name + " waited " + num(waiter->sem_wait) + " cycles (" +
+                 pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
+                 " of the run) for semaphores",
+             waits_for_bound
+                 ? "it waits behind " + b.bound_by + ", which bounds the run: what shortens " + b.bound_by +
+                       "'s part of the critical path shortens this wait; more buffers help only where its "
+                       "producers sit idle while it waits"
+                 : "its producers run late (see the critical path); more buffers let it run ahead"});
+    }
     const EngineBreakdown* shut = nullptr;
     for (const auto& e : b.engines)
         if (e.port_wait && (!shut || e.port_wait > shut->port_wait)) shut = &e;
@@ -306,7 +351,11 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
                        "PSUM writes queue up: free their banks (fewer readers of PSUM at once) or raise arr_seq.p2fifo_af"});
     if (a.weight_wait)
         out.push_back({a.weight_wait, "matmuls waited " + num(a.weight_wait) + " cycles for their LdWeights",
-                       "issue the next LdWeights earlier: it overlaps the previous matmul"});
+                       b.bound_by == "DMA"
+                           ? "the LdWeights wait for their weights' loads and the run is bound by DMA: "
+                             "load the weights earlier (or keep them resident), then issue each "
+                             "LdWeights under the previous matmul"
+                           : "issue the next LdWeights earlier: it overlaps the previous matmul"});
     const std::uint64_t throttled = total_stalls(r.kernel, StallCause::throttle);
     if (throttled)
         out.push_back({throttled, "throttlers held back " + num(throttled) + " beat-cycles",
@@ -344,7 +393,7 @@ Bottleneck analyse(const ReplayResult& r) {
     }
     path_findings(r, b, b.findings);
     std::vector<Finding> rest;
-    blocker_finding(r, rest);
+    blocker_finding(r, b, rest);
     // The overall worst victim may already be told in a bank-wait finding of the path.
     if (!rest.empty())
         for (const Finding& f : b.findings)

@@ -27,6 +27,10 @@ BlockMatrix block_matrix(const Stats& s) {
 namespace {
 
 // Geometry shared by the panels.
+// The least value a stall panel's darkest colour stands for: one stalled beat-cycle per cycle.
+constexpr double kStallScaleFloor = 1;
+// The matrix's darkest colour: at least run cycles / this (a tenth of the run).
+constexpr Cycle kMatrixScaleRunShare = 10;
 constexpr double kLeft = 96, kTop = 58, kPlotW = 800, kRowH = 9, kCauseRowH = 13, kPanelGap = 62,
                  kLegendX = kLeft + kPlotW + 24;
 
@@ -53,12 +57,13 @@ struct Panel {
     double height() const { return row_h * static_cast<double>(rows.size()); }
     double shade(double v) const { return log ? svg::log_scale(v, max) : v / max; }
     std::string colour(double v) const { return red ? svg::ramp_red(shade(v)) : svg::ramp_blue(shade(v)); }
-    // The largest value over the series (at least something positive, so an empty panel is white).
-    void fit(const WindowSeries& w) {
-        max = 0;
+    // The largest value over the series, and at least `floor`: a stall panel's darkest colour
+    // means at least one stalled beat per cycle, so a run whose worst bin loses a beat every 40
+    // cycles is drawn pale, not as dark as one that loses a beat every cycle.
+    void fit(const WindowSeries& w, double floor) {
+        max = floor;
         for (const auto& r : w.rows)
             for (std::size_t i = 0; i < rows.size(); ++i) max = std::max(max, value(r, i));
-        if (max <= 0) max = 1;
     }
 };
 
@@ -200,8 +205,10 @@ constexpr std::size_t kMatrixClients = 14;
 constexpr double kCell = 34, kMatrixLabelW = 92, kMatrixHeadH = 80;
 
 // Who blocked whom: square cells, row = victim, column = blocker, red on a log scale (one
-// dominant pair would otherwise leave every other cell white), counts in k/M.
-double matrix(svg::Writer& s, const BlockMatrix& m, double y) {
+// dominant pair would otherwise leave every other cell white), counts in k/M. The darkest colour
+// stands for at least a tenth of the run's cycles (`run_cycles`), so that a few hundred stall
+// cycles in a long run are drawn pale, as small as they are.
+double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) {
     s.text(kLeft, y - 8, "who blocked whom: stall cycles of the row client caused by the column client", 12,
            "start", 0, "bold");
     if (m.clients.empty()) {
@@ -211,8 +218,9 @@ double matrix(svg::Writer& s, const BlockMatrix& m, double y) {
     const std::size_t n = m.clients.size();
     const MatrixView view = top_clients(m, kMatrixClients);
     const double x0 = kLeft + kMatrixLabelW, y0 = y + kMatrixHeadH;
-    std::uint64_t max = 0;
-    for (auto v : m.cycles) max = std::max(max, v);
+    std::uint64_t largest = 0;
+    for (auto v : m.cycles) largest = std::max(largest, v);
+    const std::uint64_t max = std::max<std::uint64_t>({largest, run_cycles / kMatrixScaleRunShare, 1});
     for (std::size_t i = 0; i < view.shown.size(); ++i) {
         const std::string& name = m.clients[view.shown[i]];
         const double at = kCell * static_cast<double>(i);
@@ -239,8 +247,15 @@ double matrix(svg::Writer& s, const BlockMatrix& m, double y) {
     }
     s.text(x0 - 6, y0 - 6, "victim \\ blocker", 9, "end");
     double below = y0 + kCell * static_cast<double>(view.shown.size()) + 16;
-    s.text(x0, below, "cell colour: log scale, darkest = " + svg::compact(static_cast<double>(max)) +
-                          " cycles; 0 = empty cell; hover a cell for the exact count", 10);
+    const std::string darkest = max == largest
+                                    ? svg::compact(static_cast<double>(max)) + " cycles (the largest cell)"
+                                    : svg::compact(static_cast<double>(max)) +
+                                          " cycles (a tenth of the run; the largest cell is " +
+                                          svg::compact(static_cast<double>(largest)) + ")";
+    s.text(
+        x0, below,
+        "cell colour: log scale, darkest = " + darkest + "; 0 = empty cell; hover a cell for the exact count",
+        10);
     if (view.hidden) {
         below += 14;
         s.text(x0, below, std::to_string(view.hidden) + " less involved client(s) not shown (" +
@@ -262,11 +277,13 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     const WindowSeries w = rebin(series, max_bins);
     Panel util("util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20, w.banks, util_of);
     util.rule_at = w.sbuf_banks;
-    Panel stall("stall", "conflict stalls per bank (stalled beat-cycles / cycle)",
+    Panel stall("stall",
+                "stalls per bank: beats that lost the bank, to another beat or to TDM precedence "
+                "(stalled beat-cycles / cycle)",
                 util.y + util.height() + kPanelGap, w.banks, stall_of);
     stall.red = stall.log = true;
     stall.rule_at = w.sbuf_banks;
-    stall.fit(w);
+    stall.fit(w, kStallScaleFloor);
     // Every cause, the gates' too (dependency, back-pressure, strict TDM, throttle), which no
     // bank row shows: a run held back by a gate would otherwise look idle.
     std::vector<std::string> causes;
@@ -277,7 +294,7 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     cause.row_h = kCauseRowH;
     cause.row_attr = "data-cause";
     cause.tooltips = true;
-    cause.fit(w);
+    cause.fit(w, kStallScaleFloor);
 
     const double matrix_y = cause.y + cause.height() + kPanelGap;
     const double height = matrix_y + matrix_height(m);
@@ -298,7 +315,7 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
                "not in this file: its window rows have no stalled.<cause> values (re-run sbufsim run "
                "--window-stats N)",
                10, "middle");
-    matrix(s, m, matrix_y);
+    matrix(s, m, info.total_cycles, matrix_y);
     return s.str();
 }
 

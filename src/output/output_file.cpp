@@ -113,6 +113,11 @@ OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : pa
         if (S_ISREG(st.st_mode)) {
             if (::access(target_.c_str(), W_OK) != 0)
                 throw refused("cannot write " + policy.role + " " + path + ": " + os_reason(errno));
+            // root passes access() whatever the mode: a file its owner made read-only is still
+            // one the user asked to keep.
+            if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
+                throw refused("cannot write " + policy.role + " " + path +
+                              ": the file is read-only; make it writable (chmod u+w) or pass another path");
             if (!policy.force && st.st_size > 0 && !(policy.own_kind && policy.own_kind(head_of(target_))))
                 throw refused(policy.role + " " + path + ": exists and is not what this command writes" + fix);
             mode_ = static_cast<int>(st.st_mode & 07777);

@@ -78,9 +78,10 @@ void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck&
     os << b.verdict << "\n";
     std::uint64_t on_path = 0;
     for (const PathGroup& g : b.path) on_path += g.instructions;
-    os << "critical path: " << on_path << (on_path == 1 ? " instruction, " : " instructions, ") << cp.semaphore_edges
-       << " semaphore waits, "
-       << cp.queue_edges << " queue-order steps; cycles by engine and cause (sum = " << r.total_cycles << ")\n"
+    os << "critical path: " << on_path << (on_path == 1 ? " instruction, " : " instructions, ")
+       << cp.semaphore_edges << (cp.semaphore_edges == 1 ? " semaphore wait, " : " semaphore waits, ")
+       << cp.queue_edges << (cp.queue_edges == 1 ? " queue-order step" : " queue-order steps")
+       << "; cycles by engine and cause (sum = " << r.total_cycles << ")\n"
        << col("engine", 10, false) << col("cycles", 11) << col("share", 7);
     for (std::size_t c = 0; c < kPathCauses; ++c) os << col(to_string(static_cast<PathCause>(c)), 11);
     os << col("instr", 8) << "\n";

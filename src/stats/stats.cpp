@@ -136,7 +136,11 @@ void print_report(std::ostream& os, const Stats& s) {
     }
     os << "Jain's index " << format_fixed(s.jain_index, 4) << "\n";
 
-    os << "\nbanks (used only)\n";
+    // The two counts are of the bank, whoever loses: a beat that lost it to the other TDM class in
+    // that class's slot is a `tdm` stall in the client table, and a stall here all the same.
+    os << "\nbanks (used only; conflict: cycles two or more beats wanted the bank; stalls: beats that lost "
+          "it,\n"
+          "to another beat or to TDM precedence)\n";
     os << pad("bank", 9, false) << pad("busy", 11) << pad("util", 7) << pad("conflict", 11)
        << pad("stalls", 11) << "  top client\n";
     const double cyc = s.cycles ? static_cast<double>(s.cycles) : 1.0;

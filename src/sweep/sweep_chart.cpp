@@ -1,15 +1,18 @@
 #include "sbufsim/sweep/sweep_chart.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
 #include <map>
 
 #include "sbufsim/output/svg.h"
+#include "sbufsim/types/input_file.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/number.h"
 
@@ -119,8 +122,10 @@ SweepTable parse_sweep_csv(std::istream& in, const std::string& source) {
 }
 
 SweepTable read_sweep_csv(const std::string& path) {
+    if (const std::string why = input_file_problem(path); !why.empty())
+        input_error(path + ": cannot open the file (" + why + ")");
     std::ifstream in(path);
-    if (!in) input_error(path + ": cannot open the file");
+    if (!in) input_error(path + ": cannot open the file (" + std::strerror(errno) + ")");
     return parse_sweep_csv(in, path);
 }
 

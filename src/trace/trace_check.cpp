@@ -61,6 +61,7 @@ struct TraceChecker::Ctx {
     std::size_t found = 0;
     TraceChecker& self;
     bool zero_partitions = false;  // reported once per record, not once per operand
+    bool too_many_partitions = false;  // likewise
 
     void error(std::string field, std::string reason, std::string_view rule = {}) {
         out.push_back(TraceError{self.file_, rec.line, std::move(field), std::move(reason), std::string(rule)});
@@ -100,11 +101,21 @@ struct TraceChecker::Ctx {
             if (!zero_partitions)
                 error("partitions", "must be at least 1", "trace format v1, docs/trace-format.md");
             zero_partitions = true;
+        } else if (partitions > array_partitions) {
+            // The count itself is wrong wherever the operand starts: said once, of the field.
+            if (!too_many_partitions)
+                error("partitions",
+                      num(partitions) + " partitions, more than the " + num(array_partitions) + " of " +
+                          std::string(to_string(d.region)) + "; use at most " + num(array_partitions) +
+                          " (split the access into several instructions)",
+                      "partition range, seed 000 §2");
+            too_many_partitions = true;
         } else if (std::uint64_t{d.partition} + partitions > array_partitions) {
-            error(field, "starts at partition " + num(d.partition) + " and spans " + num(partitions) +
-                             " partitions, past the " + num(array_partitions) + " of " +
-                             std::string(to_string(d.region)) + "; start at partition " +
-                             num(array_partitions - std::min(partitions, array_partitions)) + " or lower, or use fewer partitions",
+            error(field,
+                  "starts at partition " + num(d.partition) + " and spans " + num(partitions) +
+                      " partitions, past the " + num(array_partitions) + " of " +
+                      std::string(to_string(d.region)) + "; start at partition " +
+                      num(array_partitions - partitions) + " or lower, or use fewer partitions",
                   "partition range, seed 000 §2");
         } else if (start_rule && !start_partition_valid(d.partition, partitions)) {
             error(field, "an access of " + num(partitions) + " partitions may not start at partition " +
@@ -146,10 +157,13 @@ void TraceChecker::check_header(const TraceHeader& h, std::vector<TraceError>& o
         out.push_back(TraceError{file_, 1, "header", "format version " + num(h.version) + " is not " +
                                                          num(kTraceFormatVersion), "trace format v1, docs/trace-format.md"});
     if (!h.generation.empty() && h.generation != params_.generation)
-        out.push_back(TraceError{file_, 1, "gen",
-                                 "the trace is for generation " + h.generation + " but is being checked against " +
-                                     params_.generation + " (drop --gen, or pass --gen " + h.generation + ")",
-                                 "per-generation address map, seed 000 §1"});
+        out.push_back(TraceError{
+            file_, 1, "gen",
+            "the trace is for generation " + h.generation + " but is being checked against " +
+                params_.generation +
+                " (chosen by --gen or a --config file's base); drop that choice, or choose " + h.generation +
+                " (--gen " + h.generation + ", or base = " + h.generation + " in the file)",
+            "per-generation address map, seed 000 §1"});
 }
 
 std::size_t TraceChecker::check(const Record& rec, std::vector<TraceError>& out) {

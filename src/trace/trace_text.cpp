@@ -2,9 +2,10 @@
 // reader / writer front ends. The binary form is trace_binary.cpp, the read buffer
 // chunked_input.cpp. Syntax: docs/trace-format.md.
 #include "sbufsim/trace/trace.h"
-#include "trace_binary.h"
+#include "sbufsim/types/input_file.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/text.h"
+#include "trace_binary.h"
 
 #include <algorithm>
 #include <vector>
@@ -702,6 +703,8 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
 TraceReader::TraceReader(const std::string& path) : TraceReader(path, Digest::no) {}
 
 TraceReader::TraceReader(const std::string& path, Digest digest) : file_(path) {
+    if (const std::string why = input_file_problem(path); !why.empty())
+        throw TraceFormatError(TraceError{path, 0, "file", "cannot open: " + why, ""});
     owned_ = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*owned_)
         throw TraceFormatError(TraceError{path, 0, "file", "cannot open: " + std::string(std::strerror(errno)), ""});

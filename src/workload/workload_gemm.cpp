@@ -235,12 +235,16 @@ void GemmEmitter::State::validate_options() {
              " only has up to " + std::to_string(p.isa.matmul_zero_region_max) + " (one " +
              std::to_string(p.psum.bank_size) + "-byte bank = " + std::to_string(bank_fp32) +
              " fp32; seed 000 §5.3, PUBLIC_FACTS \"Matmul\")");
-    if (opt.psum_first_bank % tile_banks != 0 || opt.psum_bufs < tile_banks ||
-        opt.psum_first_bank + opt.psum_bufs > p.psum.banks)
-        fail("--psum-bufs " + std::to_string(opt.psum_bufs) + " --psum-first-bank " + std::to_string(opt.psum_first_bank) +
-             ": the rotation must lie inside the " + std::to_string(p.psum.banks) +
-             " PSUM banks, start on a multiple of " + std::to_string(tile_banks) + " and hold one result tile (seed 000 §4, §5.5)");
-    psum_slots = opt.psum_bufs / tile_banks;
+    // By default the rotation takes every bank from the first one on: 8 on NC-v2/v3, 4 on NC-v1.
+    const std::uint32_t psum_bufs =
+        opt.psum_bufs ? opt.psum_bufs : p.psum.banks - std::min(opt.psum_first_bank, p.psum.banks);
+    if (opt.psum_first_bank % tile_banks != 0 || psum_bufs < tile_banks ||
+        opt.psum_first_bank + psum_bufs > p.psum.banks)
+        fail("--psum-bufs " + std::to_string(psum_bufs) + " --psum-first-bank " +
+             std::to_string(opt.psum_first_bank) + ": the rotation must lie inside the " +
+             std::to_string(p.psum.banks) + " PSUM banks, start on a multiple of " +
+             std::to_string(tile_banks) + " and hold one result tile (seed 000 §4, §5.5)");
+    psum_slots = psum_bufs / tile_banks;
     if (opt.block_n == 0 || opt.block_m == 0 || std::uint64_t{opt.block_n} * opt.block_m > psum_slots)
         fail("--block-n " + std::to_string(opt.block_n) + " x --block-m " + std::to_string(opt.block_m) +
              ": every output tile of a block accumulates at the same time, so the block needs that many PSUM "

@@ -5,10 +5,13 @@
 //                Num Filter, Strides,
 //   GEMM         Layer, M, N, K,
 // A row with 7 numbers is a convolution, a row with 3 numbers a GEMM (trailing comma optional).
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "sbufsim/types/input_file.h"
 #include "sbufsim/workload/workload.h"
 
 namespace sbufsim {
@@ -82,8 +85,10 @@ std::vector<TopologyLayer> parse_topology(std::string_view text, const std::stri
 }
 
 std::vector<TopologyLayer> read_topology(const std::string& path) {
+    if (const std::string why = input_file_problem(path); !why.empty())
+        throw WorkloadError(path + ": cannot open the topology file (" + why + ")");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw WorkloadError(path + ": cannot open the topology file");
+    if (!in) throw WorkloadError(path + ": cannot open the topology file (" + std::strerror(errno) + ")");
     std::ostringstream text;
     text << in.rdbuf();
     return parse_topology(text.str(), path);

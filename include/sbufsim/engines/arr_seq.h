@@ -180,8 +180,11 @@ private:
     void read_scales(const ArrSeqInstr& i, Cycle now, RequestSet& into, bool fan_out);
     void track_group(const ArrSeqInstr& i);
     // Retires `f` at `now` (signals, statistics, timeline); its critical path runs from
-    // `seg_start` through compute_end and release. Returns the path (kNone when not tracked).
-    CriticalPath::Ref complete(const InFlight& f, Cycle now, Cycle seg_start, Cycle compute_end, Cycle release);
+    // `seg_start` through compute_end and release; `instruction`: the segment counts `f` on the
+    // path (a matmul's drain does not: the release before it did). Returns the path (kNone when
+    // not tracked).
+    CriticalPath::Ref complete(const InFlight& f, Cycle now, Cycle seg_start, Cycle compute_end,
+                               Cycle release, bool instruction);
     void update_backpressure(Cycle now);
 
     Kernel& kernel_;

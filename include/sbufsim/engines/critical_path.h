@@ -25,7 +25,8 @@ enum class PathCause : std::uint8_t {
     compute,    // the instruction's cost-model time (streaming, transfer, ALU work)
     bank_wait,  // held past its cost-model time: its SBUF/PSUM requests were still queued
     latency,    // from the predecessor's end to this start: DMA start-up, fixed issue delays
-    drain,      // PE only: from the array's release to the last PSUM write of the matmul
+    drain,      // the engine free, the instruction not yet signalled: the PE array's release to the
+                // matmul's last PSUM write; an ACT/DVE/POOL dependent turnaround or queued output
     count
 };
 inline constexpr std::size_t kPathCauses = static_cast<std::size_t>(PathCause::count);

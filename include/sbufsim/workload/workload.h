@@ -85,7 +85,7 @@ struct GemmOptions {
     std::uint32_t out_bufs = 8;         // SBUF result slots between ACT and the store DMA
     Residency stationary = Residency::automatic;
     std::uint32_t dma_queues = 16;      // qSyncIO0.. ; queue q on DMA engine q mod dma.engines
-    std::uint32_t psum_bufs = 8;        // PSUM banks in rotation (multi-buffering, seed 000 §8)
+    std::uint32_t psum_bufs = 0;        // PSUM banks in rotation (seed 000 §8); 0 = all from the first
     std::uint32_t psum_first_bank = 0;  // first bank of the rotation
     std::uint32_t row_quadrant = 0;     // SBUF quadrant of ≤32 (≤64: 0 or 2) partition k-tiles
     std::uint32_t psum_quadrant = 0;    // PSUM quadrant of ≤32 (≤64: 0 or 2) column n-tiles; not 3
