@@ -1,9 +1,13 @@
 #include "clocked_replay.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -291,6 +295,10 @@ void SimulationContext::quiet_reports() {
     // Neither is the trace file's "tracing timescale unit set": SystemC's info reports stay quiet.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     sc_core::sc_report_handler::set_actions("tracing timescale unit set", sc_core::SC_DO_NOTHING);
+    // A run that fails before its first cycle says why itself; SystemC's W715 about the VCD it
+    // then never wrote (the caller removes it) would only stand beside that message.
+    sc_core::sc_report_handler::set_actions(
+        "trace file closed before any cycles were traced, file not written", sc_core::SC_DO_NOTHING);
 }
 
 sc_core::sc_time clock_period(const Params& p) {
@@ -299,16 +307,20 @@ sc_core::sc_time clock_period(const Params& p) {
     return sc_core::sc_time(std::max(2.0, ps), sc_core::SC_PS);
 }
 
-// sc_create_vcd_trace_file appends ".vcd" to the name it is given.
+// sc_create_vcd_trace_file appends ".vcd" to the name it is given. The caller has checked `path`
+// (the command line and the Python module open it as an OutputFile whose temporary ends in
+// ".vcd", so SystemC writes that temporary itself and the rename into place stays the caller's).
 struct VcdFile {
     sc_core::sc_trace_file* file = nullptr;
     std::string written, wanted;
     explicit VcdFile(const std::string& path) : wanted(path) {
-        {
-            std::ofstream probe(path);
-            if (!probe) throw std::runtime_error("cannot write " + path);
-        }
-        std::filesystem::remove(path);
+        // Refused before the run, without touching the file: SystemC opens it only at the first
+        // cycle, and then only warns when it cannot.
+        const std::filesystem::path p(path);
+        const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+        if (::access(dir.c_str(), W_OK) != 0 ||
+            (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0))
+            throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
         const bool has_ext = path.size() > 4 && path.compare(path.size() - 4, 4, ".vcd") == 0;
         const std::string base = has_ext ? path.substr(0, path.size() - 4) : path;
         written = base + ".vcd";

@@ -150,18 +150,33 @@ say "cluster up: node ci0 with $node"
 trace=$here/traces/dma_vs_compute.trc
 vary=(--vary tdm.dma_slots=0:8 --vary tdm.max_slots=8,16)
 start=$SECONDS
-job=$(sbatch --parsable --array=0-$((tasks - 1)) --chdir="$tmp/job" --output="$tmp/job/sweep-%A_%a.log" \
-    --export=ALL,SBUFSIM="$sbufsim",SWEEP_OUT="$tmp/job/sweep-out" "$here/scripts/slurm_sweep.sh" "$trace" "${vary[@]}")
-say "submitted job array $job (tasks 0-$((tasks - 1)))"
-deadline=$((SECONDS + wait_seconds))
-while [[ -n $(squeue -h -j "$job" 2>/dev/null) ]]; do
-    ((SECONDS < deadline)) || { squeue >&2; fail "job $job still queued or running after $wait_seconds s"; }
-    sleep 0.5
-done
-states=$(scontrol show job "$job" | grep -oE 'JobState=[A-Z]+ |ExitCode=[0-9:]+')
-[[ $(grep -c 'JobState=COMPLETED' <<<"$states") == "$tasks" && $(grep -c 'ExitCode=0:0' <<<"$states") == "$tasks" ]] \
-    || fail "not every task completed with status 0: $(paste -sd' ' <<<"$states")"
-say "all $tasks tasks completed in $((SECONDS - start)) s; task 0 said: $(head -1 "$tmp/job/sweep-${job}_0.log")"
+# Submits slurm_sweep.sh as the array `$1` (extra environment `$2`, e.g. SWEEP_SHARDS=4) and waits
+# until each of its `$3` tasks completed with status 0; prints the job id.
+submit_and_wait() {
+    local array=$1 env=$2 count=$3 job states
+    job=$(sbatch --parsable --array="$array" --chdir="$tmp/job" --output="$tmp/job/sweep-%A_%a.log" \
+        --export=ALL,SBUFSIM="$sbufsim",SWEEP_OUT="$tmp/job/sweep-out"${env:+,$env} \
+        "$here/scripts/slurm_sweep.sh" "$trace" "${vary[@]}")
+    local deadline=$((SECONDS + wait_seconds))
+    while [[ -n $(squeue -h -j "$job" 2>/dev/null) ]]; do
+        ((SECONDS < deadline)) || { squeue >&2; fail "job $job still queued or running after $wait_seconds s"; }
+        sleep 0.5
+    done
+    states=$(scontrol show job "$job" | grep -oE 'JobState=[A-Z]+ |ExitCode=[0-9:]+')
+    [[ $(grep -c 'JobState=COMPLETED' <<<"$states") == "$count" && $(grep -c 'ExitCode=0:0' <<<"$states") == "$count" ]] \
+        || fail "job $job: not every task completed with status 0: $(paste -sd' ' <<<"$states")"
+    echo "$job"
+}
+job=$(submit_and_wait "0-$((tasks - 1))" "" "$tasks")
+say "job array $job: all $tasks tasks (0-$((tasks - 1))) completed in $((SECONDS - start)) s; task 0 said: $(head -1 "$tmp/job/sweep-${job}_0.log")"
+
+# ---- a task cut short, re-submitted on its own -------------------------------------------------
+# As a pre-empted task leaves it: the last shard's part file with its rows but one (an array of
+# one task counts 1, so the re-submission says how many shards the sweep has).
+last=$(printf '%s/job/sweep-out/part-%05d.csv' "$tmp" $((tasks - 1)))
+head -n -1 "$last" >"$last.cut" && mv "$last.cut" "$last"
+again=$(submit_and_wait "$((tasks - 1))" "SWEEP_SHARDS=$tasks" 1)
+say "task $((tasks - 1)) cut short and re-submitted alone (job $again): $(tail -1 "$tmp/job/sweep-${again}_$((tasks - 1)).log")"
 
 # ---- merged parts == the unsharded table ------------------------------------------------------
 cat "$tmp"/job/sweep-out/part-*.csv >"$tmp/merged.csv"

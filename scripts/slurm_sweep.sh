@@ -6,8 +6,11 @@
 # Submit (4 tasks; the array must be 0..N-1; ask for the CPUs each task may use):
 #   sbatch --array=0-3 --cpus-per-task=4 scripts/slurm_sweep.sh traces/dma_vs_compute.trc \
 #       --vary tdm.dma_slots=0:8 --vary tdm.max_slots=8,16 --vary tdm.strict=true,false
-# Merge once every task has finished (a re-submitted task resumes its own part file):
+# Merge once every task has finished:
 #   cat sweep-out/part-*.csv > results.csv
+# A failed or pre-empted task re-submitted on its own resumes its part file; say how many shards
+# the whole array has, since a one-task array's SLURM_ARRAY_TASK_COUNT is 1:
+#   SWEEP_SHARDS=4 sbatch --array=2 --cpus-per-task=4 scripts/slurm_sweep.sh ...(the same arguments)
 #
 # Workers: one per CPU of the allocation (SLURM_CPUS_PER_TASK, else SLURM_CPUS_ON_NODE), so the
 # same script fits any node; SWEEP_JOBS overrides.
@@ -20,7 +23,13 @@
 set -euo pipefail
 
 : "${SLURM_ARRAY_TASK_ID:?submit with sbatch --array=0-N-1}"
-: "${SLURM_ARRAY_TASK_COUNT:?submit with sbatch --array=0-N-1}"
+# Shards in the whole sweep: the array's size, or SWEEP_SHARDS for a task re-submitted alone.
+shards=${SWEEP_SHARDS:-${SLURM_ARRAY_TASK_COUNT:?submit with sbatch --array=0-N-1}}
+if ! [[ $shards =~ ^[1-9][0-9]*$ ]] || ((SLURM_ARRAY_TASK_ID >= shards)); then
+    echo "slurm_sweep.sh: task $SLURM_ARRAY_TASK_ID of $shards shard(s): a task re-submitted on its own" \
+        "needs the whole array's size, e.g. SWEEP_SHARDS=16 sbatch --array=$SLURM_ARRAY_TASK_ID ..." >&2
+    exit 2
+fi
 
 if [[ -n ${SBUFSIM:-} ]]; then
     sbufsim=$SBUFSIM
@@ -38,12 +47,12 @@ mkdir -p "$OUT"
 
 # Zero-padded so that `cat part-*.csv` concatenates in shard order for any N up to 10^5.
 part=$(printf '%s/part-%05d.csv' "$OUT" "$SLURM_ARRAY_TASK_ID")
-echo "shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT on $(hostname): $jobs workers, $sbufsim"
+echo "shard $SLURM_ARRAY_TASK_ID/$shards on $(hostname): $jobs workers, $sbufsim"
 
 # The sweep's exit status 1 (some point invalid) is not a failure of the task: the row says why.
 set +e
 "$sbufsim" sweep "$@" \
-    --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" \
+    --shard "$SLURM_ARRAY_TASK_ID/$shards" \
     --jobs "$jobs" \
     --out "$part" --quiet
 rc=$?
@@ -52,4 +61,4 @@ if [ "$rc" -gt 1 ]; then
     echo "sbufsim sweep failed with status $rc" >&2
     exit "$rc"
 fi
-echo "shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT: $(wc -l < "$part") lines in $part"
+echo "shard $SLURM_ARRAY_TASK_ID/$shards: $(wc -l < "$part") lines in $part"

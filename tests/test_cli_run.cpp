@@ -322,6 +322,43 @@ TEST(CliRun, Vcd_implies_the_clocked_scheduler_and_refuses_the_fast_one) {
     EXPECT_NE(bad.err.find("--vcd"), std::string::npos) << bad.err;
 }
 
+// The waveform file goes through the same checks as every other output, before the work: never
+// an input (the trace, a --config file), never a file of another kind without --force, never a
+// directory or a path that cannot be written (exit 2 with the reason, not an internal error).
+TEST(CliRun, Vcd_never_replaces_an_input_or_a_foreign_file) {
+    const std::string dir = temp("vcd_outputs");
+    std::filesystem::create_directories(dir);
+    const std::string trace = dir + "/in.trc", notes = dir + "/notes.txt";
+    std::filesystem::copy_file(shipped("dma_load.trc"), trace,
+                               std::filesystem::copy_options::overwrite_existing);
+    std::ofstream(notes) << "my notes\n";
+    const auto contents = [](const std::string& path) {
+        std::ifstream f(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    const std::string before = contents(trace);
+    for (const auto& [target, reason] : {std::pair<std::string, std::string>{trace, "is also the input"},
+                                         {notes, "exists and is not what this command writes"},
+                                         {dir, "is a directory"},
+                                         {dir + "/missing/w.vcd", "No such file or directory"}}) {
+        const Out o = sbufsim({"run", trace, "--quiet", "--vcd", target});
+        EXPECT_EQ(o.rc, kExitUsage) << target << ": " << o.err;
+        EXPECT_NE(o.err.find(reason), std::string::npos) << o.err;
+        EXPECT_EQ(o.err.find("internal error"), std::string::npos) << o.err;
+    }
+    EXPECT_EQ(contents(trace), before);
+    EXPECT_EQ(contents(notes), "my notes\n");
+    // --force replaces the foreign file, whole; nothing else is left in the folder.
+    const Out forced = sbufsim({"run", trace, "--quiet", "--vcd", notes, "--force"});
+    ASSERT_EQ(forced.rc, kExitOk) << forced.err;
+    EXPECT_EQ(contents(notes).rfind("$date", 0), 0u);
+    EXPECT_NE(contents(notes).find("$enddefinitions"), std::string::npos);
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+    EXPECT_EQ(entries, 2u);  // in.trc, notes.txt: no temporary left behind
+    EXPECT_EQ(sbufsim({"run", trace, "--quiet", "--vcd", "-"}).rc, kExitUsage);
+}
+
 TEST(CliRun, Hierarchy_lists_every_block_with_its_csrs_and_signals) {
     const Out o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--hierarchy", "--set", "tdm.dma_slots=2"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;

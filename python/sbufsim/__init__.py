@@ -38,6 +38,7 @@ _EXPORTS = {
     "InputError": "errors",
     "TraceError": "errors",
     "ReplayError": "errors",
+    "OutputError": "errors",
     "InternalError": "errors",
 }
 

@@ -41,6 +41,14 @@ class ReplayError(InputError):
     errors = ()
 
 
+class OutputError(Error):
+    """An output file sbufsim will not or cannot write: refused before the work (an input, a file
+    of another kind, a directory, a read-only file; `exit_status` 2) or a write that failed (a
+    full disk; 3). What was there before is left as it was."""
+
+    exit_status = 2
+
+
 class InternalError(Error):
     """A bug: please report it with the message."""
 

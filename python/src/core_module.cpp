@@ -28,6 +28,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/cli.h"
+#include "cli/outputs.h"
 #include "clocked_replay.h"
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
@@ -66,6 +67,11 @@ void translate(std::exception_ptr p) {
         attrs["reason"] = t.reason;
         attrs["rule"] = t.rule;
         raise("TraceError", t.to_string(), attrs);
+    } catch (const OutputError& e) {
+        // As the command line: a path refused before the work is exit 2, a failed write 3.
+        py::dict attrs;
+        attrs["exit_status"] = e.kind() == OutputError::Kind::refused ? 2 : 3;
+        raise("OutputError", e.what(), attrs);
     } catch (const ReplayError& e) {
         // As `sbufsim run` prints it: the message (with the first problem), then up to 19 more.
         std::string message = e.what();
@@ -201,9 +207,22 @@ std::pair<std::string, std::string> run_trace(const RunRequest& r) {
                                                 ProbeOptions{r.window_stats, true, 4096, false, false});
         opt.probe = probe.get();
     }
+    // The waveform file gets the command line's checks before the work (never an input, never a
+    // file of another kind, complete or absent); SystemC writes the temporary, commit() renames it.
+    std::unique_ptr<OutputFile> vcd;
+    RunRequest run = r;
+    if (!r.vcd.empty()) {
+        std::vector<std::string> inputs = r.config.user_files;
+        if (!r.trace_path.empty()) inputs.push_back(r.trace_path);
+        OutputPolicy policy = cli::output_policy("vcd file", cli::is_vcd, false, inputs);
+        policy.temp_suffix = ".vcd";
+        vcd = std::make_unique<OutputFile>(r.vcd, policy);
+        run.vcd = vcd->write_path();
+    }
     RunReport rep;
     rep.info.scheduler = r.scheduler;
-    rep.result = replay_with(r, cfg, *reader, opt);
+    rep.result = replay_with(run, cfg, *reader, opt);
+    if (vcd) vcd->commit();
     if (probe && probe->overflowed())
         throw std::invalid_argument("window_stats=" + std::to_string(r.window_stats) + ": more than " +
                                     std::to_string(kMaxActiveBins) +

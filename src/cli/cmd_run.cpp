@@ -347,6 +347,11 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             return kExitUsage;
         }
     }
+    if (viz.vcd == "-") {
+        io.err
+            << "sbufsim run: --vcd writes a file (SystemC's VCD writer cannot write to stdout); name one\n";
+        return kExitUsage;
+    }
     if (const std::string why = picture_path_problem(viz.heatmap); !why.empty()) {
         io.err << "sbufsim run: --heatmap " << why << "\n";
         return kExitUsage;
@@ -379,6 +384,12 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         if (!viz.heatmap.empty())
             outputs.open("heatmap:" + t, per_trace(viz.heatmap, t, traces.size()),
                          output_policy("--heatmap file", is_picture, force, inputs));
+        if (!viz.vcd.empty()) {
+            // SystemC writes the VCD by name: into the temporary, which then takes its place.
+            OutputPolicy vcd = output_policy("--vcd file", is_vcd, force, inputs);
+            vcd.temp_suffix = ".vcd";
+            outputs.open("vcd:" + t, per_trace(viz.vcd, t, traces.size()), vcd);
+        }
     }
 
     std::vector<RunReport> runs;
@@ -408,7 +419,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             rep.info.scheduler = scheduler;
             if (clocked != nullptr) {
                 models::ClockedOptions copt;
-                copt.vcd = viz.vcd.empty() ? "" : per_trace(viz.vcd, path, traces.size());
+                if (const OutputFile* vcd = outputs.get("vcd:" + path)) copt.vcd = vcd->write_path();
                 std::ostringstream tree;
                 if (hierarchy) copt.hierarchy = &tree;
                 rep.result = clocked->replay(cfg.params, reader, ropt, copt).result;

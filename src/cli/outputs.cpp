@@ -41,6 +41,9 @@ bool is_picture(std::string_view head) {
     return starts_with(head, "\x89PNG") || starts_with(head, "<?xml") || starts_with(head, "<svg");
 }
 
+// SystemC's VCD writer starts with the $date section (IEEE 1364 §18.2.3).
+bool is_vcd(std::string_view head) { return starts_with(head, "$date") || starts_with(head, "$timescale"); }
+
 bool is_sweep_json(std::string_view head) {
     return head == "[]\n" || head == "[\n]\n" || starts_with(head, "[\n  {\"trace\": ");
 }

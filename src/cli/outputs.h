@@ -19,6 +19,7 @@ bool is_run_csv(std::string_view head);          // run --csv
 bool is_run_stats(std::string_view head);        // run --stats
 bool is_timeline(std::string_view head);         // run --timeline
 bool is_picture(std::string_view head);          // an SVG or a PNG (heatmaps, charts)
+bool is_vcd(std::string_view head);              // run --vcd (SystemC's VCD writer)
 bool is_sweep_json(std::string_view head);       // sweep --json
 
 // An output policy: role for messages, own kind, --force, the files the command reads.

@@ -133,8 +133,9 @@ OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : pa
     } else {
         const std::filesystem::path t(target_);
         const std::filesystem::path dir = t.has_parent_path() ? t.parent_path() : std::filesystem::path(".");
-        std::string tmpl = (dir / ("." + t.filename().string() + ".sbufsim-XXXXXX")).string();
-        fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        std::string tmpl =
+            (dir / ("." + t.filename().string() + ".sbufsim-XXXXXX" + policy.temp_suffix)).string();
+        fd = ::mkostemps(tmpl.data(), static_cast<int>(policy.temp_suffix.size()), O_CLOEXEC);
         if (fd < 0)
             throw refused("cannot write " + policy.role + " " + path + ": cannot create a file in " + dir.string() +
                           ": " + os_reason(errno));

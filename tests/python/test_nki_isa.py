@@ -74,6 +74,41 @@ def test_language_ops_map_to_the_compilers_instructions(tmp_path):
     assert field(sub, "src").endswith("[1][512]") and field(sub, "src2").endswith("[1][1]")
 
 
+def test_element_wise_operands_of_different_sizes_stop_the_trace(tmp_path):
+    # What the compiler rejects is not timed: nl.add and the + operator refuse tiles of different
+    # sizes at the kernel's line, as nisa.tensor_tensor does; a [P, 1] operand still broadcasts.
+    for expr in ("nl.add(x, y)", "x + y"):
+        k = kernel(tmp_path, f"""\
+            def k(a, b):
+                x = nl.load(a[0:128, 0:512])
+                y = nl.load(b[0:128, 0:256])
+                z = {expr}
+                nl.store(a[0:128, 0:512], value=z)
+            """)
+        with pytest.raises(nki.NkiError, match=r"k\.py:8: add of tiles \(128, 512\) and \(128, 256\): "
+                                               r"element-wise operands need the same partitions"):
+            nki.trace(k, {"a": "bf16[128,512]", "b": "bf16[128,256]"})
+    k = kernel(tmp_path, """\
+        def k(a, b):
+            x = nl.load(a[0:128, 0:512])
+            y = nl.load(b[0:128, 0:1])
+            nl.store(a[0:128, 0:512], value=nl.add(x, y))
+        """)
+    assert [field(r, "isa") for r in compute_records(nki.trace(k, {"a": "bf16[128,512]", "b": "bf16[128,1]"}))] \
+        == ["tensor_scalar"]
+
+
+def test_an_inputs_unknown_dtype_is_named_with_the_input_and_is_an_input_error(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            nl.store(a[0:128, 0:512], value=nl.copy(nl.load(a[0:128, 0:512])))
+        """)
+    with pytest.raises(nki.NkiError, match=r"^input 'bf17\[128,512\]': dtype 'bf17' is not modelled") as e:
+        nki.trace(k, {"a": "bf17[128,512]"})
+    import sbufsim
+    assert isinstance(e.value, sbufsim.InputError) and e.value.exit_status == 3
+
+
 def test_scalar_engine_copy_is_an_activation_on_neuroncore_v2(tmp_path):
     k = kernel(tmp_path, """\
         def k(a):

@@ -50,6 +50,27 @@ def test_rmsnorm_softmax_and_transpose_values():
     assert np.array_equal(t, x.T)
 
 
+def test_gelu_is_the_exact_form_and_its_approximations_are_their_own_calls(tmp_path):
+    # nki.language: gelu is x·Φ(x); gelu_apprx_tanh and gelu_apprx_sigmoid are separate calls.
+    path = tmp_path / "g.py"
+    path.write_text("import nki\nimport nki.language as nl\n\n\n@nki.jit\ndef g(x):\n"
+                    "    out = nl.ndarray((3, 128, 64), dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                    "    t = nl.load(x)\n"
+                    "    nl.store(out[0], value=nl.gelu(t))\n"
+                    "    nl.store(out[1], value=nl.gelu_apprx_tanh(t))\n"
+                    "    nl.store(out[2], value=nl.gelu_apprx_sigmoid(t))\n"
+                    "    return out\n")
+    x = np.linspace(-4, 4, 128 * 64, dtype=np.float32).reshape(128, 64)
+    (out,) = traced(f"{path}::g", {"x": x}).outputs
+    erf = np.vectorize(__import__("math").erf)
+    exact = 0.5 * x * (1 + erf(x / np.sqrt(2)))
+    tanh = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    assert np.allclose(out[0], exact, atol=1e-6)
+    assert not np.allclose(out[0], tanh, atol=1e-4)  # the forms differ by up to about 1e-3
+    assert np.allclose(out[1], tanh, atol=1e-6)
+    assert np.allclose(out[2], x / (1 + np.exp(-1.702 * x)), atol=1e-6)
+
+
 def test_shape_only_inputs_have_no_values():
     assert traced("softmax.py::softmax", {"x": "bf16[128,512]"}).outputs is None
 

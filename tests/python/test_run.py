@@ -126,6 +126,29 @@ def test_a_vcd_is_written_by_the_clocked_scheduler(traces, tmp_path):
         sbufsim.run(traces("act_vs_matmul_collide.trc"), vcd=vcd, scheduler="fast")
 
 
+def test_a_vcd_never_replaces_an_input_a_foreign_file_or_a_directory(traces, tmp_path):
+    # The command line's output checks, before the work: the trace itself, a file that is not a
+    # VCD and a directory are refused with the reason, and each is left as it was.
+    trace = tmp_path / "mine.trc"
+    trace.write_bytes(open(traces("act_vs_matmul_collide.trc"), "rb").read())
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    before = trace.read_bytes()
+    for target, reason in [(trace, "is also the input"), (notes, "exists and is not what this command writes"),
+                           (tmp_path, "is a directory")]:
+        with pytest.raises(sbufsim.OutputError, match=reason) as caught:
+            sbufsim.run(trace, vcd=target)
+        assert caught.value.exit_status == 2
+    assert trace.read_bytes() == before
+    assert notes.read_text() == "my notes\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.trc", "notes.txt"]  # no temporary left
+    # Its own kind is replaced whole.
+    vcd = tmp_path / "w.vcd"
+    vcd.write_text("$date\n old\n$end\n")
+    sbufsim.run(trace, vcd=vcd)
+    assert "$enddefinitions" in vcd.read_text()
+
+
 def test_an_invalid_trace_raises_the_command_lines_message(tmp_path, cli):
     bad = tmp_path / "bad.trc"
     bad.write_text("sbufsim-trace 1\n0 pe_client_9 rd 0x5600 32 512\n")

@@ -70,6 +70,9 @@ struct OutputPolicy {
     bool force = false;
     // Files the command reads: none of them may be the output (compared by device and inode).
     std::vector<std::string> inputs;
+    // The temporary's name ends with this (".vcd": SystemC's VCD writer appends ".vcd" to any
+    // name that does not, so it writes into write_path() itself only when the name has it).
+    std::string temp_suffix;
 };
 
 class OutputFile {

@@ -19,7 +19,7 @@ import types
 from contextlib import contextmanager
 
 from . import _ops, _values
-from ._tracer import _PACKAGE_DIR, MX_DTYPES, NkiError, OutOfSpace, dtype_of, module_getattr
+from ._tracer import _ALIASES, _PACKAGE_DIR, DTYPES, MX_DTYPES, NkiError, OutOfSpace, dtype_of, module_getattr
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
 
@@ -48,12 +48,22 @@ class KernelTrace:
         return f"<sbufsim.nki.KernelTrace {self.name}: {len(self.records)} records, {self.flops} flops>"
 
 
+def _input_dtype(name, spec):
+    """The DType an input names; an error that names the input (not a kernel line: the kernel has
+    not run yet)."""
+    text = getattr(name, "name", None) or str(name)
+    if not isinstance(name, str) or _ALIASES.get(text, text) in DTYPES:
+        return dtype_of(name)
+    raise NkiError(f"input {spec!r}: dtype {text!r} is not modelled (supported: {', '.join(DTYPES)}; "
+                   f"short names: {', '.join(_ALIASES)})")
+
+
 def parse_input(spec):
     """'bf16[4096,2048]' (or a (dtype, shape) pair) -> (DType, shape, None); 'x.npy',
     'bf16:x.npy' or a numpy array -> (DType, shape, values): the dtype before the colon, else
     the array's."""
     if isinstance(spec, tuple):
-        return dtype_of(spec[0]), tuple(spec[1]), None
+        return _input_dtype(spec[0], spec), tuple(spec[1]), None
     if hasattr(spec, "shape") and hasattr(spec, "dtype"):
         return dtype_of(_values.dtype_of_array(spec)), tuple(spec.shape), spec
     if spec.endswith(".npy"):
@@ -65,11 +75,11 @@ def parse_input(spec):
             array = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as e:
             raise NkiError(f"input {spec!r}: cannot read {path}: {e}") from None
-        return dtype_of(dtype or _values.dtype_of_array(array)), tuple(array.shape), array
+        return _input_dtype(dtype, spec) if dtype else dtype_of(_values.dtype_of_array(array)), tuple(array.shape), array
     m = _SHAPE.match(spec)
     if not m:
         raise NkiError(f"input {spec!r}: expected DTYPE[D0,D1,...] (e.g. bf16[4096,2048]) or [DTYPE:]FILE.npy")
-    return dtype_of(m.group(1)), tuple(int(d) for d in m.group(2).split(",") if d.strip()), None
+    return _input_dtype(m.group(1), spec), tuple(int(d) for d in m.group(2).split(",") if d.strip()), None
 
 
 def _module(name, **attrs):

@@ -543,6 +543,14 @@ def elementwise(fn, a, b, dst=None, dtype=None, engine=None, isa=None):
     tiles = _sources(a, b)
     if not tiles:
         raise fail(f"{fn} of two scalars is not an NKI tile operation")
+    if len(tiles) == 2:
+        # Same partitions, and the same elements per partition unless one side has one per
+        # partition ([P, 1], broadcast along the free axis): what the compiler accepts.
+        (p0, f0), (p1, f1) = ((x.shape[0], _free(x)) for x in tiles)
+        if p0 != p1 or (f0 != f1 and min(f0, f1) != 1):
+            raise fail(f"{fn} of tiles {tuple(tiles[0].shape)} and {tuple(tiles[1].shape)}: element-wise operands need "
+                       "the same partitions and the same elements per partition, or one value per partition "
+                       "([P, 1]) to broadcast (nki.language)")
     if isa is None:
         broadcast = len(tiles) == 2 and min(_free(x) for x in tiles) == 1 < max(_free(x) for x in tiles)
         isa = "tensor_tensor" if len(tiles) == 2 and not broadcast else "tensor_scalar"

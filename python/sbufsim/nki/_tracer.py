@@ -6,11 +6,14 @@ import os
 import sys
 from math import prod
 
+from ..errors import InputError
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-class NkiError(Exception):
-    """What the front-end cannot model, with the kernel's file:line."""
+class NkiError(InputError):
+    """What the front-end cannot model, with the kernel's file:line. An sbufsim.InputError: the
+    kernel is the input (`sbufsim nki` exits 3 for it)."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -74,17 +74,27 @@ def put(view, values):
 
 # --- the functions of the calls ----------------------------------------------------------------
 
+def _erf(x):
+    return np.vectorize(math.erf, otypes=[np.float32])(x)
+
+
+# nki.language has three: gelu (the exact form, x·Φ(x)), gelu_apprx_tanh and gelu_apprx_sigmoid.
 def _gelu(x):
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def _gelu_apprx_tanh(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
-def _erf(x):
-    return np.vectorize(math.erf, otypes=[np.float32])(x)
+def _gelu_apprx_sigmoid(x):
+    return x / (1 + np.exp(-1.702 * x))
 
 
 ACTIVATIONS = {
     "exp": np.exp if np else None, "log": np.log if np else None, "tanh": np.tanh if np else None,
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0), "gelu": _gelu,
+    "gelu_apprx_tanh": _gelu_apprx_tanh, "gelu_apprx_sigmoid": _gelu_apprx_sigmoid,
     "silu": lambda x: x / (1 + np.exp(-x)), "sqrt": lambda x: np.sqrt(x), "rsqrt": lambda x: 1 / np.sqrt(x),
     "square": lambda x: x * x, "reciprocal": lambda x: 1 / x, "erf": _erf, "abs": lambda x: np.abs(x),
     "negative": lambda x: -x, "copy": lambda x: x, "identity": lambda x: x,

@@ -156,6 +156,7 @@ def _unary_act(fn):
 exp, log, tanh, sigmoid, relu, gelu, silu, sqrt, rsqrt, square, reciprocal, erf, abs, negative = (
     _unary_act(f) for f in ("exp", "log", "tanh", "sigmoid", "relu", "gelu", "silu", "sqrt", "rsqrt",
                             "square", "reciprocal", "erf", "abs", "negative"))
+gelu_apprx_tanh, gelu_apprx_sigmoid = (_unary_act(f) for f in ("gelu_apprx_tanh", "gelu_apprx_sigmoid"))
 
 
 def copy(x, dtype=None, mask=None, **_):
