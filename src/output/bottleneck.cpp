@@ -278,8 +278,7 @@ void blocker_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Fi
     const std::string group = client_group(v);
     if (r.instructions && !group.empty() && path_bank_wait(bn, group) == 0) {
         f.text += "; off the critical path: " + group +
-                  " waited for no bank on it, so these stalls did not "
-                  "lengthen the run";
+                  " waited for no bank on it, so these stalls did not lengthen the run";
         f.advice = "nothing to gain in run time here; to free the bandwidth all the same, place " + v +
                    "'s operands in banks (partitions) its blockers do not use";
     }
@@ -319,8 +318,9 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
     for (const auto& e : b.engines)
         if (!waiter || e.sem_wait > waiter->sem_wait) waiter = &e;
     if (waiter && ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total)) >= 0.2) {
-        // Waiting for the engine group that bounds the run is the bound seen from downstream: more
-        // buffers cannot make that group produce sooner.
+        // An engine other than the bound group that waits: its producers may be the bound group,
+        // which more buffers cannot make produce sooner (which producer it waited for is not
+        // recorded, so the advice says what to shorten first rather than whom it waited for).
         const bool waits_for_bound =
             !b.bound_by.empty() && b.bound_by != "kernel" && group_of(waiter->name) != b.bound_by;
         out.push_back(
@@ -329,8 +329,8 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
                  pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
                  " of the run) for semaphores",
              waits_for_bound
-                 ? "it waits behind " + b.bound_by + ", which bounds the run: what shortens " + b.bound_by +
-                       "'s part of the critical path shortens this wait; more buffers help only where its "
+                 ? "the run is bound by " + b.bound_by + ": shorten " + b.bound_by +
+                       "'s part of the critical path first; more buffers let it run ahead only where its "
                        "producers sit idle while it waits"
                  : "its producers run late (see the critical path); more buffers let it run ahead"});
     }
