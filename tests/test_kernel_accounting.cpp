@@ -153,6 +153,25 @@ struct Workload {
     std::vector<Cycle> run_points;            // run_until targets between submission batches
 };
 
+// One request of a test queue: 8 partitions from `bank`'s first on SBUF, 32 from partition 0 on
+// PSUM. DVE's reads wait for POOL's request before them (`pool_request`, the index of the last one).
+void push_queue_request(Workload& w, const ClientSet& clients, std::string_view name, std::uint16_t bank,
+                        Op op, std::uint32_t bytes, Cycle issue, std::int64_t& pool_request) {
+    const ClientInfo& ci = clients.all()[index(*clients.find(name))];
+    Request r;
+    r.client = *clients.find(name);
+    r.region = ci.region;
+    r.op = op;
+    r.first_partition = static_cast<std::uint16_t>(ci.region == Region::sbuf ? bank * 8 : 0);
+    r.partitions = ci.region == Region::sbuf ? 8 : 32;
+    r.bytes = bytes;
+    r.issue = issue;
+    r.tag = w.requests.size();
+    w.after_index.push_back(name == "dve_rd" ? pool_request : -1);
+    if (name == "pool_rd") pool_request = static_cast<std::int64_t>(w.requests.size());
+    w.requests.push_back(r);
+}
+
 Workload random_workload(std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     auto pick = [&](std::uint64_t n) { return rng() % n; };
@@ -373,18 +392,12 @@ TEST_P(KernelSteadyHeads, After_runs_end_the_new_heads_are_leapt_at_once) {
     const ClientSet clients(w.params);
     const std::pair<const char*, std::uint16_t> queues[] = {{"act_rd", 0}, {"pool_rd", 2},     {"dma_0", 4},
                                                             {"dma_1", 6},  {"pe_client_0", 8}, {"pe_wr", 0}};
+    std::int64_t pool_request = -1;  // no DVE read here to wait for it
     for (const auto& [name, bank] : queues) {
-        const ClientInfo& ci = clients.all()[index(*clients.find(name))];
         for (int i = 0; i < 20; ++i) {
-            Request r;
-            r.client = *clients.find(name);
-            r.region = ci.region;
-            r.first_partition = static_cast<std::uint16_t>(ci.region == Region::sbuf ? bank * 8 : 0);
-            r.partitions = ci.region == Region::sbuf ? 8 : 32;
-            r.bytes = static_cast<std::uint32_t>(64 * (1 + pick(16)));  // whole beats: one run a request
-            r.tag = w.requests.size();
-            w.after_index.push_back(-1);
-            w.requests.push_back(r);
+            const auto bytes =
+                static_cast<std::uint32_t>(64 * (1 + pick(16)));  // whole beats: one run a request
+            push_queue_request(w, clients, name, bank, Op::rd, bytes, 0, pool_request);
         }
     }
     w.run_points.push_back(1);
@@ -500,22 +513,13 @@ Workload strict_turns_workload(std::uint64_t seed) {
         for (const auto& [name, home] : queues) {
             const std::string_view n = name;
             if (n == "pe_client_1" && !(clashes && pick(3) == 0)) continue;
-            const ClientInfo& ci = clients.all()[index(*clients.find(name))];
             std::uint16_t bank = home;
             if (n == "dma_1" && clashes && pick(3) == 0) bank = 1;
-            Request r;
-            r.client = *clients.find(name);
-            r.region = ci.region;
-            r.op = pick(8) == 0 ? Op::raw : Op::rd;
-            r.first_partition = static_cast<std::uint16_t>(ci.region == Region::sbuf ? bank * 8 : 0);
-            r.partitions = ci.region == Region::sbuf ? 8 : 32;
-            r.bytes = static_cast<std::uint32_t>(8 * (200 + pick(1200)));
-            r.issue = static_cast<Cycle>(batch) * 2000 + pick(100);
-            r.tag = w.requests.size();
-            // DVE's reads wait for POOL's request of the batch before.
-            w.after_index.push_back(n == "dve_rd" ? pool_request : -1);
-            if (n == "pool_rd") pool_request = static_cast<std::int64_t>(w.requests.size());
-            w.requests.push_back(r);
+            // Drawn in this order (the seeds' workloads depend on it).
+            const Op op = pick(8) == 0 ? Op::raw : Op::rd;
+            const auto bytes = static_cast<std::uint32_t>(8 * (200 + pick(1200)));
+            const Cycle issue = static_cast<Cycle>(batch) * 2000 + pick(100);
+            push_queue_request(w, clients, n, bank, op, bytes, issue, pool_request);
         }
         w.run_points.push_back(static_cast<Cycle>(batch + 1) * (1000 + pick(2000)));
     }
@@ -578,21 +582,12 @@ Workload throttle_windows_workload(std::uint64_t seed) {
     for (int batch = 0; batch < 6; ++batch) {
         for (const auto& [name, home] : queues) {
             const std::string_view n = name;
-            const ClientInfo& ci = clients.all()[index(*clients.find(name))];
             std::uint16_t bank = home;
             if (n == "pool_rd" && clashes && pick(3) == 0) bank = 1;
-            Request r;
-            r.client = *clients.find(name);
-            r.region = ci.region;
-            r.op = n.ends_with("_wr") ? Op::wr : Op::rd;
-            r.first_partition = static_cast<std::uint16_t>(ci.region == Region::sbuf ? bank * 8 : 0);
-            r.partitions = ci.region == Region::sbuf ? 8 : 32;
-            r.bytes = static_cast<std::uint32_t>(8 * (200 + pick(1200)));
-            r.issue = static_cast<Cycle>(batch) * 3000 + pick(100);
-            r.tag = w.requests.size();
-            w.after_index.push_back(n == "dve_rd" ? pool_request : -1);
-            if (n == "pool_rd") pool_request = static_cast<std::int64_t>(w.requests.size());
-            w.requests.push_back(r);
+            const auto bytes = static_cast<std::uint32_t>(8 * (200 + pick(1200)));
+            const Cycle issue = static_cast<Cycle>(batch) * 3000 + pick(100);
+            push_queue_request(w, clients, n, bank, n.ends_with("_wr") ? Op::wr : Op::rd, bytes, issue,
+                               pool_request);
         }
         w.run_points.push_back(static_cast<Cycle>(batch + 1) * (2000 + pick(3000)));
     }

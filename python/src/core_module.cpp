@@ -214,9 +214,7 @@ std::pair<std::string, std::string> run_trace(const RunRequest& r) {
     if (!r.vcd.empty()) {
         std::vector<std::string> inputs = r.config.user_files;
         if (!r.trace_path.empty()) inputs.push_back(r.trace_path);
-        OutputPolicy policy = cli::output_policy("vcd file", cli::is_vcd, false, inputs);
-        policy.temp_suffix = ".vcd";
-        vcd = std::make_unique<OutputFile>(r.vcd, policy);
+        vcd = std::make_unique<OutputFile>(r.vcd, cli::vcd_output_policy("vcd file", false, inputs));
         run.vcd = vcd->write_path();
     }
     RunReport rep;

@@ -384,12 +384,9 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
         if (!viz.heatmap.empty())
             outputs.open("heatmap:" + t, per_trace(viz.heatmap, t, traces.size()),
                          output_policy("--heatmap file", is_picture, force, inputs));
-        if (!viz.vcd.empty()) {
-            // SystemC writes the VCD by name: into the temporary, which then takes its place.
-            OutputPolicy vcd = output_policy("--vcd file", is_vcd, force, inputs);
-            vcd.temp_suffix = ".vcd";
-            outputs.open("vcd:" + t, per_trace(viz.vcd, t, traces.size()), vcd);
-        }
+        if (!viz.vcd.empty())
+            outputs.open("vcd:" + t, per_trace(viz.vcd, t, traces.size()),
+                         vcd_output_policy("--vcd file", force, inputs));
     }
 
     std::vector<RunReport> runs;

@@ -1,5 +1,7 @@
 #include "cli/outputs.h"
 
+#include <utility>
+
 #include "sbufsim/output/report.h"
 #include "sbufsim/trace/trace.h"
 
@@ -55,6 +57,12 @@ OutputPolicy output_policy(std::string role, bool (*own_kind)(std::string_view),
     if (own_kind != nullptr) p.own_kind = own_kind;
     p.force = force;
     p.inputs = std::move(inputs);
+    return p;
+}
+
+OutputPolicy vcd_output_policy(std::string role, bool force, std::vector<std::string> inputs) {
+    OutputPolicy p = output_policy(std::move(role), is_vcd, force, std::move(inputs));
+    p.temp_suffix = ".vcd";
     return p;
 }
 

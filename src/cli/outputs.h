@@ -25,6 +25,9 @@ bool is_sweep_json(std::string_view head);       // sweep --json
 // An output policy: role for messages, own kind, --force, the files the command reads.
 OutputPolicy output_policy(std::string role, bool (*own_kind)(std::string_view), bool force,
                            std::vector<std::string> inputs);
+// A waveform file's policy (is_vcd): SystemC's VCD writer opens the file by name and appends
+// ".vcd" to any other, so the temporary's name ends in ".vcd" and SystemC writes it itself.
+OutputPolicy vcd_output_policy(std::string role, bool force, std::vector<std::string> inputs);
 
 // --force: replace an existing file that is not of the command's own kind.
 void add_force_option(boost::program_options::options_description& desc, bool& into);

@@ -57,11 +57,11 @@ struct Panel {
     double height() const { return row_h * static_cast<double>(rows.size()); }
     double shade(double v) const { return log ? svg::log_scale(v, max) : v / max; }
     std::string colour(double v) const { return red ? svg::ramp_red(shade(v)) : svg::ramp_blue(shade(v)); }
-    // The largest value over the series, and at least `floor`: a stall panel's darkest colour
-    // means at least one stalled beat per cycle, so a run whose worst bin loses a beat every 40
-    // cycles is drawn pale, not as dark as one that loses a beat every cycle.
-    void fit(const WindowSeries& w, double floor) {
-        max = floor;
+    // The largest value over the series, and at least kStallScaleFloor (the panels fitted are the
+    // stall panels): a run whose worst bin loses a beat every 40 cycles is drawn pale, not as dark
+    // as one that loses a beat every cycle.
+    void fit(const WindowSeries& w) {
+        max = kStallScaleFloor;
         for (const auto& r : w.rows)
             for (std::size_t i = 0; i < rows.size(); ++i) max = std::max(max, value(r, i));
     }
@@ -283,7 +283,7 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
                 util.y + util.height() + kPanelGap, w.banks, stall_of);
     stall.red = stall.log = true;
     stall.rule_at = w.sbuf_banks;
-    stall.fit(w, kStallScaleFloor);
+    stall.fit(w);
     // Every cause, the gates' too (dependency, back-pressure, strict TDM, throttle), which no
     // bank row shows: a run held back by a gate would otherwise look idle.
     std::vector<std::string> causes;
@@ -294,7 +294,7 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     cause.row_h = kCauseRowH;
     cause.row_attr = "data-cause";
     cause.tooltips = true;
-    cause.fit(w, kStallScaleFloor);
+    cause.fit(w);
 
     const double matrix_y = cause.y + cause.height() + kPanelGap;
     const double height = matrix_y + matrix_height(m);

@@ -47,23 +47,21 @@ public:
     // tokens t's window has left, within that window (a window that refills ends the count).
     Cycle grants_after(Cycle t) const {
         if (!enabled_) return kNever;
-        const Cycle window_end = (t / window_len_ + 1) * window_len_;
-        return std::min<Cycle>(tokens(t), window_end - t - 1);
+        return std::min<Cycle>(tokens(t), window_end(t) - t - 1);
     }
     // How many cycles in a row from t on a beat may be granted, before any is: the tokens t's
     // window has left, within that window.
     Cycle grants_from(Cycle t) const {
         if (!enabled_) return kNever;
-        const Cycle window_end = (t / window_len_ + 1) * window_len_;
-        return std::min<Cycle>(tokens(t), window_end - t);
+        return std::min<Cycle>(tokens(t), window_end(t) - t);
     }
     // First cycle of the window after t's (when a spent bucket refills); kNever for a bucket of
     // zero beats, which never refills.
-    Cycle next_window(Cycle t) const {
-        return limit_ == 0 ? kNever : (t / window_len_ + 1) * window_len_;
-    }
+    Cycle next_window(Cycle t) const { return limit_ == 0 ? kNever : window_end(t); }
 
 private:
+    // The first cycle after t's window.
+    Cycle window_end(Cycle t) const { return (t / window_len_ + 1) * window_len_; }
     void roll(Cycle t) {
         const Cycle w = t / window_len_;
         if (w != window_) {
