@@ -1,11 +1,12 @@
 // `sbufsim config`: effective configuration output, --help listing every key, key flags, exit
-// codes, and the generated key reference kept identical to docs/config-reference.md.
+// codes, near misses, and the generated key reference kept identical to docs/config-reference.md.
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "cli_harness.h"
+#include "sbufsim/types/near_miss.h"
 
 namespace sbufsim::cli {
 namespace {
@@ -99,6 +100,49 @@ TEST(ConfigCommand, Reference_doc_is_the_generated_reference) {
     std::stringstream doc;
     doc << in.rdbuf();
     EXPECT_EQ(doc.str(), r.out) << "regenerate with: build/sbufsim config --reference > docs/config-reference.md";
+}
+
+TEST(Cli, A_swap_of_neighbours_or_one_edit_to_a_short_name_is_a_near_miss) {
+    EXPECT_EQ(edit_distance("jsno", "json"), 1u);
+    EXPECT_EQ(edit_distance("rn", "run"), 1u);
+    EXPECT_EQ(edit_distance("tdm.dma_slots", "tdm.dma_slots"), 0u);
+    EXPECT_EQ(edit_distance("ca", "abc"), 3u);  // one swap, then no edit of the swapped pair
+    EXPECT_EQ(edit_distance("", "run"), 3u);
+    Result r = run_cli({"rn"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("unknown command 'rn' (did you mean 'run'?)"), std::string::npos) << r.err;
+    r = run_cli({"run", "--jsno", "x.json"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("(did you mean '--json'?)"), std::string::npos) << r.err;
+    r = run_cli({"x"});  // one character: anything is one edit away
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+}
+
+TEST(Cli, A_shortened_option_is_refused_with_the_one_it_starts) {
+    // Not completed silently: --tdm.dma_s=2 used to set tdm.dma_slots.
+    Result r = run_cli({"config", "--tdm.dma_s=2"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("unrecognised option '--tdm.dma_s=2' (did you mean '--tdm.dma_slots'?)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    r = run_cli({"run", "--sched", "clocked", "x.trc"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("(did you mean '--scheduler'?)"), std::string::npos) << r.err;
+}
+
+TEST(Cli, A_word_a_command_does_not_take_is_named) {
+    // Was a 10 kB "ambiguous" list of every key flag.
+    Result r = run_cli({"config", "show"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("unexpected argument 'show': this command takes options only"), std::string::npos)
+        << r.err;
+    EXPECT_LT(r.err.size(), 300u) << r.err;
+    r = run_cli({"plot", "a.json", "b.json"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("unexpected argument 'b.json': this command takes at most 1 file or name argument"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST(Cli, Unknown_command_and_no_command_are_usage_errors) {

@@ -138,6 +138,31 @@ TEST(CliRun, Key_flags_parse_as_set_and_a_mistyped_one_names_the_key) {
     EXPECT_NE(typo.err.find("unrecognised option '--tdm.dma_slotz=3'"), std::string::npos) << typo.err;
 }
 
+TEST(CliRun, From_takes_options_given_now_over_the_recorded_ones_and_says_when_the_trace_changed) {
+    const std::string trace = temp("from_edit.trc"), result = temp("from_edit.json");
+    std::ofstream(trace) << slurp(shipped("dma_vs_compute.trc"));
+    Out o = sbufsim({"run", trace, "-q", "--json", result});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    // --gen and --scheduler were recorded: giving them again replaces them (was "cannot be
+    // specified more than once").
+    for (const std::vector<std::string>& extra :
+         {std::vector<std::string>{"--gen", "cayman"}, {"--scheduler", "fast"}, {"--gen=cayman"}}) {
+        std::vector<std::string> args{"run", "--from", result};
+        args.insert(args.end(), extra.begin(), extra.end());
+        o = sbufsim(args);
+        EXPECT_EQ(o.rc, kExitOk) << extra.front() << ": " << o.err;
+        EXPECT_NE(o.out.find("total 50400 cycles"), std::string::npos) << o.out.substr(0, 300);
+        EXPECT_EQ(o.err.find("changed since"), std::string::npos) << o.err;
+    }
+    // The trace edited since: replayed, and said.
+    std::ofstream(trace, std::ios::app) << "# edited\n";
+    o = sbufsim({"run", "--from", result, "-q"});
+    EXPECT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.err.find(trace + " changed since the result was written (digest "), std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("its statistics will differ from the recorded ones"), std::string::npos) << o.err;
+}
+
 TEST(CliRun, From_refuses_a_file_that_is_not_a_result) {
     const std::string bad = temp("not_a_result.json");
     std::ofstream(bad) << "{\"tool\": \"sbufsim\"}\n";

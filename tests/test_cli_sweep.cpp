@@ -283,6 +283,102 @@ TEST(CliSweep, Resume_runs_again_rows_of_another_base_configuration_or_trace) {
     EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
 }
 
+TEST(CliSweep, Resume_under_another_base_never_drops_rows_it_does_not_run_again) {
+    const std::string out = tmp("rebase_lost.csv");
+    std::remove(out.c_str());
+    const std::string t = shipped("dma_vs_compute.trc");
+    Out o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1:4", "--out", out, "-q"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const std::string first = slurp(out);
+    // Another base over two of the four points: the other two would be lost. Refused, file kept.
+    o = sbufsim({"sweep", t, "--set", "tdm.strict=true", "--vary", "tdm.dma_slots=1:2", "--out", out, "-q"});
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("2 rows came from another base configuration"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("(" + t + ", tdm.dma_slots=3)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("--force"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(out), first);
+    // --force: the two points run again, the other two are dropped, and both are said.
+    o = sbufsim({"sweep", t, "--set", "tdm.strict=true", "--vary", "tdm.dma_slots=1:2", "--out", out, "-q",
+                 "--force"});
+    EXPECT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.err.find("2 rows of " + out + " came from another base configuration"), std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("are not in this sweep: dropped (--force)"), std::string::npos) << o.err;
+    const auto rows = table(slurp(out));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].at("tdm.dma_slots"), "1");
+    EXPECT_EQ(rows[0].at("total_cycles"), "143489");  // strict TDM, 1 of 8 slots
+}
+
+TEST(CliSweep, Json_of_another_sweep_is_kept_unless_forced) {
+    const std::string json = tmp("other.json");
+    std::remove(json.c_str());
+    const std::string t = shipped("dma_vs_compute.trc");
+    Out o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,2", "--json", json, "-q"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const std::string first = slurp(json);
+    // The same columns: this sweep's own output, replaced.
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=3,4", "--json", json, "-q"});
+    EXPECT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(slurp(json), first);
+    const std::string second = slurp(json);
+    o = sbufsim({"sweep", t, "--vary", "arbiter.stage2.act_rd.weight=1,2", "--json", json, "-q"});
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("--json " + json + ": holds another sweep's rows (columns trace, tdm.dma_slots, "),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(slurp(json), second);
+    o = sbufsim({"sweep", t, "--vary", "arbiter.stage2.act_rd.weight=1,2", "--json", json, "-q", "--force"});
+    EXPECT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(slurp(json).find("\"arbiter.stage2.act_rd.weight\": 1"), std::string::npos);
+}
+
+TEST(CliSweep, Values_are_checked_before_any_point_and_kept_in_canonical_form) {
+    const std::string t = shipped("dma_load.trc");
+    // Spellings of one value: written as the loader keeps them, so a resumed table matches them.
+    Out o = sbufsim(
+        {"sweep", t, "--vary", "tdm.strict=yes,0", "--vary", "tdm.dma_slots=0x2", "--out", "-", "-q"});
+    EXPECT_EQ(o.rc, 0) << o.err;
+    const auto rows = table(o.out);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].at("tdm.strict"), "true");
+    EXPECT_EQ(rows[1].at("tdm.strict"), "false");
+    EXPECT_EQ(rows[0].at("tdm.dma_slots"), "2");
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,0x1"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("value '1' is listed twice"), std::string::npos) << o.err;
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,0x1,1", "--vary", "tdm.max_slots=8,8,8", "--zip"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("--zip gives the point tdm.dma_slots=1, tdm.max_slots=8 twice"), std::string::npos)
+        << o.err;
+    // A bad value, file or --set stops the sweep before any point, as it stops `run`.
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1:3:0.5", "--out", "-"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(
+        o.err.find(
+            "--vary 'tdm.dma_slots=1:3:0.5': key 'tdm.dma_slots': value '1.5' is not an unsigned integer"),
+        std::string::npos)
+        << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    o = sbufsim(
+        {"sweep", t, "--config", tmp("no_such.ini"), "--vary", "tdm.strict=true,false", "--out", "-"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("cannot open configuration file"), std::string::npos) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    o = sbufsim({"sweep", t, "--set", "tdm.dma_slots=x", "--vary", "tdm.strict=true,false", "--out", "-"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("value 'x' is not an unsigned integer"), std::string::npos) << o.err;
+    // A base that only a point's value makes consistent still sweeps: strict TDM wants a slot
+    // for each class, which the varied tdm.dma_slots gives or not, point by point.
+    o = sbufsim({"sweep", t, "--set", "tdm.strict=true", "--set", "tdm.dma_slots=0", "--vary",
+                 "tdm.dma_slots=0,2", "--out", "-", "-q"});
+    EXPECT_EQ(o.rc, 1) << o.err;
+    const auto mixed = table(o.out);
+    ASSERT_EQ(mixed.size(), 2u);
+    EXPECT_EQ(mixed[0].at("status"), "invalid");
+    EXPECT_EQ(mixed[1].at("status"), "ok");
+}
+
 TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=0,4,8", "--jobs", "2",
                            "--rank-by", "dma_gbps"});

@@ -307,6 +307,32 @@ TEST_P(KernelRandom, Stall_causes_sum_to_the_wait_and_every_requested_beat_is_gr
     EXPECT_GT(beats, 0u);
     // A bank is held by one beat per cycle.
     for (const auto& b : o.stats.banks) EXPECT_LE(b.busy, o.stats.cycles) << b.name;
+    // Per bank, a stall is a lost bank: to the other TDM class in its slot (tdm_stalls, the
+    // clients' `tdm` stalls unless strict TDM also holds a class out with no bank lost) or to
+    // another beat (a `bank_conflict` stall, as is a loss under a concurrency rule, which names no
+    // bank).
+    std::uint64_t bank_tdm = 0, bank_other = 0, client_tdm = 0, client_conflict = 0;
+    for (const auto& b : o.stats.banks) {
+        EXPECT_LE(b.tdm_stalls, b.stalls) << b.name;
+        bank_tdm += b.tdm_stalls;
+        bank_other += b.stalls - b.tdm_stalls;
+    }
+    for (const auto& cs : o.stats.clients) {
+        client_tdm += cs.stalls[static_cast<int>(StallCause::tdm)];
+        client_conflict += cs.stalls[static_cast<int>(StallCause::bank_conflict)];
+    }
+    const Params& p = random_workload(GetParam()).params;
+    if (p.tdm.strict) {
+        EXPECT_LE(bank_tdm, client_tdm);
+    } else {
+        EXPECT_EQ(bank_tdm, client_tdm);
+    }
+    const bool rules = p.concurrency.dve_gpsimd_sbuf_exclusive || p.concurrency.dve_act_psum_exclusive;
+    if (rules) {
+        EXPECT_LE(bank_other, client_conflict);
+    } else {
+        EXPECT_EQ(bank_other, client_conflict);
+    }
 }
 
 TEST_P(KernelRandom, Skipping_gives_bit_identical_statistics_to_stepping) {

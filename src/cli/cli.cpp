@@ -188,10 +188,41 @@ namespace {
 std::string option_suggestion(const std::string& typed, const po::options_description& options) {
     std::string name = typed.substr(typed.find_first_not_of('-') == std::string::npos ? 0 : typed.find_first_not_of('-'));
     name = name.substr(0, name.find('='));
-    std::vector<std::string> longs;
-    for (const auto& o : options.options()) longs.push_back(o->long_name());
+    std::vector<std::string> longs, completions;
+    for (const auto& o : options.options()) {
+        longs.push_back(o->long_name());
+        if (!name.empty() && o->long_name().rfind(name, 0) == 0) completions.push_back(o->long_name());
+    }
+    // A shortened name (abbreviations are not taken): the one option it starts, if only one.
+    if (completions.size() == 1) return " (did you mean '--" + completions.front() + "'?)";
     const std::string hint = did_you_mean(name, longs);
     return hint.empty() ? "" : " (did you mean '--" + hint.substr(hint.find('\'') + 1);
+}
+
+// Which word of `args` was one operand too many, by parsing again with every operand collected.
+std::string stray_operand_message(const std::vector<std::string>& args,
+                                  const po::options_description& options,
+                                  const po::positional_options_description* positional) {
+    std::vector<std::string> operands;
+    po::options_description with_operands;
+    with_operands.add(options);
+    with_operands.add_options()("sbufsim-operands", po::value(&operands));
+    po::positional_options_description all;
+    all.add("sbufsim-operands", -1);
+    try {
+        po::variables_map vm;
+        po::store(po::command_line_parser(args).options(with_operands).positional(all).run(), vm);
+        po::notify(vm);
+    } catch (const po::error&) {
+        return "too many arguments";
+    }
+    const std::size_t allowed = positional != nullptr ? positional->max_total_count() : 0;
+    const std::string word = operands.size() > allowed ? operands[allowed] : std::string("?");
+    if (allowed == 0)
+        return "unexpected argument '" + word +
+               "': this command takes options only (--name value or --name=value)";
+    return "unexpected argument '" + word + "': this command takes at most " + std::to_string(allowed) +
+           " file or name argument" + (allowed == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -199,13 +230,21 @@ std::string option_suggestion(const std::string& typed, const po::options_descri
 ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_description& options,
                       const po::positional_options_description* positional, const std::string& log_level) {
     po::command_line_parser parser(args);
-    parser.options(options);
-    if (positional != nullptr) parser.positional(*positional);
+    // No abbreviations: a shortened option or key flag (--tdm.dma_s=2) is a typo to report with
+    // its nearest name, never one to complete silently.
+    parser.options(options).style(po::command_line_style::default_style &
+                                  ~po::command_line_style::allow_guessing);
+    // A command without operands gets an empty description, so that a stray word is "too many
+    // positional options" rather than an ambiguous match against every option name.
+    const po::positional_options_description no_operands;
+    parser.positional(positional != nullptr ? *positional : no_operands);
     ParsedArgs out{[&] {
                        try {
                            return parser.run();
                        } catch (const po::unknown_option& e) {
                            throw po::error(std::string(e.what()) + option_suggestion(e.get_option_name(), options));
+                       } catch (const po::too_many_positional_options_error&) {
+                           throw po::error(stray_operand_message(args, options, positional));
                        }
                    }(),
                    {}};

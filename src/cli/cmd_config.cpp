@@ -31,7 +31,7 @@ std::string key_reference_markdown() {
         if (k.type == KeyType::choice) {
             for (const auto& c : k.choices) range += (range.empty() ? "" : ", ") + c;
         } else if (k.type == KeyType::u32 || k.type == KeyType::u64) {
-            range = format_fixed(k.min, 0) + " .. " + format_fixed(k.max, 0);
+            range = integer_bound_text(k.min) + " .. " + integer_bound_text(k.max);
         } else if (k.type == KeyType::f64) {
             range = format_number(k.min, 6) + " .. " + format_number(k.max, 6);
         } else if (k.type == KeyType::boolean) {

@@ -159,6 +159,19 @@ void print_metric_list(std::ostream& os) {
     }
 }
 
+// A trace whose digest differs from the one `result` recorded was edited since: its statistics
+// will not be the recorded ones, which the user re-running a result expects. Said, not refused
+// (replaying an edited trace under the recorded settings is a use of its own).
+void warn_if_changed(const std::string& result, const std::string& trace, const std::string& recorded,
+                     std::ostream& err) {
+    if (recorded.empty() || !input_file_problem(trace).empty()) return;  // the run says why it cannot read it
+    const std::string now = file_digest(trace);
+    if (now == recorded) return;
+    err << "sbufsim run: --from " << result << ": " << trace
+        << " changed since the result was written (digest " << recorded << " then, " << now
+        << " now): its statistics will differ from the recorded ones\n";
+}
+
 // `run --from RESULT.json`: the recorded runs' command lines, each followed by the options given
 // now (other than --from), replayed one after the other.
 int rerun_from(const std::string& result, const std::vector<std::string>& args, Io io) {
@@ -190,6 +203,13 @@ int rerun_from(const std::string& result, const std::vector<std::string>& args, 
         if (args[i].rfind("--from=", 0) == 0) continue;
         rest.push_back(args[i]);
     }
+    // An option given now replaces the recorded one (each may be given once); --config chooses
+    // the generation through its `base` or the trace's gen=, so it replaces the recorded --gen.
+    const auto given = [&](const std::string& option) {
+        return std::any_of(rest.begin(), rest.end(), [&](const std::string& a) {
+            return a == option || a.rfind(option + "=", 0) == 0;
+        });
+    };
     // One invocation wrote every run of the file: the same options, each trace's own generation
     // unless --gen was given (then all runs share it).
     std::vector<std::string> cmd, gens;
@@ -198,14 +218,17 @@ int rerun_from(const std::string& result, const std::vector<std::string>& args, 
         // A relative trace path is taken from where the result was written, if not found here.
         const std::filesystem::path beside = std::filesystem::path(result).parent_path() / trace;
         if (!std::filesystem::exists(trace) && std::filesystem::exists(beside)) trace = beside.string();
+        warn_if_changed(result, trace, run.get<std::string>("run.trace_digest", ""), io.err);
         cmd.push_back(trace);
         gens.push_back(run.get<std::string>("run.generation", ""));
     }
     const pt::ptree& first = runs->front().second;
-    if (std::all_of(gens.begin(), gens.end(), [&](const std::string& g) { return g == gens.front(); }))
+    if (!given("--gen") && !given("--config") &&
+        std::all_of(gens.begin(), gens.end(), [&](const std::string& g) { return g == gens.front(); }))
         cmd.insert(cmd.end(), {"--gen", gens.front()});
-    cmd.insert(cmd.end(), {"--scheduler", first.get<std::string>("run.scheduler", "fast")});
-    if (first.get<int>("run.lenient", 0)) cmd.push_back("--lenient");
+    if (!given("--scheduler"))
+        cmd.insert(cmd.end(), {"--scheduler", first.get<std::string>("run.scheduler", "fast")});
+    if (first.get<int>("run.lenient", 0) && !given("--lenient")) cmd.push_back("--lenient");
     if (const auto config = first.get_child_optional("config"))
         for (const auto& [key, v] : *config) cmd.push_back("--set=" + key + "=" + v.get<std::string>("value", ""));
     cmd.insert(cmd.end(), rest.begin(), rest.end());

@@ -19,12 +19,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -364,9 +365,13 @@ void print_summary(std::ostream& os, const Options& o, const std::vector<std::st
 // ---- command --------------------------------------------------------------------------------
 
 // Unknown --set/--<key> keys are usage errors of the whole sweep; the loader says why.
+// Everything in the base configuration but how its keys go together (a point's values may make
+// it consistent): files that cannot be read, unknown keys, values of the wrong type or range
+// stop the sweep before any point runs, as they would stop `sbufsim run`.
 void check_base(const LoadRequest& base) {
-    for (const auto& s : base.overrides)
-        if (find_key(s.key) == nullptr) load_config(base);
+    LoadRequest req = base;
+    req.cross_check = false;
+    load_config(req);
 }
 
 bool ends_with_newline(const std::string& path) {
@@ -374,6 +379,77 @@ bool ends_with_newline(const std::string& path) {
     f.seekg(-1, std::ios::end);
     char c = 0;
     return f.get(c) && c == '\n';
+}
+
+// --json names a sweep's JSON whose rows have other columns: another sweep's results, which
+// replacing would lose (as --out refuses a table of other columns). Refused unless --force.
+void refuse_other_sweep_json(const std::string& path, const std::vector<std::string>& cols) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return;  // absent or unreadable: OutputFile says why
+    std::string head(1 << 16, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (!is_sweep_json(head)) return;  // not a sweep's: OutputFile refuses it
+    const auto keys = sweep::json_row_keys(head);
+    if (!keys || *keys == cols) return;
+    std::string list;
+    for (std::size_t i = 1; i < keys->size() && i < 4; ++i) list += (i > 1 ? ", " : "") + (*keys)[i];
+    throw OutputError(
+        OutputError::Kind::refused,
+        "--json " + path + ": holds another sweep's rows (columns trace, " + list +
+            (keys->size() > 4 ? ", ..." : "") +
+            "), which replacing it would lose; write this sweep to another --json, or pass --force to "
+            "replace it");
+}
+
+// Rows of --out computed under another base configuration or from another version of a trace are
+// stale. Those this sweep runs again are dropped now and replaced; any other would be lost, since
+// a table holds one base configuration: refused unless --force, before any point runs.
+template <class DigestOf>
+void drop_stale_rows(std::vector<Row>& existing, const Options& o, const std::vector<std::string>& cols,
+                     const std::vector<Job>& jobs, std::pair<std::size_t, std::size_t> range,
+                     std::size_t axes, DigestOf& digest_of, std::ostream& err) {
+    const std::size_t digest_col = cols.size() - 3;
+    std::set<std::string> runs;
+    for (std::size_t i = range.first; i < range.second; ++i)
+        runs.insert(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes));
+    std::size_t rerun = 0;
+    const Row* lost = nullptr;
+    std::size_t lost_count = 0;
+    for (const Row& r : existing) {
+        if (r[digest_col] == digest_of(r[0])) continue;
+        if (runs.count(sweep::row_key(r, axes))) {
+            ++rerun;
+        } else {
+            if (!lost) lost = &r;
+            ++lost_count;
+        }
+    }
+    const auto rows = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); };
+    if (lost_count && !o.force) {
+        std::string point;
+        for (std::size_t a = 1; a <= axes && a < lost->size(); ++a)
+            point += (a > 1 ? ", " : "") + cols[a] + "=" + (*lost)[a];
+        throw OutputError(
+            OutputError::Kind::refused,
+            "--out " + o.out + ": " + rows(lost_count) +
+                " came from another base configuration (--gen, --config, --set) or another version of "
+                "the trace, and this sweep does not run their points again (" +
+                (*lost)[0] + (point.empty() ? "" : ", " + point) +
+                "): they would be lost. Write this sweep to another --out, vary over their points "
+                "too, or pass --force to drop them");
+    }
+    std::erase_if(existing, [&](const Row& r) { return r[digest_col] != digest_of(r[0]); });
+    if (rerun)
+        err << "sbufsim sweep: " << rows(rerun) << " of " << o.out
+            << " came from another base configuration (--gen, --config, --set) or another version of the "
+               "trace; "
+               "they are run again\n";
+    if (lost_count)
+        err << "sbufsim sweep: " << rows(lost_count) << " of " << o.out
+            << " came from another base configuration or another version of the trace and are not in this "
+               "sweep: "
+               "dropped (--force)\n";
 }
 
 // Rows of this shard in table order (resumed or new), then rows of the file no job produced.
@@ -462,7 +538,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     for (const auto& v : o.vary) axes.push_back(sweep::parse_vary(v));
     const LoadRequest base = make_load_request(o.config, parsed);
     check_base(base);
-    sweep::check_keys(axes, base);
+    axes = sweep::check_keys(std::move(axes), base);
     auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip), metric_columns);
     // What every row depends on besides its point: resume keeps rows only with the same digest.
     std::map<std::string, std::string> digests;
@@ -490,19 +566,14 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         table_file = std::make_unique<OutputFile>(o.out, policy);
         journal = std::make_unique<Journal>(o.out);
     }
-    if (!o.json.empty() && o.json != "-")
+    if (!o.json.empty() && o.json != "-") {
+        if (!o.force) refuse_other_sweep_json(o.json, cols);
         json_file = std::make_unique<OutputFile>(o.json, output_policy("--json", is_sweep_json, o.force, inputs));
+    }
 
     // Resume: rows already in --out are kept as they are; only the missing ones run.
     std::vector<Row> existing = file_out ? sweep::read_existing(o.out, cols) : std::vector<Row>{};
-    // Rows computed under another base configuration or from another version of a trace are
-    // stale: they run again (and are dropped from the table if this sweep does not produce them).
-    const std::size_t digest_col = cols.size() - 3;
-    const std::size_t stale = std::erase_if(existing, [&](const Row& r) { return r[digest_col] != digest_of(r[0]); });
-    if (stale)
-        io.err << "sbufsim sweep: " << stale << " row" << (stale == 1 ? "" : "s") << " of " << o.out
-               << " came from another base configuration (--gen, --config, --set) or another version of the trace; "
-                  "they are run again\n";
+    drop_stale_rows(existing, o, cols, jobs, range, axes.size(), digest_of, io.err);
     std::map<std::string, Row> have;
     for (const auto& r : existing) have.emplace(sweep::row_key(r, axes.size()), r);
     std::vector<const Job*> tasks;

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -47,6 +48,12 @@ std::string_view to_string(KeyType t) {
         case KeyType::text: return "text";
     }
     return "?";
+}
+
+std::string integer_bound_text(double bound) {
+    constexpr double two_to_64 = 18446744073709551616.0;
+    if (bound >= two_to_64) return std::to_string(std::numeric_limits<std::uint64_t>::max());
+    return std::to_string(static_cast<std::uint64_t>(bound));
 }
 
 std::string Origin::describe() const {
@@ -97,7 +104,7 @@ std::string range_text(const KeySpec& k) {
             os << v;
             return os.str();
         }
-        return std::to_string(static_cast<unsigned long long>(v));
+        return integer_bound_text(v);
     };
     return "[" + num(k.min) + ", " + num(k.max) + "]";
 }
@@ -273,12 +280,17 @@ LoadedConfig load_config(const LoadRequest& request) {
             if (s.key != "base") apply_user(s);
     for (const auto& s : request.overrides) apply_user(s);
 
+    if (!request.cross_check) return cfg;
     if (auto bad = check_consistency(cfg.params)) {
         const KeySpec* k = find_key(bad->key);
         const Origin& o = cfg.origins[key_position(k)];
         throw ConfigError(bad->message + " [" + bad->key + " set at " + o.describe() + "]");
     }
     return cfg;
+}
+
+std::string canonical_value(const KeySpec& k, std::string_view raw, const Origin& where) {
+    return normalise(k, std::string(raw), where);
 }
 
 std::optional<ConsistencyError> check_consistency(const Params& p) {

@@ -205,13 +205,15 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         stats_.clients.push_back(std::move(cs));
     }
     stats_.sbuf_banks = p.sbuf.ecc_banks;
-    for (std::uint32_t b = 0; b < p.sbuf.ecc_banks; ++b)
-        stats_.banks.push_back(BankStats{"sbuf_" + std::to_string(b), 0, 0, 0,
-                                         std::vector<std::uint64_t>(n_, 0)});
+    const auto add_bank = [&](std::string name) {
+        BankStats bs;
+        bs.name = std::move(name);
+        bs.grants.assign(n_, 0);
+        stats_.banks.push_back(std::move(bs));
+    };
+    for (std::uint32_t b = 0; b < p.sbuf.ecc_banks; ++b) add_bank("sbuf_" + std::to_string(b));
     if (p.has_psum())
-        for (std::uint32_t b = 0; b < p.psum.ecc_banks; ++b)
-            stats_.banks.push_back(BankStats{"psum_" + std::to_string(b), 0, 0, 0,
-                                             std::vector<std::uint64_t>(n_, 0)});
+        for (std::uint32_t b = 0; b < p.psum.ecc_banks; ++b) add_bank("psum_" + std::to_string(b));
     stats_.blocked_by.assign(std::size_t{n_} * n_, 0);
     stats_.tdm_slots.assign(tdm_.slots(), TdmSlotStats{});
 }
@@ -627,6 +629,7 @@ inline void Kernel::grant_region(CycleGrants& g, const std::uint64_t* order, std
                 charge(c, by_tdm ? StallCause::tdm : StallCause::bank_conflict);
                 ++stats_.blocked_by[std::size_t{c} * n_ + blk];
                 ++bank_stalls_[b];
+                bank_tdm_stalls_[b] += by_tdm;
                 ++contended_[c];
                 if (probe_) [[unlikely]] probe_bank_stall(probe_, b, t);
                 continue;
@@ -1247,17 +1250,19 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         const std::uint64_t prec_class = prec == TdmClass::dma ? dma_class_ : compute_class_;
         for_each_bit(losers, [&](std::uint32_t c) {
             const std::uint64_t lost_banks = head_mask_[c] & (c == w ? others_banks : head_mask_[w]);
-            const std::uint32_t b = static_cast<std::uint32_t>(std::countr_zero(lost_banks));
+            // A loser lost some bank (lost_banks != 0); the mask tells the compiler so.
+            const std::uint32_t b = static_cast<std::uint32_t>(std::countr_zero(lost_banks)) & 63u;
             const std::uint32_t blk = c == w ? owner[b] : w;
             if (c != w) {
                 if (last_lost[c] + 1 != n) stall_run_[c] = 0;  // granted since its last loss
                 last_lost[c] = n;
                 ++lost[c];
             }
-            charge(c, ((prec_class >> blk) & ~(prec_class >> c) & 1) ? StallCause::tdm
-                                                                     : StallCause::bank_conflict);
+            const bool by_tdm = (prec_class >> blk & ~(prec_class >> c)) & 1;
+            charge(c, by_tdm ? StallCause::tdm : StallCause::bank_conflict);
             ++stats_.blocked_by[std::size_t{c} * n_ + blk];
             ++bank_stalls_[b];
+            bank_tdm_stalls_[b] += by_tdm;
             ++contended_[c];
         });
         // Granted beats that met another: the winner (its stage-1 win, or a contested beat it
@@ -1411,6 +1416,7 @@ const Stats& Kernel::stats() const {
     for (std::size_t b = 0; b < report_.banks.size(); ++b) {
         report_.banks[b].conflict_cycles = bank_conflicts_[b];
         report_.banks[b].stalls = bank_stalls_[b];
+        report_.banks[b].tdm_stalls = bank_tdm_stalls_[b];
         for (std::uint32_t c = 0; c < n_; ++c) report_.banks[b].grants[c] += bank_grants_[b * kClientSlots + c];
     }
     report_.finalize();

@@ -487,23 +487,30 @@ Section client_section() {
 
 Section bank_section() {
     auto bk = [](const Context& c, std::size_t i) -> const BankStats& { return kernel(c).banks[i]; };
-    return {"bank", "<bank>",
-        [](const Context& c) {
-            std::vector<Item> v;
-            for (std::size_t i = 0; i < kernel(c).banks.size(); ++i) {
-                const BankStats& b = kernel(c).banks[i];
-                if (b.busy || b.conflict_cycles) v.push_back({b.name, i});
-            }
-            return v;
-        },
-        [](const Context& c, std::string_view who) { return by_name(kernel(c).banks, who, [](const BankStats& b) { return b.name; }); },
-        {c_("busy", "cycles", "cycles granted to some beat", Better::none, [bk](const Context& c, std::size_t i) { return bk(c, i).busy; }),
-         r_("utilisation", "fraction", "busy cycles / kernel cycles", Better::higher,
-            [bk](const Context& c, std::size_t i) { return frac(bk(c, i).busy, kernel(c).cycles); }),
-         c_("conflict_cycles", "cycles", "cycles two or more beats at the grant stage wanted it", Better::lower,
-            [bk](const Context& c, std::size_t i) { return bk(c, i).conflict_cycles; }),
-         c_("stalls", "beat-cycles", "stalled beat-cycles charged to a loss of this bank", Better::lower,
-            [bk](const Context& c, std::size_t i) { return bk(c, i).stalls; })}};
+    return {"bank",
+            "<bank>",
+            [](const Context& c) {
+                std::vector<Item> v;
+                for (std::size_t i = 0; i < kernel(c).banks.size(); ++i) {
+                    const BankStats& b = kernel(c).banks[i];
+                    if (b.busy || b.conflict_cycles) v.push_back({b.name, i});
+                }
+                return v;
+            },
+            [](const Context& c, std::string_view who) {
+                return by_name(kernel(c).banks, who, [](const BankStats& b) { return b.name; });
+            },
+            {c_("busy", "cycles", "cycles granted to some beat", Better::none,
+                [bk](const Context& c, std::size_t i) { return bk(c, i).busy; }),
+             r_("utilisation", "fraction", "busy cycles / kernel cycles", Better::higher,
+                [bk](const Context& c, std::size_t i) { return frac(bk(c, i).busy, kernel(c).cycles); }),
+             c_("conflict_cycles", "cycles", "cycles two or more beats at the grant stage wanted it",
+                Better::lower, [bk](const Context& c, std::size_t i) { return bk(c, i).conflict_cycles; }),
+             c_("stalls", "beat-cycles", "stalled beat-cycles charged to a loss of this bank", Better::lower,
+                [bk](const Context& c, std::size_t i) { return bk(c, i).stalls; }),
+             c_("tdm_stalls", "beat-cycles",
+                "of the stalls, beats that lost this bank to the other class in its TDM slot", Better::lower,
+                [bk](const Context& c, std::size_t i) { return bk(c, i).tdm_stalls; })}};
 }
 
 Section blocked_by_section() {

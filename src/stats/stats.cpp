@@ -136,13 +136,14 @@ void print_report(std::ostream& os, const Stats& s) {
     }
     os << "Jain's index " << format_fixed(s.jain_index, 4) << "\n";
 
-    // The two counts are of the bank, whoever loses: a beat that lost it to the other TDM class in
-    // that class's slot is a `tdm` stall in the client table, and a stall here all the same.
+    // The counts are of the bank, whoever loses: a beat that lost it to the other TDM class in that
+    // class's slot is a `tdm` stall in the client table, a stall here all the same, and counted
+    // again under "by tdm" so that the rest are the bank conflicts placement can remove.
     os << "\nbanks (used only; conflict: cycles two or more beats wanted the bank; stalls: beats that lost "
           "it,\n"
-          "to another beat or to TDM precedence)\n";
+          "to another beat or to TDM precedence; by tdm: those lost to the other class in its TDM slot)\n";
     os << pad("bank", 9, false) << pad("busy", 11) << pad("util", 7) << pad("conflict", 11)
-       << pad("stalls", 11) << "  top client\n";
+       << pad("stalls", 11) << pad("by tdm", 11) << "  top client\n";
     const double cyc = s.cycles ? static_cast<double>(s.cycles) : 1.0;
     for (const auto& b : s.banks) {
         if (!b.busy && !b.conflict_cycles) continue;
@@ -150,7 +151,8 @@ void print_report(std::ostream& os, const Stats& s) {
         os << pad(b.name, 9, false) << pad(std::to_string(b.busy), 11)
            << pad(format_fixed(static_cast<double>(b.busy) / cyc, 3), 7)
            << pad(std::to_string(b.conflict_cycles), 11) << pad(std::to_string(b.stalls), 11)
-           << "  " << s.clients[static_cast<std::size_t>(top - b.grants.begin())].name << "\n";
+           << pad(std::to_string(b.tdm_stalls), 11) << "  "
+           << s.clients[static_cast<std::size_t>(top - b.grants.begin())].name << "\n";
     }
 
     constexpr std::size_t kTopPairs = 10;

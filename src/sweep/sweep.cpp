@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <set>
 
 #include "sbufsim/output/json_text.h"
 #include "sbufsim/output/report.h"
@@ -140,14 +141,52 @@ Axis parse_vary(std::string_view arg) {
     return axis;
 }
 
-void check_keys(const std::vector<Axis>& axes, const LoadRequest& base) {
-    for (const auto& a : axes) {
+// Each value checked for type and range and written in canonical form, so that a table never
+// holds one point under two spellings (1 and 0x1, true and yes).
+void canonicalise(Axis& a, const KeySpec& k) {
+    for (std::string& v : a.values) {
+        try {
+            v = canonical_value(k, v, Origin{});
+        } catch (const ConfigError& e) {
+            const std::string what = e.what();
+            const std::string prefix = "command line: ";
+            throw vary_error(a.arg, what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
+        }
+    }
+}
+
+// A point listed twice would run twice and be kept once: refused, naming it. Values are compared
+// in canonical form (check_keys()), so 1 and 0x1 are one value.
+void refuse_repeated_points(const std::vector<Axis>& axes,
+                            const std::vector<std::vector<std::string>>& points, bool zip) {
+    if (!zip) {
+        for (const auto& a : axes) {
+            std::set<std::string> seen;
+            for (const auto& v : a.values)
+                if (!seen.insert(v).second)
+                    throw vary_error(
+                        a.arg, "value '" + v + "' is listed twice (as the loader reads it); list each once");
+        }
+        return;
+    }
+    std::set<std::vector<std::string>> seen;
+    for (const auto& p : points) {
+        if (seen.insert(p).second) continue;
+        std::string point;
+        for (std::size_t i = 0; i < axes.size(); ++i) point += (i ? ", " : "") + axes[i].key + "=" + p[i];
+        throw vary_error(axes.front().arg, "--zip gives the point " + point + " twice; list each point once");
+    }
+}
+
+std::vector<Axis> check_keys(std::vector<Axis> axes, const LoadRequest& base) {
+    for (auto& a : axes) {
         if (const KeySpec* k = find_key(a.key)) {
             // Every point would replay the same simulation: refuse rather than print a flat table.
             if (!k->no_effect.empty())
                 throw vary_error(a.arg, "key '" + a.key + "' is recorded but has no effect on the simulation (" +
                                             k->no_effect + "), so every point would give the same result; " +
                                             "vary a key the model reads (`sbufsim config --help` marks the recorded-only keys)");
+            canonicalise(a, *k);
             continue;
         }
         LoadRequest req = base;
@@ -159,6 +198,7 @@ void check_keys(const std::vector<Axis>& axes, const LoadRequest& base) {
         }
         throw vary_error(a.arg, "unknown key '" + a.key + "'");
     }
+    return axes;
 }
 
 std::vector<std::vector<std::string>> expand(const std::vector<Axis>& axes, bool zip) {
@@ -179,8 +219,10 @@ std::vector<std::vector<std::string>> expand(const std::vector<Axis>& axes, bool
             for (const auto& a : axes) p.push_back(a.values[i]);
             points.push_back(std::move(p));
         }
+        refuse_repeated_points(axes, points, true);
         return points;
     }
+    refuse_repeated_points(axes, points, false);
     std::size_t total = 1;
     for (const auto& a : axes) {
         if (total > kMaxPoints / a.values.size())
@@ -398,6 +440,55 @@ void write_json(std::ostream& os, const std::vector<std::string>& columns, const
         os << "}";
     }
     os << (rows.empty() ? "]\n" : "\n]\n");
+}
+
+std::optional<std::vector<std::string>> json_row_keys(std::string_view head) {
+    const std::size_t open = head.find("\n  {");
+    if (open == std::string_view::npos) return std::nullopt;
+    std::size_t i = open + 4;
+    // A JSON string starting at head[i] == '"': its text with escapes undone (write_json() writes
+    // only \" \\ and \uXXXX for control characters), i left past its closing quote.
+    const auto string_at = [&]() -> std::optional<std::string> {
+        std::string out;
+        for (++i; i < head.size(); ++i) {
+            if (head[i] == '"') {
+                ++i;
+                return out;
+            }
+            if (head[i] == '\\' && ++i < head.size() && head[i] == 'u') {
+                unsigned code = 0;
+                if (i + 4 >= head.size() ||
+                    std::from_chars(head.data() + i + 1, head.data() + i + 5, code, 16).ptr !=
+                        head.data() + i + 5)
+                    return std::nullopt;
+                out += static_cast<char>(code);
+                i += 4;
+                continue;
+            }
+            if (i < head.size()) out += head[i];
+        }
+        return std::nullopt;
+    };
+    std::vector<std::string> keys;
+    while (i < head.size() && head[i] == '"') {
+        auto key = string_at();
+        if (!key || head.substr(i, 2) != ": ") return std::nullopt;
+        keys.push_back(std::move(*key));
+        i += 2;
+        if (i < head.size() && head[i] == '"') {
+            if (!string_at()) return std::nullopt;
+        } else {
+            while (i < head.size() && head[i] != ',' && head[i] != '}') ++i;
+        }
+        if (head.substr(i, 2) == ", ") {
+            i += 2;
+        } else if (i < head.size() && head[i] == '}') {
+            return keys;
+        } else {
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
 }
 
 std::vector<Row> read_existing(const std::string& path, const std::vector<std::string>& columns) {

@@ -5,19 +5,22 @@
 
 namespace sbufsim {
 
+// Three rows of the dynamic programme: the transposition looks two rows back.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    const std::size_t m = b.size();
+    std::vector<std::size_t> two(m + 1), one(m + 1), row(m + 1);
+    for (std::size_t j = 0; j <= m; ++j) one[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
         row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
+        for (std::size_t j = 1; j <= m; ++j) {
+            row[j] = std::min({one[j] + 1, row[j - 1] + 1, one[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                row[j] = std::min(row[j], two[j - 2] + 1);
         }
+        std::swap(two, one);
+        std::swap(one, row);
     }
-    return row[b.size()];
+    return one[m];
 }
 
 }  // namespace sbufsim

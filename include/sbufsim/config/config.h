@@ -67,6 +67,10 @@ struct KeySpec {
     std::function<std::string(const Params&)> get;
 };
 
+// An integer key's range bound as text. A u64 bound of 2^64 - 1 is held as the double 2^64,
+// which converts to no integer: it is written as 2^64 - 1.
+std::string integer_bound_text(double bound);
+
 // The key table, in documentation order.
 const std::vector<KeySpec>& key_table();
 // nullptr when the key is not declared.
@@ -95,6 +99,9 @@ struct LoadRequest {
     std::vector<std::string> user_files;   // layered over the generation in order
     std::vector<Setting> overrides;        // --set / --<key>=<value>, applied last
     std::string config_dir;                // empty: $SBUFSIM_CONFIG_DIR, else the shipped files (data_dirs.h)
+    // false: stop after the type and range checks of every value, before check_consistency();
+    // a sweep checks its base so, since a point's values may make it consistent.
+    bool cross_check = true;
 };
 
 // The result of loading: the typed parameters plus, per key, where its value came from.
@@ -109,6 +116,11 @@ struct LoadedConfig {
 
 // Load, layer, type-check, range-check and cross-check. Throws ConfigError.
 LoadedConfig load_config(const LoadRequest& request);
+
+// A value for `k` checked for type, range and choice, in the form the loader keeps: integers in
+// decimal ("0x10" -> "16"), booleans as true/false ("yes" -> "true"), anything else as written
+// (trimmed). Throws ConfigError naming `where` and the key.
+std::string canonical_value(const KeySpec& k, std::string_view raw, const Origin& where);
 
 // A trace naming its generation (its header's gen=) picks it unless the request already chose a
 // generation or a user file (whose `base` decides).

@@ -313,7 +313,8 @@ private:
     std::array<std::uint64_t, kClientSlots> stall_run_{}, max_run_{};
     // Counters the cycle loop bumps, copied into stats_ by stats(): the BankStats and ClientStats
     // records are large (names, vectors), so indexing them costs more than these flat arrays.
-    std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{};
+    std::array<std::uint64_t, kMaxSbufEccBanks + kMaxPsumEccBanks> bank_conflicts_{}, bank_stalls_{},
+        bank_tdm_stalls_{};
     // Bank grants per bank and client (row b, column c), flushed when a client's banks change.
     std::array<std::uint64_t, (kMaxSbufEccBanks + kMaxPsumEccBanks) * kClientSlots> bank_grants_{};
     // Fairness: cycles each client competed with another beat, and of those the cycles it won.

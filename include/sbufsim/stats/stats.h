@@ -97,6 +97,7 @@ struct BankStats {
     std::uint64_t busy = 0;             // cycles granted to some beat (derived from grants)
     std::uint64_t conflict_cycles = 0;  // cycles two or more beats at the grant stage wanted it
     std::uint64_t stalls = 0;           // stalled beat-cycles charged to a loss of this bank
+    std::uint64_t tdm_stalls = 0;       // of those, lost to the other TDM class in its precedence slot
     std::vector<std::uint64_t> grants;  // per client: cycles it held this bank
     bool operator==(const BankStats&) const = default;
 };

@@ -35,13 +35,16 @@ Axis parse_vary(std::string_view arg);
 // Every axis key must be a declared config key: an unknown one is a ConfigError naming the
 // `--vary` argument, with the loader's message (and its "did you mean" suggestion), obtained by
 // loading `base` with that key overridden. A key marked recorded-only (KeySpec::no_effect) is
-// refused too, with the reason no model reads it.
-void check_keys(const std::vector<Axis>& axes, const LoadRequest& base);
+// refused too, with the reason no model reads it. Returns the axes with each value checked for
+// type and range and in canonical form (config.h, canonical_value()), so that one point is never
+// run and kept under two spellings.
+std::vector<Axis> check_keys(std::vector<Axis> axes, const LoadRequest& base);
 
 // The points of the axes: the cartesian product in command-line order (the first axis varies
 // slowest, like nested loops), or with `zip` the i-th value of every axis together (all axes must
 // have the same length, else ConfigError naming the lengths). Each point holds one value per axis.
-// Throws ConfigError when the same key is varied twice.
+// Throws ConfigError when the same key is varied twice, or a point would be listed twice (a value
+// repeated in one list; with `zip`, a repeated tuple).
 std::vector<std::vector<std::string>> expand(const std::vector<Axis>& axes, bool zip);
 
 // `--shard I/N`: this process runs the I-th of N contiguous blocks of the row list, so the
@@ -132,6 +135,9 @@ std::string csv_line(const std::vector<std::string>& cells);
 std::optional<std::vector<std::string>> parse_csv_line(std::string_view line);
 // A JSON array of one object per row, keys in column order; numeric cells unquoted.
 void write_json(std::ostream& os, const std::vector<std::string>& columns, const std::vector<Row>& rows);
+// The column names of the first row of a write_json() array from its beginning `head`; nullopt
+// when it holds no row or the row is cut off.
+std::optional<std::vector<std::string>> json_row_keys(std::string_view head);
 
 // Resume: the rows already in an output file. `columns` is the expected header; a file whose
 // first line is a different header is refused (ConfigError: a different sweep). Lines with the

@@ -9,12 +9,16 @@
 
 namespace sbufsim {
 
-// Levenshtein distance: insertions, deletions and substitutions of one character each.
+// Edit distance with adjacent transpositions (optimal string alignment): insertions, deletions,
+// substitutions of one character and swaps of two neighbours count one edit each, so that
+// "jsno" is as near "json" as "jsn" is.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // Close enough to suggest: at most max(3, |typed| / 4) edits, and fewer than half the typed
-// name's length (three edits to a three-letter word suggest an unrelated word).
+// name's length (three edits to a three-letter word suggest an unrelated word); one edit to a
+// name of two or more characters always is ("rn" for "run").
 inline bool near_miss(std::size_t distance, std::string_view typed) {
+    if (distance == 1) return typed.size() >= 2;
     return distance <= (typed.size() / 4 > 3 ? typed.size() / 4 : 3) && 2 * distance < typed.size();
 }
 
