@@ -6,7 +6,12 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
 
 #include <algorithm>
 #include <filesystem>
@@ -257,6 +262,39 @@ TEST(CliOutputs, Sweep_json_write_error_exits_3) {
 // file names it and exits before any work (3: an unreadable input; 2 for a configuration file, as
 // every bad configuration), instead of an internal error or a silently empty input (a config that
 // sets nothing, a topology with no layers).
+TEST(CliOutputs, A_terminating_signal_leaves_no_temporary_behind) {
+    // A sweep of many points, killed as Slurm pre-empts a task once its table's temporary
+    // exists: the rows journal stays, the temporary goes, and the process ends by the signal.
+    const std::string dir = fresh_dir("signal");
+    const std::string out = dir + "/t.csv";
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        const std::string trace = shipped("dma_vs_compute.trc");
+        ::execl(SBUFSIM_BINARY, "sbufsim", "sweep", trace.c_str(), "--vary",
+                "arbiter.stage2.act_rd.weight=1:15", "--vary", "arbiter.stage2.dve_rd.weight=1:15", "--vary",
+                "tdm.dma_slots=1:7", "--jobs", "1", "--out", out.c_str(), "-q", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const auto temporary_exists = [&] {
+        const auto names = entries(dir);
+        return std::any_of(names.begin(), names.end(),
+                           [](const std::string& n) { return n.find(".sbufsim-") != std::string::npos; });
+    };
+    for (int i = 0; i < 2000 && !temporary_exists(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(temporary_exists()) << "the sweep never created its table's temporary";
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status) << ": the sweep finished first";
+    EXPECT_EQ(WTERMSIG(status), SIGTERM);
+    EXPECT_EQ(entries(dir), std::vector<std::string>{"t.csv"});
+}
+
 TEST(CliOutputs, A_directory_given_as_an_input_file_is_refused) {
     const std::string d = fresh_dir("dir_inputs");
     const std::string trace = copy_of("matmul_kloop.trc", d, "t.trc");

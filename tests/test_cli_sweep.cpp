@@ -379,6 +379,30 @@ TEST(CliSweep, Values_are_checked_before_any_point_and_kept_in_canonical_form) {
     EXPECT_EQ(mixed[1].at("status"), "ok");
 }
 
+TEST(CliSweep, Lenient_replays_another_generations_trace_and_counts_what_it_skipped) {
+    const std::string t = shipped("dma_load.trc");  // gen=cayman in its header
+    Out o = sbufsim({"sweep", t, "--gen", "sunda", "--vary", "tdm.dma_slots=1,2", "--out", "-", "-q"});
+    EXPECT_EQ(o.rc, 1) << o.err;
+    for (const auto& r : table(o.out)) EXPECT_EQ(r.at("status"), "error");
+    o = sbufsim(
+        {"sweep", t, "--gen", "sunda", "--vary", "tdm.dma_slots=1,2", "--lenient", "--out", "-", "-q"});
+    EXPECT_EQ(o.rc, 0) << o.err;
+    const auto rows = table(o.out);
+    ASSERT_EQ(rows.size(), 2u);
+    for (const auto& r : rows) {
+        EXPECT_EQ(r.at("status"), "ok");
+        EXPECT_EQ(r.at("run.skipped_records"), "1");  // the header's gen=
+    }
+    EXPECT_NE(o.err.find("warning: 2 of 2 rows skipped invalid records (--lenient"), std::string::npos)
+        << o.err;
+    // The lenient rows are another base: a strict resume of the same table runs them again.
+    const Out strict = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,2", "--lenient", "--out", "-", "-q"});
+    EXPECT_NE(table(strict.out).at(0).at("base_digest"),
+              table(sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,2", "--out", "-", "-q"}).out)
+                  .at(0)
+                  .at("base_digest"));
+}
+
 TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=0,4,8", "--jobs", "2",
                            "--rank-by", "dma_gbps"});
@@ -435,6 +459,16 @@ TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
     const Out bad = sbufsim({"sweep", shipped("access_mix.trc"), "--vary", "tdm.dma_slots=1", "--metric", "engine.act.idle_cycle"});
     EXPECT_EQ(bad.rc, 2);
     EXPECT_NE(bad.err.find("did you mean 'engine.act.idle_cycles'"), std::string::npos) << bad.err;
+    EXPECT_EQ(o.err.find("warning"), std::string::npos) << o.err;
+    // A member no run has (the engine is dma_0): an empty column, and said.
+    const Out none = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=1,2",
+                              "--metric", "engine.dma0.busy_fraction", "--out", "-", "-q"});
+    EXPECT_EQ(none.rc, 0) << none.err;
+    EXPECT_NE(none.err.find(
+                  "warning: engine.dma0.busy_fraction is empty in every ok row: no run had a 'dma0' in its "
+                  "engine family"),
+              std::string::npos)
+        << none.err;
 }
 
 TEST(CliSweep, Usage_errors_name_the_argument) {

@@ -385,6 +385,51 @@ TEST(ConfigErrors, Dma_slots_over_max_slots) {
     expect_error(with_set("cayman", "tdm.dma_slots=9"), {"tdm.dma_slots = 9 exceeds tdm.max_slots = 8", "seed 000 §7.2"});
 }
 
+TEST(ConfigErrors, A_generation_file_that_leaves_a_key_out_is_refused) {
+    // A copy of sunda.ini without its sbuf.partition_active line, in a --config-dir of its own:
+    // the key would otherwise take cayman's 0x38000, tagged HIGH/OBSERVED.
+    const fs::path dir = fs::temp_directory_path() / ("sbufsim_test_gen_dir_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ifstream in(find_data_file(DataKind::configs, "sunda.ini"));
+    std::ofstream out(dir / "sunda.ini");
+    std::string section;
+    int dropped = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("[", 0) == 0) section = line;
+        if (section == "[sbuf]" && line.rfind("partition_active", 0) == 0) {
+            ++dropped;
+            continue;
+        }
+        out << line << "\n";
+    }
+    out.close();
+    ASSERT_EQ(dropped, 1);
+    LoadRequest r;
+    r.generation = "sunda";
+    r.config_dir = dir.string();
+    expect_error(r, {(dir / "sunda.ini").string() + ": sets no value for 'sbuf.partition_active'",
+                     "a generation file sets every key"});
+    fs::remove_all(dir);
+}
+
+TEST(ConfigErrors, An_unknown_base_names_its_line_and_an_instance_name_its_generation) {
+    TempIni f("# mine\nbase = trn2\n[tdm]\ndma_slots = 2\n");
+    LoadRequest r;
+    r.user_files = {f.path()};
+    expect_error(r, {f.path() + ":2", "unknown generation 'trn2'", "trn2's is 'cayman'"});
+    r = LoadRequest{};
+    r.generation = "inf2";
+    expect_error(r, {"unknown generation 'inf2'", "inf2's is 'sunda'"});
+}
+
+TEST(ConfigErrors, Hbm_bandwidth_too_small_to_time) {
+    // 1e-13 GB/s gave a run of 6.3e18 cycles, and 1e-14 one as fast as no limit (an overflow).
+    expect_error(with_set("cayman", "dma.hbm_gbps=1e-13"),
+                 {"dma.hbm_gbps = 1e-13 is below 0.01 GB/s", "set 0 for no HBM limit", "command line"});
+    EXPECT_EQ(load_config(with_set("cayman", "dma.hbm_gbps=0")).params.dma.hbm_gbps, 0.0);
+    EXPECT_EQ(load_config(with_set("cayman", "dma.hbm_gbps=0.01")).params.dma.hbm_gbps, 0.01);
+}
+
 TEST(ConfigErrors, Strict_tdm_that_starves_a_class) {
     LoadRequest r = with_set("cayman", "tdm.strict=true");
     r.overrides.push_back(parse_override("tdm.dma_slots=0"));

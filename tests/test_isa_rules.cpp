@@ -314,6 +314,12 @@ TEST(MaverickNoPsum, Any_psum_placement_is_rejected) {
     // The location form of a PSUM operand is rejected with the same words.
     const Decoded d = m.decode_location(Region::psum, 5, 0x800);
     EXPECT_EQ(m.explain(d), "this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)");
+    // A PSUM-only operand in SBUF is not told to move to a PSUM that does not exist.
+    const Verdict mm = place(m, m.sbuf_addr(0, 0x100), Dtype::fp32, WriteTensor::True, AllowedInPSUM::True,
+                             AllowedInSBUF::False);
+    EXPECT_FALSE(mm);
+    EXPECT_TRUE(contains(mm.reason, "may only be in PSUM, which this generation does not have")) << mm.reason;
+    EXPECT_FALSE(contains(mm.reason, "place it in PSUM")) << mm.reason;
 }
 
 // ---- transpose tile (seed 000 §6.2) ----------------------------------------------------------------

@@ -26,7 +26,8 @@ def _values(values):
     return ",".join(ini_value(v) for v in values)
 
 
-def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shard=None, out=None):
+def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shard=None, out=None,
+          lenient=False):
     """Replay each trace at every point of `vary` in parallel worker processes; one row per
     (trace, point), in table order whatever the number of workers.
 
@@ -35,7 +36,8 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     config: the base configuration (Config, generation name, dict of overrides or None).
     jobs: worker processes (default: all cores). timeout: seconds per point. shard: (I, N) runs
     the I-th of N blocks of rows. out: a CSV file written as `--out` writes it (and resumed
-    from, when it exists).
+    from, when it exists). lenient: skip invalid records instead of failing the point (a trace of
+    another generation, say); the rows gain run.skipped_records.
 
     A point whose configuration is rejected or whose replay fails is a row with that status;
     errors of the sweep itself (an unknown key, an unreadable trace) raise sbufsim.ConfigError or
@@ -63,6 +65,8 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
         args += ["--shard", f"{int(index)}/{int(count)}"]
     if out is not None:
         args += ["--out", os.fspath(out)]
+    if lenient:
+        args.append("--lenient")
     if config is not None:
         args += as_config(config).cli_args()
     args += ["--json", "-", "--quiet"]

@@ -84,6 +84,12 @@ Verdict tensor_start_addr_valid(const AddressMap& m, const Addr4& addr, Dtype dt
     if (in_psum && allow_psum == AllowedInPSUM::False)
         return Verdict::fail("operand at " + hex(a) + " is in PSUM, but this operand may only be in SBUF; place it in SBUF [" +
                              hex(m.sbuf().region_offset) + ", " + hex(m.sbuf().region_offset + m.sbuf().region_size) + ") (seed 000 §2.2)");
+    if (in_sbuf && allow_sbuf == AllowedInSBUF::False && !m.has_psum())
+        return Verdict::fail(
+            "operand at " + hex(a) +
+            " is in SBUF, but this operand may only be in PSUM, which this "
+            "generation does not have: the instruction cannot run on it; replay the trace under a "
+            "generation with PSUM (seed 000 §2.2)");
     if (in_sbuf && allow_sbuf == AllowedInSBUF::False)
         return Verdict::fail("operand at " + hex(a) + " is in SBUF, but this operand may only be in PSUM; place it in PSUM from " +
                              hex(m.psum().region_offset) + " (seed 000 §2.2)");

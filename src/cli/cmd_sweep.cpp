@@ -85,7 +85,7 @@ struct Options {
     unsigned jobs = 0;
     std::size_t top = 20;
     double timeout = 0;
-    bool zip = false, quiet = false, no_header = false, force = false;
+    bool zip = false, quiet = false, no_header = false, force = false, lenient = false;
 };
 
 unsigned default_jobs() {
@@ -177,8 +177,8 @@ Row reap(Worker& w, const Job& job, std::size_t ncols, bool timed_out, double ti
     if (timed_out)
         return sweep::make_row(job, {}, sweep::kStatusTimeout,
                                "no result after " + sweep::format_real(timeout) +
-                                   " s, worker killed (a setting that starves a client forever, such as "
-                                   "tdm.strict with no slot for one class, never finishes)");
+                                   " s (--timeout), worker killed: the point replays longer than that; raise "
+                                   "--timeout to let it finish");
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && cells && cells->size() == ncols) return *cells;
     return sweep::make_row(job, {}, sweep::kStatusCrashed, describe_exit(status));
 }
@@ -452,6 +452,47 @@ void drop_stale_rows(std::vector<Row>& existing, const Options& o, const std::ve
                "dropped (--force)\n";
 }
 
+// A --metric or --rank-by of a family member no run had (engine.dma0 for dma_0) is empty in every
+// ok row. Which members a run has is known only once it ran, so the name passed the checks
+// before the sweep: it is said now rather than left as a silent empty column.
+void warn_empty_metrics(const Options& o, const std::vector<std::string>& cols, const std::vector<Row>& rows,
+                        std::ostream& err) {
+    const std::size_t status_col = cols.size() - 2;
+    for (const std::string& m : o.metrics) {
+        const auto col = std::find(cols.begin(), cols.end(), m);
+        if (col == cols.end()) continue;
+        const std::size_t c = static_cast<std::size_t>(col - cols.begin());
+        bool any_ok = false, any_value = false;
+        for (const Row& r : rows) {
+            if (r[status_col] != sweep::kStatusOk) continue;
+            any_ok = true;
+            any_value |= !r[c].empty();
+        }
+        if (!any_ok || any_value) continue;
+        const std::size_t dot = m.find('.'), last = m.rfind('.');
+        const std::string member = dot != last ? " had a '" + m.substr(dot + 1, last - dot - 1) +
+                                                     "' in its " + m.substr(0, dot) + " family"
+                                               : " gave it a value";
+        err << "sbufsim sweep: warning: " << m << " is empty in every ok row: no run" << member
+            << " (a misspelt name, or one these traces never use; sbufsim run TRACE --json - lists each "
+               "family's "
+               "names)\n";
+    }
+}
+
+// Under --lenient, rows whose replay skipped invalid records describe only part of their trace.
+void warn_skipped_records(const std::vector<std::string>& cols, const std::vector<Row>& rows,
+                          const char* column, std::ostream& err) {
+    const std::size_t c =
+        static_cast<std::size_t>(std::find(cols.begin(), cols.end(), column) - cols.begin());
+    std::size_t partial = 0;
+    for (const Row& r : rows) partial += c < r.size() && !r[c].empty() && r[c] != "0";
+    if (partial)
+        err << "sbufsim sweep: warning: " << partial << " of " << rows.size()
+            << " rows skipped invalid records "
+            << "(--lenient; column " << column << "): their results cover only part of their trace\n";
+}
+
 // Rows of this shard in table order (resumed or new), then rows of the file no job produced.
 std::vector<Row> assemble(const std::vector<Job>& jobs, std::pair<std::size_t, std::size_t> range,
                           std::map<std::string, Row>& have, std::size_t axes, const std::vector<Row>& existing) {
@@ -472,24 +513,28 @@ std::vector<Row> assemble(const std::vector<Job>& jobs, std::pair<std::size_t, s
 int cmd_sweep(const std::vector<std::string>& args, Io io) {
     Options o;
     po::options_description desc("sbufsim sweep TRACE... --vary KEY=VALUES [options]");
-    desc.add_options()("help,h", "show this help")
-        ("vary,v", po::value(&o.vary)->composing()->value_name("KEY=V1,V2|LO:HI[:STEP]"),
-         "vary a config key over a list or an inclusive numeric range (repeatable)")
-        ("zip", po::bool_switch(&o.zip), "pair the --vary lists side by side instead of the cartesian product")
-        ("jobs,j", po::value(&o.jobs)->value_name("N"), "worker processes (default: all cores)")
-        ("shard", po::value(&o.shard)->value_name("I/N"), "run only the I-th of N contiguous blocks of rows")
-        ("out,o", po::value(&o.out)->value_name("FILE"), "CSV table ('-' = stdout); re-running resumes it")
-        ("json", po::value(&o.json)->value_name("FILE"), "the rows as a JSON array ('-' = stdout)")
-        ("rank-by", po::value(&o.rank_by)->value_name("METRIC"),
-         "terminal summary: best points first (any registered metric; added as a column if needed)")
-        ("metric,m", po::value(&o.metrics)->composing()->value_name("METRIC"),
-         "add a metric column (repeatable; per engine, client or critical-path group too: "
-         "engine.pe.busy_fraction; sbufsim run --list-metrics)")
-        ("top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")
-        ("no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")
-        ("timeout", po::value(&o.timeout)->value_name("SEC"),
-         "kill a point still running after SEC seconds; its row says 'timeout' (default: no limit)")
-        ("quiet,q", po::bool_switch(&o.quiet), "no progress bar and no summary");
+    desc.add_options()("help,h", "show this help")(
+        "vary,v", po::value(&o.vary)->composing()->value_name("KEY=V1,V2|LO:HI[:STEP]"),
+        "vary a config key over a list or an inclusive numeric range (repeatable)")(
+        "zip", po::bool_switch(&o.zip),
+        "pair the --vary lists side by side instead of the cartesian product")(
+        "jobs,j", po::value(&o.jobs)->value_name("N"), "worker processes (default: all cores)")(
+        "shard", po::value(&o.shard)->value_name("I/N"), "run only the I-th of N contiguous blocks of rows")(
+        "out,o", po::value(&o.out)->value_name("FILE"), "CSV table ('-' = stdout); re-running resumes it")(
+        "json", po::value(&o.json)->value_name("FILE"), "the rows as a JSON array ('-' = stdout)")(
+        "rank-by", po::value(&o.rank_by)->value_name("METRIC"),
+        "terminal summary: best points first (any registered metric; added as a column if needed)")(
+        "metric,m", po::value(&o.metrics)->composing()->value_name("METRIC"),
+        "add a metric column (repeatable; per engine, client or critical-path group too: "
+        "engine.pe.busy_fraction; sbufsim run --list-metrics)")(
+        "top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")(
+        "no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")(
+        "timeout", po::value(&o.timeout)->value_name("SEC"),
+        "kill a point still running after SEC seconds; its row says 'timeout' (default: no limit)")(
+        "lenient", po::bool_switch(&o.lenient),
+        "skip invalid records (counted in skipped_records) instead of failing the point, as run --lenient; "
+        "e.g. a trace of another generation under --gen")("quiet,q", po::bool_switch(&o.quiet),
+                                                          "no progress bar and no summary");
     add_force_option(desc, o.force);
     add_log_level_option(desc, o.log_level);
     desc.add(config_options(o.config));
@@ -524,6 +569,10 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
                               "); rank by a number such as total_cycles");
         o.metrics.push_back(o.rank_by);
     }
+    // A lenient point may have replayed part of its trace: the table says how much it skipped.
+    constexpr const char* kSkipped = "run.skipped_records";
+    if (o.lenient && std::find(o.metrics.begin(), o.metrics.end(), kSkipped) == o.metrics.end())
+        o.metrics.emplace_back(kSkipped);
     const std::vector<std::string> metric_columns = sweep::metric_names(o.metrics);
     for (const auto& t : o.traces) {
         try {
@@ -544,10 +593,14 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     std::map<std::string, std::string> digests;
     auto digest_of = [&](const std::string& trace) -> const std::string& {
         auto it = digests.find(trace);
-        if (it == digests.end()) it = digests.emplace(trace, sweep::base_digest(base, trace)).first;
+        if (it == digests.end())
+            it = digests.emplace(trace, sweep::base_digest(base, trace, o.lenient)).first;
         return it->second;
     };
-    for (auto& j : jobs) j.base_digest = digest_of(j.trace);
+    for (auto& j : jobs) {
+        j.base_digest = digest_of(j.trace);
+        j.lenient = o.lenient;
+    }
     const sweep::Shard shard = o.shard.empty() ? sweep::Shard{} : sweep::parse_shard(o.shard);
     const auto range = sweep::shard_range(jobs.size(), shard);
     const bool header = !o.no_header && shard.index == 0;
@@ -601,6 +654,8 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     progress.finish();
 
     const std::vector<Row> rows = assemble(jobs, range, have, axes.size(), existing);
+    warn_empty_metrics(o, cols, rows, io.err);
+    if (o.lenient) warn_skipped_records(cols, rows, kSkipped, io.err);
     if (journal) {
         journal->check();
         write_csv_file(*table_file, cols, rows, header);

@@ -7,6 +7,7 @@
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/types/input_file.h"
 #include "sbufsim/types/near_miss.h"
+#include "sbufsim/types/number.h"
 #include "sbufsim/types/text.h"
 
 #include <spdlog/spdlog.h>
@@ -230,6 +231,21 @@ Setting parse_override(std::string_view arg) {
     return Setting{trim(arg.substr(0, eq)), trim(arg.substr(eq + 1)), Origin{}, {}};
 }
 
+namespace {
+
+// The generation of an instance family's NeuronCore, as the generation files' headers give them
+// (gen2 = sunda: Trn1 / Inf2, ...); "" for any other name.
+std::string_view generation_of_product(std::string name) {
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name == "inf1") return "inferentia";
+    if (name == "trn1" || name == "trn1n" || name == "inf2") return "sunda";
+    if (name == "trn2") return "cayman";
+    if (name == "trn3") return "mariana";
+    return "";
+}
+
+}  // namespace
+
 LoadedConfig load_config(const LoadRequest& request) {
     spdlog::debug("configuration: generation '{}', {} file(s), {} override(s)", request.generation,
                   request.user_files.size(), request.overrides.size());
@@ -238,6 +254,7 @@ LoadedConfig load_config(const LoadRequest& request) {
     for (const auto& f : request.user_files) user.push_back(read_ini(f));
 
     std::string gen = request.generation;
+    Origin gen_origin;  // where `gen` was chosen: a file's base line, else the command line
     for (const auto& settings : user) {
         Origin where;
         const std::string base = base_of(settings, &where);
@@ -245,6 +262,7 @@ LoadedConfig load_config(const LoadRequest& request) {
         if (!gen.empty() && gen != base)
             fail(where, "base", "base = " + base + " conflicts with generation '" + gen +
                                     "' chosen earlier (--gen or an earlier file)");
+        if (gen.empty()) gen_origin = where;
         gen = base;
     }
     if (gen.empty()) gen = std::string(kDefaultGeneration);
@@ -252,7 +270,12 @@ LoadedConfig load_config(const LoadRequest& request) {
     if (std::find(names.begin(), names.end(), gen) == names.end()) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        throw ConfigError("unknown generation '" + gen + "' (expected one of: " + list + ")");
+        std::string what = "unknown generation '" + gen + "' (expected one of: " + list + ")";
+        if (const std::string_view g = generation_of_product(gen); !g.empty())
+            what +=
+                "; the generations are named by their NeuronCore: " + gen + "'s is '" + std::string(g) + "'";
+        if (!gen_origin.file.empty()) fail(gen_origin, "base", what);
+        throw ConfigError(what);
     }
 
     LoadedConfig cfg;
@@ -265,6 +288,14 @@ LoadedConfig load_config(const LoadRequest& request) {
         apply(cfg, s);
         cfg.citations[key_position(find_key(s.key))] = s.comment;
     }
+    // A generation file sets every key with its own citation: a key left out would take the key
+    // table's default (cayman's) under a confidence tag that is not this generation's.
+    for (std::size_t i = 0; i < key_table().size(); ++i)
+        if (cfg.origins[i].line < 0)
+            throw ConfigError(
+                gen_file + ": sets no value for '" + key_table()[i].name +
+                "': a generation file sets every key, with its citation; add it (`sbufsim config "
+                "--gen cayman` shows cayman's line)");
     if (cfg.params.generation != gen)
         throw ConfigError(gen_file + ": gen.name is '" + cfg.params.generation + "', expected '" + gen + "'");
     // gen.name is the shipped file's: a user file or --set may only repeat it (`sbufsim config`
@@ -292,6 +323,8 @@ LoadedConfig load_config(const LoadRequest& request) {
 std::string canonical_value(const KeySpec& k, std::string_view raw, const Origin& where) {
     return normalise(k, std::string(raw), where);
 }
+
+constexpr double kMinHbmGbps = 0.01;  // dma.engine_gbps's lower bound too
 
 std::optional<ConsistencyError> check_consistency(const Params& p) {
     auto err = [](std::string key, std::string msg) {
@@ -385,6 +418,11 @@ std::optional<ConsistencyError> check_consistency(const Params& p) {
                                                  n(s.partitions) + " (rule: core c owns 16 partitions, seed 000 §7.5)");
     if (s.partitions % p.isa.quadrant_partitions != 0)
         return err("isa.quadrant_partitions", "sbuf.partitions is not a multiple of isa.quadrant_partitions");
+    // A transfer at a few bytes per second would take more cycles than a 64-bit count holds.
+    if (p.dma.hbm_gbps > 0 && p.dma.hbm_gbps < kMinHbmGbps)
+        return err("dma.hbm_gbps", "dma.hbm_gbps = " + format_number(p.dma.hbm_gbps, 6) +
+                                       " is below 0.01 GB/s, the least bandwidth the DMA model times (as "
+                                       "dma.engine_gbps); set 0 for no HBM limit, or at least 0.01");
     if (const std::uint32_t c = declared_clients(p); c > kMaxKernelClients)
         return err("dma.engines", "dma.engines = " + n(p.dma.engines) + " and q7.cores = " + n(p.q7.cores) + " declare " +
                                       n(c) + " arbiter clients, more than the " + n(kMaxKernelClients) +

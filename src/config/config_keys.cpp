@@ -367,9 +367,10 @@ std::vector<KeySpec> build_table() {
     t.push_back(f64("dma.pkt_min_ns", [](Params& p) -> auto& { return p.dma.pkt_min_ns; }, 0, 1e6,
                     {"ns", "fit to DMA bandwidth guide, Bandwidth vs. Payload Size", LI,
                      "minimum time of one descriptor (contiguous run): the packet-rate limit of small payloads"}));
-    t.push_back(f64("dma.hbm_gbps", [](Params& p) -> auto& { return p.dma.hbm_gbps; }, 0, 1e6,
-                    {"GB/s", "chip HBM bandwidth / NeuronCores (trn1/trn2/trn3 architecture pages)", PUB,
-                     "HBM bandwidth shared by the DMA engines of one NeuronCore (0 = unlimited)"}));
+    t.push_back(f64(
+        "dma.hbm_gbps", [](Params & p) -> auto& { return p.dma.hbm_gbps; }, 0, 1e6,
+        {"GB/s", "chip HBM bandwidth / NeuronCores (trn1/trn2/trn3 architecture pages)", PUB,
+         "HBM bandwidth shared by the DMA engines of one NeuronCore (0 = unlimited; else at least 0.01)"}));
     t.push_back(u32("dma.prefetch_depth", [](Params& p) -> auto& { return p.dma.prefetch_depth; }, 1, 1024,
                     {"transfers", "modelling choice: the bandwidth guide's aggregate rates need the ~1300 ns start-up overlapped", MOD,
                      "leading transfers of a DMA queue whose semaphore-to-start latency runs while earlier ones move data"}));

@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <streambuf>
 #include <vector>
 
@@ -88,6 +91,46 @@ FdStreamBuf::int_type FdStreamBuf::overflow(int_type c) {
 
 int FdStreamBuf::sync() { return drain() ? 0 : -1; }
 
+namespace {
+
+// The temporaries a fatal signal must not leave behind, in fixed slots: the handler may not
+// allocate or lock. A slot is claimed with an atomic flag, its path written, then published.
+struct TempSlot {
+    std::atomic<bool> claimed{false}, live{false};
+    char path[PATH_MAX] = {};
+};
+TempSlot g_temp_slots[32];
+std::atomic<pid_t> g_signal_owner{0};
+
+int register_temporary(const std::string& path) {
+    if (path.size() >= PATH_MAX) return -1;
+    for (int i = 0; i < static_cast<int>(std::size(g_temp_slots)); ++i) {
+        TempSlot& slot = g_temp_slots[i];
+        bool expected = false;
+        if (!slot.claimed.compare_exchange_strong(expected, true)) continue;
+        std::memcpy(slot.path, path.c_str(), path.size() + 1);
+        slot.live.store(true);
+        return i;
+    }
+    return -1;  // more than the slots at once: that one may be left behind by a signal
+}
+
+void release_temporary(int slot) {
+    if (slot < 0) return;
+    g_temp_slots[slot].live.store(false);
+    g_temp_slots[slot].claimed.store(false);
+}
+
+extern "C" void remove_temporaries_and_reraise(int sig) {
+    if (::getpid() == g_signal_owner.load())
+        for (TempSlot& slot : g_temp_slots)
+            if (slot.live.load()) ::unlink(slot.path);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+
+}  // namespace
+
 OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : path_(path), target_(path) {
     if (path.empty()) throw refused(policy.role + ": an empty path");
     const std::string fix = "; pass another path or --force to replace it";
@@ -140,10 +183,19 @@ OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : pa
             throw refused("cannot write " + policy.role + " " + path + ": cannot create a file in " + dir.string() +
                           ": " + os_reason(errno));
         write_path_ = tmpl;
+        temp_slot_ = register_temporary(write_path_);
         ::fchmod(fd, static_cast<mode_t>(exists ? mode_ : static_cast<int>(default_mode())));
     }
     buf_ = std::make_unique<FdStreamBuf>(fd, true);
     os_ = std::make_unique<std::ostream>(buf_.get());
+}
+
+void remove_temporaries_on_signals() {
+    g_signal_owner.store(::getpid());
+    struct sigaction sa {};
+    sa.sa_handler = remove_temporaries_and_reraise;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
 OutputFile::~OutputFile() { discard(); }
@@ -155,6 +207,8 @@ void OutputFile::discard() {
     done_ = true;
     if (buf_) buf_->close(false);
     if (!in_place_ && !write_path_.empty()) ::unlink(write_path_.c_str());
+    release_temporary(temp_slot_);
+    temp_slot_ = -1;
 }
 
 void OutputFile::commit() {
@@ -167,6 +221,8 @@ void OutputFile::commit() {
         discard();
         throw OutputError(OutputError::Kind::io, "cannot write " + path_ + ": " + os_reason(err));
     }
+    release_temporary(temp_slot_);  // renamed: the path is the user's file now
+    temp_slot_ = -1;
     done_ = true;
 }
 

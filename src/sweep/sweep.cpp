@@ -54,6 +54,11 @@ std::optional<double> parse_real(std::string_view s) {
     return v;
 }
 
+ConfigError too_many_values(std::string_view arg, double values) {
+    return vary_error(arg, "range has " + format_fixed(values, 0) + " values, more than the " +
+                               std::to_string(kMaxPoints) + " a sweep runs; take a larger STEP");
+}
+
 // Integer ranges stay integers (the u32/u64 keys reject "2.0"); anything else counts in reals.
 std::vector<std::string> expand_range(std::string_view arg, const std::vector<std::string>& parts) {
     const std::string step_text = parts.size() == 3 ? parts[2] : "1";
@@ -62,8 +67,9 @@ std::vector<std::string> expand_range(std::string_view arg, const std::vector<st
     if (lo_i && hi_i && step_i) {
         if (*step_i <= 0) throw vary_error(arg, "range step must be > 0, got " + step_text);
         if (*hi_i < *lo_i) throw vary_error(arg, "empty range: HI " + parts[1] + " is below LO " + parts[0]);
-        if (static_cast<unsigned long long>(*hi_i - *lo_i) / static_cast<unsigned long long>(*step_i) >= kMaxPoints)
-            throw vary_error(arg, "range has too many values");
+        const unsigned long long steps =
+            static_cast<unsigned long long>(*hi_i - *lo_i) / static_cast<unsigned long long>(*step_i);
+        if (steps >= kMaxPoints) throw too_many_values(arg, static_cast<double>(steps) + 1);
         for (long long v = *lo_i; v <= *hi_i; v += *step_i) values.push_back(std::to_string(v));
         return values;
     }
@@ -74,7 +80,7 @@ std::vector<std::string> expand_range(std::string_view arg, const std::vector<st
     if (*hi < *lo) throw vary_error(arg, "empty range: HI " + parts[1] + " is below LO " + parts[0]);
     // The epsilon keeps HI in the range when (HI-LO)/STEP is an integer up to rounding (0:1:0.1).
     const double n = std::floor((*hi - *lo) / *step + 1e-9);
-    if (n >= static_cast<double>(kMaxPoints)) throw vary_error(arg, "range has too many values");
+    if (n >= static_cast<double>(kMaxPoints)) throw too_many_values(arg, n + 1);
     for (std::size_t i = 0; i <= static_cast<std::size_t>(n); ++i)
         values.push_back(format_real(*lo + static_cast<double>(i) * *step));
     return values;
@@ -261,7 +267,7 @@ std::pair<std::size_t, std::size_t> shard_range(std::size_t total, Shard s) {
     return {at(s.index), at(static_cast<std::uint64_t>(s.index) + 1)};
 }
 
-std::string base_digest(const LoadRequest& base, const std::string& trace) {
+std::string base_digest(const LoadRequest& base, const std::string& trace, bool lenient) {
     // The effective base configuration as `run` would load it for this trace (so an edited
     // --config file or generation file counts too), and the trace's bytes.
     std::string config;
@@ -273,6 +279,7 @@ std::string base_digest(const LoadRequest& base, const std::string& trace) {
     } catch (const std::exception& e) {
         config = std::string("unloadable: ") + e.what();
     }
+    if (lenient) config += "\x1flenient";
     return hex16(fnv1a64(config + '\x1f' + file_digest(trace)));
 }
 
@@ -374,7 +381,9 @@ Row run_job(const LoadRequest& base, const Job& job) {
         } catch (const ConfigError& e) {
             return make_row(job, {}, kStatusInvalid, e.what());
         }
-        return make_row(job, metric_cells(replay(cfg.params, reader), job.metrics), kStatusOk, "");
+        ReplayOptions options;
+        options.lenient = job.lenient;
+        return make_row(job, metric_cells(replay(cfg.params, reader, options), job.metrics), kStatusOk, "");
     } catch (const TraceFormatError& e) {
         return make_row(job, {}, kStatusError, e.error().to_string());
     } catch (const std::exception& e) {

@@ -48,6 +48,14 @@ def test_zip_pairs_the_lists(traces):
     assert all(r["throttle_stalls"] > 0 for r in table)
 
 
+def test_lenient_replays_another_generations_trace(traces):
+    strict = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, "sunda", jobs=2)
+    assert [r["status"] for r in strict] == ["error", "error"]
+    table = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, "sunda", jobs=2, lenient=True)
+    assert table.ok
+    assert [r["run.skipped_records"] for r in table] == [1, 1]
+
+
 def test_a_rejected_point_is_a_row_not_an_exception(traces):
     table = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 9]}, jobs=2)
     assert not table.ok

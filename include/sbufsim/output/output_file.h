@@ -100,11 +100,19 @@ public:
 
 private:
     std::string path_, target_, write_path_;
+    int temp_slot_ = -1;  // in the registry remove_temporaries_on_signals() empties
     bool in_place_ = false, done_ = false;
     int mode_ = 0;
     std::unique_ptr<FdStreamBuf> buf_;
     std::unique_ptr<std::ostream> os_;
 };
+
+// From now on SIGINT, SIGTERM and SIGHUP (Ctrl-C, `kill`, a Slurm pre-emption) first remove the
+// temporaries of this process's OutputFiles not yet committed, then end the process as the signal
+// would have. For a program's main(): it replaces those signals' handlers (the Python module,
+// whose interpreter has its own, does not call it). A forked child (a sweep's worker) that gets
+// one of them leaves its parent's temporaries alone.
+void remove_temporaries_on_signals();
 
 // The device and inode of an existing file (0,0 when it does not exist): two paths name the
 // same file when these are equal.

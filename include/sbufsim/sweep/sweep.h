@@ -86,11 +86,13 @@ struct Job {
     std::vector<std::string> values;  // the point's values, parallel to the axes
     std::string base_digest;  // base_digest(base, trace): the row's `base_digest` cell
     std::vector<std::string> metrics = metric_names();  // the metric columns of its row
+    bool lenient = false;                               // skip invalid records (counted), as `run --lenient`
 };
 // A digest of what a row depends on besides its point: the effective base configuration
 // (generation, --config files, --set) loaded for `trace`, and the trace file's bytes. Resume
-// keeps a row only when its digest is the current one.
-std::string base_digest(const LoadRequest& base, const std::string& trace);
+// keeps a row only when its digest is the current one. A lenient replay (which may skip records)
+// is part of it; a strict one leaves the digest as it was before --lenient existed.
+std::string base_digest(const LoadRequest& base, const std::string& trace, bool lenient = false);
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
                            const std::vector<std::vector<std::string>>& points,
                            const std::vector<std::string>& metrics = metric_names());
