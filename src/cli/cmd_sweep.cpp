@@ -364,7 +364,6 @@ void print_summary(std::ostream& os, const Options& o, const std::vector<std::st
 
 // ---- command --------------------------------------------------------------------------------
 
-// Unknown --set/--<key> keys are usage errors of the whole sweep; the loader says why.
 // Everything in the base configuration but how its keys go together (a point's values may make
 // it consistent): files that cannot be read, unknown keys, values of the wrong type or range
 // stop the sweep before any point runs, as they would stop `sbufsim run`.
@@ -443,13 +442,11 @@ void drop_stale_rows(std::vector<Row>& existing, const Options& o, const std::ve
     if (rerun)
         err << "sbufsim sweep: " << rows(rerun) << " of " << o.out
             << " came from another base configuration (--gen, --config, --set) or another version of the "
-               "trace; "
-               "they are run again\n";
+               "trace; they are run again\n";
     if (lost_count)
         err << "sbufsim sweep: " << rows(lost_count) << " of " << o.out
             << " came from another base configuration or another version of the trace and are not in this "
-               "sweep: "
-               "dropped (--force)\n";
+               "sweep: dropped (--force)\n";
 }
 
 // A --metric or --rank-by of a family member no run had (engine.dma0 for dma_0) is empty in every
@@ -475,8 +472,7 @@ void warn_empty_metrics(const Options& o, const std::vector<std::string>& cols, 
                                                : " gave it a value";
         err << "sbufsim sweep: warning: " << m << " is empty in every ok row: no run" << member
             << " (a misspelt name, or one these traces never use; sbufsim run TRACE --json - lists each "
-               "family's "
-               "names)\n";
+               "family's names)\n";
     }
 }
 
@@ -513,28 +509,29 @@ std::vector<Row> assemble(const std::vector<Job>& jobs, std::pair<std::size_t, s
 int cmd_sweep(const std::vector<std::string>& args, Io io) {
     Options o;
     po::options_description desc("sbufsim sweep TRACE... --vary KEY=VALUES [options]");
-    desc.add_options()("help,h", "show this help")(
-        "vary,v", po::value(&o.vary)->composing()->value_name("KEY=V1,V2|LO:HI[:STEP]"),
-        "vary a config key over a list or an inclusive numeric range (repeatable)")(
-        "zip", po::bool_switch(&o.zip),
-        "pair the --vary lists side by side instead of the cartesian product")(
-        "jobs,j", po::value(&o.jobs)->value_name("N"), "worker processes (default: all cores)")(
-        "shard", po::value(&o.shard)->value_name("I/N"), "run only the I-th of N contiguous blocks of rows")(
-        "out,o", po::value(&o.out)->value_name("FILE"), "CSV table ('-' = stdout); re-running resumes it")(
-        "json", po::value(&o.json)->value_name("FILE"), "the rows as a JSON array ('-' = stdout)")(
-        "rank-by", po::value(&o.rank_by)->value_name("METRIC"),
-        "terminal summary: best points first (any registered metric; added as a column if needed)")(
-        "metric,m", po::value(&o.metrics)->composing()->value_name("METRIC"),
-        "add a metric column (repeatable; per engine, client or critical-path group too: "
-        "engine.pe.busy_fraction; sbufsim run --list-metrics)")(
-        "top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")(
-        "no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")(
-        "timeout", po::value(&o.timeout)->value_name("SEC"),
-        "kill a point still running after SEC seconds; its row says 'timeout' (default: no limit)")(
-        "lenient", po::bool_switch(&o.lenient),
-        "skip invalid records (counted in skipped_records) instead of failing the point, as run --lenient; "
-        "e.g. a trace of another generation under --gen")("quiet,q", po::bool_switch(&o.quiet),
-                                                          "no progress bar and no summary");
+    // clang-format off
+    desc.add_options()("help,h", "show this help")
+        ("vary,v", po::value(&o.vary)->composing()->value_name("KEY=V1,V2|LO:HI[:STEP]"),
+         "vary a config key over a list or an inclusive numeric range (repeatable)")
+        ("zip", po::bool_switch(&o.zip), "pair the --vary lists side by side instead of the cartesian product")
+        ("jobs,j", po::value(&o.jobs)->value_name("N"), "worker processes (default: all cores)")
+        ("shard", po::value(&o.shard)->value_name("I/N"), "run only the I-th of N contiguous blocks of rows")
+        ("out,o", po::value(&o.out)->value_name("FILE"), "CSV table ('-' = stdout); re-running resumes it")
+        ("json", po::value(&o.json)->value_name("FILE"), "the rows as a JSON array ('-' = stdout)")
+        ("rank-by", po::value(&o.rank_by)->value_name("METRIC"),
+         "terminal summary: best points first (any registered metric; added as a column if needed)")
+        ("metric,m", po::value(&o.metrics)->composing()->value_name("METRIC"),
+         "add a metric column (repeatable; per engine, client or critical-path group too: "
+         "engine.pe.busy_fraction; sbufsim run --list-metrics)")
+        ("top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")
+        ("no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")
+        ("timeout", po::value(&o.timeout)->value_name("SEC"),
+         "kill a point still running after SEC seconds; its row says 'timeout' (default: no limit)")
+        ("lenient", po::bool_switch(&o.lenient),
+         "skip invalid records (counted in run.skipped_records) instead of failing the point, as run "
+         "--lenient; e.g. a trace of another generation under --gen")
+        ("quiet,q", po::bool_switch(&o.quiet), "no progress bar and no summary");
+    // clang-format on
     add_force_option(desc, o.force);
     add_log_level_option(desc, o.log_level);
     desc.add(config_options(o.config));
