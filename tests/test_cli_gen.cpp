@@ -83,6 +83,14 @@ TEST(CliGen, Topology_writes_one_trace_per_layer_or_one_for_the_network) {
     ASSERT_EQ(s.rc, kExitOk) << s.err;
     EXPECT_NE(s.out.find("6 layers in one trace"), std::string::npos) << s.out;
     expect_clean(single);
+    // -o naming a file where the folder of layer files goes: refused, the file kept (was an
+    // internal error, exit 4).
+    const Out f = sbufsim({"gen", "--topology", csv, "--layers", "2", "-o", single});
+    EXPECT_EQ(f.rc, kExitUsage) << f.err;
+    EXPECT_NE(f.err.find("-o " + single + ": cannot be the folder of the layer files"), std::string::npos)
+        << f.err;
+    EXPECT_NE(f.err.find("give --single for one trace file"), std::string::npos) << f.err;
+    expect_clean(single);
 }
 
 // The two network examples in traces/ are what the command traces/README.md gives for each writes

@@ -653,6 +653,13 @@ TEST(TraceErrors, Binary_reader_checks_what_the_text_reader_checks) {
         bad[rec + 34] = 1;
         expect(bad, "record", "not zero");
     }
+    {  // the bytes after the three operands (a text round trip would drop them)
+        for (std::size_t i = 152; i < 160; ++i) {
+            std::string bad = q7;
+            bad[rec + i] = '\xff';
+            expect(bad, "record", "unused bytes 152-159 of the instruction record are not zero");
+        }
+    }
     {   // a packed PE tile without its "written" bit
         std::string bad = q7;
         bad[rec + 31] = 1;

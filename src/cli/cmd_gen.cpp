@@ -318,7 +318,15 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
                 summary = std::to_string(layers.size()) + " layers in one trace, " + gemm_summary(em.totals(), params) + "\n" + lines.str();
             } else {
                 const std::string dir = output.empty() ? "." : output;
-                std::filesystem::create_directories(dir);
+                // -o names the folder of the layer files: a file there, or a folder that cannot be
+                // made, is refused with the OS reason before any layer is generated.
+                std::error_code made;
+                std::filesystem::create_directories(dir, made);
+                if (made || !std::filesystem::is_directory(dir))
+                    throw OutputError(OutputError::Kind::refused,
+                                      "-o " + dir + ": cannot be the folder of the layer files (" +
+                                          (made ? made.message() : std::string("it is a file")) +
+                                          "); name a folder, or give --single for one trace file");
                 const std::string ext = format == "binary" ? ".sbt" : ".trc";
                 GemmStats total;
                 // Every layer's file is checked and opened before the first one is generated.

@@ -352,6 +352,9 @@ struct BinaryDecoder {
                 return fail("signal", "a signal slot past the " + std::to_string(rec.num_signals) + " given is not zero");
         for (std::size_t i = 0; i < kMaxWaits; ++i)
             if (!all_zero(b + 34 + 8 * i, 2)) return fail("record", "unused bytes of the instruction record are not zero");
+        // After the three operands (56 + 3 x 32): nothing, and a text round trip would drop it.
+        if (!all_zero(b + 152, 8))
+            return fail("record", "unused bytes 152-159 of the instruction record are not zero");
         const char* fields[3] = {"src", "src2", "dst"};
         const Operand* operands[3] = {&rec.src, &rec.src2, &rec.dst};
         for (std::size_t i = 0; i < 3; ++i) {
