@@ -57,6 +57,14 @@ TEST(TraceCheck, A_valid_trace_of_every_kind_is_clean) {
                  "q7 queue=qPool0 core=2 op=rd operand=bf16@0x800000[1][64] partitions=16\n");
 }
 
+TEST(TraceCheck, An_access_cycle_past_2_to_the_62_is_refused) {
+    // Near 2^64 a run's cycle count wrapped: a total below the record's own cycle, or a false
+    // deadlock.
+    expect_one("18446744073709551614 act_rd rd 0x0 1 64\n", "cycle",
+               "is past 4611686018427387904, the last cycle a run can count to (2^62)");
+    expect_clean("4611686018427387904 act_rd rd 0x0 1 64\n");
+}
+
 TEST(TraceCheck, Q7_operand_in_psum_has_no_axi_path) {
     expect_one("q7 queue=qPool0 core=0 op=rd operand=bf16@0x2000000[1][64] partitions=16\n", "operand",
                "no AXI aperture (seed 000 §7.4");

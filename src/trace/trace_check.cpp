@@ -18,6 +18,9 @@ constexpr std::string_view kSemRule = "semaphores, docs/trace-format.md";
 constexpr std::string_view kActiveRule = "PARTITION_ACTIVE_SIZE, seed 000 §1";
 constexpr std::string_view kQ7Rule = "GpSimd core c owns SBUF partitions [16c, 16c+16), seed 000 §7.5";
 constexpr std::string_view kMatmulRule = "S3D3_MM, seed 000 §5.1";
+// An access record's cycle is an issue time the run adds latencies to: kept far below the 2^64
+// at which a cycle count wraps (2^62 cycles is about 60 years at 2.4 GHz).
+constexpr std::uint64_t kMaxAccessCycle = std::uint64_t{1} << 62;
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
@@ -233,10 +236,10 @@ void TraceChecker::check_access(Ctx& c) {
         const std::uint64_t parts = psum ? map_.psum().partitions : map_.sbuf().partitions;
         const std::uint64_t active = psum ? map_.psum().partition_active : map_.sbuf().partition_active;
         const bool rd = r.op == Op::rd;
-        const bool broken = (r.cycle < last_cycle_) | (port.read_only & !rd) | (port.no_reads & rd) |
-                            port.q7 | !d.valid() | (d.region != port.region) | (r.partitions == 0) |
-                            (std::uint64_t{d.partition} + r.partitions > parts) | (r.bytes == 0) |
-                            (std::uint64_t{d.offset} + r.bytes > active);
+        const bool broken = (r.cycle < last_cycle_) | (r.cycle > kMaxAccessCycle) | (port.read_only & !rd) |
+                            (port.no_reads & rd) | port.q7 | !d.valid() | (d.region != port.region) |
+                            (r.partitions == 0) | (std::uint64_t{d.partition} + r.partitions > parts) |
+                            (r.bytes == 0) | (std::uint64_t{d.offset} + r.bytes > active);
         if (!broken) [[likely]] {
             last_cycle_ = r.cycle;
             last_cycle_line_ = r.line;
@@ -255,6 +258,11 @@ void TraceChecker::check_access(Ctx& c) {
     if (r.cycle < last_cycle_)
         c.error("cycle", "cycle " + num(r.cycle) + " is before cycle " + num(last_cycle_) + " of line " +
                              num(last_cycle_line_) + ": access records must have non-decreasing cycles",
+                "trace format v1, docs/trace-format.md");
+    else if (r.cycle > kMaxAccessCycle)
+        c.error("cycle",
+                "cycle " + num(r.cycle) + " is past " + num(kMaxAccessCycle) +
+                    ", the last cycle a run can count to (2^62); start the trace's cycles lower",
                 "trace format v1, docs/trace-format.md");
     else {
         last_cycle_ = r.cycle;
