@@ -65,6 +65,15 @@ TEST(TraceCheck, An_access_cycle_past_2_to_the_62_is_refused) {
     expect_clean("4611686018427387904 act_rd rd 0x0 1 64\n");
 }
 
+TEST(TraceCheck, A_pattern_off_either_end_of_the_partition_is_told_which_way_to_move) {
+    expect_one(
+        "act queue=qAct0 src=bf16@0x10[-1][64] dst=bf16@0x20000[1][64] partitions=1\n", "src",
+        "covers bytes [-110, 18) of each partition, outside the 0x38000 bytes of SBUF SRAM; start higher in "
+        "the partition (a negative step reaches below byte 0)");
+    expect_one("act queue=qAct0 src=bf16@0x37ff0[1][64] dst=bf16@0x20000[1][64] partitions=1\n", "src",
+               "outside the 0x38000 bytes of SBUF SRAM; start lower in the partition or shorten the pattern");
+}
+
 TEST(TraceCheck, Q7_operand_in_psum_has_no_axi_path) {
     expect_one("q7 queue=qPool0 core=0 op=rd operand=bf16@0x2000000[1][64] partitions=16\n", "operand",
                "no AXI aperture (seed 000 §7.4");

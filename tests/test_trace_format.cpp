@@ -478,6 +478,11 @@ TEST(TraceErrors, Bad_headers) {
     EXPECT_EQ(r.line, 2u);
     EXPECT_NE(r.reason.find("expected the header"), std::string::npos);
     EXPECT_NE(header_error("sbufsim-trace 1 generation=x\n").reason.find("gen="), std::string::npos);
+    // An editor's byte-order mark is invisible: named, with the fix.
+    const TraceError bom = header_error("\xEF\xBB\xBFsbufsim-trace 1 gen=cayman\n");
+    EXPECT_EQ(bom.line, 1u);
+    EXPECT_NE(bom.reason.find("starts with a UTF-8 byte-order mark (bytes EF BB BF)"), std::string::npos)
+        << bom.reason;
 }
 
 TEST(TraceErrors, Truncated_and_corrupt_binary) {

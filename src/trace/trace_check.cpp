@@ -134,9 +134,14 @@ struct TraceChecker::Ctx {
                              " SRAM; give sizes and steps that stay inside the partition",
                   kActiveRule);
         } else if (first < 0 || std::uint64_t(end) > active) {
-            error(field, "the access pattern covers bytes [" + std::to_string(first) + ", " + std::to_string(end) +
-                             ") of each partition, outside the " + hex(active) + " bytes of " +
-                             std::string(to_string(d.region)) + " SRAM; start lower in the partition or shorten the pattern",
+            // Which way to move follows from the side it leaves by: a negative step reaches below 0.
+            const std::string fix =
+                first < 0 ? "start higher in the partition (a negative step reaches below byte 0)"
+                          : "start lower in the partition";
+            error(field,
+                  "the access pattern covers bytes [" + std::to_string(first) + ", " + std::to_string(end) +
+                      ") of each partition, outside the " + hex(active) + " bytes of " +
+                      std::string(to_string(d.region)) + " SRAM; " + fix + " or shorten the pattern",
                   kActiveRule);
         }
         return d;

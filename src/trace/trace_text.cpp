@@ -756,6 +756,10 @@ void TraceReader::open(bool digest) {
         auto bad = [&](std::string reason) {
             throw TraceFormatError(TraceError{file_, impl_->line_no, "header", std::move(reason), std::string(kFormatRule)});
         };
+        // A UTF-8 byte-order mark (an editor's) hides the magic word: named, since it is invisible.
+        if (n > 0 && t[0].substr(0, 3) == "\xEF\xBB\xBF" && t[0].substr(3) == kTraceTextMagic)
+            bad("the file starts with a UTF-8 byte-order mark (bytes EF BB BF) before the header; save it "
+                "without one");
         if (too_long || n < 2 || t[0] != kTraceTextMagic)
             bad("expected the header `" + std::string(kTraceTextMagic) + " 1 [gen=G]` before any record");
         std::uint32_t version = 0;
