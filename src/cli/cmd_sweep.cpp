@@ -29,6 +29,8 @@
 #include <sstream>
 
 #include <spdlog/spdlog.h>
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
 
 #include "cli/commands.h"
 #include "cli/outputs.h"
@@ -383,22 +385,30 @@ bool ends_with_newline(const std::string& path) {
 // --json names a sweep's JSON whose rows have other columns: another sweep's results, which
 // replacing would lose (as --out refuses a table of other columns). Refused unless --force.
 void refuse_other_sweep_json(const std::string& path, const std::vector<std::string>& cols) {
+    namespace pt = boost::property_tree;
     std::ifstream in(path, std::ios::binary);
-    if (!in) return;  // absent or unreadable: OutputFile says why
-    std::string head(1 << 16, '\0');
+    std::string head(4096, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
-    if (!is_sweep_json(head)) return;  // not a sweep's: OutputFile refuses it
-    const auto keys = sweep::json_row_keys(head);
-    if (!keys || *keys == cols) return;
+    if (!in.gcount() || !is_sweep_json(head))
+        return;  // absent, unreadable or not a sweep's: OutputFile says why
+    pt::ptree rows;
+    try {
+        pt::read_json(path, rows);
+    } catch (const pt::json_parser_error&) {
+        return;  // cut off: not one whose rows could be lost
+    }
+    if (rows.empty()) return;
+    std::vector<std::string> keys;
+    for (const auto& [key, _] : rows.front().second) keys.push_back(key);
+    if (keys == cols) return;
     std::string list;
-    for (std::size_t i = 1; i < keys->size() && i < 4; ++i) list += (i > 1 ? ", " : "") + (*keys)[i];
-    throw OutputError(
-        OutputError::Kind::refused,
-        "--json " + path + ": holds another sweep's rows (columns trace, " + list +
-            (keys->size() > 4 ? ", ..." : "") +
-            "), which replacing it would lose; write this sweep to another --json, or pass --force to "
-            "replace it");
+    for (std::size_t i = 1; i < keys.size() && i < 4; ++i) list += (i > 1 ? ", " : "") + keys[i];
+    throw OutputError(OutputError::Kind::refused,
+                      "--json " + path + ": holds another sweep's rows (columns trace, " + list +
+                          (keys.size() > 4 ? ", ..." : "") +
+                          "), which replacing it would lose; write this sweep to another --json, or pass "
+                          "--force to replace it");
 }
 
 // Rows of --out computed under another base configuration or from another version of a trace are

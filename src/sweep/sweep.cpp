@@ -451,55 +451,6 @@ void write_json(std::ostream& os, const std::vector<std::string>& columns, const
     os << (rows.empty() ? "]\n" : "\n]\n");
 }
 
-std::optional<std::vector<std::string>> json_row_keys(std::string_view head) {
-    const std::size_t open = head.find("\n  {");
-    if (open == std::string_view::npos) return std::nullopt;
-    std::size_t i = open + 4;
-    // A JSON string starting at head[i] == '"': its text with escapes undone (write_json() writes
-    // only \" \\ and \uXXXX for control characters), i left past its closing quote.
-    const auto string_at = [&]() -> std::optional<std::string> {
-        std::string out;
-        for (++i; i < head.size(); ++i) {
-            if (head[i] == '"') {
-                ++i;
-                return out;
-            }
-            if (head[i] == '\\' && ++i < head.size() && head[i] == 'u') {
-                unsigned code = 0;
-                if (i + 4 >= head.size() ||
-                    std::from_chars(head.data() + i + 1, head.data() + i + 5, code, 16).ptr !=
-                        head.data() + i + 5)
-                    return std::nullopt;
-                out += static_cast<char>(code);
-                i += 4;
-                continue;
-            }
-            if (i < head.size()) out += head[i];
-        }
-        return std::nullopt;
-    };
-    std::vector<std::string> keys;
-    while (i < head.size() && head[i] == '"') {
-        auto key = string_at();
-        if (!key || head.substr(i, 2) != ": ") return std::nullopt;
-        keys.push_back(std::move(*key));
-        i += 2;
-        if (i < head.size() && head[i] == '"') {
-            if (!string_at()) return std::nullopt;
-        } else {
-            while (i < head.size() && head[i] != ',' && head[i] != '}') ++i;
-        }
-        if (head.substr(i, 2) == ", ") {
-            i += 2;
-        } else if (i < head.size() && head[i] == '}') {
-            return keys;
-        } else {
-            return std::nullopt;
-        }
-    }
-    return std::nullopt;
-}
-
 std::vector<Row> read_existing(const std::string& path, const std::vector<std::string>& columns) {
     std::ifstream in(path);
     std::vector<Row> rows;

@@ -137,9 +137,6 @@ std::string csv_line(const std::vector<std::string>& cells);
 std::optional<std::vector<std::string>> parse_csv_line(std::string_view line);
 // A JSON array of one object per row, keys in column order; numeric cells unquoted.
 void write_json(std::ostream& os, const std::vector<std::string>& columns, const std::vector<Row>& rows);
-// The column names of the first row of a write_json() array from its beginning `head`; nullopt
-// when it holds no row or the row is cut off.
-std::optional<std::vector<std::string>> json_row_keys(std::string_view head);
 
 // Resume: the rows already in an output file. `columns` is the expected header; a file whose
 // first line is a different header is refused (ConfigError: a different sweep). Lines with the
