@@ -217,6 +217,13 @@ private:
         }
         try {
             const Cycle t = session_.kernel().now();
+            // The cycle's DMA claims, served as settle() serves them; an engine they make due
+            // steps again in this cycle.
+            if (!traced_out_ && session_.resolve_dma_claims(t)) {
+                link_.activity.notify(sc_core::SC_ZERO_TIME);
+                next_trigger(sc_core::SC_ZERO_TIME);
+                return;
+            }
             const Wake ev = traced_out_ ? Wake{} : session_.next_event(t);
             if (!traced_out_ && ev.never()) {
                 if (!session_.eof()) {  // every engine waits: the signal may be further on

@@ -75,6 +75,27 @@ TEST(DmaTrigger, Two_hardware_dge_triggers_on_one_block_serialise_and_two_blocks
     EXPECT_EQ(event(single, 3).start, event(single, 2).start + hw);
 }
 
+TEST(DmaTrigger, Triggers_armed_in_one_cycle_are_served_in_record_order) {
+    const Params p = test::cayman();
+    const Cycle hw = ns_cycles(p, 600);
+    // Both arm in cycle 0 on SP's DGE block. The earlier record's share is on dma_8, the later
+    // one's on dma_0, which a scheduler may well step first: the record order decides.
+    const ReplayResult r = run(p, "order", load(64, "qA", "dge=hwdge") + load(0, "qB", "dge=hwdge"));
+    EXPECT_EQ(event(r, 2).start, hw + ns_cycles(p, p.timing.dma_startup_ns));
+    EXPECT_EQ(event(r, 3).start, event(r, 2).start + hw);
+}
+
+TEST(DmaTrigger, A_transfer_without_trigger_or_startup_latency_starts_in_the_cycle_it_is_armed) {
+    Params p = test::cayman();
+    p.dma.static_trigger_cycles = 0;
+    p.timing.dma_startup_ns = 0;
+    // The second load waits for the first; its trigger is claimed and served in the cycle the
+    // signal comes, and it starts in that very cycle.
+    const ReplayResult r = run(p, "zero", load(0, "qA", "signal=1") + load(8, "qB", "wait=1"));
+    EXPECT_EQ(event(r, 2).start, 0u);
+    EXPECT_EQ(event(r, 3).start, event(r, 2).end);
+}
+
 TEST(DmaTrigger, The_report_gives_each_units_trigger_time_and_the_short_descriptors) {
     const Params p = test::cayman();
     // A hardware DGE trigger through SP's block, a static one issued by ACT, a static one by SP

@@ -33,6 +33,12 @@ bool DmaShared::close_share(std::uint32_t join, SyncSet& out) {
     return true;
 }
 
+bool DmaShared::claim_hbm(std::uint64_t order, std::uint32_t engine, Cycle from, std::uint64_t bytes) {
+    if (cycles_per_byte_ <= 0) return false;
+    claims_.push_back(HbmClaim{order, engine, from, bytes});
+    return true;
+}
+
 Cycle DmaShared::reserve_hbm(Cycle from, std::uint64_t bytes) {
     if (cycles_per_byte_ <= 0) return from;
     hbm_free_ = std::max(hbm_free_, static_cast<double>(from)) + static_cast<double>(bytes) * cycles_per_byte_;
@@ -43,10 +49,16 @@ Cycle DmaShared::reserve_hbm(Cycle from, std::uint64_t bytes) {
 
 DmaEngine::DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, const Params& p,
                      const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index)
-    : SerialEngine(kernel, sems, t, timeline, index), pe_ghz_(p.pe.clock_ghz), gbps_(p.dma.engine_gbps),
-      xfer_fixed_ns_(p.dma.xfer_fixed_ns), pkt_min_ns_(p.dma.pkt_min_ns),
-      prefetch_(std::max<std::uint32_t>(1, p.dma.prefetch_depth)), chunks_(p.width.stream_chunks),
-      beat_(p.dma.data_width), by_priority_(p.dma.queue_policy == DmaQueuePolicy::priority) {
+    : SerialEngine(kernel, sems, t, timeline, index),
+      engine_(engine),
+      pe_ghz_(p.pe.clock_ghz),
+      gbps_(p.dma.engine_gbps),
+      xfer_fixed_ns_(p.dma.xfer_fixed_ns),
+      pkt_min_ns_(p.dma.pkt_min_ns),
+      prefetch_(std::max<std::uint32_t>(1, p.dma.prefetch_depth)),
+      chunks_(p.width.stream_chunks),
+      beat_(p.dma.data_width),
+      by_priority_(p.dma.queue_policy == DmaQueuePolicy::priority) {
     const std::string name = "dma_" + std::to_string(engine);
     client_ = need_client(kernel, name, "dma");
     // ns x GHz = cycles.
@@ -123,9 +135,26 @@ bool DmaEngine::arm_queue(Queue& q, Cycle now) {
         ++q.armed;
         ++armed_;
         const Cycle triggered = triggers_ && d.trigger != kNoTrigger ? triggers_->arm(d.trigger, now) : now;
-        d.armed_at = triggered + startup_;
+        d.trigger_claimed = triggered == kTriggerClaimed;
+        d.armed_at = d.trigger_claimed ? kNever : triggered + startup_;
+        triggers_claimed_ |= d.trigger_claimed;
     }
     return false;
+}
+
+bool DmaEngine::take_triggers(Cycle now) {
+    if (!triggers_claimed_) return false;
+    triggers_claimed_ = false;
+    bool eligible = false;
+    for (Queue& q : queues_)
+        for (std::uint32_t i = 0; i < q.armed; ++i) {
+            DmaInstr& d = q.q.at(i);
+            if (!d.trigger_claimed) continue;
+            d.trigger_claimed = false;
+            d.armed_at = triggers_->take(d.trigger) + startup_;
+            eligible |= d.armed_at <= now;
+        }
+    return eligible;
 }
 
 // The leading transfers (up to the prefetch depth, in queue order) whose waits are met arm.
@@ -206,7 +235,8 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
         axi_client_ = client_;
         axi_flight_ = AxiTransfer{d.line, d.rd, d.wr, d.transpose, d.partitions, d.first_col, now, 0, 0};
     }
-    if (d.hbm && shared_) compute_end_ = std::max(compute_end_, shared_->reserve_hbm(now + fixed, d.bytes));
+    if (d.hbm && shared_)
+        shared_->claim_hbm(d.order, engine_, now + fixed, d.bytes);  // hbm_through() follows
     ++dma_.transfers;
     dma_.descriptors += descriptors(d);
     dma_.short_descriptors += short_descriptors(d);

@@ -50,21 +50,52 @@ std::uint32_t DmaTriggers::open(DgeMode dge, DmaIssuer issuer, std::uint32_t sha
         id = static_cast<std::uint32_t>(slots_.size());
         slots_.emplace_back();
     }
-    slots_[id] = Slot{unit_of(dge, issuer), cost_of(dge, issuer), kNever, std::max<std::uint32_t>(1, shares)};
+    slots_[id] = Slot{unit_of(dge, issuer), cost_of(dge, issuer), kNever, std::max<std::uint32_t>(1, shares),
+                      opened_++};
     return id;
 }
 
 Cycle DmaTriggers::arm(std::uint32_t id, Cycle now) {
     Slot& s = slots_[id];
-    if (s.done == kNever) {
-        const Cycle start = std::max(free_[s.unit], now);
-        s.done = start + s.cost;
+    if (s.done != kNever) {
+        const Cycle done = s.done;
+        release(id);
+        return done;
+    }
+    if (s.claimed_at == kNever) {
+        s.claimed_at = now;
+        claims_.push_back(id);
+    }
+    return kTriggerClaimed;
+}
+
+std::uint32_t DmaTriggers::resolve() {
+    std::sort(claims_.begin(), claims_.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return slots_[a].order < slots_[b].order; });
+    std::uint32_t units = 0;
+    for (const std::uint32_t id : claims_) {
+        Slot& s = slots_[id];
+        s.done = std::max(free_[s.unit], s.claimed_at) + s.cost;
         free_[s.unit] = s.done;
         busy_[s.unit] += s.cost;
+        units |= 1u << s.unit;
     }
-    const Cycle done = s.done;
-    if (--s.remaining == 0) free_slots_.push_back(id);
+    claims_.clear();
+    return units;
+}
+
+Cycle DmaTriggers::take(std::uint32_t id) {
+    const Cycle done = slots_[id].done;
+    release(id);
     return done;
+}
+
+void DmaTriggers::release(std::uint32_t id) {
+    Slot& s = slots_[id];
+    if (--s.remaining == 0) {
+        s.claimed_at = kNever;
+        free_slots_.push_back(id);
+    }
 }
 
 }  // namespace sbufsim

@@ -193,6 +193,7 @@ void ReplaySession::dma_instr(const Record& r) {
     d.sbuf_to_sbuf = r.src.onchip() && r.dst.onchip();
     d.hbm = !d.sbuf_to_sbuf;
     d.priority = static_cast<std::uint8_t>(r.has_priority() ? r.priority : params_.dma.default_priority);
+    d.order = dma_records_++;
     const std::uint32_t rs = contiguous_run_bytes(r.src), rd = contiguous_run_bytes(r.dst);
     d.run_bytes = rs && rd ? std::min(rs, rd) : std::max(rs, rd);
     if (r.src.onchip()) d.rd = access_of(r.src, d.partitions, r.bytes);
@@ -441,6 +442,15 @@ bool ReplaySession::refill(Cycle now, bool force) {
 }
 
 void ReplaySession::settle(Cycle now) {
+    do step_until_quiet(now);
+    while (resolve_dma_claims(now));
+    // The last pass changed nothing, so no semaphore moved in it: every engine has seen this
+    // generation (an engine that had not was stepped in it).
+    settled_generation_ = sems_.generation();
+    kernel_.clear_completed_clients();
+}
+
+void ReplaySession::step_until_quiet(Cycle now) {
     bool changed = true;
     while (changed) {
         refill(now, false);
@@ -469,10 +479,32 @@ void ReplaySession::settle(Cycle now) {
             changed |= moved;
         }
     }
-    // The last pass changed nothing, so no semaphore moved in it: every engine has seen this
-    // generation (an engine that had not was stepped in it).
-    settled_generation_ = sems_.generation();
-    kernel_.clear_completed_clients();
+}
+
+bool ReplaySession::resolve_dma_claims(Cycle now) {
+    if (!triggers_->claims_pending() && !dma_shared_->claims_pending()) return false;
+    const std::size_t first_dma = 1 + compute_.size();
+    const auto ask_again = [&](std::size_t e) {
+        stale_[e] = 1;
+        any_stale_ = true;
+    };
+    bool step_again = false;
+    if (triggers_->claims_pending()) {
+        const std::uint32_t units = triggers_->resolve();
+        for (std::size_t k = 0; k < dma_.size(); ++k) {
+            if (!dma_[k]->take_triggers(now)) continue;
+            mark_fed(first_dma + k);  // eligible now: steps again in this cycle
+            step_again = true;
+        }
+        // A compute engine whose unit a trigger now holds is free later than its wake-up said.
+        for (std::size_t k = 0; k < compute_.size(); ++k)
+            if (units & (1u << static_cast<std::uint32_t>(compute_[k]->trigger_unit()))) ask_again(1 + k);
+    }
+    dma_shared_->resolve_hbm([&](std::uint32_t engine, Cycle through) {
+        dma_[engine]->hbm_through(through);
+        ask_again(first_dma + engine);
+    });
+    return step_again;
 }
 
 // VectorE on one side of each enabled port; POOL and the Q7 cores (GpSimd) on the other side of

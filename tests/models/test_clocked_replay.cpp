@@ -283,6 +283,88 @@ TEST_P(ClockedRandomStream, Same_statistics_as_the_fast_scheduler) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ClockedRandomStream, ::testing::Range<std::uint64_t>(1, 13));
 
+// Transfers that become ready in the same cycle on different engines: spread records (no
+// `engine=`) and pinned ones whose waits one signal meets at once, triggers of every mode on
+// shared units (SP, ACT, POOL's swdge, the DGE blocks) beside compute instructions that hold
+// them, and HBM-side bandwidth shared by them all. What each engine gets first may not depend on
+// the order the schedulers step the engines in within a cycle.
+class DmaRaceGen {
+public:
+    explicit DmaRaceGen(std::uint64_t seed) : rng_(seed) {}
+
+    std::string trace(std::size_t records) {
+        std::ostringstream os;
+        os << "sbufsim-trace 1 gen=cayman\n";
+        for (std::size_t i = 0; i < records; ++i) os << record() << "\n";
+        return os.str();
+    }
+
+private:
+    std::uint32_t pick(std::uint32_t n) {
+        return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng_);
+    }
+    static std::string hex(std::uint64_t v) {
+        std::ostringstream os;
+        os << "0x" << std::hex << v;
+        return os.str();
+    }
+    std::string record() {
+        const std::uint32_t sem = pick(3);
+        switch (pick(8)) {
+            case 0: {  // a signal several queues wait on
+                const std::string w = waited(sem);
+                ++signalled_[sem];
+                return "q7 queue=qPool" + std::to_string(sem) + " core=" + std::to_string(3 + sem) +
+                       " op=rd operand=bf16@" + hex(0x40000u * 16u * (3 + sem)) +
+                       "[1][256] partitions=16 signal=" + std::to_string(sem) + w;
+            }
+            case 1: {  // a compute instruction on a trigger unit
+                const char* kinds[] = {"act queue=qAct0", "pool queue=qPool9", "dve queue=qVector0"};
+                const std::uint32_t n = 32u << pick(4);
+                return std::string(kinds[pick(3)]) + " src=bf16@" + hex(0x8000u + 64u * pick(256)) + "[1][" +
+                       std::to_string(n) + "] dst=bf16@" + hex(0x10000u + 64u * pick(256)) + "[1][" +
+                       std::to_string(n) + "] partitions=32" + waited(sem);
+            }
+            default: {
+                const std::uint32_t q = pick(6), first = 8u * pick(16), parts = 1u + pick(128 - first);
+                const char* modes[] = {"",           " dge=hwdge issuer=sp", " dge=hwdge issuer=act",
+                                       " dge=swdge", " issuer=act",          " issuer=dve"};
+                std::string r = "dma queue=qSyncIO" + std::to_string(q) +
+                                (pick(4) == 0 ? " engine=" + std::to_string(q % 3) : "") +
+                                " src=hbm dst=bf16@" + hex(first * 0x40000u + 64u * pick(64)) +
+                                " partitions=" + std::to_string(parts) +
+                                " bytes=" + std::to_string(64u << pick(4)) + modes[pick(6)];
+                return r + waited(sem);
+            }
+        }
+    }
+    // A wait on `sem` for a value already signalled (so no queue can deadlock), most of the time.
+    std::string waited(std::uint32_t sem) {
+        if (!signalled_[sem] || pick(4) == 0) return "";
+        return " wait=" + std::to_string(sem) + ":" + std::to_string(1 + pick(signalled_[sem]));
+    }
+    std::mt19937_64 rng_;
+    std::uint32_t signalled_[3] = {};
+};
+
+class ClockedDmaRace : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(ClockedDmaRace, Same_statistics_as_the_fast_scheduler) {
+    const std::uint64_t seed = GetParam();
+    const std::string path = write_temp("race_" + std::to_string(seed) + ".trc", DmaRaceGen(seed).trace(120));
+    // A narrow HBM side makes the shares' reservations order matter; priority queues too.
+    const std::vector<std::pair<std::string, std::string>> settings[] = {
+        {},
+        {{"dma.hbm_gbps", "20"}},
+        {{"dma.queue_policy", "priority"}, {"dma.hbm_gbps", "50"}},
+    };
+    const Params p = params_for("cayman", settings[seed % 3]);
+    expect_identical(run_both(p, path), "seed " + std::to_string(seed));
+    std::filesystem::remove(path);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ClockedDmaRace, ::testing::Range<std::uint64_t>(1, 25));
+
 // NC-v2's shared ports decide at the end of a settled cycle, so the order the two schedulers step
 // engines in cannot change who gets a port (shared_ports.h): random traffic with both rules on,
 // and enough of it that instructions did wait for a port.

@@ -59,6 +59,7 @@ public:
     // The DMA trigger units (setup): this engine's sequencer is shared with the triggers routed
     // to it (static triggers it issues; software DGE on POOL), first come first served.
     void set_triggers(DmaTriggers* t);
+    TriggerUnit trigger_unit() const { return unit_; }
     ComputeCost cost(const ComputeInstr& i) const;
     // Engine cycles of the initiation interval; exposed for tests.
     double cost_cycles(const ComputeInstr& i) const { return cost(i).ii; }

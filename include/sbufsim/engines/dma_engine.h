@@ -16,7 +16,9 @@
 // Bytes are the bytes moved: the seed's 32-partition rounding (dma.partition_round) is the SDMA
 // access window, checked by `check`, not a byte count.
 // The HBM side is one shared server of dma.hbm_gbps: a share with an HBM end reserves its bytes
-// on it in start order and cannot end before they are through.
+// on it in start order and cannot end before they are through. Shares that start in the same
+// cycle reserve in the trace's record order (lower engine first within a record), once the
+// cycle has settled, as triggers are served (dma_trigger.h).
 // A transfer becomes eligible timing.dma_startup_ns after its trigger is done (semaphore to
 // start); the trigger (dma_trigger.h) is issued once its waits are met. The first dma.prefetch_depth transfers of a queue count that latency down while the
 // transfers ahead of them move data, so a stream of ready transfers pays it once.
@@ -25,6 +27,7 @@
 // runs to its end: no queue pre-empts it ("Each DMA engine can process one DMA transfer at a time").
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -51,6 +54,8 @@ struct DmaInstr {
     bool hbm = false;                // one end is HBM (shares the HBM bandwidth)
     std::uint32_t join = kNoJoin;    // DmaShared join whose last share fires the signals
     std::uint32_t trigger = kNoTrigger;  // DmaTriggers slot of the record's trigger
+    bool trigger_claimed = false;        // armed, its trigger claimed: armed_at is set by take_triggers()
+    std::uint64_t order = 0;             // the record's place among the trace's DMA records
     std::uint8_t priority = 0;       // QoS class (0 first) under dma.queue_policy = priority
     Cycle armed_at = kNever;         // eligible from this cycle (its waits met + start-up)
 };
@@ -75,10 +80,29 @@ public:
     std::uint32_t open_join(const SyncSet& sync, std::uint32_t shares);
     // One share of `join` retired; returns true (and the signals in `out`) for the last one.
     bool close_share(std::uint32_t join, SyncSet& out);
-    // Reserves `bytes` on the HBM side from cycle `from`; returns the cycle they are through.
-    Cycle reserve_hbm(Cycle from, std::uint64_t bytes);
+    // Engine `engine`'s share of record `order` claims `bytes` on the HBM side from cycle `from`;
+    // false when the side is unlimited (nothing to wait for).
+    bool claim_hbm(std::uint64_t order, std::uint32_t engine, Cycle from, std::uint64_t bytes);
+    bool claims_pending() const { return !claims_.empty(); }
+    // Serves this cycle's claims in record order; calls done(engine, cycle the bytes are through).
+    template <class F>
+    void resolve_hbm(F&& done) {
+        std::sort(claims_.begin(), claims_.end(), [](const HbmClaim& a, const HbmClaim& b) {
+            return a.order != b.order ? a.order < b.order : a.engine < b.engine;
+        });
+        for (const HbmClaim& c : claims_) done(c.engine, reserve_hbm(c.from, c.bytes));
+        claims_.clear();
+    }
 
 private:
+    struct HbmClaim {
+        std::uint64_t order = 0;
+        std::uint32_t engine = 0;
+        Cycle from = 0;
+        std::uint64_t bytes = 0;
+    };
+    Cycle reserve_hbm(Cycle from, std::uint64_t bytes);
+    std::vector<HbmClaim> claims_;
     struct Join {
         SyncSet sync;
         std::uint32_t remaining = 0;
@@ -100,6 +124,13 @@ public:
     void set_triggers(DmaTriggers* t) { triggers_ = t; }
     // Look at every queue on every step (ReplayOptions::dma_arm_every_queue: the reference).
     void set_arm_every_queue(bool on) { arm_every_queue_ = on; }
+    // After DmaTriggers::resolve(): the armed transfers whose trigger this engine claimed learn
+    // when it is done. True when one is eligible at `now` already (a zero-latency trigger and
+    // start-up): the engine must be stepped again in this cycle.
+    bool take_triggers(Cycle now);
+    // After DmaShared::resolve_hbm(): the transfer in flight cannot end before its HBM bytes are
+    // through at `through`.
+    void hbm_through(Cycle through) { compute_end_ = std::max(compute_end_, through); }
     // A queue of this engine (setup); returns its local index.
     std::uint32_t add_queue(std::string name);
     void push(std::uint32_t queue, const DmaInstr& i) {
@@ -144,6 +175,7 @@ private:
     void retire_share(Cycle now);
 
     ClientId client_{};
+    std::uint32_t engine_ = 0;
     double pe_ghz_ = 2.4;
     double gbps_ = 27.2;
     double xfer_fixed_ns_ = 0;
@@ -169,6 +201,7 @@ private:
     std::vector<std::uint64_t> blocked_;  // the last arm_queue() stopped on an unmet wait
     bool any_pending_ = false;
     bool arm_every_queue_ = false;
+    bool triggers_claimed_ = false;  // some armed transfer waits for take_triggers()
     std::uint64_t arm_generation_ = ~std::uint64_t{0};
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)
     std::uint32_t join_ = kNoJoin;   // join of the share in flight

@@ -14,6 +14,10 @@
 // routed to it share it. A record's trigger is issued when its first share is armed (its waits
 // met, inside its queue's prefetch window); the transfer's semaphore-to-start latency runs after
 // the trigger is done.
+// Triggers issued in the same cycle are served in the trace's record order, after the compute
+// instructions that start in that cycle: arming only claims the unit, and resolve() serves the
+// claims once the cycle has settled. Which engine armed first within a cycle is the order a
+// scheduler happened to step them in, which no statistic may depend on.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +32,8 @@
 namespace sbufsim {
 
 inline constexpr std::uint32_t kNoTrigger = 0xffffffffu;
+// DmaTriggers::arm(): claimed, served when the cycle has settled.
+inline constexpr Cycle kTriggerClaimed = kNever - 1;
 
 // The units a trigger can occupy: the four sequencers, then the DGE blocks.
 enum class TriggerUnit : std::uint8_t { sp, act, pool, dve, dge0 };
@@ -38,10 +44,18 @@ class DmaTriggers {
 public:
     explicit DmaTriggers(const Params& p);
 
-    // The trigger of one DMA record that `shares` engine shares will arm; returns its id.
+    // The trigger of one DMA record that `shares` engine shares will arm; returns its id. Records
+    // open their triggers in trace order.
     std::uint32_t open(DgeMode dge, DmaIssuer issuer, std::uint32_t shares);
-    // The cycle the trigger `id` is done. The first share to arm it (at `now`) reserves its unit.
+    // A share of trigger `id` armed at `now`: the cycle the trigger is done when an earlier cycle
+    // served it, else kTriggerClaimed (the first share's claim on the unit, served by resolve();
+    // each claiming share then calls take()).
     Cycle arm(std::uint32_t id, Cycle now);
+    // Serves this cycle's claims in record order; returns the units served (bit = unit).
+    std::uint32_t resolve();
+    bool claims_pending() const { return !claims_.empty(); }
+    // The cycle claimed trigger `id` is done (after resolve()); releases the share.
+    Cycle take(std::uint32_t id);
 
     // The unit and cost (kernel cycles) a record's trigger takes.
     std::uint32_t unit_of(DgeMode dge, DmaIssuer issuer) const;
@@ -63,7 +77,10 @@ private:
         Cycle cost = 0;
         Cycle done = kNever;
         std::uint32_t remaining = 0;
+        std::uint64_t order = 0;    // the record's place in the trace
+        Cycle claimed_at = kNever;  // claimed, not yet served
     };
+    void release(std::uint32_t id);
     std::uint32_t dge_units_ = 0;
     Cycle static_[4] = {};        // static trigger per sequencer, kernel cycles
     Cycle hwdge_ = 0, swdge_ = 0;
@@ -71,6 +88,8 @@ private:
     std::vector<Cycle> busy_;     // per unit
     std::vector<Slot> slots_;
     std::vector<std::uint32_t> free_slots_;
+    std::vector<std::uint32_t> claims_;  // slots claimed this cycle
+    std::uint64_t opened_ = 0;
 };
 
 }  // namespace sbufsim

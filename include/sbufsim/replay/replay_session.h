@@ -44,8 +44,14 @@ public:
     // regardless of the look-ahead. Returns true when it queued an instruction or submitted an
     // access record.
     bool refill(Cycle now, bool force);
-    // Refills and steps every engine in fixed order until nothing changes.
+    // Refills and steps every engine in fixed order until nothing changes, then serves the DMA
+    // claims of the cycle (resolve_dma_claims) and goes on while that makes an engine due.
     void settle(Cycle now);
+    // Once the engines have stopped changing anything in cycle `now`: the DMA trigger units and
+    // the HBM side serve the cycle's claims in the trace's record order (dma_trigger.h), so that
+    // the order a scheduler steps the engines in within a cycle cannot change who is served
+    // first. True when that made an engine due again in this cycle (a zero-latency trigger).
+    bool resolve_dma_claims(Cycle now);
     // The earliest cycle after `now` at which an engine or an access record needs attention, and
     // the kernel clients whose next completion wakes an engine (never(): only more of the trace
     // can wake anyone).
@@ -70,6 +76,8 @@ public:
 
 private:
     bool read_one(Cycle now);
+    // settle()'s passes: refill, step the engines that can change, until a pass changes nothing.
+    void step_until_quiet(Cycle now);
     // next_event(); with `cached`, reusing the wake-ups of engines settle() did not step (and
     // the whole merge when it stepped none).
     Wake gather_wakes(Cycle now, bool cached);
@@ -103,6 +111,7 @@ private:
     std::vector<std::unique_ptr<DmaEngine>> dma_;
     std::vector<std::unique_ptr<Q7Core>> q7_;
     std::vector<FrontEnd*> engines_;   // fixed stepping order
+    std::uint64_t dma_records_ = 0;    // DMA records routed (DmaInstr::order)
     // NC-v2's shared ports (shared_ports.h); port_engine_[participant] = index into engines_.
     SharedPorts ports_;
     std::vector<std::uint16_t> port_engine_;
