@@ -135,8 +135,45 @@ TEST(CliGen, Bad_options_exit_2_naming_the_rule) {
 TEST(CliGen, Trace_to_stdout_puts_the_summary_on_stderr) {
     const Out o = sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
-    EXPECT_EQ(o.out.rfind("sbufsim-trace 1 gen=cayman", 0), 0u) << o.out;
+    // The trace alone: gen's mark, then the header.
+    EXPECT_EQ(o.out.rfind("# written by sbufsim gen; ", 0), 0u) << o.out;
+    EXPECT_EQ(o.out.find("\nsbufsim-trace 1 gen=cayman\n"), o.out.find('\n')) << o.out;
     EXPECT_NE(o.err.find("1 matmuls"), std::string::npos) << o.err;
+}
+
+// A trace gen or convert wrote carries their mark and is replaced by them; one written by hand
+// (or by a script, or by `sbufsim nki`) is not, unless --force; deleting the mark keeps it.
+TEST(CliGen, A_trace_is_replaced_only_when_gen_or_convert_wrote_it) {
+    const std::string path = temp("mine.trc"), bin = temp("mine.sbt");
+    const std::string hand = "sbufsim-trace 1 gen=cayman\n# my tile, by hand\n";
+    const std::vector<std::string> gen = {"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "-o", path};
+    std::ofstream(path) << hand;
+    Out o = sbufsim(gen);
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("first line starts '# written by sbufsim'"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(path), hand);
+    o = sbufsim({"convert", shipped("dma_load.trc"), path});
+    EXPECT_EQ(o.rc, kExitUsage) << o.err;
+    EXPECT_EQ(slurp(path), hand);
+    // gen's own trace: replaced by gen and by convert, each writing its mark.
+    std::filesystem::remove(path);
+    ASSERT_EQ(sbufsim(gen).rc, kExitOk);
+    EXPECT_EQ(slurp(path).rfind("# written by sbufsim gen; ", 0), 0u);
+    ASSERT_EQ(sbufsim({"convert", path, bin}).rc, kExitOk);
+    o = sbufsim({"convert", bin, path});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_EQ(slurp(path).rfind("# written by sbufsim convert; ", 0), 0u);
+    // A binary trace is sbufsim's writing: replaced.
+    EXPECT_EQ(sbufsim({"convert", path, bin}).rc, kExitOk);
+    // The mark deleted: the user's now.
+    std::string text = slurp(path);
+    std::ofstream(path) << text.substr(text.find('\n') + 1);
+    EXPECT_EQ(sbufsim(gen).rc, kExitUsage);
+    std::vector<std::string> forced = gen;
+    forced.push_back("--force");
+    EXPECT_EQ(sbufsim(forced).rc, kExitOk);
+    std::filesystem::remove(path);
+    std::filesystem::remove(bin);
 }
 
 }  // namespace

@@ -72,7 +72,9 @@ TEST(CliOutputs, Convert_refuses_its_input_as_output_and_leaves_it_intact) {
 
 TEST(CliOutputs, Convert_failure_leaves_an_existing_output_and_no_temporary) {
     const std::string d = fresh_dir("bad_input");
-    const std::string out = copy_of("matmul_kloop.trc", d, "out.trc");
+    // A trace convert wrote (one it may replace), so that the bad input is what stops it.
+    const std::string out = d + "/out.trc";
+    ASSERT_EQ(run({"convert", shipped("matmul_kloop.trc"), out}).rc, 0);
     const std::string before = slurp(out);
     const std::string bad = d + "/bad.trc";
     std::ofstream(bad) << "sbufsim-trace 1 gen=cayman\n0 access client=act_rd bank=0 bytes=16\nthis is not a record\n";

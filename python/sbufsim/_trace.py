@@ -121,7 +121,9 @@ class Trace:
                     text_path = os.path.join(tmp, "trace.trc")
                     command("convert", self.path, text_path)
                     with open(text_path, encoding="utf-8") as f:
-                        return f.read()
+                        text = f.read()
+                # Without convert's mark (its first line): that is about the temporary file.
+                return text.split("\n", 1)[1] if text.startswith("# written by sbufsim ") else text
             with open(self.path, encoding="utf-8") as f:
                 return f.read()
         header = _MAGIC + (f" gen={self.generation}" if self.generation else "")

@@ -91,9 +91,11 @@ int cmd_convert(const std::vector<std::string>& args, Io io) {
     // Opened before reading a record: OUT may not be IN (reading it while truncating it would
     // lose it), and a refused path fails before any work.
     std::unique_ptr<OutputFile> file;
-    if (!to_stdout) file = std::make_unique<OutputFile>(out_path, output_policy("OUT", is_trace_file, force, {in_path}));
+    if (!to_stdout)
+        file = std::make_unique<OutputFile>(out_path, trace_output_policy("OUT", force, {in_path}));
     std::ostream& out = to_stdout ? io.out : file->stream();
     try {
+        if (format == TraceFormat::text) out << trace_mark("convert") << '\n';
         TraceWriter writer(out, format, reader->header());
         Record rec;
         while (reader->next(rec)) writer.write(rec);

@@ -154,6 +154,7 @@ public:
             file_ = std::make_unique<OutputFile>(path, policy);
             os = &file_->stream();
         }
+        if (fmt == TraceFormat::text) *os << trace_mark("gen") << '\n';
         writer_ = std::make_unique<TraceWriter>(*os, fmt, TraceHeader{kTraceFormatVersion, generation});
         sink_ = std::make_unique<TraceWriterSink>(*writer_);
     }
@@ -274,7 +275,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     const Params& params = config.params;
     std::vector<std::string> inputs = cfg.files;
     if (!topology.empty()) inputs.push_back(topology);
-    const OutputPolicy policy = output_policy("trace", is_trace_file, force, inputs);
+    const OutputPolicy policy = trace_output_policy("trace", force, inputs);
     spdlog::info("gen: {} for generation {} to {}", sub.empty() ? "topology " + topology : sub, params.generation,
                  output.empty() ? "stdout" : output);
 

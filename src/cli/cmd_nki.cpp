@@ -8,15 +8,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "sbufsim/types/number.h"
 
 extern char** environ;
@@ -240,11 +243,18 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
             fs::remove_all(dir, ec);
         }
     } cleanup{tmp};
-    const std::string trace = a.output.empty() ? (tmp / "kernel.trc").string() : a.output;
+    const std::string traced = (tmp / "kernel.trc").string();
+    const std::string trace = a.output.empty() ? traced : a.output;
     const std::string log = (tmp / "trace.log").string();
     if (a.sweep) return run_sweep(a, python, pythonpath, tmp.string(), io);
+    // -o FILE is checked before the kernel runs, and written (with sbufsim's mark) once it traced.
+    std::unique_ptr<OutputFile> kept;
+    if (!a.output.empty()) {
+        const bool force = std::find(a.run_args.begin(), a.run_args.end(), "--force") != a.run_args.end();
+        kept = std::make_unique<OutputFile>(a.output, trace_output_policy("-o trace", force, {}));
+    }
 
-    std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen, "-o", trace};
+    std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen, "-o", traced};
     argv.insert(argv.end(), a.tracer_args.begin(), a.tracer_args.end());
     const int status = spawn(argv, pythonpath, log);
     const std::string said = slurp(log);
@@ -261,6 +271,10 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     for (const auto& arg : a.run_args) machine |= arg == "--json=-" || arg == "--csv=-";
     std::ostream& text = machine ? io.err : io.out;
     text << said;
+    if (kept) {
+        kept->stream() << trace_mark("nki") << '\n' << slurp(traced);
+        kept->commit();
+    }
 
     // Replay as `sbufsim run` does, its JSON into a scratch file for the kernel figures.
     const std::string json = (tmp / "run.json").string();

@@ -13,20 +13,26 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+constexpr std::string_view kTraceMark = "# written by sbufsim ";
+
 }  // namespace
 
-bool is_trace_file(std::string_view head) {
-    if (starts_with(head, std::string_view(kTraceBinaryMagic.data(), kTraceBinaryMagic.size()))) return true;
-    // A text trace: comment and blank lines, then the header line.
-    std::size_t at = 0;
-    while (at < head.size()) {
-        const std::size_t end = std::min(head.find('\n', at), head.size());
-        const std::string_view line = head.substr(at, end - at);
-        if (!line.empty() && line.front() != '#' && line.find_first_not_of(" \t\r") != std::string_view::npos)
-            return starts_with(line.substr(line.find_first_not_of(" \t")), kTraceTextMagic);
-        at = end + 1;
-    }
-    return false;
+bool is_written_trace(std::string_view head) {
+    return starts_with(head, std::string_view(kTraceBinaryMagic.data(), kTraceBinaryMagic.size())) ||
+           starts_with(head, kTraceMark);
+}
+
+std::string trace_mark(std::string_view command) {
+    return std::string(kTraceMark) + std::string(command) +
+           "; sbufsim replaces this file when told to write it again (delete this line to keep it)";
+}
+
+OutputPolicy trace_output_policy(std::string role, bool force, std::vector<std::string> inputs) {
+    OutputPolicy p = output_policy(std::move(role), is_written_trace, force, std::move(inputs));
+    p.own_kind_rule = "a text trace is replaced only when its first line starts '" +
+                      std::string(kTraceMark.substr(0, kTraceMark.size() - 1)) +
+                      "', as gen, convert and nki write it";
+    return p;
 }
 
 bool is_run_json(std::string_view head) {

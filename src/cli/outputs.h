@@ -13,7 +13,10 @@
 namespace sbufsim::cli {
 
 // The kinds of file a command writes, recognised by their first bytes.
-bool is_trace_file(std::string_view head);       // text "sbufsim-trace" header or binary magic
+// A trace sbufsim wrote (gen, convert, nki -o): a binary trace (only sbufsim writes the binary
+// form), or a text trace whose first line is their mark (trace_mark()). A text trace without it,
+// written by hand or by a script, is the user's and is replaced only with --force.
+bool is_written_trace(std::string_view head);
 bool is_run_json(std::string_view head);         // run --json
 bool is_run_csv(std::string_view head);          // run --csv
 bool is_run_stats(std::string_view head);        // run --stats
@@ -21,6 +24,11 @@ bool is_timeline(std::string_view head);         // run --timeline
 bool is_picture(std::string_view head);          // an SVG or a PNG (heatmaps, charts)
 bool is_vcd(std::string_view head);              // run --vcd (SystemC's VCD writer)
 bool is_sweep_json(std::string_view head);       // sweep --json
+
+// The first line gen, convert and nki write into a text trace (a comment: readers skip it).
+std::string trace_mark(std::string_view command);
+// The policy of a trace gen, convert or nki writes (is_written_trace).
+OutputPolicy trace_output_policy(std::string role, bool force, std::vector<std::string> inputs);
 
 // An output policy: role for messages, own kind, --force, the files the command reads.
 OutputPolicy output_policy(std::string role, bool (*own_kind)(std::string_view), bool force,

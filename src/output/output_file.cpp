@@ -162,7 +162,8 @@ OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : pa
                 throw refused("cannot write " + policy.role + " " + path +
                               ": the file is read-only; make it writable (chmod u+w) or pass another path");
             if (!policy.force && st.st_size > 0 && !(policy.own_kind && policy.own_kind(head_of(target_))))
-                throw refused(policy.role + " " + path + ": exists and is not what this command writes" + fix);
+                throw refused(policy.role + " " + path + ": exists and is not what this command writes" +
+                              (policy.own_kind_rule.empty() ? "" : " (" + policy.own_kind_rule + ")") + fix);
             mode_ = static_cast<int>(st.st_mode & 07777);
         } else {
             in_place_ = true;   // a device or FIFO: written into, never removed or replaced

@@ -68,7 +68,22 @@ def test_command_reports_mfu_and_bandwidth(cli, tmp_path):
     flops = 2 * 512 * 512 * 1024
     assert mfu == pytest.approx(100 * flops / (cycles * 2 * 128 * 128), abs=0.06)
     assert re.search(r"HBM [0-9.]+ GB/s achieved over %d cycles" % cycles, done.stdout)
-    assert out.read_text().startswith("sbufsim-trace 1 gen=cayman")
+    first, header = out.read_text().splitlines()[:2]
+    assert first.startswith("# written by sbufsim nki; ") and header == "sbufsim-trace 1 gen=cayman"
+
+
+def test_command_keeps_a_trace_it_did_not_write(cli, tmp_path):
+    out = tmp_path / "mine.trc"
+    out.write_text("sbufsim-trace 1 gen=cayman\n# a tile I wrote by hand\n")
+    args = ["nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhsT=bf16[128,128]",
+            "--input", "rhs=bf16[128,512]", "-o", out]
+    done = cli(*args)
+    assert done.returncode == 2 and "first line starts '# written by sbufsim'" in done.stderr
+    assert out.read_text().endswith("by hand\n")
+    done = cli(*args, "--force")
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().startswith("# written by sbufsim nki; ")
+    assert cli(*args).returncode == 0  # its own trace now: replaced
 
 
 def test_command_json_on_stdout_is_alone(cli):

@@ -67,6 +67,9 @@ struct OutputPolicy {
     // True when an existing file starting with `head` (its first 4 KiB) is one this command writes
     // and may replace. Unset: only an empty file may be replaced without `force`.
     std::function<bool(std::string_view head)> own_kind;
+    // What makes a file of that kind, for the refusal ("a text trace is this command's when its
+    // first line is ..."); empty: not said.
+    std::string own_kind_rule;
     bool force = false;
     // Files the command reads: none of them may be the output (compared by device and inode).
     std::vector<std::string> inputs;
