@@ -74,6 +74,25 @@ TEST(TraceCheck, A_pattern_off_either_end_of_the_partition_is_told_which_way_to_
                "outside the 0x38000 bytes of SBUF SRAM; start lower in the partition or shorten the pattern");
 }
 
+TEST(TraceCheck, An_operand_says_how_much_it_moves_once) {
+    // Neither a pattern nor bytes=: it was taken as one element.
+    expect_one("act queue=qAct0 src=bf16@0x1000 dst=bf16@0x20000[1][64] partitions=32\n", "src",
+               "has no size: give its access pattern (dtype@addr[steps][sizes]) or bytes=N");
+    expect_one("q7 queue=qPool0 core=0 op=rd operand=bf16@0x0 partitions=16\n", "operand", "has no size");
+    expect_clean("act queue=qAct0 src=bf16@0x1000 dst=bf16@0x20000 partitions=32 bytes=128\n");
+    // Both, disagreeing: bytes= won, the pattern was ignored.
+    expect_one(
+        "act queue=qAct0 src=bf16@0x1000[1][64] dst=bf16@0x20000 partitions=32 bytes=1024\n", "src",
+        "the access pattern moves 64 bf16 elements (128 bytes) per partition, but bytes=1024; make them "
+        "agree, or drop bytes=");
+    expect_one("dma queue=q0 src=hbm dst=bf16@0x0[1][64] partitions=128 bytes=256\n", "dst",
+               "(128 bytes) per partition, but bytes=256; make them agree (");
+    expect_clean("dma queue=q0 src=hbm dst=bf16@0x0[1][64] partitions=128 bytes=128\n");
+    // A size of 0 moves nothing.
+    expect_one("pool queue=qPool0 src=bf16@0x1000[1,64][0,2] dst=bf16@0x20000[1][64] partitions=32\n", "src",
+               "dimension 0 of the access pattern has size 0, so it moves nothing");
+}
+
 TEST(TraceCheck, Q7_operand_in_psum_has_no_axi_path) {
     expect_one("q7 queue=qPool0 core=0 op=rd operand=bf16@0x2000000[1][64] partitions=16\n", "operand",
                "no AXI aperture (seed 000 §7.4");

@@ -125,6 +125,7 @@ struct TraceChecker::Ctx {
                              num(d.partition) + " (more than 64 start at 0; 33-64 at 0 or 64; 1-32 at 0, 32, 64 or 96)",
                   kStartRule);
         }
+        size(field, o);
         std::int64_t lo = 0, hi = 0, first = 0, end = 0;
         const std::uint64_t active = in_psum ? self.map_.psum().partition_active : self.map_.sbuf().partition_active;
         if (!pattern_extent(o, rec.bytes, lo, hi) || __builtin_add_overflow(std::int64_t{d.offset}, lo, &first) ||
@@ -145,6 +146,39 @@ struct TraceChecker::Ctx {
                   kActiveRule);
         }
         return d;
+    }
+
+    // What the operand moves in each partition: its pattern's elements or bytes= (both: they
+    // agree). A DMA's bytes= is its size (required, checked with the record); a transpose's
+    // pattern is derived from it, an MX scale tile's from the data.
+    void size(const char* field, const Operand& o) {
+        constexpr std::string_view kRule = "trace format v1, docs/trace-format.md";
+        const bool dma = rec.kind == RecordKind::dma;
+        if (o.dims == 0) {
+            if (rec.bytes == 0 && !dma && std::string_view(field) != "src2")
+                error(field,
+                      "has no size: give its access pattern (dtype@addr[steps][sizes]) or bytes=N (bytes per "
+                      "partition)",
+                      kRule);
+            return;
+        }
+        for (std::uint32_t d = 0; d < o.dims; ++d)
+            if (o.sizes[d] == 0) {
+                error(
+                    field,
+                    "dimension " + num(d) +
+                        " of the access pattern has size 0, so it moves nothing; give every size at least 1",
+                    kRule);
+                return;
+            }
+        if (rec.bytes == 0 || (dma && rec.transpose)) return;
+        const std::uint64_t bytes = o.elements() * dtype_size(o.dtype);
+        if (bytes != rec.bytes)
+            error(field,
+                  "the access pattern moves " + num(o.elements()) + " " + std::string(to_string(o.dtype)) +
+                      " elements (" + num(bytes) + " bytes) per partition, but bytes=" + num(rec.bytes) +
+                      "; make them agree" + (dma ? "" : ", or drop bytes= (the pattern gives the size)"),
+                  kRule);
     }
 };
 
