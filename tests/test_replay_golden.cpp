@@ -148,6 +148,42 @@ TEST(ReplayGolden, Circular_waits_are_reported_as_a_deadlock_naming_queue_line_a
     }
 }
 
+TEST(ReplayGolden, A_deadlock_names_every_blocked_queue_of_a_dma_engine_and_a_skipped_signaller) {
+    // Two queues on dma_0, each waiting for the other: both are named, not only the first.
+    const std::string cycle =
+        write_temp("dma_cycle.trc",
+                   "sbufsim-trace 1 gen=cayman\n"
+                   "dma queue=qA src=hbm dst=bf16@0x0 partitions=1 bytes=64 wait=2 signal=1\n"
+                   "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 wait=1 signal=2\n");
+    try {
+        replay_trace(cayman(), cycle);
+        FAIL() << "no deadlock reported";
+    } catch (const ReplayError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("so none can run to signal another"), std::string::npos) << m;
+        EXPECT_NE(m.find("queue qA (" + cycle + ":2) waits for semaphore 2 >= 1"), std::string::npos) << m;
+        EXPECT_NE(m.find("queue qB (" + cycle + ":3) waits for semaphore 1 >= 1"), std::string::npos) << m;
+        EXPECT_EQ(e.errors().size(), 2u);
+    }
+    // --lenient skipped the only signaller (engine 99 does not exist): the deadlock says so.
+    const std::string skipped =
+        write_temp("skipped_signal.trc",
+                   "sbufsim-trace 1 gen=cayman\n"
+                   "dma queue=qA src=hbm dst=bf16@0x0 partitions=1 bytes=64 engine=99 signal=1\n"
+                   "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 wait=1\n");
+    ReplayOptions lenient;
+    lenient.lenient = true;
+    try {
+        replay_trace(cayman(), skipped, lenient);
+        FAIL() << "no deadlock reported";
+    } catch (const ReplayError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("the record at " + skipped + ":2 that signals it was skipped (--lenient)"),
+                  std::string::npos)
+            << m;
+    }
+}
+
 TEST(ReplayGolden, Replay_is_deterministic) {
     const ReplayResult a = run("dma_vs_compute.trc");
     const ReplayResult b = run("dma_vs_compute.trc");

@@ -456,6 +456,19 @@ TEST(TraceErrors, Each_class_names_file_line_field) {
     }
 }
 
+TEST(TraceErrors, A_line_past_64_KiB_is_refused_and_a_long_token_quoted_by_its_head) {
+    // 100 KB: it fits in the reader's buffer, which used to let it through.
+    const TraceError e = error_of("act queue=q " + std::string(100000, 'x') + "\n");
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.field, "record");
+    EXPECT_NE(e.reason.find("line longer than 65536 bytes"), std::string::npos) << e.reason;
+    // 60 KB in one token: named by its first 64 bytes and its length, not echoed whole.
+    const TraceError t = error_of("frob" + std::string(60000, 'y') + " queue=q\n");
+    EXPECT_NE(t.reason.find("unknown record kind 'frobyyy"), std::string::npos) << t.reason.substr(0, 200);
+    EXPECT_NE(t.reason.find("y'... (60004 bytes)"), std::string::npos) << t.reason.substr(0, 200);
+    EXPECT_LT(t.reason.size(), 400u);
+}
+
 TEST(TraceErrors, Reader_continues_after_a_bad_line) {
     std::istringstream in("sbufsim-trace 1\nnope\n0 pe_client_0 rd 0x0 1 8\n");
     TraceReader r(in, "t");

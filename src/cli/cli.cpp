@@ -268,7 +268,8 @@ void check_option_values(const po::parsed_options& parsed, const po::options_des
         for (const auto& v : o.value) {
             const std::string text = v.substr(std::min(v.size(), v.find_first_not_of(" \t")));
             if (is_unsigned && !text.empty() && text.front() == '-')
-                throw po::error("--" + o.string_key + " '" + v + "': must be a whole number >= 0");
+                throw po::error("--" + o.string_key + " '" + v +
+                                "': may not be negative (a whole number is expected)");
             if (is_real) {
                 char* end = nullptr;
                 const double x = std::strtod(text.c_str(), &end);

@@ -308,6 +308,14 @@ bool DmaEngine::blocked(BlockedHead& out) const {
     return false;
 }
 
+void DmaEngine::blocked_heads(std::vector<BlockedHead>& out) const {
+    for (const auto& q : queues_) {
+        BlockedHead b;
+        if (!q.q.empty() && head_blocked(q.q.front().sync, q.q.front().line, q.name, b))
+            out.push_back(std::move(b));
+    }
+}
+
 void DmaEngine::finish(Cycle end) {
     if (wait_since_ != kNever) {
         stats_.sem_wait += end - wait_since_;

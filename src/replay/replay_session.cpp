@@ -360,6 +360,17 @@ void ReplaySession::reject(std::vector<TraceError>& errs) {
         if (result_.skipped_errors.size() < opt_.max_skipped_kept) result_.skipped_errors.push_back(e);
 }
 
+// A record --lenient skipped: the first line that would have signalled each of its semaphores
+// (a deadlock waiting on one says so).
+void ReplaySession::note_skipped_signals(const Record& r) {
+    for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) {
+        const std::uint32_t sem = r.signals[i];
+        if (sem >= sems_.size()) continue;  // no queue can wait on it
+        if (sem >= skipped_signaller_.size()) skipped_signaller_.resize(std::size_t{sem} + 1, 0);
+        if (!skipped_signaller_[sem]) skipped_signaller_[sem] = r.line;
+    }
+}
+
 // Reads one record at cycle `now`; false at the end of the trace.
 bool ReplaySession::read_one(Cycle now) {
     TraceError& err = read_err_;  // a member: a local one would build and free its strings per record
@@ -381,6 +392,7 @@ bool ReplaySession::read_one(Cycle now) {
     }
     if (checker_.check(rec_, errs_) != 0) {
         reject(errs_);
+        note_skipped_signals(rec_);
         return true;
     }
     if (rec_.kind == RecordKind::access) {
@@ -573,19 +585,32 @@ bool ReplaySession::engines_idle() const {
 }
 
 void ReplaySession::deadlock(Cycle now) {
-    std::string msg = "deadlock at cycle " + std::to_string(now) + ": every remaining queue waits on a semaphore "
-                      "that nothing left in the trace can signal";
+    // Both a signal missing from the trace and one behind another queue's wait end here.
+    std::string msg = "deadlock at cycle " + std::to_string(now) +
+                      ": every queue with work left waits on a semaphore, so none can run to signal another";
     std::vector<TraceError> errs;
-    for (FrontEnd* e : engines_) {
-        BlockedHead b;
-        if (!e->blocked(b)) continue;
-        msg += "; queue " + b.queue + " (" + reader_.file() + ":" + std::to_string(b.line) + ") waits for semaphore " +
-               std::to_string(b.sem) + " >= " + std::to_string(b.want) + " (value " + std::to_string(b.have) + ")";
+    bool named_skip = false;
+    std::vector<BlockedHead> heads;
+    for (const FrontEnd* e : engines_) e->blocked_heads(heads);
+    for (const BlockedHead& b : heads) {
+        std::string skipped;  // a --lenient replay may have dropped the signaller
+        if (b.sem < skipped_signaller_.size() && skipped_signaller_[b.sem]) {
+            skipped = "; the record at " + reader_.file() + ":" + std::to_string(skipped_signaller_[b.sem]) +
+                      " that signals it was skipped (--lenient)";
+            named_skip = true;
+        }
+        msg += "; queue " + b.queue + " (" + reader_.file() + ":" + std::to_string(b.line) +
+               ") waits for semaphore " + std::to_string(b.sem) + " >= " + std::to_string(b.want) +
+               " (value " + std::to_string(b.have) + ")" + skipped;
         errs.push_back(TraceError{reader_.file(), b.line, "wait",
-                                  "queue " + b.queue + " waits for semaphore " + std::to_string(b.sem) + " >= " +
-                                      std::to_string(b.want) + ", which stays at " + std::to_string(b.have),
+                                  "queue " + b.queue + " waits for semaphore " + std::to_string(b.sem) +
+                                      " >= " + std::to_string(b.want) + ", which stays at " +
+                                      std::to_string(b.have) + skipped,
                                   "deadlock"});
     }
+    if (!named_skip && result_.skipped)
+        msg += " (" + std::to_string(result_.skipped) +
+               " record(s) were skipped under --lenient; a signal among them would be lost)";
     throw ReplayError(ReplayError::Kind::deadlock, msg, std::move(errs));
 }
 

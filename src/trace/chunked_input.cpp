@@ -62,6 +62,14 @@ bool ChunkedInput::fill(std::size_t need) {
     return end_ >= need;
 }
 
+namespace {
+// A whole line that fits in the buffer: itself, or (past `max_line`) its head, flagged too long.
+std::string_view head_of(const char* begin, std::size_t len, std::size_t max_line, bool& too_long) {
+    too_long = len > max_line;
+    return std::string_view(begin, too_long ? 80 : len);
+}
+}  // namespace
+
 bool ChunkedInput::next_line(std::string_view& line, bool& too_long, std::size_t max_line) {
     too_long = false;
     for (;;) {
@@ -69,13 +77,13 @@ bool ChunkedInput::next_line(std::string_view& line, bool& too_long, std::size_t
         const std::size_t avail = end_ - pos_;
         if (const void* nl = std::memchr(begin, '\n', avail)) {
             const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
-            line = std::string_view(begin, len);
+            line = head_of(begin, len, max_line, too_long);
             pos_ += len + 1;
             return true;
         }
         if (eof_) {
             if (avail == 0) return false;
-            line = std::string_view(begin, avail);   // last line without a newline
+            line = head_of(begin, avail, max_line, too_long);  // last line without a newline
             pos_ = end_;
             return true;
         }

@@ -76,10 +76,14 @@ bool valid_name(std::string_view s, std::size_t max_len = kMaxNameLength) {
 
 // Built by appending: `"'" + std::string(s)` inserts at the front, which GCC 12 at -O3 flags
 // with a false -Wrestrict (GCC bug 105651).
+// A token as a message quotes it: whole up to 64 bytes, else its head and its length (a
+// 60 KB token would bury the message).
 std::string quoted(std::string_view s) {
+    constexpr std::size_t kShown = 64;
     std::string q = "'";
-    q.append(s);
+    q.append(s.substr(0, kShown));
     q += '\'';
+    if (s.size() > kShown) q += "... (" + std::to_string(s.size()) + " bytes)";
     return q;
 }
 
@@ -809,7 +813,8 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
         ++m.line_no;
         rec.line = m.line_no;
         if (too_long) {
-            m.fail("record", "line longer than 65536 bytes");
+            m.fail("record",
+                   "line longer than 65536 bytes, the limit for one record (is this a trace file?)");
             return ReadStatus::error;
         }
         if (!line.empty() && line[0] >= '0' && line[0] <= '9' && m.quick_access(line, rec)) {

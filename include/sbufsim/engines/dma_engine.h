@@ -153,6 +153,7 @@ public:
     bool idle() const override;
     std::size_t queued() const override;
     bool blocked(BlockedHead& out) const override;
+    void blocked_heads(std::vector<BlockedHead>& out) const override;
     const DmaStats& dma_stats() const { return dma_; }
     void finish(Cycle end) override;
 

@@ -75,6 +75,11 @@ public:
     virtual std::size_t queued() const = 0;
     // The head blocked on a semaphore, if any (for deadlock reports).
     virtual bool blocked(BlockedHead& out) const = 0;
+    // Every queue head blocked on a semaphore (an engine with several queues has one per queue).
+    virtual void blocked_heads(std::vector<BlockedHead>& out) const {
+        BlockedHead b;
+        if (blocked(b)) out.push_back(std::move(b));
+    }
     virtual const EngineStats& stats() const = 0;
     // Engine-wide totals only the replay's end knows (e.g. busy time still open).
     virtual void finish(Cycle /*end*/) {}

@@ -96,6 +96,9 @@ private:
     // Pushes one share of a DMA record onto `engine`'s queue for the record's queue.
     void push_dma_share(const Record& r, std::uint32_t engine, const DmaInstr& d);
     void reject(std::vector<TraceError>& errs);
+    void note_skipped_signals(const Record& r);
+    std::vector<std::uint64_t>
+        skipped_signaller_;  // per semaphore: a skipped record's line that signals it (0: none)
 
     const Params& params_;
     ReplayOptions opt_;
