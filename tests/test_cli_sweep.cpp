@@ -2,11 +2,12 @@
 // its own, as a user runs it, so the sweep's worker processes are forked from a clean parent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -251,6 +252,26 @@ TEST(CliSweep, Resume_runs_only_the_missing_points) {
     EXPECT_EQ(o.rc, 0);
     EXPECT_TRUE(ran_lines(o).empty()) << o.out;
     EXPECT_EQ(slurp(out), full);
+}
+
+TEST(CliSweep, A_trace_spelt_another_way_is_the_same_trace) {
+    const std::string out = tmp("spelling.csv");
+    std::remove(out.c_str());
+    const std::string trace = shipped("dma_load.trc");
+    const std::string other =
+        std::filesystem::path(trace).parent_path().string() + "/./../traces/dma_load.trc";
+    Out o = sbufsim({"sweep", trace, "--vary", "tdm.dma_slots=1,2", "--out", out});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const std::string full = slurp(out);
+    // Resumed under the other spelling: nothing runs, no row is added.
+    o = sbufsim({"sweep", other, "--vary", "tdm.dma_slots=1,2", "--out", out});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("ran 0 points"), std::string::npos) << o.out;
+    EXPECT_EQ(slurp(out), full);
+    // One file named twice is refused.
+    o = sbufsim({"sweep", trace, other, "--vary", "tdm.dma_slots=1"});
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_NE(o.err.find("are the same file: give each trace once"), std::string::npos) << o.err;
 }
 
 TEST(CliSweep, Resume_runs_again_rows_of_another_base_configuration_or_trace) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <ostream>
@@ -475,10 +476,16 @@ std::vector<Row> read_existing(const std::string& path, const std::vector<std::s
     return rows;
 }
 
+std::string trace_spelling(const std::string& path) {
+    const std::string normal = std::filesystem::path(path).lexically_normal().string();
+    return normal.empty() ? path : normal;
+}
+
 std::string row_key(const Row& row, std::size_t axes) {
     // A unit separator cannot occur in a trace path or a config value typed on a command line.
     std::string key;
-    for (std::size_t i = 0; i <= axes && i < row.size(); ++i) key += row[i] + '\x1f';
+    for (std::size_t i = 0; i <= axes && i < row.size(); ++i)
+        key += (i == 0 ? trace_spelling(row[i]) : row[i]) + '\x1f';
     return key;
 }
 
