@@ -153,28 +153,45 @@ TEST(ClockedGenerated, Gemm_attention_conv_and_random_access_traffic) {
 
 // ---- randomized instruction streams ------------------------------------------------------------
 
-// A valid random trace: DMA loads/stores/copies on several queues and engines, ACT/POOL/DVE over
-// SBUF and PSUM, LdWeights/Matmul groups into PSUM banks, Q7 accesses, a few access records, and
-// semaphores. A wait names only values that records earlier in the file signal, so no stream can
-// deadlock (each queue's waits depend on strictly earlier records).
-class StreamGen {
+// What the random trace writers below share: a seeded generator, the header, one record a line.
+class RandomTrace {
 public:
-    explicit StreamGen(std::uint64_t seed) : rng_(seed) {}
+    explicit RandomTrace(std::uint64_t seed) : rng_(seed) {}
+    virtual ~RandomTrace() = default;
 
     std::string trace(std::size_t records) {
         std::ostringstream os;
         os << "sbufsim-trace 1 gen=cayman\n";
-        for (std::size_t i = 0; i < records; ++i) os << record() << sync() << "\n";
+        for (std::size_t i = 0; i < records; ++i) os << line() << "\n";
         return os.str();
     }
 
-private:
+protected:
+    virtual std::string line() = 0;
     std::uint32_t pick(std::uint32_t n) { return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng_); }
     bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
     static std::string hex(std::uint64_t v) {
         std::ostringstream os;
         os << "0x" << std::hex << v;
         return os.str();
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+// A valid random trace: DMA loads/stores/copies on several queues and engines, ACT/POOL/DVE over
+// SBUF and PSUM, LdWeights/Matmul groups into PSUM banks, Q7 accesses, a few access records, and
+// semaphores. A wait names only values that records earlier in the file signal, so no stream can
+// deadlock (each queue's waits depend on strictly earlier records).
+class StreamGen : public RandomTrace {
+public:
+    using RandomTrace::RandomTrace;
+
+private:
+    std::string line() override {
+        std::string r = record();
+        return r + sync();
     }
     // An SBUF tensor at partition 0 (the record's partitions span from there), 64-byte aligned.
     std::string sbuf(std::uint32_t elems) {
@@ -254,7 +271,6 @@ private:
         return s;
     }
     static constexpr std::uint32_t kSems = 12;
-    std::mt19937_64 rng_;
     std::uint32_t signalled_[kSems] = {};
     std::uint64_t access_cycle_ = 0;
     bool access_ = false;  // the last record() was an access record
@@ -288,26 +304,12 @@ INSTANTIATE_TEST_SUITE_P(Seeds, ClockedRandomStream, ::testing::Range<std::uint6
 // shared units (SP, ACT, POOL's swdge, the DGE blocks) beside compute instructions that hold
 // them, and HBM-side bandwidth shared by them all. What each engine gets first may not depend on
 // the order the schedulers step the engines in within a cycle.
-class DmaRaceGen {
+class DmaRaceGen : public RandomTrace {
 public:
-    explicit DmaRaceGen(std::uint64_t seed) : rng_(seed) {}
-
-    std::string trace(std::size_t records) {
-        std::ostringstream os;
-        os << "sbufsim-trace 1 gen=cayman\n";
-        for (std::size_t i = 0; i < records; ++i) os << record() << "\n";
-        return os.str();
-    }
+    using RandomTrace::RandomTrace;
 
 private:
-    std::uint32_t pick(std::uint32_t n) {
-        return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng_);
-    }
-    static std::string hex(std::uint64_t v) {
-        std::ostringstream os;
-        os << "0x" << std::hex << v;
-        return os.str();
-    }
+    std::string line() override { return record(); }
     std::string record() {
         const std::uint32_t sem = pick(3);
         switch (pick(8)) {
@@ -343,7 +345,6 @@ private:
         if (!signalled_[sem] || pick(4) == 0) return "";
         return " wait=" + std::to_string(sem) + ":" + std::to_string(1 + pick(signalled_[sem]));
     }
-    std::mt19937_64 rng_;
     std::uint32_t signalled_[3] = {};
 };
 
