@@ -251,7 +251,8 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     std::unique_ptr<OutputFile> kept;
     if (!a.output.empty()) {
         const bool force = std::find(a.run_args.begin(), a.run_args.end(), "--force") != a.run_args.end();
-        kept = std::make_unique<OutputFile>(a.output, trace_output_policy("-o trace", force, {}));
+        const std::string kernel_file = a.kernel.substr(0, a.kernel.find("::"));  // never the output
+        kept = std::make_unique<OutputFile>(a.output, trace_output_policy("-o trace", force, {kernel_file}));
     }
 
     std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen, "-o", traced};

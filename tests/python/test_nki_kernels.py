@@ -84,6 +84,13 @@ def test_command_keeps_a_trace_it_did_not_write(cli, tmp_path):
     assert done.returncode == 0, done.stderr
     assert out.read_text().startswith("# written by sbufsim nki; ")
     assert cli(*args).returncode == 0  # its own trace now: replaced
+    # The kernel's own file is never the output, --force or not.
+    kernel = tmp_path / "matmul.py"
+    kernel.write_text(open(example("matmul.py")).read())
+    done = cli("nki", f"{kernel}::matmul_tiled", "--input", "lhsT=bf16[128,128]", "--input", "rhs=bf16[128,512]",
+               "-o", kernel, "--force")
+    assert done.returncode == 2 and "is also the input" in done.stderr
+    assert kernel.read_text() == open(example("matmul.py")).read()
 
 
 def test_command_json_on_stdout_is_alone(cli):
