@@ -164,6 +164,22 @@ TEST(ReplayGolden, A_deadlock_names_every_blocked_queue_of_a_dma_engine_and_a_sk
         EXPECT_NE(m.find("queue qA (" + cycle + ":2) waits for semaphore 2 >= 1"), std::string::npos) << m;
         EXPECT_NE(m.find("queue qB (" + cycle + ":3) waits for semaphore 1 >= 1"), std::string::npos) << m;
         EXPECT_EQ(e.errors().size(), 2u);
+        EXPECT_NE(m.find("`sbufsim check " + cycle + "` follows each wait to its signals"), std::string::npos)
+            << m;
+    }
+    // Records spread over all 16 DMA engines: each queue named once, not once per engine.
+    const std::string spread =
+        write_temp("dma_spread_cycle.trc",
+                   "sbufsim-trace 1 gen=cayman\n"
+                   "dma queue=qA src=hbm dst=bf16@0x0 partitions=128 bytes=64 wait=2 signal=1\n"
+                   "dma queue=qB src=hbm dst=bf16@0x40 partitions=128 bytes=64 wait=1 signal=2\n");
+    try {
+        replay_trace(cayman(), spread);
+        FAIL() << "no deadlock reported";
+    } catch (const ReplayError& e) {
+        const std::string m = e.what();
+        EXPECT_EQ(e.errors().size(), 2u) << m;
+        EXPECT_EQ(m.find("queue qA", m.find("queue qA") + 1), std::string::npos) << m;
     }
     // --lenient skipped the only signaller (engine 99 does not exist): the deadlock says so.
     const std::string skipped =

@@ -88,6 +88,13 @@ TEST(TraceCheck, An_operand_says_how_much_it_moves_once) {
     expect_one("dma queue=q0 src=hbm dst=bf16@0x0[1][64] partitions=128 bytes=256\n", "dst",
                "(128 bytes) per partition, but bytes=256; make them agree (");
     expect_clean("dma queue=q0 src=hbm dst=bf16@0x0[1][64] partitions=128 bytes=128\n");
+    // A second input is an operand like the first; only an MX scale tile is sized by its data.
+    expect_one("dve queue=qDve0 src=bf16@0x0[1][64] src2=fp32@0x200 dst=bf16@0x1000[1][64] partitions=32\n",
+               "src2", "has no size");
+    expect_clean(
+        "ldweights queue=qPE0 src=fp8e4x4@0x40[1][128] src2=uint8@0x440[1][128] rows=128 cols=128 "
+        "bytes=512\n",
+        "mariana");
     // A size of 0 moves nothing.
     expect_one("pool queue=qPool0 src=bf16@0x1000[1,64][0,2] dst=bf16@0x20000[1][64] partitions=32\n", "src",
                "dimension 0 of the access pattern has size 0, so it moves nothing");

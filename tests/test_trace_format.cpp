@@ -467,6 +467,18 @@ TEST(TraceErrors, A_line_past_64_KiB_is_refused_and_a_long_token_quoted_by_its_h
     EXPECT_NE(t.reason.find("unknown record kind 'frobyyy"), std::string::npos) << t.reason.substr(0, 200);
     EXPECT_NE(t.reason.find("y'... (60004 bytes)"), std::string::npos) << t.reason.substr(0, 200);
     EXPECT_LT(t.reason.size(), 400u);
+    // An unknown field's name is the message's field: cut the same way.
+    const TraceError k = error_of("act queue=q " + std::string(60000, 'k') + "=1\n");
+    EXPECT_EQ(k.field, std::string(64, 'k') + "...");
+    EXPECT_LT(k.to_string().size(), 600u);
+    // The header line too.
+    std::istringstream in(std::string(70000, 'h') + "\n");
+    try {
+        TraceReader r(in, "long.trc");
+        ADD_FAILURE() << "a 70,000-byte header line was read";
+    } catch (const TraceFormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("line longer than 65536 bytes"), std::string::npos) << e.what();
+    }
 }
 
 TEST(TraceErrors, Reader_continues_after_a_bad_line) {

@@ -29,10 +29,12 @@ constexpr const char* kConvertHelp =
     "  sbufsim convert /tmp/kloop.sbt -            (print as text)\n"
     "  sbufsim convert in.trc out.bin --to binary\n\n"
     "OUT is written to a temporary file beside it and renamed into place only when the whole trace\n"
-    "converted; on any failure nothing at OUT changes. OUT may not be IN, and an existing OUT that\n"
-    "is not a trace is replaced only with --force.\n\n"
-    "exit status: 0 converted, 2 bad command line or OUT refused (IN itself, a directory, not a\n"
-    "trace without --force, not writable), 3 IN unreadable or malformed, or OUT could not be\n"
+    "converted; on any failure nothing at OUT changes. OUT may not be IN. An existing OUT is\n"
+    "replaced without --force only when sbufsim wrote it: a binary trace, or a text trace whose\n"
+    "first line is the mark gen and convert write ('# written by sbufsim ...').\n\n"
+    "exit status: 0 converted, 2 bad command line or OUT refused (IN itself, a directory, a file\n"
+    "sbufsim did not write without --force, not writable), 3 IN unreadable or malformed, or OUT could not "
+    "be\n"
     "written (the disk is full: the reason is printed).\n";
 
 }  // namespace

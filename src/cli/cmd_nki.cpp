@@ -249,6 +249,12 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     if (a.sweep) return run_sweep(a, python, pythonpath, tmp.string(), io);
     // -o FILE is checked before the kernel runs, and written (with sbufsim's mark) once it traced.
     std::unique_ptr<OutputFile> kept;
+    if (a.output == "-" || (a.output.size() > 4 && a.output.compare(a.output.size() - 4, 4, ".sbt") == 0)) {
+        io.err << "sbufsim nki: -o " << a.output
+               << ": nki keeps the trace as a text file (.trc); convert it "
+                  "afterwards (sbufsim convert K.trc K.sbt), or print it (sbufsim convert K.trc -)\n";
+        return kExitUsage;
+    }
     if (!a.output.empty()) {
         const bool force = std::find(a.run_args.begin(), a.run_args.end(), "--force") != a.run_args.end();
         const std::string kernel_file = a.kernel.substr(0, a.kernel.find("::"));  // never the output

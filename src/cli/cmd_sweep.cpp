@@ -581,15 +581,13 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     if (o.lenient && std::find(o.metrics.begin(), o.metrics.end(), kSkipped) == o.metrics.end())
         o.metrics.emplace_back(kSkipped);
     const std::vector<std::string> metric_columns = sweep::metric_names(o.metrics);
-    // One spelling per file: `./T.trc` and `T.trc` are one trace (one row per point, and a
-    // resumed table's rows match), and naming a file twice is refused.
-    const std::vector<std::string> given = o.traces;
-    for (auto& t : o.traces) t = sweep::trace_spelling(t);
+    // A file is one trace however it is spelt (sweep::trace_key: resumed rows match), so naming
+    // it twice is refused.
     for (std::size_t i = 0; i < o.traces.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
-            if (o.traces[j] == o.traces[i] ||
+            if (sweep::trace_key(o.traces[j]) == sweep::trace_key(o.traces[i]) ||
                 (file_id(o.traces[i]).exists() && file_id(o.traces[j]) == file_id(o.traces[i])))
-                throw ConfigError("traces " + given[j] + " and " + given[i] +
+                throw ConfigError("traces " + o.traces[j] + " and " + o.traces[i] +
                                   " are the same file: give each trace once");
     for (const auto& t : o.traces) {
         try {

@@ -592,7 +592,11 @@ void ReplaySession::deadlock(Cycle now) {
     bool named_skip = false;
     std::vector<BlockedHead> heads;
     for (const FrontEnd* e : engines_) e->blocked_heads(heads);
+    // A record spread over several DMA engines is one head on each: named once.
+    std::vector<std::pair<std::uint64_t, std::string>> named;
     for (const BlockedHead& b : heads) {
+        if (std::find(named.begin(), named.end(), std::pair{b.line, b.queue}) != named.end()) continue;
+        named.emplace_back(b.line, b.queue);
         std::string skipped;  // a --lenient replay may have dropped the signaller
         if (b.sem < skipped_signaller_.size() && skipped_signaller_[b.sem]) {
             skipped = "; the record at " + reader_.file() + ":" + std::to_string(skipped_signaller_[b.sem]) +
@@ -608,9 +612,10 @@ void ReplaySession::deadlock(Cycle now) {
                                       std::to_string(b.have) + skipped,
                                   "deadlock"});
     }
-    if (!named_skip && result_.skipped)
-        msg += " (" + std::to_string(result_.skipped) +
-               " record(s) were skipped under --lenient; a signal among them would be lost)";
+    if (result_.skipped)
+        msg += " (" + std::to_string(result_.skipped) + " record(s) were skipped under --lenient" +
+               (named_skip ? ")" : "; a signal among them would be lost)");
+    msg += "; `sbufsim check " + reader_.file() + "` follows each wait to its signals";
     throw ReplayError(ReplayError::Kind::deadlock, msg, std::move(errs));
 }
 

@@ -476,16 +476,18 @@ std::vector<Row> read_existing(const std::string& path, const std::vector<std::s
     return rows;
 }
 
-std::string trace_spelling(const std::string& path) {
-    const std::string normal = std::filesystem::path(path).lexically_normal().string();
-    return normal.empty() ? path : normal;
+std::string trace_key(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    const std::string key = ec ? std::filesystem::path(path).lexically_normal().string() : p.string();
+    return key.empty() ? path : key;
 }
 
 std::string row_key(const Row& row, std::size_t axes) {
     // A unit separator cannot occur in a trace path or a config value typed on a command line.
     std::string key;
     for (std::size_t i = 0; i <= axes && i < row.size(); ++i)
-        key += (i == 0 ? trace_spelling(row[i]) : row[i]) + '\x1f';
+        key += (i == 0 ? trace_key(row[i]) : row[i]) + '\x1f';
     return key;
 }
 

@@ -154,8 +154,10 @@ struct TraceChecker::Ctx {
     void size(const char* field, const Operand& o) {
         constexpr std::string_view kRule = "trace format v1, docs/trace-format.md";
         const bool dma = rec.kind == RecordKind::dma;
+        const bool pe = rec.kind == RecordKind::ldweights || rec.kind == RecordKind::matmul;
+        if (pe && std::string_view(field) == "src2") return;  // an MX scale tile: sized by its data
         if (o.dims == 0) {
-            if (rec.bytes == 0 && !dma && std::string_view(field) != "src2")
+            if (rec.bytes == 0 && !dma)
                 error(field,
                       "has no size: give its access pattern (dtype@addr[steps][sizes]) or bytes=N (bytes per "
                       "partition)",

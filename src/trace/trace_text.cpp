@@ -681,7 +681,9 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
         const auto value = toks[i].substr(eq + 1);
         const auto it = std::find_if(kFields.begin(), kFields.end(), [&](const FieldName& f) { return f.name == key; });
         if (it == kFields.end() || !(spec.allowed & it->bit))
-            return fail(std::string(key), unknown_field(kind, spec, key));
+            // The field of the message is the key as written, cut as quoted() cuts a token.
+            return fail(key.size() > 64 ? std::string(key.substr(0, 64)) + "..." : std::string(key),
+                        unknown_field(kind, spec, key));
         if ((seen & it->bit) && it->bit != F_wait && it->bit != F_signal)
             return fail(std::string(key), "given twice");
         seen |= it->bit;
@@ -760,6 +762,7 @@ void TraceReader::open(bool digest) {
         auto bad = [&](std::string reason) {
             throw TraceFormatError(TraceError{file_, impl_->line_no, "header", std::move(reason), std::string(kFormatRule)});
         };
+        if (too_long) bad("line longer than 65536 bytes, the limit for one line (is this a trace file?)");
         // A UTF-8 byte-order mark (an editor's) hides the magic word: named, since it is invisible.
         if (n > 0 && t[0].substr(0, 3) == "\xEF\xBB\xBF" && t[0].substr(3) == kTraceTextMagic)
             bad("the file starts with a UTF-8 byte-order mark (bytes EF BB BF) before the header; save it "

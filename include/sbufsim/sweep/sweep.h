@@ -143,9 +143,12 @@ void write_json(std::ostream& os, const std::vector<std::string>& columns, const
 // wrong cell count (a row cut off by an interruption) are dropped, as are crashed and timed-out
 // rows, so they run again.
 std::vector<Row> read_existing(const std::string& path, const std::vector<std::string>& columns);
-// A trace path as the table keeps it: lexically normal (`./T.trc` and `a/../T.trc` are `T.trc`).
-std::string trace_spelling(const std::string& path);
-// The identity of a row for resume: trace (as trace_spelling()) and varied values.
+// Which file a trace path names, for matching rows: its canonical path (links and `..`
+// resolved, from the current directory), or the lexically normal path when it cannot be
+// resolved. `./T.trc`, `$PWD/T.trc` and a link to it are one trace; the table keeps each row's
+// spelling as it was given.
+std::string trace_key(const std::string& path);
+// The identity of a row for resume: trace (as trace_key()) and varied values.
 std::string row_key(const Row& row, std::size_t axes);
 
 // Row order for the terminal summary: indices of `rows` sorted best first by `metric` (rows
