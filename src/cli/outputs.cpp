@@ -29,9 +29,9 @@ std::string trace_mark(std::string_view command) {
 
 OutputPolicy trace_output_policy(std::string role, bool force, std::vector<std::string> inputs) {
     OutputPolicy p = output_policy(std::move(role), is_written_trace, force, std::move(inputs));
-    p.own_kind_rule = "a text trace is replaced only when its first line starts '" +
-                      std::string(kTraceMark.substr(0, kTraceMark.size() - 1)) +
-                      "', as gen, convert and nki write it";
+    p.own_kind_rule =
+        "only a trace sbufsim wrote is replaced: a binary trace, or a text trace whose first line starts '" +
+        std::string(kTraceMark.substr(0, kTraceMark.size() - 1)) + "'";
     return p;
 }
 
