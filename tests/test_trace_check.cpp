@@ -98,6 +98,11 @@ TEST(TraceCheck, An_operand_says_how_much_it_moves_once) {
     // A size of 0 moves nothing.
     expect_one("pool queue=qPool0 src=bf16@0x1000[1,64][0,2] dst=bf16@0x20000[1][64] partitions=32\n", "src",
                "dimension 0 of the access pattern has size 0, so it moves nothing");
+    // A transposing DMA's destination is derived from bytes=; a pattern given with it is checked
+    // for emptiness all the same.
+    expect_one("dma queue=q0 engine=0 src=hbm dst=bf16@0x0[1][0] partitions=16 bytes=256 transpose=1\n",
+               "dst", "dimension 0 of the access pattern has size 0");
+    expect_clean("dma queue=q0 engine=0 src=hbm dst=bf16@0x0 partitions=16 bytes=256 transpose=1\n");
 }
 
 TEST(TraceCheck, Q7_operand_in_psum_has_no_axi_path) {

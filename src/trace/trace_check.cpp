@@ -402,7 +402,9 @@ void TraceChecker::check_dma(Ctx& c) {
     const std::uint32_t cols = r.bytes / w;
     if (!c.verdict("bytes", has_valid_xpose_tile_cols(params_.isa, cols, r.dst.dtype))) return;
     c.verdict("dst", xpose_dst_aligned(params_.isa, r.dst.addr));
-    // The destination pattern is one element per partition.
+    // The destination pattern is one element per partition (derived from bytes=); a pattern
+    // given with it may still not be empty.
+    c.size("dst", r.dst);
     Operand one = r.dst;
     one.dims = 1;
     one.steps = {1, 0, 0};
