@@ -213,6 +213,22 @@ TEST(CliRun, Invalid_trace_is_refused_and_lenient_counts_skipped_records) {
     const Out lenient = sbufsim({"run", path, "--lenient", "--quiet", "--csv", "-"});
     EXPECT_EQ(lenient.rc, kExitOk) << lenient.err;
     EXPECT_NE(lenient.out.find(",run,,skipped_records,2\n"), std::string::npos) << lenient.out;
+    // Said on stderr too, summary or not: the statistics cover part of the trace.
+    EXPECT_NE(lenient.err.find("warning: " + path +
+                               ": 2 invalid record(s) skipped (--lenient): the statistics "
+                               "cover the other 1 record(s); the first: " +
+                               path + ":3:"),
+              std::string::npos)
+        << lenient.err;
+    const std::string none = write_temp("cli_all_invalid.trc",
+                                        "sbufsim-trace 1 gen=cayman\n"
+                                        "act queue=qAct0 src=bf16@0x0[1][64] partitions=32\n");
+    const Out empty = sbufsim({"run", none, "--lenient", "--quiet"});
+    EXPECT_EQ(empty.rc, kExitOk) << empty.err;
+    EXPECT_NE(empty.err.find("every record was skipped, nothing was replayed"), std::string::npos)
+        << empty.err;
+    const Out clean = sbufsim({"run", shipped("dma_load.trc"), "--lenient", "--quiet"});
+    EXPECT_EQ(clean.err, "");
 }
 
 TEST(CliRun, Deadlock_exits_with_input_error_naming_the_queue) {

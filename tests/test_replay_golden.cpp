@@ -197,6 +197,32 @@ TEST(ReplayGolden, A_deadlock_names_every_blocked_queue_of_a_dma_engine_and_a_sk
         EXPECT_NE(m.find("the record at " + skipped + ":2 that signals it was skipped (--lenient)"),
                   std::string::npos)
             << m;
+        EXPECT_EQ(m.find("the whole trace signals it only"), std::string::npos) << m;
+    }
+    // --lenient replays a wait nothing in the trace signals (strict refuses it up front): the
+    // deadlock gives the strict check's count and fix. A cycle of waits, signalled enough, does not.
+    const std::string unsignalled =
+        write_temp("unsignalled.trc",
+                   "sbufsim-trace 1 gen=cayman\n"
+                   "dma queue=qA src=hbm dst=bf16@0x0 partitions=1 bytes=64 signal=1\n"
+                   "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 wait=1 wait=3\n");
+    try {
+        replay_trace(cayman(), unsignalled, lenient);
+        FAIL() << "no deadlock reported";
+    } catch (const ReplayError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(
+            m.find("waits for semaphore 3 >= 1 (value 0); the whole trace signals it only 0 times: add the "
+                   "missing signal=3 or lower the wait's value"),
+            std::string::npos)
+            << m;
+    }
+    try {
+        replay_trace(cayman(), cycle, lenient);
+        FAIL() << "no deadlock reported";
+    } catch (const ReplayError& e) {
+        EXPECT_EQ(std::string(e.what()).find("the whole trace signals it only"), std::string::npos)
+            << e.what();
     }
 }
 

@@ -172,6 +172,20 @@ void warn_if_changed(const std::string& result, const std::string& trace, const 
         << " now): its statistics will differ from the recorded ones\n";
 }
 
+// Under --lenient a run that skipped records describes only part of its trace: said on stderr
+// whether or not the summary is printed (--quiet, --json -), as sweep says it of its rows.
+void warn_skipped(const std::string& trace, const ReplayResult& r, std::ostream& err) {
+    if (r.skipped == 0) return;
+    err << "sbufsim run: warning: " << trace << ": " << r.skipped
+        << " invalid record(s) skipped (--lenient): ";
+    if (r.skipped == r.records)
+        err << "every record was skipped, nothing was replayed";
+    else
+        err << "the statistics cover the other " << r.records - r.skipped << " record(s)";
+    if (!r.skipped_errors.empty()) err << "; the first: " << r.skipped_errors.front().to_string();
+    err << "\n";
+}
+
 // `run --from RESULT.json`: the recorded runs' command lines, each followed by the options given
 // now (other than --from), replayed one after the other.
 int rerun_from(const std::string& result, const std::vector<std::string>& args, Io io) {
@@ -451,6 +465,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             } else
                 rep.result = replay(cfg.params, reader, ropt);
             progress.finish();
+            warn_skipped(path, rep.result, io.err);
             spdlog::info("run: {}: {} records, {} instructions, {} cycles", path, rep.result.records,
                          rep.result.instructions, rep.result.total_cycles);
             if (probe && probe->overflowed()) {

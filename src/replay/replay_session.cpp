@@ -602,6 +602,12 @@ void ReplaySession::deadlock(Cycle now) {
             skipped = "; the record at " + reader_.file() + ":" + std::to_string(skipped_signaller_[b.sem]) +
                       " that signals it was skipped (--lenient)";
             named_skip = true;
+        } else if (eof_ && checker_.signals_of(b.sem) < b.want) {
+            // A strict replay refuses such a trace up front (TraceChecker::finish); --lenient
+            // replays it until the wait, and says the same.
+            skipped = "; the whole trace signals it only " + std::to_string(checker_.signals_of(b.sem)) +
+                      " times: add the missing signal=" + std::to_string(b.sem) +
+                      " or lower the wait's value";
         }
         msg += "; queue " + b.queue + " (" + reader_.file() + ":" + std::to_string(b.line) +
                ") waits for semaphore " + std::to_string(b.sem) + " >= " + std::to_string(b.want) +

@@ -36,6 +36,9 @@ public:
     // the semaphore fewer times than the wait's value (a wait on a never-signalled semaphore
     // would hang the replay). Reported at the line of the first such wait.
     std::size_t finish(std::vector<TraceError>& out);
+    // How many times the records checked so far signal semaphore `sem` (0 for one that does not
+    // exist): after the last record, the whole trace's count that finish() compares waits with.
+    std::uint64_t signals_of(std::uint32_t sem) const { return sem < signals_.size() ? signals_[sem] : 0; }
 
     const AddressMap& address_map() const { return map_; }
     // Where the last access record check() looked at lands (AddressMap::locate: region,
