@@ -192,6 +192,30 @@ TEST(CliRun, Summary_opens_with_the_verdict_and_the_critical_path) {
     EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_0 +1 +23637 +0 +0 +3248 ")));
 }
 
+TEST(CliRun, Summary_shows_dma_engines_with_equal_figures_as_one_row) {
+    // One load spread over the sixteen DMA engines, a second pinned to dma_0: dma_1..15 alike.
+    const std::string path = write_temp("cli_spread.trc",
+                                        "sbufsim-trace 1 gen=cayman\n"
+                                        "dma queue=qA src=hbm dst=bf16@0x0 partitions=128 bytes=64\n"
+                                        "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 "
+                                        "engine=0\n");
+    const Out o = sbufsim({"run", path});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_0 +2 ")));
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_1\\.\\.15 +1 ")));
+    EXPECT_NE(o.out.find("  (dma_1..15: each engine of the range has the figures shown)\n"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("\n  dma_1..15: each 8 descriptors, 512 B,"), std::string::npos) << o.out;
+    const std::string engines =
+        o.out.substr(0, o.out.find("\n-- bank kernel --"));  // its client table lists each
+    EXPECT_EQ(engines.find("dma_7"), std::string::npos) << engines;
+    // The figures of the merged row are each engine's (the JSON keeps every engine).
+    const Out j = sbufsim({"run", path, "--quiet", "--csv", "-"});
+    for (const char* e : {"dma_1", "dma_15"})
+        EXPECT_NE(j.out.find(std::string(",engine,") + e + ",instructions,1\n"), std::string::npos) << j.out;
+}
+
 TEST(CliRun, Csv_carries_the_same_total) {
     const Out o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--csv", "-"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sbufsim/config/config.h"
 #include "sbufsim/output/bottleneck.h"
@@ -117,6 +119,55 @@ constexpr EngineColumn kEngineColumns[] = {
     {"busy%", 7, "busy_share"},            {"read B", 12, "bytes_read"},
     {"written B", 12, "bytes_written"}};
 
+// A row of a per-engine table: the engine's name and the rest of its line.
+struct EngineRow {
+    std::string name, figures;
+    std::size_t engines = 1;  // how many engines it stands for (merge_alike)
+};
+
+// The number after a name's last '_' (dma_7: 7), or none.
+std::optional<std::size_t> engine_index(const std::string& name) {
+    const std::size_t us = name.rfind('_');
+    if (us == std::string::npos || us + 1 == name.size()) return std::nullopt;
+    std::size_t v = 0;
+    for (std::size_t i = us + 1; i < name.size(); ++i) {
+        if (name[i] < '0' || name[i] > '9') return std::nullopt;
+        v = v * 10 + static_cast<std::size_t>(name[i] - '0');
+    }
+    return v;
+}
+
+// Consecutive engines of one family (dma_0, dma_1, ...) with the same figures become one row
+// named dma_0..15: a load spread over the sixteen DMA engines would repeat one line sixteen times.
+std::vector<EngineRow> merge_alike(const std::vector<EngineRow>& rows) {
+    std::vector<EngineRow> out;
+    std::size_t first = 0;  // index of the run's first engine
+    for (const EngineRow& row : rows) {
+        const std::optional<std::size_t> i = engine_index(row.name);
+        if (!out.empty() && i && out.back().figures == row.figures) {
+            const std::string& head = out.back().name;
+            const std::size_t stem = row.name.rfind('_') + 1;
+            if (head.compare(0, stem, row.name, 0, stem) == 0 && *i == first + out.back().engines) {
+                ++out.back().engines;
+                continue;
+            }
+        }
+        out.push_back(row);
+        first = i.value_or(0);
+    }
+    for (EngineRow& row : out)
+        if (row.engines > 1) row.name += ".." + std::to_string(*engine_index(row.name) + row.engines - 1);
+    return out;
+}
+
+// Under a table that merged rows: what such a row stands for.
+void explain_merged(std::ostream& os, const std::vector<EngineRow>& rows) {
+    std::string merged;
+    for (const EngineRow& row : rows)
+        if (row.engines > 1) merged += (merged.empty() ? "" : ", ") + row.name;
+    if (!merged.empty()) os << "  (" << merged << ": each engine of the range has the figures shown)\n";
+}
+
 void print_engine_table(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
     // The port-wait column only where an NC-v2 shared port held an engine back.
     const bool ports = std::any_of(b.engines.begin(), b.engines.end(), [](const EngineBreakdown& e) { return e.port_wait; });
@@ -132,17 +183,38 @@ void print_engine_table(std::ostream& os, const ReplayResult& r, const Bottlenec
     }
     os << "\n";
     const std::vector<std::optional<MetricValue>> values = metric_typed_values(names, r);
+    std::vector<EngineRow> rows;
     for (std::size_t i = 0; i < b.engines.size(); ++i) {
-        os << col(b.engines[i].name, 10, false);
+        EngineRow row{b.engines[i].name, {}};
         std::size_t column = 0;
         for (const EngineColumn& c : kEngineColumns) {
             if (!shown(c)) continue;
             const std::optional<MetricValue>& v = values[column++ * b.engines.size() + i];
             const bool fraction = v && v->kind == MetricValue::Kind::real;
-            os << col(!v ? "" : fraction ? format_fixed(100 * v->real, 1) : v->str(), c.width);
+            row.figures += col(!v ? "" : fraction ? format_fixed(100 * v->real, 1) : v->str(), c.width);
         }
-        os << "\n";
+        rows.push_back(std::move(row));
     }
+    rows = merge_alike(rows);
+    for (const EngineRow& row : rows) os << col(row.name, 10, false) << row.figures << "\n";
+    explain_merged(os, rows);
+}
+
+// The DMA engines that moved data, one line each (engines alike merged).
+void print_dma_engines(std::ostream& os, const ReplayResult& r) {
+    std::vector<EngineRow> rows;
+    for (std::size_t i = 0; i < r.dma.size(); ++i) {
+        const DmaStats& s = r.dma[i];
+        if (!s.descriptors) continue;
+        const double ns = r.pe_clock_ghz > 0 ? static_cast<double>(s.data_cycles) / r.pe_clock_ghz : 0;
+        rows.push_back({"dma_" + std::to_string(i),
+                        std::to_string(s.descriptors) + " descriptors, " + std::to_string(s.bytes) + " B, " +
+                            std::to_string(s.transposes) + " transposes, " +
+                            format_fixed(ns > 0 ? static_cast<double>(s.bytes) / ns : 0, 2) +
+                            " GB/s while active"});
+    }
+    for (const EngineRow& row : merge_alike(rows))
+        os << "\n  " << row.name << ": " << (row.engines > 1 ? "each " : "") << row.figures;
 }
 
 }  // namespace
@@ -177,13 +249,7 @@ void print_summary(std::ostream& os, const RunReport& rep) {
        << " open, " << a.group_limit_exceeded << " over the limit; " << a.psum_banks_zeroed << " banks zeroed, "
        << a.psum_write_bytes << " B written, " << a.psum_accumulate_bytes << " B accumulated\n";
     os << "DMA: " << r.dma_bytes() << " B, achieved " << format_fixed(r.dma_gbps(), 2) << " GB/s over the run";
-    for (std::size_t i = 0; i < r.dma.size(); ++i) {
-        const DmaStats& s = r.dma[i];
-        if (!s.descriptors) continue;
-        const double ns = r.pe_clock_ghz > 0 ? static_cast<double>(s.data_cycles) / r.pe_clock_ghz : 0;
-        os << "\n  dma_" << i << ": " << s.descriptors << " descriptors, " << s.bytes << " B, " << s.transposes
-           << " transposes, " << format_fixed(ns > 0 ? static_cast<double>(s.bytes) / ns : 0, 2) << " GB/s while active";
-    }
+    print_dma_engines(os, r);
     os << "\n";
     // Beat-cycles are per client and overlap in time, so their sum is no part of the run's cycles;
     // a PE client waiting its stage-1 turn while another quadrant's beat uses the port costs the
