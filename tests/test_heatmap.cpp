@@ -7,6 +7,7 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -175,6 +176,40 @@ TEST(WindowStats, Idle_windows_cost_nothing_in_a_fixed_width_probe) {
     EXPECT_EQ(busy, 3u);
     EXPECT_EQ(bytes, 96u);
     EXPECT_EQ(grid.rows.back().start + grid.rows.back().cycles, far + 1);
+}
+
+TEST(Heatmap, A_fixed_width_series_is_drawn_where_its_windows_lie_after_an_idle_start) {
+    // --window-stats 1000 keeps only windows with activity: here the first is at cycle 50,000.
+    ActivityProbe probe(4, 16, ProbeOptions{1000, true, 0, false});
+    probe.grant(1, 0, 0b1, 32, 50'000);
+    probe.conflict(0, 50'000);
+    probe.grant(2, 0, 0b10, 32, 90'005);
+    Stats s;
+    s.banks.resize(16);
+    s.clients.resize(4);
+    s.sbuf_banks = 16;
+    const WindowSeries w = make_windows(probe, s, 90'012, 1000);
+    ASSERT_EQ(w.rows.front().start, 50'000u);
+    EXPECT_EQ(rebin(w, 200, 0).rows.front().start, 0u);  // the picture's grid starts at cycle 0
+    const std::string svg =
+        render_heatmap(w, BlockMatrix{}, HeatmapInfo{"late", "cayman", "", 2.4, 90'012, true});
+    // A cell's x and width, from its tooltip's cycle range (the cause panel has tooltips).
+    auto cell = [&](const std::string& cycles) {
+        const std::size_t at = svg.rfind("<rect", svg.find("in cycles " + cycles + "<"));
+        std::smatch m;
+        const std::string tag = svg.substr(at, svg.find('>', at) - at);
+        EXPECT_TRUE(
+            std::regex_search(tag, m, std::regex("x=\"([0-9.]+)\" y=\"[0-9.]+\" width=\"([0-9.]+)\"")))
+            << tag;
+        return std::pair{std::stod(m[1]), std::stod(m[2])};
+    };
+    const auto [x0, w0] = cell("0-1000");
+    const auto [x50, w50] = cell("50000-51000");
+    const auto [x90, w90] = cell("90000-90012");
+    const double plot = x90 + w90 - x0;  // the last bin ends at the run's end, the axis's right edge
+    EXPECT_NEAR((x50 - x0) / plot, 50'000.0 / 90'012, 1e-4);
+    EXPECT_NEAR(w0 / plot, 1000.0 / 90'012, 1e-3);
+    EXPECT_NEAR(w90 / plot, 12.0 / 90'012, 1e-3);  // a short last bin is drawn short
 }
 
 TEST(WindowStats, Fixed_width_probe_stops_at_its_cap_and_says_so) {
@@ -348,12 +383,12 @@ TEST(Heatmap, Matrix_colours_are_against_a_tenth_of_the_run_at_least) {
 // are not white next to the large one.
 TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale) {
     BlockMatrix m;
-    const std::size_t n = 20;
+    const std::size_t n = 30;
     for (std::size_t c = 0; c < n; ++c) m.clients.push_back("dma_" + std::to_string(c));
     m.cycles.assign(n * n, 0);
     m.cycles[0 * n + 1] = 55400;                                       // dma_0 blocked by dma_1
     for (std::size_t v = 2; v < n; ++v) m.cycles[v * n + (v + 1) % n] = 50 + v;  // small pairs
-    // dma_19 takes part in many pairs, but its largest is smaller than dma_0 <- dma_1: the
+    // dma_29 takes part in many pairs, but its largest is smaller than dma_0 <- dma_1: the
     // largest pair is shown all the same.
     for (std::size_t v = 2; v < n - 1; ++v) m.cycles[v * n + n - 1] = 1000;
     const std::string svg = render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 100, true});
@@ -363,9 +398,17 @@ TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale)
     EXPECT_GE(shown, 10u * 10u);
     EXPECT_NE(svg.find(">55.4k<"), std::string::npos);                    // not 5.54e+04
     EXPECT_EQ(svg.find("e+0"), std::string::npos);
-    EXPECT_NE(svg.find("client(s) not shown"), std::string::npos);
+    // 22 fit: dma_0, dma_1, dma_19 and dma_2.. by their 1000-cycle pairs until the room ends; the
+    // note names the rest and their largest cell, equal to the shown ones (the cut fell in a tie).
+    EXPECT_EQ(shown, 22u * 22u);
+    EXPECT_NE(
+        svg.find("8 client(s) not shown for room: dma_21, dma_22, dma_23, dma_24, dma_25, dma_26, dma_27, "
+                 "dma_28<"),
+        std::string::npos)
+        << svg;
+    EXPECT_NE(svg.find("stall cycles, the largest cell 1k (every pair"), std::string::npos);
     EXPECT_NE(svg.find("dma_0 blocked by dma_1: 55400 cycles"), std::string::npos);  // exact in the tooltip
-    EXPECT_NE(svg.find("dma_4 blocked by dma_19: 1000 cycles"), std::string::npos);
+    EXPECT_NE(svg.find("dma_4 blocked by dma_29: 1000 cycles"), std::string::npos);
     // Log colour: a pair 1000x smaller than the largest is still visibly tinted (linear: white).
     EXPECT_GT(svg::log_scale(55, 55400), 0.09);
     EXPECT_LT(svg::log_scale(55, 55400), 0.2);

@@ -127,8 +127,9 @@ void legend(svg::Writer& s, const Panel& p, double height, const char* unit) {
     if (p.log) s.text(kLegendX + 7, p.y + height + 12, "log", 9, "middle");
 }
 
-void cells(svg::Writer& s, const WindowSeries& w, const Panel& p) {
-    const double cw = kPlotW / static_cast<double>(std::max<std::size_t>(1, w.rows.size()));
+// Each bin where its cycles lie on the time axis of `total` cycles (the last bin may be short).
+void cells(svg::Writer& s, const WindowSeries& w, const Panel& p, Cycle total) {
+    const double per_cycle = kPlotW / static_cast<double>(std::max<Cycle>(total, 1));
     for (std::size_t row = 0; row < p.rows.size(); ++row) {
         for (std::size_t i = 0; i < w.rows.size(); ++i) {
             const WindowRow& r = w.rows[i];
@@ -142,8 +143,8 @@ void cells(svg::Writer& s, const WindowSeries& w, const Panel& p) {
                 st.title = p.rows[row] + ": " + svg::num(v, 3) + " per cycle in cycles " +
                            std::to_string(r.start) + "-" + std::to_string(r.start + r.cycles);
             // Overlap by a hair so anti-aliasing leaves no white seams between cells.
-            s.rect(kLeft + cw * static_cast<double>(i), p.y + p.row_h * static_cast<double>(row), cw + 0.05,
-                   p.row_h + 0.05, st);
+            s.rect(kLeft + per_cycle * static_cast<double>(r.start), p.y + p.row_h * static_cast<double>(row),
+                   per_cycle * static_cast<double>(r.cycles) + 0.05, p.row_h + 0.05, st);
         }
     }
 }
@@ -152,7 +153,7 @@ void panel(svg::Writer& s, const WindowSeries& w, const Panel& p, Cycle total, c
     const double h = p.height();
     s.text(kLeft, p.y - 8, p.title, 12, "start", 0, "bold");
     s.open_group(p.css);
-    cells(s, w, p);
+    cells(s, w, p, total);
     s.close_group();
     row_labels(s, p);
     svg::Style frame;
@@ -171,6 +172,8 @@ struct MatrixView {
     std::vector<std::size_t> shown;
     std::size_t hidden = 0;
     std::uint64_t hidden_cycles = 0;   // cells of a hidden row or column
+    std::uint64_t hidden_largest = 0;  // the largest of those cells
+    std::string hidden_names;          // the hidden clients, comma-separated
 };
 
 MatrixView top_clients(const BlockMatrix& m, std::size_t limit) {
@@ -195,13 +198,20 @@ MatrixView top_clients(const BlockMatrix& m, std::size_t limit) {
     for (std::size_t c = 0; c < n; ++c)
         if (on[c]) view.shown.push_back(c);
     view.hidden = n - view.shown.size();
-    for (std::size_t v = 0; v < n; ++v)
+    for (std::size_t v = 0; v < n; ++v) {
+        if (!on[v]) view.hidden_names += (view.hidden_names.empty() ? "" : ", ") + m.clients[v];
         for (std::size_t b = 0; b < n; ++b)
-            if (!on[v] || !on[b]) view.hidden_cycles += m.cycles[v * n + b];
+            if (!on[v] || !on[b]) {
+                view.hidden_cycles += m.cycles[v * n + b];
+                view.hidden_largest = std::max(view.hidden_largest, m.cycles[v * n + b]);
+            }
+    }
     return view;
 }
 
-constexpr std::size_t kMatrixClients = 14;
+// As many as fit the picture's width with their rotated names (the 16 DMA queues and the PE
+// quadrants of a GEMM among them).
+constexpr std::size_t kMatrixClients = 22;
 constexpr double kCell = 34, kMatrixLabelW = 92, kMatrixHeadH = 80;
 
 // Who blocked whom: square cells, row = victim, column = blocker, red on a log scale (one
@@ -258,23 +268,40 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
         10);
     if (view.hidden) {
         below += 14;
-        s.text(x0, below, std::to_string(view.hidden) + " less involved client(s) not shown (" +
-                              svg::compact(static_cast<double>(view.hidden_cycles)) + " stall cycles in their rows and columns)",
+        // Clients are dropped by their pairs' cells, largest first: the cut can fall between
+        // equal cells, so the note names them and their largest cell rather than calling them minor.
+        constexpr std::size_t kNamesShown = 90;
+        std::string names = view.hidden_names;
+        if (names.size() > kNamesShown) names = names.substr(0, names.rfind(", ", kNamesShown)) + ", ...";
+        s.text(x0, below,
+               std::to_string(view.hidden) + " client(s) not shown for room: " + names +
+                   (view.hidden_cycles ? "" : " (no stall cycles in their rows or columns)"),
                10);
+        if (view.hidden_cycles) {
+            below += 14;
+            s.text(x0, below,
+                   "their rows and columns hold " + svg::compact(static_cast<double>(view.hidden_cycles)) +
+                       " stall cycles, the largest cell " +
+                       svg::compact(static_cast<double>(view.hidden_largest)) +
+                       " (every pair: the blocked_by section of sbufsim run --json)",
+                   10);
+        }
     }
     return below + 10;
 }
 
 double matrix_height(const BlockMatrix& m) {
     const std::size_t shown = std::min(m.clients.size(), kMatrixClients);
-    return kMatrixHeadH + kCell * static_cast<double>(shown) + 50;
+    return kMatrixHeadH + kCell * static_cast<double>(shown) + 64;
 }
 
 }  // namespace
 
 std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, const HeatmapInfo& info,
                            std::size_t max_bins) {
-    const WindowSeries w = rebin(series, max_bins);
+    // From cycle 0: a run whose first windows were idle (a fixed-width series keeps only the
+    // windows with activity) is drawn where its activity happened.
+    const WindowSeries w = rebin(series, max_bins, 0);
     Panel util("util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20, w.banks, util_of);
     util.rule_at = w.sbuf_banks;
     Panel stall("stall",
@@ -306,7 +333,9 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     if (w.banks.size() == w.sbuf_banks) sub += ", no PSUM region";
     s.text(kLeft, 36, sub, 10);
     if (!info.settings.empty()) s.text(kLeft, 50, "settings: " + info.settings, 10);
-    const Cycle total = w.rows.empty() ? 0 : w.rows.back().start + w.rows.back().cycles;
+    // The run's cycles (activity may end before the last instruction does), at least the bins'.
+    const Cycle total =
+        std::max(info.total_cycles, w.rows.empty() ? 0 : w.rows.back().start + w.rows.back().cycles);
     panel(s, w, util, total, "util");
     panel(s, w, stall, total, "stalls");
     panel(s, w, cause, total, "stalls");

@@ -191,12 +191,12 @@ WindowSeries make_windows(const ActivityProbe& p, const Stats& s, Cycle total, C
     return w;
 }
 
-WindowSeries rebin(const WindowSeries& w, std::size_t max_rows) {
+WindowSeries rebin(const WindowSeries& w, std::size_t max_rows, Cycle origin) {
     if (w.rows.empty() || w.width == 0) return w;
-    const Cycle origin = w.rows.front().start;
+    if (origin == kNever || origin > w.rows.front().start) origin = w.rows.front().start;
     const Cycle end = w.rows.back().start + w.rows.back().cycles;
     const Cycle span_rows = (end - origin + w.width - 1) / w.width;
-    const bool gap_free = span_rows == w.rows.size();
+    const bool gap_free = span_rows == w.rows.size() && w.rows.front().start == origin;
     if (max_rows == 0 || (gap_free && w.rows.size() <= max_rows)) return w;
     const Cycle k = std::max<Cycle>(1, (span_rows + max_rows - 1) / max_rows);
     WindowSeries out = w;

@@ -201,9 +201,11 @@ struct WindowSeries {
 // something happened (an idle window has no row: memory follows the activity, not the span).
 // Names come from the run's statistics.
 WindowSeries make_windows(const ActivityProbe& p, const Stats& s, Cycle total, Cycle width);
-// The same series on a regular grid of at most `max_rows` rows (0 = no limit) from the first
-// row's start: groups of k consecutive windows merged, idle windows between rows filled with
-// zero rows. A gap-free series of at most `max_rows` rows is returned as it is.
-WindowSeries rebin(const WindowSeries& w, std::size_t max_rows);
+// The same series on a regular grid of at most `max_rows` rows (0 = no limit) from `origin`
+// (a multiple of w.width at or before the first row; kNever: the first row's start): groups of
+// k consecutive windows merged, idle windows between rows filled with zero rows. A gap-free
+// series of at most `max_rows` rows from there is returned as it is. A picture drawn along the
+// run's time axis asks for origin 0, so that idle windows at the start keep their place.
+WindowSeries rebin(const WindowSeries& w, std::size_t max_rows, Cycle origin = kNever);
 
 }  // namespace sbufsim
