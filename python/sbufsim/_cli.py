@@ -29,6 +29,8 @@ def command(*args, ok_statuses=(0,)):
     if status in ok_statuses:
         return Completed(status, out, err)
     message = err.strip() or f"sbufsim {' '.join(argv)}: exit status {status}"
+    # The Python writers that go through the command line take force=True for its --force.
+    message = message.replace("--force", "force=True")
     error = errors.for_status(status)(message)
     error.exit_status = status
     raise error
@@ -50,7 +52,8 @@ def generate(kind, output, config=None, **shape):
     """Write a trace with `sbufsim gen` and return it: generate("gemm", "g.sbt", m=1024, n=4096,
     k=1024, bufs=2) is `sbufsim gen gemm --m 1024 --n 4096 --k 1024 --bufs 2 -o g.sbt`;
     kind="topology" with topology="net.csv" for a SCALE-Sim file. `config` (a Config) adds its
-    --gen/--config/--set options."""
+    --gen/--config/--set options. An existing `output` is replaced only when sbufsim wrote it,
+    unless force=True (as --force)."""
     from ._config import as_config
     from ._trace import Trace
 

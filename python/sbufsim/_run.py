@@ -13,13 +13,14 @@ from ._trace import as_trace
 TABLE_SECTIONS = ("engine", "client", "bank", "tdm", "blocked_by", "matmul_shape", "window")
 
 
-def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None, vcd=None):
+def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None, vcd=None, force=False):
     """Replay `trace` (a Trace or a trace file path) on `config` (a Config, a generation name, a
     dict of overrides, or None: the trace's own generation, else cayman).
 
     scheduler: "fast" (default) or "clocked" (the SystemC model, every cycle; same statistics).
     lenient: skip invalid records instead of refusing the trace. window_stats=N: per-N-cycle
-    rows (section "window"). vcd: a waveform file (implies the clocked scheduler).
+    rows (section "window"). vcd: a waveform file (implies the clocked scheduler); an existing
+    file other than a VCD is replaced only with force=True.
 
     The GIL is released while the replay runs, so threads can replay in parallel. Clocked runs
     share SystemC's one simulation context per process: they take turns.
@@ -42,7 +43,7 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
     path, text, name = t.source()
     generation, files, overrides, config_dir = cfg.request()
     stats_json, summary = core.run(generation, files, overrides, config_dir, path, text, name, scheduler,
-                                   bool(lenient), int(window_stats or 0), os.fspath(vcd) if vcd else "")
+                                   bool(lenient), int(window_stats or 0), os.fspath(vcd) if vcd else "", bool(force))
     return Result(json.loads(stats_json)["runs"][0], summary)
 
 

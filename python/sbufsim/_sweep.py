@@ -27,7 +27,7 @@ def _values(values):
 
 
 def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shard=None, out=None,
-          lenient=False):
+          lenient=False, force=False):
     """Replay each trace at every point of `vary` in parallel worker processes; one row per
     (trace, point), in table order whatever the number of workers.
 
@@ -37,7 +37,8 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     jobs: worker processes (default: all cores). timeout: seconds per point. shard: (I, N) runs
     the I-th of N blocks of rows. out: a CSV file written as `--out` writes it (and resumed
     from, when it exists). lenient: skip invalid records instead of failing the point (a trace of
-    another generation, say); the rows gain run.skipped_records.
+    another generation, say); the rows gain run.skipped_records. force: replace an `out` file
+    that is not a sweep table (as --force).
 
     A point whose configuration is rejected or whose replay fails is a row with that status;
     errors of the sweep itself (an unknown key, an unreadable trace) raise sbufsim.ConfigError or
@@ -67,6 +68,8 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
         args += ["--out", os.fspath(out)]
     if lenient:
         args.append("--lenient")
+    if force:
+        args.append("--force")
     if config is not None:
         args += as_config(config).cli_args()
     args += ["--json", "-", "--quiet"]

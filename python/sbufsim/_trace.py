@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ._native import core
 
 _MAGIC = "sbufsim-trace 1"
+_MARK = "# written by sbufsim "  # the first line of a text trace sbufsim wrote
 
 
 def operand(dtype, address, steps=None, sizes=None):
@@ -123,25 +124,33 @@ class Trace:
                     with open(text_path, encoding="utf-8") as f:
                         text = f.read()
                 # Without convert's mark (its first line): that is about the temporary file.
-                return text.split("\n", 1)[1] if text.startswith("# written by sbufsim ") else text
+                return text.split("\n", 1)[1] if text.startswith(_MARK) else text
             with open(self.path, encoding="utf-8") as f:
                 return f.read()
         header = _MAGIC + (f" gen={self.generation}" if self.generation else "")
         return "\n".join([header, *self._lines]) + "\n"
 
-    def write(self, path):
+    def write(self, path, *, force=False):
         """Write the trace: text for .trc, binary for .sbt (as `sbufsim convert` writes it).
-        Returns the written file as a Trace."""
+        Returns the written file as a Trace.
+
+        As the command line writes a trace: through a temporary renamed into place, a text trace
+        with sbufsim's mark as its first line, and an existing file replaced only when sbufsim
+        wrote it (a binary trace, or a text trace with the mark) unless force=True; never the
+        trace's own file (sbufsim.OutputError, the file left as it was)."""
         path = os.fspath(path)
+        inputs = [] if self.path is None else [self.path]
         if path.endswith(".sbt"):
             from ._cli import command
 
             with tempfile.TemporaryDirectory() as tmp:
                 source = self._file(tmp)
-                command("convert", source, path)
+                command("convert", source, path, *(["--force"] if force else []))
         else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(self.text())
+            text = self.text()
+            if text.startswith(_MARK):  # the file's own mark: the new one replaces it
+                text = text.split("\n", 1)[1] if "\n" in text else ""
+            core.write_trace(path, text, "python Trace.write", bool(force), inputs)
         return Trace.read(path)
 
     def check(self):

@@ -53,6 +53,13 @@ void raise(const char* name, const std::string& message, const py::dict& attrs =
     PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 
+// A refusal's fix in the words of the Python API: its writers take force=True, not --force.
+std::string pythonic(std::string message) {
+    for (std::size_t at = message.find("--force"); at != std::string::npos; at = message.find("--force", at))
+        message.replace(at, 7, "force=True");
+    return message;
+}
+
 void translate(std::exception_ptr p) {
     try {
         if (p) std::rethrow_exception(p);
@@ -71,7 +78,7 @@ void translate(std::exception_ptr p) {
         // As the command line: a path refused before the work is exit 2, a failed write 3.
         py::dict attrs;
         attrs["exit_status"] = e.kind() == OutputError::Kind::refused ? 2 : 3;
-        raise("OutputError", e.what(), attrs);
+        raise("OutputError", pythonic(e.what()), attrs);
     } catch (const ReplayError& e) {
         // As `sbufsim run` prints it: the message (with the first problem), then up to 19 more.
         std::string message = e.what();
@@ -172,6 +179,7 @@ struct RunRequest {
     bool lenient = false;
     Cycle window_stats = 0;  // per-N-cycle rows (--window-stats N); 0 = none
     std::string vcd;         // clocked: waveform file
+    bool force = false;      // replace a vcd file of another kind
 };
 
 // SystemC's simulation context is global: one clocked replay at a time in this process.
@@ -214,7 +222,7 @@ std::pair<std::string, std::string> run_trace(const RunRequest& r) {
     if (!r.vcd.empty()) {
         std::vector<std::string> inputs = r.config.user_files;
         if (!r.trace_path.empty()) inputs.push_back(r.trace_path);
-        vcd = std::make_unique<OutputFile>(r.vcd, cli::vcd_output_policy("vcd file", false, inputs));
+        vcd = std::make_unique<OutputFile>(r.vcd, cli::vcd_output_policy("vcd file", r.force, inputs));
         run.vcd = vcd->write_path();
     }
     RunReport rep;
@@ -235,6 +243,16 @@ std::pair<std::string, std::string> run_trace(const RunRequest& r) {
     write_json(json, {rep});
     print_summary(summary, rep);
     return {json.str(), summary.str()};
+}
+
+// A text trace written from Python (Trace.write, KernelTrace.write) as gen, convert and nki -o
+// write one: sbufsim's mark first, through a temporary renamed into place, replacing only a trace
+// sbufsim wrote unless `force`, never one of `inputs` (the trace's own file, the kernel's).
+void write_trace(const std::string& path, const std::string& text, const std::string& command, bool force,
+                 const std::vector<std::string>& inputs) {
+    OutputFile out(path, cli::trace_output_policy("trace", force, inputs));
+    out.stream() << cli::trace_mark(command) << '\n' << text;
+    out.commit();
 }
 
 // `sbufsim args...` with captured streams: {exit status, stdout, stderr}.
@@ -279,19 +297,27 @@ PYBIND11_MODULE(_core, m) {
     m.def("generations", &generation_names);
     m.def("key_table", &key_list);
 
-    m.def("run",
-          [](const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
-             const std::string& config_dir, const std::string& trace_path, const std::string& trace_text,
-             const std::string& trace_name, const std::string& scheduler, bool lenient, Cycle window_stats,
-             const std::string& vcd) {
-              RunRequest r{make_request(generation, files, overrides, config_dir),
-                           trace_path, trace_text, trace_name, scheduler, lenient, window_stats, vcd};
-              py::gil_scoped_release release;
-              return run_trace(r);
-          },
-          py::arg("generation"), py::arg("files"), py::arg("overrides"), py::arg("config_dir"),
-          py::arg("trace_path"), py::arg("trace_text"), py::arg("trace_name"), py::arg("scheduler"),
-          py::arg("lenient"), py::arg("window_stats"), py::arg("vcd"));
+    m.def(
+        "run",
+        [](const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
+           const std::string& config_dir, const std::string& trace_path, const std::string& trace_text,
+           const std::string& trace_name, const std::string& scheduler, bool lenient, Cycle window_stats,
+           const std::string& vcd, bool force) {
+            RunRequest r{make_request(generation, files, overrides, config_dir),
+                         trace_path,
+                         trace_text,
+                         trace_name,
+                         scheduler,
+                         lenient,
+                         window_stats,
+                         vcd,
+                         force};
+            py::gil_scoped_release release;
+            return run_trace(r);
+        },
+        py::arg("generation"), py::arg("files"), py::arg("overrides"), py::arg("config_dir"),
+        py::arg("trace_path"), py::arg("trace_text"), py::arg("trace_name"), py::arg("scheduler"),
+        py::arg("lenient"), py::arg("window_stats"), py::arg("vcd"), py::arg("force") = false);
 
     m.def("cli",
           [](const std::vector<std::string>& args) {
@@ -316,6 +342,8 @@ PYBIND11_MODULE(_core, m) {
         }
         return out;
     });
+    m.def("write_trace", &write_trace, py::arg("path"), py::arg("text"), py::arg("command"), py::arg("force"),
+          py::arg("inputs"));
     m.def("trace_generation", [](const std::string& path) { return TraceReader(path).header().generation; },
           py::arg("path"));
 }

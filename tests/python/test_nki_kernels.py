@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+import sbufsim
 from sbufsim import nki
 from nki_helpers import check_semaphores, example, replay, traced
 
@@ -95,6 +96,25 @@ def test_command_keeps_a_trace_it_did_not_write(cli, tmp_path):
     for name in ("-", str(tmp_path / "k.sbt")):
         done = cli(*args[:-1], name)
         assert done.returncode == 2 and "nki keeps the trace as a text file" in done.stderr, done.stderr
+
+
+def test_kernel_trace_write_keeps_the_users_files(tmp_path):
+    # KernelTrace.write as nki -o: marked, a file sbufsim did not write refused, never the kernel.
+    kernel = tmp_path / "matmul.py"
+    kernel.write_text(open(example("matmul.py")).read())
+    kt = nki.trace(f"{kernel}::matmul_tiled", {"lhsT": "bf16[128,128]", "rhs": "bf16[128,512]"})
+    notes = tmp_path / "notes.md"
+    notes.write_text("notes\n")
+    for target in (notes, kernel):
+        with pytest.raises(sbufsim.OutputError) as refused:
+            kt.write(str(target), force=target == kernel)
+        assert target.read_text() == ("notes\n" if target == notes else open(example("matmul.py")).read())
+    assert "force=True" in str(refused.value) or "is also the input" in str(refused.value)
+    out = kt.write(str(tmp_path / "k.trc"))
+    assert open(out).readline().startswith("# written by sbufsim nki; ")
+    kt.write(out)  # its own trace: replaced
+    kt.write(str(notes), force=True)
+    assert sbufsim.run(str(notes)).total_cycles == sbufsim.run(out).total_cycles
 
 
 def test_command_json_on_stdout_is_alone(cli):

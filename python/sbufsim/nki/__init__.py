@@ -29,8 +29,9 @@ _SHAPE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]+)\]\s*$")
 class KernelTrace:
     """A traced kernel: its records as trace text, the matmul FLOPs and the HBM bytes moved."""
 
-    def __init__(self, tracer, name, outputs=None):
+    def __init__(self, tracer, name, outputs=None, kernel_file=None):
         self.name, self.generation = name, tracer.generation
+        self.kernel_file = kernel_file  # the kernel's source, which write() never replaces
         self.text = tracer.text()
         self.flops, self.hbm_bytes = tracer.flops, tracer.hbm_bytes
         self.records = [r.text() for r in tracer.records]
@@ -39,10 +40,21 @@ class KernelTrace:
     def count(self, kind):
         return sum(1 for r in self.records if r.split(" ", 1)[0] == kind)
 
-    def write(self, path):
-        with open(path, "w") as f:
-            f.write(self.text)
+    def write(self, path, *, force=False):
+        """Write the trace as `sbufsim nki -o` does: with sbufsim's mark first, replacing only a
+        trace sbufsim wrote unless force=True, never the kernel's own file (sbufsim.OutputError,
+        the file left as it was)."""
+        from .._native import core
+
+        inputs = [self.kernel_file] if self.kernel_file else []
+        core.write_trace(os.fspath(path), self.text, "nki", bool(force), inputs)
         return path
+
+    def write_scratch(self, path):
+        """The bare trace text into a file of sbufsim nki's own scratch folder (not for users:
+        write() keeps their files)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.text)
 
     def __repr__(self):
         return f"<sbufsim.nki.KernelTrace {self.name}: {len(self.records)} records, {self.flops} flops>"
@@ -191,9 +203,10 @@ def _trace_once(kernel, inputs, params, generation, single):
                 if not os.path.isfile(path):
                     raise NkiError(f"{path}: no such kernel file")
                 func = _load(path, func_name)
-                name = func_name
+                name, kernel_file = func_name, path
             else:
                 func, name = kernel, kernel.__name__
+                kernel_file = getattr(getattr(kernel, "__code__", None), "co_filename", None)
             args = {}
             parsed = {arg: parse_input(spec) for arg, spec in inputs.items()}
             tracer.values = any(values is not None for _, _, values in parsed.values())
@@ -217,4 +230,4 @@ def _trace_once(kernel, inputs, params, generation, single):
                 outputs = [_values.get(_ops.value(v)) for v in returned if isinstance(v, (_ops.View, _ops.Pending))]
     finally:
         _ops._current = None
-    return KernelTrace(tracer, name, outputs)
+    return KernelTrace(tracer, name, outputs, kernel_file)

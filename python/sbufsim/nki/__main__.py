@@ -58,7 +58,7 @@ def _trace_point(job):
         return path, 0, 0, str(e)
     except TypeError as e:
         return path, 0, 0, f"{kernel}: {e}"
-    kt.write(path)
+    kt.write_scratch(path)
     return path, kt.flops, kt.hbm_bytes, None
 
 
@@ -159,8 +159,8 @@ def main(argv=None):
         print(f"sbufsim nki: {args.kernel}: {e} (give each kernel argument with --input or --param)",
               file=sys.stderr)
         return 3
-    kt.write(args.output)
-    print(f"{kt.name}: {len(kt.records)} records, {kt.flops} matmul flops, {kt.hbm_bytes} HBM bytes -> {args.output}")
+    kt.write_scratch(args.output)  # sbufsim nki's own file: it writes -o itself, with the mark
+    print(f"{kt.name}: {len(kt.records)} records, {kt.flops} matmul flops, {kt.hbm_bytes} HBM bytes")
     if kt.outputs is not None:
         return _report_values(kt, args.values_out)
     if args.values_out:
