@@ -23,6 +23,7 @@
 #include "sbufsim/engines/arr_seq.h"
 #include "sbufsim/engines/dma_engine.h"
 #include "sbufsim/engines/q7_core.h"
+#include "sbufsim/output/output_file.h"
 #include "sbufsim/replay/replay_session.h"
 #include "tpb.h"
 
@@ -332,6 +333,9 @@ struct VcdFile {
         written = base + ".vcd";
         file = sc_core::sc_create_vcd_trace_file(base.c_str());
         file->set_time_unit(1, sc_core::SC_PS);
+        // The file's first section (a VCD comment, which viewers skip): what tells a waveform
+        // sbufsim wrote, and may replace, from one another tool wrote (cli::is_vcd).
+        sc_core::sc_write_comment(file, kVcdMark);
     }
     void close() {
         if (!file) return;

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli/outputs.h"
 #include "cli_harness.h"
 #include "sbufsim/sweep/sweep.h"
 
@@ -132,6 +133,36 @@ TEST(CliPlotSweep, Png_export_through_rsvg_convert_or_a_clear_refusal) {
     const CliOut o = sbufsim({"plot", csv, "-o", png});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_EQ(slurp(png).substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    // sbufsim's mark: a Software text chunk right after the header chunk, with its CRC.
+    const std::string drawn = slurp(png);
+    ASSERT_GT(drawn.size(), 33u + 12u);
+    EXPECT_EQ(drawn.substr(37, 12 + 1 + kWrittenBy.size()), png_mark());
+    EXPECT_TRUE(is_picture(drawn.substr(0, 4096)));
+    EXPECT_EQ(sbufsim({"plot", csv, "-o", png}).rc, kExitOk);  // its own picture: replaced
+    // A renderer that exits 0 without writing a PNG is an error, not an empty picture.
+    setenv("SBUFSIM_RSVG_CONVERT", "/bin/true", 1);
+    const CliOut empty = sbufsim({"plot", csv, "-o", tmp("empty.png")});
+    unsetenv("SBUFSIM_RSVG_CONVERT");
+    EXPECT_EQ(empty.rc, kExitInput) << empty.err;
+    EXPECT_NE(empty.err.find("exited 0 but wrote no PNG"), std::string::npos) << empty.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp("empty.png")));
+}
+
+// A picture another tool drew is the user's: replaced only with --force; sbufsim's own (its
+// comment before <svg>) is replaced.
+TEST(CliPlotSweep, A_picture_sbufsim_did_not_draw_is_kept) {
+    const std::string csv = tmp("theirs.csv"), svg = tmp("theirs.svg");
+    run_sweep({"tdm.dma_slots=0,4"}, csv);
+    const std::string theirs = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"/>\n";
+    std::ofstream(svg) << theirs;
+    CliOut o = sbufsim({"plot", csv, "-o", svg});
+    EXPECT_EQ(o.rc, kExitUsage) << o.err;
+    EXPECT_NE(o.err.find("only a picture sbufsim drew is replaced"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(svg), theirs);
+    EXPECT_FALSE(is_picture(std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16)));  // a PNG without the mark
+    ASSERT_EQ(sbufsim({"plot", csv, "-o", svg, "--force"}).rc, kExitOk);
+    EXPECT_NE(slurp(svg).find("<!-- written by sbufsim;"), std::string::npos);
+    EXPECT_EQ(sbufsim({"plot", csv, "-o", svg}).rc, kExitOk);
 }
 
 // A picture is SVG or PNG: any other extension is refused before anything is drawn or written,

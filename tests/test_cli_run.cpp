@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli_harness.h"
+#include "sbufsim/output/output_file.h"
 
 namespace sbufsim::cli {
 namespace {
@@ -380,7 +381,9 @@ TEST(CliRun, Vcd_implies_the_clocked_scheduler_and_refuses_the_fast_one) {
     std::ifstream f(vcd);
     std::string first;
     std::getline(f, first);
-    EXPECT_EQ(first, "$date") << "a VCD file at the path given (no extra .vcd appended)";
+    EXPECT_EQ(first, "$comment") << "a VCD file at the path given (no extra .vcd appended)";
+    std::getline(f, first);
+    EXPECT_EQ(first, kVcdMark);  // what makes it sbufsim's, replaceable
     std::remove(vcd.c_str());
     const Out bad = sbufsim({"run", shipped("matmul_kloop.trc"), "--vcd", vcd, "--scheduler", "fast"});
     EXPECT_EQ(bad.rc, kExitUsage);
@@ -416,8 +419,18 @@ TEST(CliRun, Vcd_never_replaces_an_input_or_a_foreign_file) {
     // --force replaces the foreign file, whole; nothing else is left in the folder.
     const Out forced = sbufsim({"run", trace, "--quiet", "--vcd", notes, "--force"});
     ASSERT_EQ(forced.rc, kExitOk) << forced.err;
-    EXPECT_EQ(contents(notes).rfind("$date", 0), 0u);
+    EXPECT_EQ(contents(notes).rfind("$comment", 0), 0u);
     EXPECT_NE(contents(notes).find("$enddefinitions"), std::string::npos);
+    // Another tool's VCD is the user's too; sbufsim's own is replaced.
+    const std::string theirs = dir + "/theirs.vcd";
+    std::ofstream(theirs) << "$date\n today\n$end\n$timescale 1ns $end\n";
+    const Out refused = sbufsim({"run", trace, "--quiet", "--vcd", theirs});
+    EXPECT_EQ(refused.rc, kExitUsage) << refused.err;
+    EXPECT_NE(refused.err.find("only a waveform sbufsim wrote is replaced"), std::string::npos)
+        << refused.err;
+    EXPECT_EQ(contents(theirs).rfind("$date", 0), 0u);
+    EXPECT_EQ(sbufsim({"run", trace, "--quiet", "--vcd", notes}).rc, kExitOk);  // written above: sbufsim's
+    std::filesystem::remove(theirs);
     std::size_t entries = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
     EXPECT_EQ(entries, 2u);  // in.trc, notes.txt: no temporary left behind

@@ -301,7 +301,8 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
     spdlog::info("plot: {} ({}) -> {}", input, table ? "sweep table" : "run statistics", output);
     // Checked before reading the input: never the input itself, never a file of another kind.
     std::unique_ptr<OutputFile> file;
-    if (output != "-") file = std::make_unique<OutputFile>(output, output_policy("-o file", is_picture, force, {input}));
+    if (output != "-")
+        file = std::make_unique<OutputFile>(output, picture_output_policy("-o file", force, {input}));
     return table ? plot_sweep(input, file.get(), sw, io) : plot_stats(input, file.get(), run_index, bins, io);
 }
 

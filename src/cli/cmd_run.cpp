@@ -420,7 +420,7 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                          output_policy("--timeline file", is_timeline, force, inputs));
         if (!viz.heatmap.empty())
             outputs.open("heatmap:" + t, per_trace(viz.heatmap, t, traces.size()),
-                         output_policy("--heatmap file", is_picture, force, inputs));
+                         picture_output_policy("--heatmap file", force, inputs));
         if (!viz.vcd.empty())
             outputs.open("vcd:" + t, per_trace(viz.vcd, t, traces.size()),
                          vcd_output_policy("--vcd file", force, inputs));

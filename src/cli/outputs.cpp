@@ -45,12 +45,23 @@ bool is_run_stats(std::string_view head) { return starts_with(head, kStatsBegin)
 
 bool is_timeline(std::string_view head) { return starts_with(head, "{\"otherData\":{\"tool\":\"sbufsim\""); }
 
+// An SVG sbufsim drew says so in a comment before its root element (svg::Writer); a PNG in the
+// Software text chunk after its header chunk (mark_png). Another tool's picture is the user's.
 bool is_picture(std::string_view head) {
-    return starts_with(head, "\x89PNG") || starts_with(head, "<?xml") || starts_with(head, "<svg");
+    if (starts_with(head, "\x89PNG")) return head.find(png_mark()) != std::string_view::npos;
+    if (!starts_with(head, "<?xml") && !starts_with(head, "<svg")) return false;
+    const std::size_t mark = head.find("<!-- " + std::string(kWrittenBy));
+    return mark != std::string_view::npos && mark < head.find("<svg");
 }
 
-// SystemC's VCD writer starts with the $date section (IEEE 1364 §18.2.3).
-bool is_vcd(std::string_view head) { return starts_with(head, "$date") || starts_with(head, "$timescale"); }
+std::string png_mark() { return std::string("tEXtSoftware") + '\0' + std::string(kWrittenBy); }
+
+// The clocked scheduler's VCD writer starts with sbufsim's comment (kVcdMark, IEEE 1364 §18.2.3
+// $comment) before SystemC's $date section.
+bool is_vcd(std::string_view head) {
+    return starts_with(head, "$comment") &&
+           head.substr(0, head.find("$end")).find(kWrittenBy) != std::string_view::npos;
+}
 
 bool is_sweep_json(std::string_view head) {
     return head == "[]\n" || head == "[\n]\n" || starts_with(head, "[\n  {\"trace\": ");
@@ -69,6 +80,16 @@ OutputPolicy output_policy(std::string role, bool (*own_kind)(std::string_view),
 OutputPolicy vcd_output_policy(std::string role, bool force, std::vector<std::string> inputs) {
     OutputPolicy p = output_policy(std::move(role), is_vcd, force, std::move(inputs));
     p.temp_suffix = ".vcd";
+    p.own_kind_rule =
+        "only a waveform sbufsim wrote is replaced: a VCD whose first section is the comment '" +
+        std::string(kWrittenBy) + " run --vcd; ...'";
+    return p;
+}
+
+OutputPolicy picture_output_policy(std::string role, bool force, std::vector<std::string> inputs) {
+    OutputPolicy p = output_policy(std::move(role), is_picture, force, std::move(inputs));
+    p.own_kind_rule = "only a picture sbufsim drew is replaced: an SVG with the comment '<!-- " +
+                      std::string(kWrittenBy) + "' before its <svg>, or a PNG whose Software text says so";
     return p;
 }
 

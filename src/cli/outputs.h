@@ -21,8 +21,10 @@ bool is_run_json(std::string_view head);         // run --json
 bool is_run_csv(std::string_view head);          // run --csv
 bool is_run_stats(std::string_view head);        // run --stats
 bool is_timeline(std::string_view head);         // run --timeline
-bool is_picture(std::string_view head);          // an SVG or a PNG (heatmaps, charts)
-bool is_vcd(std::string_view head);              // run --vcd (SystemC's VCD writer)
+bool is_picture(std::string_view head);          // an SVG or a PNG sbufsim drew (heatmaps, charts)
+bool is_vcd(std::string_view head);              // run --vcd (SystemC's VCD writer, sbufsim's mark)
+// The bytes of a PNG's text chunk that say sbufsim wrote it (type, keyword, text's start).
+std::string png_mark();
 bool is_sweep_json(std::string_view head);       // sweep --json
 
 // The first line gen, convert and nki write into a text trace (a comment: readers skip it).
@@ -36,6 +38,8 @@ OutputPolicy output_policy(std::string role, bool (*own_kind)(std::string_view),
 // A waveform file's policy (is_vcd): SystemC's VCD writer opens the file by name and appends
 // ".vcd" to any other, so the temporary's name ends in ".vcd" and SystemC writes it itself.
 OutputPolicy vcd_output_policy(std::string role, bool force, std::vector<std::string> inputs);
+// A picture's policy (is_picture: an SVG or a PNG sbufsim drew).
+OutputPolicy picture_output_policy(std::string role, bool force, std::vector<std::string> inputs);
 
 // --force: replace an existing file that is not of the command's own kind.
 void add_force_option(boost::program_options::options_description& desc, bool& into);

@@ -7,13 +7,19 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string_view>
 #include <vector>
 
 #include <spdlog/spdlog.h>
+
+#include "cli/outputs.h"
+#include "sbufsim/output/output_file.h"
 
 extern char** environ;
 
@@ -47,6 +53,45 @@ public:
 private:
     std::string path_;
 };
+
+std::string renderer();
+
+// PNG's CRC-32 of a chunk's type and data (ISO/IEC 15948 annex D).
+std::uint32_t png_crc(std::string_view bytes) {
+    std::uint32_t c = 0xffffffffu;
+    for (unsigned char b : bytes) {
+        c ^= b;
+        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xffffffffu;
+}
+
+void put_be32(std::string& out, std::uint32_t v) {
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xffu));
+}
+
+// The PNG the renderer wrote, with a Software text chunk saying sbufsim wrote it right after the
+// header chunk (an ancillary chunk before the image data, ISO/IEC 15948 §11.3.4.3), where
+// is_picture() finds it. A renderer that wrote no PNG is an error here, not an empty picture.
+void mark_png(const std::string& path, const std::string& write_path) {
+    if (!std::filesystem::is_regular_file(write_path)) return;  // a device: written through, not kept
+    std::ifstream in(write_path, std::ios::binary);
+    std::string png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    constexpr std::size_t kHeaderEnd = 8 + 4 + 4 + 13 + 4;  // signature, then IHDR: length, type, data, CRC
+    if (png.size() < kHeaderEnd || png.compare(0, 4, "\x89PNG") != 0 || png.compare(12, 4, "IHDR") != 0)
+        throw OutputError(OutputError::Kind::io, "cannot write " + path + ": " + renderer() +
+                                                     " exited 0 but wrote no PNG (" +
+                                                     std::to_string(png.size()) + " bytes)");
+    const std::string body = png_mark() + "; sbufsim replaces this file when told to write it again";
+    std::string chunk;
+    put_be32(chunk, static_cast<std::uint32_t>(body.size() - 4));  // the data, without the type
+    chunk += body;
+    put_be32(chunk, png_crc(body));
+    png.insert(kHeaderEnd, chunk);
+    std::ofstream out(write_path, std::ios::binary | std::ios::trunc);
+    if (!(out << png) || !out.flush())
+        throw OutputError(OutputError::Kind::io, "cannot write " + path + ": " + std::strerror(errno));
+}
 
 std::string renderer() {
     if (const char* p = std::getenv("SBUFSIM_RSVG_CONVERT"); p && *p) return p;
@@ -103,6 +148,7 @@ void write_picture(const std::string& svg, OutputFile* file, std::ostream& out) 
     }
     if (wants_png(file->path())) {
         render_png(svg, file->path(), file->write_path());
+        mark_png(file->path(), file->write_path());
     } else {
         file->stream() << svg;
     }

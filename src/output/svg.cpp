@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sbufsim/output/output_file.h"
 #include "sbufsim/types/number.h"
 
 namespace sbufsim::svg {
@@ -126,9 +127,11 @@ void Writer::close_group() { body_ << "</g>\n"; }
 
 std::string Writer::str() const {
     std::ostringstream o;
+    // The comment tells a picture sbufsim drew (and may replace) from another tool's SVG.
     o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << num(width_, 7) << "\" height=\""
-      << num(height_, 7) << "\" viewBox=\"0 0 " << num(width_, 7) << " " << num(height_, 7)
+      << "<!-- " << kWrittenBy << "; sbufsim replaces this file when told to write it again -->\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << num(width_, 7)
+      << "\" height=\"" << num(height_, 7) << "\" viewBox=\"0 0 " << num(width_, 7) << " " << num(height_, 7)
       << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
       << "<rect x=\"0\" y=\"0\" width=\"" << num(width_, 7) << "\" height=\"" << num(height_, 7)
       << "\" fill=\"#ffffff\"/>\n"

@@ -142,9 +142,14 @@ def test_a_vcd_never_replaces_an_input_a_foreign_file_or_a_directory(traces, tmp
     assert trace.read_bytes() == before
     assert notes.read_text() == "my notes\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.trc", "notes.txt"]  # no temporary left
-    # Its own kind is replaced whole.
+    # Another tool's VCD is the user's (force=True replaces it); one sbufsim wrote is replaced whole.
     vcd = tmp_path / "w.vcd"
     vcd.write_text("$date\n old\n$end\n")
+    with pytest.raises(sbufsim.OutputError, match="force=True"):
+        sbufsim.run(trace, vcd=vcd)
+    assert vcd.read_text() == "$date\n old\n$end\n"
+    sbufsim.run(trace, vcd=vcd, force=True)
+    assert vcd.read_text().startswith("$comment\nwritten by sbufsim run --vcd")
     sbufsim.run(trace, vcd=vcd)
     assert "$enddefinitions" in vcd.read_text()
 

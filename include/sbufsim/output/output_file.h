@@ -22,6 +22,14 @@
 
 namespace sbufsim {
 
+// The words sbufsim puts near the start of each file it writes, where its kind test looks (a text
+// trace's first-line comment, an SVG's leading comment, a PNG's Software text chunk, a VCD's first
+// $comment): a file of the same form another tool wrote is the user's, replaced only with --force.
+inline constexpr std::string_view kWrittenBy = "written by sbufsim";
+// A waveform's first section, the comment the clocked scheduler's VCD writer starts with.
+inline constexpr const char* kVcdMark =
+    "written by sbufsim run --vcd; sbufsim replaces this file when told to write it again";
+
 // Why an output failed: `refused` (the path may not or cannot be written: a usage error, found
 // before any work) or `io` (a write, flush or close failed, e.g. the disk is full).
 class OutputError : public std::runtime_error {
