@@ -130,7 +130,16 @@ def test_command_error_has_file_and_line(cli, tmp_path):
     done = cli("nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhsT=bf16[512,512]",
                "--input", "rhs=bf16[256,1024]")
     assert done.returncode == 3
-    assert "matmul.py:27: dimension 0: the slice" in done.stderr and "selects nothing of 256" in done.stderr
+    assert "matmul.py:27: rhs: dimension 0 (size 256): the slice [256:384] reaches 384" in done.stderr
+    # A slice partly past the tensor is refused at its line too, not clamped to a smaller copy.
+    kernel = tmp_path / "oob.py"
+    kernel.write_text("import nki.language as nl\n\n\ndef oob(x):\n"
+                      "    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)\n"
+                      "    t = nl.load(x[:, 384:640])\n"
+                      "    nl.store(out[:, 384:640], value=t)\n    return out\n")
+    done = cli("nki", f"{kernel}::oob", "--input", "x=bf16[128,512]")
+    assert done.returncode == 3
+    assert "oob.py:6: x: dimension 1 (size 512): the slice [384:640] reaches 640" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("kernel,inputs", [

@@ -288,7 +288,7 @@ class View:
             raise fail(f"{len(key)} indices for a tile of {len(kept)} dimensions {self.shape}")
         dims = list(self.dims)
         for d, index in zip(kept, key):
-            dims[d] = _index(dims[d], index, d)
+            dims[d] = _index(dims[d], index, d, self.storage.name)
         return View(self.storage, dims)
 
     def __setitem__(self, key, value):
@@ -387,21 +387,33 @@ class Arange:
     __radd__ = __add__
 
 
-def _index(dim, index, d):
+def _slice_text(index):
+    return ":".join("" if v is None else str(v) for v in (index.start, index.stop)) + (
+        f":{index.step}" if index.step not in (None, 1) else "")
+
+
+def _index(dim, index, d, name):
     start, step, size, _ = dim
+    where = f"{name}: dimension {d} (size {size})"
     if isinstance(index, Arange):
         index = slice(index.start, index.start + index.size)
     if isinstance(index, slice):
+        # A bound past the dimension is an error, not clamped as Python's slices are: a load or
+        # store of fewer elements than the kernel names would trace another kernel.
+        for bound in (index.start, index.stop):
+            if bound is not None and not -size <= int(bound) <= size:
+                raise fail(f"{where}: the slice [{_slice_text(index)}] reaches {int(bound)}, outside "
+                           f"-{size}..{size}; index within the tensor")
         lo, hi, by = index.indices(size)
         if by <= 0:
-            raise fail(f"dimension {d}: only positive slice steps are modelled")
+            raise fail(f"{where}: only positive slice steps are modelled")
         count = max(0, (hi - lo + by - 1) // by)
         if count == 0:
-            raise fail(f"dimension {d}: the slice {index} selects nothing of {size}")
+            raise fail(f"{where}: the slice [{_slice_text(index)}] selects nothing")
         return (start + lo * step, step * by, count, True)
     if isinstance(index, int) or hasattr(index, "__index__"):
         i = int(index)
         if not -size <= i < size:
-            raise fail(f"dimension {d}: index {i} is outside 0..{size - 1}")
+            raise fail(f"{where}: index {i} is outside 0..{size - 1}")
         return (start + (i % size) * step, step, 1, False)
-    raise fail(f"dimension {d}: index {index!r} is not modelled (integers, slices, nl.arange/mgrid)")
+    raise fail(f"{where}: index {index!r} is not modelled (integers, slices, nl.arange/mgrid)")
