@@ -66,3 +66,66 @@ def test_what_does_not_fit_single_buffered_fails_at_its_line(kernel):
     message = str(e.value)
     assert re.search(r"alloc\.py:10: SBUF is full: this tile needs 81920 bytes per partition", message), message
     assert "even with 2 loop tile(s) given one buffer instead of two" in message
+
+
+LIVE = textwrap.dedent("""\
+    import nki
+    import nki.isa as nisa
+    import nki.language as nl
+
+    @nki.jit
+    def accumulators(a, b, N=4):
+        out = nl.ndarray((128, 512 * N), dtype=nl.float32, buffer=nl.shared_hbm)
+        ta = nl.load(a)
+        accs = []
+        for j in range(N):
+            tb = nl.load(b[:, j * 512:(j + 1) * 512])
+            acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+            acc += nisa.nc_matmul(ta, tb)
+            accs.append(acc)
+        for j in range(N):
+            nl.store(out[:, j * 512:(j + 1) * 512], value=nl.copy(accs[j]))
+        return out
+
+    @nki.jit
+    def sumsq(x, y):
+        out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        a = nl.load(x)
+        b = nl.load(y)
+        z = a * a + b * b
+        nl.store(out, value=z)
+        return out
+    """)
+
+
+@pytest.fixture
+def live(tmp_path):
+    path = tmp_path / "live.py"
+    path.write_text(LIVE)
+    return str(path)
+
+
+def test_tiles_of_one_line_live_at_once_get_a_buffer_each(live):
+    # Four PSUM accumulators kept in a list: four banks, four groups, not one running sum.
+    kt = nki.trace(f"{live}::accumulators", {"a": "bf16[128,128]", "b": "bf16[128,2048]"})
+    matmuls = [r for r in kt.records if r.startswith("matmul")]
+    banks = [re.search(r"dst=fp32@(0x[0-9a-f]+)", r).group(1) for r in matmuls]
+    assert len(set(banks)) == 4, matmuls
+    assert all("acc_flags=single" in r for r in matmuls), matmuls
+    copies = [re.search(r"src=fp32@(0x[0-9a-f]+)", r).group(1) for r in kt.records if r.startswith("act")]
+    assert copies == banks  # each copy reads its own accumulator
+    # a * a + b * b: the two products and the sum in three buffers, the add reading both products.
+    kt = nki.trace(f"{live}::sumsq", {"x": "fp32[128,512]", "y": "fp32[128,512]"})
+    mul1, mul2, add = [r for r in kt.records if r.startswith("dve")]
+    dst = [re.search(r"dst=fp32@(0x[0-9a-f]+)", r).group(1) for r in (mul1, mul2, add)]
+    assert len(set(dst)) == 3, kt.records
+    assert f"src=fp32@{dst[0]}" in add and f"src2=fp32@{dst[1]}" in add
+
+
+def test_more_live_tiles_than_fit_fail_at_their_line(live):
+    # Twelve live accumulators of 2 KiB: PSUM has eight banks per partition.
+    with pytest.raises(nki.NkiError) as e:
+        nki.trace(f"{live}::accumulators", {"a": "bf16[128,128]", "b": "bf16[128,6144]"}, {"N": 12})
+    message = str(e.value)
+    assert re.search(r"live\.py:\d+: PSUM is full", message), message
+    assert "a buffer for each live tile of 1 line(s) that keep several" in message

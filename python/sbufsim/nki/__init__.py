@@ -19,7 +19,7 @@ import types
 from contextlib import contextmanager
 
 from . import _ops, _values
-from ._tracer import _ALIASES, _PACKAGE_DIR, DTYPES, MX_DTYPES, NkiError, OutOfSpace, dtype_of, module_getattr
+from ._tracer import _ALIASES, _PACKAGE_DIR, DTYPES, MX_DTYPES, Clobbered, NkiError, OutOfSpace, dtype_of, module_getattr
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
 
@@ -177,22 +177,29 @@ def trace(kernel, inputs, params=None, generation="cayman"):
     if _ops._current is not None:
         raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
     # A kernel that does not fit with two buffers for every tile re-bound in an affine_range
-    # loop is traced again with the largest such tile single-buffered, until it fits (docs/nki.md).
-    single = set()
+    # loop is traced again with the largest such tile single-buffered, until it fits; a line
+    # whose tiles are live several at once (a list of accumulators, a + b of two tiles of one
+    # line) is traced again with a buffer more for it, until each live tile has its own
+    # (docs/nki.md, "Operands and the allocator").
+    single, extra = set(), {}
     while True:
         try:
-            return _trace_once(kernel, inputs, params, generation, frozenset(single))
+            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra))
+        except Clobbered as e:
+            extra[e.key] = e.buffers + 1
         except OutOfSpace as e:
             candidates = [key for _, key in e.doubled if key not in single]
             if not candidates:
-                if single:
-                    raise OutOfSpace(f"{e} (even with {len(single)} loop tile(s) given one buffer instead of two)") from None
+                tried = ([f"{len(single)} loop tile(s) given one buffer instead of two"] if single else []) + (
+                    [f"a buffer for each live tile of {len(extra)} line(s) that keep several"] if extra else [])
+                if tried:
+                    raise OutOfSpace(f"{e} (even with {' and '.join(tried)})") from None
                 raise
             single.add(candidates[0])
 
 
-def _trace_once(kernel, inputs, params, generation, single):
-    tracer = _ops.Tracer(generation, single)
+def _trace_once(kernel, inputs, params, generation, single, extra):
+    tracer = _ops.Tracer(generation, single, extra)
     _ops._current = tracer
     try:
         with _shim():

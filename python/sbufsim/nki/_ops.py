@@ -3,8 +3,8 @@ queue, with semaphores from the hazards between queues (docs/nki.md)."""
 
 from . import _values
 from ._grid import TileGrid
-from ._tracer import (MX_DTYPES, Allocator, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail, kernel_site,
-                      PARTITIONS)
+from ._tracer import (MX_DTYPES, Allocator, Clobbered, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail,
+                      kernel_site, PARTITIONS)
 
 DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
@@ -51,9 +51,9 @@ class Tracer:
     completes (semaphore = queue index, so its value counts the queue's finished records); a
     record that depends on another queue's n-th record waits for that semaphore to reach n."""
 
-    def __init__(self, generation, single=frozenset()):
+    def __init__(self, generation, single=frozenset(), extra=None):
         self.generation = generation
-        self.alloc = Allocator(generation, single)
+        self.alloc = Allocator(generation, single, extra)
         self.records = []
         self.queue_sem = {}
         self.queue_count = {}
@@ -93,6 +93,8 @@ class Tracer:
                            "split it or mark another dimension with nl.par_dim")
             key = (site, shape, dtype.name, buffer)
             storage.slot = self.alloc.slot(key, buffer, storage.bytes_per_partition, self.rotation())
+            storage.key = key
+            storage.slot.owner = storage
         else:
             storage.slot = Slot("hbm", 0, 0)
         return View(storage)
@@ -105,6 +107,8 @@ class Tracer:
 
     def emit(self, kind, queue, fields, reads=(), writes=()):
         """Append a record reading and writing the given views; returns it."""
+        for view in (*reads, *writes):
+            self._check_live(view)
         record = Record(kind, queue, fields)
         deps = {}
         for view in reads:
@@ -118,6 +122,16 @@ class Tracer:
         for view in writes:
             self._note(view, record, write=True)
         return record
+
+    def _check_live(self, view):
+        """A tile whose buffer a newer tile of its site has taken is still in use: its site needs
+        another buffer (Clobbered; trace() traces again with it)."""
+        storage = view.storage
+        if storage.slot.region == "hbm" or storage.slot.owner is None or storage.slot.owner is storage:
+            return
+        error = Clobbered(f"tile {storage.name}: a newer tile of its line took its buffer while it was in use")
+        error.key, error.buffers = storage.key, self.alloc.buffers(storage.key)
+        raise error
 
     def _append(self, record):
         queue = record.queue

@@ -95,6 +95,15 @@ def out_of_space(reason):
     return OutOfSpace(f"{filename}:{line}: {reason}")
 
 
+class Clobbered(NkiError):
+    """A tile read or written after a newer tile of its allocation site took its buffer: the
+    site needs more buffers than it has (`key`; `buffers`, what it had). trace() traces the kernel
+    again with one more for that site, as the compiler keeps every live tile in a buffer of its own."""
+
+    key = None
+    buffers = 0
+
+
 class NotModelled(NkiError, AttributeError):
     """A name of the NKI API (or a tensor attribute) the front-end does not model. Also an
     AttributeError, so hasattr() and getattr(x, name, default) probe it as Python expects."""
@@ -136,6 +145,7 @@ class Slot:
 
     def __init__(self, region, offset, size):
         self.region, self.offset, self.size = region, offset, size
+        self.owner = None  # the Storage that holds it now (the latest tile allocated into it)
         self.writes = []  # (p0, p1, lo, hi, record)
         self.reads = {}  # (p0, p1, lo, hi, queue) -> (p0, p1, lo, hi, record), oldest first
 
@@ -148,9 +158,11 @@ class Allocator:
     inside an affine_range loop (the next iteration's loads may overlap this one's compute), one
     inside sequential_range or outside any loop. Sites in `single` get one buffer wherever they
     are: trace() gives the largest double-buffered sites one buffer when a kernel does not fit
-    otherwise, as the compiler gives up overlap before it gives up the kernel."""
+    otherwise, as the compiler gives up overlap before it gives up the kernel. Sites in `extra`
+    ({key: buffers}) get that many at least: trace() found more of their tiles live at once
+    (Clobbered), and they are never single-buffered."""
 
-    def __init__(self, generation, single=frozenset()):
+    def __init__(self, generation, single=frozenset(), extra=None):
         if generation not in GEOMETRY:
             raise NkiError(f"generation {generation!r}: the NKI front-end models {', '.join(GEOMETRY)} "
                            "(maverick has no PSUM)")
@@ -159,20 +171,23 @@ class Allocator:
         self.psum_next_bank = 0
         self.sites = {}  # (site, shape, dtype, buffer) -> [slots, next index]
         self.single = single
+        self.extra = extra or {}
         self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
 
     def slot(self, key, buffer, bytes_per_partition, rotation):
         entry = self.sites.get(key)
         if entry is None:
-            if key in self.single:
+            if key in self.extra:
+                rotation = max(rotation, self.extra[key])
+            elif key in self.single:
                 rotation = 1
             try:
                 slots = [self._new(buffer, bytes_per_partition) for _ in range(rotation)]
             except OutOfSpace as e:
                 e.key = key
                 doubled = [(entry[0][0].size, k) for k, entry in self.sites.items()
-                           if len(entry[0]) > 1 and k[3] == buffer]
-                if rotation > 1:
+                           if len(entry[0]) > 1 and k[3] == buffer and k not in self.extra]
+                if rotation > 1 and key not in self.extra:
                     doubled.append((bytes_per_partition, key))
                 e.doubled = sorted(doubled, key=lambda t: -t[0])
                 raise
@@ -180,6 +195,10 @@ class Allocator:
         slots, index = entry
         entry[1] = (index + 1) % len(slots)
         return slots[index]
+
+    def buffers(self, key):
+        """How many buffers the site has."""
+        return len(self.sites[key][0])
 
     def _new(self, buffer, size):
         if buffer == "psum":
