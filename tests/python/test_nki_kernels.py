@@ -196,3 +196,30 @@ def test_sweep_param_runs_every_point_and_tabulates(cli, tmp_path):
         single = cli("nki", f"{kernel}::k", "--input", "a=bf16[256,512]", "--param", f"T={t}")
         assert single.returncode == 0, single.stderr
         assert int(rows[t][1]) == int(re.search(r"^total (\d+) cycles", single.stdout, re.M).group(1))
+
+
+def test_sweep_param_does_not_call_a_point_without_the_kernels_work_fastest(cli, tmp_path):
+    # TN past N skips the loop body: no matmul at all, and the fewest cycles.
+    kernel = tmp_path / "strip.py"
+    kernel.write_text(textwrap.dedent("""\
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def k(aT, b, TN=128):
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            a = nl.load(aT)
+            for n in nl.affine_range(512 // TN):
+                t = nl.load(b[:, n * TN:(n + 1) * TN])
+                acc = nl.zeros((128, TN), nl.float32, buffer=nl.psum)
+                acc += nisa.nc_matmul(a, t)
+                nl.store(out[:, n * TN:(n + 1) * TN], value=nl.copy(acc))
+            return out
+        """))
+    done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]",
+               "--sweep-param", "TN=128,256,1024")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if re.match(r"\s*\d+\s", line)}
+    assert "other work: 0 matmul flops where most points do 16777216" in rows["1024"]
+    assert "fastest" not in rows["1024"]
+    fastest = [tn for tn, line in rows.items() if line.endswith("<- fastest")]
+    assert len(fastest) == 1 and fastest[0] in ("128", "256")
