@@ -98,13 +98,19 @@ class Result:
     # ---- tables -----------------------------------------------------------------------------
     def table(self, section):
         """A per-entry section as rows: [{"name": "act_rd", "requests": ..., ...}, ...] for
-        "client", "bank", "engine", "tdm", "blocked_by", "matmul_shape", "window"; a flat
-        section ("run", "pe", "stalls", ...) as one row."""
+        "client", "bank", "engine", "tdm", "blocked_by", "matmul_shape", "window",
+        "critical_path", "finding", "dma_engine", "dma_trigger"; a flat section ("run", "pe",
+        "stalls", ...) as one row."""
         data = self.stats.get(section)
         if data is None:
             hint = " (run with window_stats=N)" if section == "window" else ""
             raise KeyError(f"no section {section!r} in this run{hint}; sections: {', '.join(self.sections())}")
-        if section in TABLE_SECTIONS:
+        if not isinstance(data, dict):
+            raise KeyError(f"{section!r} is a value of the run ({data!r}), not a section: result.stats[{section!r}]; "
+                           f"sections: {', '.join(self.sections())}")
+        # Per-entry: the named sections, and any whose every value is an entry (critical_path,
+        # finding, dma_engine, dma_trigger: one row per engine, finding or trigger unit).
+        if section in TABLE_SECTIONS or (data and all(isinstance(v, dict) for v in data.values())):
             return [{"name": name, **values} for name, values in data.items()]
         return [dict(data)]
 

@@ -223,3 +223,24 @@ def test_sweep_param_does_not_call_a_point_without_the_kernels_work_fastest(cli,
     assert "fastest" not in rows["1024"]
     fastest = [tn for tn, line in rows.items() if line.endswith("<- fastest")]
     assert len(fastest) == 1 and fastest[0] in ("128", "256")
+
+
+def test_an_argument_in_the_wrong_place_or_an_exit_stops_at_the_kernels_line(tmp_path):
+    kernel = tmp_path / "misuse.py"
+    kernel.write_text(textwrap.dedent("""\
+        import sys
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def swapped(x):
+            t = nl.load(x)
+            u = nisa.tensor_scalar(t, nl.multiply, 2.0, nl.add, t)
+            nl.store(x, value=u)
+
+        def leaves(x):
+            sys.exit(0)
+        """))
+    with pytest.raises(nki.NkiError, match=r"misuse\.py:7: a tile given where an operator belongs"):
+        nki.trace(f"{kernel}::swapped", {"x": "bf16[128,512]"})
+    with pytest.raises(nki.NkiError, match=r"misuse\.py:11: the kernel called exit\(0\) while it was traced"):
+        nki.trace(f"{kernel}::leaves", {"x": "bf16[128,512]"})

@@ -115,6 +115,14 @@ def test_tables_have_one_row_per_client_bank_and_engine(traces):
     assert [r["name"] for r in result.table("engine")] == ["arr_seq", "act"]
     assert len(result.table("bank")) == len(result["bank"])
     assert result.table("pe") == [result["pe"]]
+    # The report's per-entry sections are tables too: a row per path engine, finding, DMA engine.
+    path = result.frame("critical_path")
+    assert path["cycles"].sum() == result.total_cycles
+    assert [r["name"] for r in result.table("finding")][:1] == ["f1"]
+    dma = sbufsim.run(traces("dma_load.trc"))
+    assert dma.frame("dma_engine").loc["dma_0", "bytes"] == 262144
+    with pytest.raises(KeyError, match="not a section"):
+        result.table("trace")
 
 
 def test_a_vcd_is_written_by_the_clocked_scheduler(traces, tmp_path):

@@ -140,6 +140,11 @@ def _kernel_errors():
         raise
     except SyntaxError as e:
         raise NkiError(f"{e.filename}:{e.lineno}: {type(e).__name__}: {e.msg}") from None
+    except SystemExit as e:  # sys.exit()/exit() in the kernel would end the tracer's caller
+        frames = traceback.extract_tb(e.__traceback__)
+        where = f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
+        raise NkiError(f"{where}the kernel called exit({e.code!r}) while it was traced; a kernel returns its "
+                       "outputs instead") from None
     except Exception as e:
         frames = [f for f in traceback.extract_tb(e.__traceback__)
                   if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR) and not f.filename.startswith("<")]

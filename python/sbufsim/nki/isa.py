@@ -78,8 +78,14 @@ def _engine(name, engine):
 
 
 def _fn(op):
-    """An op argument (nl.add, np.add, 'add') -> its name for the record's fn field."""
-    name = getattr(op, "__name__", None) or str(op)
+    """An op argument (nl.add, np.add, 'add') -> its name for the record's fn field; anything
+    else (a tile or a number where an op belongs: an argument in the wrong place) stops the trace
+    at the kernel's line."""
+    name = op if isinstance(op, str) else getattr(op, "__name__", None)
+    if not isinstance(name, str) or not name.isidentifier():
+        what = "a tile" if isinstance(op, (_ops.View, _ops.Pending)) else repr(op)[:40]
+        raise fail(f"{what} given where an operator belongs (nl.add, np.multiply, 'max', ...); check the order "
+                   "of the arguments")
     return {"maximum": "max", "minimum": "min"}.get(name, name)
 
 
