@@ -486,6 +486,48 @@ TEST(SweepChartSvg, The_best_value_note_names_one_key_when_the_other_does_not_ch
         << svg;
 }
 
+// Two workloads are not ranked against each other: each trace's best is its own, and a run of
+// three or more neighbouring axis values is written first..last.
+TEST(SweepChartSvg, Each_trace_has_its_own_best_and_runs_of_values_are_shortened) {
+    const std::string rows =
+        "traces/a.trc,1,100,dma_0,0.5,ok,\n"
+        "traces/a.trc,2,90,dma_0,0.5,ok,\n"
+        "traces/a.trc,3,90,dma_0,0.5,ok,\n"
+        "traces/a.trc,4,90,dma_0,0.5,ok,\n"
+        "traces/b.trc,1,10,dma_0,0.5,ok,\n"
+        "traces/b.trc,2,12,dma_0,0.5,ok,\n"
+        "traces/b.trc,3,12,dma_0,0.5,ok,\n"
+        "traces/b.trc,4,12,dma_0,0.5,ok,\n";
+    const ChartModel m = build_chart(table(kHeader1 + rows), request("total_cycles"));
+    EXPECT_EQ(std::count_if(m.points.begin(), m.points.end(), [](const ChartPoint& p) { return p.best; }), 4);
+    const std::string svg = render_chart(m, ChartInfo{});
+    EXPECT_TRUE(contains(svg, "a.trc: lowest total_cycles 90 at tdm.dma_slots=2..4")) << svg;
+    EXPECT_TRUE(contains(svg, "b.trc: lowest total_cycles 10 at tdm.dma_slots=1")) << svg;
+    EXPECT_FALSE(contains(svg, "lowest total_cycles 10 (outlined)"))
+        << svg;  // no best across the two workloads
+    const std::string flat =
+        "traces/a.trc,1,7,dma_0,0.5,ok,\ntraces/a.trc,2,7,dma_0,0.5,ok,\n"
+        "traces/b.trc,1,9,dma_0,0.5,ok,\ntraces/b.trc,2,8,dma_0,0.5,ok,\n";
+    EXPECT_TRUE(
+        contains(render_chart(build_chart(table(kHeader1 + flat), request("total_cycles")), ChartInfo{}),
+                 "a.trc: total_cycles 7 at every tdm.dma_slots: the swept values do not change it"));
+}
+
+// A value too wide for its cell across is written up it (a grid of many narrow columns), not
+// left out where its neighbours' zeros are written.
+TEST(SweepChartSvg, A_heat_cell_too_narrow_for_its_value_writes_it_upright) {
+    std::string rows;
+    for (int x = 0; x < 48; ++x)
+        for (int y : {8, 16})
+            rows += "a.trc," + std::to_string(x) + "," + std::to_string(y) + "," + (x == 0 ? "21406" : "0") +
+                    ",dma_0,0.5,ok,\n";
+    const std::string svg =
+        render_chart(build_chart(table(kHeader2 + rows), request("total_cycles")), ChartInfo{});
+    EXPECT_NE(svg.find(">21406</text>"), std::string::npos) << svg;
+    const std::size_t at = svg.rfind("<text", svg.find(">21406</text>"));
+    EXPECT_NE(svg.substr(at, svg.find('>', at) - at).find("rotate(-90"), std::string::npos);
+}
+
 TEST(SweepChartSvg, Short_numbers) {
     EXPECT_EQ(short_number(50422), "50422");
     EXPECT_EQ(short_number(0.9624294599), "0.9624");

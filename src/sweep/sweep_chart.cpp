@@ -310,6 +310,26 @@ void collect_points(const Selection& s, std::size_t metric_col, ChartModel& m) {
     }
 }
 
+// The trace axis of a chart over several traces (x or y), or none: two workloads' values are not
+// ranked against each other, so each trace has its own best.
+const ChartAxis* trace_axis(const ChartModel& m) {
+    if (m.x.key == kTraceColumn && m.x.values.size() > 1) return &m.x;
+    if (m.y.key == kTraceColumn && m.y.values.size() > 1) return &m.y;
+    return nullptr;
+}
+
+std::size_t trace_of(const ChartModel& m, const ChartPoint& p) { return trace_axis(m) == &m.x ? p.x : p.y; }
+
+// The best value among the points of p's trace (of all points on a chart of one trace).
+double best_of_trace(const ChartModel& m, const ChartPoint& p) {
+    std::optional<double> best;
+    for (const auto& q : m.points) {
+        if (trace_axis(m) && trace_of(m, q) != trace_of(m, p)) continue;
+        if (!best || (m.better == sweep::Better::lower ? q.value < *best : q.value > *best)) best = q.value;
+    }
+    return *best;
+}
+
 void summarise(const Selection& s, ChartModel& m) {
     if (m.points.empty())
         input_error(s.table->source + ": no charted row finished ok (" + std::to_string(m.skipped.size()) +
@@ -319,7 +339,7 @@ void summarise(const Selection& s, ChartModel& m) {
     if (m.better == sweep::Better::lower) m.best = m.min;
     if (m.better == sweep::Better::higher) m.best = m.max;
     if (m.best)
-        for (auto& p : m.points) p.best = p.value == *m.best;
+        for (auto& p : m.points) p.best = p.value == best_of_trace(m, p);
     for (const auto& d : s.dims) {
         const auto values = s.distinct(s.table->column(d));
         if (d == kTraceColumn) m.traces = values;
@@ -494,6 +514,26 @@ std::vector<std::vector<std::string>> coinciding_lines(const ChartModel& m) {
     return groups;
 }
 
+// The axis values at the positions `at` (ascending), three or more in a row written first..last:
+// "4..48" rather than 45 values that the note's width would cut.
+std::string axis_runs(const ChartAxis& axis, const std::vector<std::size_t>& at) {
+    const auto value = [&](std::size_t i) {
+        return axis.key == kTraceColumn ? file_name(axis.values[i]) : axis.values[i];
+    };
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < at.size();) {
+        std::size_t j = i;
+        while (j + 1 < at.size() && at[j + 1] == at[j] + 1) ++j;
+        if (j - i >= 2) {
+            parts.push_back(value(at[i]) + ".." + value(at[j]));
+        } else {
+            for (std::size_t k = i; k <= j; ++k) parts.push_back(value(at[k]));
+        }
+        i = j + 1;
+    }
+    return join(parts, ", ");
+}
+
 // The best points of a two-key chart, by one key's values alone when every point charted at those
 // values is a best one ("tdm.dma_slots=0 (any arbiter.dma_class.dma.prio)"): the other key does
 // not change the best, and a list of each point would say it less plainly. Empty otherwise.
@@ -502,24 +542,58 @@ std::string best_by_one_key(const ChartModel& m) {
     const auto by = [&](const ChartAxis& axis, const ChartAxis& other, auto index) -> std::string {
         std::vector<std::size_t> all(axis.values.size(), 0), best(axis.values.size(), 0);
         for (const auto& p : m.points) ++all[index(p)], best[index(p)] += p.best;
-        std::vector<std::string> values;
+        std::vector<std::size_t> at;
         bool collapses = false;
         for (std::size_t i = 0; i < all.size(); ++i) {
             if (!best[i]) continue;
             if (best[i] != all[i]) return "";
             collapses = collapses || all[i] > 1;
-            values.push_back(axis.key == kTraceColumn ? file_name(axis.values[i]) : axis.values[i]);
+            at.push_back(i);
         }
-        return collapses ? axis.key + "=" + join(values, ", ") + " (any " + other.key + ")" : "";
+        return collapses ? axis.key + "=" + axis_runs(axis, at) + " (any " + other.key + ")" : "";
     };
     const std::string x = by(m.x, m.y, [](const ChartPoint& p) { return p.x; });
     return !x.empty() ? x : by(m.y, m.x, [](const ChartPoint& p) { return p.y; });
 }
 
 // The notes under the chart: the best value and the skipped points. Returns the lines.
+// Under a chart over several traces: each trace's best, at the other key's values.
+std::vector<std::string> best_per_trace(const ChartModel& m) {
+    const ChartAxis& traces = *trace_axis(m);
+    const ChartAxis& other = &traces == &m.x ? m.y : m.x;
+    std::vector<std::string> notes;
+    for (std::size_t t = 0; t < traces.values.size(); ++t) {
+        std::vector<std::size_t> at;  // the other key's positions of the trace's best points
+        std::optional<double> best;
+        std::size_t points = 0;
+        for (const auto& p : m.points) {
+            if (trace_of(m, p) != t) continue;
+            ++points;
+            if (!p.best) continue;
+            best = p.value;
+            at.push_back(&traces == &m.x ? p.y : p.x);
+        }
+        if (!best) continue;
+        std::sort(at.begin(), at.end());
+        const std::string value = m.metric + " " + short_number(*best);
+        const std::string rank = m.better == sweep::Better::lower ? "lowest " : "highest ";
+        if (other.key.empty())
+            notes.push_back(file_name(traces.values[t]) + ": " + value);
+        else if (at.size() == points && points > 1)
+            notes.push_back(file_name(traces.values[t]) + ": " + value + " at every " + other.key +
+                            ": the swept values do not change it");
+        else
+            notes.push_back(file_name(traces.values[t]) + ": " + rank + value + " at " + other.key + "=" +
+                            axis_runs(other, at));
+    }
+    return notes;
+}
+
 std::vector<std::string> notes_of(const ChartModel& m) {
     std::vector<std::string> notes;
-    if (m.best) {
+    if (m.best && trace_axis(m)) {
+        notes = best_per_trace(m);
+    } else if (m.best) {
         std::vector<std::string> where;
         for (const auto& p : m.points)
             if (p.best) where.push_back(describe_point(m, p.x, p.y));
@@ -791,10 +865,20 @@ void cell(svg::Writer& s, const ChartModel& m, const Grid& g, std::size_t xi, st
     const double x = g.x(xi), y = g.y(yi);
     s.rect(x, y, g.cw, g.ch, st);
     const std::string text = p ? short_number(p->value) : status;
-    // Values are written in the cell when they fit; the tooltip always has the exact value.
-    const double size = p ? 10 : 8.5;
-    if (static_cast<double>(text.size()) * size * 0.6 <= g.cw - 4 && g.ch >= 12)
-        s.text(x + g.cw / 2, y + g.ch / 2 + size * 0.35, text, size, "middle");
+    // Values are written in the cell: across it at the largest size that fits, else up it (a
+    // grid of many narrow columns), so a value is never left out where its neighbours' zeros are
+    // written; only a cell too small either way relies on its tooltip, which has the exact value.
+    const double chars = static_cast<double>(text.size());
+    for (const double size : {p ? 10.0 : 8.5, 8.0, 6.5}) {
+        if (chars * size * 0.6 <= g.cw - 4 && g.ch >= size + 2) {
+            s.text(x + g.cw / 2, y + g.ch / 2 + size * 0.35, text, size, "middle");
+            break;
+        }
+        if (chars * size * 0.6 <= g.ch - 4 && g.cw >= size + 2) {
+            s.text(x + g.cw / 2 + size * 0.35, y + g.ch / 2, text, size, "middle", -90);
+            break;
+        }
+    }
     if (p && p->best && outline_best(m)) {
         svg::Style ring;
         ring.stroke = "#000";
