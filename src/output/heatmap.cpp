@@ -53,10 +53,14 @@ struct Panel {
     double row_h = kRowH;
     const char* row_attr = "data-bank";  // the cell attribute naming its row's index
     bool tooltips = false;               // a <title> per cell (few rows only: it costs bytes)
+    std::vector<bool> grey;              // rows drawn grey: stalls by design, not lost time
 
     double height() const { return row_h * static_cast<double>(rows.size()); }
     double shade(double v) const { return log ? svg::log_scale(v, max) : v / max; }
-    std::string colour(double v) const { return red ? svg::ramp_red(shade(v)) : svg::ramp_blue(shade(v)); }
+    std::string colour(double v, std::size_t row) const {
+        if (row < grey.size() && grey[row]) return svg::ramp_grey(shade(v));
+        return red ? svg::ramp_red(shade(v)) : svg::ramp_blue(shade(v));
+    }
     // The largest value over the series, and at least kStallScaleFloor (the panels fitted are the
     // stall panels): a run whose worst bin loses a beat every 40 cycles is drawn pale, not as dark
     // as one that loses a beat every cycle.
@@ -135,7 +139,7 @@ void cells(svg::Writer& s, const WindowSeries& w, const Panel& p, Cycle total) {
             const WindowRow& r = w.rows[i];
             const double v = p.value(r, row);
             svg::Style st;
-            st.fill = p.colour(v);
+            st.fill = p.colour(v, row);
             st.css_class = p.css;
             st.attrs = std::string(p.row_attr) + "=\"" + std::to_string(row) + "\" data-bin=\"" +
                        std::to_string(i) + "\"";
@@ -315,8 +319,16 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     // bank row shows: a run held back by a gate would otherwise look idle.
     std::vector<std::string> causes;
     for (std::size_t k = 0; k < kStallCauses; ++k) causes.emplace_back(to_string(static_cast<StallCause>(k)));
-    Panel cause("cause", "stalls by cause, all clients (stalled beat-cycles / cycle)",
-                stall.y + stall.height() + kPanelGap, causes, cause_of);
+    Panel cause(
+        "cause",
+        "stalls by cause, all clients (stalled beat-cycles / cycle); grey: by design (turns, ordering), "
+        "not lost to other traffic",
+        stall.y + stall.height() + kPanelGap, causes, cause_of);
+    // As the report splits them: a PE quadrant waiting its stage-1 turn and a request waiting for
+    // an earlier one cost the engines nothing (report.md, "Engine breakdown").
+    for (const std::string& c : causes)
+        cause.grey.push_back(c == to_string(StallCause::stage1_loss) ||
+                             c == to_string(StallCause::dependency));
     cause.red = cause.log = true;
     cause.row_h = kCauseRowH;
     cause.row_attr = "data-cause";

@@ -47,6 +47,7 @@ std::string from_white(double t, double r, double g, double b) {
 
 std::string ramp_blue(double t) { return from_white(t, 8, 48, 107); }
 std::string ramp_red(double t) { return from_white(t, 165, 15, 21); }
+std::string ramp_grey(double t) { return from_white(t, 82, 82, 82); }
 
 std::string num(double v, int digits) { return format_number(v, digits); }
 

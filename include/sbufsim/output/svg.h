@@ -18,6 +18,8 @@ std::string escape(std::string_view s);
 // (one hue per quantity so the two panels are not confused).
 std::string ramp_blue(double t);
 std::string ramp_red(double t);
+// White to a dark grey: a stall that is by design (a turn, an ordering), not lost to other traffic.
+std::string ramp_grey(double t);
 
 struct Style {
     std::string fill = "none";
