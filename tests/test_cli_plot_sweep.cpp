@@ -249,6 +249,43 @@ TEST(CliPlotSweep, Bad_tables_are_input_errors_with_file_and_line) {
     EXPECT_NE(o.err.find("cannot open"), std::string::npos) << o.err;
 }
 
+// A file of another kind, a run that is not in the file, a metric no run had: each says so.
+TEST(CliPlotSweep, A_wrong_file_run_or_empty_metric_says_what_it_is) {
+    const std::string js = tmp("two_runs.json");
+    ASSERT_EQ(sbufsim({"run", shipped("dma_load.trc"), shipped("dma_load.trc"), "--window-stats", "1000",
+                       "--json", js, "--quiet"})
+                  .rc,
+              kExitOk);
+    CliOut o = sbufsim({"plot", js, "-o", tmp("h.svg"), "--run", "5"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("--run 5: " + js + " has 2 run(s): --run 0..1"), std::string::npos) << o.err;
+    const std::string other = write_temp("plot_sweep_other.json", "{\"traceEvents\": []}\n");
+    o = sbufsim({"plot", other, "-o", tmp("h.svg")});
+    EXPECT_EQ(o.rc, kExitInput);
+    EXPECT_NE(o.err.find("not a run's statistics (no \"runs\" in it; it is a --timeline file)"),
+              std::string::npos)
+        << o.err;
+    // engine.pool.* is empty in every row (dma_vs_compute has no POOL work): not "a text column".
+    const std::string csv = tmp("empty_metric.csv");
+    const CliOut sw =
+        sbufsim_process({"sweep", shipped("dma_vs_compute.trc"), shipped("dma_load.trc"), "--jobs", "2",
+                         "--quiet", "--vary", "tdm.dma_slots=1,2", "--metric", "engine.pool.compute_cycles",
+                         "--metric", "engine.dve.compute_cycles", "--out", csv},
+                        "plot_sweep_");
+    ASSERT_EQ(sw.rc, kExitOk) << sw.err;
+    o = sbufsim({"plot", csv, "-o", tmp("e.svg"), "--metric", "engine.pool.compute_cycles"});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("empty in every row that finished ok: no run had what it names"), std::string::npos)
+        << o.err;
+    // engine.dve.* has values for dma_vs_compute only: dma_load's points are gaps, not zeros.
+    o = sbufsim({"plot", csv, "-o", tmp("e.svg"), "--metric", "engine.dve.compute_cycles"});
+    EXPECT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.err.find("skipped 2 point(s) that did not finish ok or have no value"), std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("no value: the run had nothing engine.dve.compute_cycles names"), std::string::npos)
+        << o.err;
+}
+
 TEST(CliPlotSweep, Sweep_options_on_a_stats_file_are_refused_and_help_shows_both) {
     const std::string js = tmp("s.json");
     ASSERT_EQ(sbufsim({"run", shipped("dma_load.trc"), "--window-stats", "1000", "--json", js, "--quiet"}).rc, kExitOk);

@@ -127,8 +127,21 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
     pt::ptree doc;
     try {
         pt::read_json(input, doc);
-        const auto& runs = doc.get_child("runs");
-        if (run_index >= runs.size()) throw std::runtime_error("the file has " + std::to_string(runs.size()) + " run(s)");
+        const auto found = doc.get_child_optional("runs");
+        if (!found || found->empty()) {
+            io.err
+                << "sbufsim plot: " << input << ": not a run's statistics (no \"runs\" in it"
+                << (doc.get_child_optional("traceEvents") ? "; it is a --timeline file" : "")
+                << "); give a file written by sbufsim run --window-stats N --json, or a sweep table (.csv)\n";
+            return kExitInput;
+        }
+        const auto& runs = *found;
+        if (run_index >= runs.size()) {
+            io.err << "sbufsim plot: --run " << run_index << ": " << input << " has " << runs.size()
+                   << " run(s): --run 0" << (runs.size() > 1 ? ".." + std::to_string(runs.size() - 1) : "")
+                   << "\n";
+            return kExitUsage;
+        }
         const pt::ptree& run = std::next(runs.begin(), static_cast<std::ptrdiff_t>(run_index))->second;
         write_svg(render_heatmap(windows_of(run), matrix_of(run), info_of(run), bins), output, io);
     } catch (const pt::json_parser_error& e) {
@@ -191,7 +204,7 @@ int plot_sweep(const std::string& input, OutputFile* output, const SweepOptions&
         const chart::SweepTable table = chart::read_sweep_csv(input);
         const chart::ChartModel m = chart::build_chart(table, req);
         if (!m.skipped.empty()) {
-            io.err << "sbufsim plot: note: skipped " << m.skipped.size() << " point(s) that did not finish ok:\n";
+            io.err << "sbufsim plot: note: " << chart::skipped_summary(m) << ":\n";
             for (const auto& k : m.skipped)
                 io.err << "  " << input << ":" << k.line << ": " << chart::describe_point(m, k.x, k.y) << ": " << k.status
                        << (k.message.empty() ? "" : ": " + k.message) << "\n";

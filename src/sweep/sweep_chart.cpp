@@ -22,6 +22,9 @@ namespace {
 
 // ---- small helpers ---------------------------------------------------------------------------
 
+// The status of an ok row whose metric cell is empty (its run had no such engine or client).
+constexpr const char* kNoValue = "no value";
+
 [[noreturn]] void usage_error(const std::string& what) { throw ChartError(ChartError::Kind::usage, what); }
 [[noreturn]] void input_error(const std::string& what) { throw ChartError(ChartError::Kind::input, what); }
 [[noreturn]] void line_error(const std::string& source, std::size_t line, const std::string& why) {
@@ -162,12 +165,29 @@ struct Selection {
     }
 };
 
+// What a metric column holds in the rows that finished ok: numbers, text (a client name), or
+// nothing (a --metric naming an engine, client or group no run had: sweep warned when it wrote it).
+enum class ColumnKind { numbers, text, empty };
+
+// A column with any number is one of numbers (a cell that is not then fails at its line); one
+// with no row that finished ok counts as numbers too (the chart then says none did).
+ColumnKind column_kind(const SweepTable& t, std::size_t col) {
+    const std::size_t status_col = t.columns.size() - 2;
+    bool text = false, ok = false;
+    for (const auto& row : t.rows) {
+        if (row[status_col] != sweep::kStatusOk) continue;
+        ok = true;
+        if (row[col].empty()) continue;
+        if (parse_number(row[col])) return ColumnKind::numbers;
+        text = true;
+    }
+    return text ? ColumnKind::text : ok ? ColumnKind::empty : ColumnKind::numbers;
+}
+
 std::vector<std::string> numeric_metrics(const SweepTable& t) {
     std::vector<std::string> m;
-    for (const auto& name : t.metric_names()) {
-        const auto known = sweep::find_metric(name);
-        if (!known || known->better != sweep::Better::none) m.push_back(name);
-    }
+    for (const auto& name : t.metric_names())
+        if (column_kind(t, t.column(name)) == ColumnKind::numbers) m.push_back(name);
     return m;
 }
 
@@ -181,9 +201,19 @@ std::size_t metric_column(const SweepTable& t, const std::string& metric) {
         usage_error("--metric '" + metric + "': " + (is_key ? "a varied key, not a metric" : "unknown metric") +
                     (is_key ? "" : did_you_mean(metric, names)) + "; the table's numeric metrics: " + join(numeric));
     }
-    if (std::find(numeric.begin(), numeric.end(), metric) == numeric.end())
-        usage_error("--metric '" + metric + "': a text column (a client name), not a number; numeric metrics: " +
-                    join(numeric));
+    switch (column_kind(t, t.column(metric))) {
+        case ColumnKind::numbers:
+            break;
+        case ColumnKind::text:
+            usage_error("--metric '" + metric +
+                        "': a text column (a client name), not a number; numeric metrics: " + join(numeric));
+        case ColumnKind::empty:
+            usage_error("--metric '" + metric +
+                        "': empty in every row that finished ok: no run had what it names (a "
+                        "misspelt engine, client or group, or one these traces never use; sbufsim run TRACE "
+                        "--json - lists each family's names); numeric metrics: " +
+                        join(numeric));
+    }
     return t.column(metric);
 }
 
@@ -304,6 +334,10 @@ void collect_points(const Selection& s, std::size_t metric_col, ChartModel& m) {
             m.skipped.push_back({xi, yi, row[status_col], row[status_col + 1], t.lines[r]});
             continue;
         }
+        if (row[metric_col].empty()) {  // this run had no such engine or client: a gap, not a zero
+            m.skipped.push_back({xi, yi, kNoValue, "the run had nothing " + m.metric + " names", t.lines[r]});
+            continue;
+        }
         const auto v = parse_number(row[metric_col]);
         if (!v) line_error(t.source, t.lines[r], "metric " + m.metric + " is '" + row[metric_col] + "', not a number");
         m.points.push_back({xi, yi, *v, t.lines[r], false});
@@ -357,6 +391,13 @@ std::string describe_point(const ChartModel& m, std::size_t x, std::size_t y) {
     std::string s = show(m.x, x);
     if (!m.y.key.empty()) s += ", " + show(m.y, y);
     return s;
+}
+
+std::string skipped_summary(const ChartModel& m) {
+    const bool empty = std::any_of(m.skipped.begin(), m.skipped.end(),
+                                   [](const SkippedPoint& k) { return k.status == kNoValue; });
+    return "skipped " + std::to_string(m.skipped.size()) + " point(s) that did not finish ok" +
+           (empty ? " or have no value" : "");
 }
 
 ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
@@ -621,7 +662,7 @@ std::vector<std::string> notes_of(const ChartModel& m) {
         for (const auto& same : coinciding_lines(m))
             notes.push_back(m.y.key + " " + join(same, ", ") + ": the same value at every point (one line hides the other)");
     constexpr std::size_t kMaxSkipped = 6;
-    if (!m.skipped.empty()) notes.push_back("skipped " + std::to_string(m.skipped.size()) + " point(s) that did not finish ok:");
+    if (!m.skipped.empty()) notes.push_back(skipped_summary(m) + ":");
     for (std::size_t i = 0; i < m.skipped.size() && i < kMaxSkipped; ++i) {
         const auto& k = m.skipped[i];
         notes.push_back(kIndent + describe_point(m, k.x, k.y) + ": " + k.status +

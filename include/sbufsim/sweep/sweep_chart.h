@@ -113,6 +113,10 @@ ChartModel build_chart(const SweepTable& table, const ChartRequest& req);
 // "x=v, y=w" of a point, for notes and tooltips.
 std::string describe_point(const ChartModel& m, std::size_t x, std::size_t y);
 
+// "skipped N point(s) that did not finish ok" (", or have no value" when a run lacked what the
+// metric names), for the notes and the command's stderr.
+std::string skipped_summary(const ChartModel& m);
+
 // Subtitle facts the CSV does not hold, filled in by the command.
 struct ChartInfo {
     std::string generation;              // e.g. "cayman (trace header)"; "" = not known
