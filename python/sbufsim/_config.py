@@ -1,6 +1,7 @@
 """Configurations: a generation's shipped file, user INI files and overrides, layered and
 checked exactly as `sbufsim --gen G --config F --set key=value` does (docs/configuration.md)."""
 
+import difflib
 import os
 from functools import lru_cache
 
@@ -55,6 +56,14 @@ class Config:
     """
 
     def __init__(self, generation=None, overrides=None, *, files=(), config_dir=None):
+        if generation is not None and not isinstance(generation, str):
+            raise TypeError(f"Config(generation=...): a generation name ({', '.join(generations())}), "
+                            f"not {type(generation).__name__} {generation!r}")
+        if overrides is not None and not isinstance(overrides, dict):
+            raise TypeError(f"Config(overrides=...): a dict of key -> value (e.g. {{'tdm.dma_slots': 2}}), "
+                            f"not {type(overrides).__name__} {overrides!r}")
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]  # one file, not its characters
         self._generation = generation or ""
         self._files = tuple(os.fspath(f) for f in files)
         self._overrides = tuple((str(k), ini_value(v)) for k, v in dict(overrides or {}).items())
@@ -102,7 +111,9 @@ class Config:
 
     def __getitem__(self, key):
         if key not in self._values:
-            raise KeyError(key)
+            close = difflib.get_close_matches(str(key), self._values, n=1)
+            raise KeyError(f"unknown key {key!r}" + (f"; did you mean {close[0]!r}?" if close else "") +
+                           " (config_keys() lists them)")
         return _typed(key, self._values[key])
 
     def get(self, key, default=None):

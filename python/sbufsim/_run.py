@@ -34,6 +34,8 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
         from .errors import ConfigError
 
         raise ConfigError(f"a VCD file records the clocked scheduler's signals: drop scheduler={scheduler!r}")
+    if window_stats is not None and (isinstance(window_stats, bool) or not isinstance(window_stats, int)):
+        raise TypeError(f"window_stats: a whole number of cycles, not {type(window_stats).__name__} {window_stats!r}")
     if window_stats is not None and int(window_stats) < 1:
         from .errors import ConfigError
 

@@ -11,6 +11,13 @@ from ._native import core
 from ._trace import Trace, as_trace
 
 
+def _whole(name, value):
+    """An option that takes a whole number, or a TypeError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}: a whole number, not {type(value).__name__} {value!r}")
+    return value
+
+
 def sweep_metrics():
     """The metric columns: name -> ("lower" | "higher" | "none", help). "lower"/"higher" is
     which value is best."""
@@ -18,11 +25,14 @@ def sweep_metrics():
 
 
 def _values(values):
-    # "0:8" / "0:8:2" ranges and "a,b" lists go as written; an iterable becomes a list.
+    # "0:8" / "0:8:2" ranges and "a,b" lists go as written; an iterable becomes a list, and one
+    # value a list of one.
     if isinstance(values, str):
         return values
     from ._config import ini_value
 
+    if isinstance(values, (int, float, bool)):
+        values = [values]
     return ",".join(ini_value(v) for v in values)
 
 
@@ -58,7 +68,7 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     if zip:
         args.append("--zip")
     if jobs is not None:
-        args += ["--jobs", str(int(jobs))]
+        args += ["--jobs", str(_whole("jobs", jobs))]
     if timeout is not None:
         args += ["--timeout", str(timeout)]
     if shard is not None:

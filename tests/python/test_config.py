@@ -77,3 +77,22 @@ def test_a_missing_config_dir_names_it_and_the_shipped_one(tmp_path):
 def test_values_must_be_plain():
     with pytest.raises(TypeError):
         sbufsim.Config("cayman", {"tdm.dma_slots": [1, 2]})
+
+
+def test_arguments_of_the_wrong_kind_say_what_is_expected():
+    with pytest.raises(TypeError, match="a generation name"):
+        sbufsim.Config(123)
+    with pytest.raises(TypeError, match="a dict of key -> value"):
+        sbufsim.Config("cayman", "tdm.dma_slots=2")
+    with pytest.raises(sbufsim.ConfigError, match="nope.ini: cannot open"):  # one file, not its letters
+        sbufsim.Config("cayman", files="nope.ini")
+    with pytest.raises(KeyError, match="did you mean 'tdm.dma_slots'"):
+        sbufsim.Config("cayman")["tdm.dma_slot"]
+    with pytest.raises(TypeError, match="window_stats: a whole number"):
+        sbufsim.run(sbufsim.shipped_trace("dma_load.trc"), window_stats="x")
+    with pytest.raises(TypeError, match="jobs: a whole number"):
+        sbufsim.sweep(sbufsim.shipped_trace("dma_load.trc"), {"tdm.dma_slots": [1]}, jobs="x")
+    assert len(sbufsim.sweep(sbufsim.shipped_trace("dma_load.trc"), {"tdm.dma_slots": 3}).rows) == 1
+    from sbufsim import nki
+    with pytest.raises(TypeError, match="inputs: a dict"):
+        nki.trace("k.py::f", ["bf16[128,128]"])

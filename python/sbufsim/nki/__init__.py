@@ -181,6 +181,15 @@ def trace(kernel, inputs, params=None, generation="cayman"):
     NkiError with the kernel's file:line for what the front-end cannot model."""
     if _ops._current is not None:
         raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
+    if isinstance(kernel, os.PathLike):
+        kernel = os.fspath(kernel)
+    if not isinstance(kernel, str) and not callable(kernel):
+        raise TypeError(f"kernel: 'file.py::function' or a function, not {type(kernel).__name__} {kernel!r}")
+    if not isinstance(inputs, dict):
+        raise TypeError(f"inputs: a dict of argument name -> tensor ('bf16[128,512]', a numpy array, ...), "
+                        f"not {type(inputs).__name__}")
+    if params is not None and not isinstance(params, dict):
+        raise TypeError(f"params: a dict of keyword -> value, not {type(params).__name__}")
     # A kernel that does not fit with two buffers for every tile re-bound in an affine_range
     # loop is traced again with the largest such tile single-buffered, until it fits; a line
     # whose tiles are live several at once (a list of accumulators, a + b of two tiles of one
