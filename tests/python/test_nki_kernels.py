@@ -244,3 +244,10 @@ def test_an_argument_in_the_wrong_place_or_an_exit_stops_at_the_kernels_line(tmp
         nki.trace(f"{kernel}::swapped", {"x": "bf16[128,512]"})
     with pytest.raises(nki.NkiError, match=r"misuse\.py:11: the kernel called exit\(0\) while it was traced"):
         nki.trace(f"{kernel}::leaves", {"x": "bf16[128,512]"})
+
+
+def test_an_input_or_param_given_twice_is_refused(cli):
+    done = cli("nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhsT=bf16[128,128]",
+               "--input", "lhsT=bf16[256,128]", "--input", "rhs=bf16[128,512]")
+    assert done.returncode == 2
+    assert "--input lhsT given twice (lhsT=bf16[128,128] and lhsT=bf16[256,128]); give it once" in done.stderr

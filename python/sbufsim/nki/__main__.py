@@ -27,6 +27,10 @@ def _pairs(values, what):
         if not sep or not name:
             print(f"sbufsim nki: {what} {item!r}: expected NAME=VALUE", file=sys.stderr)
             sys.exit(2)
+        if name in out:  # the second would silently win
+            print(f"sbufsim nki: {what} {name} given twice ({name}={out[name]} and {item}); give it once",
+                  file=sys.stderr)
+            sys.exit(2)
         out[name] = value
     return out
 
