@@ -373,6 +373,19 @@ TEST(CliRun, The_clocked_module_named_by_the_environment_is_checked) {
     EXPECT_EQ(ok.rc, kExitOk) << ok.err;
 }
 
+TEST(CliRun, A_timeline_window_past_the_run_is_warned_of) {
+    const std::string t = temp("late_window.json");
+    Out o =
+        sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--timeline", t, "--window", "500000:600000"});
+    EXPECT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.err.find("warning: --window 500000:600000: " + shipped("dma_load.trc") +
+                         " ends at cycle 26885, so its timeline holds no event"),
+              std::string::npos)
+        << o.err;
+    o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--timeline", t, "--window", "0:2000"});
+    EXPECT_EQ(o.err, "");
+}
+
 TEST(CliRun, Vcd_implies_the_clocked_scheduler_and_refuses_the_fast_one) {
     const std::string vcd = temp("run.vcd");
     const Out o = sbufsim({"run", shipped("matmul_kloop.trc"), "--quiet", "--vcd", vcd, "--json", "-"});

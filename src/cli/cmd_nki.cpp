@@ -293,7 +293,18 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     std::vector<std::string> run_args = {trace, "--gen", a.gen};
     run_args.insert(run_args.end(), a.run_args.begin(), a.run_args.end());
     if (user_json.empty()) run_args.insert(run_args.end(), {"--json", json});
-    const int rc = cmd_run(run_args, io);
+    // Without -o the trace is a scratch file removed on return: the summary names the kernel.
+    const bool scratch = a.output.empty() && !machine;
+    std::ostringstream captured;
+    const int rc = cmd_run(run_args, scratch ? Io{captured, io.err} : io);
+    if (scratch) {
+        std::string summary = captured.str();
+        const std::string named = "trace " + traced + "  (";
+        if (const std::size_t at = summary.find(named); at != std::string::npos)
+            summary.replace(at, named.size(),
+                            "trace " + a.kernel + " (traced, not kept: -o FILE.trc keeps it)  (");
+        io.out << summary;
+    }
     if (rc != kExitOk) return rc;
     double flops = 0, hbm_bytes = 0;
     kernel_totals(trace, flops, hbm_bytes);

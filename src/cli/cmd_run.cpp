@@ -480,6 +480,11 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
             rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
             rep.info.settings = effective_settings(cfg);
             if (probe) write_viz(viz, rep, *probe, traces.size(), outputs);
+            if (!viz.window.empty() && viz.from >= rep.result.total_cycles)
+                io.err << "sbufsim run: warning: --window " << viz.window << ": " << path << " ends at cycle "
+                       << rep.result.total_cycles
+                       << ", so its timeline holds no event; give a window that starts "
+                          "before it\n";
             // Hashed while the replay read it; a second pass only if the reader stopped early.
             // (Benchmarks and sweeps open their readers without, and so skip the hash.)
             const auto digest = reader.digest();

@@ -251,3 +251,11 @@ def test_an_input_or_param_given_twice_is_refused(cli):
                "--input", "lhsT=bf16[256,128]", "--input", "rhs=bf16[128,512]")
     assert done.returncode == 2
     assert "--input lhsT given twice (lhsT=bf16[128,128] and lhsT=bf16[256,128]); give it once" in done.stderr
+
+
+def test_without_o_the_summary_names_the_kernel_not_a_removed_file(cli):
+    kernel = f"{example('matmul.py')}::matmul_tiled"
+    done = cli("nki", kernel, "--input", "lhsT=bf16[128,128]", "--input", "rhs=bf16[128,512]")
+    assert done.returncode == 0, done.stderr
+    assert f"trace {kernel} (traced, not kept: -o FILE.trc keeps it)  (gen cayman" in done.stdout, done.stdout
+    assert "sbufsim-nki-" not in done.stdout
