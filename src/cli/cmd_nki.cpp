@@ -261,6 +261,12 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
         kept = std::make_unique<OutputFile>(a.output, trace_output_policy("-o trace", force, {kernel_file}));
     }
 
+    // The replay's options and configuration are checked before the kernel is traced: a mistyped
+    // --set should not wait for a long trace to be reported.
+    std::vector<std::string> checked = {"--gen", a.gen};
+    checked.insert(checked.end(), a.run_args.begin(), a.run_args.end());
+    if (const int rc = check_run_options(checked, io); rc != kExitOk) return rc;
+
     std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen, "-o", traced};
     argv.insert(argv.end(), a.tracer_args.begin(), a.tracer_args.end());
     const int status = spawn(argv, pythonpath, log);

@@ -262,7 +262,12 @@ const std::string& window_stats_help() {
 
 }  // namespace
 
-int cmd_run(const std::vector<std::string>& args, Io io) {
+namespace {
+
+// `options_only`: parse the options, open the outputs (their temporaries are removed unwritten)
+// and load the configuration of the command line's --gen, then return: a caller that makes the
+// trace first (sbufsim nki) learns of a bad option before that work.
+int run_command(const std::vector<std::string>& args, Io io, bool options_only) {
     ConfigOptions copts;
     std::string log_level, json_path, csv_path, stats_path, scheduler = "fast", from;
     std::vector<std::string> traces;
@@ -426,6 +431,11 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
                          vcd_output_policy("--vcd file", force, inputs));
     }
 
+    if (options_only) {
+        (void)load_config(make_load_request(copts, parsed));  // throws ConfigError with the reason
+        return kExitOk;
+    }
+
     std::vector<RunReport> runs;
     for (const auto& path : traces) {
         try {
@@ -515,5 +525,11 @@ int cmd_run(const std::vector<std::string>& args, Io io) {
     outputs.commit_all();
     return kExitOk;
 }
+
+}  // namespace
+
+int cmd_run(const std::vector<std::string>& args, Io io) { return run_command(args, io, false); }
+
+int check_run_options(const std::vector<std::string>& args, Io io) { return run_command(args, io, true); }
 
 }  // namespace sbufsim::cli

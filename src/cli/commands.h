@@ -9,6 +9,8 @@ int cmd_config(const std::vector<std::string>& args, Io io);
 int cmd_decode(const std::vector<std::string>& args, Io io);
 int cmd_bench(const std::vector<std::string>& args, Io io);
 int cmd_run(const std::vector<std::string>& args, Io io);
+// cmd_run's checks of its options, outputs and configuration, without a run (0 when all pass).
+int check_run_options(const std::vector<std::string>& args, Io io);
 int cmd_check(const std::vector<std::string>& args, Io io);
 int cmd_convert(const std::vector<std::string>& args, Io io);
 int cmd_gen(const std::vector<std::string>& args, Io io);

@@ -259,3 +259,11 @@ def test_without_o_the_summary_names_the_kernel_not_a_removed_file(cli):
     assert done.returncode == 0, done.stderr
     assert f"trace {kernel} (traced, not kept: -o FILE.trc keeps it)  (gen cayman" in done.stdout, done.stdout
     assert "sbufsim-nki-" not in done.stdout
+
+
+def test_a_bad_replay_option_is_refused_before_the_kernel_is_traced(cli):
+    done = cli("nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhsT=bf16[128,128]",
+               "--input", "rhs=bf16[128,512]", "--set", "tdm.dma_slot=3")
+    assert done.returncode == 2
+    assert "unknown key 'tdm.dma_slot'; did you mean 'tdm.dma_slots'?" in done.stderr
+    assert "matmul flops" not in done.stdout + done.stderr  # the tracer did not run
