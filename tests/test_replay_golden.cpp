@@ -127,6 +127,18 @@ TEST(ReplayGolden, A_waiting_instruction_never_starts_before_its_signal) {
     }
 }
 
+// The deadlock a replay of `path` ends in (a test failure when it ends otherwise).
+ReplayError deadlock_of(const std::string& path, const ReplayOptions& o = {}) {
+    try {
+        replay_trace(cayman(), path, o);
+    } catch (const ReplayError& e) {
+        EXPECT_EQ(e.kind(), ReplayError::Kind::deadlock) << e.what();
+        return e;
+    }
+    ADD_FAILURE() << path << ": no deadlock reported";
+    return ReplayError(ReplayError::Kind::deadlock, "", {});
+}
+
 TEST(ReplayGolden, Circular_waits_are_reported_as_a_deadlock_naming_queue_line_and_semaphore) {
     // ACT waits for DVE's signal and DVE for ACT's: each semaphore is signalled once in the trace,
     // so the checker's count passes, but neither can go first.
@@ -134,18 +146,12 @@ TEST(ReplayGolden, Circular_waits_are_reported_as_a_deadlock_naming_queue_line_a
         "sbufsim-trace 1 gen=cayman\n"
         "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x1000[1][64] partitions=32 wait=1 signal=2\n"
         "dve queue=qDve0 src=bf16@0x2000[1][64] dst=bf16@0x3000[1][64] partitions=32 wait=2 signal=1\n");
-    try {
-        replay_trace(cayman(), path);
-        FAIL() << "no deadlock reported";
-    } catch (const ReplayError& e) {
-        EXPECT_EQ(e.kind(), ReplayError::Kind::deadlock);
-        const std::string m = e.what();
-        EXPECT_NE(m.find("queue qAct0"), std::string::npos) << m;
-        EXPECT_NE(m.find("deadlock.trc:2"), std::string::npos) << m;
-        EXPECT_NE(m.find("semaphore 1 >= 1"), std::string::npos) << m;
-        EXPECT_NE(m.find("queue qDve0"), std::string::npos) << m;
-        EXPECT_NE(m.find("deadlock.trc:3"), std::string::npos) << m;
-    }
+    const std::string m = deadlock_of(path).what();
+    EXPECT_NE(m.find("queue qAct0"), std::string::npos) << m;
+    EXPECT_NE(m.find("deadlock.trc:2"), std::string::npos) << m;
+    EXPECT_NE(m.find("semaphore 1 >= 1"), std::string::npos) << m;
+    EXPECT_NE(m.find("queue qDve0"), std::string::npos) << m;
+    EXPECT_NE(m.find("deadlock.trc:3"), std::string::npos) << m;
 }
 
 TEST(ReplayGolden, A_deadlock_names_every_blocked_queue_of_a_dma_engine_and_a_skipped_signaller) {
@@ -155,32 +161,24 @@ TEST(ReplayGolden, A_deadlock_names_every_blocked_queue_of_a_dma_engine_and_a_sk
                    "sbufsim-trace 1 gen=cayman\n"
                    "dma queue=qA src=hbm dst=bf16@0x0 partitions=1 bytes=64 wait=2 signal=1\n"
                    "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 wait=1 signal=2\n");
-    try {
-        replay_trace(cayman(), cycle);
-        FAIL() << "no deadlock reported";
-    } catch (const ReplayError& e) {
-        const std::string m = e.what();
-        EXPECT_NE(m.find("so none can run to signal another"), std::string::npos) << m;
-        EXPECT_NE(m.find("queue qA (" + cycle + ":2) waits for semaphore 2 >= 1"), std::string::npos) << m;
-        EXPECT_NE(m.find("queue qB (" + cycle + ":3) waits for semaphore 1 >= 1"), std::string::npos) << m;
-        EXPECT_EQ(e.errors().size(), 2u);
-        EXPECT_NE(m.find("`sbufsim check " + cycle + "` follows each wait to its signals"), std::string::npos)
-            << m;
-    }
+    const ReplayError waits = deadlock_of(cycle);
+    std::string m = waits.what();
+    EXPECT_NE(m.find("so none can run to signal another"), std::string::npos) << m;
+    EXPECT_NE(m.find("queue qA (" + cycle + ":2) waits for semaphore 2 >= 1"), std::string::npos) << m;
+    EXPECT_NE(m.find("queue qB (" + cycle + ":3) waits for semaphore 1 >= 1"), std::string::npos) << m;
+    EXPECT_EQ(waits.errors().size(), 2u);
+    EXPECT_NE(m.find("`sbufsim check " + cycle + "` follows each wait to its signals"), std::string::npos)
+        << m;
     // Records spread over all 16 DMA engines: each queue named once, not once per engine.
     const std::string spread =
         write_temp("dma_spread_cycle.trc",
                    "sbufsim-trace 1 gen=cayman\n"
                    "dma queue=qA src=hbm dst=bf16@0x0 partitions=128 bytes=64 wait=2 signal=1\n"
                    "dma queue=qB src=hbm dst=bf16@0x40 partitions=128 bytes=64 wait=1 signal=2\n");
-    try {
-        replay_trace(cayman(), spread);
-        FAIL() << "no deadlock reported";
-    } catch (const ReplayError& e) {
-        const std::string m = e.what();
-        EXPECT_EQ(e.errors().size(), 2u) << m;
-        EXPECT_EQ(m.find("queue qA", m.find("queue qA") + 1), std::string::npos) << m;
-    }
+    const ReplayError spread_waits = deadlock_of(spread);
+    m = spread_waits.what();
+    EXPECT_EQ(spread_waits.errors().size(), 2u) << m;
+    EXPECT_EQ(m.find("queue qA", m.find("queue qA") + 1), std::string::npos) << m;
     // --lenient skipped the only signaller (engine 99 does not exist): the deadlock says so.
     const std::string skipped =
         write_temp("skipped_signal.trc",
@@ -189,16 +187,11 @@ TEST(ReplayGolden, A_deadlock_names_every_blocked_queue_of_a_dma_engine_and_a_sk
                    "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 wait=1\n");
     ReplayOptions lenient;
     lenient.lenient = true;
-    try {
-        replay_trace(cayman(), skipped, lenient);
-        FAIL() << "no deadlock reported";
-    } catch (const ReplayError& e) {
-        const std::string m = e.what();
-        EXPECT_NE(m.find("the record at " + skipped + ":2 that signals it was skipped (--lenient)"),
-                  std::string::npos)
-            << m;
-        EXPECT_EQ(m.find("the whole trace signals it only"), std::string::npos) << m;
-    }
+    m = deadlock_of(skipped, lenient).what();
+    EXPECT_NE(m.find("the record at " + skipped + ":2 that signals it was skipped (--lenient)"),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("the whole trace signals it only"), std::string::npos) << m;
     // --lenient replays a wait nothing in the trace signals (strict refuses it up front): the
     // deadlock gives the strict check's count and fix. A cycle of waits, signalled enough, does not.
     const std::string unsignalled =
@@ -206,24 +199,13 @@ TEST(ReplayGolden, A_deadlock_names_every_blocked_queue_of_a_dma_engine_and_a_sk
                    "sbufsim-trace 1 gen=cayman\n"
                    "dma queue=qA src=hbm dst=bf16@0x0 partitions=1 bytes=64 signal=1\n"
                    "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 wait=1 wait=3\n");
-    try {
-        replay_trace(cayman(), unsignalled, lenient);
-        FAIL() << "no deadlock reported";
-    } catch (const ReplayError& e) {
-        const std::string m = e.what();
-        EXPECT_NE(
-            m.find("waits for semaphore 3 >= 1 (value 0); the whole trace signals it only 0 times: add the "
-                   "missing signal=3 or lower the wait's value"),
-            std::string::npos)
-            << m;
-    }
-    try {
-        replay_trace(cayman(), cycle, lenient);
-        FAIL() << "no deadlock reported";
-    } catch (const ReplayError& e) {
-        EXPECT_EQ(std::string(e.what()).find("the whole trace signals it only"), std::string::npos)
-            << e.what();
-    }
+    m = deadlock_of(unsignalled, lenient).what();
+    EXPECT_NE(m.find("waits for semaphore 3 >= 1 (value 0); the whole trace signals it only 0 times: add the "
+                     "missing signal=3 or lower the wait's value"),
+              std::string::npos)
+        << m;
+    m = deadlock_of(cycle, lenient).what();
+    EXPECT_EQ(m.find("the whole trace signals it only"), std::string::npos) << m;
 }
 
 TEST(ReplayGolden, Replay_is_deterministic) {

@@ -29,8 +29,6 @@ def command(*args, ok_statuses=(0,)):
     if status in ok_statuses:
         return Completed(status, out, err)
     message = err.strip() or f"sbufsim {' '.join(argv)}: exit status {status}"
-    # The Python writers that go through the command line take force=True for its --force.
-    message = message.replace("--force", "force=True")
     error = errors.for_status(status)(message)
     error.exit_status = status
     raise error

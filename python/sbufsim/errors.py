@@ -3,9 +3,13 @@ exceptions. `exit_status` is the status `sbufsim` exits with for the same proble
 
 
 class Error(Exception):
-    """Every error sbufsim reports."""
+    """Every error sbufsim reports. A fix the command line words as --force reads force=True:
+    the Python API's writers take that argument."""
 
     exit_status = 4
+
+    def __init__(self, message="", *args):
+        super().__init__(str(message).replace("--force", "force=True"), *args)
 
 
 class ConfigError(Error, ValueError):

@@ -53,13 +53,6 @@ void raise(const char* name, const std::string& message, const py::dict& attrs =
     PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 
-// A refusal's fix in the words of the Python API: its writers take force=True, not --force.
-std::string pythonic(std::string message) {
-    for (std::size_t at = message.find("--force"); at != std::string::npos; at = message.find("--force", at))
-        message.replace(at, 7, "force=True");
-    return message;
-}
-
 void translate(std::exception_ptr p) {
     try {
         if (p) std::rethrow_exception(p);
@@ -78,7 +71,7 @@ void translate(std::exception_ptr p) {
         // As the command line: a path refused before the work is exit 2, a failed write 3.
         py::dict attrs;
         attrs["exit_status"] = e.kind() == OutputError::Kind::refused ? 2 : 3;
-        raise("OutputError", pythonic(e.what()), attrs);
+        raise("OutputError", e.what(), attrs);
     } catch (const ReplayError& e) {
         // As `sbufsim run` prints it: the message (with the first problem), then up to 19 more.
         std::string message = e.what();

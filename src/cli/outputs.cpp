@@ -13,25 +13,27 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-constexpr std::string_view kTraceMark = "# written by sbufsim ";
+// A text trace's first line starts with this comment (kWrittenBy), then the command's name.
+std::string trace_mark_head() { return "# " + std::string(kWrittenBy) + " "; }
 
 }  // namespace
 
 bool is_written_trace(std::string_view head) {
     return starts_with(head, std::string_view(kTraceBinaryMagic.data(), kTraceBinaryMagic.size())) ||
-           starts_with(head, kTraceMark);
+           starts_with(head, trace_mark_head());
 }
 
 std::string trace_mark(std::string_view command) {
-    return std::string(kTraceMark) + std::string(command) +
+    return trace_mark_head() + std::string(command) +
            "; sbufsim replaces this file when told to write it again (delete this line to keep it)";
 }
 
 OutputPolicy trace_output_policy(std::string role, bool force, std::vector<std::string> inputs) {
     OutputPolicy p = output_policy(std::move(role), is_written_trace, force, std::move(inputs));
     p.own_kind_rule =
-        "only a trace sbufsim wrote is replaced: a binary trace, or a text trace whose first line starts '" +
-        std::string(kTraceMark.substr(0, kTraceMark.size() - 1)) + "'";
+        "only a trace sbufsim wrote is replaced: a binary trace, or a text trace whose first line starts "
+        "'# " +
+        std::string(kWrittenBy) + "'";
     return p;
 }
 

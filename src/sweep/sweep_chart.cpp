@@ -354,14 +354,16 @@ const ChartAxis* trace_axis(const ChartModel& m) {
 
 std::size_t trace_of(const ChartModel& m, const ChartPoint& p) { return trace_axis(m) == &m.x ? p.x : p.y; }
 
-// The best value among the points of p's trace (of all points on a chart of one trace).
-double best_of_trace(const ChartModel& m, const ChartPoint& p) {
-    std::optional<double> best;
-    for (const auto& q : m.points) {
-        if (trace_axis(m) && trace_of(m, q) != trace_of(m, p)) continue;
-        if (!best || (m.better == sweep::Better::lower ? q.value < *best : q.value > *best)) best = q.value;
+// Marks the points equal to the best of their trace (of all points on a chart of one trace).
+void mark_best(ChartModel& m) {
+    const ChartAxis* traces = trace_axis(m);
+    const auto group = [&](const ChartPoint& p) { return traces ? trace_of(m, p) : std::size_t{0}; };
+    std::vector<std::optional<double>> best(traces ? traces->values.size() : 1);
+    for (const auto& p : m.points) {
+        std::optional<double>& b = best[group(p)];
+        if (!b || (m.better == sweep::Better::lower ? p.value < *b : p.value > *b)) b = p.value;
     }
-    return *best;
+    for (auto& p : m.points) p.best = p.value == *best[group(p)];
 }
 
 void summarise(const Selection& s, ChartModel& m) {
@@ -372,8 +374,7 @@ void summarise(const Selection& s, ChartModel& m) {
     for (const auto& p : m.points) m.min = std::min(m.min, p.value), m.max = std::max(m.max, p.value);
     if (m.better == sweep::Better::lower) m.best = m.min;
     if (m.better == sweep::Better::higher) m.best = m.max;
-    if (m.best)
-        for (auto& p : m.points) p.best = p.value == best_of_trace(m, p);
+    if (m.best) mark_best(m);
     for (const auto& d : s.dims) {
         const auto values = s.distinct(s.table->column(d));
         if (d == kTraceColumn) m.traces = values;

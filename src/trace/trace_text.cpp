@@ -78,12 +78,18 @@ bool valid_name(std::string_view s, std::size_t max_len = kMaxNameLength) {
 // with a false -Wrestrict (GCC bug 105651).
 // A token as a message quotes it: whole up to 64 bytes, else its head and its length (a
 // 60 KB token would bury the message).
+constexpr std::size_t kTokenShown = 64;
+
+// A token's first kTokenShown bytes, "..." after them when it is longer (a message's field).
+std::string token_head(std::string_view s) {
+    return s.size() > kTokenShown ? std::string(s.substr(0, kTokenShown)) + "..." : std::string(s);
+}
+
 std::string quoted(std::string_view s) {
-    constexpr std::size_t kShown = 64;
     std::string q = "'";
-    q.append(s.substr(0, kShown));
+    q.append(s.substr(0, kTokenShown));
     q += '\'';
-    if (s.size() > kShown) q += "... (" + std::to_string(s.size()) + " bytes)";
+    if (s.size() > kTokenShown) q += "... (" + std::to_string(s.size()) + " bytes)";
     return q;
 }
 
@@ -681,9 +687,7 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
         const auto value = toks[i].substr(eq + 1);
         const auto it = std::find_if(kFields.begin(), kFields.end(), [&](const FieldName& f) { return f.name == key; });
         if (it == kFields.end() || !(spec.allowed & it->bit))
-            // The field of the message is the key as written, cut as quoted() cuts a token.
-            return fail(key.size() > 64 ? std::string(key.substr(0, 64)) + "..." : std::string(key),
-                        unknown_field(kind, spec, key));
+            return fail(token_head(key), unknown_field(kind, spec, key));  // the key as written, cut
         if ((seen & it->bit) && it->bit != F_wait && it->bit != F_signal)
             return fail(std::string(key), "given twice");
         seen |= it->bit;
