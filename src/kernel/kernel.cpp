@@ -197,6 +197,7 @@ Kernel::Kernel(const Params& p, KernelOptions options)
     if (options_.completion_capacity) ring_.resize(std::max(options_.completion_capacity, 2 * n_));
 
     // Statistics skeleton.
+    stats_.clients.reserve(clients_.all().size());
     for (const ClientInfo& ci : clients_.all()) {
         ClientStats cs;
         cs.name = ci.name;

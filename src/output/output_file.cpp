@@ -56,8 +56,9 @@ mode_t default_mode() {
 
 }  // namespace
 
-FdStreamBuf::FdStreamBuf(int fd, bool owned) : fd_(fd), owned_(owned), data_(1 << 16) {
-    setp(data_.data(), data_.data() + data_.size());
+FdStreamBuf::FdStreamBuf(int fd, bool owned)
+    : fd_(fd), owned_(owned), data_(std::make_unique_for_overwrite<char[]>(kSize)) {
+    setp(data_.get(), data_.get() + kSize);
 }
 
 FdStreamBuf::~FdStreamBuf() {
@@ -66,7 +67,7 @@ FdStreamBuf::~FdStreamBuf() {
 
 bool FdStreamBuf::drain() {
     if (error_ == 0 && pptr() > pbase()) error_ = write_all(fd_, pbase(), static_cast<std::size_t>(pptr() - pbase()));
-    setp(data_.data(), data_.data() + data_.size());
+    setp(data_.get(), data_.get() + kSize);
     return error_ == 0;
 }
 

@@ -25,14 +25,7 @@ const char* to_string(StallCause c) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// LatencyHistogram: bucket = v for v < 16; above, octave k = floor(log2 v) split in 8.
-
-std::uint32_t LatencyHistogram::bucket(std::uint64_t v) {
-    if (v < kLinear) return static_cast<std::uint32_t>(v);
-    const std::uint32_t k = static_cast<std::uint32_t>(std::bit_width(v)) - 1;  // >= 4
-    const std::uint32_t sub = static_cast<std::uint32_t>(v >> (k - 3)) & (kSub - 1);
-    return kLinear + (k - 4) * kSub + sub;
-}
+// LatencyHistogram (bucket() is inline in the header).
 
 std::uint64_t LatencyHistogram::bucket_upper(std::uint32_t b) {
     if (b < kLinear) return b;
@@ -42,12 +35,27 @@ std::uint64_t LatencyHistogram::bucket_upper(std::uint32_t b) {
     return lower + ((std::uint64_t{1} << (k - 3)) - 1);
 }
 
+void LatencyHistogram::grow(std::uint32_t b) {
+    counts_.resize(std::min<std::size_t>(kBuckets, (b / kGrowth + 1) * kGrowth));
+}
+
+bool LatencyHistogram::operator==(const LatencyHistogram& o) const {
+    if (count_ != o.count_ || sum_ != o.sum_ || max_ != o.max_) return false;
+    const std::size_t n = std::max(counts_.size(), o.counts_.size());
+    for (std::size_t b = 0; b < n; ++b) {
+        const std::uint64_t x = b < counts_.size() ? counts_[b] : 0,
+                            y = b < o.counts_.size() ? o.counts_[b] : 0;
+        if (x != y) return false;
+    }
+    return true;
+}
+
 std::uint64_t LatencyHistogram::percentile(double q) const {
     if (count_ == 0) return 0;
     const double r = std::ceil(q * static_cast<double>(count_));
     const std::uint64_t rank = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(r), 1, count_);
     std::uint64_t seen = 0;
-    for (std::uint32_t b = 0; b < kBuckets; ++b) {
+    for (std::uint32_t b = 0; b < counts_.size(); ++b) {
         seen += counts_[b];
         if (seen >= rank) return std::min(bucket_upper(b), max_);
     }

@@ -66,7 +66,10 @@ private:
     int fd_;
     bool owned_;
     int error_ = 0;
-    std::vector<char> data_;
+    // Not zeroed: a page of it is touched (and faulted in) only when output reaches it, which
+    // for a command's few lines of stdout is one page of sixteen.
+    static constexpr std::size_t kSize = std::size_t{1} << 16;
+    std::unique_ptr<char[]> data_;
 };
 
 struct OutputPolicy {

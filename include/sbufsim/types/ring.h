@@ -1,5 +1,7 @@
 // A FIFO ring that only grows (by doubling, outside steady state): the engines' in-order queues
-// hold the replay's bounded look-ahead without an allocation per instruction.
+// hold the replay's bounded look-ahead without an allocation per instruction. It takes no memory
+// until the first push: a DMA engine has a ring per queue of the trace, most of them never used,
+// and its entries are large enough that eight of each cost a run hundreds of page faults.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +13,7 @@ namespace sbufsim {
 template <class T>
 class Ring {
 public:
-    Ring() : buf_(8) {}
+    static constexpr std::size_t kFirst = 8;  // entries of the first allocation
     bool empty() const { return head_ == tail_; }
     std::size_t size() const { return static_cast<std::size_t>(tail_ - head_); }
     T& front() { return buf_[head_ & (buf_.size() - 1)]; }
@@ -27,7 +29,7 @@ public:
 
 private:
     void grow() {
-        std::vector<T> bigger(buf_.size() * 2);
+        std::vector<T> bigger(buf_.empty() ? kFirst : buf_.size() * 2);
         for (std::size_t i = 0; i < size(); ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
         tail_ = size();
         head_ = 0;
