@@ -171,15 +171,24 @@ void kernel_totals(const std::string& trace, double& flops, double& hbm_bytes) {
     hbm_bytes = std::strtod(line.c_str() + line.find("hbm_bytes=") + 10, nullptr);
 }
 
-void print_figures(std::ostream& os, double flops, double hbm_bytes, double cycles, double time_ns) {
+// `report_mfu`: the run report's MFU (a fraction; < 0 when the run wrote none). The two count
+// different things: the kernel's nc_matmul flops here, every pass through the array (transposes
+// included, as neuron-profile counts) in the report. Where they differ as printed, both are named,
+// so that two MFU figures of one run do not read as a contradiction.
+void print_figures(std::ostream& os, double flops, double hbm_bytes, double cycles, double time_ns,
+                   double report_mfu) {
     os << "kernel: " << format_fixed(flops / 1e9, 1) << " GFLOP of matmul, " << format_fixed(hbm_bytes / (1 << 20), 1)
        << " MiB HBM traffic\n";
     if (cycles <= 0 || time_ns <= 0) return;
-    os << "  MFU " << format_fixed(100.0 * flops / (cycles * kPeakFlopsPerCycle), 1)
-       << "% of the PE array's peak (2 x 128 x 128 flops/cycle), " << format_fixed(flops / time_ns / 1e3, 1)
-       << " TFLOP/s\n"
-       << "  HBM " << format_fixed(hbm_bytes / time_ns, 1) << " GB/s achieved over " << format_fixed(cycles, 0)
-       << " cycles\n";
+    const std::string mfu = format_fixed(100.0 * flops / (cycles * kPeakFlopsPerCycle), 1);
+    os << "  MFU " << mfu << "% of the PE array's peak (2 x 128 x 128 flops/cycle), "
+       << format_fixed(flops / time_ns / 1e3, 1) << " TFLOP/s\n";
+    if (report_mfu >= 0 && format_fixed(100.0 * report_mfu, 1) != mfu)
+        os << "    of the kernel's matmuls, transposes excluded; the report's MFU, "
+           << format_fixed(100.0 * report_mfu, 1)
+           << " %, counts every pass through the array, transposes included, as neuron-profile does\n";
+    os << "  HBM " << format_fixed(hbm_bytes / time_ns, 1) << " GB/s achieved over "
+       << format_fixed(cycles, 0) << " cycles\n";
 }
 
 // --sweep-param: the tracer traces every point in parallel and replays them with this
@@ -315,7 +324,8 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     double flops = 0, hbm_bytes = 0;
     kernel_totals(trace, flops, hbm_bytes);
     const std::string stats = user_json.empty() ? slurp(json) : user_json == "-" ? std::string() : slurp(user_json);
-    print_figures(text, flops, hbm_bytes, json_number(stats, "total_cycles"), json_number(stats, "time_ns"));
+    print_figures(text, flops, hbm_bytes, json_number(stats, "total_cycles"), json_number(stats, "time_ns"),
+                  stats.find("\"mfu\":") == std::string::npos ? -1.0 : json_number(stats, "mfu"));
     return kExitOk;
 }
 

@@ -32,6 +32,15 @@ def test_a_sweep_table_is_a_frame_in_table_order(traces):
     assert list(df.columns) == table.columns
 
 
+def test_a_swept_boolean_key_is_a_bool_column(traces):
+    pytest.importorskip("pandas")
+    table = sbufsim.sweep(traces("dma_vs_compute.trc"), {"tdm.strict": [True, False]}, jobs=2)
+    df = table.frame()
+    assert df["tdm.strict"].dtype == bool
+    assert list(df["tdm.strict"]) == [True, False]
+    assert list(df.loc[~df["tdm.strict"], "tdm.strict"]) == [False]
+
+
 def test_without_pandas_tables_still_work_and_frames_say_what_to_install(traces, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
     result = sbufsim.run(traces("act_vs_matmul_collide.trc"))

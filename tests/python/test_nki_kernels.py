@@ -71,6 +71,19 @@ def test_command_reports_mfu_and_bandwidth(cli, tmp_path):
     assert re.search(r"HBM [0-9.]+ GB/s achieved over %d cycles" % cycles, done.stdout)
     first, header = out.read_text().splitlines()[:2]
     assert first.startswith("# written by sbufsim nki; ") and header == "sbufsim-trace 1 gen=cayman"
+    # no transposes: the report's MFU is the same figure, so no second one is named
+    report_mfu = float(re.search(r"MFU ([0-9.]+) %", done.stdout).group(1))
+    assert report_mfu == pytest.approx(mfu, abs=0.051) and "transposes excluded" not in done.stdout
+
+
+def test_command_names_both_mfu_figures_where_transposes_part_them(cli):
+    done = cli("nki", f"{example('transpose.py')}::transpose", "--input", "x=bf16[1024,1024]")
+    assert done.returncode == 0, done.stderr
+    report_mfu = float(re.search(r"^utilisation: PE [0-9.]+ %, MFU ([0-9.]+) %", done.stdout, re.M).group(1))
+    assert report_mfu > 0  # the transposes' passes through the array
+    assert re.search(r"^  MFU 0\.0% of the PE array's peak", done.stdout, re.M)
+    assert (f"    of the kernel's matmuls, transposes excluded; the report's MFU, {report_mfu:.1f} %, counts every "
+            "pass through the array, transposes included, as neuron-profile does\n") in done.stdout
 
 
 def test_command_keeps_a_trace_it_did_not_write(cli, tmp_path):

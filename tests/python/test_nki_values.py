@@ -6,6 +6,7 @@ import re
 import pytest
 
 from nki_helpers import example, traced
+from sbufsim import nki
 
 np = pytest.importorskip("numpy")
 
@@ -95,3 +96,49 @@ def test_command_gives_values_and_timing_in_one_run(cli, tmp_path):
     again = cli("nki", kernel, "--input", f"lhsT=bf16:{tmp_path / 'a.npy'}", "--input",
                 f"rhs=bf16:{tmp_path / 'b.npy'}", "--values-out", out)
     assert again.returncode == 2 and "exists" in again.stderr
+
+
+def test_a_float64_array_is_refused_naming_the_input_and_the_fix():
+    # A NeuronCore has no float64 tensor: refused as a complex array is, not traced as float32.
+    x = RNG.standard_normal((256, 512))
+    with pytest.raises(nki.NkiError, match=r"^input x: float64 is not a NeuronCore dtype; "
+                                           r"pass x\.astype\(numpy\.float32\) to trace it as float32$"):
+        traced("softmax.py::softmax", {"x": x})
+    with pytest.raises(nki.NkiError, match=r"^input x: an array of complex128, which is not an NKI dtype"):
+        traced("softmax.py::softmax", {"x": x.astype(np.complex128)})
+    (s,) = traced("softmax.py::softmax", {"x": x.astype(np.float32)}).outputs
+    assert s.dtype == np.float32 and s.shape == (256, 512)
+
+
+def test_an_int64_array_is_refused_as_float64_is_not_narrowed_to_int32(tmp_path):
+    i = np.arange(128 * 512).reshape(128, 512)  # numpy's default integer: int64
+    assert i.dtype == np.int64
+    with pytest.raises(nki.NkiError, match=r"^input x: int64 is not a NeuronCore dtype; "
+                                           r"pass x\.astype\(numpy\.int32\) to trace it as int32$"):
+        traced("softmax.py::softmax", {"x": i})
+    path = tmp_path / "i64.npy"
+    np.save(path, i)
+    with pytest.raises(nki.NkiError, match=rf"^input x: {re.escape(str(path))} holds int64, which is not a "
+                                           rf"NeuronCore dtype; save it as int32, or give int32:"):
+        nki.parse_input(str(path), "x")
+    dtype, shape, values = nki.parse_input(f"int32:{path}", "x")
+    assert dtype.name == "int32" and shape == (128, 512) and values is not None
+
+
+def test_a_float64_npy_file_is_refused_unless_its_dtype_is_given(cli, tmp_path):
+    x = RNG.standard_normal((256, 512))
+    path = tmp_path / "x64.npy"
+    np.save(path, x)
+    with pytest.raises(nki.NkiError, match=rf"^input x: {re.escape(str(path))} holds float64, which is not a "
+                                           rf"NeuronCore dtype; save it as float32, or give fp32:"):
+        traced("softmax.py::softmax", {"x": str(path)})
+    kernel = f"{example('softmax.py')}::softmax"
+    done = cli("nki", kernel, "--input", f"x={path}")
+    assert done.returncode == 3
+    assert f"input x: {path} holds float64, which is not a NeuronCore dtype" in done.stderr
+    # the dtype named: the values are rounded to it, as for any array
+    np.save(tmp_path / "x32.npy", x.astype(np.float32))
+    (given,) = traced("softmax.py::softmax", {"x": f"fp32:{path}"}).outputs
+    (saved,) = traced("softmax.py::softmax", {"x": str(tmp_path / "x32.npy")}).outputs
+    assert np.array_equal(given, saved)
+    assert cli("nki", kernel, "--input", f"x=fp32:{path}").returncode == 0

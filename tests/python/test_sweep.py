@@ -48,6 +48,21 @@ def test_zip_pairs_the_lists(traces):
     assert all(r["throttle_stalls"] > 0 for r in table)
 
 
+def test_boolean_cells_are_bools_and_the_csv_keeps_true_false(traces, cli, tmp_path):
+    path = traces("dma_vs_compute.trc")
+    table = sbufsim.sweep(path, {"tdm.strict": [False, True], "tdm.dma_slots": [2]}, jobs=2, out=tmp_path / "py.csv")
+    assert [r["tdm.strict"] for r in table] == [False, True]
+    assert all(type(r["tdm.strict"]) is bool for r in table)
+    assert [r["tdm.dma_slots"] for r in table] == [2, 2] and table.ok
+    # the JSON the rows come from, and the CSV, spell them as the loader does
+    done = cli("sweep", path, "--vary", "tdm.strict=false,true", "--vary", "tdm.dma_slots=2", "--out",
+               tmp_path / "cli.csv", "--json", "-", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert [r["tdm.strict"] for r in json.loads(done.stdout)] == ["false", "true"]
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    assert ",false," in (tmp_path / "py.csv").read_text() and ",true," in (tmp_path / "py.csv").read_text()
+
+
 def test_lenient_replays_another_generations_trace(traces):
     strict = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, "sunda", jobs=2)
     assert [r["status"] for r in strict] == ["error", "error"]

@@ -70,14 +70,14 @@ def _input_dtype(name, spec):
                    f"short names: {', '.join(_ALIASES)})")
 
 
-def parse_input(spec):
+def parse_input(spec, name=None):
     """'bf16[4096,2048]' (or a (dtype, shape) pair) -> (DType, shape, None); 'x.npy',
     'bf16:x.npy' or a numpy array -> (DType, shape, values): the dtype before the colon, else
-    the array's."""
+    the array's (float64, which a NeuronCore lacks, is refused; errors name the input `name`)."""
     if isinstance(spec, tuple):
         return _input_dtype(spec[0], spec), tuple(spec[1]), None
     if hasattr(spec, "shape") and hasattr(spec, "dtype"):
-        return dtype_of(_values.dtype_of_array(spec)), tuple(spec.shape), spec
+        return dtype_of(_values.dtype_of_array(spec, name)), tuple(spec.shape), spec
     if spec.endswith(".npy"):
         dtype, sep, path = spec.partition(":")
         if not sep:
@@ -87,7 +87,8 @@ def parse_input(spec):
             array = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as e:
             raise NkiError(f"input {spec!r}: cannot read {path}: {e}") from None
-        return _input_dtype(dtype, spec) if dtype else dtype_of(_values.dtype_of_array(array)), tuple(array.shape), array
+        return (_input_dtype(dtype, spec) if dtype else dtype_of(_values.dtype_of_array(array, name, path)),
+                tuple(array.shape), array)
     m = _SHAPE.match(spec)
     if not m:
         raise NkiError(f"input {spec!r}: expected DTYPE[D0,D1,...] (e.g. bf16[4096,2048]) or [DTYPE:]FILE.npy")
@@ -229,7 +230,7 @@ def _trace_once(kernel, inputs, params, generation, single, extra):
                 func, name = kernel, kernel.__name__
                 kernel_file = getattr(getattr(kernel, "__code__", None), "co_filename", None)
             args = {}
-            parsed = {arg: parse_input(spec) for arg, spec in inputs.items()}
+            parsed = {arg: parse_input(spec, arg) for arg, spec in inputs.items()}
             tracer.values = any(values is not None for _, _, values in parsed.values())
             if tracer.values:
                 _values.need_numpy()

@@ -14,8 +14,10 @@ except ImportError:  # pragma: no cover - depends on the machine
     np = None
 
 _INTS = {"int8": "int8", "uint8": "uint8", "int16": "int16", "uint16": "uint16", "int32": "int32", "uint32": "uint32"}
-_FROM_NUMPY = {"float32": "float32", "float16": "float16", "float64": "float32", "int8": "int8", "uint8": "uint8",
-               "int16": "int16", "uint16": "uint16", "int32": "int32", "uint32": "uint32", "int64": "int32"}
+_FROM_NUMPY = {"float32": "float32", "float16": "float16", "int8": "int8", "uint8": "uint8",
+               "int16": "int16", "uint16": "uint16", "int32": "int32", "uint32": "uint32"}
+# 64-bit arrays a NeuronCore has no tensor for, and the dtype a user would mean by each.
+_NARROWER = {"float64": ("float32", "fp32"), "int64": ("int32", "int32")}
 
 
 def need_numpy():
@@ -29,12 +31,25 @@ def storage_dtype(dtype):
     return np.dtype(_INTS.get(dtype.name, "float32"))
 
 
-def dtype_of_array(array):
-    """The NKI dtype name of a loaded array (float64 is taken as float32)."""
-    name = _FROM_NUMPY.get(array.dtype.name)
-    if name is None:
-        raise NkiError(f"an array of {array.dtype} is not an NKI dtype (float32, float16, int8..int32, uint8..uint32)")
-    return name
+def dtype_of_array(array, name=None, path=None):
+    """The NKI dtype name of an input array; an NkiError naming the input `name` (and the .npy
+    file `path` it was read from) for an array of another dtype. A NeuronCore has no 64-bit
+    tensor: a float64 or int64 array is refused, not narrowed to 32 bits without a word."""
+    dtype = _FROM_NUMPY.get(array.dtype.name)
+    if dtype is not None:
+        return dtype
+    what = f"input {name}: " if name else ""
+    wide = array.dtype.name
+    if wide in _NARROWER:
+        narrow, prefix = _NARROWER[wide]
+        if path:
+            raise NkiError(f"{what}{path} holds {wide}, which is not a NeuronCore dtype; save it as {narrow}, "
+                           f"or give {prefix}:{path} to trace it as {narrow}")
+        raise NkiError(f"{what}{wide} is not a NeuronCore dtype; pass {name or 'array'}.astype(numpy.{narrow}) "
+                       f"to trace it as {narrow}")
+    held = f"{path} holds" if path else "an array of"
+    raise NkiError(f"{what}{held} {array.dtype}, which is not an NKI dtype "
+                   "(float32, float16, int8..int32, uint8..uint32)")
 
 
 def rounded(values, dtype):
