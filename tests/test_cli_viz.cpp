@@ -145,7 +145,8 @@ TEST(CliViz, Timeline_and_heatmap_files_parse_and_plot_reads_run_json) {
     ASSERT_GT(rows, 20u);
     EXPECT_LE(bins, 20u);
     EXPECT_EQ(count_class(svg, "util"), 48u * bins);
-    EXPECT_EQ(count_class(svg, "stall"), 48u * bins);
+    // No PSUM bank lost a beat in this trace: the stall panel has the SBUF rows alone.
+    EXPECT_EQ(count_class(svg, "stall"), 16u * bins);
     EXPECT_EQ(count_class(svg, "blocked"), 25u);  // 5 clients took part
 }
 

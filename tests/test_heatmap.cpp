@@ -281,7 +281,10 @@ TEST(Heatmap, Svg_is_well_formed_with_one_cell_per_bank_per_bin) {
     ASSERT_LE(bins, 50u);
     std::set<std::pair<int, int>> util, stall, cause;
     EXPECT_EQ(count_class(doc, "util", &util), 48 * bins);
-    EXPECT_EQ(count_class(doc, "stall", &stall), 48 * bins);
+    // The PSUM rows of the stall panel only when a PSUM bank lost a beat (not in this run).
+    for (const WindowRow& row : w.rows)
+        for (std::size_t b = w.sbuf_banks; b < row.stalls.size(); ++b) ASSERT_EQ(row.stalls[b], 0u);
+    EXPECT_EQ(count_class(doc, "stall", &stall), 16 * bins);
     EXPECT_EQ(util.size(), 48 * bins);
     // One row per stall cause, the gates' included.
     EXPECT_EQ(count_class(doc, "cause", &cause, "data-cause"), kStallCauses * bins);
@@ -289,6 +292,38 @@ TEST(Heatmap, Svg_is_well_formed_with_one_cell_per_bank_per_bin) {
     const std::size_t used = block_matrix(r.kernel).clients.size();
     EXPECT_EQ(count_class(doc, "blocked", nullptr), used * used);
     EXPECT_NE(svg.find("collide &amp; &lt;co&gt;"), std::string::npos);  // title escaped
+}
+
+// A stall panel of 48 rows whose 32 PSUM rows are empty tells nothing: they are drawn only when a
+// PSUM bank lost a beat somewhere in the run, and the title says when they are left out.
+TEST(Heatmap, Psum_stall_rows_only_when_a_psum_bank_lost_a_beat) {
+    WindowSeries w;
+    w.width = 10;
+    w.sbuf_banks = 16;
+    for (int b = 0; b < 16; ++b) w.banks.push_back("sbuf_" + std::to_string(b));
+    for (int b = 0; b < 32; ++b) w.banks.push_back("psum_" + std::to_string(b));
+    for (int i = 0; i < 5; ++i) {
+        WindowRow row;
+        row.start = 10 * static_cast<Cycle>(i);
+        row.cycles = 10;
+        row.busy.assign(48, 1);
+        row.conflicts.assign(48, 0);
+        row.stalls.assign(48, 0);
+        row.stalls[3] = 2;
+        w.rows.push_back(row);
+    }
+    const auto render = [&] {
+        return render_heatmap(w, BlockMatrix{}, HeatmapInfo{"t", "cayman", "", 0, 50, true});
+    };
+    const std::string sbuf_only = render();
+    EXPECT_EQ(count_class(parse_svg(sbuf_only), "util", nullptr), 48u * 5);
+    EXPECT_EQ(count_class(parse_svg(sbuf_only), "stall", nullptr), 16u * 5);
+    EXPECT_NE(sbuf_only.find("stalls per SBUF bank (PSUM: none): "), std::string::npos);
+    w.rows[4].stalls[16 + 31] = 1;  // psum_31, in the last bin
+    const std::string both = render();
+    EXPECT_EQ(count_class(parse_svg(both), "stall", nullptr), 48u * 5);
+    EXPECT_EQ(both.find("PSUM: none"), std::string::npos);
+    EXPECT_NE(both.find("stalls per bank: "), std::string::npos);
 }
 
 TEST(Heatmap, No_psum_rows_without_a_psum_region) {

@@ -308,10 +308,22 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     const WindowSeries w = rebin(series, max_bins, 0);
     Panel util("util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20, w.banks, util_of);
     util.rule_at = w.sbuf_banks;
-    Panel stall("stall",
-                "stalls per bank: beats that lost the bank, to another beat or to TDM precedence "
-                "(stalled beat-cycles / cycle)",
-                util.y + util.height() + kPanelGap, w.banks, stall_of);
+    // PSUM banks lose beats only where two PSUM clients meet on one, which most runs never do:
+    // their rows are left out then, and the title says so, rather than drawn as 32 empty rows.
+    const bool psum_stalls = std::any_of(w.rows.begin(), w.rows.end(), [&](const WindowRow& r) {
+        return std::any_of(r.stalls.begin() + static_cast<std::ptrdiff_t>(w.sbuf_banks), r.stalls.end(),
+                           [](std::uint64_t n) { return n != 0; });
+    });
+    const bool psum_rows = w.banks.size() > w.sbuf_banks;
+    const char* stall_title =
+        psum_rows && !psum_stalls
+            ? "stalls per SBUF bank (PSUM: none): beats that lost the bank, to another beat or to TDM "
+              "(stalled beat-cycles / cycle)"
+            : "stalls per bank: beats that lost the bank, to another beat or to TDM precedence "
+              "(stalled beat-cycles / cycle)";
+    std::vector<std::string> stall_rows = w.banks;
+    if (!psum_stalls) stall_rows.resize(w.sbuf_banks);
+    Panel stall("stall", stall_title, util.y + util.height() + kPanelGap, std::move(stall_rows), stall_of);
     stall.red = stall.log = true;
     stall.rule_at = w.sbuf_banks;
     stall.fit(w);
