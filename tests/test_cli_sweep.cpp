@@ -274,7 +274,7 @@ TEST(CliSweep, A_trace_spelt_another_way_is_the_same_trace) {
     EXPECT_NE(o.err.find("are the same file: give each trace once"), std::string::npos) << o.err;
 }
 
-TEST(CliSweep, Resume_runs_again_rows_of_another_base_configuration_or_trace) {
+TEST(CliSweep, Resume_replaces_rows_of_another_base_configuration_or_trace_only_with_force) {
     const std::string out = tmp("rebase.csv"), trace = tmp("rebase.trc");
     std::remove(out.c_str());
     std::ofstream(trace) << slurp(shipped("act_vs_matmul_collide.trc"));
@@ -290,16 +290,33 @@ TEST(CliSweep, Resume_runs_again_rows_of_another_base_configuration_or_trace) {
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_NE(o.out.find("ran 0 points"), std::string::npos) << o.out;
     EXPECT_EQ(slurp(out), first);
-    // Another --set: both rows are stale and run again; the table holds only the new ones.
+    // Another --set: both rows are another experiment's results, which this sweep would replace.
+    // Refused, the file kept; --force runs them again and the table holds only the new ones.
     o = sbufsim(args("arbiter.stage2.act_rd.prio=7"));
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("2 rows came from another base configuration"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("this sweep would run their points again and replace them"), std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("pass --force to replace them"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(out), first);
+    auto forced = args("arbiter.stage2.act_rd.prio=7");
+    forced.push_back("--force");
+    o = sbufsim(forced);
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_NE(o.err.find("2 rows of " + out + " came from another base configuration"), std::string::npos) << o.err;
     EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
     EXPECT_EQ(lines(slurp(out)).size(), 3u);
     EXPECT_NE(slurp(out), first);
-    // The trace changed (one more comment line): stale again.
+    // The trace changed (one more comment line): stale again, the same rule.
     std::ofstream(trace, std::ios::app) << "# edited\n";
+    const std::string second = slurp(out);
     o = sbufsim(args("arbiter.stage2.act_rd.prio=7"));
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("or another version of the trace (" + trace + ", tdm.dma_slots=1)"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(slurp(out), second);
+    o = sbufsim(forced);
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
 }
@@ -314,8 +331,9 @@ TEST(CliSweep, Resume_under_another_base_never_drops_rows_it_does_not_run_again)
     // Another base over two of the four points: the other two would be lost. Refused, file kept.
     o = sbufsim({"sweep", t, "--set", "tdm.strict=true", "--vary", "tdm.dma_slots=1:2", "--out", out, "-q"});
     EXPECT_EQ(o.rc, 2) << o.err;
-    EXPECT_NE(o.err.find("2 rows came from another base configuration"), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("(" + t + ", tdm.dma_slots=3)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("4 rows came from another base configuration"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("(" + t + ", tdm.dma_slots=1)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("this sweep would replace 2 rows and lose the other 2"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("--force"), std::string::npos) << o.err;
     EXPECT_EQ(slurp(out), first);
     // --force: the two points run again, the other two are dropped, and both are said.

@@ -73,9 +73,10 @@ const char* kExamples =
     "lists side by side). Rows: trace, the varied keys, then the metrics below, status, message;\n"
     "trace-major, then point order. --shard I/N runs the I-th of N contiguous blocks of rows; only\n"
     "shard 0 writes the CSV header, so `cat part0.csv part1.csv ...` is the unsharded table.\n"
-    "Re-running with the same --out resumes: rows already there are kept and not re-run. --out is\n"
-    "locked while a sweep writes it: a second sweep on the same file refuses to start. An existing\n"
-    "--out that is not a sweep table (a trace, say) is replaced only with --force.\n"
+    "Re-running with the same --out resumes: rows already there are kept and not re-run. Rows of\n"
+    "another base configuration (--gen, --config, --set) or trace version are replaced only with\n"
+    "--force. --out is locked while a sweep writes it: a second sweep on the same file refuses to\n"
+    "start. An existing --out that is not a sweep table (a trace, say) is replaced only with --force.\n"
     "\nexit status: 0 every point ok, 1 some point invalid or failed (see its row), 2 usage or\n"
     "configuration error or a refused output path, 3 unreadable trace or an output that could not\n"
     "be written, 4 internal error.\n";
@@ -412,8 +413,9 @@ void refuse_other_sweep_json(const std::string& path, const std::vector<std::str
 }
 
 // Rows of --out computed under another base configuration or from another version of a trace are
-// stale. Those this sweep runs again are dropped now and replaced; any other would be lost, since
-// a table holds one base configuration: refused unless --force, before any point runs.
+// stale: a table holds one base configuration, so this sweep would replace those it runs again and
+// drop the others. Either way an earlier experiment's results would go: refused unless --force,
+// before any point runs, naming how many and one of them.
 template <class DigestOf>
 void drop_stale_rows(std::vector<Row>& existing, const Options& o, const std::vector<std::string>& cols,
                      const std::vector<Job>& jobs, std::pair<std::size_t, std::size_t> range,
@@ -422,37 +424,36 @@ void drop_stale_rows(std::vector<Row>& existing, const Options& o, const std::ve
     std::set<std::string> runs;
     for (std::size_t i = range.first; i < range.second; ++i)
         runs.insert(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes));
-    std::size_t rerun = 0;
-    const Row* lost = nullptr;
-    std::size_t lost_count = 0;
+    std::size_t rerun = 0, lost_count = 0;
+    const Row* stale = nullptr;
     for (const Row& r : existing) {
         if (r[digest_col] == digest_of(r[0])) continue;
-        if (runs.count(sweep::row_key(r, axes))) {
-            ++rerun;
-        } else {
-            if (!lost) lost = &r;
-            ++lost_count;
-        }
+        if (!stale) stale = &r;
+        ++(runs.count(sweep::row_key(r, axes)) ? rerun : lost_count);
     }
+    if (!stale) return;
     const auto rows = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); };
-    if (lost_count && !o.force) {
+    if (!o.force) {
         std::string point;
-        for (std::size_t a = 1; a <= axes && a < lost->size(); ++a)
-            point += (a > 1 ? ", " : "") + cols[a] + "=" + (*lost)[a];
-        throw OutputError(
-            OutputError::Kind::refused,
-            "--out " + o.out + ": " + rows(lost_count) +
-                " came from another base configuration (--gen, --config, --set) or another version of "
-                "the trace, and this sweep does not run their points again (" +
-                (*lost)[0] + (point.empty() ? "" : ", " + point) +
-                "): they would be lost. Write this sweep to another --out, vary over their points "
-                "too, or pass --force to drop them");
+        for (std::size_t a = 1; a <= axes && a < stale->size(); ++a)
+            point += (a > 1 ? ", " : "") + cols[a] + "=" + (*stale)[a];
+        const std::string fate = !lost_count ? "this sweep would run their points again and replace them"
+                                 : !rerun ? "this sweep does not run their points again: they would be lost"
+                                          : "this sweep would replace " + rows(rerun) +
+                                                " and lose the other " + std::to_string(lost_count);
+        throw OutputError(OutputError::Kind::refused,
+                          "--out " + o.out + ": " + rows(rerun + lost_count) +
+                              " came from another base configuration (--gen, --config, --set) or another "
+                              "version of the trace (" +
+                              (*stale)[0] + (point.empty() ? "" : ", " + point) + "), and " + fate +
+                              ". Write this sweep to another --out, or pass --force to " +
+                              (lost_count ? "drop them" : "replace them"));
     }
     std::erase_if(existing, [&](const Row& r) { return r[digest_col] != digest_of(r[0]); });
     if (rerun)
         err << "sbufsim sweep: " << rows(rerun) << " of " << o.out
             << " came from another base configuration (--gen, --config, --set) or another version of the "
-               "trace; they are run again\n";
+               "trace; they are run again (--force)\n";
     if (lost_count)
         err << "sbufsim sweep: " << rows(lost_count) << " of " << o.out
             << " came from another base configuration or another version of the trace and are not in this "
