@@ -52,6 +52,17 @@ TEST(CliCheck, Zero_region_1_is_fine_on_mariana) {
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen cayman").rc, 1);
 }
 
+// The header need not be the first line (comments may come first): a generation mismatch names
+// the header's own line, as record errors name theirs.
+TEST(CliCheck, A_generation_mismatch_names_the_header_line) {
+    const std::string t =
+        std::string(SBUFSIM_SOURCE_DIR) + "/traces/dma_vs_compute.trc";  // two comment lines first
+    const Result r = run("check --gen sunda " + t);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(has(r, t + ":3: gen: the trace is for generation cayman but is being checked against sunda"))
+        << r.out;
+}
+
 TEST(CliCheck, Reports_every_problem_and_honours_max_errors) {
     const Result all = run("check " + data("many_errors.trc"));
     EXPECT_EQ(all.rc, 1);

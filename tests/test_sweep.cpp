@@ -68,6 +68,16 @@ TEST(SweepVary, Unknown_key_reuses_the_loaders_suggestion) {
     EXPECT_EQ(error_of([] { check_keys({parse_vary("tdm.dma_slots=1,2")}, LoadRequest{}); }), "");
 }
 
+TEST(SweepVary, The_generation_is_refused_as_an_axis) {
+    // Every point would be refused by the loader (gen.name comes from --gen): said before any runs.
+    const std::string e = error_of([] { check_keys({parse_vary("gen.name=sunda,mariana")}, LoadRequest{}); });
+    EXPECT_NE(
+        e.find(
+            "--vary 'gen.name=sunda,mariana': gen.name cannot be varied: a sweep's generation is its --gen"),
+        std::string::npos)
+        << e;
+}
+
 TEST(SweepVary, A_recorded_only_key_is_refused_with_its_reason) {
     const KeySpec* k = find_key("sbuf.word_size");
     ASSERT_NE(k, nullptr);

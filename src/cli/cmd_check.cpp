@@ -82,7 +82,9 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
     } catch (const ConfigError& e) {
         // An unknown generation in the header is the trace's fault, not the command line's.
         if (cfg.generation.empty() && !reader->header().generation.empty()) {
-            report(io.out, t, {TraceError{path, 1, "gen", e.what(), "trace format v1, docs/trace-format.md"}});
+            report(io.out, t,
+                   {TraceError{path, reader->header().line, "gen", e.what(),
+                               "trace format v1, docs/trace-format.md"}});
             return;
         }
         throw;

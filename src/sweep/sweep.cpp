@@ -187,6 +187,13 @@ void refuse_repeated_points(const std::vector<Axis>& axes,
 
 std::vector<Axis> check_keys(std::vector<Axis> axes, const LoadRequest& base) {
     for (auto& a : axes) {
+        // The generation is the base's (--gen), never a point's: load_config refuses gen.name from
+        // --set, so every point would be an invalid row. Said now, before any point runs.
+        if (a.key == "gen.name")
+            throw vary_error(
+                a.arg,
+                "gen.name cannot be varied: a sweep's generation is its --gen; sweep each "
+                "generation into its own --out (sbufsim sweep T --gen sunda ..., --gen mariana ...)");
         if (const KeySpec* k = find_key(a.key)) {
             // Every point would replay the same simulation: refuse rather than print a flat table.
             if (!k->no_effect.empty())

@@ -198,11 +198,12 @@ TraceChecker::TraceChecker(const Params& params, std::string file)
 
 void TraceChecker::check_header(const TraceHeader& h, std::vector<TraceError>& out) {
     if (h.version != kTraceFormatVersion)
-        out.push_back(TraceError{file_, 1, "header", "format version " + num(h.version) + " is not " +
-                                                         num(kTraceFormatVersion), "trace format v1, docs/trace-format.md"});
+        out.push_back(TraceError{file_, h.line, "header",
+                                 "format version " + num(h.version) + " is not " + num(kTraceFormatVersion),
+                                 "trace format v1, docs/trace-format.md"});
     if (!h.generation.empty() && h.generation != params_.generation)
         out.push_back(TraceError{
-            file_, 1, "gen",
+            file_, h.line, "gen",
             "the trace is for generation " + h.generation + " but is being checked against " +
                 params_.generation +
                 " (chosen by --gen or a --config file's base); drop that choice, or choose " + h.generation +

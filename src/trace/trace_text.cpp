@@ -779,6 +779,7 @@ void TraceReader::open(bool digest) {
             bad("unsupported trace format version " + std::to_string(version) + " (this build reads version " +
                 std::to_string(kTraceFormatVersion) + ")");
         header_.version = version;
+        header_.line = impl_->line_no;
         if (n >= 3) {
             if (overflow || n > 3 || !t[2].starts_with("gen=") || !valid_name(t[2].substr(4), 31))
                 bad("after the version only `gen=<generation>` may follow, got " + quoted(line.substr(t[2].data() - line.data())));

@@ -227,6 +227,7 @@ bool same_record(const Record& a, const Record& b);
 struct TraceHeader {
     std::uint32_t version = kTraceFormatVersion;
     std::string generation;   // "" = not written (the command line / default decides)
+    std::uint64_t line = 1;   // where a text trace has it (comments may come first); 1 in a binary one
 };
 
 // ---- errors ---------------------------------------------------------------------------------------
