@@ -412,6 +412,39 @@ TEST(Bottleneck, Tdm_finding_names_the_client_the_slots_held_longest) {
     EXPECT_TRUE(none.empty());
 }
 
+// 72877 -> "72,877", as the findings write counts.
+std::string thousands(std::uint64_t v) {
+    std::string s = std::to_string(v);
+    for (std::size_t i = s.size(); i > 3; i -= 3) s.insert(i - 3, ",");
+    return s;
+}
+
+// ACT on the critical path after its compute (its output writes queued at the banks) is not "ACT
+// compute": under strict TDM with 7 of 8 slots to DMA, act_wr's writes lose to the DMA class, and
+// the finding names them and the key that relieves them (it does: 203,938 -> 186,082 cycles).
+TEST(Bottleneck, Act_drain_names_its_queued_writes_not_its_compute) {
+    Params p = cayman();
+    p.tdm.strict = true;
+    p.tdm.dma_slots = 7;
+    const ReplayResult r = replay_trace(p, shipped("transformer_layer_head.trc"));
+    const Bottleneck b = analyse(r);
+    const Finding* drain = nullptr;
+    for (const Finding& f : b.findings) {
+        EXPECT_EQ(f.text.rfind("ACT compute is", 0), std::string::npos) << f.text;
+        if (f.text.rfind("ACT output writes and turnaround after its compute are ", 0) == 0) drain = &f;
+    }
+    ASSERT_NE(drain, nullptr);
+    const ClientStats& wr = r.kernel.clients[index(*ClientSet(p).find("act_wr"))];
+    const std::uint64_t tdm = wr.stalls[static_cast<int>(StallCause::tdm)];
+    EXPECT_GT(tdm, wr.stalls[static_cast<int>(StallCause::bank_conflict)]);
+    EXPECT_NE(drain->text.find("act_wr lost " + thousands(tdm) + " beat-cycles to TDM"), std::string::npos)
+        << drain->text;
+    EXPECT_EQ(drain->advice.rfind("raise arbiter.stage2.act_wr.prio", 0), 0u) << drain->advice;
+    EXPECT_NE(drain->advice.find("lower tdm.dma_slots"), std::string::npos) << drain->advice;
+    p.arbiter.act_wr.prio = 1;
+    EXPECT_LT(replay_trace(p, shipped("transformer_layer_head.trc")).total_cycles, r.total_cycles);
+}
+
 // A trace of access records only. When one client has work nearly all the run (its beats plus its
 // stalled cycles), the finding names it and says to spread its accesses; when every client is
 // idle most of the run, it says the records' cycles set the length instead.

@@ -1,6 +1,7 @@
 #include "sbufsim/output/bottleneck.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -177,6 +178,40 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
     return f;
 }
 
+// ACT, DVE or POOL on the critical path after their compute (PathCause::drain): the dependent
+// turnaround and the output writes still queued at the banks. When the engine's write clients lost
+// beats meanwhile (to TDM precedence, a strict-TDM slot or bank conflicts), those writes are what
+// to relieve: their arbitration priority or the TDM split, not the engine's compute.
+Finding drain_finding(const ReplayResult& r, const PathGroup& g, Cycle n, const std::string& share) {
+    std::string lower = g.name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
+    Finding f{n, g.name + " output writes and turnaround after its compute are " + share,
+              "fewer, larger " + g.name + " instructions amortise the turnaround after each (timing." +
+                  lower + "_dep_turnaround)"};
+    const ClientStats* worst = nullptr;
+    const auto lost = [](const ClientStats& c) {
+        return c.stalls[static_cast<std::size_t>(StallCause::tdm)] +
+               c.stalls[static_cast<std::size_t>(StallCause::bank_conflict)];
+    };
+    for (const ClientStats& c : r.kernel.clients)
+        if (client_group(c.name) == g.name && c.name.ends_with("_wr") && lost(c) &&
+            (!worst || lost(c) > lost(*worst)))
+            worst = &c;
+    if (!worst) return f;
+    const std::uint64_t tdm = worst->stalls[static_cast<std::size_t>(StallCause::tdm)];
+    const std::uint64_t bank = worst->stalls[static_cast<std::size_t>(StallCause::bank_conflict)];
+    f.text += "; its writes wait at the banks: " + worst->name + " lost " + num(tdm) +
+              " beat-cycles to TDM and " + num(bank) + " to bank conflicts (p99 latency " +
+              num(worst->latency.percentile(0.99)) + " cycles)";
+    f.advice =
+        "raise " + priority_key(worst->name) + " so the writes win their banks" +
+        (tdm >= bank
+             ? ", or give the compute class more of the TDM period (lower tdm.dma_slots of tdm.max_slots)"
+             : ", or place " + g.name + "'s outputs in banks its blockers do not use");
+    return f;
+}
+
 // A trace of access records only: the run lasts as long as its busiest client's queue. A client
 // moves at most one beat a cycle (seed 000 §8 step 5), so its beats plus the cycles it stalled
 // bound the run from below; the client for which that sum is largest is the one to relieve.
@@ -248,6 +283,8 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
                                           : "the rest of the path (" + others + ") is what keeps the array from "
                                             "its peak: overlap it with matmuls (prefetch the next tiles, evacuate "
                                             "PSUM while the next group accumulates)"});
+        } else if (c == PathCause::drain && (g.name == "ACT" || g.name == "DVE" || g.name == "POOL")) {
+            out.push_back(drain_finding(r, g, n, on_path + per));
         } else {
             std::string others;
             for (const char* e : {"ACT", "DVE", "POOL"})
