@@ -512,6 +512,16 @@ TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
 
 TEST(CliSweep, Usage_errors_name_the_argument) {
     const std::string t = shipped("access_mix.trc");
+    // A space in the list: "2" becomes a trace that does not exist, and the message says why.
+    Out split = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,", "2", "-q"});
+    EXPECT_EQ(split.rc, 3);
+    EXPECT_NE(split.err.find("'2' was read as a trace: a space in a --vary or --set list splits it"),
+              std::string::npos)
+        << split.err;
+    // A real trace name that is missing gets no such hint.
+    split = sbufsim({"sweep", "missing.trc", "--vary", "tdm.dma_slots=1,2", "-q"});
+    EXPECT_EQ(split.rc, 3);
+    EXPECT_EQ(split.err.find("was read as a trace"), std::string::npos) << split.err;
     Out o = sbufsim({"sweep", t, "--vary", "tdm.dma_slot=1,2"});
     EXPECT_EQ(o.rc, 2);
     EXPECT_NE(o.err.find("--vary 'tdm.dma_slot=1,2'"), std::string::npos) << o.err;

@@ -269,6 +269,13 @@ TEST(SweepChartModel, Unknown_and_text_metrics_list_the_numeric_ones) {
     EXPECT_TRUE(contains(text.second, "not a number")) << text.second;
     auto key = error_of([&] { build_chart(t, request("tdm.dma_slots")); });
     EXPECT_TRUE(contains(key.second, "a varied key, not a metric")) << key.second;
+    // A registered metric this table's sweep did not write: not "unknown", and how to get it.
+    auto absent = error_of([&] { build_chart(t, request("mfu")); });
+    EXPECT_EQ(absent.first, ChartError::Kind::usage);
+    EXPECT_TRUE(contains(absent.second,
+                         "--metric 'mfu': not a column of this table (its sweep did not write it); "
+                         "sweep again into another --out with --metric mfu"))
+        << absent.second;
 }
 
 TEST(SweepChartModel, Unknown_keys_and_bad_requests_are_usage_errors) {

@@ -595,6 +595,13 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
             TraceReader check(t);
         } catch (const TraceFormatError& e) {
             io.err << "sbufsim sweep: " << e.error().to_string() << "\n";
+            // `--vary tdm.dma_slots=1, 2`: the shell split the list and the value became a trace.
+            if (e.error().field == "file" && !t.empty() &&
+                (t.find('=') != std::string::npos ||
+                 t.find_first_not_of("0123456789.,:-") == std::string::npos))
+                io.err << "sbufsim sweep: '" << t
+                       << "' was read as a trace: a space in a --vary or --set list splits it; write "
+                          "the list without spaces (--vary KEY=1,2) or quote it\n";
             return kExitInput;
         }
     }

@@ -198,6 +198,12 @@ std::size_t metric_column(const SweepTable& t, const std::string& metric) {
     if (std::find(names.begin(), names.end(), metric) == names.end()) {
         const auto keys = t.key_names();
         const bool is_key = metric == kTraceColumn || std::find(keys.begin(), keys.end(), metric) != keys.end();
+        // A metric the sweep could have written but this table's sweep did not: say how to get it.
+        if (!is_key && sweep::find_metric(metric))
+            usage_error("--metric '" + metric +
+                        "': not a column of this table (its sweep did not write it); " +
+                        "sweep again into another --out with --metric " + metric +
+                        ", or chart one of the table's numeric metrics: " + join(numeric));
         usage_error("--metric '" + metric + "': " + (is_key ? "a varied key, not a metric" : "unknown metric") +
                     (is_key ? "" : did_you_mean(metric, names)) + "; the table's numeric metrics: " + join(numeric));
     }
