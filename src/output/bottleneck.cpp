@@ -1,7 +1,6 @@
 #include "sbufsim/output/bottleneck.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -183,24 +182,26 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
 // beats meanwhile (to TDM precedence, a strict-TDM slot or bank conflicts), those writes are what
 // to relieve: their arbitration priority or the TDM split, not the engine's compute.
 Finding drain_finding(const ReplayResult& r, const PathGroup& g, Cycle n, const std::string& share) {
-    std::string lower = g.name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char ch) { return std::tolower(ch); });
+    const char* engine = g.name == "ACT"   ? "act"
+                         : g.name == "DVE" ? "dve"
+                                           : "pool";  // timing.<engine>_dep_turnaround
     Finding f{n, g.name + " output writes and turnaround after its compute are " + share,
               "fewer, larger " + g.name + " instructions amortise the turnaround after each (timing." +
-                  lower + "_dep_turnaround)"};
-    const ClientStats* worst = nullptr;
-    const auto lost = [](const ClientStats& c) {
-        return c.stalls[static_cast<std::size_t>(StallCause::tdm)] +
-               c.stalls[static_cast<std::size_t>(StallCause::bank_conflict)];
+                  engine + "_dep_turnaround)"};
+    const auto stalled = [](const ClientStats& c, StallCause s) {
+        return c.stalls[static_cast<std::size_t>(s)];
     };
+    const auto lost = [&](const ClientStats& c) {
+        return stalled(c, StallCause::tdm) + stalled(c, StallCause::bank_conflict);
+    };
+    const ClientStats* worst = nullptr;
     for (const ClientStats& c : r.kernel.clients)
         if (client_group(c.name) == g.name && c.name.ends_with("_wr") && lost(c) &&
             (!worst || lost(c) > lost(*worst)))
             worst = &c;
     if (!worst) return f;
-    const std::uint64_t tdm = worst->stalls[static_cast<std::size_t>(StallCause::tdm)];
-    const std::uint64_t bank = worst->stalls[static_cast<std::size_t>(StallCause::bank_conflict)];
+    const std::uint64_t tdm = stalled(*worst, StallCause::tdm),
+                        bank = stalled(*worst, StallCause::bank_conflict);
     f.text += "; its writes wait at the banks: " + worst->name + " lost " + num(tdm) +
               " beat-cycles to TDM and " + num(bank) + " to bank conflicts (p99 latency " +
               num(worst->latency.percentile(0.99)) + " cycles)";
