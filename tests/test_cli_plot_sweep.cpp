@@ -212,6 +212,15 @@ TEST(CliPlotSweep, Request_errors_are_usage_errors_with_the_choices) {
     EXPECT_EQ(o.rc, kExitUsage);
     EXPECT_NE(o.err.find("--bins"), std::string::npos) << o.err;
 
+    // Each missing piece named alone: no -o is not a --bins problem.
+    o = sbufsim({"plot", csv});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("need -o FILE.svg"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("--bins"), std::string::npos) << o.err;
+    o = sbufsim({"plot", "-o", svg});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("need the file to chart"), std::string::npos) << o.err;
+
     o = sbufsim({"plot", csv, "-o", svg, "--chart", "pie"});
     EXPECT_EQ(o.rc, kExitUsage);
 

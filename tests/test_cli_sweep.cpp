@@ -254,6 +254,34 @@ TEST(CliSweep, Resume_runs_only_the_missing_points) {
     EXPECT_EQ(slurp(out), full);
 }
 
+// A second sweep into the same --out keeps the first's other points: the merged table is in
+// value order, and the first sweep's invalid row does not make the second sweep fail.
+TEST(CliSweep, Rows_kept_from_an_earlier_sweep_are_merged_in_value_order_and_do_not_decide_the_exit) {
+    const std::string out = tmp("merged.csv");
+    std::remove(out.c_str());
+    const std::string t = shipped("dma_vs_compute.trc");
+    Out o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=4,8,9", "--out", out, "-q"});
+    EXPECT_EQ(o.rc, 1) << o.err;  // 9 > tdm.max_slots: invalid
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=0:3", "--out", out});
+    EXPECT_EQ(o.rc, 0) << o.out << o.err;
+    EXPECT_NE(o.out.find("3 of other points kept from an earlier sweep"), std::string::npos) << o.out;
+    std::vector<std::string> slots;
+    for (const auto& r : table(slurp(out))) slots.push_back(r.at("tdm.dma_slots"));
+    EXPECT_EQ(slots, (std::vector<std::string>{"0", "1", "2", "3", "4", "8", "9"}));
+    // One of this sweep's own points invalid: exit 1 again.
+    o = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=3,10", "--out", out, "-q"});
+    EXPECT_EQ(o.rc, 1) << o.err;
+}
+
+TEST(CliSweep, Json_writes_booleans_as_booleans) {
+    const Out o =
+        sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.strict=true,false", "--json", "-"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("\"tdm.strict\": true,"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\"tdm.strict\": false,"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\"status\": \"ok\""), std::string::npos) << o.out;
+}
+
 TEST(CliSweep, A_trace_spelt_another_way_is_the_same_trace) {
     const std::string out = tmp("spelling.csv");
     std::remove(out.c_str());
@@ -458,6 +486,31 @@ TEST(CliSweep, Rank_by_prints_the_best_points_first) {
         gbps.push_back(std::stod(tok[6]));
     }
     EXPECT_TRUE(std::is_sorted(gbps.rbegin(), gbps.rend())) << o.out;
+}
+
+// Two traces of different scale: each gets its own ranked table, without a trace column.
+TEST(CliSweep, Rank_by_ranks_within_each_trace) {
+    const std::string a = shipped("dma_vs_compute.trc"), b = shipped("access_mix.trc");
+    const Out o = sbufsim({"sweep", a, b, "--vary", "tdm.dma_slots=1,4,7", "--rank-by", "tdm_stalls"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("(lowest first), ranked within each trace"), std::string::npos) << o.out;
+    const auto ls = lines(o.out);
+    for (const auto& trace : {a, b}) {
+        SCOPED_TRACE(trace);
+        const auto at = std::find(ls.begin(), ls.end(), trace + ":");
+        ASSERT_NE(at, ls.end()) << o.out;
+        ASSERT_GE(ls.end() - at, 5);
+        EXPECT_EQ(at[1].rfind("tdm.dma_slots", 0), 0u) << at[1];  // no trace column
+        std::vector<long> stalls;
+        for (int i = 2; i < 5; ++i) {
+            std::istringstream is(at[i]);
+            std::vector<std::string> tok;
+            for (std::string w; is >> w;) tok.push_back(w);
+            ASSERT_EQ(tok.size(), 10u) << at[i];
+            stalls.push_back(std::stol(tok[4]));
+        }
+        EXPECT_TRUE(std::is_sorted(stalls.begin(), stalls.end())) << o.out;
+    }
 }
 
 TEST(CliSweep, A_key_that_changed_no_metric_gets_a_note) {

@@ -279,6 +279,22 @@ TEST(SweepRank, Best_first_by_the_metrics_direction_failed_rows_last) {
     EXPECT_FALSE(find_metric("nope").has_value());
 }
 
+// Rows of two sweeps merged: traces by first appearance, numbers by value (10 after 9, not
+// after 1 as text would put it), other values by first appearance, first key outermost.
+TEST(SweepOrder, Merged_rows_sort_by_trace_then_each_key_by_value) {
+    auto row = [](std::string trace, std::string a, std::string b) {
+        return Row{std::move(trace), std::move(a), std::move(b), "cycles", "digest", "ok", ""};
+    };
+    std::vector<Row> rows = {row("t2", "10", "dma_first"),  row("t1", "9", "round_robin"),
+                             row("t2", "2", "round_robin"), row("t1", "10", "dma_first"),
+                             row("t2", "2", "dma_first"),   row("t1", "9", "dma_first")};
+    sort_by_point(rows, 2);
+    std::vector<std::string> got;
+    for (const auto& r : rows) got.push_back(r[0] + " " + r[1] + " " + r[2]);
+    EXPECT_EQ(got, (std::vector<std::string>{"t2 2 dma_first", "t2 2 round_robin", "t2 10 dma_first",
+                                             "t1 9 dma_first", "t1 9 round_robin", "t1 10 dma_first"}));
+}
+
 // Two keys over two traces: `a` moves total_cycles, `b` moves nothing. One metric cell that
 // differs between two points of different `b` clears it; failed rows are not compared; a zip
 // sweep (no two points differ in one key alone) names none.

@@ -3,13 +3,14 @@
 // usage errors) and the SVG (well-formed XML, one marker per point, one cell per (x, y)).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "sbufsim/sweep/sweep.h"
 #include "sbufsim/sweep/sweep_chart.h"
@@ -388,6 +389,61 @@ TEST(SweepChartSvg, Heat_colours_follow_the_value) {
     auto green = [](const std::string& hex) { return std::stoi(hex.substr(3, 2), nullptr, 16); };
     EXPECT_LT(green(fill["2,1"]), green(fill["0,0"]));
     EXPECT_EQ(fill["2,0"], "#eeeeee");  // invalid: grey, not on the scale
+}
+
+// Values 1 % apart are neighbouring tones, not the two ends of the ramp; the legend is labelled
+// at round values.
+TEST(SweepChartSvg, Heat_colours_of_values_close_together_stay_close) {
+    auto fills = [](const std::string& lo, const std::string& hi) {
+        const ChartModel m =
+            build_chart(table(kHeader2 + "a.trc,0,4," + lo + ",x,1,ok,\n" + "a.trc,0,8," + lo + ",x,1,ok,\n" +
+                              "a.trc,1,4," + lo + ",x,1,ok,\n" + "a.trc,1,8," + hi + ",x,1,ok,\n"),
+                        request("total_cycles"));
+        const std::string svg = render_chart(m, ChartInfo{});
+        std::map<std::string, std::string> fill;
+        for (const auto& c : elements(svg, "rect", "cell"))
+            fill[c.get<std::string>("data-x") + "," + c.get<std::string>("data-y")] =
+                c.get<std::string>("fill");
+        return std::make_tuple(fill["0,0"], fill["1,1"], svg);
+    };
+    auto green = [](const std::string& hex) { return std::stoi(hex.substr(3, 2), nullptr, 16); };
+    const auto [far_lo, far_hi, far_svg] = fills("100", "300");  // the ramp's two ends
+    const auto [near_lo, near_hi, near_svg] = fills("195", "197");
+    EXPECT_GT(green(near_hi), green(far_hi) + 40) << near_hi << " against the darkest " << far_hi;
+    EXPECT_LT(green(near_lo), green(far_lo) - 40) << near_lo << " against the lightest " << far_lo;
+    EXPECT_GT(green(near_lo), green(near_hi));  // still ordered
+    // The bar spans 186.15..205.85: labelled every 5, none of them a cell's value.
+    for (const char* v : {">190<", ">200<", ">205<"}) EXPECT_TRUE(contains(near_svg, v)) << v;
+    EXPECT_FALSE(contains(near_svg, ">196<"));
+}
+
+// A --zip sweep: the second key goes with the first, one line, no grid of missing cells.
+TEST(SweepChartModel, Keys_paired_by_zip_go_along_x_together) {
+    const SweepTable t = table(kHeader2 +
+                               "a.trc,0,16,300,dma_0,0.5,ok,\n"
+                               "a.trc,4,12,200,dma_0,0.5,ok,\n"
+                               "a.trc,8,8,100,dma_0,0.5,invalid,no\n");
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    EXPECT_EQ(m.kind, ChartKind::line);
+    EXPECT_EQ(m.x.key, "tdm.dma_slots");
+    EXPECT_TRUE(m.y.key.empty());
+    EXPECT_EQ(m.x.paired, (std::vector<std::string>{"tdm.max_slots"}));
+    ASSERT_EQ(m.x.paired_values.size(), 1u);
+    EXPECT_EQ(m.x.paired_values[0], (std::vector<std::string>{"16", "12", "8"}));
+    EXPECT_EQ(describe_point(m, 1, 0), "tdm.dma_slots=4, tdm.max_slots=12");
+    const std::string svg = render_chart(m, ChartInfo{});
+    EXPECT_TRUE(contains(svg, "paired (--zip): tdm.max_slots 16, 12, 8 as tdm.dma_slots goes 0, 4, 8"))
+        << svg;
+    EXPECT_TRUE(contains(svg, "tdm.dma_slots (with tdm.max_slots)"));
+    // Chosen the other way round, the first key goes with the second.
+    const ChartModel by_max = build_chart(t, request("total_cycles", "tdm.max_slots"));
+    EXPECT_EQ(by_max.x.paired, (std::vector<std::string>{"tdm.dma_slots"}));
+    // A cartesian table pairs nothing: 0 has two values of tdm.max_slots.
+    const ChartModel grid = build_chart(table(kHeader2 + "a.trc,0,4,1,x,1,ok,\na.trc,0,8,2,x,1,ok,\n"
+                                                         "a.trc,4,4,3,x,1,ok,\na.trc,4,8,4,x,1,ok,\n"),
+                                        request("total_cycles"));
+    EXPECT_TRUE(grid.x.paired.empty());
+    EXPECT_EQ(grid.kind, ChartKind::heat);
 }
 
 // A 1, 2 or 5 times a power of ten.

@@ -87,24 +87,12 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     return SweepTable(json.loads(done.stdout), list(vary))
 
 
-# The columns of text: the command line's JSON writes their cells as strings whatever they hold.
-_TEXT_COLUMNS = ("trace", "status", "message", "base_digest", "worst_p99_client")
-_BOOLS = {"true": True, "false": False}
-
-
-def _typed_row(row):
-    """A row of `sbufsim sweep --json` with its booleans as bools: the JSON has numbers as
-    numbers but a boolean cell (a bool key's value, as the loader writes it) as "true"/"false"."""
-    return {column: _BOOLS[cell] if isinstance(cell, str) and cell in _BOOLS and column not in _TEXT_COLUMNS
-            else cell for column, cell in row.items()}
-
-
 class SweepTable:
     """The rows of a sweep: `rows` (dicts, cells typed: numbers as numbers, booleans as bools,
     missing metrics None), `axes` (the varied keys), `frame()` as a DataFrame, `best(metric)`."""
 
     def __init__(self, rows, axes):
-        self.rows = [_typed_row(row) for row in rows]
+        self.rows = list(rows)
         self.axes = axes
 
     @property

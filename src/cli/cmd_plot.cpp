@@ -288,8 +288,15 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
         io.out << kPlotHelp << shown << kPlotExamples;
         return kExitOk;
     }
-    if (input.empty() || output.empty() || bins == 0) {
-        io.err << "sbufsim plot: need STATS.json or SWEEP.csv and -o FILE.svg (and --bins >= 1); see --help\n";
+    // One message per mistake: the one the user made, not the list of everything plot needs.
+    const char* missing = input.empty()
+                              ? "need the file to chart: STATS.json (sbufsim run --json) or SWEEP.csv "
+                                "(sbufsim sweep --out)"
+                          : output.empty() ? "need -o FILE.svg (or FILE.png) for the picture"
+                          : bins == 0      ? "--bins 0: a heatmap needs at least one time bin"
+                                           : nullptr;
+    if (missing) {
+        io.err << "sbufsim plot: " << missing << "; see --help\n";
         return kExitUsage;
     }
     if (const std::string why = picture_path_problem(output == "-" ? "" : output); !why.empty()) {

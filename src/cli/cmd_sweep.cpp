@@ -73,11 +73,14 @@ const char* kExamples =
     "lists side by side). Rows: trace, the varied keys, then the metrics below, status, message;\n"
     "trace-major, then point order. --shard I/N runs the I-th of N contiguous blocks of rows; only\n"
     "shard 0 writes the CSV header, so `cat part0.csv part1.csv ...` is the unsharded table.\n"
-    "Re-running with the same --out resumes: rows already there are kept and not re-run. Rows of\n"
+    "Re-running with the same --out resumes: rows already there are kept and not re-run; rows of\n"
+    "other points stay too, and the merged table is sorted by trace, then by each key's value. Rows of\n"
     "another base configuration (--gen, --config, --set) or trace version are replaced only with\n"
     "--force. --out is locked while a sweep writes it: a second sweep on the same file refuses to\n"
     "start. An existing --out that is not a sweep table (a trace, say) is replaced only with --force.\n"
-    "\nexit status: 0 every point ok, 1 some point invalid or failed (see its row), 2 usage or\n"
+    "Without --vary, one point per trace: the base configuration's row.\n"
+    "\nexit status: 0 every point of this sweep ok, 1 some point invalid or failed (see its row), 2 usage "
+    "or\n"
     "configuration error or a refused output path, 3 unreadable trace or an output that could not\n"
     "be written, 4 internal error.\n";
 
@@ -314,7 +317,9 @@ void print_table(std::ostream& os, const std::vector<std::string>& cols, const s
                                                    "tdm_stalls", "throttle_stalls", "dma_gbps",
                                                    "worst_p99_latency", "jain_fairness", "status"};
     std::vector<std::size_t> pick;
-    const bool many_traces = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r[0] != rows[0][0]; });
+    // The trace column only when the rows shown are of several traces.
+    const bool many_traces = std::any_of(order.begin(), order.end(),
+                                         [&](std::size_t i) { return rows[i][0] != rows[order[0]][0]; });
     if (many_traces) pick.push_back(0);
     for (std::size_t c = 1; c <= axis_count(cols); ++c) pick.push_back(c);
     for (std::size_t c = axis_count(cols) + 1; c < cols.size(); ++c)
@@ -336,17 +341,41 @@ void print_table(std::ostream& os, const std::vector<std::string>& cols, const s
     if (n < order.size()) os << "... " << order.size() - n << " more rows (--top 0 shows all)\n";
 }
 
-void print_summary(std::ostream& os, const Options& o, const std::vector<std::string>& cols,
-                   const std::vector<Row>& rows, std::size_t ran, std::size_t kept, double seconds) {
-    std::vector<std::size_t> order(rows.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    if (!o.rank_by.empty()) {
-        const auto m = sweep::find_metric(o.rank_by);
-        order = sweep::rank(cols, rows, *m);
-        os << "best first by " << m->name << " (" << (m->better == sweep::Better::higher ? "highest" : "lowest")
-           << " first)\n";
+// How the rows came about: points run now, points found already in --out, rows of other points
+// an earlier sweep left there.
+struct RowCounts {
+    std::size_t ran = 0, kept = 0, earlier = 0;
+};
+
+// --rank-by: best first within each trace (traces differ in scale: ranking one trace's rows
+// against another's would compare the traces, not the settings), each trace its own table.
+void print_ranked(std::ostream& os, const Options& o, const std::vector<std::string>& cols,
+                  const std::vector<Row>& rows) {
+    const auto m = sweep::find_metric(o.rank_by);
+    const auto order = sweep::rank(cols, rows, *m);
+    std::vector<std::string> traces;  // in order of first appearance
+    for (const auto& r : rows)
+        if (std::find(traces.begin(), traces.end(), r[0]) == traces.end()) traces.push_back(r[0]);
+    os << "best first by " << m->name << " (" << (m->better == sweep::Better::higher ? "highest" : "lowest")
+       << " first)" << (traces.size() > 1 ? ", ranked within each trace" : "") << "\n";
+    for (const auto& t : traces) {
+        std::vector<std::size_t> mine;
+        for (const auto i : order)
+            if (rows[i][0] == t) mine.push_back(i);
+        if (traces.size() > 1) os << "\n" << t << ":\n";
+        print_table(os, cols, rows, mine, o.top);
     }
-    print_table(os, cols, rows, order, o.top);
+}
+
+void print_summary(std::ostream& os, const Options& o, const std::vector<std::string>& cols,
+                   const std::vector<Row>& rows, RowCounts counts, double seconds) {
+    if (o.rank_by.empty()) {
+        std::vector<std::size_t> order(rows.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        print_table(os, cols, rows, order, o.top);
+    } else {
+        print_ranked(os, o, cols, rows);
+    }
     const std::size_t status_col = cols.size() - 2;
     constexpr std::size_t kFailuresShown = 10;
     std::size_t bad = 0;
@@ -358,10 +387,13 @@ void print_summary(std::ostream& os, const Options& o, const std::vector<std::st
         os << "note: " << key
            << " changed no metric: the points that differ in it alone gave the same results "
            << "(does this configuration and trace use it?)\n";
-    os << rows.size() << " rows: " << rows.size() - bad << " ok, " << bad << " not ok; ran " << ran << " point"
-       << (ran == 1 ? "" : "s") << " in " << format_fixed(seconds, 1) << " s on " << o.jobs
+    os << rows.size() << " rows: " << rows.size() - bad << " ok, " << bad << " not ok; ran " << counts.ran
+       << " point" << (counts.ran == 1 ? "" : "s") << " in " << format_fixed(seconds, 1) << " s on " << o.jobs
        << " worker" << (o.jobs == 1 ? "" : "s");
-    if (kept) os << "; " << kept << " already in " << o.out << " (resumed, not re-run)";
+    if (counts.kept) os << "; " << counts.kept << " already in " << o.out << " (resumed, not re-run)";
+    if (counts.earlier)
+        os << "; " << counts.earlier << " of other points kept from an earlier sweep in " << o.out
+           << " (they do not decide the exit status)";
     os << "\n";
 }
 
@@ -501,25 +533,37 @@ void warn_skipped_records(const std::vector<std::string>& cols, const std::vecto
 }
 
 // Rows of this shard in table order (resumed or new), then rows of the file no job produced.
-std::vector<Row> assemble(const std::vector<Job>& jobs, std::pair<std::size_t, std::size_t> range,
-                          std::map<std::string, Row>& have, std::size_t axes, const std::vector<Row>& existing) {
+// The table to write: this sweep's rows (`own`: whether every one is ok decides the exit status)
+// and the rows of other points an earlier sweep left in --out (`earlier`), merged in point order.
+struct Assembled {
     std::vector<Row> rows;
+    bool own_ok = true;
+    std::size_t earlier = 0;
+};
+
+Assembled assemble(const std::vector<Job>& jobs, std::pair<std::size_t, std::size_t> range,
+                   std::map<std::string, Row>& have, std::size_t axes, const std::vector<Row>& existing,
+                   std::size_t status_col) {
+    Assembled a;
     for (std::size_t i = range.first; i < range.second; ++i) {
         const auto it = have.find(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes));
         if (it == have.end()) continue;
-        rows.push_back(it->second);
+        a.own_ok = a.own_ok && it->second[status_col] == sweep::kStatusOk;
+        a.rows.push_back(it->second);
         have.erase(it);
     }
     for (const auto& r : existing)
-        if (have.count(sweep::row_key(r, axes))) rows.push_back(r);
-    return rows;
+        if (have.count(sweep::row_key(r, axes))) a.rows.push_back(r), ++a.earlier;
+    // Without earlier rows the table keeps the point order (shards concatenate to the whole).
+    if (a.earlier) sweep::sort_by_point(a.rows, axes);
+    return a;
 }
 
 }  // namespace
 
 int cmd_sweep(const std::vector<std::string>& args, Io io) {
     Options o;
-    po::options_description desc("sbufsim sweep TRACE... --vary KEY=VALUES [options]");
+    po::options_description desc("sbufsim sweep TRACE... [--vary KEY=VALUES]... [options]");
     // clang-format off
     desc.add_options()("help,h", "show this help")
         ("vary,v", po::value(&o.vary)->composing()->value_name("KEY=V1,V2|LO:HI[:STEP]"),
@@ -676,7 +720,9 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     });
     progress.finish();
 
-    const std::vector<Row> rows = assemble(jobs, range, have, axes.size(), existing);
+    const std::size_t status_col = cols.size() - 2;
+    const Assembled table = assemble(jobs, range, have, axes.size(), existing, status_col);
+    const std::vector<Row>& rows = table.rows;
     warn_empty_metrics(o, cols, rows, io.err);
     if (o.lenient) warn_skipped_records(cols, rows, kSkipped, io.err);
     if (journal) {
@@ -694,11 +740,10 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         sweep::write_json(json_file->stream(), cols, rows);
         json_file->commit();
     }
-    if (!o.quiet && o.out != "-" && o.json != "-") print_summary(io.out, o, cols, rows, tasks.size(), kept, progress.seconds());
-
-    const std::size_t status_col = cols.size() - 2;
-    const bool all_ok = std::all_of(rows.begin(), rows.end(), [&](const Row& r) { return r[status_col] == sweep::kStatusOk; });
-    return all_ok ? kExitOk : kExitFindings;
+    if (!o.quiet && o.out != "-" && o.json != "-")
+        print_summary(io.out, o, cols, rows, {tasks.size(), kept, table.earlier}, progress.seconds());
+    // Rows of other points kept from an earlier sweep do not decide this sweep's status.
+    return table.own_ok ? kExitOk : kExitFindings;
 }
 
 }  // namespace sbufsim::cli

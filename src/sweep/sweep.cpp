@@ -450,8 +450,10 @@ void write_json(std::ostream& os, const std::vector<std::string>& columns, const
             const bool text_column = c == 0 || columns[c] == "status" || columns[c] == "message" ||
                                      columns[c] == "base_digest" ||
                                      columns[c] == "worst_p99_client";
+            // A bool key's value, as the loader writes it, is a JSON boolean.
             if (v.empty() && !text_column) os << "null";
-            else if (!text_column && is_json_number(v)) os << v;
+            else if (!text_column && (is_json_number(v) || v == "true" || v == "false"))
+                os << v;
             else os << json_string(v);
         }
         os << "}";
@@ -496,6 +498,37 @@ std::string row_key(const Row& row, std::size_t axes) {
     for (std::size_t i = 0; i <= axes && i < row.size(); ++i)
         key += (i == 0 ? trace_key(row[i]) : row[i]) + '\x1f';
     return key;
+}
+
+void sort_by_point(std::vector<Row>& rows, std::size_t axes) {
+    // Per column, each cell's sort key: its number when every cell of the column is one, else
+    // the rank of its first appearance. Traces (column 0) always go by first appearance.
+    std::vector<std::vector<double>> keys(rows.size(), std::vector<double>(axes + 1));
+    for (std::size_t c = 0; c <= axes; ++c) {
+        bool numeric = c > 0;
+        for (std::size_t r = 0; r < rows.size() && numeric; ++r)
+            numeric = c < rows[r].size() && parse_real(rows[r][c]);
+        std::map<std::string, double> seen;
+        std::map<std::string, std::string> canonical;  // trace_key() asks the file system
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            std::string cell = c < rows[r].size() ? rows[r][c] : "";
+            if (c == 0) {
+                auto it = canonical.find(cell);
+                if (it == canonical.end()) it = canonical.emplace(cell, trace_key(cell)).first;
+                cell = it->second;
+            }
+            keys[r][c] = numeric ? *parse_real(cell)
+                                 : seen.emplace(cell, static_cast<double>(seen.size())).first->second;
+        }
+    }
+    std::vector<std::size_t> order(rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+    std::vector<Row> sorted;
+    sorted.reserve(rows.size());
+    for (const auto i : order) sorted.push_back(std::move(rows[i]));
+    rows = std::move(sorted);
 }
 
 std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,

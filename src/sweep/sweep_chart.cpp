@@ -148,6 +148,7 @@ struct Selection {
     const SweepTable* table = nullptr;
     std::vector<std::size_t> rows;       // indices into table->rows
     std::vector<std::string> dims;       // trace + the keys: the columns a chart can go along
+    std::vector<std::string> paired;     // varied keys that go with the x key (--zip): not a dimension
 
     std::vector<std::string> distinct(std::size_t col) const {
         std::vector<std::string> v;
@@ -160,7 +161,9 @@ struct Selection {
     std::vector<std::string> varied() const {
         std::vector<std::string> v;
         for (const auto& d : dims)
-            if (distinct(table->column(d)).size() > 1) v.push_back(d);
+            if (distinct(table->column(d)).size() > 1 &&
+                std::find(paired.begin(), paired.end(), d) == paired.end())
+                v.push_back(d);
         return v;
     }
 };
@@ -268,6 +271,31 @@ std::vector<std::string> minus(const std::vector<std::string>& all, const std::s
                 ": choose the chart's keys with --x KEY and --y KEY, and fix the others with --where KEY=VALUE");
 }
 
+// Whether the rows with one value of `x` all have one value of `k`.
+bool determined_by(const Selection& s, const std::string& k, const std::string& x) {
+    const std::size_t kc = s.table->column(k), xc = s.table->column(x);
+    std::map<std::string, std::string> seen;
+    for (std::size_t r : s.rows) {
+        const auto& row = s.table->rows[r];
+        const auto [it, fresh] = seen.emplace(row[xc], row[kc]);
+        if (!fresh && it->second != row[kc]) return false;
+    }
+    return true;
+}
+
+// A --zip sweep varies its keys together: the keys the x key determines go along x with it, so
+// `--vary a=1,2,4 --vary b=8,16,32 --zip` is one line, not a grid of missing cells. The x key is
+// the chosen one, else the first varied key (not the trace, not --y).
+void pair_with_x(Selection& s, const std::string& x, const std::string& y) {
+    const auto varied = s.varied();
+    std::string along = x;
+    for (std::size_t i = 0; along.empty() && i < varied.size(); ++i)
+        if (varied[i] != kTraceColumn && varied[i] != y) along = varied[i];
+    if (along.empty() || along == kTraceColumn) return;
+    for (const auto& k : varied)
+        if (k != along && k != y && k != kTraceColumn && determined_by(s, k, along)) s.paired.push_back(k);
+}
+
 // Fills in the keys the request left out, from the columns that vary among the selected rows.
 // With two varied columns the first (the outer --vary) goes along x; a trace column prefers
 // the second place, so several traces give one line each.
@@ -308,6 +336,22 @@ ChartAxis make_axis(const Selection& s, const std::string& key) {
     a.values.clear();
     for (const auto& [n, v] : nums) a.numbers.push_back(n), a.values.push_back(v);
     return a;
+}
+
+void add_paired(const Selection& s, ChartAxis& a) {
+    a.paired = s.paired;
+    const std::size_t xc = s.table->column(a.key);
+    for (const auto& k : s.paired) {
+        const std::size_t kc = s.table->column(k);
+        std::vector<std::string> values;
+        for (const auto& v : a.values)
+            for (std::size_t r : s.rows)
+                if (s.table->rows[r][xc] == v) {
+                    values.push_back(s.table->rows[r][kc]);
+                    break;
+                }
+        a.paired_values.push_back(std::move(values));
+    }
 }
 
 std::size_t index_of(const ChartAxis& a, const std::string& v) {
@@ -396,6 +440,8 @@ std::string describe_point(const ChartModel& m, std::size_t x, std::size_t y) {
         return a.key + "=" + (a.key == kTraceColumn ? file_name(v) : v);
     };
     std::string s = show(m.x, x);
+    for (std::size_t k = 0; k < m.x.paired.size(); ++k)
+        s += ", " + m.x.paired[k] + "=" + m.x.paired_values[k][x];
     if (!m.y.key.empty()) s += ", " + show(m.y, y);
     return s;
 }
@@ -426,6 +472,7 @@ ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
     if (!x.empty()) check_dim(s, x, "--x");
     if (!y.empty()) check_dim(s, y, "--y");
     if (!x.empty() && x == y) usage_error("--x and --y name the same key '" + x + "'");
+    pair_with_x(s, x, y);
     infer_axes(s, x, y);
     const auto rest = minus(s.varied(), x, y);
     if (!rest.empty()) too_many(s, rest, "besides --x and --y the table varies ");
@@ -433,6 +480,7 @@ ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
     m.kind = decide_kind(req.kind, y, x);
     m.x = make_axis(s, x);
     m.y = make_axis(s, y);
+    add_paired(s, m.x);
     collect_points(s, metric_col, m);
     summarise(s, m);
     return m;
@@ -479,7 +527,26 @@ std::string ramp(const ChartModel& m, double t) {
     return m.better == sweep::Better::lower ? svg::ramp_red(u) : svg::ramp_blue(u);
 }
 
-double fraction(const ChartModel& m, double v) { return m.max > m.min ? (v - m.min) / (m.max - m.min) : 0.5; }
+// The heat chart's colour scale spans at least this fraction of the largest magnitude charted,
+// centred on the values: 195 against 197 cycles are two neighbouring tones, not the two ends of
+// the ramp, while a 10 % difference still spans all of it. The cells carry the exact values.
+constexpr double kMinColourSpan = 0.10;
+
+struct ColourSpan {
+    double lo = 0, hi = 0;
+};
+
+ColourSpan colour_span(const ChartModel& m) {
+    ColourSpan c{m.min, m.max};
+    const double least = kMinColourSpan * std::max(std::fabs(m.min), std::fabs(m.max));
+    if (c.hi - c.lo < least) {
+        const double mid = (c.lo + c.hi) / 2;
+        c.lo = mid - least / 2, c.hi = mid + least / 2;
+    }
+    return c;
+}
+
+double fraction(const ColourSpan& c, double v) { return c.hi > c.lo ? (v - c.lo) / (c.hi - c.lo) : 0.5; }
 
 const char* better_text(sweep::Better b) {
     return b == sweep::Better::lower ? "lower is better" : b == sweep::Better::higher ? "higher is better" : "";
@@ -489,8 +556,29 @@ std::string axis_label(const ChartAxis& a, std::size_t i) {
     return a.key == kTraceColumn ? file_name(a.values[i]) : a.values[i];
 }
 
+// The x key and the keys that go with it: "tdm.dma_slots (with tdm.max_slots)".
+std::string x_title(const ChartAxis& a) {
+    return a.paired.empty() ? a.key : a.key + " (with " + join(a.paired) + ")";
+}
+
+// "tdm.max_slots 8, 12, 16 as tdm.dma_slots goes 0, 4, 8" for each paired key, at most a dozen
+// values each.
+std::vector<std::string> paired_lines(const ChartAxis& a) {
+    constexpr std::size_t kShown = 12;
+    auto list = [&](const std::vector<std::string>& v) {
+        std::vector<std::string> head(v.begin(),
+                                      v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), kShown)));
+        return join(head) + (v.size() > kShown ? ", ..." : "");
+    };
+    std::vector<std::string> lines;
+    for (std::size_t k = 0; k < a.paired.size(); ++k)
+        lines.push_back("paired (--zip): " + a.paired[k] + " " + list(a.paired_values[k]) + " as " + a.key +
+                        " goes " + list(a.values));
+    return lines;
+}
+
 std::string title_of(const ChartModel& m) {
-    std::string t = m.metric + " over " + m.x.key;
+    std::string t = m.metric + " over " + m.x.key;  // paired keys: subtitle and axis title
     if (m.y.key.empty()) return t;
     return t + (m.kind == ChartKind::heat ? " \u00d7 " + m.y.key : ", one line per " + m.y.key);
 }
@@ -509,6 +597,7 @@ std::vector<std::string> subtitle_of(const ChartModel& m, const ChartInfo& info)
     if (!m.metric_help.empty()) metric += ": " + m.metric_help;
     if (m.better != sweep::Better::none) metric += std::string(" (") + better_text(m.better) + ")";
     lines.push_back(metric);
+    for (auto& l : paired_lines(m.x)) lines.push_back(std::move(l));
     if (!m.fixed.empty()) lines.push_back("fixed: " + join(m.fixed, "  "));
     if (!info.label.empty()) lines.push_back(info.label);
     return lines;
@@ -789,7 +878,7 @@ void x_axis(svg::Writer& s, const LineScale& sc) {
                 tick(x, short_number(v));
             }
     }
-    s.text(sc.f.left + sc.f.width / 2, y + x_title_depth(sc), a.key, 11, "middle");
+    s.text(sc.f.left + sc.f.width / 2, y + x_title_depth(sc), x_title(a), 11, "middle");
 }
 
 void marker(svg::Writer& s, const LineScale& sc, const ChartPoint& p, const std::string& colour) {
@@ -904,7 +993,7 @@ void cell(svg::Writer& s, const ChartModel& m, const Grid& g, std::size_t xi, st
     st.stroke_width = 1;
     st.css_class = "cell";
     const std::string status = p ? "ok" : k ? k->status : "missing";
-    st.fill = p ? ramp(m, fraction(m, p->value)) : "#eeeeee";
+    st.fill = p ? ramp(m, fraction(colour_span(m), p->value)) : "#eeeeee";
     st.title = describe_point(m, xi, yi) + ": " +
                (p ? m.metric + " = " + svg::num(p->value, 10) : k ? status + (k->message.empty() ? "" : " \u2014 " + k->message)
                                                                    : "no row in the table");
@@ -960,13 +1049,14 @@ double heat_axes(svg::Writer& s, const ChartModel& m, const Grid& g) {
     }
     for (std::size_t j = 0; j < g.ny; ++j) s.text(g.left - 6, g.y(j) + g.ch / 2 + 3, axis_label(m.y, j), 9, "end");
     const double below = g.bottom() + (slant ? 18 + 4.0 * static_cast<double>(longest_label(m.x)) : 32);
-    s.text((g.left + g.right()) / 2, below, m.x.key, 11, "middle");
+    s.text((g.left + g.right()) / 2, below, x_title(m.x), 11, "middle");
     s.text(g.left - 14 - 5.6 * static_cast<double>(longest_label(m.y)), g.top + (g.bottom() - g.top) / 2, m.y.key, 11,
            "middle", -90);
     return below;
 }
 
-// A vertical colour bar from the lowest (bottom) to the highest value (top), five labels.
+// A vertical colour bar over the colour span, lowest at the bottom, labelled at the round values
+// inside it.
 void colour_legend(svg::Writer& s, const ChartModel& m, double x, double top, double height) {
     constexpr int kSteps = 24;
     const double h = height / kSteps;
@@ -979,10 +1069,16 @@ void colour_legend(svg::Writer& s, const ChartModel& m, double x, double top, do
     frame.stroke = "#000";
     frame.stroke_width = 0.5;
     s.rect(x, top, 16, height, frame);
-    for (int i = 0; i <= 4; ++i) {
-        const double y = top + height - height * i / 4.0;
+    const ColourSpan c = colour_span(m);
+    // Every value zero: one label at the middle, where its colour is.
+    const auto ticks = c.hi > c.lo ? svg::round_ticks(c.lo, c.hi, 4) : std::vector<double>{c.lo};
+    for (const double v : ticks) {
+        const double f = fraction(c, v);
+        if (f < -1e-9 || f > 1 + 1e-9)
+            continue;  // round_ticks covers the span: the outer ones lie off the bar
+        const double y = top + height - height * f;
         s.line(x + 16, y, x + 20, y, "#000", 0.8);
-        s.text(x + 23, y + 3, short_number(m.min + (m.max - m.min) * i / 4.0), 9);
+        s.text(x + 23, y + 3, short_number(v), 9);
     }
     s.text(x, top - 8, m.metric, 9.5);
 }

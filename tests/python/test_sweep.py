@@ -54,11 +54,11 @@ def test_boolean_cells_are_bools_and_the_csv_keeps_true_false(traces, cli, tmp_p
     assert [r["tdm.strict"] for r in table] == [False, True]
     assert all(type(r["tdm.strict"]) is bool for r in table)
     assert [r["tdm.dma_slots"] for r in table] == [2, 2] and table.ok
-    # the JSON the rows come from, and the CSV, spell them as the loader does
+    # the JSON the rows come from has JSON booleans; the CSV spells them as the loader does
     done = cli("sweep", path, "--vary", "tdm.strict=false,true", "--vary", "tdm.dma_slots=2", "--out",
                tmp_path / "cli.csv", "--json", "-", "--quiet")
     assert done.returncode == 0, done.stderr
-    assert [r["tdm.strict"] for r in json.loads(done.stdout)] == ["false", "true"]
+    assert [r["tdm.strict"] for r in json.loads(done.stdout)] == [False, True]
     assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
     assert ",false," in (tmp_path / "py.csv").read_text() and ",true," in (tmp_path / "py.csv").read_text()
 

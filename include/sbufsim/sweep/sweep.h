@@ -151,6 +151,12 @@ std::string trace_key(const std::string& path);
 // The identity of a row for resume: trace (as trace_key()) and varied values.
 std::string row_key(const Row& row, std::size_t axes);
 
+// The order of a table that merges this sweep's rows with rows an earlier sweep left in --out:
+// traces in order of first appearance, then each varied key by value (numbers by number, other
+// values in order of first appearance), the first key outermost; stable. A single sweep of
+// ascending lists is already in this order.
+void sort_by_point(std::vector<Row>& rows, std::size_t axes);
+
 // Row order for the terminal summary: indices of `rows` sorted best first by `metric` (rows
 // without a result last; ties keep table order).
 std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,

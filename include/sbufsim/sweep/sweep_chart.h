@@ -73,6 +73,11 @@ struct ChartAxis {
     std::vector<std::string> values;     // axis order: ascending when numeric, else table order
     bool numeric = false;                // every value parses as a number
     std::vector<double> numbers;         // parallel to values when numeric
+    // Varied keys whose value each value of this one determines (the other lists of a --zip
+    // sweep): they add no dimension and are charted along this axis. paired_values[k][i] is
+    // paired[k]'s value at values[i].
+    std::vector<std::string> paired;
+    std::vector<std::vector<std::string>> paired_values;
 };
 
 struct ChartPoint {
