@@ -8,6 +8,7 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -342,6 +343,23 @@ TEST(SweepChartSvg, Line_chart_has_one_marker_per_point_placed_to_scale) {
     EXPECT_TRUE(contains(svg, "generation cayman (trace header)"));
     EXPECT_TRUE(contains(svg, "my label"));
     EXPECT_TRUE(contains(svg, "lower is better"));
+}
+
+// Two lines skipping the same x: a cross each, in its line's colour, one above the other.
+TEST(SweepChartSvg, Crosses_of_skipped_points_take_their_lines_colour) {
+    const SweepTable t = table(kHeader2 +
+                               "a.trc,1,4,100,x,1,ok,\na.trc,1,8,90,x,1,ok,\n"
+                               "a.trc,2,4,,,,invalid,no\na.trc,2,8,,,,invalid,no\n"
+                               "a.trc,3,4,120,x,1,ok,\na.trc,3,8,95,x,1,ok,\n");
+    ChartRequest r = request("total_cycles");
+    r.kind = ChartKind::line;
+    const std::string svg = render_chart(build_chart(t, r), ChartInfo{});
+    std::set<std::string> ys, fills;
+    const std::regex cross("<text x=\"[^\"]*\" y=\"([^\"]*)\"[^>]* fill=\"([^\"]*)\"[^>]*>\u00d7</text>");
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), cross); it != std::sregex_iterator(); ++it)
+        ys.insert((*it)[1]), fills.insert((*it)[2]);
+    EXPECT_EQ(ys.size(), 2u) << svg;
+    EXPECT_EQ(fills, (std::set<std::string>{"#1f77b4", "#d62728"}));  // the two lines' colours
 }
 
 TEST(SweepChartSvg, A_skipped_point_breaks_the_line_and_is_noted) {

@@ -923,9 +923,17 @@ void series(svg::Writer& s, const LineScale& sc, std::size_t yi) {
     for (const auto* p : pts) marker(s, sc, *p, colour);
 }
 
-// Skipped points: a grey cross on the x axis at their position.
+// Skipped points: a cross on the x axis at their position, in their line's colour when there
+// are several lines; the crosses of several lines at one x are stacked upwards, not drawn over
+// each other.
 void skipped_marks(svg::Writer& s, const LineScale& sc) {
-    for (const auto& k : sc.m->skipped) s.text(sc.x(k.x), sc.f.bottom() - 5, "\u00d7", 13, "middle");
+    const bool several = !sc.m->y.key.empty();
+    std::map<std::size_t, int> stacked;  // x index -> crosses drawn there
+    for (const auto& k : sc.m->skipped) {
+        const double above = 11.0 * stacked[k.x]++;
+        s.text(sc.x(k.x), sc.f.bottom() - 5 - above, "\u00d7", 13, "middle", 0, "normal",
+               several ? kPalette[k.y % std::size(kPalette)] : "");
+    }
 }
 
 double legend(svg::Writer& s, const ChartModel& m, double x, double y) {
