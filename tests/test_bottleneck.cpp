@@ -12,6 +12,7 @@
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/output/report.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/number.h"
 #include "sbufsim/workload/workload.h"
 #include "shipped.h"
 #include "temp_files.h"
@@ -177,6 +178,34 @@ TEST(Findings, Advice_follows_what_bounds_the_run) {
     EXPECT_NE(f.text.find("off the critical path: DMA waited for no bank on it"), std::string::npos)
         << f.text;
     EXPECT_EQ(f.advice.find("raise"), std::string::npos) << f.advice;
+
+    // Balanced: the PE array computes most of the run whatever DMA does, so the gain from DMA is
+    // capped at the rest, said under the verdict; PE's own finding does not call it compute-bound.
+    EXPECT_EQ(b.floor_engine, "arr_seq");
+    Cycle pe_compute = 0;
+    for (const EngineBreakdown& e : b.engines)
+        if (e.name == "arr_seq") pe_compute = e.compute;
+    EXPECT_EQ(b.floor_cycles, pe_compute);
+    EXPECT_GT(b.floor_cycles, b.total / 2);
+    EXPECT_DOUBLE_EQ(b.gain_limit,
+                     static_cast<double>(b.total - b.floor_cycles) / static_cast<double>(b.total));
+    EXPECT_LT(b.gain_limit, b.bound_share / 2);
+    EXPECT_EQ(b.headroom.rfind("at most " + format_fixed(100 * b.gain_limit, 1) +
+                                   " % to gain by shortening DMA's part: arr_seq (the PE array) computes ",
+                               0),
+              0u)
+        << b.headroom;
+    f = finding_with(b, "The PE array computes for");
+    EXPECT_EQ(f.text.find("compute-bound"), std::string::npos) << f.text;
+
+    // PE-bound: the floor is another group's (ACT's compute), under half the run: no
+    // line; PE's finding calls it compute-bound.
+    b = analyse(replay_trace(cayman(), shipped("matmul_kloop.trc")));
+    ASSERT_EQ(b.bound_by, "PE");
+    EXPECT_EQ(b.floor_engine, "act");
+    EXPECT_TRUE(b.headroom.empty()) << b.headroom;
+    EXPECT_GT(b.gain_limit, 0.5);
+    EXPECT_NE(finding_with(b, "The PE array computes for").text.find("compute-bound"), std::string::npos);
 }
 
 TEST(Findings, Compute_advice_names_the_other_engines_not_its_own) {
@@ -374,6 +403,12 @@ TEST(Bottleneck, Dma_finding_names_descriptors_shorter_than_the_per_descriptor_m
     EXPECT_NE(short_rows.text.find("100.0 % of their descriptors (contiguous runs) are shorter than 1,740 B"),
               std::string::npos) << short_rows.text;
     EXPECT_EQ(short_rows.advice.rfind("lengthen the contiguous run per partition to 1,740 B", 0), 0u) << short_rows.advice;
+    // Their cost rests on a LOW/INFERRED constant: the advice says so, with the sweep to run.
+    EXPECT_NE(short_rows.advice.find("rests on dma.pkt_min_ns = 64 ns, a LOW/INFERRED value"),
+              std::string::npos)
+        << short_rows.advice;
+    EXPECT_NE(short_rows.advice.find("--vary dma.pkt_min_ns=0,32,64"), std::string::npos)
+        << short_rows.advice;
     const Finding long_rows = dma_finding("dma_long_rows.trc", 4096);
     EXPECT_EQ(long_rows.text.find("shorter than"), std::string::npos) << long_rows.text;
     EXPECT_EQ(long_rows.advice.rfind("start each load earlier", 0), 0u) << long_rows.advice;

@@ -238,28 +238,50 @@ Section config_section() {
 }
 
 Section bottleneck_section() {
-    return {"bottleneck", "", {}, {},
-        {t_("verdict", "what bounded the run, in a sentence",
-            [](const Context& c, std::size_t) { return std::optional<std::string>(c.b.verdict); }),
-         t_("bound_by", "the engine group with the largest share of the critical path",
-            [](const Context& c, std::size_t) { return std::optional<std::string>(c.b.bound_by); }, "bound_by"),
-         r_("bound_share", "fraction", "that group's share of the critical path", Better::none,
-            [](const Context& c, std::size_t) { return c.b.bound_share; }, "bound_share"),
-         r_("pe_utilisation", "fraction", "PE-array streaming cycles / total cycles", Better::higher,
-            [](const Context& c, std::size_t) { return c.b.pe_utilisation; }, "pe_utilisation"),
-         r_("mfu", "fraction", "matmul multiply-accumulates / (total cycles x pe.rows x pe.cols)", Better::higher,
-            [](const Context& c, std::size_t) { return c.b.mfu; }, "mfu"),
-         r_("sbuf_bank_utilisation", "fraction", "busy SBUF bank-cycles / (SBUF banks x total cycles)", Better::higher,
-            [](const Context& c, std::size_t) { return c.b.sbuf_bank_utilisation; }, "sbuf_bank_utilisation"),
-         r_("psum_bank_utilisation", "fraction", "busy PSUM bank-cycles / (PSUM banks x total cycles)", Better::higher,
-            [](const Context& c, std::size_t) { return c.b.psum_bank_utilisation; }, "psum_bank_utilisation"),
-         r_("dma_bandwidth_utilisation", "fraction", "achieved DMA bandwidth / (dma.engines x dma.engine_gbps)",
-            Better::higher, [](const Context& c, std::size_t) { return c.b.dma_bandwidth_utilisation; },
-            "dma_bandwidth_utilisation"),
-         c_("semaphore_edges", "count", "critical-path steps that waited for a semaphore", Better::none,
-            [](const Context& c, std::size_t) { return c.r.critical_path.semaphore_edges; }),
-         c_("queue_edges", "count", "critical-path steps that followed the engine's queue order", Better::none,
-            [](const Context& c, std::size_t) { return c.r.critical_path.queue_edges; })}};
+    return {"bottleneck",
+            "",
+            {},
+            {},
+            {t_("verdict", "what bounded the run, in a sentence",
+                [](const Context& c, std::size_t) { return std::optional<std::string>(c.b.verdict); }),
+             t_(
+                 "bound_by", "the engine group with the largest share of the critical path",
+                 [](const Context& c, std::size_t) { return std::optional<std::string>(c.b.bound_by); },
+                 "bound_by"),
+             r_(
+                 "bound_share", "fraction", "that group's share of the critical path", Better::none,
+                 [](const Context& c, std::size_t) { return c.b.bound_share; }, "bound_share"),
+             r_("gain_limit", "fraction",
+                "the most relieving the bound group can gain: (total - floor_cycles) / total cycles",
+                Better::none, [](const Context& c, std::size_t) { return c.b.gain_limit; }),
+             t_("floor_engine", "the busiest engine outside the bound group, by its own compute cycles",
+                [](const Context& c, std::size_t) { return std::optional<std::string>(c.b.floor_engine); }),
+             c_("floor_cycles", "cycles",
+                "that engine's compute cycles: a floor under the run whatever the bound group does",
+                Better::none, [](const Context& c, std::size_t) { return c.b.floor_cycles; }),
+             r_(
+                 "pe_utilisation", "fraction", "PE-array streaming cycles / total cycles", Better::higher,
+                 [](const Context& c, std::size_t) { return c.b.pe_utilisation; }, "pe_utilisation"),
+             r_(
+                 "mfu", "fraction", "matmul multiply-accumulates / (total cycles x pe.rows x pe.cols)",
+                 Better::higher, [](const Context& c, std::size_t) { return c.b.mfu; }, "mfu"),
+             r_(
+                 "sbuf_bank_utilisation", "fraction", "busy SBUF bank-cycles / (SBUF banks x total cycles)",
+                 Better::higher, [](const Context& c, std::size_t) { return c.b.sbuf_bank_utilisation; },
+                 "sbuf_bank_utilisation"),
+             r_(
+                 "psum_bank_utilisation", "fraction", "busy PSUM bank-cycles / (PSUM banks x total cycles)",
+                 Better::higher, [](const Context& c, std::size_t) { return c.b.psum_bank_utilisation; },
+                 "psum_bank_utilisation"),
+             r_(
+                 "dma_bandwidth_utilisation", "fraction",
+                 "achieved DMA bandwidth / (dma.engines x dma.engine_gbps)", Better::higher,
+                 [](const Context& c, std::size_t) { return c.b.dma_bandwidth_utilisation; },
+                 "dma_bandwidth_utilisation"),
+             c_("semaphore_edges", "count", "critical-path steps that waited for a semaphore", Better::none,
+                [](const Context& c, std::size_t) { return c.r.critical_path.semaphore_edges; }),
+             c_("queue_edges", "count", "critical-path steps that followed the engine's queue order",
+                Better::none, [](const Context& c, std::size_t) { return c.r.critical_path.queue_edges; })}};
 }
 
 Section critical_path_section() {

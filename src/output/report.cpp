@@ -78,6 +78,7 @@ double share(Cycle part, Cycle total) { return total ? static_cast<double>(part)
 void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
     const CriticalPathStats& cp = r.critical_path;
     os << b.verdict << "\n";
+    if (!b.headroom.empty()) os << b.headroom << "\n";
     std::uint64_t on_path = 0;
     for (const PathGroup& g : b.path) on_path += g.instructions;
     os << "critical path: " << on_path << (on_path == 1 ? " instruction, " : " instructions, ")

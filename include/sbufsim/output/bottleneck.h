@@ -52,6 +52,15 @@ struct Bottleneck {
     std::string bound_by;                 // the largest path group
     double bound_share = 0;               // its share of the critical path
     std::string verdict;                  // "bound by DMA: 53.0 % of the critical path (...)"
+    // The busiest engine outside the bound group, by its own compute: however short the bound
+    // group's part gets, that engine still computes `floor_cycles`, so relieving the bound group
+    // gains at most `gain_limit` = (total - floor_cycles) / total of the run. `headroom` says so
+    // in words when the floor is at least kFloorShown of the run (a balanced run), else "".
+    std::string floor_engine;
+    Cycle floor_cycles = 0;
+    double gain_limit = 1;
+    std::string headroom;
+    static constexpr double kFloorShown = 0.5;
     std::vector<Finding> findings;        // largest first, at most kMaxFindings
     static constexpr std::size_t kMaxFindings = 5;
     // A finding off the critical path (a blocked client, p2fifo back-pressure, LdWeights waits,
