@@ -83,14 +83,59 @@ TEST(CliGen, Topology_writes_one_trace_per_layer_or_one_for_the_network) {
     ASSERT_EQ(s.rc, kExitOk) << s.err;
     EXPECT_NE(s.out.find("6 layers in one trace"), std::string::npos) << s.out;
     expect_clean(single);
-    // -o naming a file where the folder of layer files goes: refused, the file kept (was an
-    // internal error, exit 4).
-    const Out f = sbufsim({"gen", "--topology", csv, "--layers", "2", "-o", single});
+    // -o naming a trace file without --single: refused before anything is made (it became a
+    // folder named like a trace), the file kept.
+    const Out t = sbufsim({"gen", "--topology", csv, "--layers", "2", "-o", single});
+    EXPECT_EQ(t.rc, kExitUsage) << t.err;
+    EXPECT_NE(t.err.find("-o " + single +
+                         " names a trace file, but without --single each layer is a trace of its own"),
+              std::string::npos)
+        << t.err;
+    expect_clean(single);
+    const std::string fresh = temp("cli_resnet_fresh.trc");
+    EXPECT_EQ(sbufsim({"gen", "--topology", csv, "--layers", "2", "-o", fresh}).rc, kExitUsage);
+    EXPECT_FALSE(std::filesystem::exists(fresh));
+    // -o naming another file where the folder of layer files goes: refused, the file kept (was
+    // an internal error, exit 4).
+    const std::string other = temp("cli_resnet_notes.txt");
+    { std::ofstream(other) << "notes\n"; }
+    const Out f = sbufsim({"gen", "--topology", csv, "--layers", "2", "-o", other});
     EXPECT_EQ(f.rc, kExitUsage) << f.err;
-    EXPECT_NE(f.err.find("-o " + single + ": cannot be the folder of the layer files"), std::string::npos)
+    EXPECT_NE(f.err.find("-o " + other + ": cannot be the folder of the layer files"), std::string::npos)
         << f.err;
     EXPECT_NE(f.err.find("give --single for one trace file"), std::string::npos) << f.err;
-    expect_clean(single);
+    EXPECT_EQ(slurp(other), "notes\n");
+}
+
+// An option of another workload, a shape left incomplete, --tile-m 0: said, not ignored.
+TEST(CliGen, Options_of_another_workload_and_missing_shapes_are_named) {
+    const std::string out = temp("cli_misplaced.trc");
+    auto err_of = [&](std::vector<std::string> args) {
+        args.insert(args.end(), {"-o", out});
+        const Out o = sbufsim(args);
+        EXPECT_EQ(o.rc, kExitUsage) << o.err;
+        EXPECT_FALSE(std::filesystem::exists(out));
+        return o.err;
+    };
+    EXPECT_NE(err_of({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--seq", "5"})
+                  .find("gen gemm: --seq is for attention, not gemm"),
+              std::string::npos);
+    EXPECT_NE(err_of({"gen", "random", "--block-m", "2"})
+                  .find("--block-m is for gemm, attention, conv, --topology, not random"),
+              std::string::npos);
+    EXPECT_NE(
+        err_of({"gen", "gemm", "--m", "64", "--n", "64"}).find("--k is missing: gemm needs --m, --n and --k"),
+        std::string::npos);
+    EXPECT_NE(err_of({"gen", "attention", "--seq", "64"}).find("--heads and --dhead are missing"),
+              std::string::npos);
+    EXPECT_NE(err_of({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--tile-m", "0"})
+                  .find("--tile-m 0: give at least 1"),
+              std::string::npos);
+    EXPECT_NE(err_of({"gen", "gemm", "--topology", "t.csv"}).find("--topology is a workload of its own"),
+              std::string::npos);
+    // What each workload takes still works: --stride for conv and random, --seed for random.
+    EXPECT_EQ(sbufsim({"gen", "random", "--records", "5", "--stride", "2", "--seed", "4", "-o", out}).rc,
+              kExitOk);
 }
 
 // The two network examples in traces/ are what the command traces/README.md gives for each writes

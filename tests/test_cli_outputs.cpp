@@ -309,7 +309,7 @@ TEST(CliOutputs, A_directory_given_as_an_input_file_is_refused) {
         {3, {"convert", d, d + "/out.sbt"}},
         {3, {"run", "--from", d}},
         {2, {"run", trace, "--quiet", "--config", d}},
-        {3, {"gen", "--topology", d, "-o", d + "/net.trc"}},
+        {3, {"gen", "--topology", d, "-o", d + "/net"}},
         {3, {"plot", d, "-o", d + "/h.svg"}},
         {3, {"sweep", d, "--vary", "tdm.dma_slots=1:2", "-o", d + "/s.csv"}},
     };

@@ -1,11 +1,13 @@
 // `sbufsim gen`: write realistic traces from workload shapes (GEMM, attention, convolution,
 // SCALE-Sim topology files) or synthetic stress traffic. The generators are the library's
 // (include/sbufsim/workload/workload.h); this file only parses options and opens the outputs.
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -128,6 +130,88 @@ po::options_description gemm_options(GemmOptions& o, GemmFlags& f) {
         ("out-offset", po::value(&f.out_offset)->value_name("OFF"), "byte offset of the result slots");
     // clang-format on
     return d;
+}
+
+// The workloads an option is for; options of no listed workload (output, configuration) are
+// for all. An option given to another workload is a mistake to say, not a wish to ignore.
+const std::map<std::string, std::vector<std::string>>& option_workloads() {
+    static const std::map<std::string, std::vector<std::string>> m = {{"m", {"gemm"}},
+                                                                      {"n", {"gemm"}},
+                                                                      {"k", {"gemm", "conv"}},
+                                                                      {"seq", {"attention"}},
+                                                                      {"heads", {"attention"}},
+                                                                      {"dhead", {"attention"}},
+                                                                      {"h", {"conv"}},
+                                                                      {"w", {"conv"}},
+                                                                      {"c", {"conv"}},
+                                                                      {"r", {"conv"}},
+                                                                      {"s", {"conv"}},
+                                                                      {"stride", {"conv", "random"}},
+                                                                      {"single", {"--topology"}},
+                                                                      {"layers", {"--topology"}},
+                                                                      {"clients", {"random"}},
+                                                                      {"banks", {"random"}},
+                                                                      {"psum-banks", {"random"}},
+                                                                      {"rate", {"random"}},
+                                                                      {"pattern", {"random"}},
+                                                                      {"hot-fraction", {"random"}},
+                                                                      {"bytes", {"random"}},
+                                                                      {"records", {"random"}},
+                                                                      {"seed", {"random"}}};
+    return m;
+}
+
+// What each workload cannot do without (its shape).
+const std::map<std::string, std::vector<std::string>>& required_options() {
+    static const std::map<std::string, std::vector<std::string>> m = {
+        {"gemm", {"m", "n", "k"}},
+        {"attention", {"seq", "heads", "dhead"}},
+        {"conv", {"h", "w", "c", "k", "r", "s"}}};
+    return m;
+}
+
+std::string option_list(const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string("--") + names[i];
+    return s;
+}
+
+// "" when every option given applies to `workload` and its shape is complete; else the first
+// problem, with what to do.
+std::string misplaced_option(const po::variables_map& vm, const std::string& workload,
+                             const po::options_description& gemm_tiling) {
+    if (workload != "--topology" && vm.count("topology"))
+        return "--topology is a workload of its own: sbufsim gen --topology FILE.csv (without '" + workload +
+               "')";
+    for (const auto& [name, value] : vm) {
+        if (value.defaulted()) continue;
+        std::vector<std::string> for_ = {"gemm", "attention", "conv", "--topology"};
+        if (const auto it = option_workloads().find(name); it != option_workloads().end())
+            for_ = it->second;
+        else if (!gemm_tiling.find_nothrow(name, false))
+            continue;
+        if (std::find(for_.begin(), for_.end(), workload) != for_.end()) continue;
+        std::string names;
+        for (const auto& w : for_) names += (names.empty() ? "" : ", ") + w;
+        return "--" + name + " is for " + names + ", not " + workload +
+               ": drop it (sbufsim gen --help lists each " + "workload's options)";
+    }
+    if (const auto it = required_options().find(workload); it != required_options().end()) {
+        std::vector<std::string> missing;
+        for (const auto& o : it->second)
+            if (!vm.count(o)) missing.push_back(o);
+        if (!missing.empty())
+            return option_list(missing) + (missing.size() == 1 ? " is" : " are") + " missing: " + workload +
+                   " needs " + option_list(it->second) + " (see the examples in sbufsim gen --help)";
+    }
+    return "";
+}
+
+// A path with a trace file's extension: --topology without --single wants a folder.
+bool looks_like_trace_file(const std::string& path) {
+    const std::string ext = std::filesystem::path(path).extension().string();
+    return (ext == ".trc" || ext == ".sbt") && !std::filesystem::is_directory(path);
 }
 
 void finish_gemm_options(GemmOptions& o, const GemmFlags& f) {
@@ -272,6 +356,24 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     if (help || (sub.empty() && topology.empty())) {
         (help ? io.out : io.err) << kGenHelp << "\n" << visible;
         return help ? kExitOk : kExitUsage;
+    }
+    const std::string workload = sub.empty() ? "--topology" : sub;
+    if (const std::string why = misplaced_option(vm, workload, gemm_options(gopt, gflags)); !why.empty()) {
+        io.err << "sbufsim gen " << workload << ": " << why << "\n";
+        return kExitUsage;
+    }
+    if (vm.count("tile-m") && gopt.tile_m == 0) {
+        io.err << "sbufsim gen " << workload
+               << ": --tile-m 0: give at least 1, or leave it out for one PSUM bank (512 fp32 elements)\n";
+        return kExitUsage;
+    }
+    if (!topology.empty() && !single && looks_like_trace_file(output)) {
+        io.err
+            << "sbufsim gen --topology: -o " << output
+            << " names a trace file, but without --single each layer is a trace of its own in the folder -o "
+               "names; give --single for one trace of the whole network, or name a folder (-o "
+            << std::filesystem::path(output).stem().string() << "/)\n";
+        return kExitUsage;
     }
     apply_log_level(log_level);
     const LoadedConfig config = load_config(make_load_request(cfg, parsed));

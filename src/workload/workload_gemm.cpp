@@ -494,7 +494,11 @@ void GemmEmitter::State::emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t
             if (j + 1 == k.nbc && i + 1 == k.mbc) add_signal(mm, sem_pe);   // the k-step's last reader
             emit();
             ++cur.matmuls;
-            cur.pe_cycles += std::max<std::uint64_t>(m_elems, 64) * (fp32 ? 4 : 1);   // PUBLIC_FACTS
+            // The replay's initiation interval (nki.isa nc_matmul cost, docs/engines.md): the
+            // floor is min(64, the stationary's columns), so a narrow n-tile streams faster.
+            const std::uint64_t floor = std::min<std::uint64_t>(params.timing.matmul_min_ii, cols);
+            cur.pe_cycles +=
+                std::max<std::uint64_t>(m_elems, floor) * (fp32 ? params.timing.matmul_fp32_factor : 1);
         }
     }
     p.stationary_fresh[spos] = false;
