@@ -25,6 +25,34 @@ TEST(CliRun, Default_workload_runs_without_a_trace) {
     EXPECT_NE(o.out.find("128x128 32"), std::string::npos) << o.out;
 }
 
+// gen writes to standard output by default; run and check read it from '-'. A sweep, which
+// replays its trace once per point, refuses it.
+TEST(CliRun, A_trace_on_standard_input_is_read_from_dash) {
+    const std::string bin = shell_quote(SBUFSIM_BINARY), file = temp("stdin_gemm.trc");
+    const std::string gen = bin + " gen gemm --m 256 --n 256 --k 256 2>/dev/null";
+    ASSERT_EQ(shell(gen + " > " + shell_quote(file)), 0);
+    const std::string piped = temp("stdin_run.json"), direct = temp("file_run.json");
+    ASSERT_EQ(shell(gen + " | " + bin + " run - --quiet --json " + shell_quote(piped)), 0);
+    ASSERT_EQ(sbufsim({"run", file, "--quiet", "--json", direct}).rc, kExitOk);
+    boost::property_tree::ptree a, b;
+    boost::property_tree::read_json(piped, a);
+    boost::property_tree::read_json(direct, b);
+    const auto& ra = a.get_child("runs").front().second;
+    const auto& rb = b.get_child("runs").front().second;
+    EXPECT_EQ(ra.get<std::string>("run.total_cycles"), rb.get<std::string>("run.total_cycles"));
+    EXPECT_EQ(ra.get<std::string>("run.trace_digest"), rb.get<std::string>("run.trace_digest"));
+    EXPECT_EQ(shell(gen + " | " + bin + " check - > /dev/null"), 0);
+    const Out sweep = sbufsim({"sweep", "-", "--vary", "tdm.dma_slots=1,2"});
+    EXPECT_EQ(sweep.rc, kExitUsage);
+    EXPECT_NE(sweep.err.find("trace '-' (standard input): a sweep replays each trace once per point"),
+              std::string::npos)
+        << sweep.err;
+    // A file that is not there is named without a line number.
+    const Out missing = sbufsim({"run", "nothere.trc"});
+    EXPECT_NE(missing.err.find("nothere.trc: cannot open: No such file or directory"), std::string::npos)
+        << missing.err;
+}
+
 TEST(CliRun, Json_parses_and_its_totals_equal_the_summary) {
     const Out o = sbufsim({"run", shipped("matmul_kloop.trc"), "--json", "-"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;

@@ -34,7 +34,7 @@ TEST(CliCheck, Each_error_class_exits_1_with_file_line_field) {
     } cases[] = {
         {"bad_header.trc", "bad_header.trc:2: header: expected the header"},
         {"bad_version.trc", "bad_version.trc:1: header: unsupported trace format version 7"},
-        {"empty.trc", "empty.trc:0: header: empty file"},
+        {"empty.trc", "empty.trc: header: empty file"},
         {"q7_psum.trc", "q7_psum.trc:2: operand: GPSIMD/Q7 operand 0x2000000 is in PSUM"},
         {"col_grp_q3.trc", "col_grp_q3.trc:2: col_grp: col_grp 0x8"},
         {"zero_region_1.trc", "zero_region_1.trc:2: zero_region:"},

@@ -606,6 +606,10 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         return kExitOk;
     }
     if (o.traces.empty()) throw ConfigError("no trace given (sbufsim sweep TRACE... --vary KEY=VALUES)");
+    if (std::find(o.traces.begin(), o.traces.end(), "-") != o.traces.end())
+        throw ConfigError(
+            "trace '-' (standard input): a sweep replays each trace once per point; write it to a "
+            "file first (sbufsim gen ... -o T.sbt)");
     if (!vm.count("jobs")) o.jobs = default_jobs();
     if (o.jobs == 0) throw ConfigError("--jobs must be at least 1");
     if (o.timeout < 0) throw ConfigError("--timeout must be >= 0 seconds");

@@ -149,7 +149,9 @@ bool same_record(const Record& a, const Record& b) {
 // ---- errors -------------------------------------------------------------------------------------
 
 std::string TraceError::to_string() const {
-    std::string s = file + ":" + std::to_string(line) + ": " + field + ": " + reason;
+    // Line 0: about the file as a whole ("x.trc: cannot open: ...", "x.trc: header: empty file").
+    std::string s = line ? file + ":" + std::to_string(line) + ": " + field + ": " + reason
+                         : file + ": " + (field == "file" ? "" : field + ": ") + reason;
     if (!rule.empty()) s += " (" + rule + ")";
     return printable(s);   // fields and values are echoed from the input
 }
@@ -712,12 +714,15 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
 
 TraceReader::TraceReader(const std::string& path) : TraceReader(path, Digest::no) {}
 
-TraceReader::TraceReader(const std::string& path, Digest digest) : file_(path) {
-    if (const std::string why = input_file_problem(path); !why.empty())
-        throw TraceFormatError(TraceError{path, 0, "file", "cannot open: " + why, ""});
-    owned_ = std::make_unique<std::ifstream>(path, std::ios::binary);
+// "-" is standard input, as gen's default output is standard output: `gen ... | run -`.
+TraceReader::TraceReader(const std::string& path, Digest digest) : file_(path == "-" ? "stdin" : path) {
+    const std::string open_path = path == "-" ? "/dev/stdin" : path;
+    if (const std::string why = input_file_problem(open_path); !why.empty())
+        throw TraceFormatError(TraceError{file_, 0, "file", "cannot open: " + why, ""});
+    owned_ = std::make_unique<std::ifstream>(open_path, std::ios::binary);
     if (!*owned_)
-        throw TraceFormatError(TraceError{path, 0, "file", "cannot open: " + std::string(std::strerror(errno)), ""});
+        throw TraceFormatError(
+            TraceError{file_, 0, "file", "cannot open: " + std::string(std::strerror(errno)), ""});
     in_ = owned_.get();
     open(digest == Digest::yes);
 }
