@@ -63,6 +63,22 @@ TEST(CliCheck, A_generation_mismatch_names_the_header_line) {
         << r.out;
 }
 
+// Another generation's records are not listed one by one: every one would be a problem of the
+// choice of generation. --lenient lists them (what run --lenient would skip).
+TEST(CliCheck, A_generation_mismatch_stops_the_trace_unless_lenient) {
+    const std::string t = std::string(SBUFSIM_SOURCE_DIR) + "/traces/matmul_kloop.trc";
+    const Result r = run("check --gen maverick " + t);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(has(r, "gen: the trace is for generation cayman but is being checked against maverick"))
+        << r.out;
+    EXPECT_TRUE(has(r, "records not checked against maverick (the trace is cayman's)")) << r.out;
+    EXPECT_TRUE(has(r, "1 problem(s)")) << r.out;
+    const Result all = run("check --gen maverick --lenient " + t);
+    EXPECT_EQ(all.rc, 1) << all.out;
+    EXPECT_TRUE(has(all, "which this generation does not have")) << all.out;
+    EXPECT_FALSE(has(all, "records not checked")) << all.out;
+}
+
 TEST(CliCheck, Reports_every_problem_and_honours_max_errors) {
     const Result all = run("check " + data("many_errors.trc"));
     EXPECT_EQ(all.rc, 1);

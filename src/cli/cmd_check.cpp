@@ -1,6 +1,7 @@
 // `sbufsim check TRACE...`: validate traces without simulating. Streams each trace through the
 // reader (syntax, field widths) and TraceChecker (hardware rules), printing every problem as
 // `file:line: field: reason (rule, seed section)`.
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -62,7 +63,7 @@ LoadedConfig config_for(const ConfigOptions& cfg, const po::parsed_options& pars
 }
 
 void check_one(const std::string& path, const ConfigOptions& cfg, const po::parsed_options& parsed, Io io,
-               Totals& t) {
+               Totals& t, bool lenient) {
     std::vector<TraceError> errors;
     std::unique_ptr<TraceReader> reader;
     try {
@@ -94,6 +95,16 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
     SyncCheck sync(config.params, path);
     checker.check_header(reader->header(), errors);
     report(io.out, t, errors);
+    // Another generation's trace: its addresses and engines are that generation's, so every
+    // record would be a problem of the choice, not of the trace. Said once, unless asked for.
+    const bool other_generation =
+        std::any_of(errors.begin(), errors.end(), [](const TraceError& e) { return e.field == "gen"; });
+    if (other_generation && !lenient) {
+        io.err << "sbufsim check: " << path << ": records not checked against " << config.params.generation
+               << " (the trace is " << reader->header().generation
+               << "'s); --lenient checks them anyway, listing what run --lenient would skip\n";
+        return;
+    }
 
     Record rec;
     TraceError err;
@@ -126,15 +137,16 @@ int cmd_check(const std::vector<std::string>& args, Io io) {
     ConfigOptions cfg;
     std::vector<std::string> traces;
     std::string log_level;
-    bool help = false, quiet = false;
+    bool help = false, quiet = false, lenient = false;
     std::uint64_t max_errors = 0;
 
     po::options_description visible("Options");
-    visible.add_options()
-        ("help,h", po::bool_switch(&help), "show this help")
-        ("max-errors", po::value(&max_errors)->value_name("N"),
-         "stop after N problems (0 = report all; default 0)")
-        ("quiet,q", po::bool_switch(&quiet), "no summary line, only the problems");
+    visible.add_options()("help,h", po::bool_switch(&help), "show this help")(
+        "max-errors", po::value(&max_errors)->value_name("N"),
+        "stop after N problems (0 = report all; default 0)")("quiet,q", po::bool_switch(&quiet),
+                                                             "no summary line, only the problems")(
+        "lenient", po::bool_switch(&lenient),
+        "check the records of another generation's trace too (what run --lenient would skip)");
     add_log_level_option(visible, log_level);
     visible.add(config_options(cfg));
     po::options_description hidden;
@@ -161,7 +173,7 @@ int cmd_check(const std::vector<std::string>& args, Io io) {
     t.max_errors = max_errors;
     for (const auto& path : traces) {
         if (t.limit_hit()) break;
-        check_one(path, cfg, parsed, io, t);
+        check_one(path, cfg, parsed, io, t, lenient);
     }
     if (t.limit_hit()) io.out << "stopped after " << t.problems << " problems (--max-errors)\n";
     if (!quiet)
