@@ -53,6 +53,23 @@ TEST(CliRun, A_trace_on_standard_input_is_read_from_dash) {
         << missing.err;
 }
 
+// Several traces: after their reports, one table side by side, the fewest cycles marked.
+TEST(CliRun, Several_traces_end_with_a_comparison) {
+    const Out o = sbufsim({"run", shipped("matmul_kloop.trc"), shipped("dma_vs_compute.trc")});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    const auto at = o.out.find("comparison of 2 runs");
+    ASSERT_NE(at, std::string::npos) << o.out;
+    const std::string table = o.out.substr(at);
+    // Each run's row: its cycles, then how far over the fewest; dma_vs_compute's 50400 cycles
+    // are (50400 / 17970 - 1) = +180.5 % over matmul_kloop's.
+    EXPECT_TRUE(std::regex_search(table, std::regex(R"(matmul_kloop\.trc +17970 +fewest +PE 91\.4%)")))
+        << table;
+    EXPECT_TRUE(
+        std::regex_search(table, std::regex(R"(dma_vs_compute\.trc +50400 +\+180\.5 % +DMA 100\.0%)")))
+        << table;
+    EXPECT_EQ(sbufsim({"run", shipped("matmul_kloop.trc")}).out.find("comparison of"), std::string::npos);
+}
+
 TEST(CliRun, Json_parses_and_its_totals_equal_the_summary) {
     const Out o = sbufsim({"run", shipped("matmul_kloop.trc"), "--json", "-"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;

@@ -511,6 +511,31 @@ TEST(CliSweep, Rank_by_ranks_within_each_trace) {
         }
         EXPECT_TRUE(std::is_sorted(stalls.begin(), stalls.end())) << o.out;
     }
+    // Then each trace's best row, best first, across traces.
+    const auto bests =
+        std::find(ls.begin(), ls.end(),
+                  "each trace's best, best first (a comparison where the traces compute the same "
+                  "thing, such as two tilings):");
+    ASSERT_NE(bests, ls.end()) << o.out;
+    ASSERT_GE(ls.end() - bests, 4);
+    EXPECT_NE(bests[1].find("trace  tdm.dma_slots"), std::string::npos)
+        << bests[1];  // the trace column is back
+    long first = 0, second = 0;
+    for (auto [line, into] : {std::pair{bests[2], &first}, std::pair{bests[3], &second}}) {
+        std::istringstream is(line);
+        std::vector<std::string> tok;
+        for (std::string w; is >> w;) tok.push_back(w);
+        ASSERT_EQ(tok.size(), 11u) << line;
+        *into = std::stol(tok[5]);
+    }
+    EXPECT_LE(first, second) << o.out;
+    // Without --vary each trace has one row: one table across them.
+    const Out one = sbufsim({"sweep", a, b, "--rank-by", "total_cycles"});
+    ASSERT_EQ(one.rc, 0) << one.err;
+    EXPECT_NE(one.out.find("best first by total_cycles (lowest first), one row per trace\n"),
+              std::string::npos)
+        << one.out;
+    EXPECT_EQ(one.out.find(a + ":\n"), std::string::npos) << one.out;
 }
 
 TEST(CliSweep, A_key_that_changed_no_metric_gets_a_note) {

@@ -519,6 +519,7 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
             return kExitInput;
         }
     }
+    if (!quiet) print_comparison(summary, runs);
     if (!json_path.empty()) write_to(outputs.get("json"), io, runs, write_json);
     if (!csv_path.empty()) write_to(outputs.get("csv"), io, runs, write_csv);
     if (!stats_path.empty()) write_to(outputs.get("stats"), io, runs, write_stats);

@@ -356,8 +356,17 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
     std::vector<std::string> traces;  // in order of first appearance
     for (const auto& r : rows)
         if (std::find(traces.begin(), traces.end(), r[0]) == traces.end()) traces.push_back(r[0]);
+    const bool one_row_each = traces.size() > 1 && rows.size() == traces.size();
     os << "best first by " << m->name << " (" << (m->better == sweep::Better::higher ? "highest" : "lowest")
-       << " first)" << (traces.size() > 1 ? ", ranked within each trace" : "") << "\n";
+       << " first)"
+       << (one_row_each        ? ", one row per trace"
+           : traces.size() > 1 ? ", ranked within each trace"
+                               : "")
+       << "\n";
+    if (one_row_each) {
+        print_table(os, cols, rows, order, o.top);
+        return;
+    }
     for (const auto& t : traces) {
         std::vector<std::size_t> mine;
         for (const auto i : order)
@@ -365,6 +374,18 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
         if (traces.size() > 1) os << "\n" << t << ":\n";
         print_table(os, cols, rows, mine, o.top);
     }
+    if (traces.size() < 2) return;
+    // The first row of each trace in the overall ranking is its best, and they come best first:
+    // the comparison to read when the traces compute the same thing (two tilings of one GEMM).
+    std::vector<std::size_t> bests;
+    std::vector<std::string> seen;
+    for (const auto i : order)
+        if (std::find(seen.begin(), seen.end(), rows[i][0]) == seen.end())
+            seen.push_back(rows[i][0]), bests.push_back(i);
+    os << "\neach trace's best, best first (a comparison where the traces compute the same thing, such as "
+          "two "
+          "tilings):\n";
+    print_table(os, cols, rows, bests, 0);
 }
 
 void print_summary(std::ostream& os, const Options& o, const std::vector<std::string>& cols,

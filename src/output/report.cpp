@@ -220,6 +220,31 @@ void print_dma_engines(std::ostream& os, const ReplayResult& r) {
 
 }  // namespace
 
+void print_comparison(std::ostream& os, const std::vector<RunReport>& runs) {
+    if (runs.size() < 2) return;
+    Cycle fewest = runs.front().result.total_cycles;
+    std::size_t name_w = 5;
+    for (const RunReport& rep : runs) {
+        fewest = std::min(fewest, rep.result.total_cycles);
+        name_w = std::max(name_w, rep.result.trace.size());
+    }
+    os << "comparison of " << runs.size() << " runs (\"vs fewest\": cycles over the run with the fewest)\n"
+       << col("trace", name_w + 2, false) << col("cycles", 12) << col("vs fewest", 11) << col("bound by", 13)
+       << col("MFU", 8) << col("DMA GB/s", 10) << col("bank stalls", 13) << "\n";
+    for (const RunReport& rep : runs) {
+        const ReplayResult& r = rep.result;
+        const Bottleneck b = analyse(r);
+        const double over =
+            fewest ? static_cast<double>(r.total_cycles) / static_cast<double>(fewest) - 1 : 0;
+        os << col(r.trace, name_w + 2, false) << col(std::to_string(r.total_cycles), 12)
+           << col(r.total_cycles == fewest ? "fewest" : "+" + format_fixed(100 * over, 1) + " %", 11)
+           << col(b.bound_by.empty() ? "-" : b.bound_by + " " + format_fixed(100 * b.bound_share, 1) + "%",
+                  13)
+           << col(format_fixed(100 * b.mfu, 1) + "%", 8) << col(format_fixed(r.dma_gbps(), 1), 10)
+           << col(std::to_string(total_stalls(r.kernel, StallCause::bank_conflict)), 13) << "\n";
+    }
+}
+
 void print_summary(std::ostream& os, const RunReport& rep) {
     const ReplayResult& r = rep.result;
     const Stats& k = r.kernel;

@@ -56,6 +56,9 @@ std::uint64_t total_stalls(const Stats& s, StallCause c);
 // The run's summary: the bottleneck section first (print_bottleneck), then engines, PE, PSUM,
 // DMA, client stalls and the bank kernel's report.
 void print_summary(std::ostream& os, const RunReport& r);
+// Several runs side by side (sbufsim run T1 T2 ...: two tilings of one computation, say): per
+// run its cycles, how far from the fewest, what bounded it, MFU, DMA bandwidth and bank stalls.
+void print_comparison(std::ostream& os, const std::vector<RunReport>& runs);
 // The verdict, the critical path by engine group and cause, the utilisation figures and the
 // findings (bottleneck.h).
 void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck& b);
