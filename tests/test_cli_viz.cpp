@@ -120,6 +120,10 @@ TEST(CliViz, Timeline_and_heatmap_files_parse_and_plot_reads_run_json) {
     const Out o = sbufsim({"run", shipped("act_vs_matmul_collide.trc"), "--timeline", tl, "--window", "0:3000",
                            "--heatmap", hm, "--window-stats", "64", "--json", js, "--quiet"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
+    // The window cuts the timeline, not the heatmap: said.
+    EXPECT_NE(o.err.find("note: --window 0:3000 cuts the timeline only; --heatmap covers the whole run"),
+              std::string::npos)
+        << o.err;
     pt::ptree t;
     pt::read_json(tl, t);
     EXPECT_GT(t.get_child("traceEvents").size(), 10u);

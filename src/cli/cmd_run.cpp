@@ -301,7 +301,7 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
          "offset, value) and signals (value); implies --scheduler clocked")
         ("timeline", po::value(&viz.timeline)->value_name("FILE"),
          "write a Chrome-trace/Perfetto JSON timeline (engine queues, client stalls, bank counters)")
-        ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B)")
+        ("window", po::value(&viz.window)->value_name("A:B"), "timeline: keep only events intersecting cycles [A, B) (the heatmap and --window-stats cover the whole run)")
         ("timeline-detail", po::value(&viz.timeline_detail)->default_value(viz.timeline_detail)->value_name("D"),
          "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
          "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")
@@ -376,6 +376,11 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
             io.err << "sbufsim run: " << e.what() << "\n";
             return kExitUsage;
         }
+        // The heatmap's who-blocked-whom panel is the whole run's; its time panels are too, so the
+        // two agree. Said, so a zoomed timeline is not read against a heatmap taken as zoomed.
+        if (!viz.heatmap.empty() || viz.window_stats)
+            io.err << "sbufsim run: note: --window " << viz.window << " cuts the timeline only; "
+                   << (viz.heatmap.empty() ? "--window-stats" : "--heatmap") << " covers the whole run\n";
     }
     if (!vm["timeline-detail"].defaulted()) {
         if (viz.timeline.empty()) {
