@@ -219,12 +219,36 @@ TEST(Workload_gemm, Psum_quadrant_3_is_refused_for_the_col_grp_bug) {
     }
 }
 
+std::string refusal(const Params& p, const GemmShape& shape, const GemmOptions& o) {
+    try {
+        generate(p, shape, o);
+    } catch (const WorkloadError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "expected a WorkloadError";
+    return "";
+}
+
+// Each refusal names the one bound broken and a setting that fits.
 TEST(Workload_gemm, Too_many_groups_per_block_for_the_psum_rotation_is_an_error) {
     const Params p = cayman();
     GemmOptions o;
     o.block_n = 4;
     o.psum_bufs = 2;
-    EXPECT_THROW(generate(p, {512, 512, 128, "x"}, o), WorkloadError);
+    EXPECT_NE(
+        refusal(p, {512, 512, 128, "x"}, o)
+            .find("the rotation holds 2: 2 banks (--psum-bufs) of 1 bank(s) per result tile (--tile-m 512); "
+                  "give --block-n 2 --block-m 1"),
+        std::string::npos);
+    GemmOptions bank;
+    bank.psum_first_bank = 9;
+    EXPECT_NE(refusal(p, {64, 64, 64, "x"}, bank).find("--psum-first-bank 9: cayman has 8 PSUM banks, 0..7"),
+              std::string::npos);
+    bank.psum_first_bank = 6;
+    bank.psum_bufs = 4;
+    EXPECT_NE(refusal(p, {64, 64, 64, "x"}, bank)
+                  .find("--psum-bufs 4 from bank 6 runs past the 8 PSUM banks: give at most 2"),
+              std::string::npos);
 }
 
 TEST(Workload_gemm, By_default_the_psum_rotation_takes_every_bank_from_the_first_one) {

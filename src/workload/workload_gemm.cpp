@@ -213,6 +213,27 @@ struct GemmEmitter::State {
 
 void GemmEmitter::State::validate_options() {
     const Params& p = params;
+    auto check_psum_rotation = [&](const Params& pp, std::uint32_t bufs) {
+        // One mistake at a time, with the bound it breaks (seed 000 §4: the PSUM banks; §5.5: a
+        // result tile of several banks starts on a multiple of its size).
+        const std::uint32_t first = opt.psum_first_bank, banks = pp.psum.banks;
+        const std::string tile = "a result tile of --tile-m " + std::to_string(tile_m) + " spans " +
+                                 std::to_string(tile_banks) + " PSUM bank(s)";
+        if (first >= banks)
+            fail("--psum-first-bank " + std::to_string(first) + ": " + pp.generation + " has " +
+                 std::to_string(banks) + " PSUM banks, 0.." + std::to_string(banks - 1) + " (seed 000 §4)");
+        if (first % tile_banks != 0)
+            fail("--psum-first-bank " + std::to_string(first) + ": " + tile +
+                 ", so the rotation starts on a multiple of " + std::to_string(tile_banks) +
+                 " (seed 000 §5.5)");
+        if (bufs < tile_banks)
+            fail("--psum-bufs " + std::to_string(bufs) + ": " + tile + "; give at least " +
+                 std::to_string(tile_banks));
+        if (first + bufs > banks)
+            fail("--psum-bufs " + std::to_string(bufs) + " from bank " + std::to_string(first) +
+                 " runs past the " + std::to_string(banks) + " PSUM banks: give at most " +
+                 std::to_string(banks - first) + " (seed 000 §4)");
+    };
     if (!p.has_psum())
         fail("generation " + p.generation + " has no PSUM (psum.region_size = 0, seed 000 §1): a GEMM cannot accumulate");
     if (!matmul_input(opt.dtype))
@@ -238,18 +259,24 @@ void GemmEmitter::State::validate_options() {
     // By default the rotation takes every bank from the first one on: 8 on NC-v2/v3, 4 on NC-v1.
     const std::uint32_t psum_bufs =
         opt.psum_bufs ? opt.psum_bufs : p.psum.banks - std::min(opt.psum_first_bank, p.psum.banks);
-    if (opt.psum_first_bank % tile_banks != 0 || psum_bufs < tile_banks ||
-        opt.psum_first_bank + psum_bufs > p.psum.banks)
-        fail("--psum-bufs " + std::to_string(psum_bufs) + " --psum-first-bank " +
-             std::to_string(opt.psum_first_bank) + ": the rotation must lie inside the " +
-             std::to_string(p.psum.banks) + " PSUM banks, start on a multiple of " +
-             std::to_string(tile_banks) + " and hold one result tile (seed 000 §4, §5.5)");
+    check_psum_rotation(p, psum_bufs);
     psum_slots = psum_bufs / tile_banks;
-    if (opt.block_n == 0 || opt.block_m == 0 || std::uint64_t{opt.block_n} * opt.block_m > psum_slots)
-        fail("--block-n " + std::to_string(opt.block_n) + " x --block-m " + std::to_string(opt.block_m) +
-             ": every output tile of a block accumulates at the same time, so the block needs that many PSUM "
-             "slots, and the rotation has " + std::to_string(psum_slots) + " (--psum-bufs; at most " +
-             std::to_string(p.arr_seq.max_groups) + " accumulation groups, PUBLIC_FACTS)");
+    if (opt.block_n == 0 || opt.block_m == 0) fail("--block-n and --block-m must be at least 1");
+    if (std::uint64_t{opt.block_n} * opt.block_m > psum_slots) {
+        // The largest block that fits, keeping --block-m where it can.
+        const std::uint32_t m_fit = std::min<std::uint32_t>(opt.block_m, psum_slots);
+        const std::uint32_t n_fit = std::max<std::uint32_t>(1, psum_slots / m_fit);
+        fail(
+            "--block-n " + std::to_string(opt.block_n) + " x --block-m " + std::to_string(opt.block_m) +
+            ": every output tile of a block accumulates at the same time, each in its own PSUM slot, and the "
+            "rotation holds " +
+            std::to_string(psum_slots) + ": " + std::to_string(psum_bufs) + " banks (" +
+            (opt.psum_bufs ? "--psum-bufs" : "every bank from --psum-first-bank on") + ") of " +
+            std::to_string(tile_banks) + " bank(s) per result tile (--tile-m " + std::to_string(tile_m) +
+            "); give --block-n " + std::to_string(n_fit) + " --block-m " + std::to_string(m_fit) +
+            ", or a smaller --tile-m (at most " + std::to_string(p.arr_seq.max_groups) +
+            " accumulation groups, PUBLIC_FACTS)");
+    }
     if (opt.bufs == 0 || opt.out_bufs == 0) fail("--bufs and --out-bufs must be at least 1");
     const std::uint32_t max_queues = std::min<std::uint32_t>(64, p.isa.num_semaphores - 4);
     if (opt.dma_queues == 0 || opt.dma_queues > max_queues)
