@@ -230,6 +230,13 @@ TEST(CliViz, Timeline_detail_levels_from_the_command_line_are_valid_trace_events
 
 TEST(CliViz, Usage_errors) {
     EXPECT_EQ(sbufsim({"run", shipped("dma_load.trc"), "--window", "0:10"}).rc, kExitUsage);  // no --timeline
+    const Out unit = sbufsim({"run", shipped("dma_load.trc"), "--timeline-unit", "ns"});
+    EXPECT_EQ(unit.rc, kExitUsage);
+    EXPECT_NE(unit.err.find("--timeline-unit applies to --timeline"), std::string::npos) << unit.err;
+    const Out ms =
+        sbufsim({"run", shipped("dma_load.trc"), "--timeline", temp("u.json"), "--timeline-unit", "ms"});
+    EXPECT_EQ(ms.rc, kExitUsage);
+    EXPECT_NE(ms.err.find("--timeline-unit 'ms': expected cycles or ns"), std::string::npos) << ms.err;
     const Out bad = sbufsim({"run", shipped("dma_load.trc"), "--timeline", temp("x.json"), "--window", "9:3"});
     EXPECT_EQ(bad.rc, kExitUsage);
     EXPECT_NE(bad.err.find("A:B"), std::string::npos);

@@ -4,6 +4,8 @@
 // counters, semaphore flows paired signal -> waiter, --window filtering and the size bound.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <filesystem>
@@ -245,6 +247,36 @@ TEST(Timeline, Follows_the_trace_event_rules_at_every_detail_level) {
             EXPECT_TRUE(bad.empty()) << w.name << " at " << to_string(d) << ": " << bad.size() << " violation(s), first: "
                                      << (bad.empty() ? "" : bad.front());
         }
+    }
+}
+
+// --timeline-unit ns: the same events at real time, each cycle boundary to the nanosecond, still
+// following every rule (nothing that nests in cycles overlaps in ns), the last slice ending at
+// the run's duration.
+TEST(Timeline, In_ns_the_same_events_follow_the_rules_at_real_time) {
+    for (const auto& w : workloads()) {
+        const Replayed r = replay_with_probe(w.path);
+        TimelineOptions o;
+        o.unit = TimelineUnit::ns;
+        const pt::ptree ns = timeline(r, o), cycles = timeline(r);
+        const auto bad = test::trace_event_violations(ns, 20, 3);
+        EXPECT_TRUE(bad.empty()) << w.name << ": " << bad.size()
+                                 << " violation(s), first: " << (bad.empty() ? "" : bad.front());
+        const auto a = events(ns, "X"), b = events(cycles, "X");
+        ASSERT_EQ(a.size(), b.size()) << w.name;
+        double last = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const double start = b[i].get<double>("ts"), len = b[i].get<double>("dur");
+            const double want = std::round(start / r.result.pe_clock_ghz) / 1000;
+            ASSERT_NEAR(a[i].get<double>("ts"), want, 1e-9) << w.name << " event " << i;
+            ASSERT_NEAR(a[i].get<double>("ts") + a[i].get<double>("dur"),
+                        std::round((start + len) / r.result.pe_clock_ghz) / 1000, 1e-6)
+                << w.name << " event " << i;
+            last = std::max(last, a[i].get<double>("ts") + a[i].get<double>("dur"));
+        }
+        EXPECT_LE(last, static_cast<double>(r.result.total_cycles) / r.result.pe_clock_ghz / 1000 + 0.001)
+            << w.name;
+        EXPECT_EQ(ns.get<std::string>("otherData.time_unit"), "us (PE cycles at pe_clock_ghz, to the ns)");
     }
 }
 

@@ -57,7 +57,9 @@ struct Flow {
 
 class Validator {
 public:
-    explicit Validator(std::size_t limit) : limit_(limit) {}
+    // `decimals`: ts and dur may carry up to that many decimals (a timeline in us to the ns has
+    // 3); they are compared as integers of that unit, so the no-rounding rule still holds.
+    explicit Validator(std::size_t limit, int decimals = 0) : limit_(limit), decimals_(decimals) {}
 
     std::vector<std::string> run(const pt::ptree& doc) {
         const auto events = doc.get_child_optional("traceEvents");
@@ -83,11 +85,18 @@ private:
     // An integer field; false (and a violation) when missing or not a non-negative integer.
     bool uint_field(const pt::ptree& e, const char* key, std::size_t i, std::uint64_t& v) {
         const auto s = e.get_optional<std::string>(key);
-        if (!s || !is_uint(*s)) {
-            bad(i, std::string(key) + " is " + (s ? "'" + *s + "', not a non-negative integer" : "missing"));
+        const auto dot = s ? s->find('.') : std::string::npos;
+        const std::string whole = s ? s->substr(0, dot) : "",
+                          frac = dot == std::string::npos ? "" : s->substr(dot + 1);
+        if (!s || !is_uint(whole) || (dot != std::string::npos && (frac.empty() || !is_uint(frac))) ||
+            frac.size() > static_cast<std::size_t>(decimals_)) {
+            bad(i, std::string(key) + " is " +
+                       (s ? "'" + *s + "', not a non-negative number with at most " +
+                                std::to_string(decimals_) + " decimals"
+                          : "missing"));
             return false;
         }
-        v = std::stoull(*s);
+        v = std::stoull(whole + frac + std::string(static_cast<std::size_t>(decimals_) - frac.size(), '0'));
         return true;
     }
 
@@ -208,6 +217,7 @@ private:
     }
 
     std::size_t limit_;
+    int decimals_;
     std::vector<std::string> out_;
     std::map<Track, std::vector<Slice>> slices_;
     std::map<Track, std::vector<Slice>> open_;
@@ -218,8 +228,9 @@ private:
 }  // namespace trace_event
 
 // The rules `doc` breaks, at most `limit` of them; empty when it is a valid timeline.
-inline std::vector<std::string> trace_event_violations(const boost::property_tree::ptree& doc, std::size_t limit = 20) {
-    return trace_event::Validator(limit).run(doc);
+inline std::vector<std::string> trace_event_violations(const boost::property_tree::ptree& doc,
+                                                       std::size_t limit = 20, int decimals = 0) {
+    return trace_event::Validator(limit, decimals).run(doc);
 }
 
 }  // namespace sbufsim::test

@@ -82,7 +82,7 @@ void write_to(OutputFile* file, Io io, const std::vector<RunReport>& runs,
 
 // What the visualisation options ask for (docs/visualisation.md).
 struct VizOptions {
-    std::string timeline, window, heatmap, vcd, timeline_detail = "stalls";
+    std::string timeline, window, heatmap, vcd, timeline_detail = "stalls", timeline_unit = "cycles";
     Cycle window_stats = 0;
     Cycle from = 0, to = kNever;
     bool wanted() const { return !timeline.empty() || !heatmap.empty() || window_stats; }
@@ -124,6 +124,7 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
         o.from = v.from;
         o.to = v.to;
         o.detail = parse_timeline_detail(v.timeline_detail);
+        o.unit = parse_timeline_unit(v.timeline_unit);
         spdlog::info("run: timeline {} at detail {} ({} stall runs recorded)", per_trace(v.timeline, r.trace, traces),
                      v.timeline_detail, probe.spans().size());
         write_timeline(f, r, probe, o);
@@ -305,6 +306,9 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
         ("timeline-detail", po::value(&viz.timeline_detail)->default_value(viz.timeline_detail)->value_name("D"),
          "timeline: instructions (queues, flows, counters), stalls (+ stall runs per client and cause, "
          "runs < 32 cycles apart merged), all (+ every stall run, exact; large on long runs)")
+        ("timeline-unit", po::value(&viz.timeline_unit)->default_value(viz.timeline_unit)->value_name("U"),
+         "timeline: cycles (PE cycles, which viewers label us; cycle numbers as in the report) or ns "
+         "(real time at the PE clock: viewers show the run's true duration)")
         ("heatmap", po::value(&viz.heatmap)->value_name("FILE"),
          "write a bank x time heatmap (utilisation, stalls per bank, stalls by cause) and who-blocked-whom "
          "matrix: FILE.svg, or FILE.png through rsvg-convert (librsvg2-bin)")
@@ -389,6 +393,18 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
         }
         try {
             parse_timeline_detail(viz.timeline_detail);
+        } catch (const std::invalid_argument& e) {
+            io.err << "sbufsim run: " << e.what() << "\n";
+            return kExitUsage;
+        }
+    }
+    if (!vm["timeline-unit"].defaulted()) {
+        if (viz.timeline.empty()) {
+            io.err << "sbufsim run: --timeline-unit applies to --timeline\n";
+            return kExitUsage;
+        }
+        try {
+            parse_timeline_unit(viz.timeline_unit);
         } catch (const std::invalid_argument& e) {
             io.err << "sbufsim run: " << e.what() << "\n";
             return kExitUsage;

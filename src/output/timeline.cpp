@@ -1,6 +1,7 @@
 #include "sbufsim/output/timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <ostream>
@@ -44,6 +45,14 @@ TimelineDetail parse_timeline_detail(const std::string& text) {
     throw std::invalid_argument("--timeline-detail '" + text + "': expected instructions, stalls or all");
 }
 
+std::string_view to_string(TimelineUnit u) { return u == TimelineUnit::cycles ? "cycles" : "ns"; }
+
+TimelineUnit parse_timeline_unit(const std::string& text) {
+    for (auto u : {TimelineUnit::cycles, TimelineUnit::ns})
+        if (text == to_string(u)) return u;
+    throw std::invalid_argument("--timeline-unit '" + text + "': expected cycles or ns");
+}
+
 namespace {
 
 constexpr int kPidEngines = 1, kPidClients = 2, kPidBanks = 3, kPidTdm = 4;
@@ -65,10 +74,28 @@ const char* cname(StallCause c) {
     return "generic_work";
 }
 
-// Comma-separated event writer.
+// Comma-separated event writer. Times are written in the file's unit: PE cycles as they are
+// (viewers label them us), or real time, each cycle boundary rounded to a whole nanosecond and
+// written as us with three decimals, so events that meet in cycles meet in the file too.
 class Events {
 public:
-    explicit Events(std::ostream& os) : os_(os) {}
+    Events(std::ostream& os, TimelineUnit unit, double pe_clock_ghz)
+        : os_(os), unit_(unit), ghz_(pe_clock_ghz) {}
+    std::string ts(Cycle c) const {
+        if (unit_ == TimelineUnit::cycles) return std::to_string(c);
+        return format_fixed(static_cast<double>(ns(c)) / 1000.0, 3);
+    }
+    // The last tick inside the slice [start, end): where a flow leaves it. In ns a cycle may
+    // round onto the slice's end, so the tick is the last whole ns before it.
+    std::string last_tick(Cycle start, Cycle end) const {
+        if (unit_ == TimelineUnit::cycles) return std::to_string(end > start ? end - 1 : start);
+        const std::uint64_t a = ns(start), b = ns(end);
+        return format_fixed(static_cast<double>(b > a ? b - 1 : a) / 1000.0, 3);
+    }
+    std::string dur(Cycle start, Cycle cycles) const {
+        if (unit_ == TimelineUnit::cycles) return std::to_string(cycles);
+        return format_fixed(static_cast<double>(ns(start + cycles) - ns(start)) / 1000.0, 3);
+    }
     void raw(const std::string& body) {
         os_ << (first_ ? "\n" : ",\n") << "{" << body << "}";
         first_ = false;
@@ -76,9 +103,9 @@ public:
     // A slice: time in whole cycles, so its end is exactly ts + dur.
     void slice(int pid, int tid, const char* cat, const std::string& name, Cycle start, Cycle cycles,
                const std::string& extra, const std::string& args) {
-        raw("\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" +
-            std::to_string(tid) + ",\"name\":" + json_string(name) + extra + ",\"ts\":" + std::to_string(start) +
-            ",\"dur\":" + std::to_string(cycles) + ",\"args\":{" + args + "}");
+        raw("\"ph\":\"X\",\"cat\":\"" + std::string(cat) + "\",\"pid\":" + std::to_string(pid) +
+            ",\"tid\":" + std::to_string(tid) + ",\"name\":" + json_string(name) + extra +
+            ",\"ts\":" + ts(start) + ",\"dur\":" + dur(start, cycles) + ",\"args\":{" + args + "}");
     }
     void meta(int pid, int tid, const char* what, const std::string& name, int sort) {
         raw("\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"name\":\"" +
@@ -88,8 +115,14 @@ public:
     }
 
 private:
+    std::uint64_t ns(Cycle c) const {
+        return static_cast<std::uint64_t>(std::llround(static_cast<double>(c) / ghz_));
+    }
+
     std::ostream& os_;
     bool first_ = true;
+    TimelineUnit unit_;
+    double ghz_;
 };
 
 // What the trace says about one completed instruction.
@@ -210,13 +243,13 @@ void flows(Events& ev, const std::vector<Instr>& ins, const TimelineOptions& o) 
             if (value == 0 || it == signals.end() || value > it->second.size()) continue;
             const Instr& s = *it->second[value - 1];
             if (!keep(s.ev->start, s.ev->end, o) || !keep(w.ev->start, w.ev->end, o)) continue;
-            const Cycle from = s.ev->end > s.ev->start ? s.ev->end - 1 : s.ev->start;
             const std::string common = ",\"cat\":\"semaphore\",\"name\":\"sem " + std::to_string(sem) +
                                        "\",\"id\":" + std::to_string(++id) + ",\"pid\":1";
-            ev.raw("\"ph\":\"s\"" + common + ",\"tid\":" + std::to_string(s.tid) + ",\"ts\":" + std::to_string(from) +
+            ev.raw("\"ph\":\"s\"" + common + ",\"tid\":" + std::to_string(s.tid) +
+                   ",\"ts\":" + ev.last_tick(s.ev->start, s.ev->end) +
                    ",\"args\":{\"line\":" + std::to_string(s.ev->line) + "}");
-            ev.raw("\"ph\":\"f\",\"bp\":\"e\"" + common + ",\"tid\":" + std::to_string(w.tid) + ",\"ts\":" +
-                   std::to_string(w.ev->start) + ",\"args\":{\"line\":" + std::to_string(w.ev->line) +
+            ev.raw("\"ph\":\"f\",\"bp\":\"e\"" + common + ",\"tid\":" + std::to_string(w.tid) +
+                   ",\"ts\":" + ev.ts(w.ev->start) + ",\"args\":{\"line\":" + std::to_string(w.ev->line) +
                    ",\"value\":" + std::to_string(value) + "}");
         }
     }
@@ -278,7 +311,7 @@ void counters(Events& ev, const ReplayResult& r, const ActivityProbe& probe, con
         if (args == prev) return;
         prev = args;
         ev.raw("\"ph\":\"C\",\"pid\":" + std::to_string(pid) + ",\"tid\":0,\"name\":" + json_string(name) +
-               ",\"ts\":" + std::to_string(at) + ",\"args\":{" + args + "}");
+               ",\"ts\":" + ev.ts(at) + ",\"args\":{" + args + "}");
     };
     for (const auto& row : w.rows) {
         for (std::size_t b = 0; b < w.banks.size(); ++b)
@@ -303,12 +336,14 @@ void write_timeline(std::ostream& os, const ReplayResult& r, const ActivityProbe
     std::vector<Instr> ins = describe(r);
     os << "{\"otherData\":{\"tool\":\"sbufsim\",\"trace\":" << json_string(r.trace)
        << ",\"generation\":" << json_string(r.generation) << ",\"pe_clock_ghz\":" << jnum(r.pe_clock_ghz)
-       << ",\"time_unit\":\"PE cycle (shown as us)\",\"detail\":\"" << to_string(o.detail)
+       << ",\"time_unit\":\""
+       << (o.unit == TimelineUnit::cycles ? "PE cycle (shown as us)"
+                                          : "us (PE cycles at pe_clock_ghz, to the ns)")
+       << "\",\"detail\":\"" << to_string(o.detail)
        << "\",\"merge_gap_cycles\":" << (o.detail == TimelineDetail::stalls ? o.merge_gap : 0)
-       << ",\"total_cycles\":" << r.total_cycles
-       << ",\"window_from\":" << o.from << ",\"window_to\":" << (o.to == kNever ? r.total_cycles : o.to)
-       << "},\n\"traceEvents\":[";
-    Events ev(os);
+       << ",\"total_cycles\":" << r.total_cycles << ",\"window_from\":" << o.from
+       << ",\"window_to\":" << (o.to == kNever ? r.total_cycles : o.to) << "},\n\"traceEvents\":[";
+    Events ev(os, o.unit, r.pe_clock_ghz);
     ev.meta(kPidEngines, 0, "process", "engine queues", 1);
     ev.meta(kPidClients, 0, "process", "arbiter clients (stalls)", 2);
     ev.meta(kPidBanks, 0, "process", "banks", 3);

@@ -39,11 +39,21 @@ std::string_view to_string(TimelineDetail d);
 // "instructions" | "stalls" | "all"; throws std::invalid_argument naming the choices otherwise.
 TimelineDetail parse_timeline_detail(const std::string& text);
 
+// The unit of ts and dur (--timeline-unit). Chrome's trace format reads them as microseconds:
+// `cycles` writes PE cycles as they are (a viewer shows 1 cycle as 1 us; cycle numbers match the
+// report), `ns` writes real time at the PE clock, each cycle boundary rounded to the nanosecond
+// (a viewer shows the run's true duration).
+enum class TimelineUnit : std::uint8_t { cycles, ns };
+std::string_view to_string(TimelineUnit u);
+// "cycles" | "ns"; throws std::invalid_argument naming the choices otherwise.
+TimelineUnit parse_timeline_unit(const std::string& text);
+
 struct TimelineOptions {
     Cycle from = 0;                     // --window A:B keeps events intersecting [from, to)
     Cycle to = kNever;
     std::size_t max_counter_bins = 2000;  // counter tracks are rebinned to at most this many bins
     TimelineDetail detail = TimelineDetail::stalls;
+    TimelineUnit unit = TimelineUnit::cycles;
     // TimelineDetail::stalls: runs of one cause on one client with fewer than this many cycles
     // between them become one slice. 32 cycles merge the TDM period's one-slot gaps (8 or 16
     // slots) and keep the GEMM 1024x4096x1024 timeline at a few MB (docs/visualisation.md).
