@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -386,30 +387,24 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
             io.err << "sbufsim run: note: --window " << viz.window << " cuts the timeline only; "
                    << (viz.heatmap.empty() ? "--window-stats" : "--heatmap") << " covers the whole run\n";
     }
-    if (!vm["timeline-detail"].defaulted()) {
+    // A --timeline-* choice is given only with --timeline, and is one of its values.
+    auto timeline_choice_problem = [&](const char* option, const std::function<void()>& parse) -> bool {
+        if (vm[option].defaulted()) return false;
         if (viz.timeline.empty()) {
-            io.err << "sbufsim run: --timeline-detail applies to --timeline\n";
-            return kExitUsage;
+            io.err << "sbufsim run: --" << option << " applies to --timeline\n";
+            return true;
         }
         try {
-            parse_timeline_detail(viz.timeline_detail);
+            parse();
         } catch (const std::invalid_argument& e) {
             io.err << "sbufsim run: " << e.what() << "\n";
-            return kExitUsage;
+            return true;
         }
-    }
-    if (!vm["timeline-unit"].defaulted()) {
-        if (viz.timeline.empty()) {
-            io.err << "sbufsim run: --timeline-unit applies to --timeline\n";
-            return kExitUsage;
-        }
-        try {
-            parse_timeline_unit(viz.timeline_unit);
-        } catch (const std::invalid_argument& e) {
-            io.err << "sbufsim run: " << e.what() << "\n";
-            return kExitUsage;
-        }
-    }
+        return false;
+    };
+    if (timeline_choice_problem("timeline-detail", [&] { parse_timeline_detail(viz.timeline_detail); }) ||
+        timeline_choice_problem("timeline-unit", [&] { parse_timeline_unit(viz.timeline_unit); }))
+        return kExitUsage;
     if (viz.vcd == "-") {
         io.err
             << "sbufsim run: --vcd writes a file (SystemC's VCD writer cannot write to stdout); name one\n";
