@@ -107,6 +107,20 @@ TEST(CliGen, Topology_writes_one_trace_per_layer_or_one_for_the_network) {
     EXPECT_EQ(slurp(other), "notes\n");
 }
 
+// A shape whose trace runs to tens of GB is said before the first record (here the pipe closes
+// after 100 bytes, which ends gen).
+TEST(CliGen, A_huge_shape_is_noted_before_it_streams) {
+    const std::string err = temp("cli_huge_err.txt");
+    shell(shell_quote(SBUFSIM_BINARY) + " gen gemm --m 100000 --n 100000 --k 100000 2> " + shell_quote(err) +
+          " | head -c 100 > /dev/null");
+    EXPECT_NE(slurp(err).find("note: 120 M matmuls, so at least 240 M records: about 28.8 GB as text"),
+              std::string::npos)
+        << slurp(err);
+    const Out small =
+        sbufsim({"gen", "gemm", "--m", "1024", "--n", "1024", "--k", "1024", "-o", temp("cli_small.trc")});
+    EXPECT_EQ(small.err.find("note:"), std::string::npos) << small.err;
+}
+
 // An option of another workload, a shape left incomplete, --tile-m 0: said, not ignored.
 TEST(CliGen, Options_of_another_workload_and_missing_shapes_are_named) {
     const std::string out = temp("cli_misplaced.trc");

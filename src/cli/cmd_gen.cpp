@@ -208,6 +208,25 @@ std::string misplaced_option(const po::variables_map& vm, const std::string& wor
     return "";
 }
 
+// A shape whose trace runs to gigabytes is said before the first record: the matmuls alone (one
+// per m-, n- and k-tile) and their LdWeights (one per --block-m matmuls) bound the record count
+// from below, at about 120 bytes a text record (125 measured on a 4096^3 GEMM). Streaming, and
+// Ctrl-C leaves no file, so a note rather than a refusal.
+void warn_if_huge(const GemmShape& g, const GemmOptions& o, const Params& p, std::ostream& err) {
+    constexpr double kTextBytesPerRecord = 120, kNoteAbove = 1e9;
+    const std::uint64_t tile_m = o.tile_m ? o.tile_m : p.psum.bank_size / 4;
+    auto tiles = [](std::uint64_t n, std::uint64_t t) { return t ? (n + t - 1) / t : 0; };
+    const double matmuls = static_cast<double>(tiles(g.m, tile_m)) *
+                           static_cast<double>(tiles(g.n, p.pe.cols)) *
+                           static_cast<double>(tiles(g.k, p.pe.rows));
+    const double records = matmuls * (1 + 1.0 / std::max<std::uint32_t>(1, o.block_m));
+    if (records * kTextBytesPerRecord < kNoteAbove) return;
+    err << "sbufsim gen gemm: note: " << format_number(matmuls / 1e6, 3) << " M matmuls, so at least "
+        << format_number(records / 1e6, 3) << " M records: about "
+        << format_number(records * kTextBytesPerRecord / 1e9, 3)
+        << " GB as text, more as binary; Ctrl-C stops it and leaves no file\n";
+}
+
 // A path with a trace file's extension: --topology without --single wants a folder.
 bool looks_like_trace_file(const std::string& path) {
     const std::string ext = std::filesystem::path(path).extension().string();
@@ -460,6 +479,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             if (sub == "gemm" && (m == 0 || n == 0 || k == 0))
                 throw WorkloadError("--m, --n and --k must each be at least 1 (got " + std::to_string(m) + "x" +
                                     std::to_string(n) + "x" + std::to_string(k) + ")");
+            if (sub == "gemm") warn_if_huge(GemmShape{m, n, k, "gemm"}, gopt, params, io.err);
             Output out(output, format, params.generation, io, policy);
             GemmStats st;
             if (sub == "gemm") {
