@@ -113,6 +113,36 @@ def test_matmul_accumulation_groups(tmp_path, call, flags):
     assert acc_flags(kt) == flags
 
 
+HALVES = HEAD + """\
+def halves(lhsT, rhs):
+    out = nl.ndarray((128, 1024), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    acc = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.psum)
+    for k in nl.affine_range(2):
+        l = nl.load(lhsT[k * 128:(k + 1) * 128, :])
+        for n in nl.affine_range(2):
+            r = nl.load(rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+            acc[:, n * 512:(n + 1) * 512] += nisa.nc_matmul(l, r)
+    nl.store(out, value=nl.copy(acc, dtype=nl.bfloat16))
+    return out
+"""
+
+
+def test_matmuls_into_two_banks_of_one_tile_are_two_groups(tmp_path):
+    """A 128 x 1024 fp32 tile spans two PSUM banks: its halves accumulate apart, each a group."""
+    kt = trace_text(tmp_path, "halves", HALVES, {"lhsT": "bf16[256,128]", "rhs": "bf16[256,1024]"})
+    dst = [re.search(r" dst=(\S+)", r).group(1) for r in kt.records if r.startswith("matmul")]
+    assert acc_flags(kt) == ["begin", "begin", "end", "end"]
+    assert dst[0] == dst[2] and dst[1] == dst[3] and dst[0] != dst[1]
+
+
+def test_a_bf16_psum_accumulator_is_refused_at_the_matmul(tmp_path):
+    bf16 = MATMUL.replace("acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)",
+                          "acc = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.psum)")
+    with pytest.raises(nki.NkiError, match=r"mm\.py:\d+: a matmul writes fp32 partial sums to PSUM .* not bfloat16: "
+                                           r"allocate the accumulator as nl\.float32"):
+        trace_text(tmp_path, "mm", bf16.replace("CALL", "nisa.nc_matmul(acc, l, r)"), MM_INPUTS)
+
+
 def test_matmul_into_sbuf_and_dst_first_iota_are_refused_with_the_line(tmp_path):
     bad_mm = MATMUL.replace("acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)",
                             "acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)")

@@ -64,7 +64,9 @@ class Tracer:
         self.hbm_bytes = 0
         self.names = {}
         self.identity = None
-        self.psum_groups = {}  # PSUM slot -> the last matmul record accumulating into it
+        # PSUM slot -> {region written (the dst operand): the last matmul record accumulating
+        # into it}. Matmuls into two halves of one tile (two banks) are two groups.
+        self.psum_groups = {}
         self.values = False  # numerical values (_values.py): every tensor holds a numpy array
 
     # --- allocation -------------------------------------------------------------------------
@@ -202,12 +204,17 @@ class Tracer:
             sync.waits.append((self.queue_sem[other], seq))
         self._append(sync)
 
-    def close_psum(self, view):
-        """A PSUM tile is read: its accumulation group ends with the last matmul into it."""
-        last = self.psum_groups.pop(id(view.storage.slot), None)
-        if last is not None:
-            flags = last.fields["acc_flags"]
-            last.fields["acc_flags"] = "single" if flags == "begin" else "end"
+    def close_psum(self, view, region=None):
+        """A PSUM tile is read: each accumulation group in it ends with the last matmul into it
+        (`region`: only the group of that region, which a non-accumulating matmul restarts)."""
+        groups = self.psum_groups.get(id(view.storage.slot), {})
+        for key in [region] if region is not None else list(groups):
+            last = groups.pop(key, None)
+            if last is not None:
+                flags = last.fields["acc_flags"]
+                last.fields["acc_flags"] = "single" if flags == "begin" else "end"
+        if not groups:
+            self.psum_groups.pop(id(view.storage.slot), None)
 
     def text(self):
         lines = [f"sbufsim-trace 1 gen={self.generation}",
@@ -427,6 +434,10 @@ class MatmulPending(Pending):
             raise fail("a matmul writes PSUM; allocate its destination with buffer=nl.psum")
         if dst.shape != self.shape:
             raise fail(f"matmul result {self.shape} into a PSUM tile of {dst.shape}")
+        if not self.transpose and dst.dtype.size != 4:
+            raise fail(f"a matmul writes fp32 partial sums to PSUM (a PSUM write is a 4-byte dtype, seed 000 "
+                       f"§2.2), not {dst.dtype.name}: allocate the accumulator as nl.float32 and convert when "
+                       f"copying it out (nl.copy(acc, dtype=...))")
         k, m = self.stationary.shape
         n = self.moving.shape[1]
         check_on_chip(self.stationary, "matmul stationary")
@@ -440,12 +451,13 @@ class MatmulPending(Pending):
                {"src": self.stationary.operand(t.alloc), "src2": scale[0] and scale[0].operand(t.alloc),
                 "rows": k, "cols": m, **tile}, reads=[self.stationary, *([scale[0]] if scale[0] else [])])
         slot = id(dst.storage.slot)
-        group = t.psum_groups.get(slot) if accumulate else None
-        if not accumulate and slot in t.psum_groups:
-            t.close_psum(dst)
+        region = dst.operand(t.alloc)  # where the group accumulates: two banks of one tile are two groups
+        group = t.psum_groups.get(slot, {}).get(region) if accumulate else None
+        if not accumulate and region in t.psum_groups.get(slot, {}):
+            t.close_psum(dst, region)
         flags = "mid" if group is not None else "begin"
         fields = {"src": self.moving.operand(t.alloc), "src2": scale[1] and scale[1].operand(t.alloc),
-                  "dst": dst.operand(t.alloc), "num_active_rows": k, "num_active_cols": m, "acc_flags": flags,
+                  "dst": region, "num_active_rows": k, "num_active_cols": m, "acc_flags": flags,
                   "perf_opt": self.perf_opt, "transpose": 1 if self.transpose else None,
                   "onezero": 1 if self.onezero else None, **tile}
         if t.values and self.scales:
@@ -456,11 +468,11 @@ class MatmulPending(Pending):
             _values.put(dst, product if flags == "begin" else _values.get(dst) + product)
         record = t.emit("matmul", ENGINE_QUEUES["pe"], fields,
                         reads=[self.moving, *([scale[1]] if scale[1] else [])], writes=[dst])
-        t.psum_groups[slot] = record
+        t.psum_groups.setdefault(slot, {})[region] = record
         if not self.transpose:
             t.flops += 2 * k * m * n * (4 if self.scales else 1)  # an x4 element packs four contraction values
         if not accumulate:
-            t.close_psum(dst)
+            t.close_psum(dst, region)
 
 
 def matmul(stationary, moving, site=None, perf_opt=None, tile=None, onezero=False, scales=None, dtype=None):
