@@ -177,6 +177,14 @@ TEST(Findings, Advice_follows_what_bounds_the_run) {
     EXPECT_EQ(f.text.rfind("dma_", 0), 0u) << f.text;
     EXPECT_NE(f.text.find("off the critical path: DMA waited for no bank on it"), std::string::npos)
         << f.text;
+    // Its lost beats went to the compute class's TDM precedence, which the run counts as tdm
+    // stalls: its bank-conflict total is 0, and the finding says why the two differ.
+    EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
+    EXPECT_NE(
+        f.text.find("all of them to the other class's TDM precedence (counted in stalls.tdm, not as bank "
+                    "conflicts)"),
+        std::string::npos)
+        << f.text;
     EXPECT_EQ(f.advice.find("raise"), std::string::npos) << f.advice;
 
     // Balanced: the PE array computes most of the run whatever DMA does, so the gain from DMA is

@@ -147,6 +147,10 @@ TEST(CliGen, Options_of_another_workload_and_missing_shapes_are_named) {
               std::string::npos);
     EXPECT_NE(err_of({"gen", "gemm", "--topology", "t.csv"}).find("--topology is a workload of its own"),
               std::string::npos);
+    // A misspelt workload is named as such, not its options as misplaced.
+    EXPECT_NE(err_of({"gen", "gem", "--m", "64", "--n", "64", "--k", "64"})
+                  .find("unknown workload 'gem' (did you mean 'gemm'?)"),
+              std::string::npos);
     // What each workload takes still works: --stride for conv and random, --seed for random.
     EXPECT_EQ(sbufsim({"gen", "random", "--records", "5", "--stride", "2", "--seed", "4", "-o", out}).rc,
               kExitOk);

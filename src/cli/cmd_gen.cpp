@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/outputs.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/number.h"
 #include "sbufsim/types/text.h"
 #include "sbufsim/workload/workload.h"
@@ -375,6 +376,13 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     if (help || (sub.empty() && topology.empty())) {
         (help ? io.out : io.err) << kGenHelp << "\n" << visible;
         return help ? kExitOk : kExitUsage;
+    }
+    // The workload's name first: a misspelt one would make every option look misplaced.
+    if (!sub.empty() && sub != "gemm" && sub != "attention" && sub != "conv" && sub != "random") {
+        io.err << "sbufsim gen: unknown workload '" << sub << "'"
+               << did_you_mean(sub, std::vector<std::string>{"gemm", "attention", "conv", "random"})
+               << " (gemm, attention, conv, random, or --topology FILE)\n";
+        return kExitUsage;
     }
     const std::string workload = sub.empty() ? "--topology" : sub;
     if (const std::string why = misplaced_option(vm, workload, gemm_options(gopt, gflags)); !why.empty()) {

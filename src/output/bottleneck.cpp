@@ -136,9 +136,20 @@ std::string priority_key(const std::string& v) {
 
 Finding blocker_text(const Stats& k, const Blocker& b) {
     const std::string v = k.clients[b.victim].name, key = priority_key(v);
+    // A beat lost to the other TDM class in its precedence slot counts as a tdm stall, not a bank
+    // conflict (the run's bank-conflict total can be 0 while a client loses banks): say which.
+    const ClientStats& c = k.clients[b.victim];
+    const std::uint64_t tdm = c.stalls[static_cast<int>(StallCause::tdm)];
+    const std::string split = tdm == 0 ? ""
+                              : tdm >= b.cycles
+                                  ? "; all of them to the other class's TDM precedence (counted in "
+                                    "stalls.tdm, not as bank conflicts)"
+                                  : "; " + num(tdm) +
+                                        " of them to the other class's TDM precedence "
+                                        "(stalls.tdm), the rest bank conflicts";
     return {b.cycles,
-            v + " lost " + num(b.cycles) + " beat-cycles to other clients taking its banks (" + b.winners + ")" +
-                (b.banks.empty() ? "" : " on " + b.banks),
+            v + " lost " + num(b.cycles) + " beat-cycles to other clients taking its banks (" + b.winners +
+                ")" + (b.banks.empty() ? "" : " on " + b.banks) + split,
             "place " + v + "'s operands in banks (partitions) its blockers do not use" +
                 (key.empty() ? "" : ", or raise " + key)};
 }
