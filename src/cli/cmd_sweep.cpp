@@ -580,6 +580,18 @@ Assembled assemble(const std::vector<Job>& jobs, std::pair<std::size_t, std::siz
     return a;
 }
 
+// The rows of this sweep's points, in table order.
+std::vector<Row> own_rows(const std::vector<Row>& rows, const std::vector<Job>& jobs,
+                          std::pair<std::size_t, std::size_t> range, std::size_t axes) {
+    std::set<std::string> keys;
+    for (std::size_t i = range.first; i < range.second; ++i)
+        keys.insert(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes));
+    std::vector<Row> own;
+    for (const Row& r : rows)
+        if (keys.count(sweep::row_key(r, axes))) own.push_back(r);
+    return own;
+}
+
 }  // namespace
 
 int cmd_sweep(const std::vector<std::string>& args, Io io) {
@@ -759,10 +771,13 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         if (header) io.out << sweep::csv_line(cols) << "\n";
         for (const auto& r : rows) io.out << sweep::csv_line(r) << "\n";
     }
+    // The JSON is this sweep's points (run now or found in --out), as a caller asked for them;
+    // --out keeps every row, earlier sweeps' other points too.
+    const std::vector<Row> own = own_rows(rows, jobs, range, axes.size());
     if (o.json == "-") {
-        sweep::write_json(io.out, cols, rows);
+        sweep::write_json(io.out, cols, own);
     } else if (json_file) {
-        sweep::write_json(json_file->stream(), cols, rows);
+        sweep::write_json(json_file->stream(), cols, own);
         json_file->commit();
     }
     if (!o.quiet && o.out != "-" && o.json != "-")

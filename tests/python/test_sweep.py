@@ -40,6 +40,15 @@ def test_shards_add_up_to_the_whole_and_out_is_the_command_lines_csv(traces, cli
     assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
 
 
+def test_a_sweep_into_an_earlier_out_returns_only_its_own_points(traces, tmp_path):
+    """The CSV keeps the earlier sweep's rows; the table returned is the points asked for."""
+    path, out = traces("dma_vs_compute.trc"), tmp_path / "both.csv"
+    sbufsim.sweep(path, {"tdm.dma_slots": [1, 2]}, jobs=1, out=out)
+    table = sbufsim.sweep(path, {"tdm.dma_slots": [3]}, jobs=1, out=out)
+    assert [r["tdm.dma_slots"] for r in table] == [3]
+    assert len(out.read_text().splitlines()) == 1 + 3
+
+
 def test_zip_pairs_the_lists(traces):
     table = sbufsim.sweep(traces("dma_vs_compute.trc"),
                           {"throttler.act_rd.window_len": [8, 16], "throttler.act_rd.transfer_cnt": [4, 4]},
