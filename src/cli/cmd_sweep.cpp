@@ -382,9 +382,8 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
     for (const auto i : order)
         if (std::find(seen.begin(), seen.end(), rows[i][0]) == seen.end())
             seen.push_back(rows[i][0]), bests.push_back(i);
-    os << "\neach trace's best, best first (a comparison where the traces compute the same thing, such as "
-          "two "
-          "tilings):\n";
+    os << "\neach trace's best, best first (a comparison where the traces compute the same thing, such "
+          "as two tilings):\n";
     print_table(os, cols, rows, bests, 0);
 }
 
@@ -554,42 +553,29 @@ void warn_skipped_records(const std::vector<std::string>& cols, const std::vecto
 }
 
 // Rows of this shard in table order (resumed or new), then rows of the file no job produced.
-// The table to write: this sweep's rows (`own`: whether every one is ok decides the exit status)
-// and the rows of other points an earlier sweep left in --out (`earlier`), merged in point order.
+// The table to write: this sweep's rows and the rows of other points an earlier sweep left in
+// --out (`earlier` of them), merged in point order; `own`: this sweep's rows in point order (the
+// JSON, and whether every one is ok decides the exit status).
 struct Assembled {
-    std::vector<Row> rows;
-    bool own_ok = true;
+    std::vector<Row> rows, own;
     std::size_t earlier = 0;
 };
 
 Assembled assemble(const std::vector<Job>& jobs, std::pair<std::size_t, std::size_t> range,
-                   std::map<std::string, Row>& have, std::size_t axes, const std::vector<Row>& existing,
-                   std::size_t status_col) {
+                   std::map<std::string, Row>& have, std::size_t axes, const std::vector<Row>& existing) {
     Assembled a;
     for (std::size_t i = range.first; i < range.second; ++i) {
         const auto it = have.find(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes));
         if (it == have.end()) continue;
-        a.own_ok = a.own_ok && it->second[status_col] == sweep::kStatusOk;
-        a.rows.push_back(it->second);
+        a.own.push_back(it->second);
         have.erase(it);
     }
+    a.rows = a.own;
     for (const auto& r : existing)
         if (have.count(sweep::row_key(r, axes))) a.rows.push_back(r), ++a.earlier;
     // Without earlier rows the table keeps the point order (shards concatenate to the whole).
     if (a.earlier) sweep::sort_by_point(a.rows, axes);
     return a;
-}
-
-// The rows of this sweep's points, in table order.
-std::vector<Row> own_rows(const std::vector<Row>& rows, const std::vector<Job>& jobs,
-                          std::pair<std::size_t, std::size_t> range, std::size_t axes) {
-    std::set<std::string> keys;
-    for (std::size_t i = range.first; i < range.second; ++i)
-        keys.insert(sweep::row_key(sweep::make_row(jobs[i], {}, "", ""), axes));
-    std::vector<Row> own;
-    for (const Row& r : rows)
-        if (keys.count(sweep::row_key(r, axes))) own.push_back(r);
-    return own;
 }
 
 }  // namespace
@@ -757,8 +743,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     });
     progress.finish();
 
-    const std::size_t status_col = cols.size() - 2;
-    const Assembled table = assemble(jobs, range, have, axes.size(), existing, status_col);
+    const Assembled table = assemble(jobs, range, have, axes.size(), existing);
     const std::vector<Row>& rows = table.rows;
     warn_empty_metrics(o, cols, rows, io.err);
     if (o.lenient) warn_skipped_records(cols, rows, kSkipped, io.err);
@@ -773,7 +758,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     }
     // The JSON is this sweep's points (run now or found in --out), as a caller asked for them;
     // --out keeps every row, earlier sweeps' other points too.
-    const std::vector<Row> own = own_rows(rows, jobs, range, axes.size());
+    const std::vector<Row>& own = table.own;
     if (o.json == "-") {
         sweep::write_json(io.out, cols, own);
     } else if (json_file) {
@@ -783,7 +768,10 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     if (!o.quiet && o.out != "-" && o.json != "-")
         print_summary(io.out, o, cols, rows, {tasks.size(), kept, table.earlier}, progress.seconds());
     // Rows of other points kept from an earlier sweep do not decide this sweep's status.
-    return table.own_ok ? kExitOk : kExitFindings;
+    const std::size_t status_col = cols.size() - 2;
+    const bool own_ok =
+        std::all_of(own.begin(), own.end(), [&](const Row& r) { return r[status_col] == sweep::kStatusOk; });
+    return own_ok ? kExitOk : kExitFindings;
 }
 
 }  // namespace sbufsim::cli
