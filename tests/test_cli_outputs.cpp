@@ -137,6 +137,17 @@ TEST(CliOutputs, Run_checks_output_paths_before_simulating) {
     r = run({"run", trace, "--quiet", "--json", d + "/x", "--csv", d + "/x"});
     EXPECT_EQ(r.rc, 2) << r.err;
     EXPECT_NE(r.err.find("both write"), std::string::npos) << r.err;
+    // One new file named two ways relative to the working folder ("y.json" has no part that
+    // exists, "./y.json" has one): the same file all the same.
+    {
+        const fs::path was = fs::current_path();
+        fs::current_path(d);
+        r = run({"run", trace, "--quiet", "--json", "y.json", "--csv", "./y.json"});
+        fs::current_path(was);
+    }
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--json and --csv both write y.json"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(d + "/y.json"));
     // A directory.
     r = run({"run", trace, "--quiet", "--timeline", d});
     EXPECT_EQ(r.rc, 2) << r.err;

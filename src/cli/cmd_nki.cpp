@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -106,6 +107,21 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
         }
     }
     return true;
+}
+
+// The files one traced run writes, by option: -o, --values-out and the replay's own outputs.
+std::vector<std::pair<std::string, std::string>> written_files(const NkiArgs& a) {
+    std::vector<std::pair<std::string, std::string>> files{{"-o", a.output}};
+    for (std::size_t i = 0; i + 1 < a.tracer_args.size(); i += 2)
+        if (a.tracer_args[i] == "--values-out") files.emplace_back("--values-out", a.tracer_args[i + 1]);
+    for (std::size_t i = 0; i < a.run_args.size(); ++i)
+        for (const char* key : {"--json", "--csv", "--stats", "--timeline", "--heatmap", "--vcd"}) {
+            const std::string& arg = a.run_args[i];
+            if (arg == key && i + 1 < a.run_args.size()) files.emplace_back(key, a.run_args[i + 1]);
+            if (arg.rfind(std::string(key) + "=", 0) == 0)
+                files.emplace_back(key, arg.substr(std::strlen(key) + 1));
+        }
+    return files;
 }
 
 // Where the sbufsim Python package is: $SBUFSIM_PYTHONPATH, a build tree (python/ beside the
@@ -264,6 +280,8 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
                   "afterwards (sbufsim convert K.trc K.sbt), or print it (sbufsim convert K.trc -)\n";
         return kExitUsage;
     }
+    // Two outputs naming one file are refused before anything is traced or written.
+    check_distinct_outputs(written_files(a));
     if (!a.output.empty()) {
         const bool force = std::find(a.run_args.begin(), a.run_args.end(), "--force") != a.run_args.end();
         const std::string kernel_file = a.kernel.substr(0, a.kernel.find("::"));  // never the output

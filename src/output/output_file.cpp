@@ -248,8 +248,11 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
         if (a == b) return true;
         const FileId ia = file_id(a), ib = file_id(b);
         if (ia.exists() && ia == ib) return true;
+        // Absolute first: a relative path none of whose parts exists ("v.npy") comes back from
+        // weakly_canonical as it was, unlike "./v.npy".
         std::error_code e1, e2;
-        const auto ca = std::filesystem::weakly_canonical(a, e1), cb = std::filesystem::weakly_canonical(b, e2);
+        const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, e1), e1);
+        const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, e2), e2);
         return !e1 && !e2 && ca == cb;
     };
     for (std::size_t i = 0; i < role_paths.size(); ++i)

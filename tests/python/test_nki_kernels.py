@@ -128,6 +128,10 @@ def test_kernel_trace_write_keeps_the_users_files(tmp_path):
     kt.write(out)  # its own trace: replaced
     kt.write(str(notes), force=True)
     assert sbufsim.run(str(notes)).total_cycles == sbufsim.run(out).total_cycles
+    # A .sbt name gets the binary form, as convert writes it (text there is refused by readers).
+    binary = kt.write(str(tmp_path / "k.sbt"))
+    assert open(binary, "rb").read(8) == b"SBUFTRC\0"
+    assert sbufsim.run(binary).total_cycles == sbufsim.run(out).total_cycles
 
 
 def test_command_json_on_stdout_is_alone(cli):
@@ -212,7 +216,7 @@ def test_sweep_param_runs_every_point_and_tabulates(cli, tmp_path):
 
 
 def test_sweep_param_does_not_call_a_point_without_the_kernels_work_fastest(cli, tmp_path):
-    # TN past N skips the loop body: no matmul at all, and the fewest cycles.
+    # TN past N skips the loop body: no matmul at all (only the first load), and the fewest cycles.
     kernel = tmp_path / "strip.py"
     kernel.write_text(textwrap.dedent("""\
         import nki.isa as nisa
@@ -221,6 +225,7 @@ def test_sweep_param_does_not_call_a_point_without_the_kernels_work_fastest(cli,
         def k(aT, b, TN=128):
             out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
             a = nl.load(aT)
+            nl.store(out[:, 0:128], value=nl.copy(a, dtype=nl.float32))
             for n in nl.affine_range(512 // TN):
                 t = nl.load(b[:, n * TN:(n + 1) * TN])
                 acc = nl.zeros((128, TN), nl.float32, buffer=nl.psum)
@@ -280,3 +285,85 @@ def test_a_bad_replay_option_is_refused_before_the_kernel_is_traced(cli):
     assert done.returncode == 2
     assert "unknown key 'tdm.dma_slot'; did you mean 'tdm.dma_slots'?" in done.stderr
     assert "matmul flops" not in done.stdout + done.stderr  # the tracer did not run
+
+
+_BLOCKED = textwrap.dedent("""\
+    import nki.isa as nisa
+    import nki.language as nl
+
+    def k(aT, b, BM=512):
+        out = nl.ndarray((aT.shape[1], 128), dtype=nl.float32, buffer=nl.shared_hbm)
+        for mb in nl.affine_range(aT.shape[1] // BM):
+            for m in nl.affine_range(BM // 128):
+                a = nl.load(aT[:, mb * BM + m * 128:mb * BM + (m + 1) * 128])
+                t = nl.load(b)
+                acc = nl.zeros((128, 128), nl.float32, buffer=nl.psum)
+                acc += nisa.nc_matmul(a, t)
+                nl.store(out[mb * BM + m * 128:mb * BM + (m + 1) * 128, :], value=nl.copy(acc))
+        return out
+    """)
+
+
+def test_a_kernel_that_traces_nothing_is_refused_naming_the_loops_that_ran_zero_times(tmp_path, cli):
+    kernel = tmp_path / "blocked.py"
+    kernel.write_text(_BLOCKED)
+    # 256 rows under a 512-row block: the outer loop runs zero times and nothing is traced
+    kt = nki.trace(f"{kernel}::k", {"aT": "bf16[128,256]", "b": "bf16[128,128]"})
+    assert kt.records == [] and len(kt.empty_loops) == 1
+    message = kt.nothing_to_replay()
+    assert "k traced no instructions, so there is nothing to replay" in message
+    assert f"{kernel}:6: nl.affine_range(0) runs zero times (for mb in nl.affine_range(aT.shape[1] // BM):)" in message
+    done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,256]", "--input", "b=bf16[128,128]")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "nl.affine_range(0) runs zero times" in done.stderr and "total" not in done.stdout
+    # a kernel that does some of its work: traced, with a note for the loop it skipped
+    kt = nki.trace(f"{kernel}::k", {"aT": "bf16[128,256]", "b": "bf16[128,128]"}, {"BM": 256})
+    assert kt.count("matmul") == 2 and kt.empty_loops == [] and kt.nothing_to_replay() is None
+    kernel.write_text(_BLOCKED.replace("    return out", "    for tail in nl.affine_range(0):\n        pass\n    return out"))
+    done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,256]", "--input", "b=bf16[128,128]", "--param", "BM=256")
+    assert done.returncode == 0, done.stdout + done.stderr
+    note = f"note: {kernel}:13: nl.affine_range(0) runs zero times (for tail in nl.affine_range(0):): its body is not in the trace"
+    assert note in done.stdout
+
+
+def test_nki_outputs_naming_one_file_are_refused_before_anything_is_written(tmp_path, cli):
+    kernel = tmp_path / "blocked.py"
+    kernel.write_text(_BLOCKED)
+    args = ["nki", f"{kernel}::k", "--input", "aT=bf16[128,512]", "--input", "b=bf16[128,128]"]
+    done = cli(*args, "-o", "same.trc", "--json=same.trc", cwd=tmp_path)
+    assert done.returncode == 2 and "-o and --json both write same.trc" in done.stderr, done.stderr
+    done = cli(*args, "-o", "k.trc", "--timeline", "./k.trc", cwd=tmp_path)
+    assert done.returncode == 2 and "-o and --timeline both write" in done.stderr, done.stderr
+    # --values-out without numerical inputs: refused before the kernel is traced
+    done = cli(*args, "--values-out", "v.npy", cwd=tmp_path)
+    assert done.returncode == 2 and "--values-out needs numerical inputs" in done.stderr, done.stderr
+    assert "records" not in done.stdout + done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocked.py"]
+
+
+def test_a_generation_the_front_end_does_not_model_says_why():
+    inputs = {"lhsT": "bf16[128,128]", "rhs": "bf16[128,512]"}
+    kernel = f"{example('matmul.py')}::matmul_tiled"
+    for generation, why in (("caymen", "unknown generation 'caymen' (did you mean 'cayman'?): the NKI front-end "
+                                       "models sunda, cayman, mariana"),
+                            ("maverick", "(maverick has no PSUM, so no matmul accumulates)"),
+                            ("inferentia", "(NKI targets NeuronCore-v2 and later; inferentia is Inf1's v1)")):
+        with pytest.raises(nki.NkiError) as e:
+            nki.trace(kernel, inputs, generation=generation)
+        assert why in str(e.value)
+
+
+def test_a_sweep_refuses_a_parameter_the_kernel_lacks_before_tracing_and_keeps_to_its_jobs(cli):
+    args = ["nki", f"{example('matmul.py')}::matmul_blocked", "--input", "lhsT=bf16[512,512]"]
+    done = cli(*args, "--input", "rhs=bf16[512,512]", "--sweep-param", "TILES_IN_BLOK_M=1,2")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert ("--sweep-param TILES_IN_BLOK_M: matmul_blocked has no parameter 'TILES_IN_BLOK_M' (did you mean "
+            "'TILES_IN_BLOCK_M'?); it takes lhsT, rhs, TILES_IN_BLOCK_M") in done.stderr
+    assert done.stdout == ""  # no table of per-point failures
+    done = cli(*args, "--input", "rhsx=bf16[512,512]", "--sweep-param", "TILES_IN_BLOCK_M=1,2")
+    assert done.returncode == 2 and "--input rhsx: matmul_blocked has no parameter 'rhsx' (did you mean 'rhs'?)" \
+        in done.stderr, done.stderr
+    # --jobs bounds the tracing processes too
+    done = cli(*args, "--input", "rhs=bf16[512,512]", "--sweep-param", "TILES_IN_BLOCK_M=1,2,4", "--jobs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 points, traced in 1 process, replayed by `sbufsim sweep`" in done.stdout

@@ -11,9 +11,11 @@ docs/nki.md lists the supported calls and how each maps to engines, operands and
 """
 
 import importlib.util
+import inspect
 import os
 import re
 import sys
+import tempfile
 import traceback
 import types
 from contextlib import contextmanager
@@ -36,6 +38,20 @@ class KernelTrace:
         self.flops, self.hbm_bytes = tracer.flops, tracer.hbm_bytes
         self.records = [r.text() for r in tracer.records]
         self.outputs = outputs  # with numerical inputs: the returned tensors' values (numpy arrays)
+        # range loops that ran zero times (file:line: the call (the source line)): work the
+        # shapes skipped, which the trace cannot show
+        self.empty_loops = tracer.empty_loop_notes()
+
+    def nothing_to_replay(self):
+        """Why `sbufsim nki` refuses this trace (it has no records: a replay of nothing reports
+        nothing), with the loops that ran zero times; None when it has records."""
+        if self.records:
+            return None
+        why = f"{self.name} traced no instructions, so there is nothing to replay"
+        if not self.empty_loops:
+            return why + " (it loads, computes and stores nothing)"
+        return (why + "; its loops ran zero times:\n  " + "\n  ".join(self.empty_loops) +
+                "\n(an input dimension smaller than the kernel's tile or block: give larger inputs or smaller tiles)")
 
     def count(self, kind):
         return sum(1 for r in self.records if r.split(" ", 1)[0] == kind)
@@ -43,11 +59,21 @@ class KernelTrace:
     def write(self, path, *, force=False):
         """Write the trace as `sbufsim nki -o` does: with sbufsim's mark first, replacing only a
         trace sbufsim wrote unless force=True, never the kernel's own file (sbufsim.OutputError,
-        the file left as it was)."""
+        the file left as it was). A path ending in .sbt gets the binary form, as `sbufsim
+        convert` writes it."""
         from .._native import core
 
+        path = os.fspath(path)
+        if path.endswith(".sbt"):
+            from .._cli import command
+
+            with tempfile.TemporaryDirectory() as tmp:
+                text_path = os.path.join(tmp, "kernel.trc")
+                self.write_scratch(text_path)
+                command("convert", text_path, path, *(["--force"] if force else []))
+            return path
         inputs = [self.kernel_file] if self.kernel_file else []
-        core.write_trace(os.fspath(path), self.text, "nki", bool(force), inputs)
+        core.write_trace(path, self.text, "nki", bool(force), inputs)
         return path
 
     def write_scratch(self, path):
@@ -174,6 +200,20 @@ def _load(path, func_name):
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
         raise NkiError(f"{path}: no function {func_name!r} (functions: {', '.join(names)})")
     return func
+
+
+def kernel_parameters(kernel):
+    """The names KERNEL ('file.py::func') takes as arguments, or None when it takes any keyword
+    (**kwargs). Loads the kernel's file as trace() does (NkiError for what it cannot load)."""
+    path, _, func_name = kernel.rpartition("::")
+    if not os.path.isfile(path):
+        raise NkiError(f"{path}: no such kernel file")
+    with _shim():
+        func = _load(path, func_name)
+    parameters = inspect.signature(func).parameters.values()
+    if any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return None
+    return [p.name for p in parameters if p.kind != p.VAR_POSITIONAL]
 
 
 def trace(kernel, inputs, params=None, generation="cayman"):

@@ -10,6 +10,7 @@ options after --run-args go to it) and prints one table row per point."""
 import argparse
 import ast
 import collections
+import difflib
 import itertools
 import json
 import multiprocessing
@@ -17,7 +18,7 @@ import os
 import subprocess
 import sys
 
-from . import NkiError, trace
+from . import NkiError, kernel_parameters, trace
 
 
 def _pairs(values, what):
@@ -63,6 +64,8 @@ def _trace_point(job):
         return path, 0, 0, str(e)
     except TypeError as e:
         return path, 0, 0, f"{kernel}: {e}"
+    if why := kt.nothing_to_replay():
+        return path, 0, 0, why
     kt.write_scratch(path)
     return path, kt.flops, kt.hbm_bytes, None
 
@@ -72,21 +75,56 @@ PEAK_FLOPS_PER_CYCLE = 2 * 128 * 128
 
 
 def _table(header, rows):
+    """Numbers right-aligned; the last column (the status, a sentence) left-aligned."""
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    line = lambda cells: "  ".join(str(c).rjust(w) for c, w in zip(cells, widths)).rstrip()
+    widths[-1] = max(len(str(header[-1])), len("ok  <- fastest"))  # a long message does not widen it
+    line = lambda cells: "  ".join([str(c).rjust(w) for c, w in zip(cells[:-1], widths)] + [str(cells[-1])]).rstrip()
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def _jobs(run_args):
+    """The sweep's --jobs N (it bounds the tracing processes as well as the replays), or None."""
+    run_args = list(run_args or [])
+    for i, arg in enumerate(run_args):
+        value = run_args[i + 1] if arg == "--jobs" and i + 1 < len(run_args) else (
+            arg[len("--jobs="):] if arg.startswith("--jobs=") else None)
+        if value is not None and value.isdigit() and int(value) > 0:
+            return int(value)
+    return None
+
+
+def _unknown_parameter(kernel, names):
+    """A message naming the first of `names` (--input, --param, --sweep-param) the kernel does
+    not take, or None: found before any point is traced, not once per point."""
+    try:
+        taken = kernel_parameters(kernel)
+    except NkiError:
+        return None  # the first point reports it with the kernel's line
+    if taken is None:
+        return None
+    for option, name in names:
+        if name not in taken:
+            close = difflib.get_close_matches(name, taken, n=1)
+            return (f"{option} {name}: {kernel.rpartition('::')[2]} has no parameter {name!r}" +
+                    (f" (did you mean {close[0]!r}?)" if close else "") + f"; it takes {', '.join(taken)}")
+    return None
 
 
 def sweep_main(args, inputs, params, axes):
     """Trace every point, replay them with `sbufsim sweep`, print the table. Returns the exit
     status: 0 when every point ran, 1 when some could not be traced or replayed."""
     names = [name for name, _ in axes]
+    if problem := _unknown_parameter(args.kernel, [*(("--sweep-param", n) for n in names),
+                                                   *(("--param", n) for n in params),
+                                                   *(("--input", n) for n in inputs)]):
+        print(f"sbufsim nki: {problem}", file=sys.stderr)
+        return 2
     points = [dict(zip(names, values)) for values in itertools.product(*(v for _, v in axes))]
     jobs = []
     for i, point in enumerate(points):
         path = os.path.join(args.sweep_dir, f"point{i}.trc")
         jobs.append((args.kernel, inputs, {**params, **point}, args.gen, path))
-    workers = min(len(jobs), os.cpu_count() or 1)
+    workers = min(len(jobs), _jobs(args.run_args) or os.cpu_count() or 1)
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         traced = pool.map(_trace_point, jobs)
     ok = [t for t in traced if t[3] is None]
@@ -118,13 +156,14 @@ def sweep_main(args, inputs, params, axes):
                 best = (cycles, len(table))
         else:
             status = "untraceable" if error else row.get("status", "error")
-            message = error or row.get("message", "")
+            message = " ".join(part.strip() for part in (error or row.get("message", "")).splitlines())  # one row
             cells = ["-", "-", "-", "-", f"{status}: {message}"]
         table.append([*(repr(point[n]) for n in names), *cells])
     if best is not None:
         table[best[1]][-1] = "ok  <- fastest"
     header = [*names, "cycles", "MFU", "HBM GB/s", "HBM MiB", "status"]
-    print(f"{args.kernel}: {len(points)} points, traced in {workers} processes, replayed by `sbufsim sweep`")
+    processes = f"{workers} process" + ("es" if workers > 1 else "")
+    print(f"{args.kernel}: {len(points)} points, traced in {processes}, replayed by `sbufsim sweep`")
     print(_table(header, table))
     return 0 if len(ok) == len(points) and all(r.get("status") == "ok" for r in rows_by_trace.values()) else 1
 
@@ -161,6 +200,10 @@ def main(argv=None):
     if not args.output:
         print("sbufsim nki: -o OUT.trc is required", file=sys.stderr)
         return 2
+    if args.values_out and not any(spec.endswith(".npy") for spec in inputs.values()):
+        # refused before the kernel is traced: a long trace should not end in a usage error
+        print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
+        return 2
     try:
         kt = trace(args.kernel, inputs, params, generation=args.gen)
     except NkiError as e:
@@ -170,13 +213,15 @@ def main(argv=None):
         print(f"sbufsim nki: {args.kernel}: {e} (give each kernel argument with --input or --param)",
               file=sys.stderr)
         return 3
+    if why := kt.nothing_to_replay():
+        print(f"sbufsim nki: {why}", file=sys.stderr)
+        return 3
     kt.write_scratch(args.output)  # sbufsim nki's own file: it writes -o itself, with the mark
     print(f"{kt.name}: {len(kt.records)} records, {kt.flops} matmul flops, {kt.hbm_bytes} HBM bytes")
+    for note in kt.empty_loops:
+        print(f"note: {note}: its body is not in the trace")
     if kt.outputs is not None:
         return _report_values(kt, args.values_out)
-    if args.values_out:
-        print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
-        return 2
     return 0
 
 

@@ -1,6 +1,8 @@
 """Records and operations: the tracer that turns each NKI call into trace records on its engine's
 queue, with semaphores from the hazards between queues (docs/nki.md)."""
 
+import linecache
+
 from . import _values
 from ._grid import TileGrid
 from ._tracer import (MX_DTYPES, Allocator, Clobbered, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail,
@@ -68,6 +70,19 @@ class Tracer:
         # into it}. Matmuls into two halves of one tile (two banks) are two groups.
         self.psum_groups = {}
         self.values = False  # numerical values (_values.py): every tensor holds a numpy array
+        self.empty_loops = {}  # (file, line) of a range loop that ran zero times -> its call
+
+    def note_empty_loop(self, call, args):
+        site = kernel_site()
+        self.empty_loops.setdefault(site, f"nl.{call}({', '.join(repr(a) for a in args)})")
+
+    def empty_loop_notes(self):
+        """One line per range loop that ran zero times: its file:line, the call, the source line."""
+        notes = []
+        for (filename, line), call in self.empty_loops.items():
+            source = linecache.getline(filename, line).strip()
+            notes.append(f"{filename}:{line}: {call} runs zero times" + (f" ({source})" if source else ""))
+        return notes
 
     # --- allocation -------------------------------------------------------------------------
     def rotation(self):

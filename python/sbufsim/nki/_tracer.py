@@ -2,6 +2,7 @@
 hazard tracker that turns read-after-write / write-after-read between engine queues into
 semaphores, and the text records of docs/trace-format.md. docs/nki.md describes the model."""
 
+import difflib
 import os
 import sys
 from math import prod
@@ -74,6 +75,17 @@ def kernel_site():
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return "<kernel>", 0
+
+
+def _unmodelled_generation(generation):
+    """The front-end's generations, and why the one given is not among them."""
+    models = f"the NKI front-end models {', '.join(GEOMETRY)}"
+    if generation == "maverick":
+        return f"generation 'maverick': {models} (maverick has no PSUM, so no matmul accumulates)"
+    if generation == "inferentia":
+        return f"generation 'inferentia': {models} (NKI targets NeuronCore-v2 and later; inferentia is Inf1's v1)"
+    close = difflib.get_close_matches(str(generation), GEOMETRY, n=1)
+    return f"unknown generation {generation!r}" + (f" (did you mean {close[0]!r}?)" if close else "") + f": {models}"
 
 
 def fail(reason):
@@ -164,8 +176,7 @@ class Allocator:
 
     def __init__(self, generation, single=frozenset(), extra=None):
         if generation not in GEOMETRY:
-            raise NkiError(f"generation {generation!r}: the NKI front-end models {', '.join(GEOMETRY)} "
-                           "(maverick has no PSUM)")
+            raise NkiError(_unmodelled_generation(generation))
         self.sbuf_stride, self.sbuf_size, self.psum_offset, self.psum_stride, self.psum_banks = GEOMETRY[generation]
         self.sbuf_next = SCRATCH_BYTES
         self.psum_next_bank = 0

@@ -68,8 +68,12 @@ def zeros_like(a, dtype=None, buffer=None, name=""):
 
 # loops: the range kind decides how many buffers a tile allocated in the body rotates over
 class _Range:
-    def __init__(self, kind, args):
+    def __init__(self, kind, args, call):
         self.kind, self.values = kind, range(*args)
+        if not self.values and _ops._current is not None:
+            # A loop that runs zero times is most often a shape smaller than a tile (M // BM = 0):
+            # kept, so that a kernel that traced nothing can say where its work went.
+            _ops._current.note_empty_loop(call, args)
 
     def __iter__(self):
         loops = _ops.tracer().loop_kinds
@@ -84,15 +88,15 @@ class _Range:
 
 
 def affine_range(*args, **_):
-    return _Range("affine", args)
+    return _Range("affine", args, "affine_range")
 
 
 def sequential_range(*args, **_):
-    return _Range("sequential", args)
+    return _Range("sequential", args, "sequential_range")
 
 
 def static_range(*args, **_):
-    return _Range("sequential", args)
+    return _Range("sequential", args, "static_range")
 
 
 def arange(*args):
