@@ -109,15 +109,21 @@ class Config:
         """The shipped <gen>.ini that was read."""
         return self._loaded.generation_file
 
-    def __getitem__(self, key):
+    def _known(self, key):
         if key not in self._values:
             close = difflib.get_close_matches(str(key), self._values, n=1)
             raise KeyError(f"unknown key {key!r}" + (f"; did you mean {close[0]!r}?" if close else "") +
                            " (config_keys() lists them)")
+
+    def __getitem__(self, key):
+        self._known(key)
         return _typed(key, self._values[key])
 
     def get(self, key, default=None):
-        return self[key] if key in self._values else default
+        """The key's value. Every key has one, so `default` is never returned: a misspelt key
+        raises KeyError as config[key] does, rather than passing for an unset one."""
+        del default  # kept for the dict-like call; a config has no unset keys
+        return self[key]
 
     def __contains__(self, key):
         return key in self._values
@@ -131,10 +137,8 @@ class Config:
 
     def origin(self, key):
         """Where a key's value came from: "file:line", "command line" or "default"."""
-        origins = dict(self._loaded.origins())
-        if key not in origins:
-            raise KeyError(key)
-        return origins[key]
+        self._known(key)
+        return dict(self._loaded.origins())[key]
 
     def ini(self, annotate=True):
         """The effective configuration as an INI file `--config` re-loads (`sbufsim config`)."""

@@ -1,5 +1,6 @@
 """One replay: run(trace, config) -> Result (docs/python.md, docs/replay.md)."""
 
+import difflib
 import json
 import os
 
@@ -63,7 +64,24 @@ class Result:
         self.summary = summary
 
     def __getitem__(self, section):
+        if section not in self.stats:
+            raise KeyError(self._no_section(section))
         return self.stats[section]
+
+    def _no_section(self, section):
+        """Why result[section] has nothing: the closest section, or the section holding a key of
+        that name (result["total_cycles"] is result["run"]["total_cycles"])."""
+        if section == "window":
+            hint = " (run with window_stats=N)"
+        elif holder := next((name for name, data in self.stats.items()
+                             if isinstance(data, dict) and section in data), None):
+            attribute = f" or result.{section}" if isinstance(getattr(type(self), str(section), None), property) else ""
+            hint = f" ({section!r} is a key of section {holder!r}: result[{holder!r}][{section!r}]{attribute})"
+        elif close := difflib.get_close_matches(str(section), self.sections(), n=1):
+            hint = f" (did you mean {close[0]!r}?)"
+        else:
+            hint = ""
+        return f"no section {section!r} in this run{hint}; sections: {', '.join(self.sections())}"
 
     def sections(self):
         return [k for k in self.stats if k != "trace"]
@@ -105,8 +123,7 @@ class Result:
         "stalls", ...) as one row."""
         data = self.stats.get(section)
         if data is None:
-            hint = " (run with window_stats=N)" if section == "window" else ""
-            raise KeyError(f"no section {section!r} in this run{hint}; sections: {', '.join(self.sections())}")
+            raise KeyError(self._no_section(section))
         if not isinstance(data, dict):
             raise KeyError(f"{section!r} is a value of the run ({data!r}), not a section: result.stats[{section!r}]; "
                            f"sections: {', '.join(self.sections())}")

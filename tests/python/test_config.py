@@ -16,6 +16,15 @@ def test_generation_with_overrides_is_typed_and_says_where_values_came_from():
     assert isinstance(cfg["pe.clock_ghz"], float)
 
 
+def test_a_misspelt_key_is_a_key_error_for_get_and_origin_too():
+    # get() of a key that does not exist must not pass for an unset one (None)
+    cfg = sbufsim.Config("cayman")
+    assert cfg.get("tdm.dma_slots", 7) == cfg["tdm.dma_slots"]
+    for read in (cfg.get, cfg.origin, cfg.__getitem__):
+        with pytest.raises(KeyError, match="unknown key 'tdm.dma_slot'; did you mean 'tdm.dma_slots'"):
+            read("tdm.dma_slot")
+
+
 def test_defaults_to_cayman_and_lists_the_generations():
     assert sbufsim.Config().generation == "cayman"
     assert sbufsim.generations() == ["inferentia", "sunda", "cayman", "mariana", "maverick"]

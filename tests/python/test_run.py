@@ -123,6 +123,14 @@ def test_tables_have_one_row_per_client_bank_and_engine(traces):
     assert dma.frame("dma_engine").loc["dma_0", "bytes"] == 262144
     with pytest.raises(KeyError, match="not a section"):
         result.table("trace")
+    # A missing section says what was meant: the closest section, or the section of a key.
+    with pytest.raises(KeyError, match=r"no section 'stall' in this run \(did you mean 'stalls'\?\)"):
+        result["stall"]
+    with pytest.raises(KeyError, match=r"'total_cycles' is a key of section 'run': result\['run'\]\['total_cycles'\] "
+                                       r"or result.total_cycles\)"):
+        result["total_cycles"]
+    with pytest.raises(KeyError, match=r"'utilisation' is a key of section 'pe': result\['pe'\]\['utilisation'\]\);"):
+        result.table("utilisation")
 
 
 def test_a_vcd_is_written_by_the_clocked_scheduler(traces, tmp_path):
