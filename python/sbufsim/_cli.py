@@ -23,13 +23,15 @@ class Completed:
 def command(*args, ok_statuses=(0,)):
     """Run `sbufsim ARGS...` in this process (the GIL is released while it works). Returns
     Completed when the exit status is one of ok_statuses, else raises the error of that status
-    (sbufsim.ConfigError for 2, sbufsim.InputError for 3, ...) with the command's stderr."""
+    (sbufsim.ConfigError for 2, sbufsim.InputError for 3, ...; sbufsim.OutputError for an output
+    it refused or could not write) with the command's stderr."""
     argv = [os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args]
-    status, out, err = core.cli(argv)
+    status, out, err, output_failed = core.cli(argv)
     if status in ok_statuses:
         return Completed(status, out, err)
     message = err.strip() or f"sbufsim {' '.join(argv)}: exit status {status}"
-    error = errors.for_status(status)(message)
+    # A refused or failed output is the writers' OutputError, whichever command wrote it.
+    error = (errors.OutputError if output_failed else errors.for_status(status))(message)
     error.exit_status = status
     raise error
 

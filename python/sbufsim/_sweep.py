@@ -54,13 +54,14 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     errors of the sweep itself (an unknown key, an unreadable trace) raise sbufsim.ConfigError or
     sbufsim.InputError.
     """
-    if isinstance(traces, (str, os.PathLike, Trace)):
-        traces = [traces]
+    if isinstance(traces, (str, os.PathLike, Trace)) or not hasattr(traces, "__iter__"):
+        traces = [traces]  # one trace (a KernelTrace too: as_trace says what it must be)
     paths = []
     for t in traces:
         trace = as_trace(t)
         if trace.path is None:
-            raise TypeError("sweep workers read trace files: write a built trace first (Trace.write)")
+            raise TypeError("sweep workers read trace files: write a built trace first "
+                            f"({'kernel_trace' if trace.name.startswith('<nki') else 'trace'}.write(path))")
         paths.append(trace.path)
     args = ["sweep", *paths]
     for key, values in dict(vary).items():

@@ -186,12 +186,16 @@ class Trace:
 
 
 def as_trace(trace):
-    """A Trace, or a path to one."""
+    """A Trace, a path to one, or a traced NKI kernel (sbufsim.nki.KernelTrace: its records)."""
     if isinstance(trace, Trace):
         return trace
     if isinstance(trace, (str, os.PathLike)):
         return Trace.read(trace)
-    raise TypeError(f"expected a Trace or a trace file path, not {type(trace).__name__}")
+    from .nki import KernelTrace  # the front-end imports this module: imported when needed
+
+    if isinstance(trace, KernelTrace):
+        return Trace(trace.records, generation=trace.generation, name=f"<nki kernel {trace.name}>")
+    raise TypeError(f"expected a Trace, a trace file path or a KernelTrace, not {type(trace).__name__}")
 
 
 def shipped_trace(name):

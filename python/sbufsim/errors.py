@@ -1,15 +1,24 @@
 """The errors sbufsim raises: the command line's messages (file:line: field: reason), as
 exceptions. `exit_status` is the status `sbufsim` exits with for the same problem."""
 
+import re
+
+
+# The command line's flags that the Python API takes as keyword arguments, as a fix reads there.
+_AS_ARGUMENTS = ((re.compile(r"--(force|lenient)\b"), r"\1=True"), (re.compile(r"--(jobs|timeout)\b"), r"\1"))
+
 
 class Error(Exception):
-    """Every error sbufsim reports. A fix the command line words as --force reads force=True:
-    the Python API's writers take that argument."""
+    """Every error sbufsim reports. A fix the command line words as --force, --lenient or --jobs
+    reads force=True, lenient=True or jobs: the Python API takes those arguments."""
 
     exit_status = 4
 
     def __init__(self, message="", *args):
-        super().__init__(str(message).replace("--force", "force=True"), *args)
+        message = str(message)
+        for flag, argument in _AS_ARGUMENTS:
+            message = flag.sub(argument, message)
+        super().__init__(message, *args)
 
 
 class ConfigError(Error, ValueError):

@@ -249,10 +249,12 @@ void write_trace(const std::string& path, const std::string& text, const std::st
 }
 
 // `sbufsim args...` with captured streams: {exit status, stdout, stderr}.
-std::tuple<int, std::string, std::string> run_cli(const std::vector<std::string>& args) {
+// (exit status, stdout, stderr, whether an output path or write ended it: sbufsim.OutputError)
+std::tuple<int, std::string, std::string, bool> run_cli(const std::vector<std::string>& args) {
     std::ostringstream out, err;
-    const int rc = cli::run(args, cli::Io{out, err});
-    return {rc, out.str(), err.str()};
+    cli::Failure failure{};
+    const int rc = cli::run(args, cli::Io{out, err}, &failure);
+    return {rc, out.str(), err.str(), failure == cli::Failure::output};
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ void print_usage(std::ostream& os) {
 
 }  // namespace
 
-int run(const std::vector<std::string>& argv, Io io) {
+int run(const std::vector<std::string>& argv, Io io, Failure* failure) {
+    if (failure) *failure = Failure::other;
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
         print_usage(io.out);
         return argv.empty() ? kExitUsage : kExitOk;
@@ -91,6 +92,7 @@ int run(const std::vector<std::string>& argv, Io io) {
             // A refused or unwritable path is found before any work (usage); a write that
             // fails later (a full disk) loses the result (exit 3, like unreadable input).
             io.err << "sbufsim " << c.name << ": " << printable(e.what()) << "\n";
+            if (failure) *failure = Failure::output;
             return e.kind() == OutputError::Kind::refused ? kExitUsage : kExitInput;
         } catch (const ConfigError& e) {
             io.err << "sbufsim " << c.name << ": " << printable(e.what()) << "\n";

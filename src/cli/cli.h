@@ -34,8 +34,13 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_main(int argc, char** argv);
-// Same, with explicit arguments and streams (used by tests).
-int run(const std::vector<std::string>& argv, Io io);
+// What ended a command that failed, where the exit status alone does not tell: an output path
+// refused or a write that failed (exit 2 or 3, as a bad option or an unreadable input).
+// The Python module raises its OutputError for it.
+enum class Failure : unsigned char { other, output };
+// Same, with explicit arguments and streams (tests, the Python module); `failure`, when given,
+// says what ended a failed command.
+int run(const std::vector<std::string>& argv, Io io, Failure* failure = nullptr);
 
 // The git revision the binary was built from ("unknown" outside a git checkout) and the line
 // `sbufsim --version` prints: "sbufsim 0.1.0 (revision 1a2b3c4d5e6f)".

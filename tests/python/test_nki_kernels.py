@@ -128,6 +128,10 @@ def test_kernel_trace_write_keeps_the_users_files(tmp_path):
     kt.write(out)  # its own trace: replaced
     kt.write(str(notes), force=True)
     assert sbufsim.run(str(notes)).total_cycles == sbufsim.run(out).total_cycles
+    # run() takes the KernelTrace itself; a sweep's workers need the file, and say so.
+    assert sbufsim.run(kt).total_cycles == sbufsim.run(out).total_cycles
+    with pytest.raises(TypeError, match=r"write a built trace first \(kernel_trace.write\(path\)\)"):
+        sbufsim.sweep(kt, {"tdm.dma_slots": [1, 2]})
     # A .sbt name gets the binary form, as convert writes it (text there is refused by readers).
     binary = kt.write(str(tmp_path / "k.sbt"))
     assert open(binary, "rb").read(8) == b"SBUFTRC\0"

@@ -77,9 +77,16 @@ def test_write_replaces_only_a_trace_sbufsim_wrote_and_never_its_own_file(tmp_pa
     kloop().write(copy.path)  # sbufsim wrote it: replaced
     kloop().write(notes, force=True)
     assert sbufsim.run(str(notes)).total_cycles == sbufsim.run(kloop()).total_cycles
-    with pytest.raises(sbufsim.ConfigError, match="force=True"):
+    # generate() refuses as Trace.write does: the writers' OutputError, whichever command writes
+    with pytest.raises(sbufsim.OutputError, match="force=True") as refused:
         sbufsim.generate("gemm", mine, m=128, n=128, k=128)
+    assert refused.value.exit_status == 2
     assert mine.read_text() == before
+    with pytest.raises(sbufsim.OutputError, match="force=True"):
+        sbufsim.sweep(sbufsim.shipped_trace("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, out=mine)
+    assert mine.read_text() == before
+    with pytest.raises(sbufsim.ConfigError, match="jobs must be at least 1"):  # not an output: as it was
+        sbufsim.sweep(sbufsim.shipped_trace("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, jobs=0)
 
 
 def test_binary_and_text_files_hold_the_same_trace(tmp_path):
