@@ -371,3 +371,31 @@ def test_a_sweep_refuses_a_parameter_the_kernel_lacks_before_tracing_and_keeps_t
     done = cli(*args, "--input", "rhs=bf16[512,512]", "--sweep-param", "TILES_IN_BLOCK_M=1,2,4", "--jobs", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 points, traced in 1 process, replayed by `sbufsim sweep`" in done.stdout
+
+
+def test_reading_an_on_chip_tile_nothing_wrote_is_noted_at_its_line(tmp_path, cli):
+    # The contraction loop runs zero times, so the PSUM accumulator is copied out unwritten.
+    kernel = tmp_path / "unwritten.py"
+    kernel.write_text(textwrap.dedent("""\
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def k(aT, b, skip=1):
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            for kk in nl.affine_range(aT.shape[0] // 128 - skip):
+                a = nl.load(aT[kk * 128:(kk + 1) * 128, :])
+                t = nl.load(b[kk * 128:(kk + 1) * 128, :])
+                acc += nisa.nc_matmul(a, t)
+            nl.store(out, value=nl.copy(acc))
+            zero = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+            nl.store(out, value=nl.copy(zero))
+            return out
+        """))
+    inputs = {"aT": "bf16[128,128]", "b": "bf16[128,512]"}
+    kt = nki.trace(f"{kernel}::k", inputs)
+    assert kt.unwritten_reads == [f"{kernel}:11: reads PSUM tile 'acc' before anything wrote it (its values are undefined)"]
+    assert nki.trace(f"{kernel}::k", inputs, {"skip": 0}).unwritten_reads == []  # nl.zeros in PSUM counts as written
+    done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]")
+    assert done.returncode == 0, done.stderr
+    assert f"note: {kernel}:11: reads PSUM tile 'acc' before anything wrote it" in done.stdout

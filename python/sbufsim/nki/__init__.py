@@ -41,6 +41,8 @@ class KernelTrace:
         # range loops that ran zero times (file:line: the call (the source line)): work the
         # shapes skipped, which the trace cannot show
         self.empty_loops = tracer.empty_loop_notes()
+        # kernel lines that read an on-chip tile nothing had written (file:line: what)
+        self.unwritten_reads = tracer.unwritten_read_notes()
 
     def nothing_to_replay(self):
         """Why `sbufsim nki` refuses this trace (it has no records: a replay of nothing reports

@@ -220,6 +220,8 @@ def main(argv=None):
     print(f"{kt.name}: {len(kt.records)} records, {kt.flops} matmul flops, {kt.hbm_bytes} HBM bytes")
     for note in kt.empty_loops:
         print(f"note: {note}: its body is not in the trace")
+    for note in kt.unwritten_reads:
+        print(f"note: {note}")
     if kt.outputs is not None:
         return _report_values(kt, args.values_out)
     return 0

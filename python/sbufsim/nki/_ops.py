@@ -2,11 +2,13 @@
 queue, with semaphores from the hazards between queues (docs/nki.md)."""
 
 import linecache
+import os
+import sys
 
 from . import _values
 from ._grid import TileGrid
-from ._tracer import (MX_DTYPES, Allocator, Clobbered, NkiError, Slot, Storage, View, _deferred_sites, dtype_of, fail,
-                      kernel_site, PARTITIONS)
+from ._tracer import (_PACKAGE_DIR, MX_DTYPES, Allocator, Clobbered, NkiError, Slot, Storage, View, _deferred_sites,
+                      dtype_of, fail, kernel_site, PARTITIONS)
 
 DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
@@ -48,6 +50,19 @@ def compute_fields(src, dst, partitions, fn, src2=None, isa=None):
     return {"src": src, "src2": src2, "dst": dst, "partitions": partitions, "fn": fn, "isa": isa}
 
 
+def _local_name(storage):
+    """The kernel's variable holding the whole tile (`acc`), else its allocation label
+    (t<n>_<line>)."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is not None:
+        for name, value in frame.f_locals.items():
+            if isinstance(value, View) and value.storage is storage:
+                return repr(name)
+    return storage.name
+
+
 class Tracer:
     """Collects the records of one kernel. Every record signals its queue's semaphore when it
     completes (semaphore = queue index, so its value counts the queue's finished records); a
@@ -71,10 +86,23 @@ class Tracer:
         self.psum_groups = {}
         self.values = False  # numerical values (_values.py): every tensor holds a numpy array
         self.empty_loops = {}  # (file, line) of a range loop that ran zero times -> its call
+        self.unwritten_reads = {}  # (file, line) reading an on-chip tile nothing wrote -> what
 
     def note_empty_loop(self, call, args):
         site = kernel_site()
         self.empty_loops.setdefault(site, f"nl.{call}({', '.join(repr(a) for a in args)})")
+
+    def _note_unwritten_read(self, storage):
+        # An on-chip tile read before anything wrote it holds whatever its buffer held: a kernel
+        # bug (a matmul loop that ran zero times, a copy out of the wrong tile) the trace hides.
+        site = kernel_site()
+        where = "PSUM" if storage.buffer == "psum" else "SBUF"
+        self.unwritten_reads.setdefault(site, f"reads {where} tile {_local_name(storage)} before anything wrote it "
+                                              "(its values are undefined)")
+
+    def unwritten_read_notes(self):
+        """One line per kernel line that read an on-chip tile nothing had written."""
+        return [f"{filename}:{line}: {what}" for (filename, line), what in self.unwritten_reads.items()]
 
     def empty_loop_notes(self):
         """One line per range loop that ran zero times: its file:line, the call, the source line."""
@@ -126,6 +154,9 @@ class Tracer:
         """Append a record reading and writing the given views; returns it."""
         for view in (*reads, *writes):
             self._check_live(view)
+        for view in reads:
+            if view.storage.buffer != "hbm" and not view.storage.written:
+                self._note_unwritten_read(view.storage)
         record = Record(kind, queue, fields)
         deps = {}
         for view in reads:
@@ -180,6 +211,7 @@ class Tracer:
         slot = view.storage.slot if view.storage.slot.region != "hbm" else self._hbm_slot(view)
         p0, p1, lo, hi = view.footprint()
         if write:
+            view.storage.written = True
             covered = lambda e: p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi
             slot.writes = [e for e in slot.writes if not covered(e)]
             slot.reads = {k: e for k, e in slot.reads.items() if not covered(e)}

@@ -247,6 +247,7 @@ class Storage:
 
     def __init__(self, name, shape, dtype, buffer, pdim, slot=None):
         self.name, self.shape, self.dtype, self.buffer, self.pdim, self.slot = name, shape, dtype, buffer, pdim, slot
+        self.written = buffer == "hbm"  # an on-chip tile holds nothing until a record (or nl.zeros) writes it
         free = [n for d, n in enumerate(shape) if d != pdim]
         self.strides = {}
         stride = 1

@@ -40,6 +40,8 @@ def zeros(shape, dtype, buffer=sbuf, name=""):
     tile = ndarray(shape, dtype, buffer, name)
     if buffer == sbuf:
         _ops.memset(tile, 0)
+    else:
+        tile.storage.written = True  # zero, as far as the kernel is concerned
     return tile
 
 
