@@ -462,6 +462,62 @@ std::string thousands(std::uint64_t v) {
     return s;
 }
 
+// Holds that left the run as long as it was are said to be off the critical path, and the keys
+// are not offered as a way to shorten it; each claim is checked against the run without the
+// setting. Held on the path (dma_vs_compute's DMA under strict TDM), the advice stays.
+TEST(Bottleneck, Tdm_and_throttle_findings_say_when_their_holds_left_the_run_as_long) {
+    Params strict = cayman();
+    strict.tdm.strict = true;
+    strict.tdm.dma_slots = 2;
+    Params conserving = strict;
+    conserving.tdm.strict = false;
+    const ReplayResult kloop = replay_trace(strict, shipped("matmul_kloop.trc"));
+    Finding f = finding_with(analyse(kloop), "TDM held");
+    // The PE reads it held in the DMA slots waited inside the matmuls' own streaming time.
+    EXPECT_EQ(f.text.rfind("TDM held pe_client_0 back ", 0), 0u) << f.text;
+    EXPECT_NE(
+        f.text.find("; off the critical path: PE waited for no bank on it, so these holds did not lengthen "
+                    "the run"),
+        std::string::npos)
+        << f.text;
+    EXPECT_EQ(
+        f.advice.rfind("nothing to gain in run time from tdm.*; only to give the compute-class clients their "
+                       "bandwidth back, give the compute class more of the period",
+                       0),
+        0u)
+        << f.advice;
+    EXPECT_EQ(kloop.total_cycles, replay_trace(conserving, shipped("matmul_kloop.trc")).total_cycles);
+    const ReplayResult held = replay_trace(strict, shipped("dma_vs_compute.trc"));
+    f = finding_with(analyse(held), "TDM held");
+    EXPECT_EQ(f.text.find("off the critical path"), std::string::npos) << f.text;
+    EXPECT_EQ(f.advice.rfind("give the DMA class more of the period", 0), 0u) << f.advice;
+    EXPECT_GT(held.total_cycles, replay_trace(conserving, shipped("dma_vs_compute.trc")).total_cycles);
+
+    // act_rd held to 1 beat per 16-cycle window: its throttler, by key, and off the path.
+    Params throttled = cayman();
+    throttled.throttler.act_rd.enable = true;
+    throttled.throttler.act_rd.transfer_cnt = 1;
+    const ReplayResult r = replay_trace(throttled, shipped("dma_vs_compute.trc"));
+    f = finding_with(analyse(r), "throttlers held back");
+    const std::uint64_t stalls = total_stalls(r.kernel, StallCause::throttle);
+    ASSERT_GT(stalls, 0u);
+    EXPECT_EQ(f.text,
+              "throttlers held back " + thousands(stalls) + " beat-cycles, act_rd's " + thousands(stalls) +
+                  " the most; off the critical path: ACT waited for no bank on it, so these holds did not "
+                  "lengthen the run");
+    EXPECT_EQ(f.advice,
+              "nothing to gain in run time from throttler.act_rd.*; the limit costs act_rd only bandwidth "
+              "it did not need");
+    EXPECT_EQ(r.total_cycles, replay_trace(cayman(), shipped("dma_vs_compute.trc")).total_cycles);
+    // Access records have no critical path: the keys to turn, whatever the run paid.
+    const std::string path =
+        write_temp("throttled.trc", "sbufsim-trace 1 gen=cayman\n0 act_rd rd 0x0 1 2048\n");
+    f = finding_with(analyse(replay_trace(throttled, path)), "throttlers held back");
+    EXPECT_EQ(f.advice,
+              "raise throttler.act_rd.* (transfer_cnt beats per window_len cycles) or set "
+              "throttler.act_rd.enable=false if the limit is not wanted");
+}
+
 // ACT on the critical path after its compute (its output writes queued at the banks) is not "ACT
 // compute": under strict TDM with 7 of 8 slots to DMA, act_wr's writes lose to the DMA class, and
 // the finding names them and the key that relieves them (it does: 203,938 -> 186,082 cycles).

@@ -342,6 +342,18 @@ Cycle path_bank_wait(const Bottleneck& b, const std::string& group) {
     return 0;
 }
 
+// Whether a client group's stalls left the run as long as it was: an instruction trace whose
+// critical path has none of the group's cycles held past their compute (a DMA descriptor's
+// beats held inside its own minimum time, say). Access-record traces have no path: unknown.
+bool off_critical_path(const Bottleneck& bn, const std::string& group) {
+    return !group.empty() && path_bank_wait(bn, group) == 0;
+}
+
+std::string off_path_clause(const std::string& group, const std::string& what) {
+    return "; off the critical path: " + group + " waited for no bank on it, so these " + what +
+           " did not lengthen the run";
+}
+
 // The client that lost the most beat-cycles to others' bank use. When its engine waited for no
 // bank on the critical path, those stalls did not lengthen the run: said so, and no setting is
 // offered as a way to shorten it (a sweep of one would change nothing).
@@ -351,9 +363,8 @@ void blocker_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Fi
     Finding f = blocker_text(r.kernel, b);
     const std::string& v = r.kernel.clients[b.victim].name;
     const std::string group = client_group(v);
-    if (r.instructions && !group.empty() && path_bank_wait(bn, group) == 0) {
-        f.text += "; off the critical path: " + group +
-                  " waited for no bank on it, so these stalls did not lengthen the run";
+    if (r.instructions && off_critical_path(bn, group)) {
+        f.text += off_path_clause(group, "stalls");
         f.advice = "nothing to gain in run time here; to free the bandwidth all the same, place " + v +
                    "'s operands in banks (partitions) its blockers do not use";
     }
@@ -364,7 +375,11 @@ void blocker_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Fi
 // class's total. Its own cycles rank the finding (a class's beat-cycles add up over its clients).
 // Work-conserving TDM holds no one: a beat it charges to `tdm` lost its bank to the class with
 // precedence, and the blocker finding names it with its winners.
-void tdm_finding(const Stats& k, Cycle total, std::vector<Finding>& out) {
+// Held off the critical path (tdm.* would not shorten the run: a sweep of it shows no change),
+// the finding says so and offers the setting only for the bandwidth.
+void tdm_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Finding>& out) {
+    const Stats& k = r.kernel;
+    const Cycle total = bn.total;
     const auto held = [](const ClientStats& c) { return c.stalls[static_cast<int>(StallCause::tdm)]; };
     const ClientStats* worst = nullptr;
     for (const ClientStats& c : k.clients)
@@ -376,16 +391,47 @@ void tdm_finding(const Stats& k, Cycle total, std::vector<Finding>& out) {
     const std::uint64_t most = held(*worst);
     const bool dma = worst->tdm_class == TdmClass::dma;
     const std::string mine = dma ? "DMA" : "compute", other = dma ? "compute" : "DMA";
-    out.push_back({most,
-                   "TDM held " + worst->name + " back " + num(most) + " cycles (" +
-                       pct(ratio(static_cast<double>(most), static_cast<double>(total))) +
-                       " of the run) in the " + other + " class's slots; " + num(sum) +
-                       " beat-cycles over the " + num(clients) + " " + mine + "-class client" +
-                       (clients > 1 ? "s" : "") + " it held",
-                   std::string(dma ? "give the DMA class more of the period (raise tdm.dma_slots"
-                                   : "give the compute class more of the period (lower tdm.dma_slots") +
-                       " of tdm.max_slots), or set tdm.strict=false to let it take the banks the " + other +
-                       " class leaves free"});
+    Finding f{most,
+              "TDM held " + worst->name + " back " + num(most) + " cycles (" +
+                  pct(ratio(static_cast<double>(most), static_cast<double>(total))) + " of the run) in the " +
+                  other + " class's slots; " + num(sum) + " beat-cycles over the " + num(clients) + " " +
+                  mine + "-class client" + (clients > 1 ? "s" : "") + " it held",
+              std::string(dma ? "give the DMA class more of the period (raise tdm.dma_slots"
+                              : "give the compute class more of the period (lower tdm.dma_slots") +
+                  " of tdm.max_slots), or set tdm.strict=false to let it take the banks the " + other +
+                  " class leaves free"};
+    const std::string group = client_group(worst->name);
+    if (r.instructions && off_critical_path(bn, group)) {
+        f.text += off_path_clause(group, "holds");
+        f.advice = "nothing to gain in run time from tdm.*; only to give the " + mine +
+                   "-class clients their bandwidth back, " + f.advice;
+    }
+    out.push_back(std::move(f));
+}
+
+// Throttler stalls (seed 000 §7.2): the client held most, its keys, and whether the run paid.
+void throttle_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Finding>& out) {
+    const auto held = [](const ClientStats& c) { return c.stalls[static_cast<int>(StallCause::throttle)]; };
+    const ClientStats* worst = nullptr;
+    std::uint64_t sum = 0;
+    for (const ClientStats& c : r.kernel.clients) {
+        sum += held(c);
+        if (held(c) && (!worst || held(c) > held(*worst))) worst = &c;
+    }
+    if (!worst) return;
+    const std::string keys = "throttler." + worst->name + ".*";
+    Finding f{sum,
+              "throttlers held back " + num(sum) + " beat-cycles, " + worst->name + "'s " +
+                  num(held(*worst)) + " the most",
+              "raise " + keys + " (transfer_cnt beats per window_len cycles) or set throttler." +
+                  worst->name + ".enable=false if the limit is not wanted"};
+    const std::string group = client_group(worst->name);
+    if (r.instructions && off_critical_path(bn, group)) {
+        f.text += off_path_clause(group, "holds");
+        f.advice = "nothing to gain in run time from " + keys + "; the limit costs " + worst->name +
+                   " only bandwidth it did not need";
+    }
+    out.push_back(std::move(f));
 }
 
 void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
@@ -431,11 +477,8 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
                              "load the weights earlier (or keep them resident), then issue each "
                              "LdWeights under the previous matmul"
                            : "issue the next LdWeights earlier: it overlaps the previous matmul"});
-    const std::uint64_t throttled = total_stalls(r.kernel, StallCause::throttle);
-    if (throttled)
-        out.push_back({throttled, "throttlers held back " + num(throttled) + " beat-cycles",
-                       "raise or disable the throttle.* settings if the limit is not wanted"});
-    if (r.tdm_strict) tdm_finding(r.kernel, b.total, out);
+    throttle_finding(r, b, out);
+    if (r.tdm_strict) tdm_finding(r, b, out);
 }
 
 // The floor other engines set under the run: their own compute stays, whatever the bound group
