@@ -488,6 +488,32 @@ TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     EXPECT_TRUE(std::is_sorted(gbps.rbegin(), gbps.rend())) << o.out;
 }
 
+// A best value several points share is said to be a tie, not presented as a choice: every
+// tdm.dma_slots gives dma_vs_compute 50,400 cycles, while its TDM stalls differ.
+TEST(CliSweep, Rank_by_says_when_the_best_is_a_tie) {
+    const std::string a = shipped("dma_vs_compute.trc");
+    Out o = sbufsim({"sweep", a, "--vary", "tdm.dma_slots=0:8", "--rank-by", "total_cycles"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(
+        o.out.find("\n9 of 9 ok points tie at the best total_cycles (50400): total_cycles does not tell them "
+                   "apart; choose among them by another metric (--rank-by)\n"),
+        std::string::npos)
+        << o.out;
+    o = sbufsim({"sweep", a, "--vary", "tdm.dma_slots=0:8", "--rank-by", "tdm_stalls"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_EQ(o.out.find("tie at the best"), std::string::npos) << o.out;
+    // Two traces, each a tie: their comparison says its rows are the first of each tie.
+    o = sbufsim({"sweep", a, shipped("matmul_kloop.trc"), "--vary", "tdm.dma_slots=1,2", "--rank-by",
+                 "total_cycles"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(
+        o.out.find("(the best of " + a + ", " + shipped("matmul_kloop.trc") +
+                   " is one of several tying points: its settings are the first of them in sweep order, "
+                   "not a choice)"),
+        std::string::npos)
+        << o.out;
+}
+
 // Two traces of different scale: each gets its own ranked table, without a trace column.
 TEST(CliSweep, Rank_by_ranks_within_each_trace) {
     const std::string a = shipped("dma_vs_compute.trc"), b = shipped("access_mix.trc");

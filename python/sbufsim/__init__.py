@@ -27,6 +27,7 @@ _EXPORTS = {
     "Result": "_run",
     "sweep": "_sweep",
     "SweepTable": "_sweep",
+    "TieWarning": "_sweep",
     "sweep_metrics": "_sweep",
     "command": "_cli",
     "Completed": "_cli",

@@ -3,6 +3,7 @@ processes (one simulation per process, so clocked points and crashes stay isolat
 
 import json
 import os
+import warnings
 
 from ._cli import command
 from ._config import as_config
@@ -88,6 +89,10 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     return SweepTable(json.loads(done.stdout), list(vary))
 
 
+class TieWarning(UserWarning):
+    """SweepTable.best() found several rows sharing the best value."""
+
+
 class SweepTable:
     """The rows of a sweep: `rows` (dicts, cells typed: numbers as numbers, booleans as bools,
     missing metrics None), `axes` (the varied keys), `frame()` as a DataFrame, `best(metric)`."""
@@ -128,11 +133,22 @@ class SweepTable:
         return sorted(ok, key=lambda r: sign * r[metric])
 
     def best(self, metric):
-        """The best ok row by `metric` (the first of equals in table order)."""
+        """The best ok row by `metric`. When several rows share the best value, the first of them in
+        table order, with a TieWarning: the order, not the metric, chose it (ties() lists them)."""
         ranked = self.ranked(metric)
         if not ranked:
             raise ValueError("no row has a result")
+        tied = self.ties(metric)
+        if len(tied) > 1:
+            warnings.warn(f"{len(tied)} of {len(ranked)} ok rows tie at the best {metric} ({ranked[0][metric]}): "
+                          f"best() returns the first in table order; ties({metric!r}) lists them", TieWarning,
+                          stacklevel=2)
         return ranked[0]
+
+    def ties(self, metric):
+        """The ok rows that share the best value of `metric`, in table order."""
+        ranked = self.ranked(metric)
+        return [r for r in ranked if r[metric] == ranked[0][metric]] if ranked else []
 
     def frame(self):
         """The rows as a pandas DataFrame, in table order."""

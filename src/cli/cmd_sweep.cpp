@@ -347,6 +347,24 @@ struct RowCounts {
     std::size_t ran = 0, kept = 0, earlier = 0;
 };
 
+std::size_t metric_column(const std::vector<std::string>& cols, const sweep::Metric& m) {
+    return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), m.name) - cols.begin());
+}
+
+std::size_t ok_rows(const std::vector<std::string>& cols, const std::vector<Row>& rows,
+                    const std::vector<std::size_t>& which) {
+    const std::size_t status_col = cols.size() - 2;
+    return static_cast<std::size_t>(std::count_if(
+        which.begin(), which.end(), [&](std::size_t i) { return rows[i][status_col] == sweep::kStatusOk; }));
+}
+
+// A best value several points share: the ranking's first is not a choice among them.
+std::string tie_note(std::size_t ties, std::size_t ok, const sweep::Metric& m, const std::string& value) {
+    return std::to_string(ties) + " of " + std::to_string(ok) + " ok points tie at the best " + m.name +
+           " (" + value + "): " + m.name +
+           " does not tell them apart; choose among them by another metric (--rank-by)";
+}
+
 // --rank-by: best first within each trace (traces differ in scale: ranking one trace's rows
 // against another's would compare the traces, not the settings), each trace its own table.
 void print_ranked(std::ostream& os, const Options& o, const std::vector<std::string>& cols,
@@ -367,12 +385,18 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
         print_table(os, cols, rows, order, o.top);
         return;
     }
+    std::string tied;  // the traces whose best is a tie, for the comparison below
     for (const auto& t : traces) {
         std::vector<std::size_t> mine;
         for (const auto i : order)
             if (rows[i][0] == t) mine.push_back(i);
         if (traces.size() > 1) os << "\n" << t << ":\n";
         print_table(os, cols, rows, mine, o.top);
+        if (const std::size_t ties = sweep::ties_at_best(cols, rows, mine, *m); ties > 1) {
+            os << tie_note(ties, ok_rows(cols, rows, mine), *m, rows[mine[0]][metric_column(cols, *m)])
+               << "\n";
+            tied += (tied.empty() ? "" : ", ") + t;
+        }
     }
     if (traces.size() < 2) return;
     // The first row of each trace in the overall ranking is its best, and they come best first:
@@ -385,6 +409,10 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
     os << "\neach trace's best, best first (a comparison where the traces compute the same thing, such "
           "as two tilings):\n";
     print_table(os, cols, rows, bests, 0);
+    if (!tied.empty())
+        os << "(the best of " << tied
+           << " is one of several tying points: its settings are the first of them in "
+              "sweep order, not a choice)\n";
 }
 
 void print_summary(std::ostream& os, const Options& o, const std::vector<std::string>& cols,

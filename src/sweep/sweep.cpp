@@ -549,6 +549,24 @@ std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std
     return order;
 }
 
+std::size_t ties_at_best(const std::vector<std::string>& columns, const std::vector<Row>& rows,
+                         const std::vector<std::size_t>& ranked, const Metric& metric) {
+    const auto col =
+        static_cast<std::size_t>(std::find(columns.begin(), columns.end(), metric.name) - columns.begin());
+    const std::size_t status_col = columns.size() - 2;
+    auto value = [&](std::size_t i) -> std::optional<double> {
+        const Row& r = rows[i];
+        if (col >= r.size() || r[status_col] != kStatusOk) return std::nullopt;
+        return parse_real(r[col]);
+    };
+    if (ranked.empty() || !value(ranked[0])) return 0;
+    const double best = *value(ranked[0]);
+    std::size_t n = 0;
+    for (const std::size_t i : ranked)
+        if (const auto v = value(i); v && *v == best) ++n;  // the same text: the same double
+    return n;
+}
+
 std::vector<std::string> keys_without_effect(const std::vector<std::string>& columns,
                                              const std::vector<Row>& rows, std::size_t axes) {
     // Row layout (columns()): trace, the varied keys, the metrics, base_digest, status, message.

@@ -162,6 +162,11 @@ void sort_by_point(std::vector<Row>& rows, std::size_t axes);
 std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
                               const Metric& metric);
 
+// How many of the ok rows `ranked` lists (best first, as rank() orders them) share the first
+// one's value of `metric`: more than one means the best is a tie the order alone breaks.
+std::size_t ties_at_best(const std::vector<std::string>& columns, const std::vector<Row>& rows,
+                         const std::vector<std::size_t>& ranked, const Metric& metric);
+
 // The varied keys that changed no metric: at least two ok rows differ in that key alone (same
 // trace, same values of the other `axes` - 1 keys), and every such pair has the same metric
 // cells. In column order. (A key the configuration or the trace does not exercise, such as a
