@@ -289,8 +289,19 @@ TEST(Heatmap, Svg_is_well_formed_with_one_cell_per_bank_per_bin) {
     // One row per stall cause, the gates' included.
     EXPECT_EQ(count_class(doc, "cause", &cause, "data-cause"), kStallCauses * bins);
     EXPECT_EQ(cause.rbegin()->first, static_cast<int>(kStallCauses) - 1);
-    const std::size_t used = block_matrix(r.kernel).clients.size();
-    EXPECT_EQ(count_class(doc, "blocked", nullptr), used * used);
+    // A row per client that lost beats to another, a column per client that took them.
+    const BlockMatrix bm = block_matrix(r.kernel);
+    const std::size_t n = bm.clients.size();
+    std::size_t victims = 0, blockers = 0;
+    for (std::size_t c = 0; c < n; ++c) {
+        std::uint64_t row = 0, col = 0;
+        for (std::size_t o = 0; o < n; ++o) row += bm.cycles[c * n + o], col += bm.cycles[o * n + c];
+        victims += row != 0;
+        blockers += col != 0;
+    }
+    ASSERT_GT(victims, 0u);
+    ASSERT_LT(victims, n);
+    EXPECT_EQ(count_class(doc, "blocked", nullptr), victims * blockers);
     EXPECT_NE(svg.find("collide &amp; &lt;co&gt;"), std::string::npos);  // title escaped
 }
 
@@ -413,9 +424,10 @@ TEST(Heatmap, Matrix_colours_are_against_a_tenth_of_the_run_at_least) {
               std::string::npos);
 }
 
-// A real workload's matrix: 20 clients, one pair 1000x the rest. Only the most involved clients
-// get a row and column, counts read in k/M, and the colour is logarithmic so the small pairs
-// are not white next to the large one.
+// A real workload's matrix: 30 clients, one pair 1000x the rest. Victims are the rows and
+// blockers the columns, each only where it lost or took beats; the columns that do not fit go
+// by their totals, counts read in k/M, and the colour is logarithmic so the small pairs are not
+// white next to the large one.
 TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale) {
     BlockMatrix m;
     const std::size_t n = 30;
@@ -423,27 +435,27 @@ TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale)
     m.cycles.assign(n * n, 0);
     m.cycles[0 * n + 1] = 55400;                                       // dma_0 blocked by dma_1
     for (std::size_t v = 2; v < n; ++v) m.cycles[v * n + (v + 1) % n] = 50 + v;  // small pairs
-    // dma_29 takes part in many pairs, but its largest is smaller than dma_0 <- dma_1: the
-    // largest pair is shown all the same.
+    // dma_29 blocks many clients, each less than dma_1 blocks dma_0: both columns are shown.
     for (std::size_t v = 2; v < n - 1; ++v) m.cycles[v * n + n - 1] = 1000;
     const std::string svg = render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 100, true});
     const pt::ptree doc = parse_svg(svg);
-    const std::size_t shown = count_class(doc, "blocked", nullptr);
-    EXPECT_LT(shown, n * n);
-    EXPECT_GE(shown, 10u * 10u);
     EXPECT_NE(svg.find(">55.4k<"), std::string::npos);                    // not 5.54e+04
     EXPECT_EQ(svg.find("e+0"), std::string::npos);
-    // 22 fit: dma_0, dma_1, dma_19 and dma_2.. by their 1000-cycle pairs until the room ends; the
-    // note names the rest and their largest cell, equal to the shown ones (the cut fell in a tie).
-    EXPECT_EQ(shown, 22u * 22u);
+    // Rows: the 29 clients that lost beats (dma_1 lost none). Columns: 22 of the 29 that took
+    // beats, dma_1 and dma_29 and then by their totals: dma_0 (79, from dma_29), dma_28 .. dma_10
+    // (77 .. 59); dma_3 .. dma_9 (52 .. 58) are left out and named.
+    EXPECT_EQ(count_class(doc, "blocked", nullptr), 29u * 22u);
     EXPECT_NE(
-        svg.find("8 client(s) not shown for room: dma_21, dma_22, dma_23, dma_24, dma_25, dma_26, dma_27, "
-                 "dma_28<"),
+        svg.find(
+            "not shown for room: 7 blocker column(s) (dma_3, dma_4, dma_5, dma_6, dma_7, dma_8, dma_9)<"),
         std::string::npos)
         << svg;
-    EXPECT_NE(svg.find("stall cycles, the largest cell 1k (every pair"), std::string::npos);
+    EXPECT_NE(svg.find("their cells hold 385 stall cycles, the largest 58 (every pair"), std::string::npos)
+        << svg;
     EXPECT_NE(svg.find("dma_0 blocked by dma_1: 55400 cycles"), std::string::npos);  // exact in the tooltip
     EXPECT_NE(svg.find("dma_4 blocked by dma_29: 1000 cycles"), std::string::npos);
+    EXPECT_EQ(svg.find("dma_2 blocked by dma_3:"), std::string::npos);  // a column left out
+    EXPECT_EQ(svg.find("dma_1 blocked by"), std::string::npos);         // no row: it lost nothing
     // Log colour: a pair 1000x smaller than the largest is still visibly tinted (linear: white).
     EXPECT_GT(svg::log_scale(55, 55400), 0.09);
     EXPECT_LT(svg::log_scale(55, 55400), 0.2);
@@ -453,6 +465,13 @@ TEST(Heatmap, Blocked_by_matrix_shows_the_top_clients_in_k_units_on_a_log_scale)
     EXPECT_EQ(svg::compact(55400), "55.4k");
     EXPECT_EQ(svg::compact(1234567), "1.23M");
     EXPECT_EQ(svg::compact(999999), "1M");
+    // Nobody blocked: no matrix, a line saying so.
+    BlockMatrix quiet;
+    quiet.clients = {"act_rd", "dma_0"};
+    quiet.cycles.assign(4, 0);
+    EXPECT_NE(render_heatmap(WindowSeries{}, quiet, HeatmapInfo{"t", "cayman", "", 2.4, 100, true})
+                  .find("(no client lost a beat to another client)"),
+              std::string::npos);
 }
 
 TEST(Heatmap, Settings_line_names_the_changed_keys_and_the_config_hash) {

@@ -168,54 +168,70 @@ void panel(svg::Writer& s, const WindowSeries& w, const Panel& p, Cycle total, c
     legend(s, p, h, unit);
 }
 
-// The clients the matrix shows, at most `limit`, in the run's client order: both clients of each
-// pair in order of its stall cycles, largest first, so the largest cells are always on the
-// picture (ranking clients by their totals alone can drop the largest single pair); the rest
-// are summed up in a note under the matrix.
+// The clients the matrix shows: as rows the victims, as columns the blockers, at most
+// `row_limit` and `col_limit`, those with stall cycles only (a queue nobody blocked has no row; one that blocked
+// nobody no column), in the run's client order. The largest pair comes first, so the largest
+// cell is always on the picture; the rest of each axis goes by the clients' totals (act_wr
+// blocking sixteen DMA queues 58 cycles each outweighs a pair of 200). What is left out is
+// summed up in a note under the matrix.
 struct MatrixView {
-    std::vector<std::size_t> shown;
-    std::size_t hidden = 0;
-    std::uint64_t hidden_cycles = 0;   // cells of a hidden row or column
+    std::vector<std::size_t> rows, cols;
+    std::uint64_t hidden_cycles = 0;   // cells of a row or column not drawn
     std::uint64_t hidden_largest = 0;  // the largest of those cells
-    std::string hidden_names;          // the hidden clients, comma-separated
+    std::string hidden_rows, hidden_cols;  // comma-separated names
+    std::size_t hidden_row_count = 0, hidden_col_count = 0;
 };
 
-MatrixView top_clients(const BlockMatrix& m, std::size_t limit) {
+// The `limit` clients of one axis with the largest totals, `first` among them, in client order.
+std::vector<std::size_t> top_of_axis(const std::vector<std::uint64_t>& total, std::size_t first,
+                                     std::size_t limit) {
+    std::vector<std::size_t> by_total;
+    for (std::size_t c = 0; c < total.size(); ++c)
+        if (total[c] && c != first) by_total.push_back(c);
+    std::stable_sort(by_total.begin(), by_total.end(),
+                     [&](std::size_t a, std::size_t b) { return total[a] > total[b]; });
+    std::vector<std::size_t> shown{first};
+    for (std::size_t c : by_total)
+        if (shown.size() < limit) shown.push_back(c);
+    std::sort(shown.begin(), shown.end());
+    return shown;
+}
+
+MatrixView top_clients(const BlockMatrix& m, std::size_t row_limit, std::size_t col_limit) {
     const std::size_t n = m.clients.size();
-    std::vector<std::size_t> cells;
-    for (std::size_t i = 0; i < n * n; ++i)
-        if (m.cycles[i]) cells.push_back(i);
-    std::stable_sort(cells.begin(), cells.end(), [&](std::size_t a, std::size_t b) { return m.cycles[a] > m.cycles[b]; });
-    std::vector<bool> on(n, false);
-    std::size_t count = 0;
-    auto add = [&](std::size_t c) {
-        if (!on[c]) on[c] = true, ++count;
-    };
-    for (std::size_t i : cells) {
-        const std::size_t v = i / n, b = i % n;
-        if (count + !on[v] + !on[b] > limit) break;
-        add(v);
-        add(b);
-    }
-    for (std::size_t c = 0; c < n && count < limit; ++c) add(c);  // room left: clients without stalls
     MatrixView view;
-    for (std::size_t c = 0; c < n; ++c)
-        if (on[c]) view.shown.push_back(c);
-    view.hidden = n - view.shown.size();
-    for (std::size_t v = 0; v < n; ++v) {
-        if (!on[v]) view.hidden_names += (view.hidden_names.empty() ? "" : ", ") + m.clients[v];
-        for (std::size_t b = 0; b < n; ++b)
-            if (!on[v] || !on[b]) {
-                view.hidden_cycles += m.cycles[v * n + b];
-                view.hidden_largest = std::max(view.hidden_largest, m.cycles[v * n + b]);
-            }
+    std::vector<std::uint64_t> row_total(n, 0), col_total(n, 0);
+    std::size_t largest = 0;
+    for (std::size_t i = 0; i < n * n; ++i) {
+        row_total[i / n] += m.cycles[i];
+        col_total[i % n] += m.cycles[i];
+        if (m.cycles[i] > m.cycles[largest]) largest = i;
     }
+    if (n == 0 || m.cycles[largest] == 0) return view;
+    view.rows = top_of_axis(row_total, largest / n, row_limit);
+    view.cols = top_of_axis(col_total, largest % n, col_limit);
+    const auto shown = [](const std::vector<std::size_t>& axis, std::size_t c) {
+        return std::binary_search(axis.begin(), axis.end(), c);
+    };
+    for (std::size_t c = 0; c < n; ++c) {
+        if (row_total[c] && !shown(view.rows, c))
+            view.hidden_rows += (view.hidden_rows.empty() ? "" : ", ") + m.clients[c],
+                ++view.hidden_row_count;
+        if (col_total[c] && !shown(view.cols, c))
+            view.hidden_cols += (view.hidden_cols.empty() ? "" : ", ") + m.clients[c],
+                ++view.hidden_col_count;
+    }
+    for (std::size_t i = 0; i < n * n; ++i)
+        if (m.cycles[i] && (!shown(view.rows, i / n) || !shown(view.cols, i % n))) {
+            view.hidden_cycles += m.cycles[i];
+            view.hidden_largest = std::max(view.hidden_largest, m.cycles[i]);
+        }
     return view;
 }
 
-// As many as fit the picture's width with their rotated names (the 16 DMA queues and the PE
-// quadrants of a GEMM among them).
-constexpr std::size_t kMatrixClients = 22;
+// Blocker columns: as many as fit the picture's width with their rotated names (the 16 DMA
+// queues and the PE quadrants of a GEMM among them). Victim rows only lengthen the picture.
+constexpr std::size_t kMatrixClients = 22, kMatrixRows = 40;
 constexpr double kCell = 34, kMatrixLabelW = 92, kMatrixHeadH = 80;
 
 // Who blocked whom: square cells, row = victim, column = blocker, red on a log scale (one
@@ -230,20 +246,24 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
         return y + 30;
     }
     const std::size_t n = m.clients.size();
-    const MatrixView view = top_clients(m, kMatrixClients);
+    const MatrixView view = top_clients(m, kMatrixRows, kMatrixClients);
+    if (view.rows.empty()) {
+        s.text(kLeft, y + 14, "(no client lost a beat to another client)", 10);
+        return y + 30;
+    }
     const double x0 = kLeft + kMatrixLabelW, y0 = y + kMatrixHeadH;
     std::uint64_t largest = 0;
     for (auto v : m.cycles) largest = std::max(largest, v);
     const std::uint64_t max = std::max<std::uint64_t>({largest, run_cycles / kMatrixScaleRunShare, 1});
-    for (std::size_t i = 0; i < view.shown.size(); ++i) {
-        const std::string& name = m.clients[view.shown[i]];
-        const double at = kCell * static_cast<double>(i);
-        s.text(x0 - 6, y0 + at + kCell / 2 + 4, name, 11, "end");
-        s.text(x0 + at + kCell / 2 + 4, y0 - 6, name, 11, "start", -55);
-    }
-    for (std::size_t r = 0; r < view.shown.size(); ++r) {
-        for (std::size_t c = 0; c < view.shown.size(); ++c) {
-            const std::size_t v = view.shown[r], b = view.shown[c];
+    for (std::size_t i = 0; i < view.rows.size(); ++i)
+        s.text(x0 - 6, y0 + kCell * static_cast<double>(i) + kCell / 2 + 4, m.clients[view.rows[i]], 11,
+               "end");
+    for (std::size_t i = 0; i < view.cols.size(); ++i)
+        s.text(x0 + kCell * static_cast<double>(i) + kCell / 2 + 4, y0 - 6, m.clients[view.cols[i]], 11,
+               "start", -55);
+    for (std::size_t r = 0; r < view.rows.size(); ++r) {
+        for (std::size_t c = 0; c < view.cols.size(); ++c) {
+            const std::size_t v = view.rows[r], b = view.cols[c];
             const std::uint64_t val = m.cycles[v * n + b];
             const double t = svg::log_scale(static_cast<double>(val), static_cast<double>(max));
             svg::Style st;
@@ -260,7 +280,7 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
         }
     }
     s.text(x0 - 6, y0 - 6, "victim \\ blocker", 9, "end");
-    double below = y0 + kCell * static_cast<double>(view.shown.size()) + 16;
+    double below = y0 + kCell * static_cast<double>(view.rows.size()) + 16;
     const std::string darkest = max == largest
                                     ? svg::compact(static_cast<double>(max)) + " cycles (the largest cell)"
                                     : svg::compact(static_cast<double>(max)) +
@@ -270,33 +290,38 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
         x0, below,
         "cell colour: log scale, darkest = " + darkest + "; 0 = empty cell; hover a cell for the exact count",
         10);
-    if (view.hidden) {
-        below += 14;
-        // Clients are dropped by their pairs' cells, largest first: the cut can fall between
-        // equal cells, so the note names them and their largest cell rather than calling them minor.
+    below += 14;
+    s.text(x0, below, "rows: the clients that lost beats to another; columns: the clients that took them",
+           10);
+    if (view.hidden_cycles) {
+        // The cut can fall between equal totals, so the note names what it left out and its
+        // largest cell rather than calling it minor.
         constexpr std::size_t kNamesShown = 90;
-        std::string names = view.hidden_names;
-        if (names.size() > kNamesShown) names = names.substr(0, names.rfind(", ", kNamesShown)) + ", ...";
+        const auto names = [](const std::string& list) {
+            return list.size() > kNamesShown ? list.substr(0, list.rfind(", ", kNamesShown)) + ", ..." : list;
+        };
+        std::string left;
+        if (view.hidden_row_count)
+            left +=
+                std::to_string(view.hidden_row_count) + " victim row(s) (" + names(view.hidden_rows) + ")";
+        if (view.hidden_col_count)
+            left += (left.empty() ? "" : " and ") + std::to_string(view.hidden_col_count) +
+                    " blocker column(s) (" + names(view.hidden_cols) + ")";
+        below += 14;
+        s.text(x0, below, "not shown for room: " + left, 10);
+        below += 14;
         s.text(x0, below,
-               std::to_string(view.hidden) + " client(s) not shown for room: " + names +
-                   (view.hidden_cycles ? "" : " (no stall cycles in their rows or columns)"),
+               "their cells hold " + svg::compact(static_cast<double>(view.hidden_cycles)) +
+                   " stall cycles, the largest " + svg::compact(static_cast<double>(view.hidden_largest)) +
+                   " (every pair: the blocked_by section of sbufsim run --json)",
                10);
-        if (view.hidden_cycles) {
-            below += 14;
-            s.text(x0, below,
-                   "their rows and columns hold " + svg::compact(static_cast<double>(view.hidden_cycles)) +
-                       " stall cycles, the largest cell " +
-                       svg::compact(static_cast<double>(view.hidden_largest)) +
-                       " (every pair: the blocked_by section of sbufsim run --json)",
-                   10);
-        }
     }
     return below + 10;
 }
 
 double matrix_height(const BlockMatrix& m) {
-    const std::size_t shown = std::min(m.clients.size(), kMatrixClients);
-    return kMatrixHeadH + kCell * static_cast<double>(shown) + 64;
+    const std::size_t rows = top_clients(m, kMatrixRows, kMatrixClients).rows.size();
+    return rows ? kMatrixHeadH + kCell * static_cast<double>(rows) + 78 : 40;
 }
 
 }  // namespace
