@@ -24,6 +24,21 @@ std::string value_line(const std::string& ini, const std::string& section, const
     return {};
 }
 
+// run notes a throttler setting that cannot change the run, once, before the report.
+TEST(ConfigCommand, Run_notes_a_throttler_limit_set_while_the_throttler_is_off) {
+    const std::string t = test::shipped("dma_vs_compute.trc");
+    Result r = run_cli({"run", t, t, "--quiet", "--set", "throttler.act_wr.transfer_cnt=1"});
+    ASSERT_EQ(r.rc, kExitOk) << r.err;
+    const std::string note =
+        "sbufsim run: note: throttler.act_wr.transfer_cnt (set at command line) has no effect while "
+        "throttler.act_wr.enable = false; set throttler.act_wr.enable=true to throttle act_wr\n";
+    EXPECT_EQ(r.err, note);  // two traces, one note
+    r = run_cli({"run", t, "--quiet", "--set", "throttler.act_wr.transfer_cnt=1", "--set",
+                 "throttler.act_wr.enable=true"});
+    ASSERT_EQ(r.rc, kExitOk) << r.err;
+    EXPECT_EQ(r.err, "");
+}
+
 TEST(ConfigCommand, Prints_the_default_generation_cayman) {
     const Result r = run_cli({"config", "--plain"});
     ASSERT_EQ(r.rc, kExitOk) << r.err;

@@ -478,6 +478,28 @@ TEST(ConfigErrors, Unknown_generation_missing_file_and_conflicting_base) {
     expect_error(c, {f.path() + ":1", "base = sunda conflicts with generation 'cayman'"});
 }
 
+// A throttler's limit set while it is off, or one it can never reach, cannot change a run:
+// valid settings, noted. The generation file's own values (every throttler off, 16 per 16) are
+// not the user's and get no note.
+TEST(ConfigNotes, Throttler_settings_without_effect_are_named) {
+    EXPECT_TRUE(settings_without_effect(load_gen("cayman")).empty());
+    LoadRequest r;
+    r.generation = "cayman";
+    r.overrides.push_back({"throttler.act_wr.transfer_cnt", "1", Origin{"", 0}, ""});
+    r.overrides.push_back({"throttler.dve_rd.enable", "true", Origin{"", 0}, ""});
+    r.overrides.push_back({"throttler.dve_rd.transfer_cnt", "64", Origin{"", 0}, ""});
+    r.overrides.push_back({"throttler.pool_rd.enable", "true", Origin{"", 0}, ""});
+    r.overrides.push_back({"throttler.pool_rd.transfer_cnt", "15", Origin{"", 0}, ""});  // binds: 15 of 16
+    const std::vector<std::string> notes = settings_without_effect(load_config(r));
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[0],
+              "throttler.act_wr.transfer_cnt (set at command line) has no effect while "
+              "throttler.act_wr.enable = false; set throttler.act_wr.enable=true to throttle act_wr");
+    EXPECT_EQ(notes[1],
+              "throttler.dve_rd.transfer_cnt = 64 >= throttler.dve_rd.window_len = 16: the limit never "
+              "binds (dve_rd moves at most one beat a cycle, 16 per window)");
+}
+
 TEST(ConfigErrors, Set_without_equals_is_a_usage_error) {
     EXPECT_THROW(parse_override("tdm.dma_slots"), ConfigError);
     EXPECT_THROW(parse_override("=3"), ConfigError);

@@ -459,6 +459,9 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
             LoadRequest req = make_load_request(copts, parsed);
             adopt_trace_generation(req, reader.header().generation);
             const LoadedConfig cfg = load_config(req);
+            if (&path == &traces.front())  // the same settings for every trace: noted once
+                for (const std::string& note : settings_without_effect(cfg))
+                    io.err << "sbufsim run: note: " << note << "\n";
             spdlog::info("run: {} on generation {}, {} scheduler", path, cfg.params.generation, scheduler);
             ReplayOptions ropt;
             ropt.lenient = lenient;

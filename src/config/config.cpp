@@ -476,4 +476,39 @@ std::string render_ini(const LoadedConfig& config, bool annotate) {
     return os.str();
 }
 
+std::vector<std::string> settings_without_effect(const LoadedConfig& cfg) {
+    const std::vector<KeySpec>& keys = key_table();
+    // Where a user (a --config file or the command line) set the key; null when only the
+    // generation file or the default did.
+    const auto set_by_user = [&](const std::string& name) -> const Origin* {
+        for (std::size_t i = 0; i < keys.size() && i < cfg.origins.size(); ++i)
+            if (keys[i].name == name) {
+                const Origin& o = cfg.origins[i];
+                return o.line >= 0 && o.file != cfg.generation_file ? &o : nullptr;
+            }
+        return nullptr;
+    };
+    const ThrottlerParams& t = cfg.params.throttler;
+    const std::pair<const char*, const ThrottleCfg*> throttlers[] = {
+        {"pool_rd", &t.pool_rd}, {"pool_wr", &t.pool_wr}, {"act_rd", &t.act_rd},
+        {"act_wr", &t.act_wr},   {"dve_rd", &t.dve_rd},   {"dve_wr", &t.dve_wr}};
+    std::vector<std::string> notes;
+    for (const auto& [client, th] : throttlers) {
+        const std::string base = std::string("throttler.") + client + ".";
+        if (!th->enable) {
+            for (const char* field : {"transfer_cnt", "window_len"})
+                if (const Origin* o = set_by_user(base + field))
+                    notes.push_back(base + field + " (set at " + o->describe() + ") has no effect while " +
+                                    base + "enable = false; set " + base + "enable=true to throttle " +
+                                    client);
+        } else if (th->transfer_cnt >= th->window_len) {
+            notes.push_back(base + "transfer_cnt = " + std::to_string(th->transfer_cnt) + " >= " + base +
+                            "window_len = " + std::to_string(th->window_len) + ": the limit never binds (" +
+                            client + " moves at most one beat a cycle, " + std::to_string(th->window_len) +
+                            " per window)");
+        }
+    }
+    return notes;
+}
+
 }  // namespace sbufsim

@@ -282,11 +282,13 @@ std::vector<KeySpec> build_table() {
                     {"rows", "seed 000 §1, seed 004", HO, "PE array rows (contraction)"}));
     t.push_back(u32("pe.cols", [](Params& p) -> auto& { return p.pe.cols; }, 1, 512,
                     {"cols", "seed 000 §1, seed 004", HO, "PE array columns"}));
-    t.push_back(u32("pe.row_groups", [](Params& p) -> auto& { return p.pe.row_groups; }, 1, 4,
-                    {"groups", "seed 000 §1, §5.6", HO,
-                     "PE_ARRAY_NUM_ROW_GROUPS: a matmul's moving read is split into pe.rows / row_groups-partition "
-                     "slices, slice q on stage-1 client pe_client_q after row group q's stagger timer (at most 4: "
-                     "the sequencer has 4 stagger timers and 4 PE read clients)"}));
+    t.push_back(
+        u32("pe.row_groups", [](Params & p) -> auto& { return p.pe.row_groups; }, 1, 4,
+            {"groups", "seed 000 §1, §5.6", HO,
+             "PE_ARRAY_NUM_ROW_GROUPS: a matmul's moving read is split into pe.rows / row_groups-partition "
+             "slices, slice q on stage-1 client pe_client_q after row group q's stagger timer (at most 4: "
+             "the sequencer has 4 stagger timers and 4 row-group read clients, pe_client_0..3; "
+             "pe_client_4 is the fan-out client)"}));
     t.push_back(u32("pe.col_groups", [](Params& p) -> auto& { return p.pe.col_groups; }, 1, 16,
                     {"groups", "seed 000 §1", HO, "PE_ARRAY_NUM_COL_GROUPS"}));
     t.push_back(u32("pe.max_weight_step", [](Params& p) -> auto& { return p.pe.max_weight_step; }, 1, 64,
@@ -425,9 +427,18 @@ std::vector<KeySpec> build_table() {
                                                    "policy of the stage-2 (engine and PE-read) arbiter: priority_dwrr is the hardware's, the others are what-ifs (docs/kernel.md)"}));
     for (std::uint32_t i = 0; i < kStage1Clients; ++i) {
         auto name = "pe_client_" + std::to_string(i);
-        arb_pair(t, "arbiter.stage1." + name,
-                 [i](Params& p) -> auto& { return p.arbiter.stage1[i]; }, "seed 000 §7.1", HO,
-                 "stage-1 PE-array client " + std::to_string(i));
+        // The CSR fields and their reset values are observed; which traffic rides each client is
+        // this model's reading (docs/engines.md, arr_seq).
+        const std::string carries =
+            i + 1 < kStage1Clients
+                ? ", carrying row group " + std::to_string(i) + "'s slice of a matmul's moving read"
+                : " (the fan-out), carrying LdWeights reads (the stationary tile)";
+        arb_pair(
+            t, "arbiter.stage1." + name, [i](Params & p) -> auto& { return p.arbiter.stage1[i]; },
+            "seed 000 §7.1", HO,
+            "stage-1 PE-array client " + std::to_string(i) + carries +
+                " (the field and its reset value are OBSERVED; the traffic it carries is INFERRED, "
+                "docs/engines.md arr_seq)");
     }
     arb_pair(t, "arbiter.stage2.pool_rd", [](Params& p) -> auto& { return p.arbiter.pool_rd; }, "seed 000 §7.1", HO, "stage-2 POOL read");
     arb_pair(t, "arbiter.stage2.act_rd", [](Params& p) -> auto& { return p.arbiter.act_rd; }, "seed 000 §7.1", HO, "stage-2 ACT read");

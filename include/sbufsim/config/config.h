@@ -117,6 +117,12 @@ struct LoadedConfig {
 // Load, layer, type-check, range-check and cross-check. Throws ConfigError.
 LoadedConfig load_config(const LoadRequest& request);
 
+// Settings a user made that cannot change a run, one sentence each: a throttler's
+// transfer_cnt or window_len set while the throttler is off, or a limit of window_len or more
+// beats per window (a client moves at most one beat a cycle). Valid, so not errors; `run` prints
+// them as notes.
+std::vector<std::string> settings_without_effect(const LoadedConfig& cfg);
+
 // A value for `k` checked for type, range and choice, in the form the loader keeps: integers in
 // decimal ("0x10" -> "16"), booleans as true/false ("yes" -> "true"), anything else as written
 // (trimmed). Throws ConfigError naming `where` and the key.
