@@ -4,6 +4,7 @@
 #include <bit>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "sbufsim/stats/window_stats.h"
@@ -71,6 +72,8 @@ struct Kernel::Port {
     std::uint32_t bpb = 8;  // bytes per partition per beat
     std::uint32_t max_parts = 0;  // partitions of the client's region (submit's checks)
     std::uint64_t max_bytes = 0;  // bytes a partition of the region may be addressed at
+    bool partition_banks = false;  // SBUF in HalfSelect::partition mode: the banks follow the
+                                   // partitions only (uniform_run())
 
     // Head request. Its beats go partition chunk major, then byte chunk, then (raw) the read and
     // the write slot; what the arbitration sees of a beat is only its banks and its bytes, so the
@@ -96,6 +99,11 @@ struct Kernel::Port {
     // `grant_mask`, the banks of every head beat since the last flush.
     std::uint64_t grant_mask = 0;
     std::uint64_t grant_count = 0;
+    // ClientStats of the completed requests, kept here rather than in stats_ (the Port is at
+    // hand in complete(); the ClientStats record is not) and copied by stats(): ClientStats's
+    // completed is completed_[c].
+    LatencyHistogram latency;
+    std::uint64_t wait_cycles = 0;
 };
 
 Kernel::Kernel(const Params& p, KernelOptions options)
@@ -141,8 +149,6 @@ Kernel::Kernel(const Params& p, KernelOptions options)
     // Client masks and arbiters.
     ports_.resize(n_);
     throttlers_.resize(n_);
-    completed_.assign(n_, 0);
-    last_done_.assign(n_, 0);
     const std::uint32_t boost = 8;  // lifts one DMA-class group above the other (tdm.dma_order)
     for (std::uint32_t c = 0; c < n_; ++c) {
         const ClientInfo& ci = clients_.all()[c];
@@ -152,6 +158,7 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         port.bpb = std::max<std::uint32_t>(1, ci.beat_bytes);
         port.max_parts = region_partitions(ci.region);
         port.max_bytes = region_active(ci.region);
+        port.partition_banks = ci.region == Region::sbuf && !half_by_offset_;
         port.q.resize(16);
         port.q_mask = port.q.size() - 1;
         (ci.region == Region::sbuf ? sbuf_mask_ : psum_mask_clients_) |= bit(c);
@@ -325,8 +332,11 @@ inline bool Kernel::well_formed(const Request& r) const {
     const std::uint32_t c = index(r.client);
     if (c >= n_) return false;
     const Port& p = ports_[c];
-    const bool shape = r.region == p.region && r.partitions != 0 && r.first_partition + r.partitions <= p.max_parts &&
-                       r.bytes != 0 && std::uint64_t{r.offset} + r.bytes <= p.max_bytes;
+    // partitions != 0 and first + partitions <= max_parts in one compare: 0 - 1u wraps to 2^32 - 1,
+    // past any partition count.
+    const bool shape = r.region == p.region &&
+                       std::uint64_t{r.first_partition} + (r.partitions - 1u) < p.max_parts && r.bytes != 0 &&
+                       std::uint64_t{r.offset} + r.bytes <= p.max_bytes;
     if (r.after == kNoRequest) return shape;
     const std::uint32_t dc = index(request_client(r.after));
     return shape && dc < n_ && request_seq(r.after) < ports_[dc].submitted;
@@ -354,10 +364,19 @@ inline bool Kernel::well_formed(const Request& r) const {
 }
 
 // Doubles the client's ring (outside the cycle loop; out of line so that submit() stays small).
+// submit() calls it with the ring full: the queued requests are the two spans [head, end) and
+// [begin, head), each one block copy (Queued is trivially copyable); only the new half is
+// constructed. (Value-initialised whole and then copied entry by entry, it took 4.4 M
+// instructions of mixed.sbt's replay, whose queues grow deep; now 2.5 M.)
 [[gnu::noinline]] void Kernel::grow(Port& p) {
-    const std::uint64_t size = p.tail - p.head;
-    std::vector<Queued> bigger(p.q.size() * 2);
-    for (std::uint64_t i = 0; i < size; ++i) bigger[i] = p.q[(p.head + i) & p.q_mask];
+    static_assert(std::is_trivially_copyable_v<Queued>);
+    const std::uint64_t size = p.tail - p.head;  // == p.q.size()
+    const auto h = static_cast<std::ptrdiff_t>(p.head & p.q_mask);
+    std::vector<Queued> bigger;
+    bigger.reserve(p.q.size() * 2);
+    bigger.insert(bigger.end(), p.q.begin() + h, p.q.end());
+    bigger.insert(bigger.end(), p.q.begin(), p.q.begin() + h);
+    bigger.resize(p.q.size() * 2);
     p.q.swap(bigger);
     p.q_mask = p.q.size() - 1;
     p.tail = size;
@@ -375,30 +394,36 @@ RequestId Kernel::submit(const Request& r) {
     e.req = r;
     e.req.issue = std::max(r.issue, now_);
     // Beats: partition chunks x byte chunks (x 2 for raw: the read slot, then the write slot).
-    const std::uint32_t cp = p.ppb && p.ppb < r.partitions ? p.ppb : r.partitions;  // per beat
-    const std::uint32_t pcs = (r.partitions + cp - 1) / cp;
+    const bool split = p.ppb && p.ppb < r.partitions;       // more than one partition chunk
+    const std::uint32_t cp = split ? p.ppb : r.partitions;  // partitions per beat
+    const std::uint32_t pcs = split ? (r.partitions + cp - 1) / cp : 1;
     const std::uint64_t bcs = (std::uint64_t{r.bytes} + p.bpb - 1) / p.bpb;
     const std::uint64_t beats = pcs * bcs * (r.op == Op::raw ? 2 : 1);
     if (beats > 0xffffffffu) [[unlikely]] too_many_beats(beats);
     e.beats = static_cast<std::uint32_t>(beats);
+    e.chunks = {pcs, static_cast<std::uint32_t>(bcs)};  // uniform_run() may put a mask in their place
     uniform_run(p, e, cp, pcs, static_cast<std::uint32_t>(bcs));
     ++p.tail;
     ++queued_;
     p.beats_requested += e.beats;
     const RequestId id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, p.submitted++);
-    if (size == 0) load_head(c, now_);
+    if (size == 0) load_first(c);
     return id;
 }
 
-// Makes the queue's first request the head, ready from cycle t at the earliest.
-void Kernel::load_head(std::uint32_t c, Cycle t) {
+// The request submit() queued behind none becomes the head. Out of line: inlined, load_head()
+// made submit() keep more values live and spill them on every call, queue empty or not.
+[[gnu::noinline]] void Kernel::load_first(std::uint32_t c) {
     Port& p = ports_[c];
+    load_head(c, p, p.q[p.head & p.q_mask], now_);  // no head before: none of c's bits is set
+}
+
+// Makes `e`, the queue's first request, the head, ready from cycle t at the earliest. The
+// client's bits in ready_, pending_ and depwait_ are clear (the callers know which were set).
+// Inlined into complete() and submit(), once per request each at most: as a call it saved and
+// restored five registers around a body of about 60 instructions.
+[[gnu::always_inline]] inline void Kernel::load_head(std::uint32_t c, Port& p, const Queued& e, Cycle t) {
     const std::uint64_t b = bit(c);
-    ready_ &= ~b;
-    pending_ &= ~b;
-    depwait_ &= ~b;
-    if (p.head == p.tail) return;
-    const Queued& e = p.q[p.head & p.q_mask];
     const Request& r = e.req;
     p.issue = r.issue;
     p.start = std::max(r.issue, t);
@@ -412,9 +437,9 @@ void Kernel::load_head(std::uint32_t c, Cycle t) {
         p.offset = r.offset;
         p.bytes = r.bytes;
         p.chunk_parts = p.ppb ? p.ppb : r.partitions;
-        p.pcs = (p.parts + p.chunk_parts - 1) / p.chunk_parts;
-        p.full_bcs = p.bytes / p.bpb;
-        p.bcs = p.full_bcs + (p.bytes % p.bpb != 0 ? 1 : 0);
+        p.pcs = e.chunks.pcs;  // submit() divided them out
+        p.bcs = e.chunks.bcs;
+        p.full_bcs = p.bcs - (std::uint64_t{p.bcs} * p.bpb != p.bytes);
         p.pc = p.bc = 0;
         p.rep = r.op == Op::raw ? 2 : 1;
         p.offset_banks = p.region == Region::psum || half_by_offset_;
@@ -439,7 +464,7 @@ inline void Kernel::uniform_run(const Port& p, Queued& e, std::uint32_t rows, st
                                 std::uint32_t bcs) const {
     const Request& r = e.req;
     e.run_bytes = 0;
-    if (p.region != Region::sbuf || half_by_offset_ || std::uint64_t{bcs} * p.bpb != r.bytes) return;
+    if (!p.partition_banks || std::uint64_t{bcs} * p.bpb != r.bytes) return;
     const std::uint32_t first = r.first_partition, last = first + r.partitions - 1;
     if (pcs != 1 && (std::uint64_t{pcs} * rows != r.partitions || sbuf_bank_of_[first] != sbuf_bank_of_[last])) return;
     e.run_mask = bit_range(sbuf_bank_of_[first], sbuf_bank_of_[first + rows - 1]);
@@ -549,11 +574,9 @@ inline void Kernel::end_run(std::uint32_t c, Cycle t) {
     run_ended_ = true;
     Port& p = ports_[c];
     const Queued& e = p.q[p.head & p.q_mask];
-    ClientStats& cs = stats_.clients[c];
-    ++cs.completed;
-    cs.latency.add(t - p.issue + 1);
-    cs.wait_cycles += (t - p.start + 1) - e.beats;
-    if (!ring_.empty()) {
+    p.latency.add(t - p.issue + 1);
+    p.wait_cycles += (t - p.start + 1) - e.beats;
+    if (options_.completion_capacity) {  // the ring exists (one load: ring_.empty() takes two)
         Completion& out = ring_[ring_tail_++ % ring_.size()];
         out.id = make_request_id(ClientId{static_cast<std::uint16_t>(c)}, completed_[c]);
         out.tag = e.req.tag;
@@ -565,11 +588,15 @@ inline void Kernel::end_run(std::uint32_t c, Cycle t) {
     }
     ++completed_[c];
     last_done_[c] = t;
-    done_clients_ |= bit(c);
-    watched_done_ |= (watch_ >> c) & 1;
+    const std::uint64_t b = bit(c);
+    done_clients_ |= b;
+    watched_done_ |= watch_ & b;
     ++p.head;
     --queued_;
-    load_head(c, t + 1);
+    // Granted, so its bit is in ready_ and not in pending_ (load_head() wants all three clear).
+    ready_ &= ~b;
+    depwait_ &= ~b;
+    if (p.head != p.tail) load_head(c, p, p.q[p.head & p.q_mask], t + 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1345,7 +1372,7 @@ template <class Stage1, class Stage2>
 RunStatus Kernel::run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_drained, std::uint64_t watch) {
     const bool skipping = !options_.step_every_cycle;
     watch_ = watch;
-    watched_done_ = false;
+    watched_done_ = 0;
     while (until_drained ? queued_ > 0 : now_ < target) {
         if (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)
             return RunStatus::completions_full;
@@ -1386,11 +1413,12 @@ RunStatus Kernel::run_to_completion() { return run(kNever, true, 0); }
 // Statistics.
 
 // Adds the client's pending bank grants to BankStats and to its beat count.
+// (No test for a zero count: it adds nothing, and the first flush has no banks either.)
 void Kernel::flush_bank_grants(std::uint32_t c) {
     Port& p = ports_[c];
-    if (!p.grant_count) return;
-    for_each_bit(p.grant_mask, [&](std::uint32_t b) { bank_grants_[b * kClientSlots + c] += p.grant_count; });
-    p.beats += p.grant_count;
+    const std::uint64_t n = p.grant_count;  // a local: the adds below may alias it for the compiler
+    for_each_bit(p.grant_mask, [&](std::uint32_t b) { bank_grants_[b * kClientSlots + c] += n; });
+    p.beats += n;
     p.grant_count = 0;
 }
 
@@ -1406,6 +1434,9 @@ const Stats& Kernel::stats() const {
             for_each_bit(p.grant_mask, [&](std::uint32_t b) { report_.banks[b].grants[c] += unflushed; });
         ClientStats& cs = report_.clients[c];
         cs.requests = p.submitted;
+        cs.completed = completed_[c];
+        cs.latency = p.latency;
+        cs.wait_cycles = p.wait_cycles;
         cs.beats_requested = p.beats_requested;
         std::copy_n(stalls_.begin() + std::ptrdiff_t{c} * kCauseStride, kStallCauses, cs.stalls.begin());
         cs.beats = p.beats + unflushed;

@@ -137,16 +137,16 @@ void ReplaySession::submit_access(const Record& r) {
 
 void ReplaySession::submit_access(const Record& r, int c, const Decoded& d) {
     if (!d.valid() || d.region != client_region_[static_cast<std::size_t>(c)]) return;
-    Request& q = pending_;  // built in place
-    q = Request{};
-    q.client = ClientId{static_cast<std::uint16_t>(c)};
-    q.op = r.op;
-    q.region = d.region;
-    q.first_partition = static_cast<std::uint16_t>(d.partition);
-    q.partitions = std::max<std::uint16_t>(1, r.partitions);
-    q.offset = d.offset;
-    q.bytes = std::max<std::uint32_t>(1, r.bytes);
-    q.issue = r.cycle;
+    Request& q = pending_;
+    // One initialiser: zeroing it first and then setting the fields stored most of them twice.
+    q = Request{.client = ClientId{static_cast<std::uint16_t>(c)},
+                .op = r.op,
+                .region = d.region,
+                .first_partition = static_cast<std::uint16_t>(d.partition),
+                .partitions = std::max<std::uint16_t>(1, r.partitions),
+                .offset = d.offset,
+                .bytes = std::max<std::uint32_t>(1, r.bytes),
+                .issue = r.cycle};
     have_pending_ = true;
     // Record by record, it goes into the kernel when the kernel is `access_window` cycles short
     // of its issue cycle, and not before it was read. A pe_wr record keeps that cycle (arr_seq

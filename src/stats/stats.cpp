@@ -37,6 +37,7 @@ std::uint64_t LatencyHistogram::bucket_upper(std::uint32_t b) {
 
 void LatencyHistogram::grow(std::uint32_t b) {
     counts_.resize(std::min<std::size_t>(kBuckets, (b / kGrowth + 1) * kGrowth));
+    room_ = static_cast<std::uint32_t>(counts_.size());
 }
 
 bool LatencyHistogram::operator==(const LatencyHistogram& o) const {

@@ -146,8 +146,17 @@ private:
         // The common request whose beats all share banks and bytes (uniform_run()) is made one
         // run when submitted: load_head() then copies it. run_bytes 0: walk the chunks instead.
         std::uint32_t run_bytes;
-        std::uint64_t run_mask;
+        union {
+            std::uint64_t run_mask;  // run_bytes != 0
+            // run_bytes 0: the partition chunks and the byte chunks per partition chunk, divided
+            // out once by submit() for load_head(). In the mask's place: a deep queue's every
+            // page is a fault, and 64-byte entries took about 390 more replaying mixed.sbt.
+            struct {
+                std::uint32_t pcs, bcs;
+            } chunks;
+        };
     };
+    static_assert(sizeof(Queued) == 56);
 
     RunStatus run(Cycle target, bool until_drained, std::uint64_t watch);
     // The run loop, step and leap compiled for one pair of stage-1 / stage-2 policies
@@ -191,7 +200,8 @@ private:
     void grant(std::uint32_t c, Cycle t);
     void end_run(std::uint32_t c, Cycle t);
     void complete(std::uint32_t c, Cycle t);
-    void load_head(std::uint32_t c, Cycle t);
+    void load_head(std::uint32_t c, Port& p, const Queued& e, Cycle t);
+    void load_first(std::uint32_t c);
     void load_run(std::uint32_t c);
     void uniform_run(const Port& p, Queued& e, std::uint32_t rows, std::uint32_t pcs, std::uint32_t bcs) const;
     void grow(Port& p);
@@ -234,8 +244,9 @@ private:
 
     std::vector<Port> ports_;
     std::vector<Throttler> throttlers_;
-    std::vector<std::uint64_t> completed_;  // per client: requests completed (= next seq done)
-    std::vector<Cycle> last_done_;          // per client: the cycle of its latest completion
+    // Per client, fixed arrays rather than vectors: complete() then addresses them off `this`.
+    std::array<std::uint64_t, kClientSlots> completed_{};  // requests completed (= next seq done)
+    std::array<Cycle, kClientSlots> last_done_{};          // the cycle of its latest completion
     std::uint64_t queued_ = 0;
 
     // Bank mapping tables, per partition (switchable to AddressMap, docs/kernel.md).
@@ -255,7 +266,8 @@ private:
     Cycle now_ = 0;
     std::uint64_t done_clients_ = 0;  // completed_clients()
     std::uint64_t watch_ = 0;         // run_until's watch for the run in progress
-    bool watched_done_ = false;       // a watched client completed a request in this run
+    std::uint64_t watched_done_ = 0;  // the watched clients that completed a request in this run
+                                      // (a mask: complete() sets it with the bit it has)
     Cycle slot_cycle_ = kNever;  // the last stepped cycle and its TDM slot
     std::uint32_t slot_ = 0;
     // Set by step(): every ready beat of the cycle was stopped by a gate (dependency,
