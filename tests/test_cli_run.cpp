@@ -49,8 +49,19 @@ TEST(CliRun, A_trace_on_standard_input_is_read_from_dash) {
         << sweep.err;
     // A file that is not there is named without a line number.
     const Out missing = sbufsim({"run", "nothere.trc"});
-    EXPECT_NE(missing.err.find("nothere.trc: cannot open: No such file or directory"), std::string::npos)
+    EXPECT_NE(missing.err.find("nothere.trc: cannot open: No such file or directory\n"), std::string::npos)
         << missing.err;
+    // A path that is not there, named as the examples name a shipped trace (traces/x.trc, run
+    // from anywhere but a checkout): where the shipped trace of that name is.
+    for (const std::string cmd : {"run", "check", "sweep"}) {
+        const Out hint = sbufsim({cmd, "no/such/folder/dma_load.trc"});
+        EXPECT_EQ(hint.rc, kExitInput) << cmd;
+        const auto at = hint.err.find(
+            "no/such/folder/dma_load.trc: cannot open: No such file or directory (a "
+            "shipped trace of that name: ");
+        EXPECT_NE(at, std::string::npos) << cmd << ": " << hint.err;
+        EXPECT_NE(hint.err.find("/dma_load.trc)\n", at), std::string::npos) << hint.err;
+    }
 }
 
 // Several traces: after their reports, one table side by side, the fewest cycles marked.

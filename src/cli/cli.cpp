@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <typeinfo>
 
 #include "cli/commands.h"
+#include "sbufsim/config/data_dirs.h"
 #include "sbufsim/output/output_file.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/text.h"
@@ -72,6 +74,18 @@ void print_usage(std::ostream& os) {
 }
 
 }  // namespace
+
+std::string shipped_trace_hint(const std::string& path) {
+    std::error_code ec;
+    if (path.empty() || path == "-" || std::filesystem::exists(path, ec)) return {};
+    try {
+        const std::string found =
+            find_data_file(DataKind::traces, std::filesystem::path(path).filename().string());
+        return " (a shipped trace of that name: " + found + ")";
+    } catch (const ConfigError&) {
+        return {};  // no shipped trace of that name either
+    }
+}
 
 int run(const std::vector<std::string>& argv, Io io, Failure* failure) {
     if (failure) *failure = Failure::other;

@@ -42,6 +42,10 @@ enum class Failure : unsigned char { other, output };
 // says what ended a failed command.
 int run(const std::vector<std::string>& argv, Io io, Failure* failure = nullptr);
 
+// For a trace path that does not exist: where a shipped trace of that file name is (the
+// examples' `traces/x.trc` from an install), as " (a shipped trace of that name: PATH)"; else "".
+std::string shipped_trace_hint(const std::string& path);
+
 // The git revision the binary was built from ("unknown" outside a git checkout) and the line
 // `sbufsim --version` prints: "sbufsim 0.1.0 (revision 1a2b3c4d5e6f)".
 const char* revision();

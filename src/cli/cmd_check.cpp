@@ -70,7 +70,7 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
         reader = std::make_unique<TraceReader>(path);
     } catch (const TraceFormatError& e) {
         if (e.error().field == "file") {
-            io.err << "sbufsim check: " << e.what() << "\n";
+            io.err << "sbufsim check: " << e.what() << shipped_trace_hint(path) << "\n";
             ++t.unreadable;
             return;
         }

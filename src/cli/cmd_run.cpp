@@ -528,7 +528,7 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
             io.err << "sbufsim run: " << e.what() << "\n";
             return kExitUsage;
         } catch (const TraceFormatError& e) {
-            io.err << "sbufsim run: " << e.error().to_string() << "\n";
+            io.err << "sbufsim run: " << e.error().to_string() << shipped_trace_hint(path) << "\n";
             return kExitInput;
         } catch (const ReplayError& e) {
             io.err << "sbufsim run: " << e.what() << "\n";

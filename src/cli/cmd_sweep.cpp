@@ -689,7 +689,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         try {
             TraceReader check(t);
         } catch (const TraceFormatError& e) {
-            io.err << "sbufsim sweep: " << e.error().to_string() << "\n";
+            io.err << "sbufsim sweep: " << e.error().to_string() << shipped_trace_hint(t) << "\n";
             // `--vary tdm.dma_slots=1, 2`: the shell split the list and the value became a trace.
             if (e.error().field == "file" && !t.empty() &&
                 (t.find('=') != std::string::npos ||
