@@ -345,8 +345,18 @@ Cycle path_bank_wait(const Bottleneck& b, const std::string& group) {
 // Whether a client group's stalls left the run as long as it was: an instruction trace whose
 // critical path has none of the group's cycles held past their compute (a DMA descriptor's
 // beats held inside its own minimum time, say). Access-record traces have no path: unknown.
-bool off_critical_path(const Bottleneck& bn, const std::string& group) {
-    return !group.empty() && path_bank_wait(bn, group) == 0;
+bool off_critical_path(const ReplayResult& r, const Bottleneck& bn, const std::string& group) {
+    return r.instructions && !group.empty() && path_bank_wait(bn, group) == 0;
+}
+
+// The client with the most stalls of `cause` (the first on a tie), null when none has any.
+const ClientStats* most_held(const Stats& k, StallCause cause) {
+    const ClientStats* worst = nullptr;
+    for (const ClientStats& c : k.clients)
+        if (c.stalls[static_cast<int>(cause)] &&
+            (!worst || c.stalls[static_cast<int>(cause)] > worst->stalls[static_cast<int>(cause)]))
+            worst = &c;
+    return worst;
 }
 
 std::string off_path_clause(const std::string& group, const std::string& what) {
@@ -363,7 +373,7 @@ void blocker_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Fi
     Finding f = blocker_text(r.kernel, b);
     const std::string& v = r.kernel.clients[b.victim].name;
     const std::string group = client_group(v);
-    if (r.instructions && off_critical_path(bn, group)) {
+    if (off_critical_path(r, bn, group)) {
         f.text += off_path_clause(group, "stalls");
         f.advice = "nothing to gain in run time here; to free the bandwidth all the same, place " + v +
                    "'s operands in banks (partitions) its blockers do not use";
@@ -381,9 +391,7 @@ void tdm_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Findin
     const Stats& k = r.kernel;
     const Cycle total = bn.total;
     const auto held = [](const ClientStats& c) { return c.stalls[static_cast<int>(StallCause::tdm)]; };
-    const ClientStats* worst = nullptr;
-    for (const ClientStats& c : k.clients)
-        if (held(c) && (!worst || held(c) > held(*worst))) worst = &c;
+    const ClientStats* worst = most_held(k, StallCause::tdm);
     if (!worst) return;
     std::uint64_t sum = 0, clients = 0;
     for (const ClientStats& c : k.clients)
@@ -401,7 +409,7 @@ void tdm_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Findin
                   " of tdm.max_slots), or set tdm.strict=false to let it take the banks the " + other +
                   " class leaves free"};
     const std::string group = client_group(worst->name);
-    if (r.instructions && off_critical_path(bn, group)) {
+    if (off_critical_path(r, bn, group)) {
         f.text += off_path_clause(group, "holds");
         f.advice = "nothing to gain in run time from tdm.*; only to give the " + mine +
                    "-class clients their bandwidth back, " + f.advice;
@@ -411,14 +419,10 @@ void tdm_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Findin
 
 // Throttler stalls (seed 000 §7.2): the client held most, its keys, and whether the run paid.
 void throttle_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Finding>& out) {
-    const auto held = [](const ClientStats& c) { return c.stalls[static_cast<int>(StallCause::throttle)]; };
-    const ClientStats* worst = nullptr;
-    std::uint64_t sum = 0;
-    for (const ClientStats& c : r.kernel.clients) {
-        sum += held(c);
-        if (held(c) && (!worst || held(c) > held(*worst))) worst = &c;
-    }
+    const ClientStats* worst = most_held(r.kernel, StallCause::throttle);
     if (!worst) return;
+    const std::uint64_t sum = total_stalls(r.kernel, StallCause::throttle);
+    const auto held = [](const ClientStats& c) { return c.stalls[static_cast<int>(StallCause::throttle)]; };
     const std::string keys = "throttler." + worst->name + ".*";
     Finding f{sum,
               "throttlers held back " + num(sum) + " beat-cycles, " + worst->name + "'s " +
@@ -426,7 +430,7 @@ void throttle_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<F
               "raise " + keys + " (transfer_cnt beats per window_len cycles) or set throttler." +
                   worst->name + ".enable=false if the limit is not wanted"};
     const std::string group = client_group(worst->name);
-    if (r.instructions && off_critical_path(bn, group)) {
+    if (off_critical_path(r, bn, group)) {
         f.text += off_path_clause(group, "holds");
         f.advice = "nothing to gain in run time from " + keys + "; the limit costs " + worst->name +
                    " only bandwidth it did not need";

@@ -531,14 +531,26 @@ void sort_by_point(std::vector<Row>& rows, std::size_t axes) {
     rows = std::move(sorted);
 }
 
-std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
-                              const Metric& metric) {
-    const auto col = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), metric.name) - columns.begin());
-    const std::size_t status_col = columns.size() - 2;
-    auto value = [&](const Row& r) -> std::optional<double> {
+namespace {
+
+// A row's value of `metric`: none for a row that is not ok or lacks the column.
+struct MetricCell {
+    MetricCell(const std::vector<std::string>& columns, const Metric& metric)
+        : col(static_cast<std::size_t>(std::find(columns.begin(), columns.end(), metric.name) -
+                                       columns.begin())),
+          status_col(columns.size() - 2) {}
+    std::optional<double> operator()(const Row& r) const {
         if (col >= r.size() || r[status_col] != kStatusOk) return std::nullopt;
         return parse_real(r[col]);
-    };
+    }
+    std::size_t col, status_col;
+};
+
+}  // namespace
+
+std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
+                              const Metric& metric) {
+    const MetricCell value(columns, metric);
     std::vector<std::size_t> order(rows.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -551,19 +563,12 @@ std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std
 
 std::size_t ties_at_best(const std::vector<std::string>& columns, const std::vector<Row>& rows,
                          const std::vector<std::size_t>& ranked, const Metric& metric) {
-    const auto col =
-        static_cast<std::size_t>(std::find(columns.begin(), columns.end(), metric.name) - columns.begin());
-    const std::size_t status_col = columns.size() - 2;
-    auto value = [&](std::size_t i) -> std::optional<double> {
-        const Row& r = rows[i];
-        if (col >= r.size() || r[status_col] != kStatusOk) return std::nullopt;
-        return parse_real(r[col]);
-    };
-    if (ranked.empty() || !value(ranked[0])) return 0;
-    const double best = *value(ranked[0]);
+    const MetricCell value(columns, metric);
+    if (ranked.empty() || !value(rows[ranked[0]])) return 0;
+    const double best = *value(rows[ranked[0]]);
     std::size_t n = 0;
     for (const std::size_t i : ranked)
-        if (const auto v = value(i); v && *v == best) ++n;  // the same text: the same double
+        if (const auto v = value(rows[i]); v && *v == best) ++n;  // the same text: the same double
     return n;
 }
 
