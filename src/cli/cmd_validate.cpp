@@ -24,16 +24,24 @@ constexpr const char* kValidateHelp =
     "and LoadStationary pairs, PSUM accumulation groups with their evacuation) on one generation,\n"
     "measures one figure and compares it with the figure the public documentation states or\n"
     "implies (document and section in the source column; the arithmetic in docs/validation.md),\n"
-    "or with a seed HIGH/OBSERVED fact. A case passes within its tolerance (5 % unless shown),\n"
+    "with a seed HIGH/OBSERVED fact, or with the share of an SBUF bank the seeds' arbiter, TDM\n"
+    "and throttler registers give a client (the A cases). A case passes within its tolerance (5 % unless "
+    "shown),\n"
     "or, where the public figure is a bound (<= or >=, tol \"bound\"), on its side of it.\n\n"
     "examples:\n"
     "  sbufsim validate                 every case\n"
     "  sbufsim validate --only 'D0.*'   the DMA cases\n"
+    "  sbufsim validate --only 'A.*'    the arbitration cases\n"
     "  sbufsim validate --list          the cases without running them\n\n"
     "exit status: 0 every case within tolerance, 1 a case out of tolerance or failing,\n"
     "2 bad command line.\n";
 
-std::string fmt(double v) { return format_fixed(v, std::fabs(v) >= 1000 || v == std::floor(v) ? 0 : 2); }
+// Whole numbers and large ones without decimals, fractions to three significant digits (a 1/8
+// share reads 0.125, not 0.12), the rest with two decimals.
+std::string fmt(double v) {
+    if (std::fabs(v) >= 1000 || v == std::floor(v)) return format_fixed(v, 0);
+    return std::fabs(v) < 1 ? format_number(v, 3) : format_fixed(v, 2);
+}
 
 std::string pad(std::string s, std::size_t w) {
     if (s.size() < w) s.append(w - s.size(), ' ');

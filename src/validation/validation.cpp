@@ -639,6 +639,120 @@ void stream_cases(std::vector<ValidationCase>& v) {
     peak_case(v, "L17", "mariana", "trn3 arch guide, NeuronCore-v4: 315 MXFP8/MXFP4 TFLOPS", 315, true);
 }
 
+// The SBUF arbitration stack of seed 000 §7 (two-stage arbiter, TDM, throttlers) on access
+// records: clients saturating one SBUF bank (partitions 0-7) from cycle 0. With two or more, a
+// client's share is its win rate: of the cycles it competed with another beat, those in which its
+// beat went through (won_contended / contended; once one runs out, the other is alone and no
+// longer counted). Alone, it is the fraction of the cycles it had a beat waiting in which the beat
+// went through: beats / (beats + stalled cycles), whatever held it (a TDM slot, a throttle window).
+std::string bank0_access(const std::string& client, std::uint32_t beats) {
+    // 8 partitions a beat, 32 B each (a DMA client: one partition a beat, dma.data_width = 32 B).
+    const bool dma = client.rfind("dma_", 0) == 0;
+    return "0 " + client + " rd 0x0 " + (dma ? "1 " + num(32 * beats) : "8 " + num(32 * beats));
+}
+CaseTrace contend(const std::vector<std::string>& clients, std::uint32_t beats = 4096) {
+    CaseTrace t;
+    for (const std::string& c : clients) t.add(bank0_access(c, beats));
+    return t;
+}
+auto share_of(const std::string& client) {
+    return [client](const Results& r, const Traces&, const Params&) {
+        for (const ClientStats& c : r[0].kernel.clients) {
+            if (c.name != client || !c.beats) continue;
+            return c.contended
+                       ? static_cast<double>(c.won_contended) / static_cast<double>(c.contended)
+                       : static_cast<double>(c.beats) / static_cast<double>(c.beats + c.total_stalls());
+        }
+        throw std::runtime_error(client + " moved no beat");
+    };
+}
+
+void arbiter_cases(std::vector<ValidationCase>& v) {
+    const std::string s71 = "seed 000 §7.1", s72 = "seed 000 §7.2";
+    v.push_back({"A01",
+                 "arbiter",
+                 "cayman",
+                 "act_rd and pool_rd on one SBUF bank at reset weights: pool_rd's share",
+                 s71 + ": stage-2 arb_weight all rst=0x1, round-robin DWRR among equals",
+                 0.5,
+                 "share",
+                 0.01,
+                 {contend({"act_rd", "pool_rd"})},
+                 {},
+                 share_of("pool_rd")});
+    v.push_back({"A02",
+                 "arbiter",
+                 "cayman",
+                 "act_rd (weight 3) and pool_rd (weight 1) on one SBUF bank: act_rd's share",
+                 s71 + ": arb_weight, a 4-bit DWRR weight: 3 grants to 1",
+                 0.75,
+                 "share",
+                 0.01,
+                 {contend({"act_rd", "pool_rd"})},
+                 {"arbiter.stage2.act_rd.weight=3"},
+                 share_of("act_rd")});
+    v.push_back(
+        {"A03",
+         "arbiter",
+         "cayman",
+         "pe_client_0 and act_rd on one SBUF bank: the stage-1 winner's share",
+         s71 + ": pe_rd_client rst=0x1, the only non-zero stage-2 reset priority: the PE read wins ties",
+         1.0,
+         "share",
+         0.0,
+         {contend({"act_rd", "pe_client_0"})},
+         {},
+         share_of("pe_client_0")});
+    v.push_back(
+        {"A04",
+         "arbiter",
+         "cayman",
+         "pe_client_0..3 on one SBUF bank: pe_client_0's share of stage 1",
+         s71 + ": stage-1 arb_prio all rst=0x0, arb_weight all rst=0x1: one PE winner a cycle, in turn",
+         0.25,
+         "share",
+         0.01,
+         {contend({"pe_client_0", "pe_client_1", "pe_client_2", "pe_client_3"})},
+         {},
+         share_of("pe_client_0")});
+    v.push_back(
+        {"A05",
+         "arbiter",
+         "cayman",
+         "dma_0 and act_rd on one SBUF bank, TDM at reset: dma_0's share",
+         s72 +
+             ": tdm_max_slots 8, tdm_dma_slots 1: the DMA's guaranteed 1/8, its interference bounded to 1/8",
+         0.125,
+         "share",
+         0.01,
+         {contend({"act_rd", "dma_0"})},
+         {},
+         share_of("dma_0")});
+    v.push_back({"A06",
+                 "arbiter",
+                 "cayman",
+                 "dma_0 alone on one SBUF bank under strict TDM: its share",
+                 s72 + ": 1 DMA slot of 8 (tdm.strict: the class is held out of compute's slots)",
+                 0.125,
+                 "share",
+                 0.01,
+                 {contend({"dma_0"})},
+                 {"tdm.strict=true"},
+                 share_of("dma_0")});
+    v.push_back({"A07",
+                 "arbiter",
+                 "cayman",
+                 "act_rd alone, its read throttler on at window_len 16, transfer_cnt 4: its share",
+                 s72 + ": rd_throttle_cfg1 token bucket, transfer_cnt transfers per window_len cycles",
+                 0.25,
+                 "share",
+                 0.01,
+                 {contend({"act_rd"})},
+                 {"throttler.act_rd.enable=true", "throttler.act_rd.window_len=16",
+                  "throttler.act_rd.transfer_cnt=4"},
+                 share_of("act_rd")});
+}
+
 // Seed HIGH/OBSERVED facts the configuration must carry exactly.
 void seed_case(std::vector<ValidationCase>& v, std::string id, std::string gen, const std::string& key, double value,
                std::string source) {
@@ -667,6 +781,7 @@ std::vector<ValidationCase> build() {
     compute_cases(v);
     pe_cases(v);
     stream_cases(v);
+    arbiter_cases(v);
     seed_cases(v);
     return v;
 }

@@ -29,7 +29,7 @@ enum class Bound : std::uint8_t { near, at_most, at_least };
 
 struct ValidationCase {
     std::string id;          // e.g. "D01"
-    std::string group;       // "DMA", "compute", "PE", "stream", "seed"
+    std::string group;       // "DMA", "compute", "PE", "stream", "arbiter", "seed"
     std::string gen;
     std::string what;        // one line: the setup
     std::string source;      // document and section
