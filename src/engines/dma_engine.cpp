@@ -241,6 +241,7 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     dma_.descriptors += descriptors(d);
     dma_.short_descriptors += short_descriptors(d);
     dma_.bytes += d.bytes;
+    dma_.hbm_bytes += d.hbm ? d.bytes : 0;
     dma_.transposes += d.transpose ? 1 : 0;
     q.q.pop();
     --q.armed;

@@ -178,21 +178,36 @@ std::string uncertain_cost_note(const ReplayResult& r) {
            values + ")";
 }
 
+// The HBM side's share of dma.hbm_gbps over the run from which a DMA finding calls the run
+// HBM-bound: more engines or earlier loads then cannot move HBM bytes faster, fewer bytes can.
+constexpr double kHbmBound = 0.8;
+
 Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n, const std::string& share) {
     // Splitting loads over more engines helps only if some engine has time to spare.
     std::size_t engines = 0, idle_half = 0;
     for (const EngineStats& e : r.engines)
         if (group_of(e.name) == "DMA") ++engines, idle_half += 2 * e.busy < r.total_cycles;
+    // The engines' peak (dma.engines x dma.engine_gbps) is above the HBM side's (dma.hbm_gbps),
+    // so HBM traffic is measured against its own limit too.
+    const bool hbm_limited = r.hbm_peak_gbps > 0 && r.hbm_bytes() > 0;
+    const std::string hbm = hbm_limited
+                                ? ", and the HBM side " + pct(b.hbm_bandwidth_utilisation) +
+                                      " of dma.hbm_gbps (" + format_number(r.hbm_peak_gbps, 4) + " GB/s)"
+                                : std::string();
     Finding f{
         n,
         "DMA transfers are " + share + "; the DMA engines move " + pct(b.dma_bandwidth_utilisation) +
-            " of their peak bandwidth over the run",
+            " of their peak bandwidth over the run" + hbm,
         "start each load earlier so it overlaps compute (double-buffer: issue the next tile's DMA before "
         "this tile's compute), " +
             (idle_half ? "split large loads over the DMA engines busy less than half the run (" +
                              std::to_string(idle_half) + " of " + std::to_string(engines) + "), "
                        : std::string()) +
             "or keep reused tiles in SBUF"};
+    if (hbm_limited && b.hbm_bandwidth_utilisation >= kHbmBound)
+        f.advice =
+            "the HBM side is busy most of the run: more engines or earlier loads cannot move its bytes "
+            "faster, fewer bytes can: keep reused tiles in SBUF and load each tile once";
     std::uint64_t runs = 0, short_runs = 0;
     for (const DmaStats& d : r.dma) {
         runs += d.descriptors;
@@ -519,6 +534,7 @@ Bottleneck analyse(const ReplayResult& r) {
     b.sbuf_bank_utilisation = ratio(static_cast<double>(sbuf), total * k.sbuf_banks);
     b.psum_bank_utilisation = ratio(static_cast<double>(psum), total * static_cast<double>(k.banks.size() - k.sbuf_banks));
     b.dma_bandwidth_utilisation = ratio(r.dma_gbps(), r.dma_peak_gbps);
+    b.hbm_bandwidth_utilisation = ratio(r.hbm_gbps(), r.hbm_peak_gbps);
     if (!b.path.empty()) {
         const PathGroup& top = b.path.front();
         b.bound_by = top.name;

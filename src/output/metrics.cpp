@@ -278,6 +278,11 @@ Section bottleneck_section() {
                  "achieved DMA bandwidth / (dma.engines x dma.engine_gbps)", Better::higher,
                  [](const Context& c, std::size_t) { return c.b.dma_bandwidth_utilisation; },
                  "dma_bandwidth_utilisation"),
+             r_(
+                 "hbm_bandwidth_utilisation", "fraction",
+                 "achieved bandwidth of transfers with an HBM end / dma.hbm_gbps (0 when unlimited)",
+                 Better::higher, [](const Context& c, std::size_t) { return c.b.hbm_bandwidth_utilisation; },
+                 "hbm_bandwidth_utilisation"),
              c_("semaphore_edges", "count", "critical-path steps that waited for a semaphore", Better::none,
                 [](const Context& c, std::size_t) { return c.r.critical_path.semaphore_edges; }),
              c_("queue_edges", "count", "critical-path steps that followed the engine's queue order",
@@ -405,16 +410,32 @@ Section psum_section() {
 }
 
 Section dma_section() {
-    return {"dma", "", {}, {},
-        {c_("bytes", "B", "bytes the DMA engines moved", Better::none, [](const Context& c, std::size_t) { return c.r.dma_bytes(); }),
-         r_("achieved_gbps", "GB/s", "achieved DMA bandwidth over the run", Better::higher,
-            [](const Context& c, std::size_t) { return c.r.dma_gbps(); }, "dma_gbps")}};
+    return {"dma",
+            "",
+            {},
+            {},
+            {c_("bytes", "B", "bytes the DMA engines moved", Better::none,
+                [](const Context& c, std::size_t) { return c.r.dma_bytes(); }),
+             r_(
+                 "achieved_gbps", "GB/s", "achieved DMA bandwidth over the run", Better::higher,
+                 [](const Context& c, std::size_t) { return c.r.dma_gbps(); }, "dma_gbps"),
+             c_("hbm_bytes", "B", "of the bytes, those of transfers with an HBM end", Better::none,
+                [](const Context& c, std::size_t) { return c.r.hbm_bytes(); }),
+             r_(
+                 "hbm_gbps", "GB/s",
+                 "achieved bandwidth of transfers with an HBM end over the run (limit: dma.hbm_gbps)",
+                 Better::higher, [](const Context& c, std::size_t) { return c.r.hbm_gbps(); }, "hbm_gbps")}};
 }
 
 Section dma_engine_section() {
     auto d = [](const Context& c, std::size_t i) -> const DmaStats& { return c.r.dma[i]; };
-    return {"dma_engine", "<dma_K>",
-        [](const Context& c) { return numbered(c.r.dma.size(), "dma_", 0, [&](std::size_t i) { return c.r.dma[i].descriptors > 0; }); },
+    return {
+        "dma_engine",
+        "<dma_K>",
+        [](const Context& c) {
+            return numbered(c.r.dma.size(), "dma_", 0,
+                            [&](std::size_t i) { return c.r.dma[i].descriptors > 0; });
+        },
         [](const Context& c, std::string_view who) -> std::optional<std::size_t> {
             for (const Item& it : numbered(c.r.dma.size(), "dma_", 0))
                 if (it.name == who) return it.index;
@@ -422,10 +443,14 @@ Section dma_engine_section() {
         },
         {c_("descriptors", "count", "descriptors (contiguous runs) moved", Better::none,
             [d](const Context& c, std::size_t i) { return d(c, i).descriptors; }),
-         c_("short_descriptors", "count", "of the descriptors, runs short enough to pay dma.pkt_min_ns", Better::lower,
-            [d](const Context& c, std::size_t i) { return d(c, i).short_descriptors; }),
-         c_("bytes", "B", "payload bytes moved", Better::none, [d](const Context& c, std::size_t i) { return d(c, i).bytes; }),
-         c_("transposes", "count", "transposing descriptors", Better::none, [d](const Context& c, std::size_t i) { return d(c, i).transposes; }),
+         c_("short_descriptors", "count", "of the descriptors, runs short enough to pay dma.pkt_min_ns",
+            Better::lower, [d](const Context& c, std::size_t i) { return d(c, i).short_descriptors; }),
+         c_("bytes", "B", "payload bytes moved", Better::none,
+            [d](const Context& c, std::size_t i) { return d(c, i).bytes; }),
+         c_("hbm_bytes", "B", "of them, bytes of transfers with an HBM end", Better::none,
+            [d](const Context& c, std::size_t i) { return d(c, i).hbm_bytes; }),
+         c_("transposes", "count", "transposing descriptors", Better::none,
+            [d](const Context& c, std::size_t i) { return d(c, i).transposes; }),
          c_("data_cycles", "cycles", "cycles the engine moved data", Better::none,
             [d](const Context& c, std::size_t i) { return d(c, i).data_cycles; }),
          r_("gbps_while_active", "GB/s", "bytes / the time the engine moved data", Better::higher,

@@ -95,10 +95,17 @@ void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck&
         os << col(std::to_string(g.instructions), 8) << "\n";
     }
     // MFU counts dense bf16 MACs per PE and cycle: fp8 double-row and MX matmuls go past 100 %.
-    os << "utilisation: PE " << format_fixed(100 * b.pe_utilisation, 1) << " %, MFU " << format_fixed(100 * b.mfu, 1)
-       << (b.mfu > 1 ? " % of the bf16 peak" : " %") << ", SBUF banks " << format_fixed(100 * b.sbuf_bank_utilisation, 1) << " %, PSUM banks "
-       << format_fixed(100 * b.psum_bank_utilisation, 1) << " %, DMA bandwidth " << format_fixed(100 * b.dma_bandwidth_utilisation, 1)
-       << " % of " << format_fixed(r.dma_peak_gbps, 0) << " GB/s\n";
+    os << "utilisation: PE " << format_fixed(100 * b.pe_utilisation, 1) << " %, MFU "
+       << format_fixed(100 * b.mfu, 1) << (b.mfu > 1 ? " % of the bf16 peak" : " %") << ", SBUF banks "
+       << format_fixed(100 * b.sbuf_bank_utilisation, 1) << " %, PSUM banks "
+       << format_fixed(100 * b.psum_bank_utilisation, 1) << " %, DMA bandwidth "
+       << format_fixed(100 * b.dma_bandwidth_utilisation, 1) << " % of " << format_fixed(r.dma_peak_gbps, 0)
+       << " GB/s";
+    // HBM traffic has a lower ceiling than the engines' sum (dma.hbm_gbps): its own share of it.
+    if (r.hbm_peak_gbps > 0 && r.hbm_bytes() > 0)
+        os << ", HBM " << format_fixed(100 * b.hbm_bandwidth_utilisation, 1) << " % of "
+           << format_number(r.hbm_peak_gbps, 4) << " GB/s";
+    os << "\n";
     if (!b.findings.empty()) os << "findings\n";
     for (std::size_t i = 0; i < b.findings.size(); ++i)
         os << "  " << i + 1 << ". " << b.findings[i].text << "\n     try: " << b.findings[i].advice << "\n";

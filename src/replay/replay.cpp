@@ -12,6 +12,12 @@ std::uint64_t ReplayResult::dma_bytes() const {
     return b;
 }
 
+std::uint64_t ReplayResult::hbm_bytes() const {
+    std::uint64_t b = 0;
+    for (const auto& d : dma) b += d.hbm_bytes;
+    return b;
+}
+
 ReplayResult replay(const Params& params, TraceReader& reader, const ReplayOptions& options) {
     ReplaySession s(params, reader, options);
     return s.run_fast();

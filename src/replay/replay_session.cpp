@@ -72,6 +72,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     result_.generation = p.generation;
     result_.pe_clock_ghz = p.pe.clock_ghz;
     result_.dma_peak_gbps = p.dma.engines * p.dma.engine_gbps;
+    result_.hbm_peak_gbps = p.dma.hbm_gbps;
     result_.dma_full_run_bytes = p.dma.pkt_min_ns * p.dma.engine_gbps;
     result_.pe_peak_macs = std::uint64_t{p.pe.rows} * p.pe.cols;
     result_.tdm_strict = p.tdm.strict;

@@ -65,6 +65,7 @@ struct DmaStats {
     std::uint64_t descriptors = 0;     // contiguous runs moved
     std::uint64_t short_descriptors = 0;  // of them, runs short enough to pay dma.pkt_min_ns
     std::uint64_t bytes = 0;           // payload bytes
+    std::uint64_t hbm_bytes = 0;       // of them, bytes of transfers with an HBM end (dma.hbm_gbps)
     std::uint64_t transposes = 0;
     Cycle data_cycles = 0;             // cycles the engine moved data (its busy time)
     bool operator==(const DmaStats&) const = default;

@@ -49,6 +49,7 @@ struct Bottleneck {
     double sbuf_bank_utilisation = 0;     // busy SBUF bank-cycles / (banks x total)
     double psum_bank_utilisation = 0;     // busy PSUM bank-cycles / (banks x total)
     double dma_bandwidth_utilisation = 0; // achieved DMA GB/s / (engines x dma.engine_gbps)
+    double hbm_bandwidth_utilisation = 0;  // achieved GB/s with an HBM end / dma.hbm_gbps (0: unlimited)
     std::string bound_by;                 // the largest path group
     double bound_share = 0;               // its share of the critical path
     std::string verdict;                  // "bound by DMA: 53.0 % of the critical path (...)"

@@ -67,6 +67,7 @@ struct ReplayResult {
     std::string generation;
     double pe_clock_ghz = 0;
     double dma_peak_gbps = 0;        // every DMA engine at dma.engine_gbps
+    double hbm_peak_gbps = 0;        // dma.hbm_gbps: the HBM side of one NeuronCore (0 = unlimited)
     double dma_full_run_bytes = 0;   // a contiguous run shorter than this pays dma.pkt_min_ns
                                      // (dma.pkt_min_ns x dma.engine_gbps)
     std::uint64_t pe_peak_macs = 0;  // PE array multiply-accumulates per cycle (pe.rows x pe.cols)
@@ -93,8 +94,10 @@ struct ReplayResult {
         return total_cycles ? static_cast<double>(arr_seq.pe_stream) / static_cast<double>(total_cycles) : 0;
     }
     std::uint64_t dma_bytes() const;
-    // Achieved DMA bandwidth over the whole replay, GB/s (bytes per ns).
+    std::uint64_t hbm_bytes() const;  // of dma_bytes(), those of transfers with an HBM end
+    // Achieved DMA bandwidth over the whole replay, GB/s (bytes per ns); of it, the HBM side's.
     double dma_gbps() const { return time_ns() > 0 ? static_cast<double>(dma_bytes()) / time_ns() : 0; }
+    double hbm_gbps() const { return time_ns() > 0 ? static_cast<double>(hbm_bytes()) / time_ns() : 0; }
 };
 
 class ReplayError : public std::runtime_error {
