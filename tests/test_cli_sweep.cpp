@@ -609,9 +609,18 @@ TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
     EXPECT_EQ(none.rc, 0) << none.err;
     EXPECT_NE(none.err.find(
                   "warning: engine.dma0.busy_fraction is empty in every ok row: no run had a 'dma0' in its "
-                  "engine family"),
+                  "engine family (did you mean engine.dma_0.busy_fraction? sbufsim run TRACE --json - lists"),
               std::string::npos)
         << none.err;
+    // A name that is not a numbered member without its underscore gets no suggestion.
+    const Out odd = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=1", "--metric",
+                             "engine.dma_9.busy_fraction", "--out", "-", "-q"});
+    EXPECT_EQ(odd.rc, 0) << odd.err;
+    EXPECT_NE(
+        odd.err.find(
+            "no run had a 'dma_9' in its engine family (a misspelt name, or one these traces never use;"),
+        std::string::npos)
+        << odd.err;
 }
 
 TEST(CliSweep, Usage_errors_name_the_argument) {

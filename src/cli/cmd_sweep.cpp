@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -540,6 +541,15 @@ void drop_stale_rows(std::vector<Row>& existing, const Options& o, const std::ve
                "sweep: dropped (--force)\n";
 }
 
+// `name` with an underscore before its trailing digits ("dma0" -> "dma_0"); "" when it has no
+// trailing digits or already has the underscore.
+std::string numbered_member(const std::string& name) {
+    std::size_t digits = name.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+    if (digits == 0 || digits == name.size() || name[digits - 1] == '_') return "";
+    return name.substr(0, digits) + "_" + name.substr(digits);
+}
+
 // A --metric or --rank-by of a family member no run had (engine.dma0 for dma_0) is empty in every
 // ok row. Which members a run has is known only once it ran, so the name passed the checks
 // before the sweep: it is said now rather than left as a silent empty column.
@@ -558,12 +568,15 @@ void warn_empty_metrics(const Options& o, const std::vector<std::string>& cols, 
         }
         if (!any_ok || any_value) continue;
         const std::size_t dot = m.find('.'), last = m.rfind('.');
-        const std::string member = dot != last ? " had a '" + m.substr(dot + 1, last - dot - 1) +
-                                                     "' in its " + m.substr(0, dot) + " family"
-                                               : " gave it a value";
+        const std::string name = dot != last ? m.substr(dot + 1, last - dot - 1) : "";
+        const std::string member =
+            dot != last ? " had a '" + name + "' in its " + m.substr(0, dot) + " family" : " gave it a value";
+        // The numbered members are named prefix_K (dma_0, q7_3, pe_client_1): "dma0" is one of them.
+        const std::string numbered = numbered_member(name);
         err << "sbufsim sweep: warning: " << m << " is empty in every ok row: no run" << member
-            << " (a misspelt name, or one these traces never use; sbufsim run TRACE --json - lists each "
-               "family's names)\n";
+            << (numbered.empty() ? " (a misspelt name, or one these traces never use;"
+                                 : " (did you mean " + m.substr(0, dot + 1) + numbered + m.substr(last) + "?")
+            << " sbufsim run TRACE --json - lists each family's names)\n";
     }
 }
 
@@ -628,7 +641,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         ("top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")
         ("no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")
         ("timeout", po::value(&o.timeout)->value_name("SEC"),
-         "kill a point still running after SEC seconds; its row says 'timeout' (default: no limit)")
+         "kill a point still running after SEC seconds; its row says 'timeout' (default 0: no limit)")
         ("lenient", po::bool_switch(&o.lenient),
          "skip invalid records (counted in run.skipped_records) instead of failing the point, as run "
          "--lenient; e.g. a trace of another generation under --gen")
