@@ -25,9 +25,11 @@ std::string tmp(const std::string& name) { return temp("plot_sweep_" + name); }
 
 // A sweep of dma_vs_compute.trc written to `out`; fails the test when the sweep itself fails
 // for another reason than invalid points (exit status 1).
-void run_sweep(const std::vector<std::string>& vary, const std::string& out, int expected_rc = kExitOk) {
+void run_sweep(const std::vector<std::string>& vary, const std::string& out, int expected_rc = kExitOk,
+               const std::vector<std::string>& base = {}) {
     std::vector<std::string> args = {"sweep", shipped("dma_vs_compute.trc"), "--jobs", "2", "--quiet", "--out", out};
     for (const auto& v : vary) args.insert(args.end(), {"--vary", v});
+    args.insert(args.end(), base.begin(), base.end());
     const CliOut o = sbufsim_process(args, "plot_sweep_");
     ASSERT_EQ(o.rc, expected_rc) << o.err;
 }
@@ -105,6 +107,39 @@ TEST(CliPlotSweep, One_key_gives_a_line_with_a_marker_per_point) {
     EXPECT_EQ(rects(svg, "cell").size(), 0u);
     EXPECT_NE(o.out.find("jain_fairness over tdm.dma_slots"), std::string::npos);
     EXPECT_NE(o.out.find("higher is better"), std::string::npos);
+    EXPECT_NE(o.out.find("base: none set (the generation file as shipped)"), std::string::npos);
+    EXPECT_EQ(o.out.find("not ok (notes below)"), std::string::npos);  // nothing skipped
+}
+
+// A strict-TDM sweep and a work-conserving one chart alike but for their base line: the table
+// keeps the base settings in every row, and the chart says them.
+TEST(CliPlotSweep, The_chart_names_the_base_settings_the_table_holds) {
+    const std::string csv = tmp("strict.csv");
+    // dma_slots = 4 of 4 leaves strict TDM's compute class no slot: an invalid row.
+    run_sweep({"tdm.dma_slots=1,2,4"}, csv, kExitFindings,
+              {"--set", "tdm.strict=true", "--set", "tdm.max_slots=4"});
+    for (const auto& r : read_rows(csv)) EXPECT_EQ(r.at("base"), "tdm.strict=true tdm.max_slots=4");
+    const CliOut o = sbufsim({"plot", csv, "-o", "-", "--metric", "tdm_stalls"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find("base: tdm.strict=true tdm.max_slots=4"), std::string::npos);
+    // The invalid point's cross on the axis, and the legend says what a cross is.
+    EXPECT_NE(o.out.find(">\u00d7</text>"), std::string::npos);
+    EXPECT_NE(o.out.find(">not ok (notes below)</text>"), std::string::npos);
+    // A table written before the column existed still charts, without a base line.
+    std::string old = slurp(csv);
+    const auto drop_base = [](std::string line) {
+        auto cells = *sweep::parse_csv_line(line);
+        cells.erase(cells.end() - 4);
+        return sweep::csv_line(cells);
+    };
+    std::istringstream in(old);
+    std::string out, line;
+    while (std::getline(in, line)) out += drop_base(line) + "\n";
+    const std::string older = write_temp("plot_sweep_older.csv", out);
+    const CliOut o2 = sbufsim({"plot", older, "-o", "-", "--metric", "tdm_stalls"});
+    ASSERT_EQ(o2.rc, kExitOk) << o2.err;
+    EXPECT_EQ(o2.out.find("base:"), std::string::npos);
+    EXPECT_NE(o2.out.find("tdm_stalls over tdm.dma_slots"), std::string::npos);
 }
 
 // rsvg-convert on PATH, as the PNG export looks for it.

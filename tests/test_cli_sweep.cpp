@@ -596,7 +596,8 @@ TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
     EXPECT_NE(o.out.find("best first by engine.pe.busy_fraction (highest first)"), std::string::npos) << o.out;
     const auto ls = lines(slurp(csv));
     ASSERT_EQ(ls.size(), 3u);
-    EXPECT_NE(ls[0].find(",jain_fairness,engine.act.bank_wait_cycles,engine.pe.busy_fraction,base_digest,status,message"),
+    EXPECT_NE(ls[0].find(",jain_fairness,engine.act.bank_wait_cycles,engine.pe.busy_fraction,base,base_"
+                         "digest,status,message"),
               std::string::npos)
         << ls[0];
     const Out bad = sbufsim({"sweep", shipped("access_mix.trc"), "--vary", "tdm.dma_slots=1", "--metric", "engine.act.idle_cycle"});

@@ -151,7 +151,23 @@ TEST(SweepRows, Jobs_are_trace_major_and_columns_follow_the_schema) {
     EXPECT_EQ(cols[cols.size() - 2], "status");
     EXPECT_EQ(cols.back(), "message");
     EXPECT_EQ(cols[cols.size() - 3], "base_digest");
-    EXPECT_EQ(cols.size(), 1 + axes.size() + metrics().size() + 3);
+    EXPECT_EQ(cols[cols.size() - 4], "base");
+    EXPECT_EQ(cols.size(), 1 + axes.size() + metrics().size() + kTrailingColumns);
+}
+
+TEST(SweepRows, The_base_cell_lists_the_settings_as_given) {
+    EXPECT_EQ(base_settings(LoadRequest{}), "");
+    LoadRequest req;
+    req.generation = "sunda";
+    req.user_files = {"site.ini"};
+    req.overrides = {Setting{"tdm.strict", "true", Origin{}, {}},
+                     Setting{"tdm.dma_slots", "2", Origin{}, {}}};
+    EXPECT_EQ(base_settings(req, true), "gen=sunda config=site.ini tdm.strict=true tdm.dma_slots=2 lenient");
+    Job j{0, "t.trc", {}, {"1"}, "digest"};
+    j.base = base_settings(req);
+    const Row row = make_row(j, {}, kStatusError, "why");
+    EXPECT_EQ(row[row.size() - 4], "gen=sunda config=site.ini tdm.strict=true tdm.dma_slots=2");
+    EXPECT_EQ(row[row.size() - 3], "digest");
 }
 
 TEST(SweepRows, Run_job_reports_an_invalid_point_in_its_row) {
@@ -220,7 +236,7 @@ TEST(SweepMetrics, Registered_per_engine_and_client_metrics_become_columns) {
 TEST(SweepMetrics, An_ok_row_with_the_wrong_cell_count_is_a_bug_not_a_blank_row) {
     const Job j{0, "t.trc", {}, {}, {}};
     EXPECT_THROW(make_row(j, {"1"}, kStatusOk, ""), std::logic_error);
-    EXPECT_EQ(make_row(j, {}, kStatusError, "why").size(), 1 + metrics().size() + 3);  // base_digest, status, message
+    EXPECT_EQ(make_row(j, {}, kStatusError, "why").size(), 1 + metrics().size() + kTrailingColumns);
 }
 
 TEST(SweepRows, Missing_trace_is_an_error_row) {

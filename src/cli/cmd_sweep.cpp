@@ -307,7 +307,7 @@ private:
 // A metric column asked for with --metric or --rank-by (not one of the default columns).
 bool extra_metric(const std::string& col) {
     const auto& d = sweep::metrics();
-    return col != "message" && col != "status" && col != "base_digest" &&
+    return col != "message" && col != "status" && col != "base" && col != "base_digest" &&
            std::none_of(d.begin(), d.end(), [&](const sweep::Metric& m) { return m.name == col; });
 }
 
@@ -728,7 +728,9 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
             it = digests.emplace(trace, sweep::base_digest(base, trace, o.lenient)).first;
         return it->second;
     };
+    const std::string settings = sweep::base_settings(base, o.lenient);
     for (auto& j : jobs) {
+        j.base = settings;
         j.base_digest = digest_of(j.trace);
         j.lenient = o.lenient;
     }

@@ -291,6 +291,17 @@ std::string base_digest(const LoadRequest& base, const std::string& trace, bool 
     return hex16(fnv1a64(config + '\x1f' + file_digest(trace)));
 }
 
+std::string base_settings(const LoadRequest& base, bool lenient) {
+    std::vector<std::string> parts;
+    if (!base.generation.empty()) parts.push_back("gen=" + base.generation);
+    for (const auto& f : base.user_files) parts.push_back("config=" + f);
+    for (const auto& s : base.overrides) parts.push_back(s.key + "=" + s.value);
+    if (lenient) parts.emplace_back("lenient");
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : " ") + p;
+    return out;
+}
+
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
                            const std::vector<std::vector<std::string>>& points,
                            const std::vector<std::string>& metrics) {
@@ -348,6 +359,7 @@ std::vector<std::string> columns(const std::vector<Axis>& axes, const std::vecto
     std::vector<std::string> c{"trace"};
     for (const auto& a : axes) c.push_back(a.key);
     c.insert(c.end(), metrics.begin(), metrics.end());
+    c.push_back("base");          // the base settings as given (base_settings())
     c.push_back("base_digest");   // the row's base configuration and trace (resume keeps current ones)
     c.push_back("status");
     c.push_back("message");
@@ -371,6 +383,7 @@ Row make_row(const Job& job, const std::vector<std::string>& cells, std::string_
         row.insert(row.end(), cells.begin(), cells.end());
     else
         row.resize(row.size() + job.metrics.size());
+    row.push_back(job.base);
     row.push_back(job.base_digest);   // every row, whatever its status: resume compares it
     row.emplace_back(status);
     row.push_back(one_line(message));
@@ -448,7 +461,7 @@ void write_json(std::ostream& os, const std::vector<std::string>& columns, const
             os << (c ? ", " : "") << json_string(columns[c]) << ": ";
             // Numbers stay numbers for pandas/jq; a missing result is null, not "".
             const bool text_column = c == 0 || columns[c] == "status" || columns[c] == "message" ||
-                                     columns[c] == "base_digest" ||
+                                     columns[c] == "base" || columns[c] == "base_digest" ||
                                      columns[c] == "worst_p99_client";
             // A bool key's value, as the loader writes it, is a JSON boolean.
             if (v.empty() && !text_column) os << "null";
@@ -574,8 +587,8 @@ std::size_t ties_at_best(const std::vector<std::string>& columns, const std::vec
 
 std::vector<std::string> keys_without_effect(const std::vector<std::string>& columns,
                                              const std::vector<Row>& rows, std::size_t axes) {
-    // Row layout (columns()): trace, the varied keys, the metrics, base_digest, status, message.
-    const std::size_t first_metric = 1 + axes, end_metric = columns.size() - 3,
+    // Row layout (columns()): trace, the varied keys, the metrics, the trailing columns.
+    const std::size_t first_metric = 1 + axes, end_metric = columns.size() - kTrailingColumns,
                       status_col = columns.size() - 2;
     std::vector<std::string> out;
     for (std::size_t k = 1; k <= axes; ++k) {

@@ -85,7 +85,8 @@ std::vector<std::string> SweepTable::key_names() const {
 
 std::vector<std::string> SweepTable::metric_names() const {
     std::vector<std::string> m(columns.begin() + static_cast<std::ptrdiff_t>(1 + keys), columns.end() - 2);
-    std::erase(m, "base_digest");   // the resume digest is not a figure to chart
+    std::erase(m, "base");  // the base settings and the resume digest are not figures
+    std::erase(m, "base_digest");
     return m;
 }
 
@@ -430,6 +431,8 @@ void summarise(const Selection& s, ChartModel& m) {
         if (d == kTraceColumn) m.traces = values;
         else if (values.size() == 1 && d != m.x.key && d != m.y.key) m.fixed.push_back(d + "=" + values.front());
     }
+    // A table of an earlier version has no base column: nothing is known of its base.
+    if (const std::size_t b = s.table->column("base"); b < s.table->columns.size()) m.bases = s.distinct(b);
 }
 
 }  // namespace
@@ -599,6 +602,18 @@ std::vector<std::string> subtitle_of(const ChartModel& m, const ChartInfo& info)
     lines.push_back(metric);
     for (auto& l : paired_lines(m.x)) lines.push_back(std::move(l));
     if (!m.fixed.empty()) lines.push_back("fixed: " + join(m.fixed, "  "));
+    // The settings under every point (sweep --gen, --config, --set): a strict-TDM sweep and a
+    // work-conserving one would otherwise draw alike.
+    if (m.bases.size() == 1)
+        lines.push_back("base: " + (m.bases.front().empty()
+                                        ? std::string("none set (the generation file as shipped)")
+                                        : m.bases.front()));
+    else if (m.bases.size() > 1) {
+        std::vector<std::string> shown = m.bases;
+        for (auto& b : shown)
+            if (b.empty()) b = "none set";
+        lines.push_back("base: the rows differ (" + join(shown, " | ") + ")");
+    }
     if (!info.label.empty()) lines.push_back(info.label);
     return lines;
 }
@@ -936,19 +951,30 @@ void skipped_marks(svg::Writer& s, const LineScale& sc) {
     }
 }
 
+// What the legend's entry for the crosses of skipped points says (skipped_marks()).
+constexpr const char* kSkippedLegend = "not ok (notes below)";
+
+// The series (when there are several) and, when points were skipped, what their crosses mean.
 double legend(svg::Writer& s, const ChartModel& m, double x, double y) {
-    if (m.y.key.empty()) return y;
-    s.text(x, y, m.y.key, 10, "start", 0, "bold");
-    for (std::size_t i = 0; i < m.y.values.size(); ++i) {
-        const double yy = y + 16 + 15 * static_cast<double>(i);
-        const std::string colour = kPalette[i % std::size(kPalette)];
-        s.line(x, yy - 3.5, x + 22, yy - 3.5, colour, 1.8);
-        svg::Style st;
-        st.fill = colour;
-        s.rect(x + 7.5, yy - 7, 7, 7, st);
-        s.text(x + 28, yy, axis_label(m.y, i), 9.5);
+    double yy = y;
+    if (!m.y.key.empty()) {
+        s.text(x, y, m.y.key, 10, "start", 0, "bold");
+        for (std::size_t i = 0; i < m.y.values.size(); ++i) {
+            yy = y + 16 + 15 * static_cast<double>(i);
+            const std::string colour = kPalette[i % std::size(kPalette)];
+            s.line(x, yy - 3.5, x + 22, yy - 3.5, colour, 1.8);
+            svg::Style st;
+            st.fill = colour;
+            s.rect(x + 7.5, yy - 7, 7, 7, st);
+            s.text(x + 28, yy, axis_label(m.y, i), 9.5);
+        }
     }
-    return y + 16 + 15 * static_cast<double>(m.y.values.size());
+    if (!m.skipped.empty()) {
+        yy += m.y.key.empty() ? 0 : 15;
+        s.text(x + 11, yy, "\u00d7", 13, "middle");
+        s.text(x + 28, yy, kSkippedLegend, 9.5);
+    }
+    return yy;
 }
 
 std::string render_line(const ChartModel& m, const ChartInfo& info) {
@@ -958,12 +984,14 @@ std::string render_line(const ChartModel& m, const ChartInfo& info) {
     std::size_t legend_chars = m.y.key.size();
     for (std::size_t i = 0; i < m.y.values.size() && !m.y.key.empty(); ++i)
         legend_chars = std::max(legend_chars, axis_label(m.y, i).size() + 5);
-    const double legend_w = m.y.key.empty() ? 30 : 40 + 6.0 * static_cast<double>(legend_chars);
+    if (!m.skipped.empty())
+        legend_chars = std::max(legend_chars, std::string_view(kSkippedLegend).size() + 5);
+    const double legend_w = legend_chars == 0 ? 30 : 40 + 6.0 * static_cast<double>(legend_chars);
     const auto notes = notes_of(m);
     sc.f.top = header_height(m, info);
     const double notes_y = sc.f.bottom() + x_title_depth(sc) + 22;
     const double height = std::max(notes_y + 13.0 * static_cast<double>(notes.size()) + 10,
-                                   sc.f.top + 16 + 15.0 * static_cast<double>(m.y.values.size()) + 20);
+                                   sc.f.top + 16 + 15.0 * static_cast<double>(m.y.values.size() + 1) + 20);
     const double width = std::max(sc.f.right() + legend_w, 700.0);
     svg::Writer s(width, height);
     header(s, m, info, sc.f.left);

@@ -87,12 +87,17 @@ struct Job {
     std::string base_digest;  // base_digest(base, trace): the row's `base_digest` cell
     std::vector<std::string> metrics = metric_names();  // the metric columns of its row
     bool lenient = false;                               // skip invalid records (counted), as `run --lenient`
+    std::string base = {};                              // base_settings(base, lenient): the row's `base` cell
 };
 // A digest of what a row depends on besides its point: the effective base configuration
 // (generation, --config files, --set) loaded for `trace`, and the trace file's bytes. Resume
 // keeps a row only when its digest is the current one. A lenient replay (which may skip records)
 // is part of it; a strict one leaves the digest as it was before --lenient existed.
 std::string base_digest(const LoadRequest& base, const std::string& trace, bool lenient = false);
+// The base settings as given, for a reader of the table or its chart: "gen=cayman
+// config=site.ini tdm.strict=true lenient" (--gen, each --config file, each --set, --lenient, in
+// that order); "" when none is set (the trace's generation as shipped).
+std::string base_settings(const LoadRequest& base, bool lenient = false);
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
                            const std::vector<std::vector<std::string>>& points,
                            const std::vector<std::string>& metrics = metric_names());
@@ -111,7 +116,9 @@ inline constexpr std::string_view kStatusError = "error";
 inline constexpr std::string_view kStatusCrashed = "crashed";
 inline constexpr std::string_view kStatusTimeout = "timeout";
 
-// The full column list: trace, the varied keys, the metrics, status, message.
+// The columns after the metrics: base, base_digest, status, message.
+inline constexpr std::size_t kTrailingColumns = 4;
+// The full column list: trace, the varied keys, the metrics, the trailing columns.
 std::vector<std::string> columns(const std::vector<Axis>& axes, const std::vector<std::string>& metrics = metric_names());
 
 using Row = std::vector<std::string>;  // cells, parallel to columns()

@@ -104,6 +104,7 @@ struct ChartModel {
     std::vector<SkippedPoint> skipped;   // rows not ok, in table order
     std::vector<std::string> traces;     // the distinct traces charted, table order
     std::vector<std::string> fixed;      // "key=value" of keys with one value (incl. --where)
+    std::vector<std::string> bases;      // the charted rows' distinct `base` cells ("" = none set)
     double min = 0, max = 0;             // over points
     std::optional<double> best;          // lowest or highest value, when the metric is rankable
 };
