@@ -27,6 +27,32 @@ TEST(CliGen, Gemm_writes_a_clean_trace_and_a_summary) {
     expect_clean(path);
 }
 
+// A ResNet 3x3 layer with --pad 1 keeps its 28x28 size; without, it is SCALE-Sim's valid 26x26.
+// The summary gives the output and the im2col GEMM, so the size is seen before any run.
+TEST(CliGen, Conv_summary_gives_the_output_size_and_its_gemm) {
+    const std::vector<std::string> shape = {"gen", "conv", "--h", "28",  "--w", "28",  "--c",
+                                            "128", "--k",  "128", "--r", "3",   "--s", "3"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> cmd = shape;
+        cmd.insert(cmd.end(), extra.begin(), extra.end());
+        return sbufsim(cmd);
+    };
+    const Out same = with({"--pad", "1", "-o", temp("cli_conv_same.sbt")});
+    ASSERT_EQ(same.rc, kExitOk) << same.err;
+    EXPECT_NE(same.out.find("output 28x28x128 (pad 1), im2col GEMM 784x128x1152 (m x n x k)"),
+              std::string::npos)
+        << same.out;
+    expect_clean(temp("cli_conv_same.sbt"));
+    const Out valid = with({"-o", temp("cli_conv_valid.sbt")});
+    ASSERT_EQ(valid.rc, kExitOk) << valid.err;
+    EXPECT_NE(valid.out.find("output 26x26x128 (pad 0), im2col GEMM 676x128x1152"), std::string::npos)
+        << valid.out;
+    const Out gemm =
+        sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--pad", "1", "-o", temp("x.trc")});
+    EXPECT_EQ(gemm.rc, kExitUsage);
+    EXPECT_NE(gemm.err.find("--pad is for conv, not gemm"), std::string::npos) << gemm.err;
+}
+
 TEST(CliGen, Every_workload_passes_check) {
     const std::vector<std::vector<std::string>> cmds = {
         {"gen", "gemm", "--m", "1024", "--n", "512", "--k", "256", "--dtype", "fp8", "--block-m", "2", "--block-n", "2"},

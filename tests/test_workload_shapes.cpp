@@ -52,18 +52,30 @@ Counted write_and_check(const Params& p, F write) {
 
 TEST(Workload_conv, Im2col_gemm_follows_the_scalesim_output_size) {
     // ResNet-50 conv1: 224x224x3, 7x7, 64 filters, stride 2 -> (224-7)/2+1 = 109 per side.
-    const GemmShape g = conv_as_gemm(ConvShape{224, 224, 3, 64, 7, 7, 2, "conv1"});
+    const GemmShape g = conv_as_gemm(ConvShape{224, 224, 3, 64, 7, 7, 2, 0, "conv1"});
     EXPECT_EQ(g.m, 109u * 109);
     EXPECT_EQ(g.n, 64u);
     EXPECT_EQ(g.k, 7u * 7 * 3);
-    EXPECT_THROW(conv_as_gemm(ConvShape{4, 4, 1, 1, 5, 5, 1, "big"}), WorkloadError);
+    EXPECT_THROW(conv_as_gemm(ConvShape{4, 4, 1, 1, 5, 5, 1, 0, "big"}), WorkloadError);
+}
+
+TEST(Workload_conv, Padding_widens_the_input_on_each_side) {
+    // ResNet-50's 3x3 layers with padding 1 keep their size: 28x28 -> 28x28 = 784 output rows
+    // (26x26 = 676 without).
+    EXPECT_EQ(conv_as_gemm(ConvShape{28, 28, 128, 128, 3, 3, 1, 1, "same"}).m, 28u * 28);
+    EXPECT_EQ(conv_as_gemm(ConvShape{28, 28, 128, 128, 3, 3, 1, 0, "valid"}).m, 26u * 26);
+    // conv1 of ResNet-50 as the framework writes it: 224x224, 7x7 stride 2, padding 3 -> 112x112.
+    EXPECT_EQ(conv_as_gemm(ConvShape{224, 224, 3, 64, 7, 7, 2, 3, "conv1"}).m, 112u * 112);
+    // A filter larger than the input fits once the padding makes room.
+    EXPECT_THROW(conv_as_gemm(ConvShape{2, 2, 8, 8, 5, 5, 1, 1, "small"}), WorkloadError);
+    EXPECT_EQ(conv_as_gemm(ConvShape{2, 2, 8, 8, 5, 5, 1, 2, "fits"}).m, 2u * 2);
 }
 
 TEST(Workload_conv, Conv_trace_passes_check_with_the_im2col_counts) {
     const Params p = cayman();
     GemmStats st;
     const Counted c = write_and_check(p, [&](RecordSink& s) {
-        st = generate_conv(p, ConvShape{56, 56, 64, 64, 3, 3, 1, "c"}, GemmOptions{}, s);
+        st = generate_conv(p, ConvShape{56, 56, 64, 64, 3, 3, 1, 0, "c"}, GemmOptions{}, s);
     });
     EXPECT_TRUE(c.problems.empty()) << c.problems;
     // M = 54 x 54 = 2916 -> 6 m-tiles; N = 64 -> 1 n-tile; K = 576 -> 5 k-tiles: 30 matmuls.

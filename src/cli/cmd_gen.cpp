@@ -32,7 +32,7 @@ namespace {
 constexpr const char* kGenHelp =
     "usage: sbufsim gen gemm --m M --n N --k K [options]\n"
     "       sbufsim gen attention --seq S --heads H --dhead D [options]\n"
-    "       sbufsim gen conv --h H --w W --c C --k K --r R --s S [--stride T] [options]\n"
+    "       sbufsim gen conv --h H --w W --c C --k K --r R --s S [--stride T] [--pad P] [options]\n"
     "       sbufsim gen --topology FILE.csv [-o DIR | --single -o FILE] [options]\n"
     "       sbufsim gen random --clients A,B,.. [--banks 0-15] [--rate P] [--pattern "
     "uniform|hotspot|strided]\n"
@@ -51,7 +51,7 @@ constexpr const char* kGenHelp =
     "  sbufsim gen gemm --m 1024 --n 4096 --k 1024 -o gemm.sbt\n"
     "  sbufsim gen gemm --m 300 --n 200 --k 130 --dtype fp32 --bufs 3 -o ragged.trc\n"
     "  sbufsim gen attention --seq 512 --heads 2 --dhead 64 -o attn.trc\n"
-    "  sbufsim gen conv --h 56 --w 56 --c 64 --k 64 --r 3 --s 3 -o conv.trc\n"
+    "  sbufsim gen conv --h 56 --w 56 --c 64 --k 64 --r 3 --s 3 --pad 1 -o conv.trc\n"
     "  sbufsim gen --topology traces/topologies/resnet50.csv -o resnet50/\n"
     "  sbufsim gen random --clients act_rd,pe_client_0,dma_0 --banks 0-3 --pattern hotspot --records 1000000 "
     "-o s.sbt\n\n"
@@ -148,6 +148,7 @@ const std::map<std::string, std::vector<std::string>>& option_workloads() {
                                                                       {"r", {"conv"}},
                                                                       {"s", {"conv"}},
                                                                       {"stride", {"conv", "random"}},
+                                                                      {"pad", {"conv"}},
                                                                       {"single", {"--topology"}},
                                                                       {"layers", {"--topology"}},
                                                                       {"clients", {"random"}},
@@ -333,19 +334,22 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     add_force_option(common, force);
     add_log_level_option(common, log_level);
     po::options_description shapes("Shapes");
-    shapes.add_options()
-        ("m", po::value(&m)->value_name("M"), "gemm: output rows (moving free axis)")
-        ("n", po::value(&n)->value_name("N"), "gemm: output columns (stationary columns)")
-        ("k", po::value(&k)->value_name("K"), "gemm: contraction; conv: number of filters")
-        ("seq", po::value(&attn.seq)->value_name("S"), "attention: sequence length")
-        ("heads", po::value(&attn.heads)->value_name("H"), "attention: heads")
-        ("dhead", po::value(&attn.dhead)->value_name("D"), "attention: head dimension")
-        ("h", po::value(&conv.h)->value_name("H"), "conv: input height")
-        ("w", po::value(&conv.w)->value_name("W"), "conv: input width")
-        ("c", po::value(&conv.c)->value_name("C"), "conv: input channels")
-        ("r", po::value(&conv.r)->value_name("R"), "conv: filter height")
-        ("s", po::value(&conv.s)->value_name("S"), "conv: filter width")
-        ("stride", po::value(&conv.stride)->default_value(1)->value_name("T"), "conv: stride; random: banks advanced per access");
+    shapes.add_options()("m", po::value(&m)->value_name("M"), "gemm: output rows (moving free axis)")(
+        "n", po::value(&n)->value_name("N"), "gemm: output columns (stationary columns)")(
+        "k", po::value(&k)->value_name("K"), "gemm: contraction; conv: number of filters")(
+        "seq", po::value(&attn.seq)->value_name("S"), "attention: sequence length")(
+        "heads", po::value(&attn.heads)->value_name("H"), "attention: heads")(
+        "dhead", po::value(&attn.dhead)->value_name("D"), "attention: head dimension")(
+        "h", po::value(&conv.h)->value_name("H"), "conv: input height")(
+        "w", po::value(&conv.w)->value_name("W"), "conv: input width")(
+        "c", po::value(&conv.c)->value_name("C"), "conv: input channels")(
+        "r", po::value(&conv.r)->value_name("R"), "conv: filter height")(
+        "s", po::value(&conv.s)->value_name("S"), "conv: filter width")(
+        "stride", po::value(&conv.stride)->default_value(1)->value_name("T"),
+        "conv: stride; random: banks advanced per access")(
+        "pad", po::value(&conv.pad)->default_value(0)->value_name("P"),
+        "conv: zero padding on each side (0: valid, SCALE-Sim's convention; 1: a 3x3 stride-1 layer keeps "
+        "its HxW)");
     po::options_description stress("Synthetic stress (random)");
     stress.add_options()
         ("clients", po::value(&clients)->value_name("A,B"), "kernel clients, e.g. pe_client_0,act_rd,act_wr,dma_0,q7_2,pe_wr")
@@ -501,9 +505,17 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             }
             out.close();
             to_stdout = out.to_stdout();
-            summary = gemm_summary(st, params) + "; tiles " + std::to_string(st.tile_m) + "x" + std::to_string(st.tile_n) +
-                      "x" + std::to_string(st.tile_k) + " (m x n x k), stationary " +
-                      (st.stationary_resident ? "resident" : "streamed");
+            if (sub == "conv") {  // the size the output comes to (with or without --pad) and its GEMM
+                const GemmShape g = conv_as_gemm(conv);
+                const std::uint64_t ho = (conv.h + 2 * conv.pad - conv.r) / conv.stride + 1;
+                summary = "output " + std::to_string(ho) + "x" + std::to_string(g.m / ho) + "x" +
+                          std::to_string(g.n) + " (pad " + std::to_string(conv.pad) + "), im2col GEMM " +
+                          std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
+                          " (m x n x k); ";
+            }
+            summary += gemm_summary(st, params) + "; tiles " + std::to_string(st.tile_m) + "x" +
+                       std::to_string(st.tile_n) + "x" + std::to_string(st.tile_k) +
+                       " (m x n x k), stationary " + (st.stationary_resident ? "resident" : "streamed");
         } else {
             io.err << "sbufsim gen: unknown workload '" << sub << "' (gemm, attention, conv, random, or --topology FILE)\n";
             return kExitUsage;

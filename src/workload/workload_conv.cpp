@@ -12,12 +12,14 @@ namespace sbufsim {
 GemmShape conv_as_gemm(const ConvShape& c) {
     if (c.h == 0 || c.w == 0 || c.c == 0 || c.k == 0 || c.r == 0 || c.s == 0 || c.stride == 0)
         throw WorkloadError("convolution " + c.name + ": H, W, C, K, R, S and the stride must be at least 1");
-    if (c.r > c.h || c.s > c.w)
-        throw WorkloadError("convolution " + c.name + ": a " + std::to_string(c.r) + "x" + std::to_string(c.s) +
-                            " filter does not fit a " + std::to_string(c.h) + "x" + std::to_string(c.w) +
-                            " input (valid padding, as SCALE-Sim computes the output size)");
-    // SCALE-Sim: ofmap = (ifmap - filter) // stride + 1 (no padding).
-    const std::uint64_t ho = (c.h - c.r) / c.stride + 1, wo = (c.w - c.s) / c.stride + 1;
+    const std::uint64_t h = c.h + 2 * c.pad, w = c.w + 2 * c.pad;  // the padded input
+    if (c.r > h || c.s > w)
+        throw WorkloadError(
+            "convolution " + c.name + ": a " + std::to_string(c.r) + "x" + std::to_string(c.s) +
+            " filter does not fit a " + std::to_string(c.h) + "x" + std::to_string(c.w) + " input" +
+            (c.pad ? " padded by " + std::to_string(c.pad) : std::string(" (valid: no --pad)")));
+    // SCALE-Sim: ofmap = (ifmap - filter) // stride + 1, over the padded input.
+    const std::uint64_t ho = (h - c.r) / c.stride + 1, wo = (w - c.s) / c.stride + 1;
     return GemmShape{ho * wo, c.k, c.r * c.s * c.c, c.name};
 }
 

@@ -71,7 +71,8 @@ std::vector<TopologyLayer> parse_topology(std::string_view text, const std::stri
         if (f.size() == 4) {
             l.gemm = GemmShape{v[1], v[2], v[3], l.name};
         } else {
-            l.conv = ConvShape{v[1], v[2], v[5], v[6], v[3], v[4], v[7], l.name};
+            l.conv =
+                ConvShape{v[1], v[2], v[5], v[6], v[3], v[4], v[7], 0, l.name};  // padding folded into H, W
             try {
                 l.gemm = conv_as_gemm(*l.conv);
             } catch (const WorkloadError& e) {

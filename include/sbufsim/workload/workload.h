@@ -178,11 +178,13 @@ struct ConvShape {
     std::uint64_t k = 0;             // filters (output channels)
     std::uint64_t r = 0, s = 0;      // filter height, width
     std::uint64_t stride = 1;
+    std::uint64_t pad = 0;  // zero rows/columns on each side (0: valid, SCALE-Sim's convention)
     std::string name;
 };
 
-// The im2col GEMM of a convolution (valid padding, SCALE-Sim's convention):
-// Ho = (H - R) / stride + 1, Wo = (W - S) / stride + 1; M = Ho·Wo, N = K, K = R·S·C.
+// The im2col GEMM of a convolution: Ho = (H + 2·pad - R) / stride + 1, Wo = (W + 2·pad - S) /
+// stride + 1; M = Ho·Wo, N = K, K = R·S·C. pad = 0 is SCALE-Sim's valid convolution; a 3x3
+// stride-1 layer keeps its input size with pad = 1.
 GemmShape conv_as_gemm(const ConvShape& conv);
 GemmStats generate_conv(const Params& params, const ConvShape& conv, const GemmOptions& options, RecordSink& sink);
 
