@@ -626,6 +626,13 @@ TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
 
 TEST(CliSweep, Usage_errors_name_the_argument) {
     const std::string t = shipped("access_mix.trc");
+    // A gen option is a trace of its own: the message says how to compare tilings.
+    const Out tiling = sbufsim({"sweep", t, "--vary", "block_n=1,2", "-q"});
+    EXPECT_EQ(tiling.rc, 2);
+    EXPECT_NE(tiling.err.find("'block_n' is an option of sbufsim gen (--block-n), not a configuration key"),
+              std::string::npos)
+        << tiling.err;
+    EXPECT_NE(tiling.err.find("sweep them together"), std::string::npos) << tiling.err;
     // A space in the list: "2" becomes a trace that does not exist, and the message says why.
     Out split = sbufsim({"sweep", t, "--vary", "tdm.dma_slots=1,", "2", "-q"});
     EXPECT_EQ(split.rc, 3);

@@ -113,7 +113,7 @@ po::options_description gemm_options(GemmOptions& o, GemmFlags& f) {
     po::options_description d("GEMM tiling and placement (gemm, attention, conv, --topology)");
     // clang-format off
     d.add_options()
-        ("dtype", po::value(&f.dtype)->default_value(f.dtype)->value_name("T"), "input dtype: bf16, fp8, fp32 (fp32: 4x matmul time)")
+        ("dtype", po::value(&f.dtype)->default_value(f.dtype)->value_name("T"), "input dtype: bf16, fp16, fp8 (fp8e4), fp8e3, fp8e5, fp32 (fp32: 4x matmul time; fp8 matmuls are written without perf_opt=double_row, NKI's default, so they run at the bf16 rate)")
         ("tile-m", po::value(&o.tile_m)->value_name("N"), "moving free size per matmul (default one PSUM bank: 512 fp32; more needs a zero region beyond SIZE2048, mariana)")
         ("block-n", po::value(&o.block_n)->default_value(o.block_n)->value_name("N"), "n-tiles per block: matmuls sharing one moving k-slice")
         ("block-m", po::value(&o.block_m)->default_value(o.block_m)->value_name("N"), "m-tiles per block: matmuls sharing one LdWeights")
@@ -533,6 +533,12 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
         io.err << "sbufsim gen: " << e.what() << "\n";
         return kExitInput;
     }
+}
+
+bool is_gen_workload_option(const std::string& name) {
+    GemmOptions o;
+    GemmFlags f;
+    return option_workloads().count(name) || gemm_options(o, f).find_nothrow(name, false) != nullptr;
 }
 
 }  // namespace sbufsim::cli

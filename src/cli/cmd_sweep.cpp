@@ -550,6 +550,22 @@ std::string numbered_member(const std::string& name) {
     return name.substr(0, digits) + "_" + name.substr(digits);
 }
 
+// A --vary of a gen option (block_n, bufs, dtype): a tiling is a trace of its own, so the way to
+// compare tilings is one trace each, swept together, not a key of the configuration.
+void refuse_gen_option(const sweep::Axis& a) {
+    std::string dashed = a.key;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    if (find_key(a.key) || !is_gen_workload_option(dashed)) return;
+    throw ConfigError(
+        "--vary '" + a.arg + "': '" + a.key + "' is an option of sbufsim gen (--" + dashed +
+        "), not a configuration key: a sweep varies the configuration over fixed traces. Write one "
+        "trace per value (sbufsim gen ... --" +
+        dashed +
+        " V -o t_V.sbt) and sweep them together "
+        "(sbufsim sweep t_1.sbt t_2.sbt ... --vary KEY=...; the table's trace column tells them "
+        "apart), or loop over sbufsim.generate() in Python (docs/python.md)");
+}
+
 // A --metric or --rank-by of a family member no run had (engine.dma0 for dma_0) is empty in every
 // ok row. Which members a run has is known only once it ran, so the name passed the checks
 // before the sweep: it is said now rather than left as a silent empty column.
@@ -718,6 +734,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     for (const auto& v : o.vary) axes.push_back(sweep::parse_vary(v));
     const LoadRequest base = make_load_request(o.config, parsed);
     check_base(base);
+    for (const auto& a : axes) refuse_gen_option(a);
     axes = sweep::check_keys(std::move(axes), base);
     auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip), metric_columns);
     // What every row depends on besides its point: resume keeps rows only with the same digest.

@@ -14,6 +14,9 @@ int check_run_options(const std::vector<std::string>& args, Io io);
 int cmd_check(const std::vector<std::string>& args, Io io);
 int cmd_convert(const std::vector<std::string>& args, Io io);
 int cmd_gen(const std::vector<std::string>& args, Io io);
+// Whether `name` (without the dashes) is an option of a `sbufsim gen` workload: a shape or a
+// tiling option (block-n, bufs, dtype, pad, ...), which a sweep of fixed traces cannot vary.
+bool is_gen_workload_option(const std::string& name);
 int cmd_plot(const std::vector<std::string>& args, Io io);
 int cmd_sweep(const std::vector<std::string>& args, Io io);
 int cmd_nki(const std::vector<std::string>& args, Io io);
