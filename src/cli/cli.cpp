@@ -87,6 +87,20 @@ std::string shipped_trace_hint(const std::string& path) {
     }
 }
 
+std::string shipped_example_hint(const std::string& path) {
+    std::error_code ec;
+    const std::string_view kDir = "examples/";
+    const std::size_t at = path.rfind(kDir);
+    if (at == std::string::npos || std::filesystem::exists(path, ec)) return {};
+    const std::string tail = path.substr(at + kDir.size());
+    for (const DataPlace& root : data_roots()) {
+        const std::filesystem::path p = std::filesystem::path(root.dir) / "examples" / tail;
+        if (std::filesystem::is_regular_file(p, ec))
+            return " (an installed example of that name: " + p.string() + ")";
+    }
+    return {};
+}
+
 int run(const std::vector<std::string>& argv, Io io, Failure* failure) {
     if (failure) *failure = Failure::other;
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {

@@ -45,6 +45,9 @@ int run(const std::vector<std::string>& argv, Io io, Failure* failure = nullptr)
 // For a trace path that does not exist: where a shipped trace of that file name is (the
 // examples' `traces/x.trc` from an install), as " (a shipped trace of that name: PATH)"; else "".
 std::string shipped_trace_hint(const std::string& path);
+// The same for an example the docs name by its source-tree path (examples/nki/matmul.py), looked
+// for under the data roots' examples/ folders: " (an installed example of that name: PATH)" or "".
+std::string shipped_example_hint(const std::string& path);
 
 // The git revision the binary was built from ("unknown" outside a git checkout) and the line
 // `sbufsim --version` prints: "sbufsim 0.1.0 (revision 1a2b3c4d5e6f)".

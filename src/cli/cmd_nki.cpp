@@ -251,6 +251,13 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
         io.err << "sbufsim nki: give the kernel as FILE.py::FUNCTION (see sbufsim nki --help)\n";
         return kExitUsage;
     }
+    // A kernel the docs name by its source-tree path, run from an install: say where it is.
+    if (const std::string file = a.kernel.substr(0, a.kernel.find("::")); !fs::exists(file)) {
+        if (const std::string hint = shipped_example_hint(file); !hint.empty()) {
+            io.err << "sbufsim nki: " << file << ": no such kernel file" << hint << "\n";
+            return kExitInput;
+        }
+    }
     const std::string pythonpath = package_dir();
     if (pythonpath.empty()) {
         io.err << "sbufsim nki: the sbufsim Python package (sbufsim/nki/) is not next to this executable; "

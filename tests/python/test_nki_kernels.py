@@ -1,6 +1,7 @@
 """The softmax and transpose examples, the command `sbufsim nki`, and the errors of the front-end."""
 
 import json
+import os
 import re
 import textwrap
 
@@ -399,3 +400,16 @@ def test_reading_an_on_chip_tile_nothing_wrote_is_noted_at_its_line(tmp_path, cl
     done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]")
     assert done.returncode == 0, done.stderr
     assert f"note: {kernel}:11: reads PSUM tile 'acc' before anything wrote it" in done.stdout
+
+
+def test_a_docs_example_path_run_elsewhere_names_the_installed_copy(cli, tmp_path):
+    # The docs name kernels by their source-tree path; from another folder (as from an install)
+    # the message says where the shipped copy is, rather than only that the file is missing.
+    done = cli("nki", "examples/nki/matmul.py::matmul_blocked", "--input", "lhsT=bf16[256,256]", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert "examples/nki/matmul.py: no such kernel file (an installed example of that name: " in done.stderr
+    shown = done.stderr.split("an installed example of that name: ")[1].rstrip(")\n")
+    assert os.path.isfile(shown) and shown.endswith(os.path.join("examples", "nki", "matmul.py"))
+    # A missing file of another name gets no such hint.
+    other = cli("nki", "mine/kernel.py::k", "--input", "x=bf16[128,128]", cwd=tmp_path)
+    assert "installed example" not in other.stderr
