@@ -146,13 +146,15 @@ ReplayResult replay_gemm(const GemmShape& shape, const GemmOptions& o) {
 // buffers do not help; stalls of an engine that waited for no bank on the critical path are said
 // to have cost no run time, with no setting offered to shorten it.
 TEST(Findings, Advice_follows_what_bounds_the_run) {
-    // matmul_kloop: PE-bound, ACT waits for its PSUM tiles.
+    // matmul_kloop: PE-bound, ACT waits for its PSUM tiles. ACT is 8.6 % of the critical path
+    // (under kOffPathShare): more buffers for it cannot shorten the run.
     Bottleneck b = analyse(replay_trace(cayman(), shipped("matmul_kloop.trc")));
     ASSERT_EQ(b.bound_by, "PE");
     Finding f = finding_with(b, "act waited");
-    EXPECT_NE(f.advice.find("the run is bound by PE: shorten PE's part of the critical path first"),
-              std::string::npos)
-        << f.advice;
+    EXPECT_EQ(
+        f.advice,
+        "nothing to gain in run time from more buffers for act: it is 8.6 % of the critical path, and its "
+        "waits end when PE's part gets shorter");
 
     // resnet50_head: DMA-bound; its LdWeights wait for their loads; half its DMA engines idle.
     b = analyse(replay_trace(cayman(), shipped("resnet50_head.trc")));

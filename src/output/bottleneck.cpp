@@ -358,6 +358,13 @@ Cycle path_bank_wait(const Bottleneck& b, const std::string& group) {
     return 0;
 }
 
+// `group`'s share of the critical path (0 when the group is not on it).
+double path_share(const Bottleneck& b, const std::string& group) {
+    for (const PathGroup& g : b.path)
+        if (g.name == group) return ratio(static_cast<double>(g.total()), static_cast<double>(b.total));
+    return 0;
+}
+
 // Whether a client group's stalls left the run as long as it was: an instruction trace whose
 // critical path has none of the group's cycles held past their compute (a DMA descriptor's
 // beats held inside its own minimum time, say). Access-record traces have no path: unknown.
@@ -454,6 +461,9 @@ void throttle_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<F
     out.push_back(std::move(f));
 }
 
+// The critical-path share under which a waiting engine's buffers are not worth more of them.
+constexpr double kOffPathShare = 0.1;
+
 void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
     const EngineBreakdown* waiter = nullptr;
     for (const auto& e : b.engines)
@@ -464,16 +474,25 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
         // recorded, so the advice says what to shorten first rather than whom it waited for).
         const bool waits_for_bound =
             !b.bound_by.empty() && b.bound_by != "kernel" && group_of(waiter->name) != b.bound_by;
-        out.push_back(
-            {waiter->sem_wait,
-             waiter->name + " waited " + num(waiter->sem_wait) + " cycles (" +
-                 pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
-                 " of the run) for semaphores",
-             waits_for_bound
-                 ? "the run is bound by " + b.bound_by + ": shorten " + b.bound_by +
-                       "'s part of the critical path first; more buffers let it run ahead only where its "
-                       "producers sit idle while it waits"
-                 : "its producers run late (see the critical path); more buffers let it run ahead"});
+        // Barely on the path (an evacuation engine behind a PE-bound run): its waits end when the
+        // bound group's part gets shorter, and more buffers for it cannot shorten the run.
+        const double on_path = path_share(b, group_of(waiter->name));
+        std::string advice =
+            waits_for_bound
+                ? "the run is bound by " + b.bound_by + ": shorten " + b.bound_by +
+                      "'s part of the critical path first; more buffers let it run ahead only where its "
+                      "producers sit idle while it waits"
+                : "its producers run late (see the critical path); more buffers let it run ahead";
+        if (waits_for_bound && on_path < kOffPathShare)
+            advice = "nothing to gain in run time from more buffers for " + waiter->name + ": it is " +
+                     (on_path > 0 ? pct(on_path) + " of the critical path"
+                                  : std::string("not on the critical path")) +
+                     ", and its waits end when " + b.bound_by + "'s part gets shorter";
+        out.push_back({waiter->sem_wait,
+                       waiter->name + " waited " + num(waiter->sem_wait) + " cycles (" +
+                           pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
+                           " of the run) for semaphores",
+                       std::move(advice)});
     }
     const EngineBreakdown* shut = nullptr;
     for (const auto& e : b.engines)
@@ -494,8 +513,8 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
         out.push_back({a.weight_wait, "matmuls waited " + num(a.weight_wait) + " cycles for their LdWeights",
                        b.bound_by == "DMA"
                            ? "the LdWeights wait for their weights' loads and the run is bound by DMA: "
-                             "load the weights earlier (or keep them resident), then issue each "
-                             "LdWeights under the previous matmul"
+                             "load the weights earlier (the next block's stationary tiles under this "
+                             "block's matmuls), then issue each LdWeights under the previous matmul"
                            : "issue the next LdWeights earlier: it overlaps the previous matmul"});
     throttle_finding(r, b, out);
     if (r.tdm_strict) tdm_finding(r, b, out);
