@@ -198,6 +198,32 @@ TEST(SweepChartModel, Several_traces_give_one_line_per_trace) {
     EXPECT_EQ(b.min, 10);
 }
 
+// Traces along x (one value of every key): markers without a line between them (the traces have
+// no order), no best outlined (each is its trace's only point), and a canvas wide enough for the
+// subtitle that lists them.
+TEST(SweepChartSvg, Traces_along_x_are_points_without_a_line_and_the_canvas_fits_the_subtitle) {
+    const std::string long_name = "traces/gemm_2048x2048x4096_block_n_8_block_m_2_bufs_8_out_bufs_8.sbt";
+    const SweepTable t =
+        table(kHeader1 + long_name + ",1,100,dma_0,0.5,ok,\n" + "traces/b_" + long_name.substr(7) +
+              ",1,10,dma_0,0.5,ok,\n" + "traces/c_" + long_name.substr(7) + ",1,50,dma_0,0.5,ok,\n");
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    ASSERT_EQ(m.x.key, "trace");
+    const std::string svg = render_chart(m, ChartInfo{"cayman (trace header)", ""});
+    EXPECT_EQ(elements(svg, "rect", "point").size(), 3u);
+    EXPECT_TRUE(elements(svg, "polyline").empty());
+    EXPECT_TRUE(elements(svg, "rect", "best-mark").empty());
+    std::istringstream in(svg);
+    pt::ptree doc;
+    pt::read_xml(in, doc);
+    const double width = doc.get<double>("svg.<xmlattr>.width");
+    // The first subtitle line names the three traces: about 3 x 62 characters at 10 px.
+    EXPECT_GT(width, 90 + 3 * 62 * 10 * 0.5) << width;
+    // Along a key, the line is drawn as before.
+    const SweepTable k = table(kHeader1 + "a.trc,1,100,dma_0,0.5,ok,\n" + "a.trc,2,90,dma_0,0.5,ok,\n");
+    EXPECT_EQ(elements(render_chart(build_chart(k, request("total_cycles")), ChartInfo{}), "polyline").size(),
+              1u);
+}
+
 // ---- model: heat charts and inference -----------------------------------------------------------
 
 std::string grid_3x2() {

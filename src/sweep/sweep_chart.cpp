@@ -618,6 +618,22 @@ std::vector<std::string> subtitle_of(const ChartModel& m, const ChartInfo& info)
     return lines;
 }
 
+// Characters of UTF-8 text (× and the like are one glyph, several bytes).
+std::size_t utf8_length(const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(
+        s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// The width the title and subtitle lines need from `left`, from their characters at an average
+// glyph width (the canvas grows to it: a long list of traces must not run off the picture).
+double header_width(const ChartModel& m, const ChartInfo& info, double left) {
+    constexpr double kGlyph = 0.56, kTitleSize = 15, kMargin = 16;
+    double w = static_cast<double>(utf8_length(title_of(m))) * kTitleSize * 0.62;
+    for (const auto& l : subtitle_of(m, info))
+        w = std::max(w, static_cast<double>(utf8_length(l)) * kFont * kGlyph);
+    return left + w + kMargin;
+}
+
 // The y below the title and subtitle lines.
 double header_height(const ChartModel& m, const ChartInfo& info) {
     return kTitleY + 16 + kLineH * static_cast<double>(subtitle_of(m, info).size()) + 16;
@@ -644,7 +660,9 @@ std::string truncate(const std::string& s, std::size_t n) {
 }
 
 // Outlines single out the best points; when many share the best value they would only add noise.
+// Along `trace` each trace's best is its only point at that x: nothing to single out.
 bool outline_best(const ChartModel& m) {
+    if (m.x.key == kTraceColumn) return false;
     constexpr std::size_t kMaxOutlined = 3;
     return std::count_if(m.points.begin(), m.points.end(), [](const ChartPoint& p) { return p.best; }) <=
            static_cast<std::ptrdiff_t>(kMaxOutlined);
@@ -915,7 +933,9 @@ void marker(svg::Writer& s, const LineScale& sc, const ChartPoint& p, const std:
 }
 
 // One series: polylines through consecutive axis positions (a skipped point breaks the line
-// rather than being bridged by a segment that would invent a value), then the markers.
+// rather than being bridged by a segment that would invent a value), then the markers. Along
+// `trace` markers only: the traces are categories, and a line between them would draw a trend
+// the order they were given in does not have.
 void series(svg::Writer& s, const LineScale& sc, std::size_t yi) {
     const std::string colour = kPalette[yi % std::size(kPalette)];
     std::vector<const ChartPoint*> pts;
@@ -924,8 +944,9 @@ void series(svg::Writer& s, const LineScale& sc, std::size_t yi) {
     std::sort(pts.begin(), pts.end(), [](const ChartPoint* a, const ChartPoint* b) { return a->x < b->x; });
     std::string poly;
     std::size_t n = 0;
+    const bool joined = sc.m->x.key != kTraceColumn;
     auto flush = [&] {
-        if (n > 1) s.polyline(poly, colour, 1.8);
+        if (n > 1 && joined) s.polyline(poly, colour, 1.8);
         poly.clear();
         n = 0;
     };
@@ -992,7 +1013,7 @@ std::string render_line(const ChartModel& m, const ChartInfo& info) {
     const double notes_y = sc.f.bottom() + x_title_depth(sc) + 22;
     const double height = std::max(notes_y + 13.0 * static_cast<double>(notes.size()) + 10,
                                    sc.f.top + 16 + 15.0 * static_cast<double>(m.y.values.size() + 1) + 20);
-    const double width = std::max(sc.f.right() + legend_w, 700.0);
+    const double width = std::max({sc.f.right() + legend_w, 700.0, header_width(m, info, sc.f.left)});
     svg::Writer s(width, height);
     header(s, m, info, sc.f.left);
     y_axis(s, sc);
@@ -1130,7 +1151,7 @@ std::string render_heat(const ChartModel& m, const ChartInfo& info) {
     const auto notes = notes_of(m);
     const double legend_x = g.right() + 28;
     const double axes_bottom = g.bottom() + 36 + 4.0 * static_cast<double>(longest_label(m.x));
-    const double width = std::max(legend_x + 90, 700.0);
+    const double width = std::max({legend_x + 90, 700.0, header_width(m, info, g.left)});
     svg::Writer s(width, axes_bottom + 22 + 13.0 * static_cast<double>(notes.size()));
     header(s, m, info, 20);
     cells(s, m, g);
