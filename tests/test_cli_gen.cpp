@@ -53,6 +53,14 @@ TEST(CliGen, Conv_summary_gives_the_output_size_and_its_gemm) {
     EXPECT_NE(gemm.err.find("--pad is for conv, not gemm"), std::string::npos) << gemm.err;
 }
 
+TEST(CliGen, A_misspelt_option_gets_the_nearest_one) {
+    const Out o = sbufsim(
+        {"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--block_n", "2", "-o", temp("y.trc")});
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(o.err.find("unrecognised option '--block_n' (did you mean '--block-n'?)"), std::string::npos)
+        << o.err;
+}
+
 TEST(CliGen, Every_workload_passes_check) {
     const std::vector<std::vector<std::string>> cmds = {
         {"gen", "gemm", "--m", "1024", "--n", "512", "--k", "256", "--dtype", "fp8", "--block-m", "2", "--block-n", "2"},

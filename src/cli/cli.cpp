@@ -218,8 +218,6 @@ LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_option
     return req;
 }
 
-namespace {
-
 // " (did you mean '--x'?)" for a mistyped long option, among the command's own options.
 std::string option_suggestion(const std::string& typed, const po::options_description& options) {
     std::string name = typed.substr(typed.find_first_not_of('-') == std::string::npos ? 0 : typed.find_first_not_of('-'));
@@ -234,6 +232,8 @@ std::string option_suggestion(const std::string& typed, const po::options_descri
     const std::string hint = did_you_mean(name, longs);
     return hint.empty() ? "" : " (did you mean '--" + hint.substr(hint.find('\'') + 1);
 }
+
+namespace {
 
 // Which word of `args` was one operand too many, by parsing again with every operand collected.
 std::string stray_operand_message(const std::vector<std::string>& args,

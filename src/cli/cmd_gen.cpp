@@ -368,11 +368,16 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     add_key_flags_if_named(all, rest);
 
     // No abbreviations: --h (height) must not be taken for --heads or --help.
-    const po::parsed_options parsed = po::command_line_parser(rest)
-                                          .options(all)
-                                          .style(po::command_line_style::default_style &
-                                                 ~po::command_line_style::allow_guessing)
-                                          .run();
+    const po::parsed_options parsed = [&] {
+        try {
+            return po::command_line_parser(rest)
+                .options(all)
+                .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                .run();
+        } catch (const po::unknown_option& e) {
+            throw po::error(std::string(e.what()) + option_suggestion(e.get_option_name(), all));
+        }
+    }();
     check_option_values(parsed, all);
     po::variables_map vm;
     po::store(parsed, vm);
