@@ -523,6 +523,7 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
 // The floor other engines set under the run: their own compute stays, whatever the bound group
 // gets. A run bound by DMA at 65 % of its path whose PE array computes 88.7 % of it can gain at
 // most 11.3 % from DMA, not 65 %.
+//
 // A run bound by the PE array has a floor of its own: its matmuls' multiply-accumulates at the
 // array's peak (MFU 100 %), however the path is arranged. At 96.9 % MFU that leaves 3.1 % to
 // gain, whatever the other engines' floor says. (Not for MFU above 100 %: fp8 double-row and MX

@@ -56,7 +56,9 @@ struct Bottleneck {
     // The busiest engine outside the bound group, by its own compute: however short the bound
     // group's part gets, that engine still computes `floor_cycles`, so relieving the bound group
     // gains at most `gain_limit` = (total - floor_cycles) / total of the run. `headroom` says so
-    // in words when the floor is at least kFloorShown of the run (a balanced run), else "".
+    // in words when the floor is at least kFloorShown of the run (a balanced run), else "". A
+    // PE-bound run's floor is the array's own when higher (arr_seq: its multiply-accumulates at
+    // the peak, MFU x total), and then `headroom` always says it.
     std::string floor_engine;
     Cycle floor_cycles = 0;
     double gain_limit = 1;
