@@ -334,22 +334,23 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     add_force_option(common, force);
     add_log_level_option(common, log_level);
     po::options_description shapes("Shapes");
-    shapes.add_options()("m", po::value(&m)->value_name("M"), "gemm: output rows (moving free axis)")(
-        "n", po::value(&n)->value_name("N"), "gemm: output columns (stationary columns)")(
-        "k", po::value(&k)->value_name("K"), "gemm: contraction; conv: number of filters")(
-        "seq", po::value(&attn.seq)->value_name("S"), "attention: sequence length")(
-        "heads", po::value(&attn.heads)->value_name("H"), "attention: heads")(
-        "dhead", po::value(&attn.dhead)->value_name("D"), "attention: head dimension")(
-        "h", po::value(&conv.h)->value_name("H"), "conv: input height")(
-        "w", po::value(&conv.w)->value_name("W"), "conv: input width")(
-        "c", po::value(&conv.c)->value_name("C"), "conv: input channels")(
-        "r", po::value(&conv.r)->value_name("R"), "conv: filter height")(
-        "s", po::value(&conv.s)->value_name("S"), "conv: filter width")(
-        "stride", po::value(&conv.stride)->default_value(1)->value_name("T"),
-        "conv: stride; random: banks advanced per access")(
-        "pad", po::value(&conv.pad)->default_value(0)->value_name("P"),
-        "conv: zero padding on each side (0: valid, SCALE-Sim's convention; 1: a 3x3 stride-1 layer keeps "
-        "its HxW)");
+    // clang-format off
+    shapes.add_options()
+        ("m", po::value(&m)->value_name("M"), "gemm: output rows (moving free axis)")
+        ("n", po::value(&n)->value_name("N"), "gemm: output columns (stationary columns)")
+        ("k", po::value(&k)->value_name("K"), "gemm: contraction; conv: number of filters")
+        ("seq", po::value(&attn.seq)->value_name("S"), "attention: sequence length")
+        ("heads", po::value(&attn.heads)->value_name("H"), "attention: heads")
+        ("dhead", po::value(&attn.dhead)->value_name("D"), "attention: head dimension")
+        ("h", po::value(&conv.h)->value_name("H"), "conv: input height")
+        ("w", po::value(&conv.w)->value_name("W"), "conv: input width")
+        ("c", po::value(&conv.c)->value_name("C"), "conv: input channels")
+        ("r", po::value(&conv.r)->value_name("R"), "conv: filter height")
+        ("s", po::value(&conv.s)->value_name("S"), "conv: filter width")
+        ("stride", po::value(&conv.stride)->default_value(1)->value_name("T"), "conv: stride; random: banks advanced per access")
+        ("pad", po::value(&conv.pad)->default_value(0)->value_name("P"),
+         "conv: zero padding on each side (0: valid, SCALE-Sim's convention; 1: a 3x3 stride-1 layer keeps its HxW)");
+    // clang-format on
     po::options_description stress("Synthetic stress (random)");
     stress.add_options()
         ("clients", po::value(&clients)->value_name("A,B"), "kernel clients, e.g. pe_client_0,act_rd,act_wr,dma_0,q7_2,pe_wr")
@@ -512,8 +513,8 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             to_stdout = out.to_stdout();
             if (sub == "conv") {  // the size the output comes to (with or without --pad) and its GEMM
                 const GemmShape g = conv_as_gemm(conv);
-                const std::uint64_t ho = (conv.h + 2 * conv.pad - conv.r) / conv.stride + 1;
-                summary = "output " + std::to_string(ho) + "x" + std::to_string(g.m / ho) + "x" +
+                const auto [ho, wo] = conv_output(conv);
+                summary = "output " + std::to_string(ho) + "x" + std::to_string(wo) + "x" +
                           std::to_string(g.n) + " (pad " + std::to_string(conv.pad) + "), im2col GEMM " +
                           std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
                           " (m x n x k); ";

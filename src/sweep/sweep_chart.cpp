@@ -976,7 +976,7 @@ void skipped_marks(svg::Writer& s, const LineScale& sc) {
 constexpr const char* kSkippedLegend = "not ok (notes below)";
 
 // The series (when there are several) and, when points were skipped, what their crosses mean.
-double legend(svg::Writer& s, const ChartModel& m, double x, double y) {
+void legend(svg::Writer& s, const ChartModel& m, double x, double y) {
     double yy = y;
     if (!m.y.key.empty()) {
         s.text(x, y, m.y.key, 10, "start", 0, "bold");
@@ -995,7 +995,6 @@ double legend(svg::Writer& s, const ChartModel& m, double x, double y) {
         s.text(x + 11, yy, "\u00d7", 13, "middle");
         s.text(x + 28, yy, kSkippedLegend, 9.5);
     }
-    return yy;
 }
 
 std::string render_line(const ChartModel& m, const ChartInfo& info) {

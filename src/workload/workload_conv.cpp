@@ -9,7 +9,7 @@
 
 namespace sbufsim {
 
-GemmShape conv_as_gemm(const ConvShape& c) {
+std::pair<std::uint64_t, std::uint64_t> conv_output(const ConvShape& c) {
     if (c.h == 0 || c.w == 0 || c.c == 0 || c.k == 0 || c.r == 0 || c.s == 0 || c.stride == 0)
         throw WorkloadError("convolution " + c.name + ": H, W, C, K, R, S and the stride must be at least 1");
     const std::uint64_t h = c.h + 2 * c.pad, w = c.w + 2 * c.pad;  // the padded input
@@ -19,7 +19,11 @@ GemmShape conv_as_gemm(const ConvShape& c) {
             " filter does not fit a " + std::to_string(c.h) + "x" + std::to_string(c.w) + " input" +
             (c.pad ? " padded by " + std::to_string(c.pad) : std::string(" (valid: no --pad)")));
     // SCALE-Sim: ofmap = (ifmap - filter) // stride + 1, over the padded input.
-    const std::uint64_t ho = (h - c.r) / c.stride + 1, wo = (w - c.s) / c.stride + 1;
+    return {(h - c.r) / c.stride + 1, (w - c.s) / c.stride + 1};
+}
+
+GemmShape conv_as_gemm(const ConvShape& c) {
+    const auto [ho, wo] = conv_output(c);
     return GemmShape{ho * wo, c.k, c.r * c.s * c.c, c.name};
 }
 

@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sbufsim/address/address.h"
@@ -186,6 +187,8 @@ struct ConvShape {
 // stride + 1; M = Ho·Wo, N = K, K = R·S·C. pad = 0 is SCALE-Sim's valid convolution; a 3x3
 // stride-1 layer keeps its input size with pad = 1.
 GemmShape conv_as_gemm(const ConvShape& conv);
+// Ho and Wo of that formula (throws as conv_as_gemm does).
+std::pair<std::uint64_t, std::uint64_t> conv_output(const ConvShape& conv);
 GemmStats generate_conv(const Params& params, const ConvShape& conv, const GemmOptions& options, RecordSink& sink);
 
 // ---- SCALE-Sim topology ---------------------------------------------------------------------------
