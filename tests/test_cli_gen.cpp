@@ -61,6 +61,25 @@ TEST(CliGen, A_misspelt_option_gets_the_nearest_one) {
         << o.err;
 }
 
+// The summary names the blocks written, and says which block option given was cut to the tiles
+// there are; a default that was cut is not named (nobody asked for it).
+TEST(CliGen, The_summary_names_the_blocks_and_a_cut_block_option) {
+    const Out cut = sbufsim({"gen", "gemm", "--m", "2048", "--n", "256", "--k", "512", "--block-m", "8", "-o",
+                             temp("cut.trc"), "--force"});
+    ASSERT_EQ(cut.rc, kExitOk) << cut.err;
+    EXPECT_NE(
+        cut.out.find("blocks of 4x2 tiles (m x n), --block-m 8 cut to the 4 m-tiles there are, stationary"),
+        std::string::npos)
+        << cut.out;
+    EXPECT_EQ(cut.out.find("--block-n"), std::string::npos) << cut.out;
+    const Out one = sbufsim({"gen", "conv", "--h", "14", "--w", "14", "--c", "64", "--k", "64", "--r", "3",
+                             "--s", "3", "--block-n", "2", "-o", temp("cut_conv.trc"), "--force"});
+    ASSERT_EQ(one.rc, kExitOk) << one.err;
+    EXPECT_NE(one.out.find("blocks of 1x1 tiles (m x n), --block-n 2 cut to the 1 n-tile there is"),
+              std::string::npos)
+        << one.out;
+}
+
 TEST(CliGen, Every_workload_passes_check) {
     const std::vector<std::vector<std::string>> cmds = {
         {"gen", "gemm", "--m", "1024", "--n", "512", "--k", "256", "--dtype", "fp8", "--block-m", "2", "--block-n", "2"},

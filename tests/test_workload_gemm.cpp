@@ -190,6 +190,67 @@ TEST(Workload_gemm, Block_m_shares_one_LdWeights_between_matmuls) {
     EXPECT_EQ(c.begin, 8u);
 }
 
+std::string refusal(const Params& p, const GemmShape& shape, const GemmOptions& o) {
+    try {
+        generate(p, shape, o);
+    } catch (const WorkloadError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "expected a WorkloadError";
+    return "";
+}
+
+// A block wider than the GEMM's tiles along an axis is cut to them before the PSUM check and the
+// SBUF layout: the trace is the one the cut block writes, byte for byte (slots included), and a
+// block refused only for its empty part is accepted.
+TEST(Workload_gemm, A_block_wider_than_the_gemm_is_cut_to_its_tiles) {
+    const Params p = cayman();
+    const GemmShape shape{2048, 256, 256, "b"};  // MT = 4, NT = 2
+    GemmOptions exact;
+    exact.block_m = 4;
+    exact.block_n = 2;
+    GemmStats st_exact;
+    const std::string want = generate(p, shape, exact, &st_exact);
+    EXPECT_EQ(st_exact.block_m, 4u);
+    EXPECT_EQ(st_exact.block_n, 2u);
+    for (const auto& [bm, bn] : {std::pair<std::uint32_t, std::uint32_t>{8, 4}, {16, 4}, {4, 64}}) {
+        GemmOptions wide;
+        wide.block_m = bm;
+        wide.block_n = bn;
+        GemmStats st;
+        const std::string got = generate(p, shape, wide, &st);  // 16 x 4 alone needs 64 PSUM slots
+        EXPECT_EQ(got, want) << "--block-m " << bm << " --block-n " << bn;
+        EXPECT_EQ(st.block_m, 4u);
+        EXPECT_EQ(st.block_n, 2u);
+    }
+    // Cut to 4 x 4 it still needs 16 PSUM slots of 8: the refusal names the cut value.
+    GemmOptions too_many;
+    too_many.block_m = 16;
+    too_many.block_n = 4;
+    EXPECT_NE(
+        refusal(p, {2048, 512, 128, "x"}, too_many)
+            .find("--block-n 4 x --block-m 16 (4: the GEMMs have at most 4 m-tiles): every output tile"),
+        std::string::npos);
+}
+
+// The bounds of several GEMMs take each axis's largest on its own.
+TEST(Workload_gemm, Gemm_bounds_take_each_axis_on_its_own) {
+    const GemmShape b = gemm_bounds({{512, 4096, 64, "a"}, {2048, 128, 256, "b"}, {64, 64, 1024, "c"}});
+    EXPECT_EQ(b.m, 2048u);
+    EXPECT_EQ(b.n, 4096u);
+    EXPECT_EQ(b.k, 1024u);
+    // An emitter of both keeps the block the larger GEMM fills along each axis.
+    const Params p = cayman();
+    std::ostringstream out;
+    TraceWriter w(out, TraceFormat::text, TraceHeader{1, p.generation});
+    TraceWriterSink sink(w);
+    GemmOptions o;
+    o.block_m = 8;
+    GemmEmitter em(p, sink, o, gemm_bounds({{512, 128, 64, "a"}, {2048, 128, 256, "b"}}));
+    EXPECT_EQ(em.totals().block_m, 4u);  // 2048 / 512
+    EXPECT_EQ(em.totals().block_n, 1u);  // 128 / 128
+}
+
 TEST(Workload_gemm, Small_tiles_go_to_the_requested_quadrants) {
     const Params p = cayman();
     GemmOptions o;
@@ -217,16 +278,6 @@ TEST(Workload_gemm, Psum_quadrant_3_is_refused_for_the_col_grp_bug) {
     } catch (const WorkloadError& e) {
         EXPECT_NE(std::string(e.what()).find("seed 000 §5.2"), std::string::npos) << e.what();
     }
-}
-
-std::string refusal(const Params& p, const GemmShape& shape, const GemmOptions& o) {
-    try {
-        generate(p, shape, o);
-    } catch (const WorkloadError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "expected a WorkloadError";
-    return "";
 }
 
 // Each refusal names the one bound broken and a setting that fits.

@@ -143,14 +143,15 @@ TEST(Workload_topology, Shipped_topologies_generate_clean_network_traces) {
     for (const char* name : {"resnet50.csv", "transformer_layer.csv"}) {
         const auto layers = read_topology(std::string(SBUFSIM_DEFAULT_TRACE_DIR) + "/topologies/" + name);
         ASSERT_FALSE(layers.empty()) << name;
-        std::uint64_t max_k = 0, expected = 0;
+        std::vector<GemmShape> shapes;
+        std::uint64_t expected = 0;
         for (const auto& l : layers) {
-            max_k = std::max(max_k, l.gemm.k);
+            shapes.push_back(l.gemm);
             expected += ((l.gemm.m + 511) / 512) * ((l.gemm.n + 127) / 128) * ((l.gemm.k + 127) / 128);
         }
         // One trace for the network: buffers and semaphore counts carry over between layers.
         const Counted c = write_and_check(p, [&](RecordSink& s) {
-            GemmEmitter em(p, s, GemmOptions{}, max_k);
+            GemmEmitter em(p, s, GemmOptions{}, gemm_bounds(shapes));
             for (const auto& l : layers) em.gemm(l.gemm);
         });
         EXPECT_TRUE(c.problems.empty()) << name << "\n" << c.problems;

@@ -115,8 +115,8 @@ po::options_description gemm_options(GemmOptions& o, GemmFlags& f) {
     d.add_options()
         ("dtype", po::value(&f.dtype)->default_value(f.dtype)->value_name("T"), "input dtype: bf16, fp16, fp8 (fp8e4), fp8e3, fp8e5, fp32 (fp32: 4x matmul time; fp8 matmuls are written without perf_opt=double_row, NKI's default, so they run at the bf16 rate)")
         ("tile-m", po::value(&o.tile_m)->value_name("N"), "moving free size per matmul (default one PSUM bank: 512 fp32; more needs a zero region beyond SIZE2048, mariana)")
-        ("block-n", po::value(&o.block_n)->default_value(o.block_n)->value_name("N"), "n-tiles per block: matmuls sharing one moving k-slice")
-        ("block-m", po::value(&o.block_m)->default_value(o.block_m)->value_name("N"), "m-tiles per block: matmuls sharing one LdWeights")
+        ("block-n", po::value(&o.block_n)->default_value(o.block_n)->value_name("N"), "n-tiles per block: matmuls sharing one moving k-slice (at most the n-tiles there are)")
+        ("block-m", po::value(&o.block_m)->default_value(o.block_m)->value_name("N"), "m-tiles per block: matmuls sharing one LdWeights (at most the m-tiles there are)")
         ("bufs", po::value(&o.bufs)->default_value(o.bufs)->value_name("N"), "SBUF ring depth of the k-slices (2 = double buffering)")
         ("out-bufs", po::value(&o.out_bufs)->default_value(o.out_bufs)->value_name("N"), "SBUF result slots between ACT and the store DMA")
         ("stationary", po::value(&f.stationary)->default_value(f.stationary)->value_name("MODE"), "auto | resident | stream: keep an n-block's stationary k-slices across m-blocks")
@@ -297,6 +297,27 @@ std::string gemm_summary(const GemmStats& st, const Params& p) {
     return s.str();
 }
 
+// What the user asked of --block-m / --block-n on the command line (0: the default).
+struct BlockAsk {
+    std::uint32_t m = 0, n = 0;
+};
+
+// The blocks a GEMM trace was written with, and which of the --block-m / --block-n given were cut
+// to the most tiles a GEMM of the trace has along that axis (GemmEmitter).
+std::string block_summary(const BlockAsk& asked, const GemmStats& st) {
+    std::string s =
+        "blocks of " + std::to_string(st.block_m) + "x" + std::to_string(st.block_n) + " tiles (m x n)";
+    const auto cut = [&](const char* name, std::uint32_t given, std::uint32_t used, const char* axis) {
+        if (given && given != used)
+            s += std::string(", --") + name + " " + std::to_string(given) + " cut to the " +
+                 std::to_string(used) + " " + axis + (used == 1 ? "" : "s") + " there " +
+                 (used == 1 ? "is" : "are");
+    };
+    cut("block-m", asked.m, st.block_m, "m-tile");
+    cut("block-n", asked.n, st.block_n, "n-tile");
+    return s;
+}
+
 std::string sanitize(const std::string& name) {
     std::string out;
     for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
@@ -421,6 +442,8 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
     spdlog::info("gen: {} for generation {} to {}", sub.empty() ? "topology " + topology : sub, params.generation,
                  output.empty() ? "stdout" : output);
 
+    const auto given = [&](const char* option) { return vm.count(option) && !vm[option].defaulted(); };
+    const BlockAsk asked_blocks{given("block-m") ? gopt.block_m : 0, given("block-n") ? gopt.block_n : 0};
     try {
         const auto t0 = std::chrono::steady_clock::now();
         std::string summary;
@@ -446,19 +469,22 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             finish_gemm_options(gopt, gflags);
             auto layers = read_topology(topology);
             if (layers_max && layers.size() > layers_max) layers.resize(layers_max);
-            std::uint64_t max_k = 0;
-            for (const auto& l : layers) max_k = std::max(max_k, l.gemm.k);
+            std::vector<GemmShape> shapes;
+            shapes.reserve(layers.size());
+            for (const auto& l : layers) shapes.push_back(l.gemm);
             std::ostringstream lines;
             if (single) {
                 Output out(output, format, params.generation, io, policy);
-                GemmEmitter em(params, out.sink(), gopt, max_k);
+                GemmEmitter em(params, out.sink(), gopt, gemm_bounds(shapes));
                 for (const auto& l : layers) {
                     const GemmStats st = em.gemm(l.gemm);
                     lines << "  " << l.name << " (" << l.gemm.m << "x" << l.gemm.n << "x" << l.gemm.k << "): " << gemm_summary(st, params) << "\n";
                 }
                 out.close();
                 to_stdout = out.to_stdout();
-                summary = std::to_string(layers.size()) + " layers in one trace, " + gemm_summary(em.totals(), params) + "\n" + lines.str();
+                summary = std::to_string(layers.size()) + " layers in one trace, " +
+                          gemm_summary(em.totals(), params) + "; " +
+                          block_summary(asked_blocks, em.totals()) + "\n" + lines.str();
             } else {
                 const std::string dir = output.empty() ? "." : output;
                 // -o names the folder of the layer files: a file there, or a folder that cannot be
@@ -487,8 +513,9 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
                     const GemmStats st = generate_gemm(params, layers[i].gemm, gopt, out.sink());
                     out.close();
                     total.add(st);
-                    lines << "  " << path << " (" << layers[i].gemm.m << "x" << layers[i].gemm.n << "x" << layers[i].gemm.k
-                          << "): " << gemm_summary(st, params) << "\n";
+                    lines << "  " << path << " (" << layers[i].gemm.m << "x" << layers[i].gemm.n << "x"
+                          << layers[i].gemm.k << "): " << gemm_summary(st, params) << "; "
+                          << block_summary(asked_blocks, st) << "\n";
                 }
                 summary = std::to_string(layers.size()) + " layer traces in " + dir + ", " + gemm_summary(total, params) + "\n" + lines.str();
             }
@@ -520,8 +547,9 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
                           " (m x n x k); ";
             }
             summary += gemm_summary(st, params) + "; tiles " + std::to_string(st.tile_m) + "x" +
-                       std::to_string(st.tile_n) + "x" + std::to_string(st.tile_k) +
-                       " (m x n x k), stationary " + (st.stationary_resident ? "resident" : "streamed");
+                       std::to_string(st.tile_n) + "x" + std::to_string(st.tile_k) + " (m x n x k), " +
+                       block_summary(asked_blocks, st) + ", stationary " +
+                       (st.stationary_resident ? "resident" : "streamed");
         } else {
             io.err << "sbufsim gen: unknown workload '" << sub << "' (gemm, attention, conv, random, or --topology FILE)\n";
             return kExitUsage;

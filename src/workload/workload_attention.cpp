@@ -27,7 +27,7 @@ GemmStats generate_attention(const Params& params, const AttentionShape& shape, 
     if (shape.seq == 0 || shape.heads == 0 || shape.dhead == 0)
         throw WorkloadError("attention: --seq, --heads and --dhead must be at least 1");
     const auto gemms = attention_gemms(shape);
-    GemmEmitter emitter(params, sink, options, std::max(shape.seq, shape.dhead));
+    GemmEmitter emitter(params, sink, options, gemm_bounds(gemms));
     for (std::uint64_t h = 0; h < shape.heads; ++h) {
         emitter.gemm(gemms[0], Epilogue::softmax);
         emitter.gemm(gemms[1], Epilogue::copy);

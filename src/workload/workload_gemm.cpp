@@ -119,6 +119,8 @@ void GemmStats::add(const GemmStats& o) {
     tile_m = o.tile_m;
     tile_n = o.tile_n;
     tile_k = o.tile_k;
+    block_m = o.block_m;
+    block_n = o.block_n;
     m_tiles += o.m_tiles;
     n_tiles += o.n_tiles;
     k_tiles += o.k_tiles;
@@ -180,7 +182,7 @@ struct GemmEmitter::State {
     State(const Params& p, RecordSink& s, const GemmOptions& o) : params(p), map(p), sink(s), opt(o) {}
 
     void fail(const std::string& msg) const { throw WorkloadError(msg); }
-    void validate_options();
+    void validate_options(const GemmShape& bounds);
     void plan_layout(std::uint64_t max_k);
 
     Record& begin(RecordKind kind, std::string_view queue) {
@@ -211,7 +213,7 @@ struct GemmEmitter::State {
     void evacuate_group(std::uint32_t cols, const Placement& pc, std::uint32_t m_elems, std::uint64_t g, Epilogue epi);
 };
 
-void GemmEmitter::State::validate_options() {
+void GemmEmitter::State::validate_options(const GemmShape& bounds) {
     const Params& p = params;
     auto check_psum_rotation = [&](const Params& pp, std::uint32_t bufs) {
         // One mistake at a time, with the bound it breaks (seed 000 §4: the PSUM banks; §5.5: a
@@ -262,12 +264,27 @@ void GemmEmitter::State::validate_options() {
     check_psum_rotation(p, psum_bufs);
     psum_slots = psum_bufs / tile_banks;
     if (opt.block_n == 0 || opt.block_m == 0) fail("--block-n and --block-m must be at least 1");
+    // A block is at most the tiles a GEMM has: the rest of a wider one would stay empty, yet size
+    // the PSUM rotation's check and the SBUF slots (plan_layout).
+    const GemmOptions asked = opt;
+    opt.block_m = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(opt.block_m, std::max<std::uint64_t>(1, ceil_div(bounds.m, tile_m))));
+    opt.block_n = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(opt.block_n, std::max<std::uint64_t>(1, ceil_div(bounds.n, tile_n))));
+    const auto block_arg = [](const char* name, std::uint32_t given, std::uint32_t used, const char* axis) {
+        std::string s = std::string("--") + name + " " + std::to_string(given);
+        if (used != given)
+            s += " (" + std::to_string(used) + ": the GEMMs have at most " + std::to_string(used) + " " +
+                 axis + ")";
+        return s;
+    };
     if (std::uint64_t{opt.block_n} * opt.block_m > psum_slots) {
         // The largest block that fits, keeping --block-m where it can.
         const std::uint32_t m_fit = std::min<std::uint32_t>(opt.block_m, psum_slots);
         const std::uint32_t n_fit = std::max<std::uint32_t>(1, psum_slots / m_fit);
         fail(
-            "--block-n " + std::to_string(opt.block_n) + " x --block-m " + std::to_string(opt.block_m) +
+            block_arg("block-n", asked.block_n, opt.block_n, "n-tiles") + " x " +
+            block_arg("block-m", asked.block_m, opt.block_m, "m-tiles") +
             ": every output tile of a block accumulates at the same time, each in its own PSUM slot, and the "
             "rotation holds " +
             std::to_string(psum_slots) + ": " + std::to_string(psum_bufs) + " banks (" +
@@ -409,6 +426,8 @@ GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
     cur.tile_m = tile_m;
     cur.tile_n = tile_n;
     cur.tile_k = tile_k;
+    cur.block_m = opt.block_m;
+    cur.block_n = opt.block_n;
     GemmPass p(shape);
     p.MT = ceil_div(shape.m, tile_m);
     p.NT = ceil_div(shape.n, tile_n);
@@ -614,12 +633,15 @@ GemmStats GemmEmitter::State::run(const GemmShape& shape, Epilogue epi) {
 
 // ---- public interface --------------------------------------------------------------------------------
 
-GemmEmitter::GemmEmitter(const Params& params, RecordSink& sink, const GemmOptions& options, std::uint64_t max_k)
+GemmEmitter::GemmEmitter(const Params& params, RecordSink& sink, const GemmOptions& options,
+                         const GemmShape& bounds)
     : s_(std::make_unique<State>(params, sink, options)) {
-    s_->validate_options();
-    s_->plan_layout(max_k);
+    s_->validate_options(bounds);
+    s_->plan_layout(bounds.k);
     s_->totals.queue_bytes.assign(s_->queues, 0);
     s_->totals.queue_descriptors.assign(s_->queues, 0);
+    s_->totals.block_m = s_->opt.block_m;
+    s_->totals.block_n = s_->opt.block_n;
 }
 
 GemmEmitter::~GemmEmitter() = default;
@@ -629,8 +651,18 @@ GemmStats GemmEmitter::gemm(const GemmShape& shape, Epilogue epilogue) { return 
 const GemmLayout& GemmEmitter::layout() const { return s_->layout; }
 const GemmStats& GemmEmitter::totals() const { return s_->totals; }
 
+GemmShape gemm_bounds(const std::vector<GemmShape>& shapes) {
+    GemmShape b;
+    for (const GemmShape& s : shapes) {
+        b.m = std::max(b.m, s.m);
+        b.n = std::max(b.n, s.n);
+        b.k = std::max(b.k, s.k);
+    }
+    return b;
+}
+
 GemmStats generate_gemm(const Params& params, const GemmShape& shape, const GemmOptions& options, RecordSink& sink) {
-    GemmEmitter emitter(params, sink, options, shape.k);
+    GemmEmitter emitter(params, sink, options, shape);
     return emitter.gemm(shape);
 }
 

@@ -101,6 +101,9 @@ struct GemmOptions {
 struct GemmStats {
     std::uint32_t tile_m = 0, tile_n = 0, tile_k = 0;
     std::uint64_t m_tiles = 0, n_tiles = 0, k_tiles = 0;
+    // The block the emitter wrote: --block-m / --block-n, each at most the most tiles a GEMM of
+    // the emitter has along its axis (GemmEmitter).
+    std::uint32_t block_m = 0, block_n = 0;
     bool stationary_resident = false;
     std::uint64_t matmuls = 0;
     std::uint64_t ldweights = 0;
@@ -131,9 +134,12 @@ struct GemmLayout {
 // Q = PE k-step done, Q+1 = matmul group END, Q+2 = ACT evacuation done, Q+3 = DVE done.
 class GemmEmitter {
 public:
-    // `max_k` is the largest contraction of the GEMMs to come (sizes the resident stationary
-    // ring). Throws WorkloadError for options that do not fit the generation.
-    GemmEmitter(const Params& params, RecordSink& sink, const GemmOptions& options, std::uint64_t max_k);
+    // `bounds` holds the largest M, N and K of the GEMMs to come, each on its own: K sizes the
+    // resident stationary ring; --block-m and --block-n are cut to the m- and n-tiles of M and N
+    // (a block wider than every GEMM would only size SBUF slots no tile fills), before the PSUM
+    // rotation and the SBUF layout are sized by them. Throws WorkloadError for options that do
+    // not fit the generation.
+    GemmEmitter(const Params& params, RecordSink& sink, const GemmOptions& options, const GemmShape& bounds);
     ~GemmEmitter();
     GemmEmitter(const GemmEmitter&) = delete;
     GemmEmitter& operator=(const GemmEmitter&) = delete;
@@ -150,6 +156,9 @@ public:
 private:
     std::unique_ptr<State> s_;
 };
+
+// The largest M, N and K of `shapes`, each on its own (GemmEmitter's `bounds`).
+GemmShape gemm_bounds(const std::vector<GemmShape>& shapes);
 
 // One GEMM into `sink`. Convenience over GemmEmitter.
 GemmStats generate_gemm(const Params& params, const GemmShape& shape, const GemmOptions& options,
