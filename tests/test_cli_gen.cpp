@@ -80,6 +80,33 @@ TEST(CliGen, The_summary_names_the_blocks_and_a_cut_block_option) {
         << one.out;
 }
 
+// What the generated form moves that a fused kernel would not is said, with its bytes: attention's
+// P round trip through HBM, and a convolution's im2col matrix against its input feature map.
+TEST(CliGen, The_summary_says_what_the_unfused_forms_move) {
+    const Out attn = sbufsim({"gen", "attention", "--seq", "512", "--heads", "2", "--dhead", "64", "-o",
+                              temp("moved_attn.trc"), "--force"});
+    ASSERT_EQ(attn.rc, kExitOk) << attn.err;
+    // P: 512 x 512 bf16 = 0.5 MiB per head, out and back for 2 heads = 2 MiB.
+    EXPECT_NE(
+        attn.out.find("\n  P goes to HBM and back between the two GEMMs (not fused, whatever the tiling): "
+                      "2.00 MiB of the "),
+        std::string::npos)
+        << attn.out;
+    const Out conv = sbufsim({"gen", "conv", "--h", "28", "--w", "28", "--c", "128", "--k", "128", "--r", "3",
+                              "--s", "3", "--pad", "1", "-o", temp("moved_conv.trc"), "--force"});
+    ASSERT_EQ(conv.rc, kExitOk) << conv.err;
+    // 784 x 1152 bf16 = 1.72 MiB of im2col for a 28 x 28 x 128 bf16 map of 0.19 MiB.
+    EXPECT_NE(
+        conv.out.find("\n  the moving loads carry the im2col matrix: 1.72 MiB for a 0.19 MiB input feature "
+                      "map (9.0x;"),
+        std::string::npos)
+        << conv.out;
+    const Out gemm = sbufsim(
+        {"gen", "gemm", "--m", "512", "--n", "512", "--k", "512", "-o", temp("moved_gemm.trc"), "--force"});
+    EXPECT_EQ(gemm.out.find("HBM and back"), std::string::npos) << gemm.out;
+    EXPECT_EQ(gemm.out.find("im2col"), std::string::npos) << gemm.out;
+}
+
 TEST(CliGen, Every_workload_passes_check) {
     const std::vector<std::vector<std::string>> cmds = {
         {"gen", "gemm", "--m", "1024", "--n", "512", "--k", "256", "--dtype", "fp8", "--block-m", "2", "--block-n", "2"},

@@ -104,6 +104,10 @@ TEST(Workload_attention, Qk_softmax_pv_counts) {
     EXPECT_EQ(c.act, 2u * (4 + 1));
     EXPECT_EQ(c.dve, 2u * (4 * 2));
     EXPECT_EQ(st.psum_groups, 2u * 5);
+    // P (seq x seq bf16 per head) leaves as QKᵀ's stores and comes back as PV's moving loads
+    // (dhead 64 is one n-tile: loaded once): twice its bytes per head, all of QKᵀ's stores.
+    EXPECT_EQ(st.round_trip_bytes, 2u * 2 * (512u * 512 * 2));
+    EXPECT_EQ(st.store_bytes, 2u * (512u * 512 * 2 + 512u * 64 * 2));
 }
 
 TEST(Workload_topology, Reads_gemm_and_conv_rows) {

@@ -28,11 +28,15 @@ GemmStats generate_attention(const Params& params, const AttentionShape& shape, 
         throw WorkloadError("attention: --seq, --heads and --dhead must be at least 1");
     const auto gemms = attention_gemms(shape);
     GemmEmitter emitter(params, sink, options, gemm_bounds(gemms));
+    std::uint64_t round_trip = 0;
     for (std::uint64_t h = 0; h < shape.heads; ++h) {
-        emitter.gemm(gemms[0], Epilogue::softmax);
-        emitter.gemm(gemms[1], Epilogue::copy);
+        // P leaves as S = Q·Kᵀ's stores and comes back as P·V's moving loads.
+        round_trip += emitter.gemm(gemms[0], Epilogue::softmax).store_bytes;
+        round_trip += emitter.gemm(gemms[1], Epilogue::copy).moving_bytes;
     }
-    return emitter.totals();
+    GemmStats st = emitter.totals();
+    st.round_trip_bytes = round_trip;
+    return st;
 }
 
 }  // namespace sbufsim

@@ -135,6 +135,7 @@ void GemmStats::add(const GemmStats& o) {
     stationary_bytes += o.stationary_bytes;
     moving_bytes += o.moving_bytes;
     store_bytes += o.store_bytes;
+    round_trip_bytes += o.round_trip_bytes;
     if (queue_bytes.size() < o.queue_bytes.size()) {
         queue_bytes.resize(o.queue_bytes.size());
         queue_descriptors.resize(o.queue_descriptors.size());

@@ -111,6 +111,9 @@ struct GemmStats {
     std::uint64_t act = 0, dve = 0;
     std::uint64_t dma_loads = 0, dma_stores = 0;
     std::uint64_t stationary_bytes = 0, moving_bytes = 0, store_bytes = 0;   // payload bytes
+    // Of the loads and stores, bytes the trace stores to HBM and loads back (attention's P between
+    // its two GEMMs, counted once each way): what fusing the producer and consumer would save.
+    std::uint64_t round_trip_bytes = 0;
     std::vector<std::uint64_t> queue_bytes;        // per DMA queue (index = q of qSyncIO<q>)
     std::vector<std::uint64_t> queue_descriptors;
     // Cost-model PE time: Σ over matmuls of max(N_moving, 64), ×4 for fp32 (PUBLIC_FACTS).
