@@ -257,6 +257,14 @@ TEST(SweepChartModel, Two_keys_make_a_heat_chart_first_key_along_x) {
     const ChartModel l = build_chart(table(grid_3x2()), lines);
     EXPECT_EQ(l.kind, ChartKind::line);
     EXPECT_EQ(l.y.key, "tdm.max_slots");
+    // --zoom is for a line chart's y axis: refused on a heat chart, taken with --chart line.
+    ChartRequest zoom = request("total_cycles");
+    zoom.zoom = true;
+    const auto heat_zoom = error_of([&] { build_chart(table(grid_3x2()), zoom); });
+    EXPECT_EQ(heat_zoom.first, ChartError::Kind::usage);
+    EXPECT_TRUE(contains(heat_zoom.second, "--zoom fits a line chart's y axis")) << heat_zoom.second;
+    zoom.kind = ChartKind::line;
+    EXPECT_TRUE(build_chart(table(grid_3x2()), zoom).zoom);
 }
 
 TEST(SweepChartModel, A_third_varied_key_must_be_charted_or_fixed) {
@@ -514,23 +522,64 @@ TEST(SweepChartSvg, Axis_ticks_cover_the_range_with_round_steps) {
 // 0.3..1.3 ticks at 0.2 steps from 0.2 to 1.4; recomputing the ticks over that widened range
 // used to pick 0.5 steps (0 and 1.5) and draw them outside the frame.
 TEST(SweepChartSvg, Y_ticks_of_a_line_chart_stay_on_the_frame) {
-    for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{{"0.3", "1.3"}, {"50422", "80970"}, {"3", "3"}}) {
-        const SweepTable t = table(kHeader1 + "a.trc,1," + a + ",dma_0,0.5,ok,\n" + "a.trc,2," + b + ",dma_0,0.5,ok,\n");
-        const std::string svg = render_chart(build_chart(t, request("total_cycles")), ChartInfo{});
-        double top = -1, bottom = -1;
+    for (const bool zoom : {false, true})
+        for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+                 {"0.3", "1.3"}, {"50422", "80970"}, {"3", "3"}}) {
+            const SweepTable t =
+                table(kHeader1 + "a.trc,1," + a + ",dma_0,0.5,ok,\n" + "a.trc,2," + b + ",dma_0,0.5,ok,\n");
+            ChartRequest req = request("total_cycles");
+            req.zoom = zoom;
+            const std::string svg = render_chart(build_chart(t, req), ChartInfo{});
+            double top = -1, bottom = -1;
+            for (const auto& r : elements(svg, "rect"))
+                if (r.get<std::string>("fill", "") == "none" && r.get<std::string>("class", "").empty() &&
+                    top < 0)
+                    top = attr(r, "y"), bottom = attr(r, "y") + attr(r, "height");
+            ASSERT_GT(bottom, top);
+            std::size_t grid = 0;
+            for (const auto& l : elements(svg, "line"))
+                if (l.get<std::string>("stroke", "") == "#e6e6e6") {
+                    ++grid;
+                    EXPECT_GE(attr(l, "y1"), top - 1e-6) << a << ".." << b;
+                    EXPECT_LE(attr(l, "y1"), bottom + 1e-6) << a << ".." << b;
+                }
+            EXPECT_GE(grid, 3u);
+        }
+}
+
+// A line's height is its value: the y axis starts at 0 unless --zoom fits it to the values, and
+// the notes say when the axis is zoomed, or when values too close to tell apart could be.
+TEST(SweepChartSvg, The_y_axis_starts_at_0_unless_zoomed) {
+    const SweepTable t = table(kHeader1 + "a.trc,2,150,dma_0,0.5,ok,\n" + "a.trc,4,300,dma_0,0.5,ok,\n");
+    const auto heights = [&](bool zoom) {
+        ChartRequest req = request("total_cycles");
+        req.zoom = zoom;
+        const std::string svg = render_chart(build_chart(t, req), ChartInfo{});
+        double bottom = -1;
         for (const auto& r : elements(svg, "rect"))
-            if (r.get<std::string>("fill", "") == "none" && r.get<std::string>("class", "").empty() && top < 0)
-                top = attr(r, "y"), bottom = attr(r, "y") + attr(r, "height");
-        ASSERT_GT(bottom, top);
-        std::size_t grid = 0;
-        for (const auto& l : elements(svg, "line"))
-            if (l.get<std::string>("stroke", "") == "#e6e6e6") {
-                ++grid;
-                EXPECT_GE(attr(l, "y1"), top - 1e-6) << a << ".." << b;
-                EXPECT_LE(attr(l, "y1"), bottom + 1e-6) << a << ".." << b;
-            }
-        EXPECT_GE(grid, 3u);
-    }
+            if (r.get<std::string>("fill", "") == "none" && r.get<std::string>("class", "").empty() &&
+                bottom < 0)
+                bottom = attr(r, "y") + attr(r, "height");
+        std::vector<double> h;
+        for (const auto& p : elements(svg, "rect", "point"))
+            h.push_back(bottom - (attr(p, "y") + attr(p, "height") / 2));
+        return std::pair{h, svg};
+    };
+    const auto [from0, plain] = heights(false);
+    ASSERT_EQ(from0.size(), 2u);
+    EXPECT_NEAR(from0[1] / from0[0], 2.0, 1e-6);  // 300 stands twice as high as 150
+    EXPECT_FALSE(contains(plain, "--zoom")) << plain;
+    const auto [zoomed, svg] = heights(true);
+    EXPECT_GT(zoomed[1] / zoomed[0], 2.5);
+    EXPECT_TRUE(contains(svg, "y axis fitted to the values (--zoom): it does not start at 0")) << svg;
+
+    EXPECT_EQ(svg.find("the values differ by"), std::string::npos);
+
+    const SweepTable close =
+        table(kHeader1 + "a.trc,2,1000,dma_0,0.5,ok,\n" + "a.trc,4,1010,dma_0,0.5,ok,\n");
+    EXPECT_TRUE(
+        contains(render_chart(build_chart(close, request("total_cycles")), ChartInfo{}),
+                 "the values differ by 0.99 % of the largest at most: --zoom fits the y axis to them"));
 }
 
 TEST(SweepChartSvg, Lines_drawn_over_each_other_are_noted) {

@@ -263,16 +263,21 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
         ("run", po::value(&run_index)->default_value(run_index)->value_name("K"), "which run of the file (0-based)")
         ("bins", po::value(&bins)->default_value(bins)->value_name("N"), "at most N time bins");
     po::options_description sweep("Sweep chart (SWEEP.csv)");
-    sweep.add_options()
-        ("metric", po::value(&sw.request.metric)->default_value(sw.request.metric)->value_name("M"),
-         "the metric to chart (a numeric column of the table)")
-        ("x", po::value(&sw.request.x)->value_name("KEY"), "the key along the x axis (default: inferred)")
-        ("y", po::value(&sw.request.y)->value_name("KEY"), "the second key: heat chart rows, or one line per value")
-        ("where", po::value(&sw.request.where)->composing()->value_name("KEY=VALUE"),
-         "chart only the rows with this value (repeatable; fixes a further varied key)")
-        ("chart", po::value(&sw.chart_kind)->default_value(sw.chart_kind)->value_name("auto|line|heat"),
-         "auto: line for one key (or a key over several traces), heat for two")
-        ("label", po::value(&sw.label)->value_name("TEXT"), "an extra subtitle line (e.g. the sweep's --gen/--set)");
+    sweep.add_options()("metric",
+                        po::value(&sw.request.metric)->default_value(sw.request.metric)->value_name("M"),
+                        "the metric to chart (a numeric column of the table)")(
+        "x", po::value(&sw.request.x)->value_name("KEY"), "the key along the x axis (default: inferred)")(
+        "y", po::value(&sw.request.y)->value_name("KEY"),
+        "the second key: heat chart rows, or one line per value")(
+        "where", po::value(&sw.request.where)->composing()->value_name("KEY=VALUE"),
+        "chart only the rows with this value (repeatable; fixes a further varied key)")(
+        "chart", po::value(&sw.chart_kind)->default_value(sw.chart_kind)->value_name("auto|line|heat"),
+        "auto: line for one key (or a key over several traces), heat for two")(
+        "label", po::value(&sw.label)->value_name("TEXT"),
+        "an extra subtitle line (e.g. the sweep's --gen/--set)")(
+        "zoom", po::bool_switch(&sw.request.zoom),
+        "line chart: fit the y axis to the values (default: from 0, so a line's height is its value); "
+        "a note under the chart says so");
     add_force_option(desc, force);
     add_log_level_option(desc, log_level);
     po::options_description hidden;

@@ -481,6 +481,11 @@ ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
     if (!rest.empty()) too_many(s, rest, "besides --x and --y the table varies ");
 
     m.kind = decide_kind(req.kind, y, x);
+    if (req.zoom && m.kind == ChartKind::heat)
+        usage_error(
+            "--zoom fits a line chart's y axis; a heat chart's colours already span its values (--chart line "
+            "draws one line per value of --y)");
+    m.zoom = req.zoom;
     m.x = make_axis(s, x);
     m.y = make_axis(s, y);
     add_paired(s, m.x);
@@ -759,6 +764,21 @@ std::vector<std::string> best_per_trace(const ChartModel& m) {
     return notes;
 }
 
+// A line chart's y axis, when it is not what a reader assumes: zoomed away from 0, or from 0 over
+// values so close that their lines look flat (then --zoom shows them apart).
+std::string y_axis_note(const ChartModel& m) {
+    constexpr double kFlat =
+        0.05;  // a spread under 5 % of the largest magnitude is about one pixel row in 20
+    const double span = std::max(std::fabs(m.min), std::fabs(m.max));
+    if (m.zoom)
+        return m.min > 0 || m.max < 0 ? "y axis fitted to the values (--zoom): it does not start at 0, so "
+                                        "differences look larger than they are"
+                                      : "";
+    if (m.max == m.min || span == 0 || (m.max - m.min) >= kFlat * span) return "";
+    return "the values differ by " + format_number(100 * (m.max - m.min) / span, 2) +
+           " % of the largest at most: --zoom fits the y axis to them";
+}
+
 std::vector<std::string> notes_of(const ChartModel& m) {
     std::vector<std::string> notes;
     if (m.best && trace_axis(m)) {
@@ -786,6 +806,9 @@ std::vector<std::string> notes_of(const ChartModel& m) {
                      " points";
         }
         notes.push_back(n);
+    }
+    if (m.kind == ChartKind::line) {
+        if (const std::string n = y_axis_note(m); !n.empty()) notes.push_back(n);
     }
     if (m.kind == ChartKind::line)
         for (const auto& same : coinciding_lines(m))
@@ -822,9 +845,10 @@ namespace {
 
 // The y ticks of a line chart, computed once: the axis runs from the first to the last, so every
 // tick lies on the frame (a second axis_ticks() over the widened range could pick another step
-// and put ticks outside it). Widened when every point has one value.
+// and put ticks outside it). From 0 unless zoomed; widened when every point has one value.
 std::vector<double> y_ticks(const ChartModel& m) {
     double lo = m.min, hi = m.max;
+    if (!m.zoom) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
     if (hi == lo) {
         const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
         lo -= pad, hi += pad;

@@ -65,6 +65,9 @@ struct ChartRequest {
     std::string x, y;                    // "" = inferred from the varied columns
     std::vector<std::string> where;      // KEY=VALUE: keep only these rows (fixes a third key)
     ChartKind kind = ChartKind::automatic;
+    // A line chart's y axis: false = from 0 (or to 0, for negative values), so that a line's
+    // height is its value; true = fitted to the values, which shows small differences large.
+    bool zoom = false;
 };
 
 // One axis of the chart: the distinct values of a column among the charted rows.
@@ -106,6 +109,7 @@ struct ChartModel {
     std::vector<std::string> fixed;      // "key=value" of keys with one value (incl. --where)
     std::vector<std::string> bases;      // the charted rows' distinct `base` cells ("" = none set)
     double min = 0, max = 0;             // over points
+    bool zoom = false;                   // ChartRequest::zoom
     std::optional<double> best;          // lowest or highest value, when the metric is rankable
 };
 
