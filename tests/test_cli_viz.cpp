@@ -180,6 +180,15 @@ TEST(CliViz, Heatmap_names_the_changed_keys_and_shows_the_gate_stalls) {
         pt::read_xml(file, svg);
         const std::string text = svg_text(svg);
         EXPECT_NE(text.find("settings: tdm.strict=true (config "), std::string::npos) << file << "\n" << text;
+        // The strict gate holds the DMA queues on the critical path: its bank waits, the same from
+        // the run and from its JSON.
+        EXPECT_NE(
+            text.find(
+                "critical path: bound by DMA; its instructions waited 93089 cycles for SBUF/PSUM access "
+                "(64.9 % of the run)"),
+            std::string::npos)
+            << file << "\n"
+            << text;
         EXPECT_NE(text.find("stalls by cause"), std::string::npos) << file;
         EXPECT_EQ(count_class(svg, "cause") % kStallCauses, 0u) << file;
         EXPECT_GT(count_class(svg, "cause"), 0u) << file;
@@ -198,6 +207,13 @@ TEST(CliViz, Heatmap_names_the_changed_keys_and_shows_the_gate_stalls) {
     pt::read_xml(pl, now_svg);
     pt::read_xml(old_pl, old_svg);
     EXPECT_EQ(svg_text(now_svg).find("not in this file"), std::string::npos);
+    // An access-record trace: its run is the kernel's own traffic, whose stalls lengthen it
+    // directly: no critical-path line.
+    const std::string access = temp("access.svg");
+    ASSERT_EQ(sbufsim({"run", shipped("access_mix.trc"), "--heatmap", access, "--quiet"}).rc, kExitOk);
+    pt::ptree access_svg;
+    pt::read_xml(access, access_svg);
+    EXPECT_EQ(svg_text(access_svg).find("critical path"), std::string::npos);
     EXPECT_NE(svg_text(old_svg).find("not in this file"), std::string::npos);
     // The run had strict-TDM stalls for that panel to show.
     pt::ptree stats;

@@ -480,6 +480,36 @@ TEST(Heatmap, Settings_line_names_the_changed_keys_and_the_config_hash) {
     EXPECT_EQ(heatmap_settings({}, "00ff"), "generation defaults (config 00ff)");
 }
 
+// The line under the settings bounds what the stalls cost the run: the critical path's bank
+// waits. None when the run has no such path or its access records' own traffic is 1 % of the run
+// or more (there the stalls lengthen the run directly).
+TEST(Heatmap, The_critical_path_line_bounds_what_the_stalls_cost) {
+    const auto group = [](const char* name, Cycle compute, Cycle bank_wait) {
+        PathGroup g{name, {}, 1};
+        g.cycles[static_cast<std::size_t>(PathCause::compute)] = compute;
+        g.cycles[static_cast<std::size_t>(PathCause::bank_wait)] = bank_wait;
+        return g;
+    };
+    const auto path =
+        heatmap_path({group("DMA", 700, 150), group("ACT", 100, 50), group("kernel", 9, 0)}, 1000);
+    ASSERT_TRUE(path.has_value());
+    EXPECT_EQ(path->bound_by, "DMA");
+    EXPECT_EQ(path->bank_wait, 200u);
+    EXPECT_FALSE(heatmap_path({group("DMA", 700, 0), group("kernel", 10, 0)}, 1000).has_value());
+    EXPECT_FALSE(heatmap_path({}, 1000).has_value());
+
+    HeatmapInfo info{"t", "cayman", "", 2.4, 1000, true};
+    info.path = path;
+    const std::string svg = render_heatmap(WindowSeries{}, BlockMatrix{}, info);
+    EXPECT_NE(
+        svg.find("critical path: bound by DMA; its instructions waited 200 cycles for SBUF/PSUM access (20 % "
+                 "of the run): the stalls below lengthen this run by at most that"),
+        std::string::npos)
+        << svg;
+    info.path.reset();
+    EXPECT_EQ(render_heatmap(WindowSeries{}, BlockMatrix{}, info).find("critical path"), std::string::npos);
+}
+
 TEST(Svg, Escapes_markup) {
     EXPECT_EQ(svg::escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
     EXPECT_EQ(svg::ramp_blue(0), "#ffffff");

@@ -117,6 +117,20 @@ HeatmapInfo info_of(const pt::ptree& run) {
         for (const auto& [key, v] : *c) kv.push_back(key + "=" + v.get<std::string>("value", "?"));
     i.settings = heatmap_settings(kv, r.get<std::string>("config_hash", "?"));
     i.stalls_by_cause = has_stalls_by_cause(run);
+    // The critical path's groups, largest first as the file lists them (a file written before the
+    // section existed has none: no line about them).
+    if (const auto cp = run.get_child_optional("critical_path")) {
+        std::vector<PathGroup> path;
+        for (const auto& [name, g] : *cp) {
+            PathGroup pg{name, {}, g.get<std::uint64_t>("instructions", 0)};
+            pg.cycles[static_cast<std::size_t>(PathCause::compute)] = g.get<Cycle>("compute_cycles", 0);
+            pg.cycles[static_cast<std::size_t>(PathCause::bank_wait)] = g.get<Cycle>("bank_wait_cycles", 0);
+            pg.cycles[static_cast<std::size_t>(PathCause::latency)] = g.get<Cycle>("latency_cycles", 0);
+            pg.cycles[static_cast<std::size_t>(PathCause::drain)] = g.get<Cycle>("drain_cycles", 0);
+            path.push_back(pg);
+        }
+        i.path = heatmap_path(path, i.total_cycles);
+    }
     return i;
 }
 

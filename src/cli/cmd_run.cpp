@@ -134,8 +134,9 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
     if (!v.heatmap.empty()) {
         const WindowSeries w = v.window_stats ? rep.windows
                                               : make_windows(probe, r.kernel, r.total_cycles, probe.bin_width());
-        const HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation,
-                               settings_of(rep.info), r.pe_clock_ghz, r.total_cycles};
+        HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation,
+                         settings_of(rep.info), r.pe_clock_ghz, r.total_cycles};
+        info.path = heatmap_path(analyse(r).path, r.total_cycles);
         OutputFile* file = outputs.get("heatmap:" + r.trace);
         write_picture(render_heatmap(w, block_matrix(r.kernel), info), file, std::cout);
     }

@@ -326,12 +326,37 @@ double matrix_height(const BlockMatrix& m) {
 
 }  // namespace
 
+std::optional<HeatmapInfo::Path> heatmap_path(const std::vector<PathGroup>& path, Cycle total_cycles) {
+    if (path.empty() || total_cycles == 0) return std::nullopt;
+    HeatmapInfo::Path p{path.front().name, 0};
+    for (const PathGroup& g : path) {
+        if (g.name == "kernel" && g.total() * 100 >= total_cycles) return std::nullopt;
+        p.bank_wait += g.cycles[static_cast<std::size_t>(PathCause::bank_wait)];
+    }
+    return p;
+}
+
+namespace {
+
+// The line under the settings that tells what the stall panels cost the run: at most the bank
+// waits of its critical path.
+std::string path_line(const HeatmapInfo::Path& p, Cycle total) {
+    return "critical path: bound by " + p.bound_by + "; its instructions waited " +
+           std::to_string(p.bank_wait) + " cycles for SBUF/PSUM access (" +
+           svg::num(100.0 * static_cast<double>(p.bank_wait) / static_cast<double>(total), 3) +
+           " % of the run): the stalls below lengthen this run by at most that";
+}
+
+}  // namespace
+
 std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, const HeatmapInfo& info,
                            std::size_t max_bins) {
     // From cycle 0: a run whose first windows were idle (a fixed-width series keeps only the
     // windows with activity) is drawn where its activity happened.
     const WindowSeries w = rebin(series, max_bins, 0);
-    Panel util("util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20, w.banks, util_of);
+    const double path_line_h = info.path && info.total_cycles ? 14 : 0;
+    Panel util("util", "bank utilisation (cycles granted / cycles per bin)", kTop + 20 + path_line_h, w.banks,
+               util_of);
     util.rule_at = w.sbuf_banks;
     // PSUM banks lose beats only where two PSUM clients meet on one, which most runs never do:
     // their rows are left out then, and the title says so, rather than drawn as 32 empty rows.
@@ -382,6 +407,7 @@ std::string render_heatmap(const WindowSeries& series, const BlockMatrix& m, con
     if (w.banks.size() == w.sbuf_banks) sub += ", no PSUM region";
     s.text(kLeft, 36, sub, 10);
     if (!info.settings.empty()) s.text(kLeft, 50, "settings: " + info.settings, 10);
+    if (path_line_h) s.text(kLeft, 64, path_line(*info.path, info.total_cycles), 10);
     // The run's cycles (activity may end before the last instruction does), at least the bins'.
     const Cycle total =
         std::max(info.total_cycles, w.rows.empty() ? 0 : w.rows.back().start + w.rows.back().cycles);

@@ -11,9 +11,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sbufsim/output/bottleneck.h"
 #include "sbufsim/stats/stats.h"
 #include "sbufsim/stats/window_stats.h"
 
@@ -33,7 +35,20 @@ struct HeatmapInfo {
     // The series carries stalls by cause (WindowRow::stalled). A run's JSON written by an older
     // sbufsim has no stalled.<cause> rows: its panel says so instead of looking stall-free.
     bool stalls_by_cause = true;
+    // The run's critical path, when the run has one made of instructions (CriticalPath): what
+    // bounds it and how long it waited for banks. A stall drawn here lengthens the run only where
+    // it held an instruction of that path, so the heatmap says how much that was at most.
+    struct Path {
+        std::string bound_by;  // the largest group ("DMA")
+        Cycle bank_wait = 0;   // PathCause::bank_wait over every group
+    };
+    std::optional<Path> path;
 };
+
+// HeatmapInfo::path from a run's path groups (bottleneck.h), unless the kernel's own traffic after
+// the last instruction (the "kernel" group: access records) is 1 % of the run or more: there the
+// stalls lengthen the run directly.
+std::optional<HeatmapInfo::Path> heatmap_path(const std::vector<PathGroup>& path, Cycle total_cycles);
 
 // The title's settings line: the keys that differ from the generation file ("key=value", from a
 // --config file or the command line) and the configuration's hash, so two pictures with the same
