@@ -318,6 +318,23 @@ std::string block_summary(const BlockAsk& asked, const GemmStats& st) {
     return s;
 }
 
+// What the form gen writes moves that a fused kernel would not, on a line of its own ("" for a
+// GEMM): attention's P through HBM, a convolution's im2col matrix against its feature map. No
+// tiling option changes either.
+std::string unfused_note(const std::string& workload, const GemmStats& st, const ConvShape& conv,
+                         Dtype dtype) {
+    if (workload == "attention")
+        return "\n  P goes to HBM and back between the two GEMMs (not fused, whatever the tiling): " +
+               mib(st.round_trip_bytes) + " of the " +
+               mib(st.stationary_bytes + st.moving_bytes + st.store_bytes) + " moved";
+    if (workload != "conv") return "";
+    const std::uint64_t map = conv.h * conv.w * conv.c * dtype_size(dtype);
+    return "\n  the moving loads carry the im2col matrix: " + mib(st.moving_bytes) + " for a " + mib(map) +
+           " input feature map (" +
+           format_fixed(static_cast<double>(st.moving_bytes) / static_cast<double>(map), 1) +
+           "x; a kernel that forms the filter taps on chip reads the map once)";
+}
+
 std::string sanitize(const std::string& name) {
     std::string out;
     for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
@@ -538,20 +555,6 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             }
             out.close();
             to_stdout = out.to_stdout();
-            // What the generated form moves that another form would not: no tiling changes it.
-            std::string moved;
-            if (sub == "attention")
-                moved =
-                    "\n  P goes to HBM and back between the two GEMMs (not fused, whatever the tiling): " +
-                    mib(st.round_trip_bytes) + " of the " +
-                    mib(st.stationary_bytes + st.moving_bytes + st.store_bytes) + " moved";
-            if (sub == "conv") {
-                const std::uint64_t map = conv.h * conv.w * conv.c * dtype_size(gopt.dtype);
-                moved = "\n  the moving loads carry the im2col matrix: " + mib(st.moving_bytes) + " for a " +
-                        mib(map) + " input feature map (" +
-                        format_fixed(static_cast<double>(st.moving_bytes) / static_cast<double>(map), 1) +
-                        "x; a kernel that forms the filter taps on chip reads the map once)";
-            }
             if (sub == "conv") {  // the size the output comes to (with or without --pad) and its GEMM
                 const GemmShape g = conv_as_gemm(conv);
                 const auto [ho, wo] = conv_output(conv);
@@ -563,7 +566,8 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             summary += gemm_summary(st, params) + "; tiles " + std::to_string(st.tile_m) + "x" +
                        std::to_string(st.tile_n) + "x" + std::to_string(st.tile_k) + " (m x n x k), " +
                        block_summary(asked_blocks, st) + ", stationary " +
-                       (st.stationary_resident ? "resident" : "streamed") + moved;
+                       (st.stationary_resident ? "resident" : "streamed") +
+                       unfused_note(sub, st, conv, gopt.dtype);
         } else {
             io.err << "sbufsim gen: unknown workload '" << sub << "' (gemm, attention, conv, random, or --topology FILE)\n";
             return kExitUsage;
