@@ -138,21 +138,28 @@ def sweep_main(args, inputs, params, axes):
             sys.stderr.write(done.stderr)
             return done.returncode
         rows_by_trace = {row["trace"]: row for row in json.loads(done.stdout)}
-    # The kernel's work: the matmul flops most points do (the most, on a tie). A point doing other
-    # work (a tile size past the input that skips the loop body: 0 flops) is not the fastest.
-    counts = collections.Counter(t[1] for t in ok)
-    work = max(counts, key=lambda f: (counts[f], f)) if counts else None
+    # The kernel's work. A point with no matmul at all (a tile past the input that skips the loop
+    # body) is not ranked. When the points that do matmuls agree on their flops, the fastest of
+    # them is marked; when they do not (an M // BM that drops a remainder at some tilings), none
+    # is: which one computes the whole result is the kernel's to say, not the count's.
+    works = sorted({t[1] for t in ok if t[1] > 0})
+    most = works[-1] if works else None
+    ranked = len(works) == 1
     table, best = [], None
     for point, (path, flops, hbm_bytes, error) in zip(points, traced):
         row = rows_by_trace.get(path, {})
         cycles = row.get("total_cycles") if row.get("status") == "ok" else None
         if cycles is not None:
             time_ns = row["time_ns"]
-            same = flops == work
+            if flops == most:
+                status = "ok"
+            elif flops == 0:
+                status = f"ok, other work: 0 matmul flops where the other points do {most}"
+            else:
+                status = f"ok, less work: {100 * flops / most:.1f}% of the most matmul flops ({flops} of {most})"
             cells = [cycles, f"{100 * flops / (cycles * PEAK_FLOPS_PER_CYCLE):.1f}%" if cycles else "-",
-                     f"{hbm_bytes / time_ns:.1f}" if time_ns else "-", f"{hbm_bytes / (1 << 20):.1f}",
-                     "ok" if same else f"ok, other work: {flops} matmul flops where most points do {work}"]
-            if same and (best is None or cycles < best[0]):
+                     f"{hbm_bytes / time_ns:.1f}" if time_ns else "-", f"{hbm_bytes / (1 << 20):.1f}", status]
+            if ranked and flops == most and (best is None or cycles < best[0]):
                 best = (cycles, len(table))
         else:
             status = "untraceable" if error else row.get("status", "error")
@@ -165,6 +172,10 @@ def sweep_main(args, inputs, params, axes):
     processes = f"{workers} process" + ("es" if workers > 1 else "")
     print(f"{args.kernel}: {len(points)} points, traced in {processes}, replayed by `sbufsim sweep`")
     print(_table(header, table))
+    if len(works) > 1:
+        print(f"note: the points do different matmul work ({len(works)} flop counts, {works[0]} to {most}), so none "
+              "is marked fastest: a point that does less may leave part of the result uncomputed (a loop bound "
+              "such as M // BM drops a remainder); check that each point covers the whole input")
     return 0 if len(ok) == len(points) and all(r.get("status") == "ok" for r in rows_by_trace.values()) else 1
 
 
