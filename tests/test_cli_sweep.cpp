@@ -349,6 +349,28 @@ TEST(CliSweep, Resume_replaces_rows_of_another_base_configuration_or_trace_only_
     EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
 }
 
+// A row whose trace was deleted since cannot be checked or run again: resuming into its table is
+// refused with why (not an internal error), and --force drops the row.
+TEST(CliSweep, Resume_over_a_row_whose_trace_is_gone_says_so) {
+    const std::string out = tmp("gone.csv"), gone = tmp("gone.trc");
+    std::remove(out.c_str());
+    std::filesystem::copy_file(shipped("dma_load.trc"), gone,
+                               std::filesystem::copy_options::overwrite_existing);
+    ASSERT_EQ(sbufsim({"sweep", gone, "--out", out, "-q"}).rc, 0);
+    std::filesystem::remove(gone);
+    const std::string first = slurp(out);
+    Out o = sbufsim({"sweep", shipped("access_mix.trc"), "--out", out, "-q"});
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("1 row came from a trace that no longer exists (" + gone +
+                         "), and this sweep does not run"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(slurp(out), first);
+    o = sbufsim({"sweep", shipped("access_mix.trc"), "--out", out, "-q", "--force"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_EQ(slurp(out).find(gone), std::string::npos);
+}
+
 TEST(CliSweep, Resume_under_another_base_never_drops_rows_it_does_not_run_again) {
     const std::string out = tmp("rebase_lost.csv");
     std::remove(out.c_str());

@@ -493,6 +493,9 @@ void refuse_other_sweep_json(const std::string& path, const std::vector<std::str
                           "--force to replace it");
 }
 
+// The digest of a row's trace that cannot be read now, followed by why (digest_of in cmd_sweep).
+constexpr std::string_view kUnreadableTrace = "unreadable: ";
+
 // Rows of --out computed under another base configuration or from another version of a trace are
 // stale: a table holds one base configuration, so this sweep would replace those it runs again and
 // drop the others. Either way an earlier experiment's results would go: refused unless --force,
@@ -522,11 +525,14 @@ void drop_stale_rows(std::vector<Row>& existing, const Options& o, const std::ve
                                  : !rerun ? "this sweep does not run their points again: they would be lost"
                                           : "this sweep would replace " + rows(rerun) +
                                                 " and lose the other " + std::to_string(lost_count);
+        const std::string& d = digest_of((*stale)[0]);
+        const std::string origin = d.starts_with(kUnreadableTrace)
+                                       ? " came from a trace that " + d.substr(kUnreadableTrace.size()) + " ("
+                                       : " came from another base configuration (--gen, --config, --set) or "
+                                         "another version of the trace (";
         throw OutputError(OutputError::Kind::refused,
-                          "--out " + o.out + ": " + rows(rerun + lost_count) +
-                              " came from another base configuration (--gen, --config, --set) or another "
-                              "version of the trace (" +
-                              (*stale)[0] + (point.empty() ? "" : ", " + point) + "), and " + fate +
+                          "--out " + o.out + ": " + rows(rerun + lost_count) + origin + (*stale)[0] +
+                              (point.empty() ? "" : ", " + point) + "), and " + fate +
                               ". Write this sweep to another --out, or pass --force to " +
                               (lost_count ? "drop them" : "replace them"));
     }
@@ -738,11 +744,22 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     axes = sweep::check_keys(std::move(axes), base);
     auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip), metric_columns);
     // What every row depends on besides its point: resume keeps rows only with the same digest.
+    // A row's trace that cannot be read now (moved or deleted since) has the reason for digest,
+    // which matches no row's: the row is stale, and drop_stale_rows() says why.
     std::map<std::string, std::string> digests;
     auto digest_of = [&](const std::string& trace) -> const std::string& {
         auto it = digests.find(trace);
-        if (it == digests.end())
-            it = digests.emplace(trace, sweep::base_digest(base, trace, o.lenient)).first;
+        if (it == digests.end()) {
+            std::string d;
+            try {
+                d = sweep::base_digest(base, trace, o.lenient);
+            } catch (const std::runtime_error&) {
+                std::error_code ec;
+                d = std::string(kUnreadableTrace) +
+                    (std::filesystem::exists(trace, ec) ? "cannot be read now" : "no longer exists");
+            }
+            it = digests.emplace(trace, std::move(d)).first;
+        }
         return it->second;
     };
     const std::string settings = sweep::base_settings(base, o.lenient);
