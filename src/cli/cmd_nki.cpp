@@ -54,12 +54,14 @@ constexpr const char* kHelp =
     "  --param NAME=VALUE         a keyword argument (a Python literal), e.g. TILES_IN_BLOCK_M=4\n"
     "  --gen G                    the generation (sunda, cayman, mariana); default cayman\n"
     "  -o, --output FILE          keep the trace there (default: a temporary file)\n"
-    "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3 ")\n"
+    "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3
+    ")\n"
     "  --sweep-param NAME=V1,V2   a tiling sweep: trace the kernel at every value (repeatable: the\n"
     "                             cartesian product), replay the points in parallel with `sbufsim\n"
     "                             sweep` and print a table of cycles, MFU and HBM bandwidth\n"
     "every other option goes to `sbufsim run` (--set, --config, --json, --scheduler, ...), or with\n"
-    "--sweep-param to `sbufsim sweep` (--set, --config, --jobs, --timeout, --out).\n\n"
+    "--sweep-param to `sbufsim sweep` (--set, --config, --jobs, --timeout, --out; with --out TABLE.csv\n"
+    "the points' traces are kept in TABLE.traces/, named by their parameters).\n\n"
     "example:\n"
     "  sbufsim nki examples/nki/matmul.py::matmul_blocked --input lhsT=bf16[2048,2048] \\\n"
     "      --input rhs=bf16[2048,2048] --param TILES_IN_BLOCK_M=4\n"
@@ -216,14 +218,50 @@ int run_sweep(const NkiArgs& a, const std::string& python, const std::string& py
                   "(trace the chosen point again with --param and -o)\n";
         return kExitUsage;
     }
+    // The outputs of one run: a sweep has its table (--out) instead.
+    for (const auto& [key, file] : written_files(a))
+        if (key != "-o" && key != "--values-out") {
+            io.err
+                << "sbufsim nki: " << key << " " << file
+                << ": with --sweep-param the points are replayed by `sbufsim sweep`, which writes its table "
+                   "with --out FILE.csv; trace the chosen point again with --param for "
+                << key << "\n";
+            return kExitUsage;
+        }
+    // With --out the points' traces are kept beside the table (TABLE.traces/), named by their
+    // parameters, so that its rows can be run again, charted and resumed.
+    std::string dir = tmp;
+    bool keep = false;
+    for (std::size_t i = 0; i < a.run_args.size(); ++i) {
+        const std::string& arg = a.run_args[i];
+        std::string out;
+        if (arg == "--out" && i + 1 < a.run_args.size())
+            out = a.run_args[i + 1];
+        else if (arg.rfind("--out=", 0) == 0)
+            out = arg.substr(6);
+        if (out.empty() || out == "-") continue;
+        const fs::path table(out);
+        const fs::path traces = table.parent_path() / (table.stem().string() + ".traces");
+        std::error_code made;
+        fs::create_directories(traces, made);
+        if (made || !fs::is_directory(traces)) {
+            io.err << "sbufsim nki: --out " << out << ": the points' traces are kept in " << traces.string()
+                   << ", which cannot be a folder (" << (made ? made.message() : std::string("it is a file"))
+                   << ")\n";
+            return kExitUsage;
+        }
+        dir = traces.string();
+        keep = true;
+    }
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec) {
         io.err << "sbufsim nki: cannot find this executable for the sweep (/proc/self/exe)\n";
         return kExitInternal;
     }
-    std::vector<std::string> argv = {python, "-m", "sbufsim.nki", a.kernel, "--gen", a.gen,
-                                     "--sweep-binary", self.string(), "--sweep-dir", tmp};
+    std::vector<std::string> argv = {python,           "-m",          "sbufsim.nki", a.kernel, "--gen", a.gen,
+                                     "--sweep-binary", self.string(), "--sweep-dir", dir};
+    if (keep) argv.emplace_back("--keep-traces");
     argv.insert(argv.end(), a.tracer_args.begin(), a.tracer_args.end());
     argv.emplace_back("--run-args");
     argv.insert(argv.end(), a.run_args.begin(), a.run_args.end());

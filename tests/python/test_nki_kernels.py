@@ -276,6 +276,55 @@ def test_sweep_param_marks_no_point_fastest_when_the_points_do_different_work(cl
     assert "note: the points do different matmul work (2 flop counts, 8388608 to 12582912)" in done.stdout
 
 
+def test_sweep_param_with_out_keeps_named_traces_beside_the_table_and_resumes(cli, tmp_path):
+    kernel = tmp_path / "remainder.py"
+    kernel.write_text(textwrap.dedent("""\
+        import nki.isa as nisa
+        import nki.language as nl
+
+        def k(aT, b, TN=128):
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            a = nl.load(aT)
+            for n in nl.affine_range(512 // TN):
+                t = nl.load(b[:, n * TN:(n + 1) * TN])
+                acc = nl.zeros((128, TN), nl.float32, buffer=nl.psum)
+                acc += nisa.nc_matmul(a, t)
+                nl.store(out[:, n * TN:(n + 1) * TN], value=nl.copy(acc))
+            return out
+        """))
+    common = ["nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]"]
+    table = tmp_path / "tn.csv"
+    done = cli(*common, "--sweep-param", "TN=128,256", "--out", table, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "traces kept in" in done.stdout
+    traces = tmp_path / "tn.traces"
+    assert sorted(os.listdir(traces)) == ["TN=128.trc", "TN=256.trc"]
+    assert (traces / "TN=128.trc").read_text().startswith("# written by sbufsim nki --sweep-param")
+    rows = [line.split(",")[0] for line in table.read_text().splitlines()[1:]]
+    assert [os.path.basename(r) for r in rows] == ["TN=128.trc", "TN=256.trc"]
+    # each kept trace is the point's: `sbufsim run` of it gives the row's cycles
+    cycles = {os.path.basename(line.split(",")[0]): int(line.split(",")[1]) for line in table.read_text().splitlines()[1:]}
+    again = cli("run", traces / "TN=256.trc", "--json", "-", "--quiet")
+    assert json.loads(again.stdout)["runs"][0]["run"]["total_cycles"] == cycles["TN=256.trc"]
+    # a further sweep into the table resumes it: the old rows stay, the new point is added
+    done = cli(*common, "--sweep-param", "TN=256,512", "--out", table, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(os.path.basename(line.split(",")[0]) for line in table.read_text().splitlines()[1:]) == [
+        "TN=128.trc", "TN=256.trc", "TN=512.trc"]
+    # a file there that sbufsim did not write is never replaced
+    (traces / "TN=64.trc").write_text("my notes\n")
+    done = cli(*common, "--sweep-param", "TN=64", "--out", table, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "TN=64.trc: a point's trace goes there, and the file there was not written by sbufsim" in done.stderr
+    assert (traces / "TN=64.trc").read_text() == "my notes\n"
+    # one run's outputs are refused with a sweep, naming what it writes instead
+    done = cli(*common, "--sweep-param", "TN=128", "--json", tmp_path / "x.json")
+    assert done.returncode == 2
+    assert "with --sweep-param the points are replayed by `sbufsim sweep`, which writes its table with --out" in (
+        done.stderr)
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_an_argument_in_the_wrong_place_or_an_exit_stops_at_the_kernels_line(tmp_path):
     kernel = tmp_path / "misuse.py"
     kernel.write_text(textwrap.dedent("""\

@@ -55,9 +55,31 @@ def _sweep_axes(items):
     return axes
 
 
+# The first line of a point's trace kept beside a sweep's table (--keep-traces): sbufsim's mark,
+# so that the next sweep into the same table may replace it and no other file.
+_KEPT_MARK = ("# written by sbufsim nki --sweep-param; sbufsim replaces this file when told to write it again "
+              "(delete this line to keep it)\n")
+
+
+def _point_file(point):
+    """A point's trace file name from its parameters: TILES_IN_BLOCK_M=4,BN=2.trc."""
+    name = ",".join(f"{n}={v!r}" for n, v in point.items())
+    return "".join(c if c.isalnum() or c in "_.,=+-" else "_" for c in name) + ".trc"
+
+
+def _not_ours(paths):
+    """The first of `paths` that exists without sbufsim's mark on its first line, or None."""
+    for path in paths:
+        if os.path.exists(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                if not f.readline().startswith("# written by sbufsim"):
+                    return path
+    return None
+
+
 def _trace_point(job):
     """One sweep point in a worker process: (trace path, flops, hbm bytes, error or None)."""
-    kernel, inputs, params, generation, path = job
+    kernel, inputs, params, generation, path, keep = job
     try:
         kt = trace(kernel, inputs, params, generation=generation)
     except NkiError as e:
@@ -66,7 +88,13 @@ def _trace_point(job):
         return path, 0, 0, f"{kernel}: {e}"
     if why := kt.nothing_to_replay():
         return path, 0, 0, why
-    kt.write_scratch(path)
+    if keep:  # beside the table: sbufsim's mark first, and only complete (renamed into place)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w", encoding="utf-8") as f:
+            f.write(_KEPT_MARK + kt.text)
+        os.replace(partial, path)
+    else:
+        kt.write_scratch(path)
     return path, kt.flops, kt.hbm_bytes, None
 
 
@@ -120,10 +148,14 @@ def sweep_main(args, inputs, params, axes):
         print(f"sbufsim nki: {problem}", file=sys.stderr)
         return 2
     points = [dict(zip(names, values)) for values in itertools.product(*(v for _, v in axes))]
-    jobs = []
-    for i, point in enumerate(points):
-        path = os.path.join(args.sweep_dir, f"point{i}.trc")
-        jobs.append((args.kernel, inputs, {**params, **point}, args.gen, path))
+    paths = [os.path.join(args.sweep_dir, _point_file(point)) for point in points]
+    if args.keep_traces and (theirs := _not_ours(paths)):
+        print(f"sbufsim nki: {theirs}: a point's trace goes there, and the file there was not written by "
+              "sbufsim (its first line is not '# written by sbufsim ...'); move it, or give another --out",
+              file=sys.stderr)
+        return 2
+    jobs = [(args.kernel, inputs, {**params, **point}, args.gen, path, args.keep_traces)
+            for point, path in zip(points, paths)]
     workers = min(len(jobs), _jobs(args.run_args) or os.cpu_count() or 1)
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         traced = pool.map(_trace_point, jobs)
@@ -170,7 +202,8 @@ def sweep_main(args, inputs, params, axes):
         table[best[1]][-1] = "ok  <- fastest"
     header = [*names, "cycles", "MFU", "HBM GB/s", "HBM MiB", "status"]
     processes = f"{workers} process" + ("es" if workers > 1 else "")
-    print(f"{args.kernel}: {len(points)} points, traced in {processes}, replayed by `sbufsim sweep`")
+    kept = f", traces kept in {args.sweep_dir}" if args.keep_traces else ""
+    print(f"{args.kernel}: {len(points)} points, traced in {processes}, replayed by `sbufsim sweep`{kept}")
     print(_table(header, table))
     if len(works) > 1:
         print(f"note: the points do different matmul work ({len(works)} flop counts, {works[0]} to {most}), so none "
@@ -187,6 +220,7 @@ def main(argv=None):
     parser.add_argument("--sweep-param", action="append")
     parser.add_argument("--sweep-binary")
     parser.add_argument("--sweep-dir")
+    parser.add_argument("--keep-traces", action="store_true")
     parser.add_argument("--gen", default="cayman")
     parser.add_argument("-o", "--output")
     parser.add_argument("--values-out")
