@@ -107,6 +107,26 @@ TEST(CliGen, The_summary_says_what_the_unfused_forms_move) {
     EXPECT_EQ(gemm.out.find("im2col"), std::string::npos) << gemm.out;
 }
 
+// A --set gen does not read leaves the trace as it is, and gen says so and where it belongs; a key
+// gen reads is taken without a note.
+TEST(CliGen, A_setting_gen_does_not_read_is_noted) {
+    const std::string plain = temp("set_plain.trc"), set = temp("set_tdm.trc"), psum = temp("set_psum.trc");
+    ASSERT_EQ(sbufsim({"gen", "gemm", "--m", "512", "--n", "256", "--k", "256", "-o", plain, "--force"}).rc,
+              kExitOk);
+    const Out o = sbufsim({"gen", "gemm", "--m", "512", "--n", "256", "--k", "256", "--set",
+                           "tdm.strict=true", "--tdm.dma_slots=7", "-o", set, "--force"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.err.find("note: tdm.strict=true, tdm.dma_slots=7 do not change the trace gen writes"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("give them to sbufsim run or sweep"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(set), slurp(plain));
+    const Out read = sbufsim({"gen", "gemm", "--m", "512", "--n", "256", "--k", "256", "--set",
+                              "sbuf.half_select=offset", "-o", psum, "--force"});
+    ASSERT_EQ(read.rc, kExitOk) << read.err;
+    EXPECT_EQ(read.err.find("note:"), std::string::npos) << read.err;
+}
+
 TEST(CliGen, Every_workload_passes_check) {
     const std::vector<std::vector<std::string>> cmds = {
         {"gen", "gemm", "--m", "1024", "--n", "512", "--k", "256", "--dtype", "fp8", "--block-m", "2", "--block-n", "2"},

@@ -297,6 +297,29 @@ std::string gemm_summary(const GemmStats& st, const Params& p) {
     return s.str();
 }
 
+// The keys gen reads (the address map, the tiling's limits, the cost-model PE time of the
+// summary); every other key (TDM, arbiters, throttlers, DMA timing, ...) is the replay's.
+bool gen_reads(const std::string& key) {
+    for (const std::string_view read : {"sbuf.", "psum.", "pe.", "isa.", "arr_seq.", "q7.",
+                                        "timing.matmul_min_ii", "timing.matmul_fp32_factor"})
+        if (key.starts_with(read)) return true;
+    return false;
+}
+
+// A --set that cannot change the trace gen writes is said once, with where it belongs: a trace
+// written "with" tdm.dma_slots=7 is the one written without it.
+void note_unread_settings(const std::vector<Setting>& overrides, std::ostream& err) {
+    std::string unread;
+    std::size_t n = 0;
+    for (const Setting& s : overrides)
+        if (!gen_reads(s.key)) unread += (n++ ? ", " : "") + s.key + "=" + s.value;
+    if (!n) return;
+    err << "sbufsim gen: note: " << unread << (n == 1 ? " does" : " do")
+        << " not change the trace gen writes (it reads the sbuf, psum, pe, isa, arr_seq and q7 keys and "
+           "timing.matmul_*): give "
+        << (n == 1 ? "it" : "them") << " to sbufsim run or sweep when replaying the trace\n";
+}
+
 // What the user asked of --block-m / --block-n on the command line (0: the default).
 struct BlockAsk {
     std::uint32_t m = 0, n = 0;
@@ -451,8 +474,10 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
         return kExitUsage;
     }
     apply_log_level(log_level);
-    const LoadedConfig config = load_config(make_load_request(cfg, parsed));
+    const LoadRequest request = make_load_request(cfg, parsed);
+    const LoadedConfig config = load_config(request);
     const Params& params = config.params;
+    note_unread_settings(request.overrides, io.err);
     std::vector<std::string> inputs = cfg.files;
     if (!topology.empty()) inputs.push_back(topology);
     const OutputPolicy policy = trace_output_policy("trace", force, inputs);
