@@ -584,6 +584,18 @@ TEST(CliSweep, Rank_by_ranks_within_each_trace) {
               std::string::npos)
         << one.out;
     EXPECT_EQ(one.out.find(a + ":\n"), std::string::npos) << one.out;
+    EXPECT_EQ(one.out.find("tie at the best"), std::string::npos) << one.out;
+    // Two tilings with the same best: said, one row per trace or in the comparison of bests.
+    const std::string twin = tmp("twin_" + std::filesystem::path(b).filename().string());
+    std::filesystem::copy_file(b, twin, std::filesystem::copy_options::overwrite_existing);
+    const Out tie = sbufsim({"sweep", b, twin, a, "--rank-by", "total_cycles"});
+    ASSERT_EQ(tie.rc, 0) << tie.err;
+    EXPECT_NE(tie.out.find("2 of 3 ok traces tie at the best total_cycles"), std::string::npos) << tie.out;
+    const Out tie_vary =
+        sbufsim({"sweep", b, twin, "--vary", "tdm.dma_slots=1,2", "--rank-by", "total_cycles"});
+    ASSERT_EQ(tie_vary.rc, 0) << tie_vary.err;
+    EXPECT_NE(tie_vary.out.find("2 of 2 ok traces tie at the best total_cycles"), std::string::npos)
+        << tie_vary.out;
 }
 
 TEST(CliSweep, A_key_that_changed_no_metric_gets_a_note) {

@@ -360,8 +360,10 @@ std::size_t ok_rows(const std::vector<std::string>& cols, const std::vector<Row>
 }
 
 // A best value several points share: the ranking's first is not a choice among them.
-std::string tie_note(std::size_t ties, std::size_t ok, const sweep::Metric& m, const std::string& value) {
-    return std::to_string(ties) + " of " + std::to_string(ok) + " ok points tie at the best " + m.name +
+// `what`: "points", or "traces" when each row is a trace's (one tiling each).
+std::string tie_note(std::size_t ties, std::size_t ok, const sweep::Metric& m, const std::string& value,
+                     const char* what = "points") {
+    return std::to_string(ties) + " of " + std::to_string(ok) + " ok " + what + " tie at the best " + m.name +
            " (" + value + "): " + m.name +
            " does not tell them apart; choose among them by another metric (--rank-by)";
 }
@@ -384,6 +386,10 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
        << "\n";
     if (one_row_each) {
         print_table(os, cols, rows, order, o.top);
+        if (const std::size_t ties = sweep::ties_at_best(cols, rows, order, *m); ties > 1)
+            os << tie_note(ties, ok_rows(cols, rows, order), *m, rows[order[0]][metric_column(cols, *m)],
+                           "traces")
+               << "\n";
         return;
     }
     std::string tied;  // the traces whose best is a tie, for the comparison below
@@ -410,6 +416,10 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
     os << "\neach trace's best, best first (a comparison where the traces compute the same thing, such "
           "as two tilings):\n";
     print_table(os, cols, rows, bests, 0);
+    if (const std::size_t ties = sweep::ties_at_best(cols, rows, bests, *m); ties > 1)
+        os << tie_note(ties, ok_rows(cols, rows, bests), *m, rows[bests[0]][metric_column(cols, *m)],
+                       "traces")
+           << "\n";
     if (!tied.empty())
         os << "(the best of " << tied
            << " is one of several tying points: its settings are the first of them in "
