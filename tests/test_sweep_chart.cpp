@@ -198,6 +198,29 @@ TEST(SweepChartModel, Several_traces_give_one_line_per_trace) {
     EXPECT_EQ(b.min, 10);
 }
 
+// --where reads a key's value as --vary does: a boolean's yes/on/1, an integer's 0x form.
+TEST(SweepChartModel, Where_reads_values_as_the_sweep_does) {
+    const SweepTable t = table(
+        "trace,tdm.strict,tdm.dma_slots,total_cycles,status,message\n"
+        "a.trc,true,1,100,ok,\n"
+        "a.trc,true,2,110,ok,\n"
+        "a.trc,false,1,50,ok,\n"
+        "a.trc,false,2,60,ok,\n");
+    for (const char* yes : {"tdm.strict=yes", "tdm.strict=on", "tdm.strict=1", "tdm.strict=TRUE"}) {
+        ChartRequest r = request("total_cycles");
+        r.where = {yes};
+        const ChartModel m = build_chart(t, r);
+        EXPECT_EQ(m.min, 100) << yes;
+    }
+    ChartRequest hex = request("total_cycles", "tdm.strict");
+    hex.where = {"tdm.dma_slots=0x2"};
+    EXPECT_EQ(build_chart(t, hex).max, 110);
+    ChartRequest bad = request("total_cycles");
+    bad.where = {"tdm.strict=maybe"};
+    const auto e = error_of([&] { build_chart(t, bad); });
+    EXPECT_TRUE(contains(e.second, "no row has that value; tdm.strict is one of true, false")) << e.second;
+}
+
 // Traces along x (one value of every key): markers without a line between them (the traces have
 // no order), no best outlined (each is its trace's only point), and a canvas wide enough for the
 // subtitle that lists them.

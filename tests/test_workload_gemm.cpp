@@ -291,6 +291,17 @@ TEST(Workload_gemm, Too_many_groups_per_block_for_the_psum_rotation_is_an_error)
             .find("the rotation holds 2: 2 banks (--psum-bufs) of 1 bank(s) per result tile (--tile-m 512); "
                   "give --block-n 2 --block-m 1"),
         std::string::npos);
+    // A result tile of one bank is the least a group takes: no smaller --tile-m is suggested then,
+    // only where a tile spans several banks (mariana's --tile-m 1024: two).
+    EXPECT_EQ(refusal(p, {512, 512, 128, "x"}, o).find("smaller --tile-m"), std::string::npos);
+    GemmOptions wide;
+    wide.tile_m = 1024;
+    wide.block_n = 8;
+    EXPECT_NE(
+        refusal(test::shipped_params("mariana"), {1024, 1024, 128, "x"}, wide)
+            .find("of 2 bank(s) per result tile (--tile-m 1024); give --block-n 4 --block-m 1, or a smaller "
+                  "--tile-m"),
+        std::string::npos);
     GemmOptions bank;
     bank.psum_first_bank = 9;
     EXPECT_NE(refusal(p, {64, 64, 64, "x"}, bank).find("--psum-first-bank 9: cayman has 8 PSUM banks, 0..7"),

@@ -11,6 +11,7 @@
 #include <istream>
 #include <map>
 
+#include "sbufsim/config/config.h"
 #include "sbufsim/output/svg.h"
 #include "sbufsim/types/input_file.h"
 #include "sbufsim/types/near_miss.h"
@@ -239,11 +240,25 @@ bool where_matches(const std::string& key, const std::string& cell, const std::s
     return cell == value || (key == kTraceColumn && file_name(cell) == value);
 }
 
+// A --where value of a configuration key in the form its cells have, as --vary reads it
+// (tdm.strict=yes is true, 0x10 is 16); as written when it is no valid value of the key (the
+// refusal then lists the values the table has).
+std::string where_value(const std::string& key, const std::string& value) {
+    const KeySpec* k = key == kTraceColumn ? nullptr : find_key(key);
+    if (!k) return value;
+    try {
+        return canonical_value(*k, value, Origin{"--where", 0});
+    } catch (const ConfigError&) {
+        return value;
+    }
+}
+
 void apply_where(Selection& s, const std::string& arg) {
     const auto eq = arg.find('=');
     if (eq == std::string::npos || eq == 0) usage_error("--where '" + arg + "': expected KEY=VALUE");
-    const std::string key = arg.substr(0, eq), value = arg.substr(eq + 1);
+    const std::string key = arg.substr(0, eq);
     check_dim(s, key, "--where");
+    const std::string value = where_value(key, arg.substr(eq + 1));
     const std::size_t col = s.table->column(key);
     const auto values = s.distinct(col);
     std::vector<std::size_t> kept;

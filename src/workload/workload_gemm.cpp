@@ -292,8 +292,9 @@ void GemmEmitter::State::validate_options(const GemmShape& bounds) {
             (opt.psum_bufs ? "--psum-bufs" : "every bank from --psum-first-bank on") + ") of " +
             std::to_string(tile_banks) + " bank(s) per result tile (--tile-m " + std::to_string(tile_m) +
             "); give --block-n " + std::to_string(n_fit) + " --block-m " + std::to_string(m_fit) +
-            ", or a smaller --tile-m (at most " + std::to_string(p.arr_seq.max_groups) +
-            " accumulation groups, PUBLIC_FACTS)");
+            // A result tile of one bank is the least a group takes: a smaller --tile-m frees none.
+            (tile_banks > 1 ? ", or a smaller --tile-m" : "") + " (at most " +
+            std::to_string(p.arr_seq.max_groups) + " accumulation groups, PUBLIC_FACTS)");
     }
     if (opt.bufs == 0 || opt.out_bufs == 0) fail("--bufs and --out-bufs must be at least 1");
     const std::uint32_t max_queues = std::min<std::uint32_t>(64, p.isa.num_semaphores - 4);
