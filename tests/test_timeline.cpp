@@ -294,6 +294,29 @@ TEST(Timeline, Pipelined_instructions_get_their_own_threads) {
     EXPECT_EQ(instr, r.result.instructions);  // no instruction lost to the extra threads
 }
 
+// Tracks come in engine order, then queue names as counted: qSyncIO2 before qSyncIO10.
+TEST(Timeline, Queue_tracks_are_in_counting_order) {
+    const Params p = cayman();
+    GemmOptions o;
+    o.dma_queues = 20;
+    const std::string path = generated("queues", [&](RecordSink& s) {
+        generate_gemm(p, GemmShape{512, 512, 512, "g"}, o, s);
+    });
+    const pt::ptree doc = timeline(replay_with_probe(path));
+    std::map<int, std::string> by_tid;
+    for (const auto& m : events(doc, "M"))
+        if (m.get<int>("pid") == 1 && m.get<std::string>("name") == "thread_name")
+            by_tid[m.get<int>("tid")] = m.get<std::string>("args.name");
+    std::vector<int> dma_0;  // the queue numbers of dma_0's tracks, in track order
+    for (const auto& [tid, name] : by_tid)
+        if (name.rfind("dma_0 (qSyncIO", 0) == 0 && name.find('#') == std::string::npos)
+            dma_0.push_back(std::stoi(name.substr(std::string("dma_0 (qSyncIO").size())));
+    ASSERT_GT(dma_0.size(), 3u);
+    EXPECT_TRUE(std::is_sorted(dma_0.begin(), dma_0.end()));
+    EXPECT_GE(dma_0.back(), 10);
+    std::filesystem::remove(path);
+}
+
 TEST(Timeline, Detail_levels_keep_the_stall_cycles_and_shrink_the_file) {
     const Replayed r = replay_with_probe(shipped("resnet50_head.trc"));
     std::map<TimelineDetail, std::uint64_t> stalled, slices;

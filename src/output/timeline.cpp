@@ -187,12 +187,42 @@ std::vector<Instr> describe(const ReplayResult& r) {
     return out;
 }
 
+// Queue names in the order a reader counts them: a run of digits compares as its number, so
+// qSyncIO2 comes before qSyncIO10.
+bool natural_less(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    while (i < a.size() && j < b.size()) {
+        if (digit(a[i]) && digit(b[j])) {
+            const std::size_t i0 = i, j0 = j;
+            while (i < a.size() && digit(a[i])) ++i;
+            while (j < b.size() && digit(b[j])) ++j;
+            std::string_view x(a.data() + i0, i - i0), y(b.data() + j0, j - j0);
+            while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+            while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+            if (x.size() != y.size()) return x.size() < y.size();
+            if (x != y) return x < y;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j];
+            ++i, ++j;
+        }
+    }
+    return a.size() - i < b.size() - j || (a.size() - i == b.size() - j && a < b);
+}
+
+struct TrackOrder {
+    bool operator()(const std::pair<std::uint16_t, std::string>& x,
+                    const std::pair<std::uint16_t, std::string>& y) const {
+        return x.first != y.first ? x.first < y.first : natural_less(x.second, y.second);
+    }
+};
+
 // One thread per (engine, queue), in engine order then queue name, plus one more per level of
 // overlap: instructions are laid out first-fit in start order, so a queue gets as many threads
 // as it ever has instructions in flight at once and each thread's slices are disjoint (the
 // trace-event nesting rule; the PE array pipelines matmuls, ACT overlaps its PSUM reads).
 void engine_tracks(Events& ev, const ReplayResult& r, std::vector<Instr>& ins) {
-    std::map<std::pair<std::uint16_t, std::string>, std::vector<Instr*>> queues;
+    std::map<std::pair<std::uint16_t, std::string>, std::vector<Instr*>, TrackOrder> queues;
     for (auto& in : ins) queues[{in.ev->engine, in.track}].push_back(&in);
     int next = 1;
     for (auto& [key, list] : queues) {
