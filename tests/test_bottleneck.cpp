@@ -572,6 +572,32 @@ TEST(Bottleneck, Tdm_and_throttle_findings_say_when_their_holds_left_the_run_as_
 // ACT on the critical path after its compute (its output writes queued at the banks) is not "ACT
 // compute": under strict TDM with 7 of 8 slots to DMA, act_wr's writes lose to the DMA class, and
 // the finding names them and the key that relieves them (it does: 203,938 -> 186,082 cycles).
+// A PE-bound GEMM whose blocks hold as many accumulation groups as the array allows cannot
+// evacuate PSUM under the next group without a smaller block: the advice says so rather than
+// promise it; with groups to spare it says to evacuate under accumulation.
+TEST(Bottleneck, Pe_advice_says_when_psum_holds_the_most_groups_the_array_allows) {
+    GemmOptions full;
+    full.block_n = 8;  // 8 groups a block: arr_seq.max_groups
+    const ReplayResult r = replay_gemm({2048, 1024, 1024, "g"}, full);
+    ASSERT_EQ(r.arr_seq.peak_open_groups, r.psum_max_groups);
+    Bottleneck b = analyse(r);
+    ASSERT_EQ(b.bound_by, "PE");
+    Finding f = finding_with(b, "The PE array computes");
+    EXPECT_NE(
+        f.advice.find("PSUM is full (8 accumulation groups open at the peak, the array's limit "
+                      "arr_seq.max_groups): evacuating while the next group accumulates needs a block of "
+                      "fewer groups, which loads more, so compare both"),
+        std::string::npos)
+        << f.advice;
+    const ReplayResult s = replay_gemm({2048, 512, 4096, "g"}, GemmOptions{});  // 4 groups a block
+    ASSERT_LT(s.arr_seq.peak_open_groups, s.psum_max_groups);
+    b = analyse(s);
+    ASSERT_EQ(b.bound_by, "PE");
+    f = finding_with(b, "The PE array computes");
+    EXPECT_NE(f.advice.find("evacuate PSUM while the next group accumulates"), std::string::npos) << f.advice;
+    EXPECT_EQ(f.advice.find("PSUM is full"), std::string::npos) << f.advice;
+}
+
 TEST(Bottleneck, Act_drain_names_its_queued_writes_not_its_compute) {
     Params p = cayman();
     p.tdm.strict = true;

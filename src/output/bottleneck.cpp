@@ -229,6 +229,21 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
 // turnaround and the output writes still queued at the banks. When the engine's write clients lost
 // beats meanwhile (to TDM precedence, a strict-TDM slot or bank conflicts), those writes are what
 // to relieve: their arbitration priority or the TDM split, not the engine's compute.
+// How a PE-bound run's other engines overlap the matmuls. Evacuating PSUM under the next group's
+// accumulation needs a free group: when the run already held as many groups open as the array
+// allows (arr_seq.max_groups), that takes a block of fewer groups, which loads its operands
+// more often, so the advice says to compare rather than promise.
+std::string overlap_advice(const ReplayResult& r) {
+    const std::uint64_t peak = r.arr_seq.peak_open_groups;
+    if (!r.psum_max_groups || peak < r.psum_max_groups)
+        return "overlap it with matmuls (prefetch the next tiles, evacuate PSUM while the next group "
+               "accumulates)";
+    return "overlap it with matmuls (prefetch the next tiles); PSUM is full (" + std::to_string(peak) +
+           " accumulation groups open at the peak, the array's limit arr_seq.max_groups): evacuating while "
+           "the "
+           "next group accumulates needs a block of fewer groups, which loads more, so compare both";
+}
+
 Finding drain_finding(const ReplayResult& r, const PathGroup& g, Cycle n, const std::string& share) {
     const char* engine = g.name == "ACT"   ? "act"
                          : g.name == "DVE" ? "dve"
@@ -334,9 +349,7 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
                                ? "fewer, larger matmuls (initiation interval max(N, 64) cycles) or a "
                                  "narrower dtype (fp32 streams 4x slower)"
                                : "the rest of the path (" + others +
-                                     ") is what keeps the array from "
-                                     "its peak: overlap it with matmuls (prefetch the next tiles, evacuate "
-                                     "PSUM while the next group accumulates)"});
+                                     ") is what keeps the array from its peak: " + overlap_advice(r)});
         } else if (c == PathCause::drain && (g.name == "ACT" || g.name == "DVE" || g.name == "POOL")) {
             out.push_back(drain_finding(r, g, n, on_path + per));
         } else {

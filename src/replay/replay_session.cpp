@@ -76,6 +76,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
     result_.dma_full_run_bytes = p.dma.pkt_min_ns * p.dma.engine_gbps;
     result_.pe_peak_macs = std::uint64_t{p.pe.rows} * p.pe.cols;
     result_.tdm_strict = p.tdm.strict;
+    result_.psum_max_groups = p.arr_seq.max_groups;
 }
 
 TensorAccess ReplaySession::access_of(const Operand& o, std::uint32_t partitions, std::uint32_t bytes) const {

@@ -72,6 +72,7 @@ struct ReplayResult {
                                      // (dma.pkt_min_ns x dma.engine_gbps)
     std::uint64_t pe_peak_macs = 0;  // PE array multiply-accumulates per cycle (pe.rows x pe.cols)
     bool tdm_strict = false;         // tdm.strict: a class waits out the other's slots
+    std::uint32_t psum_max_groups = 0;  // arr_seq.max_groups: accumulation groups open at once
     Cycle total_cycles = 0;          // last kernel cycle or instruction completion, whichever later
     Stats kernel;                    // kernel statistics (finalized)
     std::vector<EngineStats> engines;  // arr_seq, act, pool, dve, dma_0.., q7_0..
