@@ -27,6 +27,22 @@ TEST(CliRun, Default_workload_runs_without_a_trace) {
 
 // gen writes to standard output by default; run and check read it from '-'. A sweep, which
 // replays its trace once per point, refuses it.
+// The TDM slot table says which class goes first in each slot, and that a cycle granting both
+// classes counts in both columns.
+TEST(CliRun, The_tdm_slot_table_names_each_slots_class) {
+    const Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "--set", "tdm.dma_slots=2"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(
+        o.out.find("TDM slots (first: the class with precedence; compute, dma: cycles with a grant of that "
+                   "class, both counted when both went; idle: no SBUF grant)"),
+        std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("\n0     dma      "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\n1     dma      "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\n2     compute  "), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("\n2     dma      "), std::string::npos) << o.out;
+}
+
 TEST(CliRun, A_trace_on_standard_input_is_read_from_dash) {
     const std::string bin = shell_quote(SBUFSIM_BINARY), file = temp("stdin_gemm.trc");
     const std::string gen = bin + " gen gemm --m 256 --n 256 --k 256 2>/dev/null";

@@ -224,6 +224,7 @@ Kernel::Kernel(const Params& p, KernelOptions options)
         for (std::uint32_t b = 0; b < p.psum.ecc_banks; ++b) add_bank("psum_" + std::to_string(b));
     stats_.blocked_by.assign(std::size_t{n_} * n_, 0);
     stats_.tdm_slots.assign(tdm_.slots(), TdmSlotStats{});
+    for (std::uint32_t t = 0; t < tdm_.slots(); ++t) stats_.tdm_slots[t].precedence = tdm_.precedence(t);
 }
 
 Kernel::Kernel(const Kernel&) = default;

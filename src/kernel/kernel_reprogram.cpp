@@ -61,6 +61,7 @@ void Kernel::reprogram(const Params& p) {
 
     tdm_ = Tdm(p.tdm);
     if (stats_.tdm_slots.size() < tdm_.slots()) stats_.tdm_slots.resize(tdm_.slots());
+    for (std::uint32_t t = 0; t < tdm_.slots(); ++t) stats_.tdm_slots[t].precedence = tdm_.precedence(t);
     slot_cycle_ = kNever;  // the next step recomputes its slot with the new period
     // Whatever the last step derived from the old settings (gate release, steady leap) is void.
     gated_only_ = false;

@@ -178,14 +178,19 @@ void print_report(std::ostream& os, const Stats& s) {
            << pad(s.clients[i % n].name, 14, false) << pad(std::to_string(s.blocked_by[i]), 11)
            << "\n";
 
-    os << "\nTDM slots\n" << pad("slot", 6, false) << pad("cycles", 11) << pad("compute", 11)
+    // A cycle may grant both classes: compute and dma each count it, so the three columns can add
+    // up to more than the slot's cycles.
+    os << "\nTDM slots (first: the class with precedence; compute, dma: cycles with a grant of that class, "
+          "both counted when both went; idle: no SBUF grant)\n"
+       << pad("slot", 6, false) << pad("first", 9, false) << pad("cycles", 11) << pad("compute", 11)
        << pad("dma", 11) << pad("idle", 11) << "\n";
     for (std::size_t i = 0; i < s.tdm_slots.size(); ++i) {
         const auto& t = s.tdm_slots[i];
         if (!t.cycles) continue;
-        os << pad(std::to_string(i), 6, false) << pad(std::to_string(t.cycles), 11)
-           << pad(std::to_string(t.compute_used), 11) << pad(std::to_string(t.dma_used), 11)
-           << pad(std::to_string(t.idle), 11) << "\n";
+        os << pad(std::to_string(i), 6, false)
+           << pad(t.precedence == TdmClass::dma ? "dma" : "compute", 9, false)
+           << pad(std::to_string(t.cycles), 11) << pad(std::to_string(t.compute_used), 11)
+           << pad(std::to_string(t.dma_used), 11) << pad(std::to_string(t.idle), 11) << "\n";
     }
 }
 

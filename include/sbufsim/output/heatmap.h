@@ -42,7 +42,7 @@ struct HeatmapInfo {
         std::string bound_by;  // the largest group ("DMA")
         Cycle bank_wait = 0;   // PathCause::bank_wait over every group
     };
-    std::optional<Path> path;
+    std::optional<Path> path = std::nullopt;
 };
 
 // HeatmapInfo::path from a run's path groups (bottleneck.h), unless the kernel's own traffic after

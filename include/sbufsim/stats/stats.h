@@ -126,6 +126,7 @@ struct TdmSlotStats {
     std::uint64_t compute_used = 0;     // cycles with at least one compute-class SBUF grant
     std::uint64_t dma_used = 0;         // cycles with at least one DMA-class SBUF grant
     std::uint64_t idle = 0;             // cycles with no SBUF grant at all
+    TdmClass precedence = TdmClass::compute;  // the class that goes first in this slot (tdm.dma_slots)
     bool operator==(const TdmSlotStats&) const = default;
 };
 
