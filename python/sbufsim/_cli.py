@@ -2,6 +2,7 @@
 output captured; exit statuses 2-4 raise the matching sbufsim error with the command's message."""
 
 import os
+import re
 from dataclasses import dataclass
 
 from . import errors
@@ -60,5 +61,26 @@ def generate(kind, output, config=None, **shape):
     args = ["gen"] + ([] if kind == "topology" else [kind]) + options(**shape) + ["-o", os.fspath(output)]
     if config is not None:
         args += as_config(config).cli_args()
-    command(*args)
+    try:
+        command(*args)
+    except errors.Error as e:
+        raise _as_keywords(e) from None
     return Trace.read(output)
+
+
+# gen's word for a keyword it does not take, as the keyword: "unrecognised option '--blockn'
+# (did you mean '--block-n'?)" reads "unknown argument blockn (did you mean block_n?)".
+_UNKNOWN_OPTION = re.compile(r"unrecognised option '--([\w-]+)'(?: \(did you mean '--([\w-]+)'\?\))?")
+
+
+def _as_keywords(error):
+    def keyword(m):
+        said = f"unknown argument {m.group(1).replace('-', '_')}"
+        return said + (f" (did you mean {m.group(2).replace('-', '_')}?)" if m.group(2) else "")
+
+    message = _UNKNOWN_OPTION.sub(keyword, str(error))
+    if message == str(error):
+        return error
+    again = type(error)(message)
+    again.exit_status = error.exit_status
+    return again

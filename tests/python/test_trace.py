@@ -128,3 +128,7 @@ def test_generate_writes_the_command_lines_trace(tmp_path, cli):
     assert open(trace.path, "rb").read() == open(tmp_path / "cli.sbt", "rb").read()
     with pytest.raises(sbufsim.ConfigError, match="sbufsim gen: .*at least 1"):
         sbufsim.generate("gemm", tmp_path / "bad.sbt", m=0, n=1, k=1)
+    # a keyword gen does not take is named as the keyword, with the nearest one
+    with pytest.raises(sbufsim.ConfigError, match=r"unknown argument blockn \(did you mean block_n\?\)") as e:
+        sbufsim.generate("gemm", tmp_path / "kw.sbt", m=256, n=512, k=256, blockn=8)
+    assert e.value.exit_status == 2 and "--block" not in str(e.value)
