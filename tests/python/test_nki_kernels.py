@@ -248,24 +248,30 @@ def test_sweep_param_does_not_call_a_point_without_the_kernels_work_fastest(cli,
     assert len(fastest) == 1 and fastest[0] in ("128", "256")
 
 
-def test_sweep_param_marks_no_point_fastest_when_the_points_do_different_work(cli, tmp_path):
-    # 384 // TN drops a remainder at TN=256: that point computes 256 of the 384 columns, in fewer
-    # cycles. Neither point is the fastest at the same work.
-    kernel = tmp_path / "remainder.py"
-    kernel.write_text(textwrap.dedent("""\
+def _strips_kernel(tmp_path, cols):
+    """A kernel of `cols // TN` matmuls over strips of TN columns (a remainder of cols is dropped)."""
+    kernel = tmp_path / f"strips{cols}.py"
+    kernel.write_text(textwrap.dedent(f"""\
         import nki.isa as nisa
         import nki.language as nl
 
         def k(aT, b, TN=128):
-            out = nl.ndarray((128, 384), dtype=nl.float32, buffer=nl.shared_hbm)
+            out = nl.ndarray((128, {cols}), dtype=nl.float32, buffer=nl.shared_hbm)
             a = nl.load(aT)
-            for n in nl.affine_range(384 // TN):
+            for n in nl.affine_range({cols} // TN):
                 t = nl.load(b[:, n * TN:(n + 1) * TN])
                 acc = nl.zeros((128, TN), nl.float32, buffer=nl.psum)
                 acc += nisa.nc_matmul(a, t)
                 nl.store(out[:, n * TN:(n + 1) * TN], value=nl.copy(acc))
             return out
         """))
+    return kernel
+
+
+def test_sweep_param_marks_no_point_fastest_when_the_points_do_different_work(cli, tmp_path):
+    # 384 // TN drops a remainder at TN=256: that point computes 256 of the 384 columns, in fewer
+    # cycles. Neither point is the fastest at the same work.
+    kernel = _strips_kernel(tmp_path, 384)
     done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,384]",
                "--sweep-param", "TN=128,256")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -277,21 +283,7 @@ def test_sweep_param_marks_no_point_fastest_when_the_points_do_different_work(cl
 
 
 def test_sweep_param_with_out_keeps_named_traces_beside_the_table_and_resumes(cli, tmp_path):
-    kernel = tmp_path / "remainder.py"
-    kernel.write_text(textwrap.dedent("""\
-        import nki.isa as nisa
-        import nki.language as nl
-
-        def k(aT, b, TN=128):
-            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
-            a = nl.load(aT)
-            for n in nl.affine_range(512 // TN):
-                t = nl.load(b[:, n * TN:(n + 1) * TN])
-                acc = nl.zeros((128, TN), nl.float32, buffer=nl.psum)
-                acc += nisa.nc_matmul(a, t)
-                nl.store(out[:, n * TN:(n + 1) * TN], value=nl.copy(acc))
-            return out
-        """))
+    kernel = _strips_kernel(tmp_path, 512)
     common = ["nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]"]
     table = tmp_path / "tn.csv"
     done = cli(*common, "--sweep-param", "TN=128,256", "--out", table, cwd=tmp_path)
