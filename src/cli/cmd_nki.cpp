@@ -242,8 +242,15 @@ int run_sweep(const NkiArgs& a, const std::string& python, const std::string& py
         if (out.empty() || out == "-") continue;
         const fs::path table(out);
         const fs::path traces = table.parent_path() / (table.stem().string() + ".traces");
+        // Only the traces' own folder is made: a table in a folder that does not exist is the
+        // sweep's to refuse, with nothing written first.
         std::error_code made;
-        fs::create_directories(traces, made);
+        if (const fs::path folder = table.parent_path(); !folder.empty() && !fs::is_directory(folder)) {
+            io.err << "sbufsim nki: --out " << out << ": the folder " << folder.string()
+                   << " does not exist; make it first, or give another --out\n";
+            return kExitUsage;
+        }
+        fs::create_directory(traces, made);
         if (made || !fs::is_directory(traces)) {
             io.err << "sbufsim nki: --out " << out << ": the points' traces are kept in " << traces.string()
                    << ", which cannot be a folder (" << (made ? made.message() : std::string("it is a file"))

@@ -309,6 +309,11 @@ def test_sweep_param_with_out_keeps_named_traces_beside_the_table_and_resumes(cl
     assert done.returncode == 2
     assert "TN=64.trc: a point's trace goes there, and the file there was not written by sbufsim" in done.stderr
     assert (traces / "TN=64.trc").read_text() == "my notes\n"
+    # a table in a folder that does not exist: refused, nothing made
+    done = cli(*common, "--sweep-param", "TN=128", "--out", tmp_path / "no" / "t.csv")
+    assert done.returncode == 2
+    assert "the folder" in done.stderr and "does not exist" in done.stderr
+    assert not (tmp_path / "no").exists()
     # one run's outputs are refused with a sweep, naming what it writes instead
     done = cli(*common, "--sweep-param", "TN=128", "--json", tmp_path / "x.json")
     assert done.returncode == 2
