@@ -9,7 +9,6 @@ options after --run-args go to it) and prints one table row per point."""
 
 import argparse
 import ast
-import collections
 import difflib
 import itertools
 import json
