@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -111,18 +110,23 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
     return true;
 }
 
+// The values `key` is given in `args`, as `key VALUE` or `key=VALUE`, in order.
+std::vector<std::string> option_values(const std::vector<std::string>& args, const std::string& key) {
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == key && i + 1 < args.size()) values.push_back(args[i + 1]);
+        if (args[i].rfind(key + "=", 0) == 0) values.push_back(args[i].substr(key.size() + 1));
+    }
+    return values;
+}
+
 // The files one traced run writes, by option: -o, --values-out and the replay's own outputs.
 std::vector<std::pair<std::string, std::string>> written_files(const NkiArgs& a) {
     std::vector<std::pair<std::string, std::string>> files{{"-o", a.output}};
     for (std::size_t i = 0; i + 1 < a.tracer_args.size(); i += 2)
         if (a.tracer_args[i] == "--values-out") files.emplace_back("--values-out", a.tracer_args[i + 1]);
-    for (std::size_t i = 0; i < a.run_args.size(); ++i)
-        for (const char* key : {"--json", "--csv", "--stats", "--timeline", "--heatmap", "--vcd"}) {
-            const std::string& arg = a.run_args[i];
-            if (arg == key && i + 1 < a.run_args.size()) files.emplace_back(key, a.run_args[i + 1]);
-            if (arg.rfind(std::string(key) + "=", 0) == 0)
-                files.emplace_back(key, arg.substr(std::strlen(key) + 1));
-        }
+    for (const char* key : {"--json", "--csv", "--stats", "--timeline", "--heatmap", "--vcd"})
+        for (const std::string& file : option_values(a.run_args, key)) files.emplace_back(key, file);
     return files;
 }
 
@@ -232,13 +236,7 @@ int run_sweep(const NkiArgs& a, const std::string& python, const std::string& py
     // parameters, so that its rows can be run again, charted and resumed.
     std::string dir = tmp;
     bool keep = false;
-    for (std::size_t i = 0; i < a.run_args.size(); ++i) {
-        const std::string& arg = a.run_args[i];
-        std::string out;
-        if (arg == "--out" && i + 1 < a.run_args.size())
-            out = a.run_args[i + 1];
-        else if (arg.rfind("--out=", 0) == 0)
-            out = arg.substr(6);
+    for (const std::string& out : option_values(a.run_args, "--out")) {
         if (out.empty() || out == "-") continue;
         const fs::path table(out);
         const fs::path traces = table.parent_path() / (table.stem().string() + ".traces");
@@ -370,11 +368,9 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
 
     // Replay as `sbufsim run` does, its JSON into a scratch file for the kernel figures.
     const std::string json = (tmp / "run.json").string();
-    std::string user_json;  // the user's own --json FILE: the figures read it back ("-": none)
-    for (std::size_t i = 0; i < a.run_args.size(); ++i) {
-        if (a.run_args[i] == "--json" && i + 1 < a.run_args.size()) user_json = a.run_args[i + 1];
-        if (a.run_args[i].rfind("--json=", 0) == 0) user_json = a.run_args[i].substr(7);
-    }
+    // The user's own --json FILE (the last one given): the figures read it back ("-": none).
+    const std::vector<std::string> jsons = option_values(a.run_args, "--json");
+    const std::string user_json = jsons.empty() ? std::string() : jsons.back();
     std::vector<std::string> run_args = {trace, "--gen", a.gen};
     run_args.insert(run_args.end(), a.run_args.begin(), a.run_args.end());
     if (user_json.empty()) run_args.insert(run_args.end(), {"--json", json});
