@@ -1247,10 +1247,66 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
         for_each_bit(head_mask_[w] & r.contested_banks, [&](std::uint32_t b) { m |= bit(owner[b]); });
         return m;
     };
+    // The stage-1 winner's grant in cycle t (n counts it already): false when the rotation stops.
+    const auto winner_granted = [&](std::uint32_t w, Cycle t) {
+        if (run_left_[w]) {  // grant() without its run end
+            stall_run_[w] = 0;
+            --run_left_[w];
+            return true;
+        }
+        // The winner's run ends with this grant: its next run or next request becomes the head.
+        grant(w, t);
+        if (watched_done_ || (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)) return false;
+        if (ready_ == (ready & ~bit(w))) {
+            // Its next request issues later (or none is queued): the others go on taking turns
+            // (a PE candidate fewer meets no beat it did not meet before), down to one left, which
+            // wins every cycle it is not beaten by a contested beat. next_issue_ below stops the
+            // rotation before that request is ready.
+            s1 &= ~bit(w);
+            ready = ready_;
+            if (!s1) return false;  // the last one left: the others are granted every cycle (below)
+        } else if (ready_ != ready || (depwait_ >> w & 1) ||
+                   (head_mask_[w] & others_banks & ~r.contested_banks)) {
+            return false;  // the next cycle is not the same rotation: step() takes it
+        }
+        if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
+        return true;
+    };
     const std::uint32_t slots = tdm_.slots();
     std::uint32_t slot = slot_;  // of cycle now_ - 1, the step just taken
     Cycle n = 0, stage2_full = 0, dma_full = 0;
-    while (n < limit) {
+    // Every PE candidate of one TDM class and in SBUF: a cycle's class use does not depend on
+    // which one wins.
+    const auto one_class = [&](std::uint64_t cls) { return !(r.s1 & cls) || (r.s1 & cls) == r.s1; };
+    const bool uncontested =
+        !r.contested && !(r.s1 & ~sbuf_mask_) && one_class(compute_class_) && one_class(dma_class_);
+    if (uncontested) {
+        // No PE candidate's banks meet another beat: each cycle grants the others and the
+        // winner, so only the winner, the stage-1 state and the runs change, and each cycle adds
+        // the same to the TDM slot statistics (added at the end).
+        while (n < limit) {
+            const std::uint32_t w = arb1.first(s1);
+            charge_stage1_losses(w, n);
+            s1_from[w] = n + 1;
+            if (s1 != bit(w)) {  // its stage-1 win (step() counts a lone candidate's grant as uncontended)
+                ++contended_[w];
+                ++won_[w];
+            }
+            arb1.settle(s1, bit(w));
+            const Cycle t = now_ + n++;
+            if (!winner_granted(w, t)) break;
+        }
+        const std::uint64_t gs = (r.others | r.s1) & sbuf_mask_;
+        const Cycle compute = (gs & compute_class_) != 0, dma = (gs & dma_class_) != 0;
+        add_slot_cycles(now_, n, [&](TdmSlotStats& ss, Cycle k) {
+            ss.cycles += k;
+            ss.compute_used += compute * k;
+            ss.dma_used += dma * k;
+        });
+        if (n) slot = slot_at(now_ + n - 1);
+        stage2_full = dma_full = n;
+    }
+    while (!uncontested && n < limit) {
         if (n >= cap) {  // a contested client may have lost since: its run ends later
             cap = kNever;
             for_each_bit(r.contested,
@@ -1319,28 +1375,7 @@ void Kernel::rotate(Cycle target, Stage1& arb1, Stage2& arb2) {
             dma_arb_.settle(r.dma, granted & r.dma);
         }
         ++n;
-        if (!w_granted) continue;
-        if (run_left_[w]) {  // grant() without its run end
-            stall_run_[w] = 0;
-            --run_left_[w];
-            continue;
-        }
-        // The winner's run ends with this grant: its next run or next request becomes the head.
-        grant(w, t);
-        if (watched_done_ || (!ring_.empty() && ring_.size() - (ring_tail_ - ring_head_) < n_)) break;
-        if (ready_ == (ready & ~bit(w))) {
-            // Its next request issues later (or none is queued): the others go on taking turns
-            // (a PE candidate fewer meets no beat it did not meet before), down to one left, which
-            // wins every cycle it is not beaten by a contested beat. next_issue_ below stops the
-            // rotation before that request is ready.
-            s1 &= ~bit(w);
-            ready = ready_;
-            if (!s1) break;  // the last one left: the others are granted every cycle (below)
-        } else if (ready_ != ready || (depwait_ >> w & 1) ||
-                   (head_mask_[w] & others_banks & ~r.contested_banks)) {
-            break;  // the next cycle is not the same rotation: step() takes it
-        }
-        if (next_issue_ != kNever) limit = std::min(limit, next_issue_ - now_);
+        if (w_granted && !winner_granted(w, t)) break;
     }
     if (n == 0) return;
     for_each_bit(s1, [&](std::uint32_t c) { charge_stage1_losses(c, n); });
