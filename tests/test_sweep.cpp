@@ -65,6 +65,7 @@ TEST(SweepVary, Unknown_key_reuses_the_loaders_suggestion) {
     EXPECT_NE(e.find("--vary 'tdm.dma_slot=1,2'"), std::string::npos) << e;
     EXPECT_NE(e.find("unknown key 'tdm.dma_slot'"), std::string::npos) << e;
     EXPECT_NE(e.find("did you mean 'tdm.dma_slots'"), std::string::npos) << e;
+    EXPECT_EQ(e.find("command line"), std::string::npos) << e;  // --vary, named once
     EXPECT_EQ(error_of([] { check_keys({parse_vary("tdm.dma_slots=1,2")}, LoadRequest{}); }), "");
 }
 
@@ -178,6 +179,8 @@ TEST(SweepRows, Run_job_reports_an_invalid_point_in_its_row) {
     ASSERT_EQ(row.size(), cols.size());
     EXPECT_EQ(row[cols.size() - 2], "invalid");
     EXPECT_NE(row.back().find("tdm.dma_slots = 9 exceeds tdm.max_slots = 8"), std::string::npos) << row.back();
+    // The value is named as --vary's, not the command line's --set.
+    EXPECT_NE(row.back().find("[tdm.dma_slots set at --vary]"), std::string::npos) << row.back();
     EXPECT_EQ(row[2], "");  // no metrics for an invalid point
 }
 

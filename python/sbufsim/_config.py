@@ -136,7 +136,8 @@ class Config:
         return {k: _typed(k, v) for k, v in self._values.items()}
 
     def origin(self, key):
-        """Where a key's value came from: "file:line", "command line" or "default"."""
+        """Where a key's value came from: "file:line", "overrides" (this Config's overrides) or
+        "default"."""
         self._known(key)
         return dict(self._loaded.origins())[key]
 

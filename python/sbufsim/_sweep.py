@@ -3,9 +3,11 @@ processes (one simulation per process, so clocked points and crashes stay isolat
 
 import json
 import os
+import re
 import warnings
 
 from ._cli import command
+from .errors import Error
 from ._config import as_config
 from ._frames import frame
 from ._native import core
@@ -85,8 +87,42 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     if config is not None:
         args += as_config(config).cli_args()
     args += ["--json", "-", "--quiet"]
-    done = command(*args, ok_statuses=(0, 1))
-    return SweepTable(json.loads(done.stdout), list(vary))
+    try:
+        done = command(*args, ok_statuses=(0, 1))
+    except Error as e:
+        raise _as_arguments(e) from None
+    rows = json.loads(done.stdout)
+    for row in rows:
+        if row.get("message"):
+            row["message"] = _python_words(row["message"])
+    return SweepTable(rows, list(vary))
+
+
+# The command line's words for sweep()'s arguments, as the arguments: "sbufsim sweep: --vary
+# 'tdm.dma_slot=1,2': unknown key ..." reads "vary['tdm.dma_slot']: unknown key ...".
+_SWEEP_WORDS = [
+    (re.compile(r"^sbufsim sweep: --vary '([^'=]*)=[^']*': "), lambda m: f"vary[{m.group(1)!r}]: "),
+    (re.compile(r"set at --vary\]"), lambda m: "set by vary]"),
+    (re.compile(r"--vary"), lambda m: "vary"),
+    (re.compile(r"^sbufsim sweep: "), lambda m: "sweep(): "),
+    (re.compile(r"cannot write --out "), lambda m: "cannot write out="),
+    (re.compile(r"--zip"), lambda m: "zip=True"),
+    (re.compile(r"--force"), lambda m: "force=True"),
+    (re.compile(r"--lenient"), lambda m: "lenient=True"),
+    (re.compile(r"--(shard|jobs|timeout|out)\b"), lambda m: m.group(1)),
+]
+
+
+def _python_words(message):
+    for pattern, words in _SWEEP_WORDS:
+        message = pattern.sub(words, message)
+    return message
+
+
+def _as_arguments(error):
+    again = type(error)(_python_words(str(error)))
+    again.exit_status = error.exit_status
+    return again
 
 
 class TieWarning(UserWarning):

@@ -119,7 +119,8 @@ LoadRequest make_request(const std::string& generation, const std::vector<std::s
     r.generation = generation;
     r.user_files = files;
     r.config_dir = config_dir;
-    for (const auto& [key, value] : overrides) r.overrides.push_back(Setting{key, value, Origin{}, {}});
+    for (const auto& [key, value] : overrides)
+        r.overrides.push_back(Setting{key, value, Origin{kOverrides, 0}, {}});
     return r;
 }
 

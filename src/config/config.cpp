@@ -60,6 +60,7 @@ std::string integer_bound_text(double bound) {
 std::string Origin::describe() const {
     if (line < 0) return "default";
     if (file.empty()) return "command line";
+    if (line == 0) return file;  // a named origin without lines (kOverrides)
     return file + ":" + std::to_string(line);
 }
 

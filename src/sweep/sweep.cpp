@@ -28,6 +28,17 @@ ConfigError vary_error(std::string_view arg, const std::string& why) {
     return ConfigError("--vary '" + std::string(arg) + "': " + why);
 }
 
+// Where a varied value comes from, for the loader's messages: a point's invalid row says
+// "[tdm.dma_slots set at --vary]".
+const Origin kVaryOrigin{"--vary", 0};
+
+// A loader's message about a --vary value, without the origin vary_error() already names.
+ConfigError vary_value_error(std::string_view arg, const ConfigError& e) {
+    const std::string what = e.what();
+    const std::string prefix = kVaryOrigin.describe() + ": ";
+    return vary_error(arg, what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
+}
+
 std::vector<std::string> split(std::string_view s, char sep) {
     std::vector<std::string> out;
     std::size_t start = 0;
@@ -153,11 +164,9 @@ Axis parse_vary(std::string_view arg) {
 void canonicalise(Axis& a, const KeySpec& k) {
     for (std::string& v : a.values) {
         try {
-            v = canonical_value(k, v, Origin{});
+            v = canonical_value(k, v, kVaryOrigin);
         } catch (const ConfigError& e) {
-            const std::string what = e.what();
-            const std::string prefix = "command line: ";
-            throw vary_error(a.arg, what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
+            throw vary_value_error(a.arg, e);
         }
     }
 }
@@ -204,11 +213,11 @@ std::vector<Axis> check_keys(std::vector<Axis> axes, const LoadRequest& base) {
             continue;
         }
         LoadRequest req = base;
-        req.overrides.push_back(Setting{a.key, a.values.front(), Origin{}, {}});
+        req.overrides.push_back(Setting{a.key, a.values.front(), kVaryOrigin, {}});
         try {
             load_config(req);
         } catch (const ConfigError& e) {
-            throw vary_error(a.arg, e.what());
+            throw vary_value_error(a.arg, e);
         }
         throw vary_error(a.arg, "unknown key '" + a.key + "'");
     }
@@ -310,7 +319,7 @@ std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::ve
         for (const auto& p : points) {
             Job j{jobs.size(), trace, {}, p, {}, metrics};
             for (std::size_t i = 0; i < axes.size(); ++i)
-                j.overrides.push_back(Setting{axes[i].key, p[i], Origin{}, {}});
+                j.overrides.push_back(Setting{axes[i].key, p[i], kVaryOrigin, {}});
             jobs.push_back(std::move(j));
         }
     return jobs;

@@ -10,7 +10,7 @@ def test_generation_with_overrides_is_typed_and_says_where_values_came_from():
     assert cfg.generation == "cayman"
     assert cfg["tdm.dma_slots"] == 2
     assert cfg["tdm.strict"] is True
-    assert cfg.origin("tdm.dma_slots") == "command line"
+    assert cfg.origin("tdm.dma_slots") == "overrides"
     assert cfg.origin("tdm.max_slots").endswith("cayman.ini:" + cfg.origin("tdm.max_slots").split(":")[-1])
     assert cfg.generation_file.endswith("share/sbufsim/configs/cayman.ini")
     assert isinstance(cfg["pe.clock_ghz"], float)
@@ -58,13 +58,15 @@ def test_with_overrides_layers_on_top():
 def test_an_unknown_key_is_a_config_error_with_the_suggestion():
     with pytest.raises(sbufsim.ConfigError) as e:
         sbufsim.Config("cayman", {"tdm.dma_slot": 2})
-    assert "unknown key 'tdm.dma_slot'; did you mean 'tdm.dma_slots'?" in str(e.value)
+    # Named as the overrides they were given as, not as a command line's --set.
+    assert str(e.value) == "overrides: unknown key 'tdm.dma_slot'; did you mean 'tdm.dma_slots'?"
     assert e.value.exit_status == 2
     assert isinstance(e.value, ValueError)
 
 
 def test_a_broken_rule_names_the_values_and_the_seed_section():
-    with pytest.raises(sbufsim.ConfigError, match=r"tdm.dma_slots = 9 exceeds tdm.max_slots = 8 .*seed 000"):
+    with pytest.raises(sbufsim.ConfigError,
+                       match=r"tdm.dma_slots = 9 exceeds tdm.max_slots = 8 .*seed 000.*\[tdm.dma_slots set at overrides\]"):
         sbufsim.Config("cayman", {"tdm.dma_slots": 9})
 
 

@@ -11,12 +11,20 @@ import sbufsim
 WORD_BEATS = sbufsim.Config("cayman", {"width.engine_bytes": 8, "width.psum_bytes": 8, "width.stream_chunks": 1})
 
 
+def given_as_overrides(stats):
+    """The command line's statistics with its --set keys named as a Config's overrides, where
+    the module's results say they came from."""
+    config = {key: dict(setting, **{"from": "overrides"}) if setting["from"] == "command line" else setting
+              for key, setting in stats["config"].items()}
+    return dict(stats, config=config)
+
+
 def test_statistics_are_those_of_run_json(traces, cli_json):
     # One 8-byte word per beat in one burst per request: the reading under which this trace conflicts.
     path = traces("act_vs_matmul_collide.trc")
     result = sbufsim.run(path, WORD_BEATS)
-    assert result.stats == cli_json(path, "--set", "width.engine_bytes=8", "--set", "width.psum_bytes=8",
-                                    "--set", "width.stream_chunks=1")
+    assert result.stats == given_as_overrides(cli_json(path, "--set", "width.engine_bytes=8", "--set",
+                                                       "width.psum_bytes=8", "--set", "width.stream_chunks=1"))
     assert result.total_cycles == 8722
     assert result["stalls"]["bank_conflict"] == 96
     assert "8722" in result.summary
@@ -25,7 +33,8 @@ def test_statistics_are_those_of_run_json(traces, cli_json):
 def test_overrides_match_the_command_line(traces, cli_json):
     path = traces("dma_vs_compute.trc")
     result = sbufsim.run(path, sbufsim.Config("cayman", {"tdm.dma_slots": 7}))
-    assert result.stats == cli_json(path, "--set", "tdm.dma_slots=7")
+    assert result.stats == given_as_overrides(cli_json(path, "--set", "tdm.dma_slots=7"))
+    assert result["config"]["tdm.dma_slots"] == {"from": "overrides", "value": "7"}
     assert result.total_cycles == 50400
     # A dict of overrides or a generation name is a Config too.
     assert sbufsim.run(path, {"tdm.dma_slots": 7}).stats == result.stats

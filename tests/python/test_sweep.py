@@ -89,7 +89,18 @@ def test_a_rejected_point_is_a_row_not_an_exception(traces):
     assert not table.ok
     assert [r["status"] for r in table] == ["ok", "invalid"]
     assert "exceeds tdm.max_slots" in table.failed[0]["message"]
+    assert table.failed[0]["message"].endswith("[tdm.dma_slots set by vary]")
     assert table.failed[0]["total_cycles"] is None
+
+
+def test_errors_name_sweeps_arguments_not_the_command_lines_options(traces):
+    with pytest.raises(sbufsim.ConfigError) as e:
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slot": [1, 2]})
+    assert str(e.value) == "vary['tdm.dma_slot']: unknown key 'tdm.dma_slot'; did you mean 'tdm.dma_slots'?"
+    with pytest.raises(sbufsim.ConfigError, match=r"^vary\['tdm.strict'\]: zip=True needs lists of one length"):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2], "tdm.strict": [True]}, zip=True)
+    with pytest.raises(sbufsim.ConfigError, match=r"^vary\['tdm.dma_slots'\]: key 'tdm.dma_slots': value 'x'"):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": ["x"]})
 
 
 def test_errors_of_the_sweep_itself_raise(traces, tmp_path):
@@ -99,5 +110,7 @@ def test_errors_of_the_sweep_itself_raise(traces, tmp_path):
         sbufsim.sweep(traces("dma_load.trc"), {"pe.reorder_window": [32, 64]})
     with pytest.raises(sbufsim.TraceError):
         sbufsim.sweep(tmp_path / "missing.trc", {"tdm.dma_slots": [1]})
+    with pytest.raises(sbufsim.OutputError, match=r"^sweep\(\): cannot write out=.*missing"):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1]}, out=tmp_path / "missing" / "t.csv")
     with pytest.raises(TypeError, match="write a built trace first"):
         sbufsim.sweep(sbufsim.Trace(["0 dma_0 rd 0x0 1 64"]), {"tdm.dma_slots": [1]})

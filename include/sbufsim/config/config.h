@@ -40,10 +40,14 @@ std::string_view to_string(KeyType t);
 
 // Where a setting came from, for error messages and `sbufsim config --origins`.
 struct Origin {
-    std::string file;  // empty = command line
+    std::string file;  // empty = command line; with line 0, a name for where else (kOverrides)
     int line = 0;      // -1 = not set anywhere: the key table's default
-    std::string describe() const;  // "file:line", "command line" or "default"
+    std::string describe() const;  // "file:line", "command line", the name, or "default"
 };
+
+// The origin of settings given as key/value pairs by an API rather than --set (the Python
+// module's Config overrides): errors then name the overrides, not a command line.
+inline constexpr const char* kOverrides = "overrides";
 
 // One declared key. Built once at start-up; never consulted on a hot path.
 struct KeySpec {
