@@ -569,6 +569,25 @@ TEST(Bottleneck, Tdm_and_throttle_findings_say_when_their_holds_left_the_run_as_
               "throttler.act_rd.enable=false if the limit is not wanted");
 }
 
+// Under strict TDM a client is held by the gate in the other class's slots (stalls.tdm) and can
+// lose banks to its own class too (bank conflicts): the blocker finding splits the beats it lost
+// to other clients by what they were counted as, not by the client's whole tdm total. matmul_kloop
+// with 7 of 8 slots to DMA: act_wr lost 3,785 beat-cycles to the PE clients (its own class), all
+// bank conflicts, beside 28,287 gate stalls.
+TEST(Bottleneck, Blocker_finding_counts_tdm_precedence_losses_not_the_strict_gates_stalls) {
+    Params p = cayman();
+    p.tdm.strict = true;
+    p.tdm.dma_slots = 7;
+    const ReplayResult r = replay_trace(p, shipped("matmul_kloop.trc"));
+    const ClientStats& act_wr = r.kernel.clients[index(*ClientSet(p).find("act_wr"))];
+    ASSERT_GT(act_wr.stalls[static_cast<int>(StallCause::tdm)],
+              act_wr.stalls[static_cast<int>(StallCause::bank_conflict)]);
+    ASSERT_EQ(act_wr.stalls[static_cast<int>(StallCause::bank_conflict)], 3785u);
+    const Finding f = finding_with(analyse(r), "beat-cycles to other clients taking its banks");
+    EXPECT_EQ(f.text.rfind("act_wr lost 3,785 beat-cycles", 0), 0u) << f.text;
+    EXPECT_EQ(f.text.find("TDM precedence"), std::string::npos) << f.text;
+}
+
 // ACT on the critical path after its compute (its output writes queued at the banks) is not "ACT
 // compute": under strict TDM with 7 of 8 slots to DMA, act_wr's writes lose to the DMA class, and
 // the finding names them and the key that relieves them (it does: 203,938 -> 186,082 cycles).

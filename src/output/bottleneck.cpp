@@ -139,8 +139,12 @@ Finding blocker_text(const Stats& k, const Blocker& b) {
     const std::string v = k.clients[b.victim].name, key = priority_key(v);
     // A beat lost to the other TDM class in its precedence slot counts as a tdm stall, not a bank
     // conflict (the run's bank-conflict total can be 0 while a client loses banks): say which.
+    // Every beat-cycle lost to another client is one or the other, so the precedence losses are
+    // what the bank conflicts leave; the client's tdm total cannot tell them, since it also holds
+    // the strict-TDM gate's stalls, which no client's grant caused.
     const ClientStats& c = k.clients[b.victim];
-    const std::uint64_t tdm = c.stalls[static_cast<int>(StallCause::tdm)];
+    const std::uint64_t conflicts = c.stalls[static_cast<int>(StallCause::bank_conflict)];
+    const std::uint64_t tdm = b.cycles > conflicts ? b.cycles - conflicts : 0;
     const std::string split = tdm == 0 ? ""
                               : tdm >= b.cycles
                                   ? "; all of them to the other class's TDM precedence (counted in "
