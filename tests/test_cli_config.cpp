@@ -133,6 +133,23 @@ TEST(Cli, A_swap_of_neighbours_or_one_edit_to_a_short_name_is_a_near_miss) {
     EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
 }
 
+TEST(Cli, Near_misses_ignore_case_and_the_options_already_given) {
+    EXPECT_EQ(edit_distance("TDM.DMA_SLOTS", "tdm.dma_slots"), 0u);
+    Result r = run_cli({"sweep", test::shipped("dma_load.trc"), "--vary", "TDM.DMA_SLOTS=1,2"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("unknown key 'TDM.DMA_SLOTS'; did you mean 'tdm.dma_slots'?"), std::string::npos)
+        << r.err;
+    // --dheads is one edit from --heads and from --dhead; --heads is on the line already.
+    r = run_cli({"gen", "attention", "--seq", "256", "--heads", "1", "--dheads", "128", "-o", "x.sbt"});
+    EXPECT_EQ(r.rc, kExitUsage);
+    EXPECT_NE(r.err.find("unrecognised option '--dheads' (did you mean '--dhead'?)"), std::string::npos)
+        << r.err;
+    // An option that may be given again is still suggested (--set beside --set).
+    r = run_cli(
+        {"run", "--set", "tdm.dma_slots=2", "--sett", "tdm.strict=true", test::shipped("dma_load.trc")});
+    EXPECT_NE(r.err.find("(did you mean '--set'?)"), std::string::npos) << r.err;
+}
+
 TEST(Cli, A_shortened_option_is_refused_with_the_one_it_starts) {
     // Not completed silently: --tdm.dma_s=2 used to set tdm.dma_slots.
     Result r = run_cli({"config", "--tdm.dma_s=2"});

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -219,11 +220,20 @@ LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_option
 }
 
 // " (did you mean '--x'?)" for a mistyped long option, among the command's own options.
-std::string option_suggestion(const std::string& typed, const po::options_description& options) {
+std::string option_suggestion(const std::string& typed, const po::options_description& options,
+                              const std::vector<std::string>& args) {
     std::string name = typed.substr(typed.find_first_not_of('-') == std::string::npos ? 0 : typed.find_first_not_of('-'));
     name = name.substr(0, name.find('='));
+    // An option given already is not what was meant, unless it may be given again (--set).
+    const auto given = [&](const po::option_description& o) {
+        if (o.semantic()->is_composing() || o.semantic()->max_tokens() > 1) return false;
+        return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
+            return a == "--" + o.long_name() || a.rfind("--" + o.long_name() + "=", 0) == 0;
+        });
+    };
     std::vector<std::string> longs, completions;
     for (const auto& o : options.options()) {
+        if (given(*o)) continue;
         longs.push_back(o->long_name());
         if (!name.empty() && o->long_name().rfind(name, 0) == 0) completions.push_back(o->long_name());
     }
@@ -278,7 +288,8 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const po::options_de
                        try {
                            return parser.run();
                        } catch (const po::unknown_option& e) {
-                           throw po::error(std::string(e.what()) + option_suggestion(e.get_option_name(), options));
+                           throw po::error(std::string(e.what()) +
+                                           option_suggestion(e.get_option_name(), options, args));
                        } catch (const po::too_many_positional_options_error&) {
                            throw po::error(stray_operand_message(args, options, positional));
                        }

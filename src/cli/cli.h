@@ -45,10 +45,12 @@ int run(const std::vector<std::string>& argv, Io io, Failure* failure = nullptr)
 // For a trace path that does not exist: where a shipped trace of that file name is (the
 // examples' `traces/x.trc` from an install), as " (a shipped trace of that name: PATH)"; else "".
 std::string shipped_trace_hint(const std::string& path);
-// " (did you mean '--x'?)" for a mistyped long option, among the command's own options; "" when
-// none is near.
+// " (did you mean '--x'?)" for a mistyped long option, among the command's own options less
+// those `args` already give that cannot be given twice ("--dheads" beside "--heads 1" is
+// "--dhead"); "" when none is near.
 std::string option_suggestion(const std::string& typed,
-                              const boost::program_options::options_description& options);
+                              const boost::program_options::options_description& options,
+                              const std::vector<std::string>& args);
 // The same for an example the docs name by its source-tree path (examples/nki/matmul.py), looked
 // for under the data roots' examples/ folders: " (an installed example of that name: PATH)" or "".
 std::string shipped_example_hint(const std::string& path);

@@ -437,7 +437,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
                 .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
                 .run();
         } catch (const po::unknown_option& e) {
-            throw po::error(std::string(e.what()) + option_suggestion(e.get_option_name(), all));
+            throw po::error(std::string(e.what()) + option_suggestion(e.get_option_name(), all, rest));
         }
     }();
     check_option_values(parsed, all);

@@ -11,7 +11,7 @@ namespace sbufsim {
 
 // Edit distance with adjacent transpositions (optimal string alignment): insertions, deletions,
 // substitutions of one character and swaps of two neighbours count one edit each, so that
-// "jsno" is as near "json" as "jsn" is.
+// "jsno" is as near "json" as "jsn" is. Letters compare without case ("TDM" is "tdm").
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // Close enough to suggest: at most max(3, |typed| / 4) edits, and fewer than half the typed
