@@ -598,6 +598,42 @@ TEST(CliSweep, Rank_by_ranks_within_each_trace) {
         << tie_vary.out;
 }
 
+TEST(CliSweep, A_throttler_key_the_configuration_makes_idle_is_noted_before_the_points_run) {
+    // Off: its count and window change nothing, and the note says which switch turns it on.
+    Out o =
+        sbufsim({"sweep", shipped("transformer_layer_head.trc"), "--vary", "throttler.dve_rd.window_len=4,8",
+                 "--vary", "throttler.dve_rd.transfer_cnt=1,2", "--quiet"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(
+        o.err.find("sbufsim sweep: note: throttler.dve_rd.transfer_cnt (set at --vary) has no effect while "
+                   "throttler.dve_rd.enable = false; set throttler.dve_rd.enable=true to throttle dve_rd\n"),
+        std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("note: throttler.dve_rd.window_len (set at --vary) has no effect"),
+              std::string::npos)
+        << o.err;
+    // On: only the points whose count reaches the window's length are noted, each once.
+    o = sbufsim({"sweep", shipped("transformer_layer_head.trc"), "--vary", "throttler.dve_rd.window_len=8",
+                 "--vary", "throttler.dve_rd.transfer_cnt=4,8,16", "--set", "throttler.dve_rd.enable=true",
+                 "--quiet"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_EQ(o.err.find("transfer_cnt = 4 "), std::string::npos) << o.err;
+    EXPECT_NE(
+        o.err.find("note: throttler.dve_rd.transfer_cnt = 8 >= throttler.dve_rd.window_len = 8: the limit "
+                   "never binds"),
+        std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("note: throttler.dve_rd.transfer_cnt = 16 >= "), std::string::npos) << o.err;
+    // No throttler key varied: the base's settings, noted once.
+    o = sbufsim({"sweep", shipped("dma_load.trc"), "--vary", "tdm.dma_slots=1,2", "--set",
+                 "throttler.dve_rd.transfer_cnt=2", "--quiet"});
+    EXPECT_EQ(o.err,
+              "sbufsim sweep: note: throttler.dve_rd.transfer_cnt (set at command line) has no effect while "
+              "throttler.dve_rd.enable = false; set throttler.dve_rd.enable=true to throttle dve_rd\n");
+    o = sbufsim({"sweep", shipped("dma_load.trc"), "--vary", "tdm.dma_slots=1,2", "--quiet"});
+    EXPECT_EQ(o.err, "");
+}
+
 TEST(CliSweep, A_key_that_changed_no_metric_gets_a_note) {
     // In this trace the DMA clients' class priority reorders nothing (the note's case); the TDM
     // slots change tdm_stalls.

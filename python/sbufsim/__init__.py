@@ -25,6 +25,7 @@ _EXPORTS = {
     "shipped_trace": "_trace",
     "run": "_run",
     "Result": "_run",
+    "SettingWarning": "_run",
     "sweep": "_sweep",
     "SweepTable": "_sweep",
     "TieWarning": "_sweep",

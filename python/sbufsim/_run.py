@@ -3,6 +3,7 @@
 import difflib
 import json
 import os
+import warnings
 
 from ._config import as_config
 from ._frames import frame
@@ -26,6 +27,9 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
     The GIL is released while the replay runs, so threads can replay in parallel. Clocked runs
     share SystemC's one simulation context per process: they take turns.
 
+    A setting that cannot change the run (a throttler's count while it is off) is warned about
+    as the command line notes it (sbufsim.SettingWarning).
+
     Raises sbufsim.ConfigError, sbufsim.TraceError or sbufsim.ReplayError with the command
     line's message.
     """
@@ -45,9 +49,17 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
     t = as_trace(trace)
     path, text, name = t.source()
     generation, files, overrides, config_dir = cfg.request()
-    stats_json, summary = core.run(generation, files, overrides, config_dir, path, text, name, scheduler,
-                                   bool(lenient), int(window_stats or 0), os.fspath(vcd) if vcd else "", bool(force))
+    stats_json, summary, notes = core.run(generation, files, overrides, config_dir, path, text, name, scheduler,
+                                          bool(lenient), int(window_stats or 0), os.fspath(vcd) if vcd else "",
+                                          bool(force))
+    for note in notes:
+        warnings.warn(note, SettingWarning, stacklevel=2)
     return Result(json.loads(stats_json)["runs"][0], summary)
+
+
+class SettingWarning(UserWarning):
+    """A setting that cannot change the run, as `sbufsim run` notes it: a throttler's window or
+    count while that throttler is off, or a count that never binds."""
 
 
 class Result:

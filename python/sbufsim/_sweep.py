@@ -11,6 +11,7 @@ from .errors import Error
 from ._config import as_config
 from ._frames import frame
 from ._native import core
+from ._run import SettingWarning
 from ._trace import Trace, as_trace
 
 
@@ -91,12 +92,17 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
         done = command(*args, ok_statuses=(0, 1))
     except Error as e:
         raise _as_arguments(e) from None
+    for line in done.stderr.splitlines():
+        if line.startswith(_NOTE):
+            warnings.warn(_python_words(line[len(_NOTE):]), SettingWarning, stacklevel=2)
     rows = json.loads(done.stdout)
     for row in rows:
         if row.get("message"):
             row["message"] = _python_words(row["message"])
     return SweepTable(rows, list(vary))
 
+
+_NOTE = "sbufsim sweep: note: "  # what the command says of a point's settings (as run's notes)
 
 # The command line's words for sweep()'s arguments, as the arguments: "sbufsim sweep: --vary
 # 'tdm.dma_slot=1,2': unknown key ..." reads "vary['tdm.dma_slot']: unknown key ...".

@@ -189,9 +189,9 @@ ReplayResult replay_with(const RunRequest& r, const LoadedConfig& cfg, TraceRead
     return replay(cfg.params, reader, opt);
 }
 
-// The run as `sbufsim run --json` and its summary table: {json, summary}. No Python object is
-// touched: called with the GIL released.
-std::pair<std::string, std::string> run_trace(const RunRequest& r) {
+// The run as `sbufsim run --json`, its summary table, and the notes `run` prints about the
+// settings (settings_without_effect()). No Python object is touched: called with the GIL released.
+std::tuple<std::string, std::string, std::vector<std::string>> run_trace(const RunRequest& r) {
     std::istringstream text(r.trace_text);
     std::unique_ptr<TraceReader> reader = r.trace_path.empty() ? std::make_unique<TraceReader>(text, r.trace_name)
                                                                : std::make_unique<TraceReader>(r.trace_path);
@@ -236,7 +236,7 @@ std::pair<std::string, std::string> run_trace(const RunRequest& r) {
     std::ostringstream json, summary;
     write_json(json, {rep});
     print_summary(summary, rep);
-    return {json.str(), summary.str()};
+    return {json.str(), summary.str(), settings_without_effect(cfg)};
 }
 
 // A text trace written from Python (Trace.write, KernelTrace.write) as gen, convert and nki -o

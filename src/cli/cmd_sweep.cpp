@@ -653,6 +653,21 @@ Assembled assemble(const std::vector<Job>& jobs, std::pair<std::size_t, std::siz
 
 }  // namespace
 
+namespace {
+
+// The notes `run` would print for the points' settings (a throttler key while that throttler is
+// off, a limit that never binds), before any point runs: a flat sweep of such a key is said to
+// be flat for that reason, not left to a guess.
+void note_point_settings(Io io, const std::vector<std::string>& notes) {
+    constexpr std::size_t kShown = 5;
+    for (std::size_t i = 0; i < notes.size() && i < kShown; ++i)
+        io.err << "sbufsim sweep: note: " << notes[i] << "\n";
+    if (notes.size() > kShown)
+        io.err << "sbufsim sweep: note: ... " << notes.size() - kShown << " more of this kind\n";
+}
+
+}  // namespace
+
 int cmd_sweep(const std::vector<std::string>& args, Io io) {
     Options o;
     po::options_description desc("sbufsim sweep TRACE... [--vary KEY=VALUES]... [options]");
@@ -752,7 +767,9 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     check_base(base);
     for (const auto& a : axes) refuse_gen_option(a);
     axes = sweep::check_keys(std::move(axes), base);
-    auto jobs = sweep::make_jobs(o.traces, axes, sweep::expand(axes, o.zip), metric_columns);
+    const auto points = sweep::expand(axes, o.zip);
+    note_point_settings(io, sweep::point_notes(base, axes, points));
+    auto jobs = sweep::make_jobs(o.traces, axes, points, metric_columns);
     // What every row depends on besides its point: resume keeps rows only with the same digest.
     // A row's trace that cannot be read now (moved or deleted since) has the reason for digest,
     // which matches no row's: the row is stale, and drop_stale_rows() says why.

@@ -311,6 +311,28 @@ std::string base_settings(const LoadRequest& base, bool lenient) {
     return out;
 }
 
+std::vector<std::string> point_notes(const LoadRequest& base, const std::vector<Axis>& axes,
+                                     const std::vector<std::vector<std::string>>& points,
+                                     std::size_t max_points) {
+    std::vector<std::string> notes;
+    // Without a throttler axis every point notes what the first does (the base's settings).
+    if (std::none_of(axes.begin(), axes.end(),
+                     [](const Axis& a) { return a.key.rfind("throttler.", 0) == 0; }))
+        max_points = std::min<std::size_t>(max_points, 1);
+    for (std::size_t p = 0; p < points.size() && p < max_points; ++p) {
+        LoadRequest req = base;
+        for (std::size_t i = 0; i < axes.size(); ++i)
+            req.overrides.push_back(Setting{axes[i].key, points[p][i], kVaryOrigin, {}});
+        try {
+            for (std::string& n : settings_without_effect(load_config(req)))
+                if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(std::move(n));
+        } catch (const ConfigError&) {
+            // the point's row says why it is invalid
+        }
+    }
+    return notes;
+}
+
 std::vector<Job> make_jobs(const std::vector<std::string>& traces, const std::vector<Axis>& axes,
                            const std::vector<std::vector<std::string>>& points,
                            const std::vector<std::string>& metrics) {

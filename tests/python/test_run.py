@@ -228,3 +228,14 @@ def test_bad_arguments():
         sbufsim.run(sbufsim.shipped_trace("dma_load.trc"), scheduler="slow")
     with pytest.raises(TypeError):
         sbufsim.run(42)
+
+
+def test_a_setting_that_cannot_change_the_run_is_warned_about_as_the_command_line_notes_it(traces, cli):
+    path = traces("dma_load.trc")
+    with pytest.warns(sbufsim.SettingWarning) as caught:
+        sbufsim.run(path, {"throttler.dve_rd.transfer_cnt": 2})
+    said = cli("run", path, "--set", "throttler.dve_rd.transfer_cnt=2", "--quiet").stderr
+    assert [str(w.message) for w in caught] == [
+        "throttler.dve_rd.transfer_cnt (set at overrides) has no effect while throttler.dve_rd.enable = false; "
+        "set throttler.dve_rd.enable=true to throttle dve_rd"]
+    assert said.replace("command line", "overrides") == f"sbufsim run: note: {caught[0].message}\n"

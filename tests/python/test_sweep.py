@@ -114,3 +114,13 @@ def test_errors_of_the_sweep_itself_raise(traces, tmp_path):
         sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1]}, out=tmp_path / "missing" / "t.csv")
     with pytest.raises(TypeError, match="write a built trace first"):
         sbufsim.sweep(sbufsim.Trace(["0 dma_0 rd 0x0 1 64"]), {"tdm.dma_slots": [1]})
+
+
+def test_the_sweeps_notes_on_throttler_settings_are_warnings(traces):
+    with pytest.warns(sbufsim.SettingWarning) as caught:
+        sbufsim.sweep(traces("transformer_layer_head.trc"),
+                      {"throttler.dve_rd.window_len": [8], "throttler.dve_rd.transfer_cnt": [4, 16]},
+                      config={"throttler.dve_rd.enable": True})
+    assert [str(w.message) for w in caught] == [
+        "throttler.dve_rd.transfer_cnt = 16 >= throttler.dve_rd.window_len = 8: the limit never binds "
+        "(dve_rd moves at most one beat a cycle, 8 per window)"]

@@ -39,6 +39,14 @@ Axis parse_vary(std::string_view arg);
 // type and range and in canonical form (config.h, canonical_value()), so that one point is never
 // run and kept under two spellings.
 std::vector<Axis> check_keys(std::vector<Axis> axes, const LoadRequest& base);
+// What `run` notes of a point's settings (settings_without_effect(): a throttler key while that
+// throttler is off, a limit that never binds), each note once, in point order: over every point
+// when an axis is a throttler key (the only keys those notes are about), else of the first point
+// (the base's settings). Points the loader rejects are left to their rows; at most `max_points`
+// points are looked at.
+std::vector<std::string> point_notes(const LoadRequest& base, const std::vector<Axis>& axes,
+                                     const std::vector<std::vector<std::string>>& points,
+                                     std::size_t max_points = 10000);
 
 // The points of the axes: the cartesian product in command-line order (the first axis varies
 // slowest, like nested loops), or with `zip` the i-th value of every axis together (all axes must
