@@ -518,9 +518,22 @@ TEST(CliSweep, Rank_by_says_when_the_best_is_a_tie) {
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_NE(
         o.out.find("\n9 of 9 ok points tie at the best total_cycles (50400): total_cycles does not tell them "
-                   "apart; choose among them by another metric (--rank-by)\n"),
+                   "apart; to choose among them by another metric, rank by it after these (--rank-by "
+                   "total_cycles,METRIC)\n"),
         std::string::npos)
         << o.out;
+    // Doing so: the tying points by fairness, not the table by fairness (whose fairest point
+    // could be a slower one). Every point here ties, so the order is fairness's own.
+    o = sbufsim(
+        {"sweep", a, "--vary", "tdm.dma_slots=0:8", "--rank-by", "total_cycles,jain_fairness", "--top", "0"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_NE(o.out.find("best first by total_cycles (lowest first), then jain_fairness (highest first)\n"),
+              std::string::npos)
+        << o.out;
+    EXPECT_EQ(o.out.find("tie at the best"), std::string::npos) << o.out;
+    o = sbufsim({"sweep", a, "--vary", "tdm.dma_slots=0:8", "--rank-by", "total_cycles,jainn"});
+    EXPECT_EQ(o.rc, 2);  // usage
+    EXPECT_NE(o.err.find("--rank-by 'jainn': not a registered metric"), std::string::npos) << o.err;
     o = sbufsim({"sweep", a, "--vary", "tdm.dma_slots=0:8", "--rank-by", "tdm_stalls"});
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_EQ(o.out.find("tie at the best"), std::string::npos) << o.out;

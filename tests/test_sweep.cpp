@@ -292,10 +292,32 @@ TEST(SweepRank, Best_first_by_the_metrics_direction_failed_rows_last) {
         rows.push_back(make_row(j, cycles[i].empty() ? std::vector<std::string>{} : m,
                                 cycles[i].empty() ? kStatusInvalid : kStatusOk, ""));
     }
-    EXPECT_EQ(rank(cols, rows, *find_metric("total_cycles")), (std::vector<std::size_t>{1, 3, 0, 2}));
-    EXPECT_EQ(rank(cols, rows, *find_metric("pe_utilisation")), (std::vector<std::size_t>{0, 3, 1, 2}));
+    EXPECT_EQ(rank(cols, rows, {*find_metric("total_cycles")}), (std::vector<std::size_t>{1, 3, 0, 2}));
+    EXPECT_EQ(rank(cols, rows, {*find_metric("pe_utilisation")}), (std::vector<std::size_t>{0, 3, 1, 2}));
     EXPECT_EQ(find_metric("worst_p99_client")->better, Better::none);
     EXPECT_FALSE(find_metric("nope").has_value());
+}
+
+TEST(SweepRank, A_later_metric_orders_only_the_rows_the_earlier_ones_tie) {
+    const auto cols = columns({parse_vary("tdm.dma_slots=1")});
+    const std::size_t cycles = 0, fairness = metric_names({}).size() - 1;  // jain_fairness: higher is better
+    ASSERT_EQ(metric_names({})[fairness], "jain_fairness");
+    std::vector<Row> rows;
+    // (total_cycles, jain_fairness): the fairest row is the slowest; two rows tie at the fastest.
+    const std::vector<std::pair<std::string, std::string>> cells = {
+        {"200", "0.9"}, {"100", "0.5"}, {"300", "1"}, {"100", "0.8"}};
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        std::vector<std::string> m(metrics().size(), "0");
+        m[cycles] = cells[i].first;
+        m[fairness] = cells[i].second;
+        rows.push_back(make_row(Job{i, "t", {}, {std::to_string(i + 1)}, {}}, m, kStatusOk, ""));
+    }
+    const Metric by_cycles = *find_metric("total_cycles"), by_fairness = *find_metric("jain_fairness");
+    const auto both = rank(cols, rows, {by_cycles, by_fairness});
+    EXPECT_EQ(both, (std::vector<std::size_t>{3, 1, 0, 2}));
+    EXPECT_EQ(rank(cols, rows, {by_fairness}), (std::vector<std::size_t>{2, 0, 3, 1}));
+    EXPECT_EQ(ties_at_best(cols, rows, rank(cols, rows, {by_cycles}), {by_cycles}), 2u);
+    EXPECT_EQ(ties_at_best(cols, rows, both, {by_cycles, by_fairness}), 1u);
 }
 
 // Rows of two sweeps merged: traces by first appearance, numbers by value (10 after 9, not

@@ -39,6 +39,7 @@
 #include "sbufsim/sweep/sweep.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/types/number.h"
+#include "sbufsim/types/text.h"
 
 namespace po = boost::program_options;
 
@@ -89,6 +90,7 @@ struct Options {
     ConfigOptions config;
     std::vector<std::string> traces, vary, metrics;
     std::string shard, out, json, rank_by, log_level;
+    std::vector<sweep::Metric> rank_metrics;  // --rank-by's, in order: the later break ties
     unsigned jobs = 0;
     std::size_t top = 20;
     double timeout = 0;
@@ -359,37 +361,48 @@ std::size_t ok_rows(const std::vector<std::string>& cols, const std::vector<Row>
         which.begin(), which.end(), [&](std::size_t i) { return rows[i][status_col] == sweep::kStatusOk; }));
 }
 
-// A best value several points share: the ranking's first is not a choice among them.
-// `what`: "points", or "traces" when each row is a trace's (one tiling each).
-std::string tie_note(std::size_t ties, std::size_t ok, const sweep::Metric& m, const std::string& value,
-                     const char* what = "points") {
-    return std::to_string(ties) + " of " + std::to_string(ok) + " ok " + what + " tie at the best " + m.name +
-           " (" + value + "): " + m.name +
-           " does not tell them apart; choose among them by another metric (--rank-by)";
+// A best value several points share: the ranking's first is not a choice among them. `best`:
+// the first row. `what`: "points", or "traces" when each row is a trace's (one tiling each).
+// A tie-break metric goes after the ones given, so that it orders the tying rows only (ranking
+// by it alone would rank the whole table by it, slower points first).
+std::string tie_note(std::size_t ties, std::size_t ok, const std::vector<std::string>& cols, const Row& best,
+                     const std::vector<sweep::Metric>& ms, const char* what = "points") {
+    std::string names, values;
+    for (const auto& m : ms) {
+        names += (names.empty() ? "" : ",") + m.name;
+        values += (values.empty() ? "" : ", ") + m.name + " " + best[metric_column(cols, m)];
+    }
+    const std::string them = ms.size() == 1 ? ms[0].name + " does not" : "they do not";
+    return std::to_string(ties) + " of " + std::to_string(ok) + " ok " + what + " tie at the best " +
+           (ms.size() == 1 ? ms[0].name + " (" + best[metric_column(cols, ms[0])] + ")"
+                           : "(" + values + ")") +
+           ": " + them +
+           " tell them apart; to choose among them by another metric, rank by it after these (--rank-by " +
+           names + ",METRIC)";
 }
 
 // --rank-by: best first within each trace (traces differ in scale: ranking one trace's rows
 // against another's would compare the traces, not the settings), each trace its own table.
 void print_ranked(std::ostream& os, const Options& o, const std::vector<std::string>& cols,
                   const std::vector<Row>& rows) {
-    const auto m = sweep::find_metric(o.rank_by);
-    const auto order = sweep::rank(cols, rows, *m);
+    const std::vector<sweep::Metric>& ms = o.rank_metrics;
+    const auto order = sweep::rank(cols, rows, ms);
     std::vector<std::string> traces;  // in order of first appearance
     for (const auto& r : rows)
         if (std::find(traces.begin(), traces.end(), r[0]) == traces.end()) traces.push_back(r[0]);
     const bool one_row_each = traces.size() > 1 && rows.size() == traces.size();
-    os << "best first by " << m->name << " (" << (m->better == sweep::Better::higher ? "highest" : "lowest")
-       << " first)"
-       << (one_row_each        ? ", one row per trace"
+    os << "best first by ";
+    for (std::size_t k = 0; k < ms.size(); ++k)
+        os << (k ? ", then " : "") << ms[k].name << " ("
+           << (ms[k].better == sweep::Better::higher ? "highest" : "lowest") << " first)";
+    os << (one_row_each        ? ", one row per trace"
            : traces.size() > 1 ? ", ranked within each trace"
                                : "")
        << "\n";
     if (one_row_each) {
         print_table(os, cols, rows, order, o.top);
-        if (const std::size_t ties = sweep::ties_at_best(cols, rows, order, *m); ties > 1)
-            os << tie_note(ties, ok_rows(cols, rows, order), *m, rows[order[0]][metric_column(cols, *m)],
-                           "traces")
-               << "\n";
+        if (const std::size_t ties = sweep::ties_at_best(cols, rows, order, ms); ties > 1)
+            os << tie_note(ties, ok_rows(cols, rows, order), cols, rows[order[0]], ms, "traces") << "\n";
         return;
     }
     std::string tied;  // the traces whose best is a tie, for the comparison below
@@ -399,9 +412,8 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
             if (rows[i][0] == t) mine.push_back(i);
         if (traces.size() > 1) os << "\n" << t << ":\n";
         print_table(os, cols, rows, mine, o.top);
-        if (const std::size_t ties = sweep::ties_at_best(cols, rows, mine, *m); ties > 1) {
-            os << tie_note(ties, ok_rows(cols, rows, mine), *m, rows[mine[0]][metric_column(cols, *m)])
-               << "\n";
+        if (const std::size_t ties = sweep::ties_at_best(cols, rows, mine, ms); ties > 1) {
+            os << tie_note(ties, ok_rows(cols, rows, mine), cols, rows[mine[0]], ms) << "\n";
             tied += (tied.empty() ? "" : ", ") + t;
         }
     }
@@ -416,10 +428,8 @@ void print_ranked(std::ostream& os, const Options& o, const std::vector<std::str
     os << "\neach trace's best, best first (a comparison where the traces compute the same thing, such "
           "as two tilings):\n";
     print_table(os, cols, rows, bests, 0);
-    if (const std::size_t ties = sweep::ties_at_best(cols, rows, bests, *m); ties > 1)
-        os << tie_note(ties, ok_rows(cols, rows, bests), *m, rows[bests[0]][metric_column(cols, *m)],
-                       "traces")
-           << "\n";
+    if (const std::size_t ties = sweep::ties_at_best(cols, rows, bests, ms); ties > 1)
+        os << tie_note(ties, ok_rows(cols, rows, bests), cols, rows[bests[0]], ms, "traces") << "\n";
     if (!tied.empty())
         os << "(the best of " << tied
            << " is one of several tying points: its settings are the first of them in "
@@ -680,8 +690,9 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         ("shard", po::value(&o.shard)->value_name("I/N"), "run only the I-th of N contiguous blocks of rows")
         ("out,o", po::value(&o.out)->value_name("FILE"), "CSV table ('-' = stdout); re-running resumes it")
         ("json", po::value(&o.json)->value_name("FILE"), "the rows as a JSON array ('-' = stdout)")
-        ("rank-by", po::value(&o.rank_by)->value_name("METRIC"),
-         "terminal summary: best points first (any registered metric; added as a column if needed)")
+        ("rank-by", po::value(&o.rank_by)->value_name("METRIC[,METRIC...]"),
+         "terminal summary: best points first (any registered metric; added as a column if needed); "
+         "a later metric orders the points the earlier ones tie")
         ("metric,m", po::value(&o.metrics)->composing()->value_name("METRIC"),
          "add a metric column (repeatable; per engine, client or critical-path group too: "
          "engine.pe.busy_fraction; sbufsim run --list-metrics)")
@@ -722,15 +733,16 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     if (o.timeout < 0) throw ConfigError("--timeout must be >= 0 seconds");
     if (o.out == "-" && o.json == "-")
         throw ConfigError("--out - and --json - both ask for stdout; write one of them to a file (e.g. --out - --json rows.json)");
-    if (!o.rank_by.empty()) {
-        const auto m = sweep::find_metric(o.rank_by);
+    for (const std::string& name : o.rank_by.empty() ? std::vector<std::string>{} : split(o.rank_by, ',')) {
+        const auto m = sweep::find_metric(name);
         if (!m)
-            throw ConfigError("--rank-by '" + o.rank_by + "': not a registered metric" + metric_suggestion(o.rank_by) +
+            throw ConfigError("--rank-by '" + name + "': not a registered metric" + metric_suggestion(name) +
                               " (sbufsim run --list-metrics lists them)");
         if (m->better == sweep::Better::none)
-            throw ConfigError("--rank-by '" + o.rank_by + "': a metric without a better direction (" + m->help +
+            throw ConfigError("--rank-by '" + name + "': a metric without a better direction (" + m->help +
                               "); rank by a number such as total_cycles");
-        o.metrics.push_back(o.rank_by);
+        o.rank_metrics.push_back(*m);
+        o.metrics.push_back(name);
     }
     // A lenient point may have replayed part of its trace: the table says how much it skipped.
     constexpr const char* kSkipped = "run.skipped_records";

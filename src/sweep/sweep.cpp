@@ -14,8 +14,9 @@
 
 #include "sbufsim/output/json_text.h"
 #include "sbufsim/output/report.h"
-#include "sbufsim/types/number.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/types/number.h"
+#include "sbufsim/types/text.h"
 
 namespace sbufsim::sweep {
 
@@ -37,17 +38,6 @@ ConfigError vary_value_error(std::string_view arg, const ConfigError& e) {
     const std::string what = e.what();
     const std::string prefix = kVaryOrigin.describe() + ": ";
     return vary_error(arg, what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
-}
-
-std::vector<std::string> split(std::string_view s, char sep) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (;;) {
-        const auto at = s.find(sep, start);
-        out.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
-        if (at == std::string_view::npos) return out;
-        start = at + 1;
-    }
 }
 
 std::optional<long long> parse_int(std::string_view s) {
@@ -593,26 +583,40 @@ struct MetricCell {
 }  // namespace
 
 std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
-                              const Metric& metric) {
-    const MetricCell value(columns, metric);
+                              const std::vector<Metric>& metrics) {
+    std::vector<MetricCell> cells;
+    cells.reserve(metrics.size());
+    for (const Metric& m : metrics) cells.emplace_back(columns, m);
     std::vector<std::size_t> order(rows.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const auto va = value(rows[a]), vb = value(rows[b]);
-        if (!va || !vb) return va.has_value() && !vb.has_value();
-        return metric.better == Better::higher ? *va > *vb : *va < *vb;
+        for (std::size_t k = 0; k < metrics.size(); ++k) {
+            const auto va = cells[k](rows[a]), vb = cells[k](rows[b]);
+            if (!va || !vb) {
+                if (va.has_value() != vb.has_value()) return va.has_value();
+                continue;
+            }
+            if (*va != *vb) return metrics[k].better == Better::higher ? *va > *vb : *va < *vb;
+        }
+        return false;
     });
     return order;
 }
 
 std::size_t ties_at_best(const std::vector<std::string>& columns, const std::vector<Row>& rows,
-                         const std::vector<std::size_t>& ranked, const Metric& metric) {
-    const MetricCell value(columns, metric);
-    if (ranked.empty() || !value(rows[ranked[0]])) return 0;
-    const double best = *value(rows[ranked[0]]);
+                         const std::vector<std::size_t>& ranked, const std::vector<Metric>& metrics) {
+    if (ranked.empty() || metrics.empty() || !MetricCell(columns, metrics[0])(rows[ranked[0]])) return 0;
     std::size_t n = 0;
-    for (const std::size_t i : ranked)
-        if (const auto v = value(rows[i]); v && *v == best) ++n;  // the same text: the same double
+    for (const std::size_t i : ranked) {
+        bool same = true;
+        for (const Metric& m : metrics) {
+            const MetricCell value(columns, m);
+            const auto v = value(rows[i]), best = value(rows[ranked[0]]);
+            same =
+                same && v.has_value() == best.has_value() && (!v || *v == *best);  // same text: same double
+        }
+        n += same;
+    }
     return n;
 }
 

@@ -34,4 +34,15 @@ std::string printable(std::string_view text) {
     return out;
 }
 
+std::vector<std::string> split(std::string_view s, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const auto at = s.find(sep, start);
+        out.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+        if (at == std::string_view::npos) return out;
+        start = at + 1;
+    }
+}
+
 }  // namespace sbufsim

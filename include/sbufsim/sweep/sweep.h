@@ -172,15 +172,16 @@ std::string row_key(const Row& row, std::size_t axes);
 // ascending lists is already in this order.
 void sort_by_point(std::vector<Row>& rows, std::size_t axes);
 
-// Row order for the terminal summary: indices of `rows` sorted best first by `metric` (rows
-// without a result last; ties keep table order).
+// Row order for the terminal summary: indices of `rows` sorted best first by `metrics[0]`, rows
+// equal in it by `metrics[1]`, and so on (rows without a result last; ties keep table order).
 std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
-                              const Metric& metric);
+                              const std::vector<Metric>& metrics);
 
 // How many of the ok rows `ranked` lists (best first, as rank() orders them) share the first
-// one's value of `metric`: more than one means the best is a tie the order alone breaks.
+// one's values of every one of `metrics`: more than one means the best is a tie the order alone
+// breaks.
 std::size_t ties_at_best(const std::vector<std::string>& columns, const std::vector<Row>& rows,
-                         const std::vector<std::size_t>& ranked, const Metric& metric);
+                         const std::vector<std::size_t>& ranked, const std::vector<Metric>& metrics);
 
 // The varied keys that changed no metric: at least two ok rows differ in that key alone (same
 // trace, same values of the other `axes` - 1 keys), and every such pair has the same metric
