@@ -634,6 +634,20 @@ TEST(SweepChartSvg, The_best_value_note_names_the_best_points_or_says_all_are_eq
     svg = render_chart(build_chart(table(kHeader1 + tied), request("total_cycles")), ChartInfo{});
     EXPECT_TRUE(contains(svg, "total_cycles 100 at all 4 points: the swept values do not change it")) << svg;
     EXPECT_FALSE(contains(svg, "lowest")) << svg;
+    // Too many to outline (4 of 5): named all the same, not only counted.
+    svg = render_chart(
+        build_chart(table(kHeader1 + tied + "a.trc,5,120,dma_0,0.5,ok,\n"), request("total_cycles")),
+        ChartInfo{});
+    EXPECT_TRUE(contains(svg, ">lowest total_cycles 100 at 4 of 5 points:<")) << svg;
+    EXPECT_TRUE(contains(svg, ">tdm.dma_slots=1; tdm.dma_slots=2; tdm.dma_slots=3; tdm.dma_slots=4<")) << svg;
+    EXPECT_FALSE(contains(svg, "(outlined)")) << svg;
+    std::string many;  // 8 of 9 at the best: the first four named, the rest counted
+    for (int x = 1; x <= 9; ++x)
+        many += "a.trc," + std::to_string(x) + "," + (x == 9 ? "120" : "100") + ",dma_0,0.5,ok,\n";
+    svg = render_chart(build_chart(table(kHeader1 + many), request("total_cycles")), ChartInfo{});
+    EXPECT_TRUE(
+        contains(svg, ">tdm.dma_slots=1; tdm.dma_slots=2; tdm.dma_slots=3; tdm.dma_slots=4 and 4 more<"))
+        << svg;
 }
 
 // When the second key does not change the best (every point at the best x is a best one), the

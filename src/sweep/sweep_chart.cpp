@@ -794,6 +794,16 @@ std::string y_axis_note(const ChartModel& m) {
            " % of the largest at most: --zoom fits the y axis to them";
 }
 
+// The best points a note names when there are too many to outline; the rest are counted.
+constexpr std::size_t kMaxNamedBest = 4;
+
+// `items` joined by "; ", the first `most` of them and "and N more".
+std::string join_first(const std::vector<std::string>& items, std::size_t most) {
+    if (items.size() <= most) return join(items, "; ");
+    const std::vector<std::string> first(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(most));
+    return join(first, "; ") + " and " + std::to_string(items.size() - most) + " more";
+}
+
 std::vector<std::string> notes_of(const ChartModel& m) {
     std::vector<std::string> notes;
     if (m.best && trace_axis(m)) {
@@ -816,11 +826,12 @@ std::vector<std::string> notes_of(const ChartModel& m) {
                 n += outlined + " at " + one_key;
             else if (!outlined.empty())
                 n += outlined + " at " + join(where, "; ");
-            else
+            else  // too many to outline: named below, the first few
                 n += " at " + std::to_string(where.size()) + " of " + std::to_string(m.points.size()) +
-                     " points";
+                     " points:";
         }
         notes.push_back(n);
+        if (n.back() == ':') notes.push_back(kIndent + join_first(where, kMaxNamedBest));
     }
     if (m.kind == ChartKind::line) {
         if (const std::string n = y_axis_note(m); !n.empty()) notes.push_back(n);
