@@ -61,6 +61,33 @@ TEST(CliGen, A_misspelt_option_gets_the_nearest_one) {
         << o.err;
 }
 
+// Attention's two GEMMs can differ: Q.K^T (K = 128, one k-tile) streams its stationary at the
+// default --bufs 8, which loads past the next n-block (4 m-blocks x 1 k-tile), while P.V keeps
+// it. The summary says each, and --stationary resident names the reason and the fix.
+TEST(CliGen, The_summary_says_each_gemms_stationary_residency_and_why_it_could_not_be_resident) {
+    const std::vector<std::string> attention = {"gen",    "attention", "--seq", "2048", "--heads",
+                                                "1",      "--dhead",   "128",   "-o",   temp("attn_res.sbt"),
+                                                "--force"};
+    Out o = sbufsim(attention);
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find(", stationary streamed in qk, resident in pv"), std::string::npos) << o.out;
+    auto forced = attention;
+    forced.insert(forced.end(), {"--stationary", "resident"});
+    o = sbufsim(forced);
+    EXPECT_EQ(o.rc, kExitUsage);
+    EXPECT_NE(
+        o.err.find("--stationary resident: --bufs 8 loads further ahead than the 4 k-steps of an n-block "
+                   "(4 m-blocks x 1 k-tile of qk), past the next n-block's stationary; use --bufs 4 or "
+                   "fewer, or a smaller --block-m"),
+        std::string::npos)
+        << o.err;
+    forced.insert(forced.end(), {"--bufs", "4"});  // as it says
+    o = sbufsim(forced);
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find(", stationary resident"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("streamed"), std::string::npos) << o.out;
+}
+
 // The summary names the blocks written, and says which block option given was cut to the tiles
 // there are; a default that was cut is not named (nobody asked for it).
 TEST(CliGen, The_summary_names_the_blocks_and_a_cut_block_option) {

@@ -327,6 +327,24 @@ struct BlockAsk {
 
 // The blocks a GEMM trace was written with, and which of the --block-m / --block-n given were cut
 // to the most tiles a GEMM of the trace has along that axis (GemmEmitter).
+// "stationary resident" / "stationary streamed" when every GEMM did the same; else each GEMM's
+// (attention: "stationary streamed in qk, resident in pv"), or counted when there are many.
+std::string residency_summary(const GemmStats& st) {
+    const auto resident = static_cast<std::size_t>(
+        std::count_if(st.residency.begin(), st.residency.end(), [](const auto& g) { return g.second; }));
+    if (resident == st.residency.size()) return "stationary resident";
+    if (resident == 0) return "stationary streamed";
+    constexpr std::size_t kNamed = 3;
+    if (st.residency.size() > kNamed)
+        return "stationary resident in " + std::to_string(resident) + " of " +
+               std::to_string(st.residency.size()) + " GEMMs, streamed in the others";
+    std::string out = "stationary";
+    for (const auto& [name, kept] : st.residency)
+        out +=
+            std::string(out == "stationary" ? " " : ", ") + (kept ? "resident" : "streamed") + " in " + name;
+    return out;
+}
+
 std::string block_summary(const BlockAsk& asked, const GemmStats& st) {
     std::string s =
         "blocks of " + std::to_string(st.block_m) + "x" + std::to_string(st.block_n) + " tiles (m x n)";
@@ -590,8 +608,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             }
             summary += gemm_summary(st, params) + "; tiles " + std::to_string(st.tile_m) + "x" +
                        std::to_string(st.tile_n) + "x" + std::to_string(st.tile_k) + " (m x n x k), " +
-                       block_summary(asked_blocks, st) + ", stationary " +
-                       (st.stationary_resident ? "resident" : "streamed") +
+                       block_summary(asked_blocks, st) + ", " + residency_summary(st) +
                        unfused_note(sub, st, conv, gopt.dtype);
         } else {
             io.err << "sbufsim gen: unknown workload '" << sub << "' (gemm, attention, conv, random, or --topology FILE)\n";

@@ -125,6 +125,7 @@ void GemmStats::add(const GemmStats& o) {
     n_tiles += o.n_tiles;
     k_tiles += o.k_tiles;
     stationary_resident = stationary_resident || o.stationary_resident;
+    residency.insert(residency.end(), o.residency.begin(), o.residency.end());
     matmuls += o.matmuls;
     ldweights += o.ldweights;
     psum_groups += o.psum_groups;
@@ -443,10 +444,20 @@ GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
     // (bufs <= MBLK·KT: the loads written ahead never reach two n-blocks further on.)
     p.resident = opt.stationary != Residency::off && p.MBLK > 1 && 2 * p.KT <= layout.stationary_slots &&
                  opt.bufs <= p.MBLK * p.KT;
-    if (opt.stationary == Residency::on && p.MBLK > 1 && !p.resident)
-        fail("--stationary resident: K = " + std::to_string(shape.k) + " needs " + std::to_string(2 * p.KT) +
-             " stationary slots, the layout has " + std::to_string(layout.stationary_slots));
+    if (opt.stationary == Residency::on && p.MBLK > 1 && !p.resident) {
+        if (2 * p.KT > layout.stationary_slots)
+            fail("--stationary resident: K = " + std::to_string(shape.k) + " needs " +
+                 std::to_string(2 * p.KT) + " stationary slots, the layout has " +
+                 std::to_string(layout.stationary_slots));
+        fail("--stationary resident: --bufs " + std::to_string(opt.bufs) + " loads further ahead than the " +
+             std::to_string(p.MBLK * p.KT) + " k-steps of an n-block (" + std::to_string(p.MBLK) +
+             " m-blocks x " + std::to_string(p.KT) + (p.KT == 1 ? " k-tile" : " k-tiles") +
+             (shape.name.empty() ? "" : " of " + shape.name) +
+             "), past the next n-block's stationary; use --bufs " + std::to_string(p.MBLK * p.KT) +
+             " or fewer, or a smaller --block-m");
+    }
     cur.stationary_resident = p.resident;
+    cur.residency = {{shape.name, p.resident}};
     p.steps = p.NBLK * p.MBLK * p.KT;
     p.pe_base = pe_steps;
     p.moving.resize(opt.bufs);
