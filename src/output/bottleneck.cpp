@@ -453,6 +453,12 @@ void tdm_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Findin
         f.text += off_path_clause(group, "holds");
         f.advice = "nothing to gain in run time from tdm.*; only to give the " + mine +
                    "-class clients their bandwidth back, " + f.advice;
+    } else if (r.kernel.tdm_slots.size() > 1) {
+        // The holds are cycles of one client, not of the run, and a split changes the DMA side's
+        // pace as well, so no bound on the gain follows from them: a sweep of the split shows it.
+        f.advice += "; the holds are not run time (another split also changes the " + other +
+                    " class's pace): sbufsim sweep TRACE --set tdm.strict=true --vary tdm.dma_slots=1:" +
+                    std::to_string(r.kernel.tdm_slots.size() - 1) + " shows what each split costs";
     }
     out.push_back(std::move(f));
 }
