@@ -183,6 +183,16 @@ std::string uncertain_cost_note(const ReplayResult& r) {
            values + ")";
 }
 
+// `group`'s share of the critical path (0 when the group is not on it).
+double path_share(const Bottleneck& b, const std::string& group) {
+    for (const PathGroup& g : b.path)
+        if (g.name == group) return ratio(static_cast<double>(g.total()), static_cast<double>(b.total));
+    return 0;
+}
+
+// The critical path's share outside DMA under which loading earlier has no compute to overlap.
+constexpr double kOverlapShare = 0.05;
+
 // The HBM side's share of dma.hbm_gbps over the run from which a DMA finding calls the run
 // HBM-bound: more engines or earlier loads then cannot move HBM bytes faster, fewer bytes can.
 constexpr double kHbmBound = 0.8;
@@ -199,16 +209,28 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
                                 ? ", and the HBM side " + pct(b.hbm_bandwidth_utilisation) +
                                       " of dma.hbm_gbps (" + format_number(r.hbm_peak_gbps, 4) + " GB/s)"
                                 : std::string();
-    Finding f{
-        n,
-        "DMA transfers are " + share + "; the DMA engines move " + pct(b.dma_bandwidth_utilisation) +
-            " of their peak bandwidth over the run" + hbm,
-        "start each load earlier so it overlaps compute (double-buffer: issue the next tile's DMA before "
-        "this tile's compute), " +
-            (idle_half ? "split large loads over the DMA engines busy less than half the run (" +
-                             std::to_string(idle_half) + " of " + std::to_string(engines) + "), "
-                       : std::string()) +
-            "or keep reused tiles in SBUF"};
+    Finding f{n,
+              "DMA transfers are " + share + "; the DMA engines move " + pct(b.dma_bandwidth_utilisation) +
+                  " of their peak bandwidth over the run" + hbm,
+              std::string()};
+    // Earlier loads overlap compute only where compute is on the path: a path of DMA alone (a
+    // generator's pipelined trace whose loads already run ahead) has none to hide them under.
+    const double dma_path = path_share(b, "DMA");
+    const bool overlap = 1 - dma_path >= kOverlapShare;
+    std::vector<std::string> tries;
+    if (overlap)
+        tries.emplace_back(
+            "start each load earlier so it overlaps compute (double-buffer: issue the next tile's DMA "
+            "before this tile's compute)");
+    if (idle_half)
+        tries.push_back("split large loads over the DMA engines busy less than half the run (" +
+                        std::to_string(idle_half) + " of " + std::to_string(engines) + ")");
+    tries.emplace_back("keep reused tiles in SBUF");
+    for (std::size_t i = 0; i < tries.size(); ++i)
+        f.advice += (i == 0 ? "" : i + 1 == tries.size() ? ", or " : ", ") + tries[i];
+    if (!overlap)
+        f.advice += " (the critical path is " + pct(dma_path) +
+                    " DMA: loading earlier has no compute on it to overlap)";
     if (hbm_limited && b.hbm_bandwidth_utilisation >= kHbmBound)
         f.advice =
             "the HBM side is busy most of the run: more engines or earlier loads cannot move its bytes "
@@ -372,13 +394,6 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
 Cycle path_bank_wait(const Bottleneck& b, const std::string& group) {
     for (const PathGroup& g : b.path)
         if (g.name == group) return g.cycles[cause(PathCause::bank_wait)];
-    return 0;
-}
-
-// `group`'s share of the critical path (0 when the group is not on it).
-double path_share(const Bottleneck& b, const std::string& group) {
-    for (const PathGroup& g : b.path)
-        if (g.name == group) return ratio(static_cast<double>(g.total()), static_cast<double>(b.total));
     return 0;
 }
 
