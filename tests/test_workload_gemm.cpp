@@ -107,7 +107,7 @@ TEST(Workload_gemm, Counts_match_tiling_arithmetic_1024x4096x1024_bf16) {
     EXPECT_EQ(c.act, 64u);
     // n-blocks = 32/4 = 8, m-blocks = 2: the stationary is resident (2 x 8 slots of 1 KiB fit),
     // so B is loaded once (K·N·2 = 8 MiB) and A once per n-block (8 x M·K·2 = 16 MiB).
-    EXPECT_TRUE(st.stationary_resident);
+    EXPECT_TRUE(st.stationary_resident());
     EXPECT_EQ(c.load_bytes, (8ull << 20) + (16ull << 20));
     EXPECT_EQ(st.stationary_bytes, 8ull << 20);
     EXPECT_EQ(st.moving_bytes, 16ull << 20);

@@ -580,13 +580,20 @@ struct MetricCell {
     std::size_t col, status_col;
 };
 
+// The cells of `metrics`, in order (rank() and ties_at_best() compare rows by them).
+std::vector<MetricCell> metric_cells(const std::vector<std::string>& columns,
+                                     const std::vector<Metric>& metrics) {
+    std::vector<MetricCell> cells;
+    cells.reserve(metrics.size());
+    for (const Metric& m : metrics) cells.emplace_back(columns, m);
+    return cells;
+}
+
 }  // namespace
 
 std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std::vector<Row>& rows,
                               const std::vector<Metric>& metrics) {
-    std::vector<MetricCell> cells;
-    cells.reserve(metrics.size());
-    for (const Metric& m : metrics) cells.emplace_back(columns, m);
+    const std::vector<MetricCell> cells = metric_cells(columns, metrics);
     std::vector<std::size_t> order(rows.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -605,18 +612,14 @@ std::vector<std::size_t> rank(const std::vector<std::string>& columns, const std
 
 std::size_t ties_at_best(const std::vector<std::string>& columns, const std::vector<Row>& rows,
                          const std::vector<std::size_t>& ranked, const std::vector<Metric>& metrics) {
-    if (ranked.empty() || metrics.empty() || !MetricCell(columns, metrics[0])(rows[ranked[0]])) return 0;
+    const std::vector<MetricCell> cells = metric_cells(columns, metrics);
+    if (ranked.empty() || cells.empty() || !cells[0](rows[ranked[0]])) return 0;
+    const Row& best = rows[ranked[0]];
     std::size_t n = 0;
-    for (const std::size_t i : ranked) {
-        bool same = true;
-        for (const Metric& m : metrics) {
-            const MetricCell value(columns, m);
-            const auto v = value(rows[i]), best = value(rows[ranked[0]]);
-            same =
-                same && v.has_value() == best.has_value() && (!v || *v == *best);  // same text: same double
-        }
-        n += same;
-    }
+    for (const std::size_t i : ranked)
+        n += std::all_of(cells.begin(), cells.end(), [&](const MetricCell& value) {
+            return value(rows[i]) == value(best);  // optionals: both empty, or the same text's double
+        });
     return n;
 }
 

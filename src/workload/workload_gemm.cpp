@@ -124,7 +124,6 @@ void GemmStats::add(const GemmStats& o) {
     m_tiles += o.m_tiles;
     n_tiles += o.n_tiles;
     k_tiles += o.k_tiles;
-    stationary_resident = stationary_resident || o.stationary_resident;
     residency.insert(residency.end(), o.residency.begin(), o.residency.end());
     matmuls += o.matmuls;
     ldweights += o.ldweights;
@@ -456,7 +455,6 @@ GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
              "), past the next n-block's stationary; use --bufs " + std::to_string(p.MBLK * p.KT) +
              " or fewer, or a smaller --block-m");
     }
-    cur.stationary_resident = p.resident;
     cur.residency = {{shape.name, p.resident}};
     p.steps = p.NBLK * p.MBLK * p.KT;
     p.pe_base = pe_steps;

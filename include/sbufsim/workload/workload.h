@@ -18,6 +18,7 @@
 // Plain C++: nothing here depends on SystemC.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -104,10 +105,12 @@ struct GemmStats {
     // The block the emitter wrote: --block-m / --block-n, each at most the most tiles a GEMM of
     // the emitter has along its axis (GemmEmitter).
     std::uint32_t block_m = 0, block_n = 0;
-    bool stationary_resident = false;  // in some GEMM (residency: which)
     // Per GEMM in emission order: its name (GemmShape::name) and whether its stationary stayed
     // resident (attention's Q.K^T can stream while its P.V keeps it).
     std::vector<std::pair<std::string, bool>> residency;
+    bool stationary_resident() const {  // in some GEMM
+        return std::any_of(residency.begin(), residency.end(), [](const auto& g) { return g.second; });
+    }
     std::uint64_t matmuls = 0;
     std::uint64_t ldweights = 0;
     std::uint64_t psum_groups = 0;        // BEGIN..END groups = output tiles
