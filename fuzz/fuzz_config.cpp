@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -22,12 +23,27 @@ bool has_control(const std::string& s) {
     return false;
 }
 
-// A file of this process that holds `text` (the reader takes paths).
-std::string scratch(const std::string& text, const char* tag) {
-    const std::string path = "/tmp/sbufsim-fuzz-" + std::to_string(::getpid()) + tag + ".ini";
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-    return path;
-}
+// A file of this process that holds `text` (the reader takes paths), removed when the input is
+// done, so that neither a fuzz run nor the regression test leaves it behind.
+class Scratch {
+public:
+    Scratch(const std::string& text, const char* tag)
+        : path_((std::filesystem::temp_directory_path() /
+                 ("sbufsim-fuzz-" + std::to_string(::getpid()) + tag + ".ini"))
+                    .string()) {
+        std::ofstream(path_, std::ios::binary | std::ios::trunc) << text;
+    }
+    ~Scratch() {
+        std::error_code ec;
+        std::filesystem::remove(path_, ec);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
 
 }  // namespace
 
@@ -36,12 +52,14 @@ int fuzz_config_one(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     LoadRequest req;
     req.generation = "cayman";
-    req.user_files = {scratch(text, "")};
+    const Scratch file(text, "");
+    req.user_files = {file.path()};
     try {
         const LoadedConfig cfg = load_config(req);
         const std::string ini = render_ini(cfg, false);
         LoadRequest again;
-        again.user_files = {scratch(ini, "-again")};
+        const Scratch rendered(ini, "-again");
+        again.user_files = {rendered.path()};
         if (render_ini(load_config(again), false) != ini) std::abort();
     } catch (const ConfigError& e) {
         if (has_control(e.what())) std::abort();

@@ -48,5 +48,4 @@ for target in trace config; do
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-fuzz/fuzz_$target.log" || true
   fi
 done
-rm -f /tmp/sbufsim-fuzz-*.ini
 exit $status

@@ -11,6 +11,7 @@
 
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
+#include "temp_files.h"
 
 namespace sbufsim {
 namespace {
@@ -28,9 +29,7 @@ class TempIni {
 public:
     explicit TempIni(const std::string& text) {
         static int counter = 0;
-        path_ = (fs::temp_directory_path() /
-                 ("sbufsim_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".ini"))
-                    .string();
+        path_ = test::temp("config_" + std::to_string(counter++) + ".ini");
         std::ofstream(path_) << text;
     }
     ~TempIni() { std::remove(path_.c_str()); }
@@ -388,7 +387,7 @@ TEST(ConfigErrors, Dma_slots_over_max_slots) {
 TEST(ConfigErrors, A_generation_file_that_leaves_a_key_out_is_refused) {
     // A copy of sunda.ini without its sbuf.partition_active line, in a --config-dir of its own:
     // the key would otherwise take cayman's 0x38000, tagged HIGH/OBSERVED.
-    const fs::path dir = fs::temp_directory_path() / ("sbufsim_test_gen_dir_" + std::to_string(::getpid()));
+    const fs::path dir = test::temp("gen_dir");
     fs::create_directories(dir);
     std::ifstream in(find_data_file(DataKind::configs, "sunda.ini"));
     std::ofstream out(dir / "sunda.ini");

@@ -9,12 +9,13 @@
 #include "sbufsim/output/metrics.h"
 #include "sbufsim/replay/replay.h"
 #include "shipped.h"
+#include "temp_files.h"
 
 namespace sbufsim {
 namespace {
 
 std::string write_trace(const std::string& name, const std::string& body) {
-    const std::string path = (std::filesystem::temp_directory_path() / ("sbufsim_trigger_" + name + ".trc")).string();
+    const std::string path = test::temp("trigger_" + name + ".trc");
     std::ofstream(path) << "sbufsim-trace 1\n" << body;
     return path;
 }

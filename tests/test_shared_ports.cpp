@@ -9,6 +9,7 @@
 #include "sbufsim/engines/shared_ports.h"
 #include "sbufsim/replay/replay.h"
 #include "shipped.h"
+#include "temp_files.h"
 
 namespace sbufsim {
 namespace {
@@ -89,7 +90,7 @@ TEST(SharedPorts, An_instruction_needing_both_ports_starts_when_both_are_granted
 // ---- replays -------------------------------------------------------------------------------------
 
 std::string write_trace(const std::string& name, const std::string& body) {
-    const std::string path = (std::filesystem::temp_directory_path() / ("sbufsim_ports_" + name + ".trc")).string();
+    const std::string path = test::temp("ports_" + name + ".trc");
     std::ofstream(path) << "sbufsim-trace 1\n" << body;
     return path;
 }

@@ -18,6 +18,7 @@
 #include "sbufsim/output/timeline.h"
 #include "sbufsim/workload/workload.h"
 #include "shipped.h"
+#include "temp_files.h"
 #include "trace_event_rules.h"
 
 namespace sbufsim {
@@ -69,7 +70,7 @@ TimelineOptions at(TimelineDetail d) {
 // A generated workload written to a temporary text trace (the timeline reads the trace again).
 template <class Generate>
 std::string generated(const std::string& name, Generate generate) {
-    const std::string path = (std::filesystem::temp_directory_path() / ("sbufsim_timeline_" + name + ".trc")).string();
+    const std::string path = test::temp("timeline_" + name + ".trc");
     std::ofstream f(path);
     TraceWriter w(f, TraceFormat::text, TraceHeader{1, "cayman"});
     TraceWriterSink sink(w);

@@ -20,6 +20,7 @@
 
 #include "../report_json.h"
 #include "../shipped.h"
+#include "../temp_files.h"
 #include "axi_master.h"
 #include "clocked_replay.h"
 #include "tpb.h"
@@ -205,7 +206,7 @@ TEST(AxiMaster, A_dma_transpose_goes_through_the_crossbar) {
 // A transpose of 48 source rows is three 16-row crossbar tiles (seed 000 §6.2): tile j lands at
 // element 16 j of every destination partition.
 TEST(AxiMaster, A_transpose_of_several_row_tiles_writes_one_crossbar_tile_each) {
-    const std::string path = ::testing::TempDir() + "sbufsim_xpose48_" + std::to_string(::getpid()) + ".trc";
+    const std::string path = test::temp("xpose48.trc");
     {
         std::ofstream f(path);
         f << "sbufsim-trace 1 gen=cayman\ndma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=48 bytes=256 transpose=1\n";

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../shipped.h"
+#include "../temp_files.h"
 #include "clocked_replay.h"
 
 using namespace sbufsim;
@@ -51,10 +52,7 @@ Params params_for(const std::string& gen, const Overrides& overrides = {}) {
 // parallel do not share files; removed when the test is done with it.
 class TempTrace {
 public:
-    TempTrace(const std::string& name, const std::string& text)
-        : path_((std::filesystem::temp_directory_path() /
-                 ("sbufsim_engines_" + std::to_string(::getpid()) + "_" + name))
-                    .string()) {
+    TempTrace(const std::string& name, const std::string& text) : path_(test::temp("engines_" + name)) {
         std::ofstream(path_) << text;
     }
     ~TempTrace() { std::filesystem::remove(path_); }

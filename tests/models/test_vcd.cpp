@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../shipped.h"
+#include "../temp_files.h"
 #include "clocked_replay.h"
 #include "tpb.h"
 
@@ -107,8 +108,7 @@ Traced trace_run(const std::string& trace,
     r.generation = "cayman";
     for (const auto& [k, v] : overrides) r.overrides.push_back(Setting{k, v, Origin{}, ""});
     const Params p = load_config(r).params;
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              ("sbufsim_vcd_" + std::to_string(::getpid()) + ".vcd")).string();
+    const std::string path = test::temp("run.vcd");
     ClockedOptions o;
     o.vcd = path;
     o.csr_writes = std::move(writes);
