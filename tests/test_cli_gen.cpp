@@ -70,7 +70,13 @@ TEST(CliGen, The_summary_says_each_gemms_stationary_residency_and_why_it_could_n
                                                 "--force"};
     Out o = sbufsim(attention);
     ASSERT_EQ(o.rc, kExitOk) << o.err;
-    EXPECT_NE(o.out.find(", stationary streamed in qk, resident in pv"), std::string::npos) << o.out;
+    EXPECT_NE(
+        o.out.find(", stationary streamed in qk, resident in pv\n  the stationary of qk is loaded again for "
+                   "every m-block: --bufs 8 loads further ahead than the 4 k-steps of an n-block (4 "
+                   "m-blocks x 1 k-tile of qk), past the next n-block's stationary; use --bufs 4 or fewer, "
+                   "or a smaller --block-m\n"),
+        std::string::npos)
+        << o.out;
     auto forced = attention;
     forced.insert(forced.end(), {"--stationary", "resident"});
     o = sbufsim(forced);
@@ -86,6 +92,15 @@ TEST(CliGen, The_summary_says_each_gemms_stationary_residency_and_why_it_could_n
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_NE(o.out.find(", stationary resident"), std::string::npos) << o.out;
     EXPECT_EQ(o.out.find("streamed"), std::string::npos) << o.out;
+    // Asked to stream, or with one m-block (nothing to reuse): streamed, with no reason to fix.
+    auto asked = attention;
+    asked.insert(asked.end(), {"--stationary", "stream"});
+    o = sbufsim(asked);
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find(", stationary streamed\n  P goes to HBM"), std::string::npos) << o.out;
+    o = sbufsim({"gen", "gemm", "--m", "128", "--n", "512", "--k", "512", "-o", temp("one_mblock.sbt")});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find(", stationary streamed\n"), std::string::npos) << o.out;
 }
 
 // The summary names the blocks written, and says which block option given was cut to the tiles
@@ -320,6 +335,27 @@ TEST(CliGen, Bad_options_exit_2_naming_the_rule) {
     EXPECT_NE(o.err.find("unknown client 'nobody'"), std::string::npos) << o.err;
     o = sbufsim({"gen", "--topology", "/nonexistent.csv"});
     EXPECT_EQ(o.rc, kExitInput);
+}
+
+TEST(CliGen, A_format_that_contradicts_the_file_name_is_noted) {
+    const std::string sbt = temp("text_named.sbt"), trc = temp("binary_named.trc"), ok = temp("plain.sbt");
+    const Out text =
+        sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--format", "text", "-o", sbt});
+    ASSERT_EQ(text.rc, kExitOk) << text.err;
+    EXPECT_NE(text.err.find("note: " + sbt +
+                            " is written as a text trace (--format text), but its name says "
+                            "binary: name it *.trc, or leave --format out"),
+              std::string::npos)
+        << text.err;
+    EXPECT_EQ(slurp(sbt).rfind("# written by sbufsim gen; ", 0), 0u) << "written as asked";
+    const Out binary =
+        sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--format", "binary", "-o", trc});
+    ASSERT_EQ(binary.rc, kExitOk) << binary.err;
+    EXPECT_NE(binary.err.find("but its name says text: name it *.sbt"), std::string::npos) << binary.err;
+    const Out agree =
+        sbufsim({"gen", "gemm", "--m", "64", "--n", "64", "--k", "64", "--format", "binary", "-o", ok});
+    ASSERT_EQ(agree.rc, kExitOk) << agree.err;
+    EXPECT_EQ(agree.err.find("note:"), std::string::npos) << agree.err;
 }
 
 TEST(CliGen, Trace_to_stdout_puts_the_summary_on_stderr) {

@@ -257,6 +257,7 @@ public:
         if (format == "binary") fmt = TraceFormat::binary;
         else if (format == "text") fmt = TraceFormat::text;
         else if (!format.empty()) throw WorkloadError("--format '" + format + "': expected text or binary");
+        if (!to_stdout() && fmt != format_for_path(path)) note_extension(io.err, path, fmt);
         std::ostream* os = &io.out;
         if (!to_stdout()) {
             file_ = std::make_unique<OutputFile>(path, policy);
@@ -275,6 +276,15 @@ public:
     }
 
 private:
+    // The readers take either format under any name, but a name that says the other format
+    // misleads whoever lists the folder, and `convert` chooses its output format by the name.
+    static void note_extension(std::ostream& err, const std::string& path, TraceFormat fmt) {
+        const bool binary = fmt == TraceFormat::binary;
+        err << "sbufsim gen: note: " << path << " is written as a " << to_string(fmt) << " trace (--format "
+            << to_string(fmt) << "), but its name says " << (binary ? "text" : "binary") << ": name it "
+            << (binary ? "*.sbt" : "*.trc") << ", or leave --format out to take the format from the name\n";
+    }
+
     std::string path_;
     std::unique_ptr<OutputFile> file_;
     std::unique_ptr<TraceWriter> writer_;
@@ -331,7 +341,7 @@ struct BlockAsk {
 // (attention: "stationary streamed in qk, resident in pv"), or counted when there are many.
 std::string residency_summary(const GemmStats& st) {
     const auto resident = static_cast<std::size_t>(
-        std::count_if(st.residency.begin(), st.residency.end(), [](const auto& g) { return g.second; }));
+        std::count_if(st.residency.begin(), st.residency.end(), [](const auto& g) { return g.resident; }));
     if (resident == st.residency.size()) return "stationary resident";
     if (resident == 0) return "stationary streamed";
     constexpr std::size_t kNamed = 3;
@@ -339,10 +349,20 @@ std::string residency_summary(const GemmStats& st) {
         return "stationary resident in " + std::to_string(resident) + " of " +
                std::to_string(st.residency.size()) + " GEMMs, streamed in the others";
     std::string out = "stationary";
-    for (const auto& [name, kept] : st.residency)
-        out +=
-            std::string(out == "stationary" ? " " : ", ") + (kept ? "resident" : "streamed") + " in " + name;
+    for (const auto& g : st.residency)
+        out += std::string(out == "stationary" ? " " : ", ") + (g.resident ? "resident" : "streamed") +
+               " in " + g.name;
     return out;
+}
+
+// A line for a stationary that --stationary auto streamed though several m-blocks reuse it: why,
+// and the fix (the first such GEMM's: a fix that keeps one resident is what to try first).
+std::string streamed_note(const GemmStats& st) {
+    for (const auto& g : st.residency)
+        if (!g.streamed_because.empty())
+            return "\n  the stationary" + (g.name.empty() ? std::string() : " of " + g.name) +
+                   " is loaded again for every m-block: " + g.streamed_because;
+    return "";
 }
 
 std::string block_summary(const BlockAsk& asked, const GemmStats& st) {
@@ -608,7 +628,7 @@ int cmd_gen(const std::vector<std::string>& args, Io io) {
             }
             summary += gemm_summary(st, params) + "; tiles " + std::to_string(st.tile_m) + "x" +
                        std::to_string(st.tile_n) + "x" + std::to_string(st.tile_k) + " (m x n x k), " +
-                       block_summary(asked_blocks, st) + ", " + residency_summary(st) +
+                       block_summary(asked_blocks, st) + ", " + residency_summary(st) + streamed_note(st) +
                        unfused_note(sub, st, conv, gopt.dtype);
         } else {
             io.err << "sbufsim gen: unknown workload '" << sub << "' (gemm, attention, conv, random, or --topology FILE)\n";

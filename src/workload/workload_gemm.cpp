@@ -206,6 +206,7 @@ struct GemmEmitter::State {
 
     // The steps of run(), in order.
     GemmPass plan_pass(const GemmShape& shape);
+    std::string not_resident_because(const GemmPass& p, const GemmShape& shape) const;
     KStep kstep(const GemmPass& p, std::uint64_t s) const;
     std::uint64_t ring_free(const GemmPass& p, std::uint64_t s) const;
     void write_loads(GemmPass& p, std::uint64_t s);
@@ -417,6 +418,21 @@ void GemmEmitter::State::store(std::uint32_t rows, std::uint32_t addr, std::uint
     out_store[slot] = LoadRef{q, ++dma_count[q], 0};
 }
 
+// Why a stationary that several m-blocks reuse cannot stay resident, and the fix.
+std::string GemmEmitter::State::not_resident_because(const GemmPass& p, const GemmShape& shape) const {
+    if (2 * p.KT > layout.stationary_slots)
+        return "K = " + std::to_string(shape.k) + (shape.name.empty() ? "" : " of " + shape.name) +
+               " needs " + std::to_string(2 * p.KT) + " stationary slots, the layout has " +
+               std::to_string(layout.stationary_slots) +
+               " (two n-blocks' k-slices do not fit an SBUF partition beside the other buffers)";
+    return "--bufs " + std::to_string(opt.bufs) + " loads further ahead than the " +
+           std::to_string(p.MBLK * p.KT) + " k-steps of an n-block (" + std::to_string(p.MBLK) +
+           " m-blocks x " + std::to_string(p.KT) + (p.KT == 1 ? " k-tile" : " k-tiles") +
+           (shape.name.empty() ? "" : " of " + shape.name) +
+           "), past the next n-block's stationary; use --bufs " + std::to_string(p.MBLK * p.KT) +
+           " or fewer, or a smaller --block-m";
+}
+
 // The GEMM's tiling, checked: tile counts, blocks, whether the stationary slices stay resident.
 GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
     if (shape.m == 0 || shape.n == 0 || shape.k == 0)
@@ -443,19 +459,11 @@ GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
     // (bufs <= MBLK·KT: the loads written ahead never reach two n-blocks further on.)
     p.resident = opt.stationary != Residency::off && p.MBLK > 1 && 2 * p.KT <= layout.stationary_slots &&
                  opt.bufs <= p.MBLK * p.KT;
-    if (opt.stationary == Residency::on && p.MBLK > 1 && !p.resident) {
-        if (2 * p.KT > layout.stationary_slots)
-            fail("--stationary resident: K = " + std::to_string(shape.k) + " needs " +
-                 std::to_string(2 * p.KT) + " stationary slots, the layout has " +
-                 std::to_string(layout.stationary_slots));
-        fail("--stationary resident: --bufs " + std::to_string(opt.bufs) + " loads further ahead than the " +
-             std::to_string(p.MBLK * p.KT) + " k-steps of an n-block (" + std::to_string(p.MBLK) +
-             " m-blocks x " + std::to_string(p.KT) + (p.KT == 1 ? " k-tile" : " k-tiles") +
-             (shape.name.empty() ? "" : " of " + shape.name) +
-             "), past the next n-block's stationary; use --bufs " + std::to_string(p.MBLK * p.KT) +
-             " or fewer, or a smaller --block-m");
-    }
-    cur.residency = {{shape.name, p.resident}};
+    const std::string why = opt.stationary != Residency::off && p.MBLK > 1 && !p.resident
+                                ? not_resident_because(p, shape)
+                                : std::string();
+    if (opt.stationary == Residency::on && !why.empty()) fail("--stationary resident: " + why);
+    cur.residency = {{shape.name, p.resident, why}};
     p.steps = p.NBLK * p.MBLK * p.KT;
     p.pe_base = pe_steps;
     p.moving.resize(opt.bufs);

@@ -105,11 +105,18 @@ struct GemmStats {
     // The block the emitter wrote: --block-m / --block-n, each at most the most tiles a GEMM of
     // the emitter has along its axis (GemmEmitter).
     std::uint32_t block_m = 0, block_n = 0;
-    // Per GEMM in emission order: its name (GemmShape::name) and whether its stationary stayed
-    // resident (attention's Q.K^T can stream while its P.V keeps it).
-    std::vector<std::pair<std::string, bool>> residency;
+    // Per GEMM in emission order: whether its stationary stayed resident (attention's Q.K^T can
+    // stream while its P.V keeps it).
+    struct Residency {
+        std::string name;  // GemmShape::name
+        bool resident = false;
+        // Why --stationary auto streamed a stationary that several m-blocks reuse, with the fix;
+        // empty when it stayed resident, had nothing to reuse, or --stationary stream asked it.
+        std::string streamed_because;
+    };
+    std::vector<Residency> residency;
     bool stationary_resident() const {  // in some GEMM
-        return std::any_of(residency.begin(), residency.end(), [](const auto& g) { return g.second; });
+        return std::any_of(residency.begin(), residency.end(), [](const Residency& g) { return g.resident; });
     }
     std::uint64_t matmuls = 0;
     std::uint64_t ldweights = 0;
