@@ -335,8 +335,6 @@ struct BlockAsk {
     std::uint32_t m = 0, n = 0;
 };
 
-// The blocks a GEMM trace was written with, and which of the --block-m / --block-n given were cut
-// to the most tiles a GEMM of the trace has along that axis (GemmEmitter).
 // "stationary resident" / "stationary streamed" when every GEMM did the same; else each GEMM's
 // (attention: "stationary streamed in qk, resident in pv"), or counted when there are many.
 std::string residency_summary(const GemmStats& st) {
@@ -365,6 +363,8 @@ std::string streamed_note(const GemmStats& st) {
     return "";
 }
 
+// The blocks a GEMM trace was written with, and which of the --block-m / --block-n given were cut
+// to the most tiles a GEMM of the trace has along that axis (GemmEmitter).
 std::string block_summary(const BlockAsk& asked, const GemmStats& st) {
     std::string s =
         "blocks of " + std::to_string(st.block_m) + "x" + std::to_string(st.block_n) + " tiles (m x n)";

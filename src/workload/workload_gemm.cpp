@@ -457,11 +457,9 @@ GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
     p.MBLK = ceil_div(p.MT, opt.block_m);
     // Resident stationary only pays when several m-blocks reuse it, and needs two n-blocks' slices.
     // (bufs <= MBLK·KT: the loads written ahead never reach two n-blocks further on.)
-    p.resident = opt.stationary != Residency::off && p.MBLK > 1 && 2 * p.KT <= layout.stationary_slots &&
-                 opt.bufs <= p.MBLK * p.KT;
-    const std::string why = opt.stationary != Residency::off && p.MBLK > 1 && !p.resident
-                                ? not_resident_because(p, shape)
-                                : std::string();
+    const bool worth_keeping = opt.stationary != Residency::off && p.MBLK > 1;
+    p.resident = worth_keeping && 2 * p.KT <= layout.stationary_slots && opt.bufs <= p.MBLK * p.KT;
+    const std::string why = worth_keeping && !p.resident ? not_resident_because(p, shape) : std::string();
     if (opt.stationary == Residency::on && !why.empty()) fail("--stationary resident: " + why);
     cur.residency = {{shape.name, p.resident, why}};
     p.steps = p.NBLK * p.MBLK * p.KT;
