@@ -96,6 +96,27 @@ TEST(CliPlotSweep, Two_keys_give_one_heat_cell_per_point_with_the_tables_values)
     EXPECT_NE(text.find("sweep of dma_vs_compute.trc; generation cayman (trace header)"), std::string::npos);
 }
 
+// `sweep --json` rows chart as the same sweep's `--out` table does: the same picture, and the
+// skipped point at the same line (each form holds row N on line N + 1).
+TEST(CliPlotSweep, Sweep_json_rows_chart_as_its_csv_table_does) {
+    const std::string csv = tmp("both.csv"), json = tmp("both.json");
+    run_sweep({"tdm.dma_slots=1,3,5", "tdm.max_slots=4,8"}, csv, kExitFindings, {"--json", json});
+    const CliOut from_csv = sbufsim({"plot", csv, "-o", "-", "--metric", "tdm_stalls"});
+    const CliOut from_json = sbufsim({"plot", json, "-o", "-", "--metric", "tdm_stalls"});
+    ASSERT_EQ(from_csv.rc, kExitOk) << from_csv.err;
+    ASSERT_EQ(from_json.rc, kExitOk) << from_json.err;
+    EXPECT_EQ(from_json.out, from_csv.out);
+    EXPECT_EQ(rects(write_temp("plot_sweep_both.svg", from_json.out), "cell").size(), 6u);
+    const auto skipped = [](const std::string& err, const std::string& file) {
+        const std::size_t at = err.find(file + ":");
+        return at == std::string::npos ? std::string{} : err.substr(at + file.size());
+    };
+    EXPECT_NE(skipped(from_json.err, json).find(": tdm.dma_slots=5, tdm.max_slots=4: invalid"),
+              std::string::npos)
+        << from_json.err;
+    EXPECT_EQ(skipped(from_json.err, json), skipped(from_csv.err, csv)) << from_json.err << from_csv.err;
+}
+
 TEST(CliPlotSweep, One_key_gives_a_line_with_a_marker_per_point) {
     const std::string csv = tmp("line.csv");
     run_sweep({"tdm.dma_slots=0,4,8"}, csv);
@@ -335,7 +356,7 @@ TEST(CliPlotSweep, Sweep_options_on_a_stats_file_are_refused_and_help_shows_both
     ASSERT_EQ(sbufsim({"run", shipped("dma_load.trc"), "--window-stats", "1000", "--json", js, "--quiet"}).rc, kExitOk);
     const CliOut o = sbufsim({"plot", js, "-o", tmp("h.svg"), "--metric", "total_cycles"});
     EXPECT_EQ(o.rc, kExitUsage);
-    EXPECT_NE(o.err.find("--metric applies to a SWEEP.csv chart"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("--metric applies to a sweep chart"), std::string::npos) << o.err;
     EXPECT_EQ(sbufsim({"plot", js, "-o", tmp("h.svg")}).rc, kExitOk);  // the heatmap still works
     const CliOut h = sbufsim({"plot", "--help"});
     EXPECT_EQ(h.rc, kExitOk);

@@ -15,6 +15,7 @@
 
 #include "sbufsim/sweep/sweep.h"
 #include "sbufsim/sweep/sweep_chart.h"
+#include "temp_files.h"
 
 namespace sbufsim::chart {
 namespace {
@@ -118,8 +119,90 @@ TEST(SweepChartCsv, Malformed_tables_name_file_and_line) {
     auto empty = error_of([] { table("\n\n"); });
     EXPECT_TRUE(contains(empty.second, "t.csv: empty")) << empty.second;
 
-    auto missing = error_of([] { read_sweep_csv("/nonexistent/sweep.csv"); });
+    auto missing = error_of([] { read_sweep_table("/nonexistent/sweep.csv"); });
     EXPECT_EQ(missing.first, ChartError::Kind::input);
+}
+
+// ---- JSON ---------------------------------------------------------------------------------------
+
+SweepTable json_table(const std::string& text, const std::string& source = "t.json") {
+    return parse_sweep_json(text, source);
+}
+
+TEST(SweepChartJson, Rows_sweep_wrote_read_as_its_csv_table) {
+    const std::vector<std::string> cols = {
+        "trace", "tdm.dma_slots", "total_cycles", "worst_p99_client", "jain_fairness", "status", "message"};
+    const std::vector<sweep::Row> rows = {{"a.trc", "1", "100", "dma_0", "0.5", "ok", ""},
+                                          {"a.trc", "2", "", "", "", "invalid", "dma_slots \"2\", too many"},
+                                          {"b c.trc", "true", "90", "act_rd", "1", "ok", ""}};
+    std::ostringstream json;
+    sweep::write_json(json, cols, rows);
+    std::string csv = sweep::csv_line(cols) + "\n";
+    for (const auto& r : rows) csv += sweep::csv_line(r) + "\n";
+    const SweepTable j = json_table(json.str()), c = table(csv);
+    EXPECT_EQ(j.columns, c.columns);
+    EXPECT_EQ(j.keys, 1u);
+    EXPECT_EQ(j.rows, c.rows);    // null is the empty cell; text and booleans as written
+    EXPECT_EQ(j.lines, c.lines);  // row N on line N + 1 in both
+}
+
+TEST(SweepChartJson, Lines_are_where_each_element_begins) {
+    const SweepTable t = json_table(
+        "\n [ {\"trace\": \"a\", \"k\": 1, \"total_cycles\": 5, \"status\": \"ok\", \"message\": "
+        "\"[{,\\\"\"},\n"
+        "\n\n   {\"trace\": \"a\", \"k\": 2,\n \"total_cycles\": null, \"status\": \"crashed\", \"message\": "
+        "\"\"} ]");
+    EXPECT_EQ(t.lines, (std::vector<std::size_t>{2, 5}));
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.rows[0][4], "[{,\"");
+    EXPECT_EQ(t.rows[1][2], "");
+}
+
+TEST(SweepChartJson, Malformed_rows_name_file_and_line) {
+    const std::string row = R"({"trace": "a", "k": 1, "total_cycles": 5, "status": "ok", "message": ""})";
+    auto syntax = error_of([&] { json_table("[\n" + row + ",\n{\"trace\": }]"); });
+    EXPECT_EQ(syntax.first, ChartError::Kind::input);
+    EXPECT_TRUE(contains(syntax.second, "t.json:3: not JSON")) << syntax.second;
+
+    auto other_keys = error_of([&] {
+        json_table("[\n" + row + ",\n" +
+                   R"({"trace": "a", "j": 1, "total_cycles": 5, "status": "ok", "message": ""})" + "]");
+    });
+    EXPECT_TRUE(contains(other_keys.second,
+                         "t.json:3: this row's keys are not the first row's (trace,k,total_cycles"))
+        << other_keys.second;
+
+    auto scalar = error_of([&] { json_table("[\n" + row + ",\n 7]"); });
+    EXPECT_TRUE(contains(scalar.second, "t.json:3: element 2 is not an object")) << scalar.second;
+
+    auto nested =
+        error_of([&] { json_table(R"([{"trace": "a", "k": [1, 2], "status": "ok", "message": ""}])"); });
+    EXPECT_TRUE(contains(nested.second, "t.json:1: `k` holds an object or array")) << nested.second;
+
+    auto object = error_of([] { json_table(R"({"runs": []})"); });
+    EXPECT_TRUE(contains(object.second, "must be a JSON array")) << object.second;
+
+    auto no_metric =
+        error_of([] { json_table(R"([{"trace": "a", "x": 1, "status": "ok", "message": ""}])"); });
+    EXPECT_TRUE(contains(no_metric.second, "t.json:1: not a sweep table: no metric column"))
+        << no_metric.second;
+
+    auto empty = error_of([] { json_table("[]\n"); });
+    EXPECT_TRUE(contains(empty.second, "t.json: no rows")) << empty.second;
+}
+
+TEST(SweepChartJson, Read_picks_the_form_by_the_first_character) {
+    const std::string json = test::write_temp(
+        "chart_sweep.json",
+        "\n  [\n" +
+            std::string(R"({"trace": "a", "k": 1, "total_cycles": 5, "status": "ok", "message": ""})") +
+            "]\n");
+    const std::string csv =
+        test::write_temp("chart_sweep_table", "trace,k,total_cycles,status,message\na,1,5,ok,\n");
+    const SweepTable j = read_sweep_table(json), c = read_sweep_table(csv);
+    EXPECT_EQ(j.rows, c.rows);
+    EXPECT_EQ(j.lines, (std::vector<std::size_t>{3}));
+    EXPECT_EQ(c.lines, (std::vector<std::size_t>{2}));
 }
 
 // ---- model: line charts ---------------------------------------------------------------------------

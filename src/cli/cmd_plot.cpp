@@ -143,10 +143,10 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
         pt::read_json(input, doc);
         const auto found = doc.get_child_optional("runs");
         if (!found || found->empty()) {
-            io.err
-                << "sbufsim plot: " << input << ": not a run's statistics (no \"runs\" in it"
-                << (doc.get_child_optional("traceEvents") ? "; it is a --timeline file" : "")
-                << "); give a file written by sbufsim run --window-stats N --json, or a sweep table (.csv)\n";
+            io.err << "sbufsim plot: " << input << ": not a run's statistics (no \"runs\" in it"
+                   << (doc.get_child_optional("traceEvents") ? "; it is a --timeline file" : "")
+                   << "); give a file written by sbufsim run --window-stats N --json, or a sweep's table "
+                      "(sweep --out) or rows (sweep --json)\n";
             return kExitInput;
         }
         const auto& runs = *found;
@@ -161,8 +161,8 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
     } catch (const pt::json_parser_error& e) {
         io.err << "sbufsim plot: " << input << ": not a statistics file (" << e.message() << " at line "
                << e.line()
-               << "); give a file written by sbufsim run --json, or a sweep table (.csv) written by sbufsim "
-                  "sweep\n";
+               << "); give a file written by sbufsim run --json, or a sweep's table (sweep --out) or rows "
+                  "(sweep --json)\n";
         return kExitInput;
     } catch (const pt::ptree_error& e) {
         io.err << "sbufsim plot: " << input << ": " << e.what() << "\n";
@@ -181,13 +181,15 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
 
 // ---- sweep charts ----
 
-// A sweep table: a .csv name, or a first line that is the sweep header (a file named otherwise).
+// A sweep table: a .csv name, a first line that is the sweep header (a file named otherwise), or
+// a JSON array (`sweep --json`; a run's statistics are an object).
 bool is_sweep_table(const std::string& input) {
     if (std::filesystem::path(input).extension() == ".csv") return true;
     std::ifstream f(input);
-    std::string first;
-    std::getline(f, first);
-    return first.rfind("trace,", 0) == 0;
+    std::string head(4096, '\0');
+    f.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(f.gcount()));
+    return head.rfind("trace,", 0) == 0 || chart::looks_like_sweep_json(head);
 }
 
 // The generation the traces' headers name, when every readable one names the same. The CSV does
@@ -215,7 +217,7 @@ int plot_sweep(const std::string& input, OutputFile* output, const SweepOptions&
     try {
         chart::ChartRequest req = o.request;
         req.kind = chart::parse_chart_kind(o.chart_kind);
-        const chart::SweepTable table = chart::read_sweep_csv(input);
+        const chart::SweepTable table = chart::read_sweep_table(input);
         const chart::ChartModel m = chart::build_chart(table, req);
         if (!m.skipped.empty()) {
             io.err << "sbufsim plot: note: " << chart::skipped_summary(m) << ":\n";
@@ -244,10 +246,11 @@ const char* kPlotHelp =
     "  - from a `run --window-stats N --json` file: the bank x time heatmap (utilisation and conflict\n"
     "    stalls per ECC bank, stalls of all clients by cause) and the client x client\n"
     "    who-blocked-whom matrix of a run;\n"
-    "  - from a `sweep --out` CSV table: one metric over the varied keys. One varied key: a line\n"
-    "    chart; two: a heat chart (one cell per point), or with --chart line / several traces one\n"
-    "    line per value of the second key. --x/--y are inferred when the table leaves no choice;\n"
-    "    fix further varied keys with --where KEY=VALUE. Points not `ok` are skipped and listed.\n";
+    "  - from a `sweep --out` CSV table or `sweep --json` rows: one metric over the varied keys.\n"
+    "    One varied key: a line chart; two: a heat chart (one cell per point), or with --chart\n"
+    "    line / several traces one line per value of the second key. --x/--y are inferred when\n"
+    "    the table leaves no choice; fix further varied keys with --where KEY=VALUE. Points not\n"
+    "    `ok` are skipped and listed.\n";
 
 const char* kPlotExamples =
     "\nexamples:\n"
@@ -267,7 +270,7 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
     std::size_t run_index = 0, bins = 200;
     bool force = false;
     SweepOptions sw;
-    po::options_description desc("sbufsim plot STATS.json|SWEEP.csv -o FILE.svg [options]");
+    po::options_description desc("sbufsim plot STATS.json|SWEEP.csv|SWEEP.json -o FILE.svg [options]");
     desc.add_options()("help,h", "show this help")
         ("output,o", po::value(&output)->value_name("FILE"),
          "the picture to write: FILE.svg, or FILE.png rendered by rsvg-convert (package librsvg2-bin) "
@@ -276,7 +279,7 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
     stats.add_options()
         ("run", po::value(&run_index)->default_value(run_index)->value_name("K"), "which run of the file (0-based)")
         ("bins", po::value(&bins)->default_value(bins)->value_name("N"), "at most N time bins");
-    po::options_description sweep("Sweep chart (SWEEP.csv)");
+    po::options_description sweep("Sweep chart (SWEEP.csv or SWEEP.json)");
     sweep.add_options()("metric",
                         po::value(&sw.request.metric)->default_value(sw.request.metric)->value_name("M"),
                         "the metric to chart (a numeric column of the table)")(
@@ -309,8 +312,8 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
     }
     // One message per mistake: the one the user made, not the list of everything plot needs.
     const char* missing = input.empty()
-                              ? "need the file to chart: STATS.json (sbufsim run --json) or SWEEP.csv "
-                                "(sbufsim sweep --out)"
+                              ? "need the file to chart: STATS.json (sbufsim run --json), SWEEP.csv "
+                                "(sbufsim sweep --out) or SWEEP.json (sbufsim sweep --json)"
                           : output.empty() ? "need -o FILE.svg (or FILE.png) for the picture"
                           : bins == 0      ? "--bins 0: a heatmap needs at least one time bin"
                                            : nullptr;
@@ -333,8 +336,9 @@ int cmd_plot(const std::vector<std::string>& args, Io io) {
         const bool sweep_only = sweep.find_nothrow(name, false) != nullptr;
         const bool stats_only = stats.find_nothrow(name, false) != nullptr;
         if (value.defaulted() || (table ? !stats_only : !sweep_only)) continue;
-        io.err << "sbufsim plot: --" << name << " applies to " << (table ? "a STATS.json heatmap" : "a SWEEP.csv chart")
-               << ", and " << input << " is " << (table ? "a sweep table" : "not a sweep table") << "\n";
+        io.err << "sbufsim plot: --" << name << " applies to "
+               << (table ? "a STATS.json heatmap" : "a sweep chart") << ", and " << input << " is "
+               << (table ? "a sweep table" : "not a sweep table") << "\n";
         return kExitUsage;
     }
     spdlog::info("plot: {} ({}) -> {}", input, table ? "sweep table" : "run statistics", output);

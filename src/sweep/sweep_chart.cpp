@@ -10,6 +10,10 @@
 #include <fstream>
 #include <istream>
 #include <map>
+#include <sstream>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
 
 #include "sbufsim/config/config.h"
 #include "sbufsim/output/svg.h"
@@ -126,12 +130,116 @@ SweepTable parse_sweep_csv(std::istream& in, const std::string& source) {
     return t;
 }
 
-SweepTable read_sweep_csv(const std::string& path) {
+// ---- JSON ------------------------------------------------------------------------------------
+
+namespace {
+
+// The 1-based line on which each element of the top-level array begins: the JSON reader keeps
+// no positions, and a chart names a skipped point by its line.
+std::vector<std::size_t> element_lines(const std::string& text) {
+    std::vector<std::size_t> lines;
+    std::size_t line = 1;
+    int depth = 0;
+    bool in_string = false, escaped = false, want = false;  // want: an element may begin here
+    for (const char c : text) {
+        if (c == '\n') ++line;
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (std::isspace(static_cast<unsigned char>(c))) continue;
+        if (depth == 1 && want && c != ']') {
+            lines.push_back(line);
+            want = false;
+        }
+        if (c == '"')
+            in_string = true;
+        else if (c == '[' || c == '{')
+            want = ++depth == 1;
+        else if (c == ']' || c == '}')
+            --depth;
+        else if (c == ',' && depth == 1)
+            want = true;
+    }
+    return lines;
+}
+
+// A cell's text: JSON null (a run that has no such figure) is the CSV's empty cell. The free-text
+// columns keep what they hold.
+std::string cell_text(const std::string& column, const std::string& data) {
+    const bool text = column == kTraceColumn || column == kMessageColumn;
+    return !text && data == "null" ? std::string{} : data;
+}
+
+}  // namespace
+
+bool looks_like_sweep_json(const std::string& text) {
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && text[first] == '[';
+}
+
+SweepTable parse_sweep_json(const std::string& text, const std::string& source) {
+    namespace pt = boost::property_tree;
+    pt::ptree doc;
+    try {
+        std::istringstream in(text);
+        pt::read_json(in, doc);
+    } catch (const pt::json_parser_error& e) {
+        line_error(source, e.line(), "not JSON: " + e.message());
+    }
+    if (!looks_like_sweep_json(text))
+        line_error(source, 1, "not a sweep's rows: the file must be a JSON array (sbufsim sweep --json)");
+    const std::vector<std::size_t> lines = element_lines(text);
+    SweepTable t;
+    t.source = source;
+    std::size_t i = 0;
+    for (const auto& [name, element] : doc) {
+        const std::size_t line = i < lines.size() ? lines[i] : 1;
+        ++i;
+        std::vector<std::string> keys;
+        sweep::Row row;
+        for (const auto& [key, value] : element) {
+            if (!value.empty())
+                line_error(source, line,
+                           "`" + key + "` holds an object or array; a sweep row's cells are values");
+            keys.push_back(key);
+            row.push_back(cell_text(key, value.data()));
+        }
+        if (keys.empty() || keys.front().empty())
+            line_error(source, line,
+                       "element " + std::to_string(i) +
+                           " is not an object with the sweep's columns; a sweep's rows are");
+        if (t.columns.empty()) {
+            t.keys = check_header(keys, source, line);
+            t.columns = std::move(keys);
+        } else if (keys != t.columns) {
+            line_error(source, line,
+                       "this row's keys are not the first row's (" + join(t.columns, ",") +
+                           "): rows of two sweeps joined? chart each sweep's file on its own");
+        }
+        t.rows.push_back(std::move(row));
+        t.lines.push_back(line);
+    }
+    if (t.columns.empty()) input_error(source + ": no rows: an empty array (did the sweep run any point?)");
+    return t;
+}
+
+SweepTable read_sweep_table(const std::string& path) {
     if (const std::string why = input_file_problem(path); !why.empty())
         input_error(path + ": cannot open the file (" + why + ")");
     std::ifstream in(path);
     if (!in) input_error(path + ": cannot open the file (" + std::strerror(errno) + ")");
-    return parse_sweep_csv(in, path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) input_error(path + ": cannot read the file (" + std::strerror(errno) + ")");
+    if (looks_like_sweep_json(text.str())) return parse_sweep_json(text.str(), path);
+    std::istringstream csv(text.str());
+    return parse_sweep_csv(csv, path);
 }
 
 ChartKind parse_chart_kind(const std::string& text) {

@@ -38,7 +38,7 @@ inline constexpr const char* kTraceColumn = "trace";
 inline constexpr const char* kStatusColumn = "status";
 inline constexpr const char* kMessageColumn = "message";
 
-// A sweep CSV as read: header, rows, and each row's line number for error messages.
+// A sweep table as read (CSV or JSON): header, rows, and each row's line number for messages.
 struct SweepTable {
     std::string source;                 // file name for messages
     std::vector<std::string> columns;   // trace, the varied keys, the metrics, status, message
@@ -55,7 +55,17 @@ struct SweepTable {
 // no or foreign header, a row with the wrong cell count, an unterminated quote. Blank lines and
 // repeated header lines (shard files concatenated with their headers) are ignored.
 SweepTable parse_sweep_csv(std::istream& in, const std::string& source);
-SweepTable read_sweep_csv(const std::string& path);  // + ChartError(input) when unreadable
+
+// Parses the rows `sbufsim sweep --json` wrote: an array of objects whose keys are the CSV's
+// columns in its order (the first object's keys are the header; every other must have the
+// same). null is an empty cell. Throws ChartError(input) as "source:line: why", the line being
+// where the element begins.
+SweepTable parse_sweep_json(const std::string& text, const std::string& source);
+
+// Reads either form: JSON when the file's first character that is not white space is '[',
+// otherwise CSV. + ChartError(input) when unreadable.
+SweepTable read_sweep_table(const std::string& path);
+bool looks_like_sweep_json(const std::string& text);  // that test, on the file's start
 
 enum class ChartKind { automatic, line, heat };
 ChartKind parse_chart_kind(const std::string& text);  // auto | line | heat, else ChartError(usage)
