@@ -493,19 +493,28 @@ TEST(CliSweep, Lenient_replays_another_generations_trace_and_counts_what_it_skip
 }
 
 TEST(CliSweep, Rank_by_prints_the_best_points_first) {
-    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=0,4,8", "--jobs", "2",
-                           "--rank-by", "dma_gbps"});
+    const std::string json = tmp("rank.json");
+    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=0,4,8", "--jobs",
+                           "2", "--rank-by", "dma_gbps", "--json", json});
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_NE(o.out.find("best first by dma_gbps (highest first)"), std::string::npos) << o.out;
     const auto ls = lines(o.out);
     ASSERT_GE(ls.size(), 5u);
+    EXPECT_NE(ls[1].find("  worst_p99_latency  worst_p99_client  "), std::string::npos) << ls[1];
+    std::map<std::string, std::string> client_of;  // dma_slots -> worst_p99_client, from the JSON
+    boost::property_tree::ptree rows;
+    boost::property_tree::read_json(json, rows);
+    for (const auto& [_, r] : rows)
+        client_of[r.get<std::string>(boost::property_tree::path("tdm.dma_slots", '/'))] =
+            r.get<std::string>("worst_p99_client");
     std::vector<double> gbps;
     for (std::size_t i = 2; i < 5; ++i) {
         std::istringstream is(ls[i]);
         std::vector<std::string> tok;
         for (std::string w; is >> w;) tok.push_back(w);
-        ASSERT_EQ(tok.size(), 10u) << ls[i];  // dma_slots + 9 headline columns
+        ASSERT_EQ(tok.size(), 11u) << ls[i];  // dma_slots + 10 headline columns
         gbps.push_back(std::stod(tok[6]));
+        EXPECT_EQ(tok[8], client_of[tok[0]]) << ls[i];  // the worst p99 with its client
     }
     EXPECT_TRUE(std::is_sorted(gbps.rbegin(), gbps.rend())) << o.out;
 }
@@ -567,7 +576,7 @@ TEST(CliSweep, Rank_by_ranks_within_each_trace) {
             std::istringstream is(at[i]);
             std::vector<std::string> tok;
             for (std::string w; is >> w;) tok.push_back(w);
-            ASSERT_EQ(tok.size(), 10u) << at[i];
+            ASSERT_EQ(tok.size(), 11u) << at[i];
             stalls.push_back(std::stol(tok[4]));
         }
         EXPECT_TRUE(std::is_sorted(stalls.begin(), stalls.end())) << o.out;
@@ -586,7 +595,7 @@ TEST(CliSweep, Rank_by_ranks_within_each_trace) {
         std::istringstream is(line);
         std::vector<std::string> tok;
         for (std::string w; is >> w;) tok.push_back(w);
-        ASSERT_EQ(tok.size(), 11u) << line;
+        ASSERT_EQ(tok.size(), 12u) << line;
         *into = std::stol(tok[5]);
     }
     EXPECT_LE(first, second) << o.out;
