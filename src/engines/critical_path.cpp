@@ -36,13 +36,17 @@ Cycle CriticalPathStats::total() const {
 CriticalPath::CriticalPath(std::size_t engines, std::uint32_t semaphores)
     : engines_(engines), width_(engines * kPathCauses + engines + 2), sem_(semaphores) {}
 
-CriticalPath::Point CriticalPath::pick(Point own, const SyncSet& sync) const {
+CriticalPath::Point CriticalPath::pick(Point own, const SyncSet& sync, Cycle wait_delay) const {
     own.edge = own.ref == kNone ? Edge::none : own.edge;
     Point best = own;
+    Cycle best_ready = own.at;  // when the constraint lets the instruction start
     for (std::uint32_t i = 0; i < sync.waits; ++i) {
         if (!sync.wait_value[i]) continue;  // met from the start: no instruction to wait for
         const Point& s = sem_[sync.wait_sem[i]];
-        if (s.ref != kNone && s.at >= best.at) best = {s.ref, s.at, Edge::semaphore};
+        if (s.ref != kNone && s.at + wait_delay >= best_ready) {
+            best = {s.ref, s.at, Edge::semaphore};
+            best_ready = s.at + wait_delay;
+        }
     }
     return best;
 }

@@ -214,7 +214,7 @@ bool DmaEngine::head_ready(const Queue& q, Cycle now) { return q.armed && q.q.fr
 void DmaEngine::start(std::uint32_t qi, Cycle now) {
     Queue& q = queues_[qi];
     const DmaInstr& d = q.q.front();
-    begin(d.sync, d.line, now);
+    begin(d.sync, d.line, now, startup_);  // a met wait arms the transfer startup_ later
     join_ = d.join;
     const Cycle fixed = static_cast<Cycle>(std::ceil(xfer_fixed_ns_ * pe_ghz_ - 1e-9));
     compute_end_ = now + transfer_cycles(d);

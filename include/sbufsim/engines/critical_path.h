@@ -61,8 +61,10 @@ public:
 
     // The later of `own` (the engine's own constraint, Edge::queue) and the latest signal of each
     // semaphore `sync` waits for: the constraint an instruction starting now waited for last.
-    // Ties go to the semaphore (the cross-engine dependency is the one to report).
-    Point pick(Point own, const SyncSet& sync) const;
+    // Ties go to the semaphore (the cross-engine dependency is the one to report). `wait_delay`:
+    // the fixed time from a met wait to the earliest start (a DMA transfer's start-up), so a
+    // signal that came earlier than the queue's own constraint can still be the later one.
+    Point pick(Point own, const SyncSet& sync, Cycle wait_delay = 0) const;
     // The later of two points (ties: `a`).
     static Point later(const Point& a, const Point& b) { return b.at > a.at ? b : a; }
 

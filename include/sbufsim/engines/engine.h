@@ -118,7 +118,8 @@ protected:
         : kernel_(kernel), sems_(sems), timing_(t), timeline_(timeline), index_(index) {}
 
     // The instruction (its sync set and trace line) starts at `now`; its requests follow.
-    void begin(const SyncSet& sync, std::uint64_t line, Cycle now) {
+    // `wait_delay`: the fixed time from its waits being met to its earliest start (CriticalPath::pick).
+    void begin(const SyncSet& sync, std::uint64_t line, Cycle now, Cycle wait_delay = 0) {
         active_ = true;
         start_ = now;
         sync_ = sync;
@@ -128,7 +129,8 @@ protected:
         out_reqs_.clear();
         if (stats_.first_start == kNever) stats_.first_start = now;
         if (CriticalPath* cp = sems_.path()) {
-            path_from_ = cp->pick({path_last_.ref, path_last_.at, CriticalPath::Edge::queue}, sync);
+            path_from_ =
+                cp->pick({path_last_.ref, path_last_.at, CriticalPath::Edge::queue}, sync, wait_delay);
             cp->retain(path_from_.ref);
         }
     }
