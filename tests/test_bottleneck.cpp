@@ -207,11 +207,12 @@ TEST(Findings, Advice_follows_what_bounds_the_run) {
         "nothing to gain in run time from more buffers for act: it is 8.6 % of the critical path, and its "
         "waits end when PE's part gets shorter");
 
-    // resnet50_head: DMA-bound; its LdWeights wait for their loads; half its DMA engines idle.
+    // resnet50_head: DMA-bound; its LdWeights wait for their loads after their moving data; half its
+    // DMA engines idle.
     b = analyse(replay_trace(cayman(), shipped("resnet50_head.trc")));
     ASSERT_EQ(b.bound_by, "DMA");
-    f = finding_with(b, "for their LdWeights");
-    EXPECT_NE(f.advice.find("the run is bound by DMA: load the weights earlier"), std::string::npos)
+    f = finding_with(b, "LdWeights waited");
+    EXPECT_NE(f.advice.find("the run is bound by DMA: load the stationary tiles earlier"), std::string::npos)
         << f.advice;
     f = finding_with(b, "DMA transfers are");
     EXPECT_NE(f.advice.find("busy less than half the run (8 of 16)"), std::string::npos) << f.advice;
@@ -298,6 +299,47 @@ TEST(Mfu, Mx_matmuls_count_four_macs_per_pe_and_say_which_peak_they_pass) {
     std::ostringstream out;
     print_bottleneck(out, r, b);
     EXPECT_NE(out.str().find("of the bf16 peak"), std::string::npos) << out.str();
+}
+
+// hand_matmul() with every load on one queue, the stationary tiles first or last.
+std::string one_load_queue(bool stationary_first) {
+    std::istringstream in(hand_matmul());
+    std::string header, line, stationary, moving, rest;
+    std::getline(in, header);
+    while (std::getline(in, line)) {
+        if (line.rfind("dma queue=qSyncIO0", 0) == 0)
+            stationary += line + "\n";
+        else if (line.rfind("dma queue=qSyncIO1", 0) == 0)
+            moving += "dma queue=qSyncIO0" + line.substr(18) + "\n";
+        else
+            rest += line + "\n";
+    }
+    return header + "\n" + (stationary_first ? stationary + moving : moving + stationary) + rest;
+}
+
+// Weights loaded after the moving tiles: the LdWeights wait while their matmuls' data is in
+// SBUF, which stationary_wait counts and the finding reports. Loaded first: the matmuls wait for
+// their moving data, not their weights, and neither figure grows with the load times.
+TEST(PeArray, Stationary_wait_counts_only_weights_that_came_after_the_moving_data) {
+    const ReplayResult late =
+        replay_trace(cayman(), write_temp("cp_stationary_late.trc", one_load_queue(false)));
+    const ReplayResult early =
+        replay_trace(cayman(), write_temp("cp_stationary_early.trc", one_load_queue(true)));
+    // The first matmul's moving tile lands a DMA transfer (1,736 cycles) after the run starts;
+    // its weights, loaded last, four transfers and two short ones later.
+    EXPECT_GT(late.arr_seq.stationary_wait, 4u * 1736u);
+    EXPECT_LT(late.arr_seq.stationary_wait, late.arr_seq.weight_wait + late.total_cycles / 2);
+    EXPECT_EQ(early.arr_seq.stationary_wait, 0u);
+    // Waiting for an LdWeights to finish is its own load of 128 columns (32 cycles), not a DMA.
+    EXPECT_LE(early.arr_seq.weight_wait, 4u * 32u);
+    EXPECT_LE(late.arr_seq.weight_wait, 4u * 32u);
+
+    const Bottleneck b = analyse(late);
+    const Finding f = finding_with(b, "LdWeights waited");
+    EXPECT_EQ(f.cycles, late.arr_seq.stationary_wait);
+    EXPECT_NE(f.advice.find("load the stationary tiles earlier"), std::string::npos) << f.advice;
+    for (const Finding& g : analyse(early).findings)
+        EXPECT_EQ(g.text.find("LdWeights waited"), std::string::npos) << g.text;
 }
 
 TEST(CriticalPath, Queue_order_chains_the_instructions_of_one_engine) {

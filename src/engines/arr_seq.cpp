@@ -322,6 +322,25 @@ bool ArrSeq::retire(Cycle now) {
     return changed;
 }
 
+// An LdWeights at the head that waited for its semaphores while the matmul after it could have
+// started (its own waits met, its blocks free): the stationary tile came after the moving data.
+// A wait met at its semaphore's latest signal: a later signal of the same semaphore makes this
+// an underestimate, never more.
+void ArrSeq::note_stationary_wait(Cycle now) {
+    if (blocked_since_ == kNever || queue_.size() < 2) return;
+    const ArrSeqInstr& next = queue_.at(1);
+    if (next.kind != ArrSeqInstr::Kind::matmul || !sems_.ready(next.sync)) return;
+    Cycle ready = std::max(blocked_since_, blocks_free(blocks_of(next)));
+    for (std::uint32_t i = 0; i < next.sync.waits; ++i)
+        if (next.sync.wait_value[i]) ready = std::max(ready, sems_.last_signal(next.sync.wait_sem[i]));
+    if (now > ready) arr_.stationary_wait += now - ready;
+}
+
+void ArrSeq::end_weight_wait(Cycle now) {
+    if (weight_wait_since_ != kNever) arr_.weight_wait += now - weight_wait_since_;
+    weight_wait_since_ = kNever;
+}
+
 bool ArrSeq::try_start(Cycle now) {
     bool changed = false;
     while (!queue_.empty()) {
@@ -343,6 +362,8 @@ bool ArrSeq::try_start(Cycle now) {
                 if (weight_wait_since_ == kNever) weight_wait_since_ = now;
                 break;
             }
+            // Its LdWeights is done: what it waits for from here on is not its weights.
+            end_weight_wait(now);
         } else if (ldw_.active) {
             // One weight load at a time. Loaded weights no matmul has latched yet are replaced
             // (the tile's background weight buffer holds one stationary): counted, as the load
@@ -353,9 +374,8 @@ bool ArrSeq::try_start(Cycle now) {
             if (blocked_since_ == kNever) blocked_since_ = now;
             break;
         }
+        if (!mm) note_stationary_wait(now);
         blocked_since_ = kNever;
-        if (weight_wait_since_ != kNever) arr_.weight_wait += now - weight_wait_since_;
-        weight_wait_since_ = kNever;
         if (stats_.first_start == kNever) stats_.first_start = now;
         if (mm) {
             start_matmul(h, blocks, now);

@@ -502,6 +502,29 @@ void throttle_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<F
 // The critical-path share under which a waiting engine's buffers are not worth more of them.
 constexpr double kOffPathShare = 0.1;
 
+// LdWeights held by their semaphores once the array has computed: the stationary tiles arrive
+// late. Loading them earlier shortens the run only as far as the PE array is on its path.
+Finding stationary_finding(Cycle n, const Bottleneck& b) {
+    std::string text =
+        "LdWeights waited " + num(n) +
+        " cycles for their semaphores (in a GEMM, the stationary tiles' loads) while the matmuls "
+        "after them had their moving data";
+    const double pe = path_share(b, "PE");
+    if (b.bound_by == "DMA")
+        return {
+            n, std::move(text),
+            "the run is bound by DMA: load the stationary tiles earlier (the next block's under this block's "
+            "matmuls, on a queue the moving loads do not hold up)"};
+    if (pe >= kOffPathShare)
+        return {n, std::move(text),
+                "load the stationary tiles earlier (the next block's under this block's matmuls): the PE "
+                "array is " +
+                    pct(pe) + " of the critical path"};
+    return {n, std::move(text),
+            "nothing to gain in run time from loading them earlier: the PE array is " + pct(pe) +
+                " of the critical path"};
+}
+
 void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Finding>& out) {
     const EngineBreakdown* waiter = nullptr;
     for (const auto& e : b.engines)
@@ -548,12 +571,11 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
         out.push_back({a.backpressure_cycles, "p2fifo almost-full held back the PE reads for " + num(a.backpressure_cycles) + " cycles",
                        "PSUM writes queue up: free their banks (fewer readers of PSUM at once) or raise arr_seq.p2fifo_af"});
     if (a.weight_wait)
-        out.push_back({a.weight_wait, "matmuls waited " + num(a.weight_wait) + " cycles for their LdWeights",
-                       b.bound_by == "DMA"
-                           ? "the LdWeights wait for their weights' loads and the run is bound by DMA: "
-                             "load the weights earlier (the next block's stationary tiles under this "
-                             "block's matmuls), then issue each LdWeights under the previous matmul"
-                           : "issue the next LdWeights earlier: it overlaps the previous matmul"});
+        out.push_back({a.weight_wait,
+                       "matmuls waited " + num(a.weight_wait) + " cycles for their LdWeights to finish",
+                       "issue each LdWeights earlier, under the previous matmul: it loads the array's "
+                       "background weights while the array streams"});
+    if (a.stationary_wait) out.push_back(stationary_finding(a.stationary_wait, b));
     throttle_finding(r, b, out);
     if (r.tdm_strict) tdm_finding(r, b, out);
 }

@@ -361,26 +361,40 @@ Section engine_section() {
 }
 
 Section pe_section() {
-    return {"pe", "", {}, {},
-        {r_("utilisation", "fraction", "PE-array streaming cycles / total cycles (as pe_utilisation)", Better::higher,
-            [](const Context& c, std::size_t) { return c.r.pe_utilisation(); }),
+    return {
+        "pe",
+        "",
+        {},
+        {},
+        {r_("utilisation", "fraction", "PE-array streaming cycles / total cycles (as pe_utilisation)",
+            Better::higher, [](const Context& c, std::size_t) { return c.r.pe_utilisation(); }),
          c_("stream_cycles", "cycles",
-            "cycles the array streamed data (sum of initiation intervals; a PE tile counts its share of the array, "
-            "a block streaming two things once)", Better::none,
-            [](const Context& c, std::size_t) { return pe(c).pe_stream; }),
-         c_("busy_cycles", "cycles", "array occupancy (streaming plus bank-stall extension; array-equivalent, as stream_cycles)",
-            Better::none,
-            [](const Context& c, std::size_t) { return pe(c).pe_busy; }),
-         c_("weight_wait_cycles", "cycles", "cycles a matmul at the head waited for its LdWeights", Better::lower,
-            [](const Context& c, std::size_t) { return pe(c).weight_wait; }),
-         c_("matmuls", "count", "matmul instructions", Better::none, [](const Context& c, std::size_t) { return pe(c).matmuls; }),
+            "cycles the array streamed data (sum of initiation intervals; a PE tile counts its share of the "
+            "array, "
+            "a block streaming two things once)",
+            Better::none, [](const Context& c, std::size_t) { return pe(c).pe_stream; }),
+         c_("busy_cycles", "cycles",
+            "array occupancy (streaming plus bank-stall extension; array-equivalent, as stream_cycles)",
+            Better::none, [](const Context& c, std::size_t) { return pe(c).pe_busy; }),
+         c_("weight_wait_cycles", "cycles", "cycles a matmul at the head waited for its LdWeights to finish",
+            Better::lower, [](const Context& c, std::size_t) { return pe(c).weight_wait; }),
+         c_("stationary_wait_cycles", "cycles",
+            "cycles an LdWeights at the head waited for its semaphores (in a GEMM, its stationary tile's "
+            "load) "
+            "while the matmul after it had its data and its PE blocks; part of "
+            "engine.arr_seq.semaphore_wait_cycles",
+            Better::lower, [](const Context& c, std::size_t) { return pe(c).stationary_wait; }),
+         c_("matmuls", "count", "matmul instructions", Better::none,
+            [](const Context& c, std::size_t) { return pe(c).matmuls; }),
          c_("macs", "count", "multiply-accumulates (rows x cols x moving elements per matmul)", Better::none,
             [](const Context& c, std::size_t) { return pe(c).macs; }),
-         c_("ldweights", "count", "LdWeights instructions", Better::none, [](const Context& c, std::size_t) { return pe(c).ldweights; }),
-         c_("ldweights_replaced", "count", "LdWeights whose weights the next LdWeights replaced before a matmul used them", Better::lower,
+         c_("ldweights", "count", "LdWeights instructions", Better::none,
+            [](const Context& c, std::size_t) { return pe(c).ldweights; }),
+         c_("ldweights_replaced", "count",
+            "LdWeights whose weights the next LdWeights replaced before a matmul used them", Better::lower,
             [](const Context& c, std::size_t) { return pe(c).ldweights_replaced; }),
-         c_("p2fifo_backpressure_cycles", "cycles", "cycles the p2fifo almost-full signal was asserted", Better::lower,
-            [](const Context& c, std::size_t) { return pe(c).backpressure_cycles; })}};
+         c_("p2fifo_backpressure_cycles", "cycles", "cycles the p2fifo almost-full signal was asserted",
+            Better::lower, [](const Context& c, std::size_t) { return pe(c).backpressure_cycles; })}};
 }
 
 Section matmul_shape_section() {

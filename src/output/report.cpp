@@ -270,9 +270,10 @@ void print_summary(std::ostream& os, const RunReport& rep) {
     const ArrSeqStats& a = r.arr_seq;
     os << "\nPE array: utilisation " << format_fixed(100 * r.pe_utilisation(), 1) << "% (" << a.pe_stream
        << " streaming cycles, " << a.pe_busy << " busy), " << a.matmuls << " matmuls, " << a.ldweights
-       << " ldweights" << (a.ldweights_replaced ? " (" + std::to_string(a.ldweights_replaced) + " replaced unused)" : "")
-       << ", weight wait " << a.weight_wait << ", p2fifo back-pressure " << a.backpressure_cycles
-       << " cycles\n";
+       << " ldweights"
+       << (a.ldweights_replaced ? " (" + std::to_string(a.ldweights_replaced) + " replaced unused)" : "")
+       << ", weight wait " << a.weight_wait << ", stationary wait " << a.stationary_wait
+       << ", p2fifo back-pressure " << a.backpressure_cycles << " cycles\n";
     if (!a.shapes.empty()) {
         os << "  matmuls by tile shape (rows x cols):";
         for (const auto& [shape, n] : a.shapes) os << "  " << shape << " " << n;

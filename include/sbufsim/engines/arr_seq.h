@@ -96,7 +96,10 @@ struct ArrSeqStats {
     // block streaming two things at once (a background transpose) counts once.
     Cycle pe_stream = 0;           // cycles the array streams data (sum of initiation intervals)
     Cycle pe_busy = 0;             // array occupancy (stream + bank-stall extension)
-    Cycle weight_wait = 0;         // cycles a matmul at the head waited for its LdWeights
+    Cycle weight_wait = 0;         // cycles a matmul at the head waited for its LdWeights to finish
+    // Cycles an LdWeights at the head waited for its semaphores (its stationary tile's load) while
+    // the matmul after it had its data and its PE blocks.
+    Cycle stationary_wait = 0;
     std::uint64_t macs = 0;        // multiply-accumulates: rows x cols x moving elements per matmul
     // Matmul counts by tile shape "RxC" (num_active_rows x num_active_cols), in first-seen
     // order, like arr_seq_ififo_perf_matmul's tile_RxC counters (seed 000 §5.6).
@@ -165,6 +168,8 @@ private:
     void account(Cycle now);
     bool retire(Cycle now);
     bool try_start(Cycle now);
+    void end_weight_wait(Cycle now);       // a matmul at the head no longer waits for its LdWeights
+    void note_stationary_wait(Cycle now);  // an LdWeights starts after a wait for its semaphores
     void start_ldweights(const ArrSeqInstr& i, Cycle now);
     void start_matmul(const ArrSeqInstr& i, std::uint64_t blocks, Cycle now);
     // Whether a matmul on `blocks` may start beside the streams in flight (tiles, background
