@@ -47,6 +47,27 @@ TEST(CliCheck, Each_error_class_exits_1_with_file_line_field) {
     }
 }
 
+// A header and nothing else: a problem for check, a warning for run (its report is of 0 cycles),
+// whether text or binary.
+TEST(CliCheck, A_trace_of_no_records_is_a_problem_and_run_warns) {
+    const std::string text =
+        sbufsim::test::write_temp("cli_trace_header_only.trc", "sbufsim-trace 1 gen=cayman\n# nothing\n");
+    const std::string binary = sbufsim::test::temp("cli_trace_header_only.sbt");
+    ASSERT_EQ(run("convert " + text + " " + binary).rc, 0);
+    for (const std::string& t : {text, binary}) {
+        const Result c = run("check " + t);
+        EXPECT_EQ(c.rc, 1) << c.out;
+        EXPECT_TRUE(has(c, t + ":1: records: no records after the header")) << c.out;
+        const Result r = run("run " + t + " --quiet");
+        EXPECT_EQ(r.rc, 0) << r.out;
+        EXPECT_TRUE(
+            has(r, "sbufsim run: warning: " + t + ": no records after the header, so the run is empty"))
+            << r.out;
+    }
+    const Result one = run("run " + data("clean_crlf.trc") + " --quiet");
+    EXPECT_FALSE(has(one, "no records")) << one.out;
+}
+
 TEST(CliCheck, Zero_region_1_is_fine_on_mariana) {
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen mariana").rc, 0);
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen cayman").rc, 1);

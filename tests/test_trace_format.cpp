@@ -508,6 +508,13 @@ TEST(TraceErrors, Bad_headers) {
     EXPECT_EQ(bom.line, 1u);
     EXPECT_NE(bom.reason.find("starts with a UTF-8 byte-order mark (bytes EF BB BF)"), std::string::npos)
         << bom.reason;
+    // Lines ended by a bare CR read as one: named at the header rather than read as the header
+    // and a comment to the end of the file. CRLF stays fine.
+    const TraceError cr = header_error("sbufsim-trace 1 gen=cayman\r# a comment\r0 pe_client_0 rd 0x0 1 8\r");
+    EXPECT_EQ(cr.line, 1u);
+    EXPECT_NE(cr.reason.find("the file's lines end in a bare CR"), std::string::npos) << cr.reason;
+    std::istringstream crlf("sbufsim-trace 1 gen=cayman\r\n# a comment\r\n");
+    EXPECT_EQ(TraceReader(crlf, "t.trc").header().generation, "cayman");
 }
 
 TEST(TraceErrors, Truncated_and_corrupt_binary) {

@@ -124,6 +124,14 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
         report(io.out, t, errors);
     }
     errors.clear();
+    // Nothing after the header reads as a clean trace, yet is almost never meant: a copy or write
+    // cut off after the header, a generator that wrote nothing, or CR line endings.
+    if (records == 0 && !t.limit_hit())
+        errors.push_back(
+            TraceError{path, reader->header().line, "records",
+                       "no records after the header: an empty trace (cut off after its header, or "
+                       "written by something that had nothing to write?); run replays it as 0 cycles",
+                       "trace format v1, docs/trace-format.md"});
     checker.finish(errors);
     sync.finish(errors);   // cycles of waits and self-waits: what `run` would deadlock on
     report(io.out, t, errors);

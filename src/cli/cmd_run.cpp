@@ -175,9 +175,17 @@ void warn_if_changed(const std::string& result, const std::string& trace, const 
         << " now): its statistics will differ from the recorded ones\n";
 }
 
-// Under --lenient a run that skipped records describes only part of its trace: said on stderr
-// whether or not the summary is printed (--quiet, --json -), as sweep says it of its rows.
+// Under --lenient a run that skipped records describes only part of its trace, and a trace of no
+// records an empty run: said on stderr whether or not the summary is printed (--quiet, --json -),
+// as sweep says it of its rows.
 void warn_skipped(const std::string& trace, const ReplayResult& r, std::ostream& err) {
+    if (r.records == 0) {
+        // A header and nothing else replays as 0 cycles: said, as it is almost never meant.
+        err << "sbufsim run: warning: " << trace
+            << ": no records after the header, so the run is empty (0 cycles); `sbufsim check " << trace
+            << "` says more\n";
+        return;
+    }
     if (r.skipped == 0) return;
     err << "sbufsim run: warning: " << trace << ": " << r.skipped
         << " invalid record(s) skipped (--lenient): ";

@@ -762,6 +762,14 @@ void TraceReader::open(bool digest) {
     bool too_long = false;
     while (input.next_line(line, too_long)) {
         ++impl_->line_no;
+        // Lines ended by a bare CR (classic Mac OS) read as one line: the header, then a comment
+        // or garbage to the end of the file. Said here, where the first line shows it.
+        if (const auto cr = line.find('\r'); cr != std::string_view::npos && cr + 1 < line.size())
+            throw TraceFormatError(TraceError{
+                file_, impl_->line_no, "header",
+                "a carriage return (CR, byte 0x0d) inside the line: the file's lines end in a bare CR, which "
+                "reads as one line; end them with LF or CRLF (tr '\\r' '\\n' < IN > OUT)",
+                std::string(kFormatRule)});
         if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
         std::array<std::string_view, 4> t;
