@@ -66,7 +66,7 @@ std::string trace(const std::string& name, bool one_beat, TraceFormat format) {
     TraceWriter writer(out, format, TraceHeader{kTraceFormatVersion, params().generation});
     TraceWriterSink sink(writer);
     generate_random(params(), o, sink);
-    writer.flush();
+    writer.finish();
     if (!out) throw std::runtime_error("cannot write " + path);
     return path;
 }

@@ -57,7 +57,7 @@ std::string write_all(TraceFormat f, const TraceHeader& h, const std::vector<Rec
     std::ostringstream out;
     TraceWriter w(out, f, h);
     for (const auto& r : recs) w.write(r);
-    w.flush();
+    w.finish();
     return out.str();
 }
 

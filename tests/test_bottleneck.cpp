@@ -189,7 +189,7 @@ ReplayResult replay_gemm(const GemmShape& shape, const GemmOptions& o) {
     TraceWriter w(out, TraceFormat::text, TraceHeader{1, "cayman"});
     TraceWriterSink sink(w);
     generate_gemm(cayman(), shape, o, sink);
-    w.flush();
+    w.finish();
     return replay_trace(cayman(), write_temp("bottleneck_gemm.trc", out.str()));
 }
 

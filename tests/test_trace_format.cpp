@@ -77,6 +77,7 @@ std::string to_binary(const std::string& bytes) {
     TraceWriter w(out, TraceFormat::binary, r.header());
     Record rec;
     while (r.next(rec)) w.write(rec);
+    w.finish();
     return out.str();
 }
 
@@ -520,7 +521,7 @@ TEST(TraceErrors, Bad_headers) {
 TEST(TraceErrors, Truncated_and_corrupt_binary) {
     const std::string bin = to_binary("sbufsim-trace 1 gen=cayman\n0 pe_client_0 rd 0x0 1 8\n1 pe_client_0 rd 0x0 1 8\n");
     {
-        std::istringstream in(bin.substr(0, bin.size() - 5));
+        std::istringstream in(bin.substr(0, bin.size() - kBinaryEndBytes - 5));
         TraceReader r(in, "t.sbt");
         Record rec;
         TraceError err;
@@ -848,9 +849,58 @@ TEST(TraceErrors, Binary_access_records_over_an_access_record_read_as_the_genera
 
 TEST(TraceRoundTrip, Binary_record_sizes_are_fixed) {
     const std::string one_access = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n");
-    EXPECT_EQ(one_access.size(), kBinaryHeaderBytes + kBinaryNameBytes + kBinaryAccessBytes);
+    EXPECT_EQ(one_access.size(),
+              kBinaryHeaderBytes + kBinaryNameBytes + kBinaryAccessBytes + kBinaryEndBytes);
     const std::string two = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n1 pe_client_0 rd 0x0 1 8\n");
     EXPECT_EQ(two.size(), one_access.size() + kBinaryAccessBytes);   // the name is defined once
     const std::string instr = to_binary("sbufsim-trace 1\nact queue=q src=bf16@0 dst=bf16@0 partitions=1\n");
-    EXPECT_EQ(instr.size(), kBinaryHeaderBytes + kBinaryNameBytes + kBinaryInstructionBytes);
+    EXPECT_EQ(instr.size(),
+              kBinaryHeaderBytes + kBinaryNameBytes + kBinaryInstructionBytes + kBinaryEndBytes);
+}
+
+// Every record read, or what became of the stream: "record", "end" or the error's reason.
+std::vector<std::string> read_outcomes(const std::string& bytes) {
+    std::istringstream in(bytes);
+    TraceReader r(in, "t.sbt");
+    Record rec;
+    TraceError err;
+    std::vector<std::string> out;
+    for (ReadStatus s; (s = r.read(rec, err)) != ReadStatus::end;)
+        out.push_back(s == ReadStatus::record ? "record" : err.to_string());
+    out.push_back("end");
+    return out;
+}
+
+// The writer ends a binary trace with an end record holding the count: a file cut off between
+// two records, a count that differs and bytes after it are errors; a file of before (header flag
+// clear, no end record) reads as it did.
+TEST(TraceErrors, Binary_trace_cut_off_between_records_is_found_by_its_end_record) {
+    const std::string bin =
+        to_binary("sbufsim-trace 1 gen=cayman\n0 pe_client_0 rd 0x0 1 8\n1 pe_client_0 rd 0x0 1 8\n");
+    const std::vector<std::string> whole = {"record", "record", "end"};
+    EXPECT_EQ(read_outcomes(bin), whole);
+
+    const std::string cut =
+        bin.substr(0, bin.size() - kBinaryEndBytes - kBinaryAccessBytes);  // at a boundary
+    const auto c = read_outcomes(cut);
+    ASSERT_EQ(c.size(), 3u);
+    EXPECT_EQ(c[0], "record");
+    EXPECT_NE(c[1].find("t.sbt:3: end: the file ends after record 2 without the end record"),
+              std::string::npos)
+        << c[1];
+
+    std::string miscount = bin;
+    miscount[bin.size() - kBinaryEndBytes + 8] = 3;
+    EXPECT_NE(read_outcomes(miscount)[2].find("end: the end record counts 3 records, the file holds 2"),
+              std::string::npos);
+
+    const auto joined = read_outcomes(bin + bin);
+    EXPECT_NE(joined[2].find("bytes after the end record"), std::string::npos) << joined[2];
+
+    std::string old = bin.substr(0, bin.size() - kBinaryEndBytes);
+    old[48] = 0;  // the header's end-record flag
+    EXPECT_EQ(read_outcomes(old), whole);
+    old[48] = 2;  // a flag this build does not know
+    std::istringstream in(old);
+    EXPECT_THROW(TraceReader(in, "t.sbt"), TraceFormatError);
 }

@@ -54,7 +54,7 @@ void write_trace(const std::string& path, TraceFormat f, std::uint64_t n) {
             w.write(acc);
         }
     }
-    w.flush();
+    w.finish();
 }
 
 struct Stream : ::testing::TestWithParam<TraceFormat> {};

@@ -82,7 +82,7 @@ std::string generate(const Params& p, const GemmShape& s, const GemmOptions& o, 
     TraceWriter w(out, TraceFormat::text, TraceHeader{1, p.generation});
     TraceWriterSink sink(w);
     GemmStats st = generate_gemm(p, s, o, sink);
-    w.flush();
+    w.finish();
     if (stats) *stats = st;
     return out.str();
 }

@@ -26,7 +26,7 @@ std::string generate(const Params& p, const RandomOptions& o, TraceFormat f = Tr
     TraceWriter w(out, f, TraceHeader{1, p.generation});
     TraceWriterSink sink(w);
     RandomStats st = generate_random(p, o, sink);
-    w.flush();
+    w.finish();
     if (stats) *stats = st;
     return out.str();
 }
@@ -174,7 +174,7 @@ TEST(Workload_random, Ten_million_records_stream_in_flat_memory) {
     TraceWriterSink sink(w);
     o.records = 10'000'000;
     const RandomStats st = generate_random(p, o, sink);
-    w.flush();
+    w.finish();
     const long after = vm_kib("VmRSS:");
     EXPECT_EQ(st.records, 10'000'000u);
     EXPECT_EQ(w.records_written(), 10'000'000u);

@@ -30,7 +30,7 @@ Counted write_and_check(const Params& p, F write) {
         TraceWriter w(out, TraceFormat::binary, TraceHeader{1, p.generation});
         TraceWriterSink sink(w);
         write(sink);
-        w.flush();
+        w.finish();
     }
     std::istringstream in(out.str());
     TraceReader reader(in, "shape.sbt");

@@ -101,7 +101,7 @@ int cmd_convert(const std::vector<std::string>& args, Io io) {
         TraceWriter writer(out, format, reader->header());
         Record rec;
         while (reader->next(rec)) writer.write(rec);
-        writer.flush();
+        writer.finish();
         if (file) file->commit();
         io.err << "sbufsim convert: " << reader->records_read() << " records, " << to_string(reader->format())
                << " -> " << to_string(format) << "\n";

@@ -271,7 +271,7 @@ public:
     bool to_stdout() const { return path_.empty() || path_ == "-"; }
     void close() {
         if (file_) file_->check();   // a failed write, with its OS reason
-        writer_->flush();
+        writer_->finish();
         if (file_) file_->commit();
     }
 

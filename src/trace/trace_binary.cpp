@@ -17,6 +17,9 @@ namespace sbufsim::detail {
 namespace {
 
 constexpr std::uint8_t kTagName = 0x01;
+constexpr std::uint8_t kTagEnd = 0x02;
+constexpr std::size_t kFlagsByte = 48;
+constexpr std::uint8_t kFlagEndRecord = 0x01;
 constexpr std::uint8_t kTagAccess = 0x10;
 constexpr std::uint8_t kTagInstruction = 0x20;
 constexpr std::size_t kGenerationBytes = 32;
@@ -120,6 +123,14 @@ void write_binary_header(std::ostream& out, const TraceHeader& h) {
     put<std::uint32_t>(b.data() + 8, h.version);
     put<std::uint32_t>(b.data() + 12, static_cast<std::uint32_t>(kBinaryHeaderBytes));
     std::memcpy(b.data() + 16, h.generation.data(), std::min(h.generation.size(), kGenerationBytes - 1));
+    b[kFlagsByte] = kFlagEndRecord;  // TraceWriter::finish() writes it
+    out.write(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+void write_binary_end(std::ostream& out, std::uint64_t records) {
+    std::array<unsigned char, kBinaryEndBytes> b{};
+    b[0] = kTagEnd;
+    put<std::uint64_t>(b.data() + 8, records);
     out.write(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
@@ -148,10 +159,13 @@ bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err) {
         err = TraceError{"", 0, "header", "bad generation name " + quoted_bytes(h.generation), std::string(kRule)};
         return false;
     }
-    if (!all_zero(p + 16 + h.generation.size(), kBinaryHeaderBytes - 16 - h.generation.size())) {
+    if (!all_zero(p + 16 + h.generation.size(), kFlagsByte - 16 - h.generation.size()) ||
+        (p[kFlagsByte] & ~kFlagEndRecord) != 0 ||
+        !all_zero(p + kFlagsByte + 1, kBinaryHeaderBytes - kFlagsByte - 1)) {
         err = TraceError{"", 0, "header", "unused header bytes are not zero", std::string(kRule)};
         return false;
     }
+    h.end_record = (p[kFlagsByte] & kFlagEndRecord) != 0;
     in.consume(kBinaryHeaderBytes);
     return true;
 }
@@ -384,7 +398,7 @@ bool read_binary_access(ChunkedInput& in, const NameTable& names, Record& rec, s
 }
 
 ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
-                              std::uint64_t& ordinal) {
+                              std::uint64_t& ordinal, BinaryEnd& end) {
     for (;;) {
         const auto* head = reinterpret_cast<const unsigned char*>(in.peek(1));
         if (!head) return ReadStatus::end;
@@ -395,6 +409,8 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
         rec.line = ordinal;
         std::size_t size = 0;
         if (*tag == kTagName) size = kBinaryNameBytes;
+        else if (*tag == kTagEnd)
+            size = kBinaryEndBytes;
         else if (*tag == kTagAccess) size = kBinaryAccessBytes;
         else if (*tag > kTagInstruction && *tag < kTagInstruction + kRecordKinds) size = kBinaryInstructionBytes;
         else {
@@ -413,6 +429,16 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
         }
         in.consume(size);
         BinaryDecoder d{names, rec, err, ordinal};
+        if (*tag == kTagEnd) {
+            if (!all_zero(b + 1, 7) || !all_zero(b + 16, kBinaryEndBytes - 16))
+                return d.fail("end", "unused bytes of the end record are not zero"), ReadStatus::error;
+            if (in.peek(1))
+                return d.fail("end",
+                              "bytes after the end record (two traces joined? convert each on its own)"),
+                       ReadStatus::error;
+            end = {true, get<std::uint64_t>(b + 8)};
+            return ReadStatus::end;
+        }
         if (*tag == kTagName) {
             const std::size_t len = b[1];
             const std::uint16_t id = get<std::uint16_t>(b + 2);

@@ -433,6 +433,30 @@ struct TraceReader::Impl {
     // written, so the next read() into it resets those alone (Record::clear copies the whole
     // record, about as many instructions as decoding an access record).
     const Record* access_left = nullptr;
+    detail::BinaryEnd end;    // binary: the end record, once read
+    bool errors = false;      // binary: a record failed to read
+    bool last_error = false;  // binary: the read before failed (a truncated last record)
+
+    // The binary stream has ended (at its end record or at the end of the file): a header that
+    // promises an end record and a file that ends without it was cut off between two records.
+    ReadStatus check_end(const TraceHeader& h, std::uint64_t records, TraceError& err) const {
+        if (!h.end_record) return ReadStatus::end;
+        const auto fail = [&](std::string why) {
+            err = TraceError{"", line_no + (end.seen ? 0 : 1), "end", std::move(why),
+                             "trace format v1 binary, docs/trace-format.md"};
+            return ReadStatus::error;
+        };
+        if (!end.seen && last_error) return ReadStatus::end;  // the truncated record said so
+        if (!end.seen)
+            return fail(
+                "the file ends after record " + std::to_string(line_no) +
+                " without the end record its writer puts last: cut off (an interrupted write or copy?); "
+                "the records before it read, the rest are gone");
+        if (end.records != records && !errors)  // a record that failed to read is not counted
+            return fail("the end record counts " + std::to_string(end.records) + " records, the file holds " +
+                        std::to_string(records));
+        return ReadStatus::end;
+    }
 
     // The ids of client names quick_access() read recently, by a cheap hash of their length and
     // ends: a trace names a few clients over and over, and comparing one name costs less than
@@ -812,6 +836,7 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
     if (access_left && format_ == TraceFormat::binary &&
         detail::read_binary_access(m.input, names_, rec, m.line_no)) {
         ++records_;
+        m.last_error = false;
         return ReadStatus::record;
     }
     if (access_left)
@@ -820,11 +845,15 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
         rec.clear();
     m.access_left = nullptr;
     if (format_ == TraceFormat::binary) {
-        const ReadStatus s = detail::read_binary_record(m.input, names_, rec, err, m.line_no);
-        if (s == ReadStatus::error) err.file = file_;
+        ReadStatus s = detail::read_binary_record(m.input, names_, rec, err, m.line_no, m.end);
+        if (s == ReadStatus::end) {
+            m.done = true;
+            s = m.check_end(header_, records_, err);
+        }
+        m.last_error = s == ReadStatus::error;
+        if (s == ReadStatus::error) err.file = file_, m.errors = true;
         if (s == ReadStatus::record) ++records_;
         if (s == ReadStatus::record && rec.kind == RecordKind::access) m.access_left = &rec;
-        if (s == ReadStatus::end) m.done = true;
         return s;
     }
     m.err = &err;
@@ -1185,6 +1214,13 @@ void TraceWriter::write(const Record& rec) {
         out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
     }
     ++records_;
+}
+
+void TraceWriter::finish() {
+    if (finished_) return;
+    finished_ = true;
+    if (format_ == TraceFormat::binary) detail::write_binary_end(out_, records_);
+    flush();
 }
 
 void TraceWriter::flush() {

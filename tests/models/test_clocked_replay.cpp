@@ -116,7 +116,7 @@ std::string write_trace(const std::string& name, const std::string& gen, Generat
     TraceWriter w(f, TraceFormat::text, TraceHeader{kTraceFormatVersion, gen});
     TraceWriterSink sink(w);
     generate(sink);
-    w.flush();
+    w.finish();
     return path;
 }
 

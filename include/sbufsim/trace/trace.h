@@ -228,6 +228,9 @@ struct TraceHeader {
     std::uint32_t version = kTraceFormatVersion;
     std::string generation;   // "" = not written (the command line / default decides)
     std::uint64_t line = 1;   // where a text trace has it (comments may come first); 1 in a binary one
+    // Binary: the writer ends the stream with an end record, so a file cut off between two
+    // records is found (header byte 48, bit 0; files written before it have none).
+    bool end_record = false;
 };
 
 // ---- errors ---------------------------------------------------------------------------------------
@@ -340,6 +343,9 @@ public:
     // Throws TraceFormatError when a name is too long or there are more than kMaxNames.
     void write(const Record& rec);
     void flush();
+    // The last call: a binary stream's end record (the count of records; its absence tells a
+    // reader the file was cut off), then flush(). A binary stream without it reads as cut off.
+    void finish();
     std::uint64_t records_written() const { return records_; }
 
 private:
@@ -348,6 +354,7 @@ private:
     NameTable names_;          // binary: names already defined in the stream
     std::string line_;         // text: reused line buffer
     std::uint64_t records_ = 0;
+    bool finished_ = false;
 };
 
 // The canonical text of one record, without the newline (what TraceWriter writes).
@@ -381,6 +388,7 @@ private:
 inline constexpr std::size_t kBinaryHeaderBytes = 64;
 inline constexpr std::size_t kBinaryNameBytes = 64;
 inline constexpr std::size_t kBinaryAccessBytes = 24;
+inline constexpr std::size_t kBinaryEndBytes = 24;
 inline constexpr std::size_t kBinaryInstructionBytes = 160;
 
 }  // namespace sbufsim
