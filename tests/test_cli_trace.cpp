@@ -68,6 +68,21 @@ TEST(CliCheck, A_trace_of_no_records_is_a_problem_and_run_warns) {
     EXPECT_FALSE(has(one, "no records")) << one.out;
 }
 
+// A record the reader rejects loses its signal too: the wait it leaves short names it.
+TEST(CliCheck, A_wait_short_of_a_rejected_records_signal_names_that_record) {
+    const std::string t = sbufsim::test::write_temp(
+        "cli_trace_rejected_signal.trc",
+        "sbufsim-trace 1 gen=cayman\n"
+        "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitons=128 bytes=256 signal=1\n"
+        "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x30000[1][64] partitions=128 fn=copy wait=1\n");
+    const Result r = run("check " + t);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(has(r, t + ":2: partitons: unknown field for dma (did you mean 'partitions'?)")) << r.out;
+    EXPECT_TRUE(has(r, t + ":3: wait: waits for semaphore 1") &&
+                has(r, "or fix the record rejected at line 2 first: a signal it carries is not counted"))
+        << r.out;
+}
+
 TEST(CliCheck, Zero_region_1_is_fine_on_mariana) {
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen mariana").rc, 0);
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen cayman").rc, 1);

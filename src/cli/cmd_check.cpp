@@ -116,6 +116,7 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
         if (s == ReadStatus::end) break;
         if (s == ReadStatus::error) {
             errors.push_back(err);
+            checker.note_rejected(err.line);
         } else {
             ++records;
             checker.check(rec, errors);

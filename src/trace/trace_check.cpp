@@ -743,16 +743,26 @@ void TraceChecker::check_semaphores(Ctx& c) {
     }
 }
 
+// The records the reader rejected were not counted: one of them may carry the missing signal.
+std::string TraceChecker::rejected_note() const {
+    if (rejected_ == 0) return "";
+    return "; or fix the record rejected at line " + num(first_rejected_) +
+           (rejected_ > 1 ? " (and " + num(rejected_ - 1) + " more)" : std::string()) +
+           " first: a signal it carries is not counted";
+}
+
 std::size_t TraceChecker::finish(std::vector<TraceError>& out) {
     std::size_t found = 0;
     for (std::uint32_t s = 0; s < signals_.size(); ++s) {
         if (max_wait_[s] <= signals_[s]) continue;
-        out.push_back(TraceError{file_, max_wait_line_[s], "wait",
-                                 "waits for semaphore " + num(s) + " to reach " + num(max_wait_[s]) +
-                                     " but the whole trace signals it only " + num(signals_[s]) +
-                                     " times: this wait can never be satisfied (the queue would hang); add the missing "
-                                     "signal=" + num(s) + " or lower the wait's value",
-                                 std::string(kSemRule)});
+        out.push_back(
+            TraceError{file_, max_wait_line_[s], "wait",
+                       "waits for semaphore " + num(s) + " to reach " + num(max_wait_[s]) +
+                           " but the whole trace signals it only " + num(signals_[s]) +
+                           " times: this wait can never be satisfied (the queue would hang); add the missing "
+                           "signal=" +
+                           num(s) + " or lower the wait's value" + rejected_note(),
+                       std::string(kSemRule)});
         ++found;
     }
     return found;

@@ -36,6 +36,11 @@ public:
     // the semaphore fewer times than the wait's value (a wait on a never-signalled semaphore
     // would hang the replay). Reported at the line of the first such wait.
     std::size_t finish(std::vector<TraceError>& out);
+    // A record the reader rejected at `line` (never checked): a signal it carried is not counted,
+    // so finish() names it beside a wait it leaves short.
+    void note_rejected(std::uint64_t line) {
+        if (rejected_++ == 0) first_rejected_ = line;
+    }
     // How many times the records checked so far signal semaphore `sem` (0 for one that does not
     // exist): after the last record, the whole trace's count that finish() compares waits with.
     std::uint64_t signals_of(std::uint32_t sem) const { return sem < signals_.size() ? signals_[sem] : 0; }
@@ -99,6 +104,8 @@ private:
     std::vector<std::uint64_t> signals_;
     std::vector<std::uint64_t> max_wait_;
     std::vector<std::uint64_t> max_wait_line_;
+    std::uint64_t rejected_ = 0, first_rejected_ = 0;  // note_rejected()
+    std::string rejected_note() const;
     WaitResolver waits_;
 };
 
