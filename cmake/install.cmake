@@ -2,7 +2,8 @@
 #
 #   cmake --install build --prefix /opt/sbufsim        bin/sbufsim, lib/sbufsim/sbufsim_clocked.so,
 #                                                       share/sbufsim/{configs,traces,scripts},
-#                                                       share/doc/sbufsim, share/man/man1/sbufsim.1,
+#                                                       share/doc/sbufsim/{README.md,docs},
+#                                                       share/man/man1/sbufsim.1,
 #                                                       the Python package (SBUFSIM_PYTHON_INSTALL_DIR)
 #   cd build && cpack -G DEB                            sbufsim_<version>_<arch>.deb for /usr
 #
@@ -26,7 +27,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/traces/ DESTINATION ${SBUFSIM_DATA_INSTA
 # The NKI kernels and the SystemC platform the docs run (examples/nki/matmul.py, ...).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/examples)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Beside README.md as in the source tree, so its docs/*.md links resolve in the install too.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(FILES ${SBUFSIM_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 # The Slurm job-array script (docs/sweeps.md): finds the installed sbufsim on PATH.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm_sweep.sh DESTINATION ${SBUFSIM_DATA_INSTALL_DIR}/scripts)

@@ -62,6 +62,6 @@ the folder of the <gen>.ini generation files (else \\fIshare/sbufsim/configs\\fR
 .B SBUFSIM_TRACE_DIR
 the folder of the shipped traces (else \\fIshare/sbufsim/traces\\fR next to the executable)
 .SH SEE ALSO
-The documentation in \\fIshare/doc/sbufsim\\fR of the install prefix (docs/cli.md and the others).
+The documentation in \\fIshare/doc/sbufsim\\fR of the install prefix (README.md, and docs/cli.md and the others).
 ")
 file(WRITE "${OUTPUT}" "${page}")

@@ -91,7 +91,11 @@ EOF
     for command in $("$bin" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
         grep -q "^\.SS sbufsim $command\$" "$man" || fail "the man page has no section for $command"
     done
-    [[ -f $prefix/share/doc/sbufsim/README.md && -f $prefix/share/doc/sbufsim/cli.md ]] || fail "the docs"
+    [[ -f $prefix/share/doc/sbufsim/README.md && -f $prefix/share/doc/sbufsim/docs/cli.md ]] || fail "the docs"
+    # Every docs/ page the installed README links to is there, at the link's path.
+    for page in $(grep -o '](docs/[^)#]*' "$prefix/share/doc/sbufsim/README.md" | cut -c3- | sort -u); do
+        [[ -f $prefix/share/doc/sbufsim/$page ]] || fail "the installed README links $page, which is not installed there"
+    done
     [[ -x $prefix/share/sbufsim/scripts/slurm_sweep.sh ]] || fail "the Slurm script"
     echo "checked run, gen, sweep, the Python module and the lookup messages from $prefix"
     exit 0

@@ -1,5 +1,7 @@
 // `sbufsim sweep` end to end through the built binary (SBUFSIM_BINARY): each call is a process of
 // its own, as a user runs it, so the sweep's worker processes are forked from a clean parent.
+// property_tree includes boost/bind.hpp, which otherwise prints a deprecation note.
+#define BOOST_BIND_GLOBAL_PLACEHOLDERS
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -419,6 +419,8 @@ TEST(ConfigErrors, An_unknown_base_names_its_line_and_an_instance_name_its_gener
     r = LoadRequest{};
     r.generation = "inf2";
     expect_error(r, {"unknown generation 'inf2'", "inf2's is 'sunda'"});
+    r.generation = "caymen";
+    expect_error(r, {"unknown generation 'caymen' (did you mean 'cayman'?)"});
 }
 
 TEST(ConfigErrors, Hbm_bandwidth_too_small_to_time) {

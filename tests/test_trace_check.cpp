@@ -139,6 +139,11 @@ TEST(TraceCheck, More_partitions_than_the_array_has_is_one_finding_of_the_count)
     expect_one("act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x1000000[1][64] partitions=96 fn=copy\n", "dst",
                "starts at partition 64 and spans 96 partitions, past the 128 of SBUF; start at partition 32 "
                "or lower");
+    // All 128 partitions: only partition 0 fits.
+    expect_one(
+        "act queue=qAct0 src=bf16@0x40000[1][64] dst=bf16@0x30000[1][64] partitions=128 fn=copy\n", "src",
+        "starts at partition 1 and spans 128 partitions, past the 128 of SBUF; start at partition 0, or use "
+        "fewer partitions");
 }
 
 TEST(TraceCheck, Q7_core_reaches_only_its_own_16_partitions) {

@@ -271,7 +271,8 @@ LoadedConfig load_config(const LoadRequest& request) {
     if (std::find(names.begin(), names.end(), gen) == names.end()) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        std::string what = "unknown generation '" + gen + "' (expected one of: " + list + ")";
+        std::string what = "unknown generation '" + gen + "'" + did_you_mean(gen, names) +
+                           " (expected one of: " + list + ")";
         if (const std::string_view g = generation_of_product(gen); !g.empty())
             what +=
                 "; the generations are named by their NeuronCore: " + gen + "'s is '" + std::string(g) + "'";

@@ -369,9 +369,8 @@ Section pe_section() {
         {r_("utilisation", "fraction", "PE-array streaming cycles / total cycles (as pe_utilisation)",
             Better::higher, [](const Context& c, std::size_t) { return c.r.pe_utilisation(); }),
          c_("stream_cycles", "cycles",
-            "cycles the array streamed data (sum of initiation intervals; a PE tile counts its share of the "
-            "array, "
-            "a block streaming two things once)",
+            "cycles the array streamed data (sum of initiation intervals; a PE tile counts its share of "
+            "the array, a block streaming two things once)",
             Better::none, [](const Context& c, std::size_t) { return pe(c).pe_stream; }),
          c_("busy_cycles", "cycles",
             "array occupancy (streaming plus bank-stall extension; array-equivalent, as stream_cycles)",
@@ -379,9 +378,8 @@ Section pe_section() {
          c_("weight_wait_cycles", "cycles", "cycles a matmul at the head waited for its LdWeights to finish",
             Better::lower, [](const Context& c, std::size_t) { return pe(c).weight_wait; }),
          c_("stationary_wait_cycles", "cycles",
-            "cycles an LdWeights at the head waited for its semaphores (in a GEMM, its stationary tile's "
-            "load) "
-            "while the matmul after it had its data and its PE blocks; part of "
+            "cycles an LdWeights at the head waited for its semaphores (in a GEMM, its stationary "
+            "tile's load) while the matmul after it had its data and its PE blocks; part of "
             "engine.arr_seq.semaphore_wait_cycles",
             Better::lower, [](const Context& c, std::size_t) { return pe(c).stationary_wait; }),
          c_("matmuls", "count", "matmul instructions", Better::none,

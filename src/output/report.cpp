@@ -260,7 +260,7 @@ void print_summary(std::ostream& os, const RunReport& rep) {
     os << "total " << r.total_cycles << " cycles = " << format_fixed(r.time_ns(), 1) << " ns at the PE clock "
        << format_fixed(r.pe_clock_ghz, 2) << " GHz;  " << r.records << " records (" << r.instructions
        << " instructions, " << r.access_records << " access records";
-    if (r.skipped) os << ", " << r.skipped << " invalid records skipped";
+    if (r.skipped) os << ", " << r.skipped << " invalid record" << (r.skipped == 1 ? "" : "s") << " skipped";
     os << ")\n\n";
 
     const Bottleneck b = analyse(r);

@@ -1,3 +1,5 @@
+// property_tree includes boost/bind.hpp, which otherwise prints a deprecation note.
+#define BOOST_BIND_GLOBAL_PLACEHOLDERS
 #include "sbufsim/sweep/sweep_chart.h"
 
 #include <algorithm>

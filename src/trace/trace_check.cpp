@@ -117,8 +117,11 @@ struct TraceChecker::Ctx {
             error(field,
                   "starts at partition " + num(d.partition) + " and spans " + num(partitions) +
                       " partitions, past the " + num(array_partitions) + " of " +
-                      std::string(to_string(d.region)) + "; start at partition " +
-                      num(array_partitions - partitions) + " or lower, or use fewer partitions",
+                      std::string(to_string(d.region)) +
+                      (partitions == array_partitions
+                           ? "; start at partition 0"
+                           : "; start at partition " + num(array_partitions - partitions) + " or lower") +
+                      ", or use fewer partitions",
                   "partition range, seed 000 §2");
         } else if (start_rule && !start_partition_valid(d.partition, partitions)) {
             error(field, "an access of " + num(partitions) + " partitions may not start at partition " +

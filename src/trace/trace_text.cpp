@@ -659,7 +659,13 @@ bool TraceReader::Impl::parse_field(Field f, std::string_view key, std::string_v
             rec.isa = *o;
             return true;
         }
-        return fail(k, "unknown nki.isa instruction " + quoted(v) + " (e.g. activation, tensor_tensor, tensor_scalar, tensor_copy, tensor_reduce, memset, iota; docs/trace-format.md lists all)");
+        return fail(
+            k,
+            "unknown nki.isa instruction " + quoted(v) +
+                did_you_mean(
+                    v, std::vector<std::string_view>(kComputeOpNames.begin() + 1, kComputeOpNames.end())) +
+                " (e.g. activation, tensor_tensor, tensor_scalar, tensor_copy, tensor_reduce, memset, iota; "
+                "docs/trace-format.md lists all)");
     case F_op:
         return (parse_op(v, rec.op) && rec.op != Op::raw) || fail(k, "unknown op " + quoted(v) + " (rd or wr)");
     case F_wait: {
