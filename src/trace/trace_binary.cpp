@@ -432,10 +432,11 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
         if (*tag == kTagEnd) {
             if (!all_zero(b + 1, 7) || !all_zero(b + 16, kBinaryEndBytes - 16))
                 return d.fail("end", "unused bytes of the end record are not zero"), ReadStatus::error;
-            if (in.peek(1))
-                return d.fail("end",
-                              "bytes after the end record (two traces joined? convert each on its own)"),
-                       ReadStatus::error;
+            if (in.peek(1)) {
+                d.fail("end", "bytes after the end record (two traces joined? convert each on its own)");
+                while (in.peek(1)) in.consume(in.available());  // not records of this trace
+                return ReadStatus::error;
+            }
             end = {true, get<std::uint64_t>(b + 8)};
             return ReadStatus::end;
         }
