@@ -26,6 +26,7 @@ _EXPORTS = {
     "run": "_run",
     "Result": "_run",
     "SettingWarning": "_run",
+    "TraceWarning": "_run",
     "sweep": "_sweep",
     "SweepTable": "_sweep",
     "TieWarning": "_sweep",

@@ -28,7 +28,8 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
     share SystemC's one simulation context per process: they take turns.
 
     A setting that cannot change the run (a throttler's count while it is off) is warned about
-    as the command line notes it (sbufsim.SettingWarning).
+    as the command line notes it (sbufsim.SettingWarning); a trace of no records too
+    (sbufsim.TraceWarning).
 
     Raises sbufsim.ConfigError, sbufsim.TraceError or sbufsim.ReplayError with the command
     line's message.
@@ -54,12 +55,21 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
                                           bool(force))
     for note in notes:
         warnings.warn(note, SettingWarning, stacklevel=2)
-    return Result(json.loads(stats_json)["runs"][0], summary)
+    result = Result(json.loads(stats_json)["runs"][0], summary)
+    if result["run"]["records"] == 0:
+        warnings.warn(f"{name or path}: no records after the header, so the run is empty (0 cycles); "
+                      "sbufsim check says more", TraceWarning, stacklevel=2)
+    return result
 
 
 class SettingWarning(UserWarning):
     """A setting that cannot change the run, as `sbufsim run` notes it: a throttler's window or
     count while that throttler is off, or a count that never binds."""
+
+
+class TraceWarning(UserWarning):
+    """A trace that reads but is almost never meant, as `sbufsim run` warns of it: a header and
+    no records (a file cut off after its header), whose run is empty."""
 
 
 class Result:

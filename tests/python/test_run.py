@@ -2,6 +2,7 @@
 command line."""
 
 import threading
+import warnings
 import time
 
 import pytest
@@ -239,3 +240,16 @@ def test_a_setting_that_cannot_change_the_run_is_warned_about_as_the_command_lin
         "throttler.dve_rd.transfer_cnt (set at overrides) has no effect while throttler.dve_rd.enable = false; "
         "set throttler.dve_rd.enable=true to throttle dve_rd"]
     assert said.replace("command line", "overrides") == f"sbufsim run: note: {caught[0].message}\n"
+
+
+def test_a_trace_of_no_records_is_warned_about_as_the_command_line_warns(tmp_path, cli):
+    path = tmp_path / "header_only.trc"
+    path.write_text("sbufsim-trace 1 gen=cayman\n# nothing else\n")
+    with pytest.warns(sbufsim.TraceWarning) as caught:
+        result = sbufsim.run(path)
+    assert result.total_cycles == 0
+    assert len(caught) == 1 and "no records after the header, so the run is empty" in str(caught[0].message)
+    assert "no records after the header, so the run is empty" in cli("run", path, "--quiet").stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sbufsim.TraceWarning)
+        sbufsim.run(sbufsim.shipped_trace("dma_load.trc"))  # a trace with records: no warning
