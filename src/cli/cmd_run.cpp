@@ -175,17 +175,17 @@ void warn_if_changed(const std::string& result, const std::string& trace, const 
         << " now): its statistics will differ from the recorded ones\n";
 }
 
-// Under --lenient a run that skipped records describes only part of its trace, and a trace of no
-// records an empty run: said on stderr whether or not the summary is printed (--quiet, --json -),
-// as sweep says it of its rows.
-void warn_skipped(const std::string& trace, const ReplayResult& r, std::ostream& err) {
-    if (r.records == 0) {
-        // A header and nothing else replays as 0 cycles: said, as it is almost never meant.
+// A header and nothing else replays as 0 cycles: said on stderr, as it is almost never meant.
+void warn_empty(const std::string& trace, const ReplayResult& r, std::ostream& err) {
+    if (r.records == 0)
         err << "sbufsim run: warning: " << trace
             << ": no records after the header, so the run is empty (0 cycles); `sbufsim check " << trace
             << "` says more\n";
-        return;
-    }
+}
+
+// Under --lenient a run that skipped records describes only part of its trace: said on stderr
+// whether or not the summary is printed (--quiet, --json -), as sweep says it of its rows.
+void warn_skipped(const std::string& trace, const ReplayResult& r, std::ostream& err) {
     if (r.skipped == 0) return;
     err << "sbufsim run: warning: " << trace << ": " << r.skipped
         << " invalid record(s) skipped (--lenient): ";
@@ -504,6 +504,7 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
             } else
                 rep.result = replay(cfg.params, reader, ropt);
             progress.finish();
+            warn_empty(path, rep.result, io.err);
             warn_skipped(path, rep.result, io.err);
             spdlog::info("run: {}: {} records, {} instructions, {} cycles", path, rep.result.records,
                          rep.result.instructions, rep.result.total_cycles);
