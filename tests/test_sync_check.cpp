@@ -20,8 +20,9 @@ std::vector<TraceError> deadlocks(std::istream& in, const std::string& name) {
     TraceReader r(in, name);
     SyncCheck c(cayman(), name);
     Record rec;
-    while (r.next(rec)) c.add(rec);
     std::vector<TraceError> out;
+    while (r.next(rec)) c.add(rec, out);
+    out.clear();  // races: test_hazard_check.cpp
     const std::size_t found = c.finish(out);
     EXPECT_EQ(found, out.size());
     return out;
@@ -93,8 +94,9 @@ TEST(SyncCheck, Every_shipped_trace_is_clean) {
         TraceReader r(shipped(t));
         SyncCheck c(cayman(), t);
         Record rec;
-        while (r.next(rec)) c.add(rec);
         std::vector<TraceError> out;
+        while (r.next(rec)) c.add(rec, out);
+        out.clear();  // races: test_hazard_check.cpp
         EXPECT_EQ(c.finish(out), 0u) << t << ": " << (out.empty() ? "" : out[0].to_string());
     }
 }

@@ -12,11 +12,12 @@
 #include <string>
 
 #include "sbufsim/config/config.h"
-#include "shipped.h"
 #include "sbufsim/replay/replay.h"
+#include "sbufsim/trace/sync_check.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/trace/trace_check.h"
 #include "sbufsim/workload/workload.h"
+#include "shipped.h"
 
 namespace sbufsim {
 namespace {
@@ -37,12 +38,14 @@ Census census(const std::string& text, const Params& p) {
     std::istringstream in(text);
     TraceReader reader(in, "gen.trc");
     TraceChecker checker(p, "gen.trc");
+    SyncCheck sync(p, "gen.trc");  // deadlocks and races
     Census c;
     checker.check_header(reader.header(), c.problems);
     Record r;
     while (reader.next(r)) {
         ++c.records;
         checker.check(r, c.problems);
+        sync.add(r, c.problems);
         switch (r.kind) {
         case RecordKind::matmul:
             ++c.matmuls;
@@ -72,6 +75,7 @@ Census census(const std::string& text, const Params& p) {
         }
     }
     checker.finish(c.problems);
+    sync.finish(c.problems);
     // Views into the reader's buffers do not outlive it: keep only value fields.
     for (auto& m : c.matmul_records) m.queue = m.client = m.fn = {};
     return c;

@@ -6,10 +6,11 @@
 #include <string>
 
 #include "sbufsim/config/config.h"
-#include "shipped.h"
+#include "sbufsim/trace/sync_check.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/trace/trace_check.h"
 #include "sbufsim/workload/workload.h"
+#include "shipped.h"
 
 namespace sbufsim {
 namespace {
@@ -35,17 +36,20 @@ Counted write_and_check(const Params& p, F write) {
     std::istringstream in(out.str());
     TraceReader reader(in, "shape.sbt");
     TraceChecker checker(p, "shape.sbt");
+    SyncCheck sync(p, "shape.sbt");  // deadlocks and races
     std::vector<TraceError> errors;
     Counted c;
     Record r;
     while (reader.next(r)) {
         ++c.records;
         checker.check(r, errors);
+        sync.add(r, errors);
         c.matmuls += r.kind == RecordKind::matmul;
         c.act += r.kind == RecordKind::act;
         c.dve += r.kind == RecordKind::dve;
     }
     checker.finish(errors);
+    sync.finish(errors);
     for (const auto& e : errors) c.problems += e.to_string() + "\n";
     return c;
 }
@@ -108,6 +112,21 @@ TEST(Workload_attention, Qk_softmax_pv_counts) {
     // (dhead 64 is one n-tile: loaded once): twice its bytes per head, all of QKᵀ's stores.
     EXPECT_EQ(st.round_trip_bytes, 2u * 2 * (512u * 512 * 2));
     EXPECT_EQ(st.store_bytes, 2u * (512u * 512 * 2 + 512u * 64 * 2));
+}
+
+TEST(Workload_attention, One_result_slot_is_race_free) {
+    // With one result slot, P·V's first evacuation overwrites the last probability tile, which
+    // the softmax's row sum reads as well as its store: the store waits for the sum.
+    const Params p = cayman();
+    for (const std::uint32_t out_bufs : {1u, 2u, 8u}) {
+        GemmOptions o;
+        o.bufs = 2;
+        o.out_bufs = out_bufs;
+        const Counted c = write_and_check(p, [&](RecordSink& s) {
+            generate_attention(p, {2048, 2, 64}, o, s);
+        });
+        EXPECT_TRUE(c.problems.empty()) << "out_bufs " << out_bufs << ": " << c.problems;
+    }
 }
 
 TEST(Workload_topology, Reads_gemm_and_conv_rows) {

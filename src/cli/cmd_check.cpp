@@ -27,8 +27,10 @@ constexpr const char* kCheckHelp =
     "transpose tiles, start partitions, the Q7 cores' own partitions and no Q7 path to PSUM, kernel\n"
     "clients and their regions, operand addresses wider than the 29-bit partition offset, semaphore\n"
     "ids, waits that can never be satisfied: too few signals, a cycle of waits between queues or a\n"
-    "queue waiting for its own later signal (what `run` would deadlock on), access cycles that go\n"
-    "back in time). Format: docs/trace-format.md.\n\n"
+    "queue waiting for its own later signal (what `run` would deadlock on), races between queues\n"
+    "(two instructions touching the same SBUF/PSUM bytes, one writing, with no wait ordering them:\n"
+    "`run` would time them as they happen to fall), access cycles that go back in time).\n"
+    "Format: docs/trace-format.md.\n\n"
     "Each problem is printed on stdout as  file:line: field: reason (rule, seed section)\n"
     "(line = record ordinal for binary traces). The generation is --gen if given, else the\n"
     "trace header's gen=, else cayman.\n\n"
@@ -120,7 +122,7 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
         } else {
             ++records;
             checker.check(rec, errors);
-            sync.add(rec);
+            sync.add(rec, errors);
         }
         report(io.out, t, errors);
     }

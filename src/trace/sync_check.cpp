@@ -9,8 +9,15 @@ namespace sbufsim {
 namespace {
 
 constexpr std::string_view kDeadlockRule = "semaphores, docs/trace-format.md";
+constexpr std::string_view kRaceRule = "races, docs/trace-format.md";
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
+
+// a[u] = max(a[u], b[u]) for every unit.
+void join(std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+    if (a.size() < b.size()) a.resize(b.size(), 0);
+    for (std::size_t u = 0; u < b.size(); ++u) a[u] = std::max(a[u], b[u]);
+}
 
 }  // namespace
 
@@ -19,13 +26,15 @@ SyncCheck::SyncCheck(const Params& params, std::string file)
       semaphores_(params.isa.num_semaphores),
       value_(params.isa.num_semaphores, 0),
       total_(params.isa.num_semaphores, 0),
-      blocked_on_(params.isa.num_semaphores) {}
+      blocked_on_(params.isa.num_semaphores),
+      signalled_(params.isa.num_semaphores),
+      hazards_(params) {}
 
 // The replay's in-order units (replay_session.cpp, route()): one per engine for the PE array and the
 // compute engines, one per DMA queue name, one per Q7 core.
 std::uint32_t SyncCheck::unit_of(const Record& rec) {
     std::uint64_t key = 0;
-    std::string engine;
+    std::string engine, label;
     switch (rec.kind) {
         case RecordKind::ldweights:
         case RecordKind::matmul: key = 0, engine = "PE array"; break;
@@ -37,11 +46,13 @@ std::uint32_t SyncCheck::unit_of(const Record& rec) {
         case RecordKind::access: break;
     }
     const auto [it, fresh] = unit_index_.emplace(key, static_cast<std::uint32_t>(units_.size()));
-    if (fresh) units_.push_back(Unit{engine, {}});
+    if (fresh)
+        units_.push_back(Unit{
+            engine, rec.kind == RecordKind::dma ? "DMA queue " + std::string(rec.queue) : engine, {}, 0, {}});
     return it->second;
 }
 
-void SyncCheck::add(const Record& rec) {
+void SyncCheck::add(const Record& rec, std::vector<TraceError>& out) {
     if (!is_instruction(rec.kind)) return;
     Instr in;
     in.line = rec.line;
@@ -60,8 +71,10 @@ void SyncCheck::add(const Record& rec) {
         ++total_[rec.signals[s]];
     }
     const std::uint32_t u = unit_of(rec);
-    units_[u].pending.push_back(in);
-    if (units_[u].pending.size() == 1) drain(u);
+    in.index = units_[u].added++;
+    in.footprint = hazards_.footprint(rec);
+    units_[u].pending.push_back(std::move(in));
+    if (units_[u].pending.size() == 1) drain(u, out);
 }
 
 int SyncCheck::unmet(const Instr& i) const {
@@ -70,7 +83,7 @@ int SyncCheck::unmet(const Instr& i) const {
     return -1;
 }
 
-void SyncCheck::drain(std::uint32_t first) {
+void SyncCheck::drain(std::uint32_t first, std::vector<TraceError>& out) {
     std::vector<std::uint32_t> work{first};
     while (!work.empty()) {
         const std::uint32_t u = work.back();
@@ -83,6 +96,7 @@ void SyncCheck::drain(std::uint32_t first) {
                 if (std::find(list.begin(), list.end(), u) == list.end()) list.push_back(u);
                 break;
             }
+            start(u, head, out);
             for (std::uint8_t s = 0; s < head.signals; ++s) {
                 ++value_[head.signal_sem[s]];
                 auto& list = blocked_on_[head.signal_sem[s]];
@@ -92,6 +106,63 @@ void SyncCheck::drain(std::uint32_t first) {
             q.pop_front();
         }
     }
+}
+
+void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError>& out) {
+    std::vector<std::uint32_t> before = units_[u].before;
+    before.resize(units_.size(), 0);
+    for (std::uint8_t w = 0; w < head.waits; ++w) {
+        if (head.wait_value[w] == 0) continue;
+        const Signalled& s = signalled_[head.wait_sem[w]];
+        const std::uint64_t at = head.wait_value[w] - 1;
+        join(before, s.after[at < s.dropped ? 0 : static_cast<std::size_t>(at - s.dropped)]);
+    }
+    conflicts_.clear();
+    hazards_.start(head.footprint, UnitPosition{u, head.index, head.line}, before, conflicts_);
+    for (const Conflict& c : conflicts_) out.push_back(describe(head, u, c));
+    before[u] = head.index + 1;
+    for (std::uint8_t s = 0; s < head.signals; ++s) {
+        Signalled& list = signalled_[head.signal_sem[s]];
+        std::vector<std::uint32_t> after = before;
+        if (!list.after.empty()) join(after, list.after.back());
+        list.after.push_back(std::move(after));
+        if (list.after.size() > kKeptSignals) {
+            list.after.pop_front();
+            ++list.dropped;
+        }
+    }
+    units_[u].before = std::move(before);
+}
+
+TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflict& c) const {
+    const std::string me = units_[u].label + " line " + num(head.line);
+    const std::string other = units_[c.other.unit].label + " line " + num(c.other.line);
+    const std::string where = std::string(c.region == Region::psum ? "PSUM" : "SBUF") + " partition " +
+                              num(c.partition) + " bytes " + hex(c.lo) + "-" + hex(c.hi - 1);
+    std::string why;
+    switch (c.kind) {
+        case Conflict::Kind::read_after_write:
+            why = me + " reads " + where + ", which " + other +
+                  " writes, and no semaphore orders the two: the read may come before the write (read after "
+                  "write)";
+            break;
+        case Conflict::Kind::write_after_read:
+            why = me + " writes " + where + ", which " + other +
+                  " reads, and no semaphore orders the two: the write may come before the read (write after "
+                  "read)";
+            break;
+        case Conflict::Kind::write_after_write:
+            why = me + " writes " + where + ", which " + other +
+                  " writes too, and no semaphore orders the two: which value stays depends on timing (write "
+                  "after write)";
+            break;
+    }
+    // The later line in the file is the one meant to go second.
+    const bool me_later = head.line > c.other.line;
+    const std::string& first_unit = me_later ? units_[c.other.unit].label : units_[u].label;
+    why += "; make line " + num(me_later ? head.line : c.other.line) + " wait for a signal " + first_unit +
+           " sends at or after line " + num(me_later ? c.other.line : head.line);
+    return TraceError{file_, head.line, c.field, why, std::string(kRaceRule)};
 }
 
 std::string SyncCheck::describe(std::uint32_t unit) const {
@@ -187,6 +258,22 @@ std::size_t SyncCheck::finish(std::vector<TraceError>& out) {
         out.push_back(TraceError{file_, head.line, "wait", why, std::string(kDeadlockRule)});
     }
     return circles.size();
+}
+
+RaceScan scan_races(const Params& params, TraceReader& reader) {
+    SyncCheck sync(params, reader.file());
+    RaceScan scan;
+    std::vector<TraceError> found;
+    Record rec;
+    TraceError err;
+    for (ReadStatus s; (s = reader.read(rec, err)) != ReadStatus::end;) {
+        if (s == ReadStatus::error) break;
+        found.clear();
+        sync.add(rec, found);
+        scan.races += found.size();
+        if (scan.first.empty() && !found.empty()) scan.first.push_back(found.front());
+    }
+    return scan;
 }
 
 }  // namespace sbufsim

@@ -201,7 +201,8 @@ struct GemmEmitter::State {
 
     LoadRef load(std::uint64_t& rr, std::uint32_t rows, std::uint32_t partition, std::uint32_t offset,
                  std::uint32_t elems, std::uint64_t wait_pe, std::uint64_t& role_bytes);
-    void store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems, std::uint64_t g, std::uint32_t slot);
+    void store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems, std::uint32_t slot,
+               std::uint32_t after_sem, std::uint64_t after_count);
     GemmStats run(const GemmShape& shape, Epilogue epi);
 
     // The steps of run(), in order.
@@ -398,16 +399,18 @@ LoadRef GemmEmitter::State::load(std::uint64_t& rr, std::uint32_t rows, std::uin
     return LoadRef{q, ++dma_count[q], offset};
 }
 
-// The result slot → HBM DMA of group g, after its evacuation.
-void GemmEmitter::State::store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems, std::uint64_t g,
-                               std::uint32_t slot) {
+// The result slot → HBM DMA, after the last instruction that reads or writes the slot before it
+// (`after_sem` >= `after_count`): the next tile in the slot waits for this store, so every reader
+// of the slot must be ordered before it.
+void GemmEmitter::State::store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems,
+                               std::uint32_t slot, std::uint32_t after_sem, std::uint64_t after_count) {
     const std::uint32_t q = static_cast<std::uint32_t>(store_rr++ % queues);
     Record& r = begin(RecordKind::dma, queue_names[q]);
     r.src = onchip(out_dtype, addr, elems);
     r.dst = hbm();
     r.partitions = static_cast<std::uint16_t>(rows);
     r.bytes = elems * out_ds;
-    add_wait(r, sem_act, g + 1);
+    add_wait(r, after_sem, after_count);
     add_signal(r, q);
     emit();
     const std::uint64_t bytes = std::uint64_t{rows} * r.bytes;
@@ -622,9 +625,11 @@ void GemmEmitter::State::evacuate_group(std::uint32_t cols, const Placement& pc,
         add_signal(sum, sem_dve);
         emit();
         ++cur.dve;
-        ++dve_count;
+        // The row sum reads the slot too: the store goes after it.
+        store(cols, out, m_elems, slot, sem_dve, ++dve_count);
+        return;
     }
-    store(cols, out, m_elems, g, slot);
+    store(cols, out, m_elems, slot, sem_act, g + 1);
 }
 
 // One GEMM: the loads run up to `bufs` steps ahead of the PE; each block's last k-step is

@@ -237,12 +237,20 @@ class Tracer:
 
     def _sync(self, queue, waits):
         """A record carries at most two waits: more go on a minimal record of the same queue
-        just before it (a 1-partition copy inside the scratch bytes), fn=sync."""
-        scratch = f"fp32@0x{self.alloc.address(self.alloc.scratch, 0, 0):x}[1][1]"
+        just before it (a one-element copy inside the scratch bytes of partition 0), fn=sync.
+        Each queue's copies use two bytes of their own, so those of two queues never touch the
+        same bytes (what `sbufsim check` would report as a race): DMA queue n bytes 2n, the
+        engines from byte 2 * DMA_QUEUES on."""
         if queue.startswith("qSyncIO"):
-            sync = Record("dma", queue, {"src": scratch, "dst": scratch, "partitions": 1, "bytes": 4})
-        elif queue == ENGINE_QUEUES["pe"]:
-            sync = Record("ldweights", queue, {"src": scratch, "rows": 1, "cols": 1})
+            slot = int(queue[len("qSyncIO"):])
+        else:
+            slot = DMA_QUEUES + list(ENGINE_QUEUES.values()).index(queue)
+        scratch = f"bf16@0x{self.alloc.address(self.alloc.scratch, 0, 2 * slot):x}[1][1]"
+        if queue.startswith("qSyncIO"):
+            sync = Record("dma", queue, {"src": scratch, "dst": scratch, "partitions": 1, "bytes": 2})
+        elif queue == ENGINE_QUEUES["pe"]:  # reads only
+            sync = Record("ldweights", queue, {"src": f"fp32@0x{self.alloc.address(self.alloc.scratch, 0, 0):x}[1][1]",
+                                               "rows": 1, "cols": 1})
         else:
             kind = next(k for k, q in ENGINE_QUEUES.items() if q == queue)
             sync = Record(kind, queue, compute_fields(scratch, scratch, 1, "sync"))

@@ -1,0 +1,209 @@
+// The race check (include/sbufsim/trace/hazard_check.h, run by SyncCheck): two instructions of
+// different units touching the same on-chip bytes, one writing, with no program order or
+// semaphore wait between them, are named by line, operand, place and kind; ordered, disjoint and
+// same-unit accesses are clean.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sbufsim/trace/sync_check.h"
+#include "shipped.h"
+
+namespace sbufsim {
+namespace {
+
+using test::cayman;
+
+std::vector<TraceError> races(const std::string& body) {
+    std::istringstream in("sbufsim-trace 1 gen=cayman\n" + body);
+    TraceReader r(in, "t.trc");
+    SyncCheck c(cayman(), "t.trc");
+    Record rec;
+    std::vector<TraceError> out;
+    while (r.next(rec)) c.add(rec, out);
+    c.finish(out);
+    return out;
+}
+
+bool has(const TraceError& e, const std::string& part) {
+    return e.to_string().find(part) != std::string::npos;
+}
+
+// Line 2 of every body is its first record.
+const std::string kLoadA = "dma queue=qLoad src=hbm dst=bf16@0x0[1][512] partitions=128 bytes=1024 ";
+const std::string kLoadB = "dma queue=qLoad src=hbm dst=bf16@0x400[1][512] partitions=128 bytes=1024 ";
+const std::string kMatmulA =
+    "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+    "num_active_cols=128 ";
+const std::string kActPsum =
+    "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128 ";
+
+TEST(HazardCheck, A_read_of_psum_no_wait_orders_after_its_matmul_is_a_race) {
+    // The audit's trace: ACT evacuates the PSUM bank the matmul writes, with no wait.
+    const auto e = races(kMatmulA + "signal=1\n" + kActPsum + "\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0].line, 3u);
+    EXPECT_EQ(e[0].field, "src");
+    EXPECT_TRUE(has(e[0], "ACT line 3 reads PSUM partition 0 bytes 0x0-0x7ff, which PE array line 2 writes"))
+        << e[0].to_string();
+    EXPECT_TRUE(has(e[0], "(read after write)"));
+    EXPECT_TRUE(has(e[0], "make line 3 wait for a signal PE array sends at or after line 2"));
+    // The wait the trace meant.
+    EXPECT_TRUE(races(kMatmulA + "signal=1\n" + kActPsum + "wait=1\n").empty());
+}
+
+TEST(HazardCheck, Reloading_a_buffer_before_its_reader_is_done_is_a_write_after_read) {
+    // Single buffering without the release: the second load lands on the tile the matmul reads.
+    const std::string body = kLoadA + "signal=1\n" + kMatmulA + "wait=1 signal=2\n" + kLoadA + "signal=1\n";
+    const auto e = races(body);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0].line, 4u);
+    EXPECT_EQ(e[0].field, "dst");
+    EXPECT_TRUE(has(
+        e[0], "DMA queue qLoad line 4 writes SBUF partition 0 bytes 0x0-0x3ff, which PE array line 3 reads"))
+        << e[0].to_string();
+    EXPECT_TRUE(has(e[0], "(write after read)"));
+    // Waiting for the matmul's signal releases the buffer; loading the other buffer needs nothing.
+    EXPECT_TRUE(
+        races(kLoadA + "signal=1\n" + kMatmulA + "wait=1 signal=2\n" + kLoadA + "wait=2 signal=1\n").empty());
+    EXPECT_TRUE(
+        races(kLoadA + "signal=1\n" + kMatmulA + "wait=1 signal=2\n" + kLoadB + "signal=1\n").empty());
+}
+
+TEST(HazardCheck, Two_queues_writing_one_tile_unordered_is_a_write_after_write) {
+    const std::string other = "dma queue=qOther src=hbm dst=bf16@0x200[1][64] partitions=4 bytes=128\n";
+    const auto e = races(kLoadA + "\n" + other);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(
+        has(e[0],
+            "DMA queue qOther line 3 writes SBUF partition 0 bytes 0x200-0x27f, which DMA queue qLoad "
+            "line 2 writes too"))
+        << e[0].to_string();
+    EXPECT_TRUE(has(e[0], "(write after write)"));
+}
+
+TEST(HazardCheck, Disjoint_partitions_bytes_and_interleaved_elements_are_clean) {
+    // Partitions 0-63 and 64-127 of the same bytes.
+    EXPECT_TRUE(races("dma queue=q1 src=hbm dst=bf16@0x0 partitions=64 bytes=256\n"
+                      "dma queue=q2 src=hbm dst=bf16@0x1000000 partitions=64 bytes=256\n")
+                    .empty());
+    // The same partitions, bytes [0, 256) and [256, 512).
+    EXPECT_TRUE(races("dma queue=q1 src=hbm dst=bf16@0x0 partitions=64 bytes=256\n"
+                      "dma queue=q2 src=hbm dst=bf16@0x100 partitions=64 bytes=256\n")
+                    .empty());
+    // Even and odd elements of one row: the patterns interleave but never meet.
+    const std::string even = "act queue=qAct0 src=bf16@0x4000[1][64] dst=bf16@0x0[2][64] partitions=8\n";
+    const std::string odd = "dve queue=qDve0 src=bf16@0x4000[1][64] dst=bf16@0x2[2][64] partitions=8\n";
+    EXPECT_TRUE(races(even + odd).empty());
+    // A contiguous row over the odd elements meets the even ones.
+    EXPECT_EQ(
+        races(even + "dve queue=qDve0 src=bf16@0x4000[1][64] dst=bf16@0x2[1][64] partitions=8\n").size(), 1u);
+}
+
+TEST(HazardCheck, Each_partition_keeps_its_own_writers) {
+    // Partitions 0-63 loaded and signalled, 64-127 loaded by a queue nobody waits for: ACT's read
+    // of all 128 is ordered after the first load only, and the finding is at partition 64.
+    const std::string low = "dma queue=qLow src=hbm dst=bf16@0x0[1][512] partitions=64 bytes=1024 signal=1\n";
+    const std::string high = "dma queue=qHigh src=hbm dst=bf16@0x1000000[1][512] partitions=64 bytes=1024\n";
+    const std::string act =
+        "act queue=qAct0 src=bf16@0x0[1][512] dst=bf16@0x20000[1][512] partitions=128 wait=1\n";
+    const auto e = races(low + high + act);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(
+        has(e[0], "ACT line 4 reads SBUF partition 64 bytes 0x0-0x3ff, which DMA queue qHigh line 3 writes"))
+        << e[0].to_string();
+    // A later read of partitions 32-63 alone is ordered; one of 96-127 is not.
+    const std::string dve =
+        "dve queue=qDve0 src=bf16@0x800000[1][512] dst=bf16@0x30000[1][512] partitions=32 wait=1\n";
+    EXPECT_TRUE(races(low + high + dve).empty());
+    const std::string dve_high =
+        "dve queue=qDve0 src=bf16@0x1800000[1][512] dst=bf16@0x30000[1][512] partitions=32 wait=1\n";
+    EXPECT_EQ(races(low + high + dve_high).size(), 1u);
+}
+
+TEST(HazardCheck, One_unit_is_in_program_order) {
+    // ACT writes then reads its own tile; the PE array accumulates into one bank.
+    EXPECT_TRUE(races(kActPsum + "\n" +
+                      "act queue=qAct0 src=bf16@0x20000[1][512] dst=bf16@0x0[1][512] partitions=128\n")
+                    .empty());
+    EXPECT_TRUE(races(kMatmulA + "acc_flags=begin\n" + kMatmulA + "acc_flags=end\n").empty());
+}
+
+TEST(HazardCheck, Orders_through_program_order_and_a_third_queue) {
+    // The load's own queue signals after it; DVE passes the order on to ACT.
+    const std::string load = "dma queue=qLoad src=hbm dst=fp32@0x2000000[1][512] partitions=128 bytes=2048\n";
+    const std::string later = "dma queue=qLoad src=hbm dst=bf16@0x8000 partitions=1 bytes=64 signal=1\n";
+    const std::string relay =
+        "dve queue=qDve0 src=bf16@0x8000[1][32] dst=bf16@0x9000[1][32] partitions=1 wait=1 signal=2\n";
+    EXPECT_TRUE(races(load + later + relay + kActPsum + "wait=2\n").empty());
+    // Without the relay's wait, nothing orders the load before ACT.
+    const auto e = races(load + later + kActPsum + "\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(has(e[0], "which DMA queue qLoad line 2 writes"));
+}
+
+TEST(HazardCheck, A_wait_orders_only_the_signals_its_value_counts) {
+    // Two loads on one queue signal 1 in turn; waiting for S >= 1 orders only the first.
+    const std::string body =
+        kLoadA + "signal=1\n" + kLoadB + "signal=1\n" +
+        "act queue=qAct0 src=bf16@0x400[1][512] dst=bf16@0x20000[1][512] partitions=128 ";
+    const auto e = races(body + "wait=1:1\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(has(e[0], "which DMA queue qLoad line 3 writes"));
+    EXPECT_TRUE(races(body + "wait=1:2\n").empty());
+    // Plain waits count: the second plain wait=1 of a queue is S >= 2.
+    const std::string act_a =
+        "act queue=qAct0 src=bf16@0x0[1][512] dst=bf16@0x20000[1][512] partitions=128 wait=1\n";
+    const std::string act_b =
+        "act queue=qAct0 src=bf16@0x400[1][512] dst=bf16@0x30000[1][512] partitions=128 wait=1\n";
+    EXPECT_TRUE(races(kLoadA + "signal=1\n" + kLoadB + "signal=1\n" + act_a + act_b).empty());
+}
+
+TEST(HazardCheck, A_race_is_said_once_per_operand_and_instruction) {
+    // 128 partitions, each overlapping: one finding, at the first partition.
+    const auto e = races(kMatmulA + "\n" + kActPsum + "\n");
+    EXPECT_EQ(e.size(), 1u);
+    // Two earlier writers of what ACT reads: two findings.
+    EXPECT_EQ(
+        races(kMatmulA + "\n" +
+              "dma queue=qB src=hbm dst=fp32@0x2000400[1][256] partitions=128 bytes=1024\n" + kActPsum + "\n")
+            .size(),
+        3u);  // qB after the matmul (write after write), then ACT against both
+}
+
+TEST(HazardCheck, A_transposing_dma_writes_its_source_rows_as_partitions) {
+    // 16 rows of 64 bf16 columns land in partitions 0-63, 32 bytes each.
+    const std::string t = "dma queue=qT src=hbm dst=bf16@0x0 partitions=16 bytes=128 transpose=1\n";
+    const auto read = [](const std::string& at) {
+        return "dve queue=qDve0 src=bf16@" + at + "[1][16] dst=bf16@0x8000[1][16] partitions=1\n";
+    };
+    EXPECT_EQ(races(t + read("0x800000")).size(), 1u);  // partition 32, bytes 0-31
+    EXPECT_TRUE(races(t + read("0x1000000")).empty());  // partition 64
+    EXPECT_TRUE(races(t + read("0x20")).empty());       // partition 0, bytes 32-63
+}
+
+TEST(HazardCheck, Q7_cores_read_and_write_their_operand) {
+    const std::string wr = "q7 queue=qPool0 core=0 op=wr operand=bf16@0x800[1][64] partitions=16\n";
+    const std::string rd = "q7 queue=qPool0 core=0 op=rd operand=bf16@0x800[1][64] partitions=16\n";
+    EXPECT_EQ(races(wr + "act queue=qAct0 src=bf16@0x800[1][64] dst=bf16@0x0[1][64] partitions=16\n").size(),
+              1u);
+    EXPECT_TRUE(
+        races(rd + "act queue=qAct0 src=bf16@0x800[1][64] dst=bf16@0x0[1][64] partitions=16\n").empty());
+}
+
+TEST(HazardCheck, Every_shipped_trace_is_race_free) {
+    for (const char* t : {"act_vs_matmul_collide.trc", "act_vs_matmul_disjoint.trc", "dma_load.trc",
+                          "dma_transpose.trc", "dma_vs_compute.trc", "matmul_kloop.trc", "q7_gpsimd.trc",
+                          "resnet50_head.trc", "transformer_layer_head.trc", "access_mix.trc"}) {
+        TraceReader r(test::shipped(t));
+        SyncCheck c(cayman(), t);
+        Record rec;
+        std::vector<TraceError> out;
+        while (r.next(rec)) c.add(rec, out);
+        c.finish(out);
+        EXPECT_TRUE(out.empty()) << t << ": " << (out.empty() ? "" : out[0].to_string());
+    }
+}
+
+}  // namespace
+}  // namespace sbufsim
