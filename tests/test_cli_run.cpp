@@ -296,6 +296,51 @@ TEST(CliRun, Csv_carries_the_same_total) {
     EXPECT_NE(o.out.find(",dma,,bytes,262144\n"), std::string::npos);
 }
 
+// ACT evacuates the PSUM bank without waiting for the matmul; the store waits for the matmul,
+// not for ACT.
+const char* const kRacyTrace =
+    "sbufsim-trace 1 gen=cayman\n"
+    "dma queue=qLoad src=hbm dst=bf16@0x0[1][512] partitions=128 bytes=1024 signal=1\n"
+    "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+    "num_active_cols=128 "
+    "wait=1 signal=2\n"
+    "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128\n"
+    "dma queue=qStore src=bf16@0x20000[1][512] dst=hbm partitions=128 bytes=1024 wait=2\n";
+
+TEST(CliRun, Races_are_counted_listed_and_warned_of) {
+    const std::string path = write_temp("cli_racy.trc", kRacyTrace);
+    const Out csv = sbufsim({"run", path, "--quiet", "--csv", "-"});
+    EXPECT_EQ(csv.rc, kExitOk) << csv.err;
+    EXPECT_NE(csv.out.find(",run,,races,2\n"), std::string::npos) << csv.out;
+    const Out run = sbufsim({"run", path});
+    EXPECT_NE(run.out.find("\nraces: 2 pairs of instructions on different queues touch the same bytes"),
+              std::string::npos)
+        << run.out;
+    EXPECT_NE(run.out.find("races (first 2 of 2; sbufsim check lists them all)\n  " + path +
+                           ":4: src: ACT line 4 reads PSUM partition 0"),
+              std::string::npos)
+        << run.out;
+    // On stderr too, summary or not.
+    const Out quiet = sbufsim({"run", path, "--quiet"});
+    EXPECT_NE(quiet.err.find("warning: " + path + ": 2 races between queues"), std::string::npos)
+        << quiet.err;
+    EXPECT_NE(quiet.err.find("the first: " + path + ":4: src:"), std::string::npos) << quiet.err;
+    EXPECT_NE(quiet.err.find("`sbufsim check " + path + "` lists them all"), std::string::npos) << quiet.err;
+    // check lists the same two and fails.
+    const Out check = sbufsim({"check", path});
+    EXPECT_EQ(check.rc, kExitFindings);
+    EXPECT_NE(check.out.find(path + ":4: src: ACT line 4"), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find(path +
+                             ":5: src: DMA queue qStore line 5 reads SBUF partition 0 bytes 0x20000-0x203ff, "
+                             "which ACT line 4 writes"),
+              std::string::npos)
+        << check.out;
+    // A race-free trace says nothing of races.
+    const Out clean = sbufsim({"run", shipped("matmul_kloop.trc")});
+    EXPECT_EQ(clean.err.find("race"), std::string::npos) << clean.err;
+    EXPECT_EQ(clean.out.find("\nraces"), std::string::npos);
+}
+
 TEST(CliRun, Invalid_trace_is_refused_and_lenient_counts_skipped_records) {
     const std::string path = write_temp("cli_invalid.trc",
         "sbufsim-trace 1 gen=cayman\n"

@@ -28,8 +28,8 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
     share SystemC's one simulation context per process: they take turns.
 
     A setting that cannot change the run (a throttler's count while it is off) is warned about
-    as the command line notes it (sbufsim.SettingWarning); a trace of no records too
-    (sbufsim.TraceWarning).
+    as the command line notes it (sbufsim.SettingWarning); a trace of no records, or with races
+    between queues, too (sbufsim.TraceWarning).
 
     Raises sbufsim.ConfigError, sbufsim.TraceError or sbufsim.ReplayError with the command
     line's message.
@@ -59,6 +59,11 @@ def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None,
     if result["run"]["records"] == 0:
         warnings.warn(f"{name or path}: no records after the header, so the run is empty (0 cycles); "
                       "sbufsim check says more", TraceWarning, stacklevel=2)
+    races = result["run"]["races"]
+    if races:
+        warnings.warn(f"{name or path}: {races} race{'' if races == 1 else 's'} between queues (instructions "
+                      "touching the same bytes, one writing, with no wait ordering them): the run times each as it "
+                      "happens to fall; Trace.check() lists them", TraceWarning, stacklevel=2)
     return result
 
 
@@ -69,7 +74,9 @@ class SettingWarning(UserWarning):
 
 class TraceWarning(UserWarning):
     """A trace that reads but is almost never meant, as `sbufsim run` warns of it: a header and
-    no records (a file cut off after its header), whose run is empty."""
+    no records (a file cut off after its header), whose run is empty; or races between queues
+    (two instructions touching the same bytes, one writing, with no wait ordering them), whose
+    figures rest on an order the trace does not ask for."""
 
 
 class Result:

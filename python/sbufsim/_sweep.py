@@ -11,7 +11,7 @@ from .errors import Error
 from ._config import as_config
 from ._frames import frame
 from ._native import core
-from ._run import SettingWarning
+from ._run import SettingWarning, TraceWarning
 from ._trace import Trace, as_trace
 
 
@@ -95,6 +95,8 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
     for line in done.stderr.splitlines():
         if line.startswith(_NOTE):
             warnings.warn(_python_words(line[len(_NOTE):]), SettingWarning, stacklevel=2)
+        elif line.startswith(_WARNING) and " between queues " in line:  # a trace's races, as run() warns
+            warnings.warn(line[len(_WARNING):], TraceWarning, stacklevel=2)
     rows = json.loads(done.stdout)
     for row in rows:
         if row.get("message"):
@@ -103,6 +105,7 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
 
 
 _NOTE = "sbufsim sweep: note: "  # what the command says of a point's settings (as run's notes)
+_WARNING = "sbufsim sweep: warning: "
 
 # The command line's words for sweep()'s arguments, as the arguments: "sbufsim sweep: --vary
 # 'tdm.dma_slot=1,2': unknown key ..." reads "vary['tdm.dma_slot']: unknown key ...".

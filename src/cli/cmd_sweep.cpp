@@ -30,6 +30,8 @@
 #include <sstream>
 
 #include <spdlog/spdlog.h>
+// property_tree includes boost/bind.hpp, which otherwise prints a deprecation note.
+#define BOOST_BIND_GLOBAL_PLACEHOLDERS
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 
@@ -37,6 +39,7 @@
 #include "cli/outputs.h"
 #include "sbufsim/output/progress.h"
 #include "sbufsim/sweep/sweep.h"
+#include "sbufsim/trace/sync_check.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/types/number.h"
 #include "sbufsim/types/text.h"
@@ -624,6 +627,25 @@ void warn_empty_metrics(const Options& o, const std::vector<std::string>& cols, 
     }
 }
 
+// A trace with races between queues (hazard_check.h): every row times them as they happen to
+// fall, so it is said once, before the points run, as `sbufsim run` says it of one run. A trace
+// or configuration that does not load is left to the points, which report it.
+void warn_races(const LoadRequest& base, const std::string& trace, std::ostream& err) {
+    try {
+        TraceReader reader(trace);
+        LoadRequest req = base;
+        adopt_trace_generation(req, reader.header().generation);
+        const RaceScan scan = scan_races(load_config(req).params, reader);
+        if (scan.races == 0) return;
+        err << "sbufsim sweep: warning: " << trace << ": " << scan.races << " race"
+            << (scan.races == 1 ? "" : "s")
+            << " between queues (instructions touching the same bytes, one writing, with no wait ordering "
+               "them): "
+               "every row times each as it happens to fall; the first: "
+            << scan.first.front().to_string() << "; `sbufsim check " << trace << "` lists them all\n";
+    } catch (const std::runtime_error&) {}
+}
+
 // Under --lenient, rows whose replay skipped invalid records describe only part of their trace.
 void warn_skipped_records(const std::vector<std::string>& cols, const std::vector<Row>& rows,
                           const char* column, std::ostream& err) {
@@ -783,6 +805,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     axes = sweep::check_keys(std::move(axes), base);
     const auto points = sweep::expand(axes, o.zip);
     note_point_settings(io, sweep::point_notes(base, axes, points));
+    for (const auto& t : o.traces) warn_races(base, t, io.err);
     auto jobs = sweep::make_jobs(o.traces, axes, points, metric_columns);
     // What every row depends on besides its point: resume keeps rows only with the same digest.
     // A row's trace that cannot be read now (moved or deleted since) has the reason for digest,

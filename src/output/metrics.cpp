@@ -189,20 +189,32 @@ Section run_section() {
             return f(*c.info);
         };
     };
-    return {"run", "", {}, {},
+    return {
+        "run",
+        "",
+        {},
+        {},
         {t_("generation", "the Trainium/Inferentia generation whose configuration ran",
             [](const Context& c, std::size_t) { return std::optional<std::string>(c.r.generation); }),
-         t_("scheduler", "fast (event-driven) or clocked (SystemC, every cycle)", info([](const RunInfo& i) { return i.scheduler; })),
+         t_("scheduler", "fast (event-driven) or clocked (SystemC, every cycle)",
+            info([](const RunInfo& i) { return i.scheduler; })),
          t_("version", "the sbufsim version that ran", info([](const RunInfo& i) { return i.version; })),
-         t_("config_hash", "FNV-1a 64 of the effective configuration", info([](const RunInfo& i) { return i.config_hash; })),
-         t_("trace_digest", "FNV-1a 64 of the trace file's bytes", info([](const RunInfo& i) { return i.trace_digest; })),
+         t_("config_hash", "FNV-1a 64 of the effective configuration",
+            info([](const RunInfo& i) { return i.config_hash; })),
+         t_("trace_digest", "FNV-1a 64 of the trace file's bytes",
+            info([](const RunInfo& i) { return i.trace_digest; })),
          {"lenient", "flag", "1: invalid records were skipped (--lenient)", Better::none,
-          [](const Context& c, std::size_t) -> Value { return c.info ? count(c.info->lenient ? 1 : 0) : std::nullopt; }},
-         c_("total_cycles", "cycles", "cycles until the last access or instruction completed", Better::lower,
-            [](const Context& c, std::size_t) { return c.r.total_cycles; }, "total_cycles"),
-         r_("time_ns", "ns", "total_cycles at the PE clock", Better::lower,
-            [](const Context& c, std::size_t) { return c.r.time_ns(); }, "time_ns"),
-         r_("pe_clock_ghz", "GHz", "the PE clock", Better::none, [](const Context& c, std::size_t) { return c.r.pe_clock_ghz; }),
+          [](const Context& c, std::size_t) -> Value {
+              return c.info ? count(c.info->lenient ? 1 : 0) : std::nullopt;
+          }},
+         c_(
+             "total_cycles", "cycles", "cycles until the last access or instruction completed", Better::lower,
+             [](const Context& c, std::size_t) { return c.r.total_cycles; }, "total_cycles"),
+         r_(
+             "time_ns", "ns", "total_cycles at the PE clock", Better::lower,
+             [](const Context& c, std::size_t) { return c.r.time_ns(); }, "time_ns"),
+         r_("pe_clock_ghz", "GHz", "the PE clock", Better::none,
+            [](const Context& c, std::size_t) { return c.r.pe_clock_ghz; }),
          c_("records", "count", "trace records read (skipped ones included)", Better::none,
             [](const Context& c, std::size_t) { return c.r.records; }),
          c_("access_records", "count", "access records replayed", Better::none,
@@ -211,10 +223,15 @@ Section run_section() {
             [](const Context& c, std::size_t) { return c.r.instructions; }),
          c_("skipped_records", "count", "invalid records skipped (--lenient)", Better::lower,
             [](const Context& c, std::size_t) { return c.r.skipped; }),
+         c_("races", "count",
+            "instruction pairs of different queues touching the same bytes, one writing, with no wait "
+            "ordering them "
+            "(sbufsim check lists them)",
+            Better::lower, [](const Context& c, std::size_t) { return c.r.races; }),
          c_("kernel_cycles", "cycles", "cycles the bank kernel simulated (stepped or skipped)", Better::none,
             [](const Context& c, std::size_t) { return kernel(c).cycles; }),
-         {"window_cycles", "cycles", "the --window-stats window width (only with --window-stats)", Better::none,
-          [](const Context& c, std::size_t) -> Value {
+         {"window_cycles", "cycles", "the --window-stats window width (only with --window-stats)",
+          Better::none, [](const Context& c, std::size_t) -> Value {
               return c.windows && !c.windows->empty() ? count(c.windows->width) : std::nullopt;
           }}}};
 }

@@ -261,7 +261,13 @@ void print_summary(std::ostream& os, const RunReport& rep) {
        << format_fixed(r.pe_clock_ghz, 2) << " GHz;  " << r.records << " records (" << r.instructions
        << " instructions, " << r.access_records << " access records";
     if (r.skipped) os << ", " << r.skipped << " invalid record" << (r.skipped == 1 ? "" : "s") << " skipped";
-    os << ")\n\n";
+    os << ")\n";
+    if (r.races)
+        os << "races: " << r.races << " pair" << (r.races == 1 ? "" : "s")
+           << " of instructions on different queues touch the same bytes, one writing, with no wait ordering "
+              "them;"
+              " the run times each as it happens to fall, so its figures may not hold (listed at the end)\n";
+    os << "\n";
 
     const Bottleneck b = analyse(r);
     print_bottleneck(os, r, b);
@@ -301,6 +307,11 @@ void print_summary(std::ostream& os, const RunReport& rep) {
     if (!r.skipped_errors.empty()) {
         os << "\nskipped records (first " << r.skipped_errors.size() << ")\n";
         for (const auto& e : r.skipped_errors) os << "  " << e.to_string() << "\n";
+    }
+    if (!r.race_errors.empty()) {
+        os << "\nraces (first " << r.race_errors.size() << " of " << r.races
+           << "; sbufsim check lists them all)\n";
+        for (const auto& e : r.race_errors) os << "  " << e.to_string() << "\n";
     }
 }
 

@@ -23,9 +23,15 @@ RunStatus in_kernel(double* seconds, F&& f) {
 }  // namespace
 
 ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayOptions& o)
-    : params_(p), opt_(o), reader_(reader), map_(p), kernel_(p, KernelOptions{}),
+    : params_(p),
+      opt_(o),
+      reader_(reader),
+      map_(p),
+      kernel_(p, KernelOptions{}),
       sems_(std::max<std::uint32_t>(1, p.isa.num_semaphores)),
-      path_(4 + p.dma.engines + p.q7.cores, sems_.size()), checker_(p, reader.file()),
+      path_(4 + p.dma.engines + p.q7.cores, sems_.size()),
+      checker_(p, reader.file()),
+      races_(p, reader.file()),
       ports_(p.concurrency.scope == ExclusiveScope::instruction && p.concurrency.dve_gpsimd_sbuf_exclusive,
              p.concurrency.scope == ExclusiveScope::instruction && p.concurrency.dve_act_psum_exclusive) {
     kernel_.set_probe(o.probe);
@@ -373,6 +379,14 @@ void ReplaySession::note_skipped_signals(const Record& r) {
     }
 }
 
+void ReplaySession::check_races(const Record& r) {
+    race_found_.clear();
+    races_.add(r, race_found_);
+    result_.races += race_found_.size();
+    for (auto& e : race_found_)
+        if (result_.race_errors.size() < opt_.max_skipped_kept) result_.race_errors.push_back(std::move(e));
+}
+
 // Reads one record at cycle `now`; false at the end of the trace.
 bool ReplaySession::read_one(Cycle now) {
     TraceError& err = read_err_;  // a member: a local one would build and free its strings per record
@@ -401,6 +415,7 @@ bool ReplaySession::read_one(Cycle now) {
         submit_access(rec_);
         return true;
     }
+    check_races(rec_);
     // Read ahead of the record-by-record reading (behind a batch of access records): an
     // instruction waits for the cycle at which that reading would have handed it over.
     if (read_at_ > now) {

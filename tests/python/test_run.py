@@ -253,3 +253,27 @@ def test_a_trace_of_no_records_is_warned_about_as_the_command_line_warns(tmp_pat
     with warnings.catch_warnings():
         warnings.simplefilter("error", sbufsim.TraceWarning)
         sbufsim.run(sbufsim.shipped_trace("dma_load.trc"))  # a trace with records: no warning
+
+
+RACY = ("sbufsim-trace 1 gen=cayman\n"
+        "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+        "num_active_cols=128 signal=1\n"
+        "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128\n")
+
+
+def test_races_are_counted_and_warned_about_as_the_command_line_warns(tmp_path):
+    # ACT reads the PSUM bank without waiting for the matmul that writes it
+    path = tmp_path / "racy.trc"
+    path.write_text(RACY)
+    with pytest.warns(sbufsim.TraceWarning) as caught:
+        result = sbufsim.run(path)
+    assert result["run"]["races"] == 1
+    assert len(caught) == 1 and "1 race between queues" in str(caught[0].message)
+    problems = sbufsim.Trace.read(path).check()
+    assert len(problems) == 1 and ":3: src: ACT line 3 reads PSUM partition 0" in problems[0], problems
+    # with the wait, neither
+    path.write_text(RACY.replace("partitions=128\n", "partitions=128 wait=1\n"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sbufsim.TraceWarning)
+        assert sbufsim.run(path)["run"]["races"] == 0
+    assert sbufsim.Trace.read(path).check() == []

@@ -124,3 +124,18 @@ def test_the_sweeps_notes_on_throttler_settings_are_warnings(traces):
     assert [str(w.message) for w in caught] == [
         "throttler.dve_rd.transfer_cnt = 16 >= throttler.dve_rd.window_len = 8: the limit never binds "
         "(dve_rd moves at most one beat a cycle, 8 per window)"]
+
+
+def test_a_trace_with_races_is_warned_about_once(tmp_path):
+    # ACT reads the PSUM bank without waiting for the matmul that writes it
+    path = tmp_path / "racy.trc"
+    path.write_text("sbufsim-trace 1 gen=cayman\n"
+                    "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+                    "num_active_cols=128 signal=1\n"
+                    "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128\n")
+    with pytest.warns(sbufsim.TraceWarning) as caught:
+        table = sbufsim.sweep(path, vary={"tdm.dma_slots": [2, 4]})
+    assert len(table) == 2
+    races = [w for w in caught if issubclass(w.category, sbufsim.TraceWarning)]
+    assert len(races) == 1 and "1 race between queues" in str(races[0].message)
+    assert ":3: src: ACT line 3 reads PSUM partition 0" in str(races[0].message)

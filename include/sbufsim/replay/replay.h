@@ -86,6 +86,10 @@ struct ReplayResult {
     std::uint64_t instructions = 0;  // instruction records replayed
     std::uint64_t skipped = 0;       // lenient: invalid records skipped
     std::vector<TraceError> skipped_errors;  // the first max_skipped_kept of them
+    // Instructions of different queues touching the same bytes, one writing, with no wait
+    // ordering them (hazard_check.h): the run times each pair as it happens to fall.
+    std::uint64_t races = 0;
+    std::vector<TraceError> race_errors;     // the first max_skipped_kept of them
     std::vector<InstrEvent> timeline;        // record_timeline only
     CriticalPathStats critical_path;         // adds up to total_cycles (critical_path.h)
 

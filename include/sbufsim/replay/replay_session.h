@@ -26,6 +26,7 @@
 #include "sbufsim/engines/critical_path.h"
 #include "sbufsim/engines/q7_core.h"
 #include "sbufsim/replay/replay.h"
+#include "sbufsim/trace/sync_check.h"
 #include "sbufsim/trace/trace_check.h"
 
 namespace sbufsim {
@@ -97,6 +98,8 @@ private:
     void push_dma_share(const Record& r, std::uint32_t engine, const DmaInstr& d);
     void reject(std::vector<TraceError>& errs);
     void note_skipped_signals(const Record& r);
+    // The race check of `sbufsim check` on every instruction read (ReplayResult::races).
+    void check_races(const Record& r);
     std::vector<std::uint64_t>
         skipped_signaller_;  // per semaphore: a skipped record's line that signals it (0: none)
 
@@ -108,6 +111,8 @@ private:
     Semaphores sems_;
     CriticalPath path_;  // fed by the engines through sems_
     TraceChecker checker_;
+    SyncCheck races_;
+    std::vector<TraceError> race_found_;
     WaitResolver waits_;
     std::unique_ptr<ArrSeq> arr_;
     std::vector<std::unique_ptr<ComputeEngine>> compute_;
