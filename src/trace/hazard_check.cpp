@@ -27,11 +27,14 @@ void sort_and_join(Runs& runs) {
     runs.resize(out);
 }
 
-// The byte runs of `o`'s pattern relative to its address, before clamping: the innermost
-// dimension is one run when its step is one element, else one run per element.
-std::vector<std::pair<std::int64_t, std::int64_t>> pattern_runs(const Operand& o) {
+// The byte runs of `o`'s pattern relative to its address, each passed to `emit(lo, hi)`: the
+// innermost dimension is one run when its step is one element, else one run per element; no
+// pattern is `bytes` (one element when 0) from the address.
+template <class Emit>
+void pattern_runs(const Operand& o, std::uint32_t bytes, Emit emit) {
     const std::int64_t esz = dtype_size(o.dtype);
-    std::int64_t lo = 0, hi = 0;  // the extent, in elements
+    if (o.dims == 0) return emit(0, bytes ? std::int64_t{bytes} : esz);
+    std::int64_t lo = 0, hi = 0;   // the extent, in elements
     std::uint64_t outer = 1;
     for (std::uint32_t d = 0; d < o.dims; ++d) {
         const std::int64_t reach = std::int64_t{o.steps[d]} * (std::int64_t{o.sizes[d]} - 1);
@@ -39,25 +42,21 @@ std::vector<std::pair<std::int64_t, std::int64_t>> pattern_runs(const Operand& o
         if (d > 0) outer *= o.sizes[d];
     }
     const bool inner_run = o.steps[0] == 1 || o.steps[0] == -1;
-    const std::uint64_t per_outer = inner_run ? 1 : o.sizes[0];
-    if (o.dims == 0 || outer * per_outer > kMaxRuns) return {{lo * esz, (hi + 1) * esz}};
-    std::vector<std::pair<std::int64_t, std::int64_t>> runs;
-    runs.reserve(static_cast<std::size_t>(outer * per_outer));
+    if (outer * (inner_run ? 1 : o.sizes[0]) > kMaxRuns) return emit(lo * esz, (hi + 1) * esz);
     const std::int64_t inner_lo = std::min<std::int64_t>(0, std::int64_t{o.steps[0]} * (o.sizes[0] - 1));
     std::array<std::uint32_t, kMaxDims> at{};
     for (std::uint64_t k = 0; k < outer; ++k) {
         std::int64_t base = 0;
         for (std::uint32_t d = 1; d < o.dims; ++d) base += std::int64_t{o.steps[d]} * at[d];
         if (inner_run)
-            runs.emplace_back((base + inner_lo) * esz, (base + inner_lo + o.sizes[0]) * esz);
+            emit((base + inner_lo) * esz, (base + inner_lo + o.sizes[0]) * esz);
         else
             for (std::uint32_t i = 0; i < o.sizes[0]; ++i) {
                 const std::int64_t e = base + std::int64_t{o.steps[0]} * i;
-                runs.emplace_back(e * esz, (e + 1) * esz);
+                emit(e * esz, (e + 1) * esz);
             }
         for (std::uint32_t d = 1; d < o.dims && ++at[d] == o.sizes[d]; ++d) at[d] = 0;
     }
-    return runs;
 }
 
 }  // namespace
@@ -88,15 +87,13 @@ void HazardCheck::add_operand(Footprint& f, const Operand& o, const char* field,
     s.region = d.region;
     s.first = d.partition;
     s.parts = std::min(std::max<std::uint32_t>(partitions, 1), array - d.partition);
-    const std::int64_t esz = dtype_size(o.dtype);
-    const auto rel = o.dims ? pattern_runs(o)
-                            : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, bytes ? bytes : esz}};
-    for (const auto& [lo, hi] : rel) {
+    pattern_runs(o, bytes, [&](std::int64_t lo, std::int64_t hi) {
         const std::int64_t a = std::clamp<std::int64_t>(std::int64_t{d.offset} + lo, 0, size);
         const std::int64_t b = std::clamp<std::int64_t>(std::int64_t{d.offset} + hi, 0, size);
         s.runs.emplace_back(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
-    }
-    sort_and_join(s.runs);
+    });
+    if (s.runs.size() > 1) sort_and_join(s.runs);
+    else if (!s.runs.empty() && s.runs[0].first >= s.runs[0].second) s.runs.clear();
     if (!s.runs.empty()) f.push_back(std::move(s));
 }
 

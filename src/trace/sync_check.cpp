@@ -34,21 +34,22 @@ SyncCheck::SyncCheck(const Params& params, std::string file)
 // compute engines, one per DMA queue name, one per Q7 core.
 std::uint32_t SyncCheck::unit_of(const Record& rec) {
     std::uint64_t key = 0;
-    std::string engine, label;
     switch (rec.kind) {
         case RecordKind::ldweights:
-        case RecordKind::matmul: key = 0, engine = "PE array"; break;
-        case RecordKind::act: key = 1, engine = "ACT"; break;
-        case RecordKind::pool: key = 2, engine = "POOL"; break;
-        case RecordKind::dve: key = 3, engine = "DVE"; break;
-        case RecordKind::dma: key = (std::uint64_t{4} << 32) | rec.queue_id, engine = "DMA"; break;
-        case RecordKind::q7: key = (std::uint64_t{5} << 32) | rec.core, engine = "Q7 core " + num(rec.core); break;
+        case RecordKind::matmul: key = 0; break;
+        case RecordKind::act: key = 1; break;
+        case RecordKind::pool: key = 2; break;
+        case RecordKind::dve: key = 3; break;
+        case RecordKind::dma: key = (std::uint64_t{4} << 32) | rec.queue_id; break;
+        case RecordKind::q7: key = (std::uint64_t{5} << 32) | rec.core; break;
         case RecordKind::access: break;
     }
-    const auto [it, fresh] = unit_index_.emplace(key, static_cast<std::uint32_t>(units_.size()));
-    if (fresh)
-        units_.push_back(Unit{
-            engine, rec.kind == RecordKind::dma ? "DMA queue " + std::string(rec.queue) : engine, {}, 0, {}});
+    const auto [it, fresh] = unit_index_.try_emplace(key, static_cast<std::uint32_t>(units_.size()));
+    if (fresh) {
+        static constexpr const char* kEngines[] = {"PE array", "ACT", "POOL", "DVE", "DMA"};
+        const std::string engine = key >> 32 == 5 ? "Q7 core " + num(rec.core) : kEngines[key < 4 ? key : 4];
+        units_.push_back(Unit{engine, key >> 32 == 4 ? "DMA queue " + std::string(rec.queue) : engine, {}, 0, {}});
+    }
     return it->second;
 }
 
@@ -56,7 +57,7 @@ void SyncCheck::add(const Record& rec, std::vector<TraceError>& out) {
     if (!is_instruction(rec.kind)) return;
     Instr in;
     in.line = rec.line;
-    const auto [q, fresh] = queue_index_.emplace(rec.queue_id, static_cast<std::uint32_t>(queue_names_.size()));
+    const auto [q, fresh] = queue_index_.try_emplace(rec.queue_id, static_cast<std::uint32_t>(queue_names_.size()));
     if (fresh) queue_names_.emplace_back(rec.queue);
     in.queue = q->second;
     for (std::uint32_t w = 0; w < rec.num_waits; ++w) {
@@ -84,7 +85,8 @@ int SyncCheck::unmet(const Instr& i) const {
 }
 
 void SyncCheck::drain(std::uint32_t first, std::vector<TraceError>& out) {
-    std::vector<std::uint32_t> work{first};
+    std::vector<std::uint32_t>& work = work_;   // a member: no allocation per record
+    work.assign(1, first);
     while (!work.empty()) {
         const std::uint32_t u = work.back();
         work.pop_back();
@@ -109,7 +111,8 @@ void SyncCheck::drain(std::uint32_t first, std::vector<TraceError>& out) {
 }
 
 void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError>& out) {
-    std::vector<std::uint32_t> before = units_[u].before;
+    std::vector<std::uint32_t>& before = clock_;   // a member: its storage is kept between instructions
+    before.assign(units_[u].before.begin(), units_[u].before.end());
     before.resize(units_.size(), 0);
     for (std::uint8_t w = 0; w < head.waits; ++w) {
         if (head.wait_value[w] == 0) continue;
@@ -131,7 +134,7 @@ void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError
             ++list.dropped;
         }
     }
-    units_[u].before = std::move(before);
+    units_[u].before = before;
 }
 
 TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflict& c) const {
