@@ -34,7 +34,7 @@ template <class Emit>
 void pattern_runs(const Operand& o, std::uint32_t bytes, Emit emit) {
     const std::int64_t esz = dtype_size(o.dtype);
     if (o.dims == 0) return emit(0, bytes ? std::int64_t{bytes} : esz);
-    std::int64_t lo = 0, hi = 0;   // the extent, in elements
+    std::int64_t lo = 0, hi = 0;  // the extent, in elements
     std::uint64_t outer = 1;
     for (std::uint32_t d = 0; d < o.dims; ++d) {
         const std::int64_t reach = std::int64_t{o.steps[d]} * (std::int64_t{o.sizes[d]} - 1);
@@ -92,8 +92,10 @@ void HazardCheck::add_operand(Footprint& f, const Operand& o, const char* field,
         const std::int64_t b = std::clamp<std::int64_t>(std::int64_t{d.offset} + hi, 0, size);
         s.runs.emplace_back(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
     });
-    if (s.runs.size() > 1) sort_and_join(s.runs);
-    else if (!s.runs.empty() && s.runs[0].first >= s.runs[0].second) s.runs.clear();
+    if (s.runs.size() > 1)
+        sort_and_join(s.runs);
+    else if (!s.runs.empty() && s.runs[0].first >= s.runs[0].second)
+        s.runs.clear();
     if (!s.runs.empty()) f.push_back(std::move(s));
 }
 

@@ -96,8 +96,8 @@ private:
     std::vector<Signalled> signalled_;
     HazardCheck hazards_;
     std::vector<Conflict> conflicts_;
-    std::vector<std::uint32_t> clock_;   // the starting instruction's clock
-    std::vector<std::uint32_t> work_;    // drain()'s units to look at
+    std::vector<std::uint32_t> clock_;  // the starting instruction's clock
+    std::vector<std::uint32_t> work_;   // drain()'s units to look at
 };
 
 // The races of a whole trace, as `sbufsim check` finds them: how many, and the first. For a
