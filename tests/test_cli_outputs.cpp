@@ -160,7 +160,28 @@ TEST(CliOutputs, Run_write_errors_exit_3_with_the_reason) {
         const CliOut r = run({"run", shipped("dma_load.trc"), "--quiet", opt, "/dev/full"});
         EXPECT_EQ(r.rc, 3) << opt << ": " << r.err;
         EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << opt << ": " << r.err;
+        EXPECT_NE(r.err.find(opt + ": cannot write /dev/full"), std::string::npos) << opt << ": " << r.err;
     }
+}
+
+// One output that cannot be written leaves the others as they were: none is renamed into place
+// until every one is written.
+TEST(CliOutputs, Run_outputs_appear_together_or_not_at_all) {
+    if (!have_dev_full()) GTEST_SKIP() << "no writable /dev/full";
+    const std::string d = fresh_dir("run_all_or_none");
+    const std::string json = d + "/r.json", svg = d + "/h.svg", timeline = d + "/t.json";
+    ASSERT_EQ(run({"run", shipped("dma_load.trc"), "--quiet", "--json", json, "--heatmap", svg, "--timeline", timeline})
+                  .rc,
+              0);
+    const std::string json_before = slurp(json), svg_before = slurp(svg), timeline_before = slurp(timeline);
+    const CliOut r = run({"run", shipped("matmul_kloop.trc"), "--quiet", "--json", json, "--heatmap", svg,
+                          "--timeline", timeline, "--csv", "/dev/full"});
+    EXPECT_EQ(r.rc, 3) << r.err;
+    EXPECT_NE(r.err.find("--csv: cannot write /dev/full: No space left on device"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(json), json_before);
+    EXPECT_EQ(slurp(svg), svg_before);
+    EXPECT_EQ(slurp(timeline), timeline_before);
+    EXPECT_EQ(entries(d), (std::vector<std::string>{"h.svg", "r.json", "t.json"}));  // no temporary left
 }
 
 TEST(CliOutputs, Run_replaces_its_own_outputs_and_writes_them_whole) {

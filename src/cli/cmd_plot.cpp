@@ -135,7 +135,10 @@ HeatmapInfo info_of(const pt::ptree& run) {
 }
 
 // Writes the picture to `output` (nullptr = stdout; .png through rsvg-convert, cli/picture.h).
-void write_svg(const std::string& svg, OutputFile* output, Io io) { write_picture(svg, output, io.out); }
+void write_svg(const std::string& svg, OutputFile* output, Io io) {
+    write_picture(svg, output, io.out);
+    if (output) output->commit();
+}
 
 int plot_stats(const std::string& input, OutputFile* output, std::size_t run_index, std::size_t bins, Io io) {
     pt::ptree doc;

@@ -56,31 +56,55 @@ const char* kExamples =
     "Results go to stdout, errors to stderr; with --json - or --csv - stdout holds only that\n"
     "document and the summary goes to stderr (or nowhere with --quiet).\n";
 
-// The output files of one run, opened before the replay so a bad path fails at once.
+// The output files of one run, opened before the replay so a bad path fails at once. Each is
+// written to its temporary and checked, and only when every one was are they renamed into place:
+// a run whose --csv cannot be written leaves its --json and --heatmap targets as they were. A
+// failure names the option (`--csv: cannot write /dev/full: No space left on device`).
 class RunOutputs {
 public:
-    void open(const std::string& key, const std::string& path, const OutputPolicy& policy) {
+    void open(const std::string& key, const std::string& option, const std::string& path,
+              const OutputPolicy& policy) {
         if (path.empty() || path == "-") return;
-        files_.emplace(key, std::make_unique<OutputFile>(path, policy));
+        files_.emplace(key, Entry{option, std::make_unique<OutputFile>(path, policy)});
     }
     // The open file for `key`, or nullptr for stdout.
     OutputFile* get(const std::string& key) {
         const auto it = files_.find(key);
-        return it == files_.end() ? nullptr : it->second.get();
+        return it == files_.end() ? nullptr : it->second.file.get();
+    }
+    // Runs `write` on `key`'s file (nullptr for stdout), an error naming its option.
+    template <class Write>
+    void write(const std::string& key, Write&& write) {
+        const auto it = files_.find(key);
+        named(it == files_.end() ? "" : it->second.option, [&] { write(it == files_.end() ? nullptr : it->second.file.get()); });
     }
     void commit_all() {
-        for (auto& [key, f] : files_) f->commit();
+        for (auto& [key, e] : files_) named(e.option, [&] { e.file->commit(); });
     }
 
 private:
-    std::map<std::string, std::unique_ptr<OutputFile>> files_;
+    struct Entry {
+        std::string option;
+        std::unique_ptr<OutputFile> file;
+    };
+    template <class F>
+    static void named(const std::string& option, F&& f) {
+        try {
+            f();
+        } catch (const OutputError& e) {
+            if (option.empty()) throw;
+            throw OutputError(e.kind(), option + ": " + e.what());
+        }
+    }
+    std::map<std::string, Entry> files_;
 };
 
-void write_to(OutputFile* file, Io io, const std::vector<RunReport>& runs,
+void write_to(RunOutputs& outputs, const std::string& key, Io io, const std::vector<RunReport>& runs,
               void (*write)(std::ostream&, const std::vector<RunReport>&)) {
-    std::ostream& os = file ? file->stream() : io.out;
-    write(os, runs);
-    if (file) file->check();
+    outputs.write(key, [&](OutputFile* file) {
+        write(file ? file->stream() : io.out, runs);
+        if (file) file->check();
+    });
 }
 
 // What the visualisation options ask for (docs/visualisation.md).
@@ -121,8 +145,6 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
     const ReplayResult& r = rep.result;
     if (v.window_stats) rep.windows = make_windows(probe, r.kernel, r.total_cycles, v.window_stats);
     if (!v.timeline.empty()) {
-        OutputFile* file = outputs.get("timeline:" + r.trace);
-        std::ostream& f = file ? file->stream() : std::cout;
         TimelineOptions o;
         o.from = v.from;
         o.to = v.to;
@@ -130,8 +152,10 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
         o.unit = parse_timeline_unit(v.timeline_unit);
         spdlog::info("run: timeline {} at detail {} ({} stall runs recorded)", per_trace(v.timeline, r.trace, traces),
                      v.timeline_detail, probe.spans().size());
-        write_timeline(f, r, probe, o);
-        if (file) file->check();
+        outputs.write("timeline:" + r.trace, [&](OutputFile* file) {
+            write_timeline(file ? file->stream() : std::cout, r, probe, o);
+            if (file) file->check();
+        });
     }
     if (!v.heatmap.empty()) {
         const WindowSeries w = v.window_stats ? rep.windows
@@ -139,8 +163,8 @@ void write_viz(const VizOptions& v, RunReport& rep, const ActivityProbe& probe, 
         HeatmapInfo info{std::filesystem::path(r.trace).filename().string(), r.generation,
                          settings_of(rep.info), r.pe_clock_ghz, r.total_cycles};
         info.path = heatmap_path(analyse(r).path, r.total_cycles);
-        OutputFile* file = outputs.get("heatmap:" + r.trace);
-        write_picture(render_heatmap(w, block_matrix(r.kernel), info), file, std::cout);
+        const std::string svg = render_heatmap(w, block_matrix(r.kernel), info);
+        outputs.write("heatmap:" + r.trace, [&](OutputFile* file) { write_picture(svg, file, std::cout); });
     }
 }
 
@@ -455,18 +479,18 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
     }
     check_distinct_outputs(named);
     RunOutputs outputs;
-    outputs.open("json", json_path, output_policy("--json file", is_run_json, force, inputs));
-    outputs.open("csv", csv_path, output_policy("--csv file", is_run_csv, force, inputs));
-    outputs.open("stats", stats_path, output_policy("--stats file", is_run_stats, force, inputs));
+    outputs.open("json", "--json", json_path, output_policy("--json file", is_run_json, force, inputs));
+    outputs.open("csv", "--csv", csv_path, output_policy("--csv file", is_run_csv, force, inputs));
+    outputs.open("stats", "--stats", stats_path, output_policy("--stats file", is_run_stats, force, inputs));
     for (const auto& t : traces) {
         if (!viz.timeline.empty())
-            outputs.open("timeline:" + t, per_trace(viz.timeline, t, traces.size()),
+            outputs.open("timeline:" + t, "--timeline", per_trace(viz.timeline, t, traces.size()),
                          output_policy("--timeline file", is_timeline, force, inputs));
         if (!viz.heatmap.empty())
-            outputs.open("heatmap:" + t, per_trace(viz.heatmap, t, traces.size()),
+            outputs.open("heatmap:" + t, "--heatmap", per_trace(viz.heatmap, t, traces.size()),
                          picture_output_policy("--heatmap file", force, inputs));
         if (!viz.vcd.empty())
-            outputs.open("vcd:" + t, per_trace(viz.vcd, t, traces.size()),
+            outputs.open("vcd:" + t, "--vcd", per_trace(viz.vcd, t, traces.size()),
                          vcd_output_policy("--vcd file", force, inputs));
     }
 
@@ -564,9 +588,9 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
         }
     }
     if (!quiet) print_comparison(summary, runs);
-    if (!json_path.empty()) write_to(outputs.get("json"), io, runs, write_json);
-    if (!csv_path.empty()) write_to(outputs.get("csv"), io, runs, write_csv);
-    if (!stats_path.empty()) write_to(outputs.get("stats"), io, runs, write_stats);
+    if (!json_path.empty()) write_to(outputs, "json", io, runs, write_json);
+    if (!csv_path.empty()) write_to(outputs, "csv", io, runs, write_csv);
+    if (!stats_path.empty()) write_to(outputs, "stats", io, runs, write_stats);
     outputs.commit_all();
     return kExitOk;
 }

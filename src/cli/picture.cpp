@@ -152,8 +152,8 @@ void write_picture(const std::string& svg, OutputFile* file, std::ostream& out) 
     } else {
         file->stream() << svg;
     }
-    file->commit();
-    spdlog::info("wrote {} ({} bytes of SVG drawn)", file->path(), svg.size());
+    file->check();
+    spdlog::info("drew {} ({} bytes of SVG)", file->path(), svg.size());
 }
 
 }  // namespace sbufsim::cli

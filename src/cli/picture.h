@@ -24,7 +24,8 @@ bool wants_png(const std::string& path);
 // the reason, so that FILE.jpg is refused rather than written as SVG under a JPEG name.
 std::string picture_path_problem(const std::string& path);
 
-// Writes `svg` to `file` (nullptr = `out`, as SVG) and commits it; a .png path is rendered at
+// Writes `svg` to `file` (nullptr = `out`, as SVG), for the caller to commit with its other
+// outputs (a command's outputs appear together or not at all); a .png path is rendered at
 // 1.5x through rsvg-convert ($SBUFSIM_RSVG_CONVERT overrides the program) into the file's
 // temporary. Throws MissingTool when the renderer cannot be started, OutputError when the file
 // cannot be written, std::runtime_error when the renderer fails (the target is then untouched).
