@@ -125,6 +125,8 @@ TEST(CliCheck, Reports_every_problem_and_honours_max_errors) {
     EXPECT_EQ(one.rc, 1);
     EXPECT_TRUE(has(one, "stopped after 1 problems")) << one.out;
     EXPECT_FALSE(has(one, "many_errors.trc:4:")) << one.out;
+    // The records read before it stopped are counted.
+    EXPECT_TRUE(has(one, "1 trace(s), 1 records, 1 problem(s)")) << one.out;
 }
 
 TEST(CliCheck, Finds_the_semaphore_cycle_run_deadlocks_on) {

@@ -171,6 +171,31 @@ TEST(HazardCheck, A_race_is_said_once_per_operand_and_instruction) {
         3u);  // qB after the matmul (write after write), then ACT against both
 }
 
+TEST(HazardCheck, The_finding_offers_both_orders_and_says_when_an_extent_stood_for_a_pattern) {
+    const auto e = races(kMatmulA + "signal=1\n" + kActPsum + "\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(
+        has(e[0],
+            "; order them: make line 3 wait for a signal PE array sends at or after line 2, or line 2 "
+            "for one ACT sends at or after line 3"))
+        << e[0].to_string();
+    EXPECT_FALSE(has(e[0], "approximately"));
+    // Every other element of 4,097: more runs than kept, so each pattern stands as its extent and
+    // the two interleaved ones seem to meet.
+    const auto a = races(
+        "dma queue=q1 src=hbm dst=bf16@0x0[2][4097] partitions=32 bytes=8194\n"
+        "act queue=qAct0 src=bf16@0x2[2][4097] dst=bf16@0x10000[1][4097] partitions=32\n");
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_TRUE(has(a[0],
+                    "(approximately: an access pattern of more than 4,096 runs per partition is taken as its "
+                    "whole extent)"))
+        << a[0].to_string();
+    // 4,096 runs are kept exactly: no finding.
+    EXPECT_TRUE(races("dma queue=q1 src=hbm dst=bf16@0x0[2][4096] partitions=32 bytes=8192\n"
+                      "act queue=qAct0 src=bf16@0x2[2][4096] dst=bf16@0x10000[1][4096] partitions=32\n")
+                    .empty());
+}
+
 TEST(HazardCheck, A_transposing_dma_writes_its_source_rows_as_partitions) {
     // 16 rows of 64 bf16 columns land in partitions 0-63, 32 bytes each.
     const std::string t = "dma queue=qT src=hbm dst=bf16@0x0 partitions=16 bytes=128 transpose=1\n";
@@ -189,6 +214,19 @@ TEST(HazardCheck, Q7_cores_read_and_write_their_operand) {
               1u);
     EXPECT_TRUE(
         races(rd + "act queue=qAct0 src=bf16@0x800[1][64] dst=bf16@0x0[1][64] partitions=16\n").empty());
+}
+
+TEST(HazardCheck, A_record_the_checker_refused_takes_no_part_in_races) {
+    // Its operands are not what a replay moves (run --lenient skips it), but its signals count.
+    std::istringstream in("sbufsim-trace 1 gen=cayman\n" + kMatmulA + "signal=1\n" + kActPsum + "\n" +
+                          kActPsum + "wait=1\n");
+    TraceReader r(in, "t.trc");
+    SyncCheck c(cayman(), "t.trc");
+    Record rec;
+    std::vector<TraceError> out;
+    for (int i = 0; r.next(rec); ++i) c.add(rec, out, /*valid=*/i != 1);
+    EXPECT_TRUE(out.empty()) << out[0].to_string();
+    EXPECT_EQ(c.finish(out), 0u);
 }
 
 TEST(HazardCheck, Every_shipped_trace_is_race_free) {

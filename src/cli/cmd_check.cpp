@@ -112,7 +112,7 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
     TraceError err;
     std::uint64_t records = 0;
     for (;;) {
-        if (t.limit_hit()) return;
+        if (t.limit_hit()) break;  // the records read so far still count in the summary
         errors.clear();
         const ReadStatus s = reader->read(rec, err);
         if (s == ReadStatus::end) break;
@@ -121,8 +121,8 @@ void check_one(const std::string& path, const ConfigOptions& cfg, const po::pars
             checker.note_rejected(err.line);
         } else {
             ++records;
-            checker.check(rec, errors);
-            sync.add(rec, errors);
+            const bool valid = checker.check(rec, errors) == 0;
+            sync.add(rec, errors, valid);
         }
         report(io.out, t, errors);
     }

@@ -31,9 +31,9 @@ void sort_and_join(Runs& runs) {
 // innermost dimension is one run when its step is one element, else one run per element; no
 // pattern is `bytes` (one element when 0) from the address.
 template <class Emit>
-void pattern_runs(const Operand& o, std::uint32_t bytes, Emit emit) {
+bool pattern_runs(const Operand& o, std::uint32_t bytes, Emit emit) {
     const std::int64_t esz = dtype_size(o.dtype);
-    if (o.dims == 0) return emit(0, bytes ? std::int64_t{bytes} : esz);
+    if (o.dims == 0) return emit(0, bytes ? std::int64_t{bytes} : esz), false;
     std::int64_t lo = 0, hi = 0;  // the extent, in elements
     std::uint64_t outer = 1;
     for (std::uint32_t d = 0; d < o.dims; ++d) {
@@ -42,7 +42,7 @@ void pattern_runs(const Operand& o, std::uint32_t bytes, Emit emit) {
         if (d > 0) outer *= o.sizes[d];
     }
     const bool inner_run = o.steps[0] == 1 || o.steps[0] == -1;
-    if (outer * (inner_run ? 1 : o.sizes[0]) > kMaxRuns) return emit(lo * esz, (hi + 1) * esz);
+    if (outer * (inner_run ? 1 : o.sizes[0]) > kMaxRuns) return emit(lo * esz, (hi + 1) * esz), true;
     const std::int64_t inner_lo = std::min<std::int64_t>(0, std::int64_t{o.steps[0]} * (o.sizes[0] - 1));
     std::array<std::uint32_t, kMaxDims> at{};
     for (std::uint64_t k = 0; k < outer; ++k) {
@@ -57,6 +57,7 @@ void pattern_runs(const Operand& o, std::uint32_t bytes, Emit emit) {
             }
         for (std::uint32_t d = 1; d < o.dims && ++at[d] == o.sizes[d]; ++d) at[d] = 0;
     }
+    return false;
 }
 
 }  // namespace
@@ -87,7 +88,7 @@ void HazardCheck::add_operand(Footprint& f, const Operand& o, const char* field,
     s.region = d.region;
     s.first = d.partition;
     s.parts = std::min(std::max<std::uint32_t>(partitions, 1), array - d.partition);
-    pattern_runs(o, bytes, [&](std::int64_t lo, std::int64_t hi) {
+    s.extent = pattern_runs(o, bytes, [&](std::int64_t lo, std::int64_t hi) {
         const std::int64_t a = std::clamp<std::int64_t>(std::int64_t{d.offset} + lo, 0, size);
         const std::int64_t b = std::clamp<std::int64_t>(std::int64_t{d.offset} + hi, 0, size);
         s.runs.emplace_back(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
@@ -149,7 +150,9 @@ void HazardCheck::start(const Footprint& f, const UnitPosition& who, const std::
         split(bands, span.first, partitions);
         split(bands, end, partitions);
         for (auto it = bands.find(span.first); it != bands.end() && it->first < end; ++it) {
-            const Visit v{span, who, before, it->first, out, first_found};
+            UnitPosition me = who;
+            me.extent = span.extent;
+            const Visit v{span, me, before, it->first, out, first_found};
             for (const auto& [lo, hi] : span.runs) visit(it->second, lo, hi, v);
         }
         merge(bands, span.first, end);
@@ -184,7 +187,8 @@ void HazardCheck::note(const Visit& v, Conflict::Kind kind, const UnitPosition& 
     if (ordered) return;
     for (std::size_t i = v.first_found; i < v.out.size(); ++i)
         if (v.out[i].field == v.span.field && v.out[i].other.line == other.line) return;
-    v.out.push_back(Conflict{kind, v.span.field, other, v.span.region, v.partition, lo, hi});
+    v.out.push_back(Conflict{kind, v.span.field, other, v.span.region, v.partition, lo, hi,
+                             v.span.extent || other.extent});
 }
 
 void HazardCheck::visit(Shadow& s, std::uint32_t lo, std::uint32_t hi, const Visit& v) {

@@ -53,7 +53,7 @@ std::uint32_t SyncCheck::unit_of(const Record& rec) {
     return it->second;
 }
 
-void SyncCheck::add(const Record& rec, std::vector<TraceError>& out) {
+void SyncCheck::add(const Record& rec, std::vector<TraceError>& out, bool valid) {
     if (!is_instruction(rec.kind)) return;
     Instr in;
     in.line = rec.line;
@@ -73,7 +73,7 @@ void SyncCheck::add(const Record& rec, std::vector<TraceError>& out) {
     }
     const std::uint32_t u = unit_of(rec);
     in.index = units_[u].added++;
-    in.footprint = hazards_.footprint(rec);
+    if (valid) in.footprint = hazards_.footprint(rec);
     units_[u].pending.push_back(std::move(in));
     if (units_[u].pending.size() == 1) drain(u, out);
 }
@@ -160,11 +160,20 @@ TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflic
                   "after write)";
             break;
     }
-    // The later line in the file is the one meant to go second.
+    if (c.approximate)
+        why +=
+            " (approximately: an access pattern of more than 4,096 runs per partition is taken as its whole "
+            "extent)";
+    // Which of the two the kernel means first the trace does not say: the later line of the file
+    // going second is the likelier, the other order is offered too.
     const bool me_later = head.line > c.other.line;
-    const std::string& first_unit = me_later ? units_[c.other.unit].label : units_[u].label;
-    why += "; make line " + num(me_later ? head.line : c.other.line) + " wait for a signal " + first_unit +
-           " sends at or after line " + num(me_later ? c.other.line : head.line);
+    const std::uint64_t early = me_later ? c.other.line : head.line,
+                        late = me_later ? head.line : c.other.line;
+    const std::string& early_unit = me_later ? units_[c.other.unit].label : units_[u].label;
+    const std::string& late_unit = me_later ? units_[u].label : units_[c.other.unit].label;
+    why += "; order them: make line " + num(late) + " wait for a signal " + early_unit +
+           " sends at or after line " + num(early) + ", or line " + num(early) + " for one " + late_unit +
+           " sends at or after line " + num(late);
     return TraceError{file_, head.line, c.field, why, std::string(kRaceRule)};
 }
 

@@ -32,6 +32,7 @@ struct UnitPosition {
     std::uint32_t unit = kNoUnit;
     std::uint32_t index = 0;
     std::uint64_t line = 0;
+    bool extent = false;  // its operand's runs were taken as their whole extent (OperandSpan)
     bool present() const { return unit != kNoUnit; }
     friend bool operator==(const UnitPosition&, const UnitPosition&) = default;
 };
@@ -41,6 +42,7 @@ struct UnitPosition {
 struct OperandSpan {
     const char* field = "src";  // the record field, named in the finding
     bool write = false;
+    bool extent = false;  // more runs than kept: the pattern's whole extent stands for them
     Region region = Region::none;
     std::uint32_t first = 0, parts = 0;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // [lo, hi) bytes, sorted, disjoint
@@ -55,6 +57,7 @@ struct Conflict {
     UnitPosition other;
     Region region = Region::none;
     std::uint32_t partition = 0, lo = 0, hi = 0;  // the first place found: [lo, hi) of one partition
+    bool approximate = false;  // either side's pattern was taken as its extent: may not overlap
 };
 
 class HazardCheck {

@@ -41,8 +41,10 @@ public:
 
     // One record in file order; access records and out-of-range semaphores are ignored (the
     // TraceChecker reports the latter). Appends to `out` one TraceError (field: the operand) per
-    // race the instructions it lets start have with earlier ones (hazard_check.h).
-    void add(const Record& rec, std::vector<TraceError>& out);
+    // race the instructions it lets start have with earlier ones (hazard_check.h). A record the
+    // TraceChecker refused (`valid` false) takes part in the semaphores but not in the races: its
+    // operands are not what the replay would move (run --lenient skips it).
+    void add(const Record& rec, std::vector<TraceError>& out, bool valid = true);
     // After the last record: one TraceError (field "wait") per circle of waits. Returns how many.
     std::size_t finish(std::vector<TraceError>& out);
 
