@@ -171,6 +171,21 @@ TEST(HazardCheck, A_race_is_said_once_per_operand_and_instruction) {
         3u);  // qB after the matmul (write after write), then ACT against both
 }
 
+TEST(HazardCheck, One_finding_per_other_queue_names_its_latest_instruction) {
+    // Eight loads of 64 B each on one queue, then ACT reads all 512 B with no wait: one finding,
+    // at line 9, whose wait orders the seven before it too.
+    std::string body;
+    for (int i = 0; i < 8; ++i)
+        body += "dma queue=qLoad src=hbm dst=bf16@0x" + std::string(1, "01234567"[i]) +
+                "0[1][32] partitions=4 bytes=64\n";
+    // 0x00, 0x10, ... 0x70: 16 bytes apart, so each load overlaps the next; the read covers all.
+    const auto e =
+        races(body + "act queue=qAct0 src=bf16@0x0[1][256] dst=bf16@0x10000[1][256] partitions=4\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(has(e[0], "which DMA queue qLoad line 9 writes")) << e[0].to_string();
+    EXPECT_TRUE(has(e[0], "make line 10 wait for a signal DMA queue qLoad sends at or after line 9"));
+}
+
 TEST(HazardCheck, The_finding_offers_both_orders_and_says_when_an_extent_stood_for_a_pattern) {
     const auto e = races(kMatmulA + "signal=1\n" + kActPsum + "\n");
     ASSERT_EQ(e.size(), 1u);

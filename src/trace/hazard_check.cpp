@@ -185,10 +185,16 @@ void HazardCheck::note(const Visit& v, Conflict::Kind kind, const UnitPosition& 
     const bool ordered =
         other.unit == v.who.unit || (other.unit < v.before.size() && other.index < v.before[other.unit]);
     if (ordered) return;
+    const Conflict c{kind,        v.span.field, other, v.span.region,
+                     v.partition, lo,           hi,    v.span.extent || other.extent};
+    // One per operand and other unit, naming its latest instruction: a wait for that one orders
+    // the unit's earlier ones too, so eight loads read without a wait are one finding, not eight.
     for (std::size_t i = v.first_found; i < v.out.size(); ++i)
-        if (v.out[i].field == v.span.field && v.out[i].other.line == other.line) return;
-    v.out.push_back(Conflict{kind, v.span.field, other, v.span.region, v.partition, lo, hi,
-                             v.span.extent || other.extent});
+        if (v.out[i].field == v.span.field && v.out[i].other.unit == other.unit) {
+            if (other.line > v.out[i].other.line) v.out[i] = c;
+            return;
+        }
+    v.out.push_back(c);
 }
 
 void HazardCheck::visit(Shadow& s, std::uint32_t lo, std::uint32_t hi, const Visit& v) {

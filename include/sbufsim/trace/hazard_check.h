@@ -69,8 +69,8 @@ public:
     Footprint footprint(const Record& rec) const;
 
     // `who` starts with `f`; `before[u]` of its unit's and every other unit's instructions are
-    // ordered before it. Appends one Conflict per operand and earlier instruction, then records
-    // the accesses.
+    // ordered before it. Appends one Conflict per operand and other unit (its latest instruction
+    // not ordered before `who`), then records the accesses.
     void start(const Footprint& f, const UnitPosition& who, const std::vector<std::uint32_t>& before,
                std::vector<Conflict>& out);
 
