@@ -76,6 +76,15 @@ void print_usage(std::ostream& os) {
 
 }  // namespace
 
+std::string races_warning(const std::string& trace, std::uint64_t races, const TraceError& first,
+                          std::string_view subject) {
+    return trace + ": " + std::to_string(races) + " race" + (races == 1 ? "" : "s") +
+           " between queues (instructions touching the same bytes, one writing, with no wait ordering "
+           "them): " +
+           std::string(subject) + " times each as it happens to fall; the first: " + first.to_string() +
+           "; `sbufsim check " + trace + "` lists them all";
+}
+
 std::string shipped_trace_hint(const std::string& path) {
     std::error_code ec;
     if (path.empty() || path == "-" || std::filesystem::exists(path, ec)) return {};

@@ -2,13 +2,16 @@
 // cmd_<name>.cpp and is listed once in the command table of cli.cpp.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "sbufsim/config/config.h"
+#include "sbufsim/trace/trace.h"
 
 namespace sbufsim::cli {
 
@@ -45,6 +48,11 @@ int run(const std::vector<std::string>& argv, Io io, Failure* failure = nullptr)
 // For a trace path that does not exist: where a shipped trace of that file name is (the
 // examples' `traces/x.trc` from an install), as " (a shipped trace of that name: PATH)"; else "".
 std::string shipped_trace_hint(const std::string& path);
+
+// What run and sweep warn of a trace with races between queues (trace/hazard_check.h): how many,
+// that `subject` ("the run", "every row") times them as they fall, the first, and where the rest are.
+std::string races_warning(const std::string& trace, std::uint64_t races, const TraceError& first,
+                          std::string_view subject);
 // " (did you mean '--x'?)" for a mistyped long option, among the command's own options less
 // those `args` already give that cannot be given twice ("--dheads" beside "--heads 1" is
 // "--dhead"); "" when none is near.

@@ -227,11 +227,8 @@ void warn_skipped(const std::string& trace, const ReplayResult& r, std::ostream&
 // trace does not ask for: said on stderr, whether or not the summary is printed.
 void warn_races(const std::string& trace, const ReplayResult& r, std::ostream& err) {
     if (r.races == 0) return;
-    err << "sbufsim run: warning: " << trace << ": " << r.races << " race" << (r.races == 1 ? "" : "s")
-        << " between queues (instructions touching the same bytes, one writing, with no wait ordering them): "
-           "the run"
-           " times each as it happens to fall; the first: "
-        << r.race_errors.front().to_string() << "; `sbufsim check " << trace << "` lists them all\n";
+    err << "sbufsim run: warning: " << races_warning(trace, r.races, r.race_errors.front(), "the run")
+        << "\n";
 }
 
 // `run --from RESULT.json`: the recorded runs' command lines, each followed by the options given

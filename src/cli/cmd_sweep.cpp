@@ -637,12 +637,8 @@ void warn_races(const LoadRequest& base, const std::string& trace, std::ostream&
         adopt_trace_generation(req, reader.header().generation);
         const RaceScan scan = scan_races(load_config(req).params, reader);
         if (scan.races == 0) return;
-        err << "sbufsim sweep: warning: " << trace << ": " << scan.races << " race"
-            << (scan.races == 1 ? "" : "s")
-            << " between queues (instructions touching the same bytes, one writing, with no wait ordering "
-               "them): "
-               "every row times each as it happens to fall; the first: "
-            << scan.first.front().to_string() << "; `sbufsim check " << trace << "` lists them all\n";
+        err << "sbufsim sweep: warning: " << races_warning(trace, scan.races, scan.first.front(), "every row")
+            << "\n";
     } catch (const std::runtime_error&) {}
 }
 
