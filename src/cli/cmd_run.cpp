@@ -79,7 +79,10 @@ public:
         named(it == files_.end() ? "" : it->second.option, [&] { write(it == files_.end() ? nullptr : it->second.file.get()); });
     }
     void commit_all() {
-        for (auto& [key, e] : files_) named(e.option, [&] { e.file->commit(); });
+        for (auto& entry : files_) {
+            OutputFile& file = *entry.second.file;
+            named(entry.second.option, [&] { file.commit(); });
+        }
     }
 
 private:
