@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Trace the public NKI kernels of aws-neuron/nki-samples with sbufsim's NKI front-end, each at
+the shapes its own driver (a __main__ block, a *_torch.py script or a unit test) uses, and print
+one line per case: traced (records, seconds) or failed (seconds, the front-end's reason).
+
+    scripts/public_kernels.py ROOT [ROOT...] [--only SUBSTRING] [--timeout S]
+
+The kernels are not part of sbufsim: each ROOT is a checkout (or `git archive`) of nki-samples,
+and a case's file is looked up under each ROOT in turn. The current tree has the tutorials; the
+legacy tutorials (layernorm, rmsnorm, softmax, rotary, sd_attention) and the reference kernels
+are in its history (before "Remove legacy kernels" and "Remove reference kernels"), e.g.
+
+    git -C nki-samples archive HEAD | tar -x -C /tmp/nki-samples
+    git -C nki-samples archive 8370e11^ | tar -x -C /tmp/nki-legacy
+    scripts/public_kernels.py /tmp/nki-samples /tmp/nki-legacy
+
+Each case runs in a process of its own (a kernel's module-level imports and sys.path stay its
+own), bounded by --timeout seconds (default 60: the target is a trace in under a minute). The
+exit status is 0 when every case traced, else 1."""
+
+import argparse
+import multiprocessing
+import os
+import sys
+import time
+
+T = "src/nki_samples/tutorials/"
+R = "src/nki_samples/reference/"
+ATTN = T + "attention_fwd_performance/attention_kernels.py"
+MM = T + "matrix_multiplication/matrix_multiplication_nki_kernels.py"
+
+
+def nl(name):
+    """A parameter that is an nki.language dtype (resolved inside the tracing process)."""
+    return ("nl", name)
+
+
+def case(name, path, func, inputs, params=None, grid=None, gen="cayman"):
+    return {"name": name, "path": path, "func": func, "inputs": inputs, "params": params or {},
+            "grid": grid, "gen": gen}
+
+
+def _attention():
+    # test_attention.py: d_head 128; seqlen 128 for v1 and v2 (no tiling), 4096 for the others;
+    # bf16 in its benchmark mode
+    cases = []
+    for v in ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v8a", "v9", "v10", "v11"]:
+        s = 128 if v in ("v1", "v2") else 4096
+        cases.append(case(f"attn_fwd_{v}", ATTN, f"attn_fwd_{v}",
+                          {"q": f"bf16[128,{s}]", "k": f"bf16[128,{s}]", "v": f"bf16[128,{s}]"}))
+    return cases
+
+
+CASES = [
+    *_attention(),
+    # matrix_multiplication_torch.py: the basic kernel at 64x128x512, the others at 4096x1024x2048
+    case("matmul_basic", MM, "nki_matmul_basic_", {"lhsT": "bf16[128,64]", "rhs": "bf16[128,512]"}),
+    *[case(f"matmul_{k}", MM, f"nki_matmul_{k}_", {"lhsT": "bf16[1024,4096]", "rhs": "bf16[1024,2048]"})
+      for k in ("tiled", "hoist_load", "block_free_dimension", "fully_optimized")],
+    # the public kernel-optimization guide's sizes (4096x8192x8192 fp32 blocked stages)
+    case("matmul_block_free_fp32_big", MM, "nki_matmul_block_free_dimension_",
+         {"lhsT": "fp32[8192,4096]", "rhs": "fp32[8192,8192]"}),
+    case("matmul_fully_optimized_fp32_big", MM, "nki_matmul_fully_optimized_",
+         {"lhsT": "fp32[8192,4096]", "rhs": "fp32[8192,8192]"}),
+    # average_pool2d_torch.py: C, H, W = 2, 6, 6, pool 2
+    case("average_pool2d", T + "average_pool2d/average_pool2d_nki_kernels.py", "tensor_avgpool_kernel",
+         {"in_tensor": "bf16[2,6,6]"}, {"pool_size": 2}),
+    # transpose2d_torch.py: P, X, Y = 5, 3, 4 int8
+    case("transpose2d", T + "transpose2d/transpose2d_nki_kernels.py", "tensor_transpose2D_kernel_",
+         {"in_tensor": "int8[5,12]"}, {"shape2D": (3, 4)}),
+    # tensor_addition: the kernels' own __main__ (fp16 [256,1024]; [512,2048] for two cores)
+    case("tensor_add", T + "tensor_addition/tensor_addition_nki_kernels.py", "nki_tensor_add",
+         {"a_input": "fp16[256,1024]", "b_input": "fp16[256,1024]"}),
+    case("tensor_add_kernel_grid", T + "tensor_addition/tensor_addition_nki_kernels.py", "nki_tensor_add_kernel_",
+         {"a_input": "fp16[256,1024]", "b_input": "fp16[256,1024]"}, grid=(2, 2)),
+    case("spmd_tensor_add", T + "tensor_addition/spmd_tensor_addition_nki_kernels.py", "nki_tensor_add",
+         {"a_input": "fp16[256,1024]", "b_input": "fp16[256,1024]"}),
+    case("spmd_multiple_nc_tensor_add", T + "tensor_addition/spmd_multiple_nc_tensor_addition_nki_kernels.py",
+         "nki_tensor_add_nc2", {"a_input": "fp16[512,2048]", "b_input": "fp16[512,2048]"}),
+    # mamba_nki_kernels.py defaults: batch 1, seq_len 2048, channels 256, state 16 (fp32)
+    *[case(f"mamba_{v}", T + "fused_mamba/mamba_nki_kernels.py", f"mamba_{v}",
+           {"delta": "fp32[1,256,2048]", "u": "fp32[1,256,2048]", "A": "fp32[256,16]",
+            "B": "fp32[1,16,2048]", "C": "fp32[1,16,2048]"}) for v in ("v1", "v2", "v3")],
+    # mx_toplevel.py: M, K, N = 128, 128, 512 (x4 packed: K rows of M/N x4 elements); copy-strided K=512
+    case("mx_offline_quantized", T + "mxfp-matmul/mx_kernels.py", "kernel_offline_quantized_mx_matmul",
+         {"stationary_mx_data": "fp8e4x4[128,128]", "stationary_mx_scale": "uint8[16,128]",
+          "moving_mx_data": "fp8e4x4[128,512]", "moving_mx_scale": "uint8[16,512]"},
+         {"mx_dtype": nl("float8_e4m3fn_x4")}, gen="mariana"),
+    case("mx_on_device_quantize", T + "mxfp-matmul/mx_kernels.py", "kernel_on_device_quantize_matmul_mx",
+         {"stationary_mx_data": "fp8e4x4[128,128]", "stationary_mx_scale": "uint8[16,128]",
+          "moving_data_bf16": "bf16[128,2048]"},
+         {"stationary_mx_dtype": nl("float8_e4m3fn_x4"), "moving_mx_dtype": nl("float8_e4m3fn_x4")}, gen="mariana"),
+    *[case(f"mx_copy_strided_{'tensor_copy' if tc else 'dma'}", T + "mxfp-matmul/mx_kernels.py",
+           "kernel_copy_strided_quantize_matmul_mx", {"stationary_hbm": "bf16[512,128]", "moving_hbm": "bf16[512,512]"},
+           {"mx_dtype": nl("float8_e4m3fn_x4"), "use_tensor_copy": tc}, gen="mariana") for tc in (True, False)],
+    # legacy tutorials (8370e11^): layernorm's defaults 4096 x 8192 fp32; rmsnorm_torch.py [250,512]
+    *[case(f"layernorm_{v}", T + "layernorm/layernorm_nki_kernel.py", f"nki_layernorm_kernel_{v}",
+           {"input_tensor": "fp32[4096,8192]", "gamma_vector": "fp32[8192]", "beta_vector": "fp32[8192]"},
+           {"epsilon": 1e-5}) for v in ("v1", "v2")],
+    case("rmsnorm", T + "rmsnorm/rmsnorm_nki_kernels.py", "nki_rmsnorm_kernel",
+         {"a_tensor": "fp32[250,512]", "g_tensor": "fp32[512]"}),
+    case("softmax", T + "softmax/softmax_nki_kernels.py", "nki_softmax_kernel", {"a_tensor": "fp32[256,1024]"}),
+    case("rotary", T + "rotary/rotary_nki_kernels.py", "_nki_apply_rotary_embedding_core",
+         {"q_tile": "bf16[128,64]", "k_tile": "bf16[128,64]", "cos_tile": "bf16[128,64]", "sin_tile": "bf16[128,64]",
+          "output_tile": "bf16[2,128,64]"}),
+    case("sd_attention", T + "sd_attention/sd_attention_nki_kernels.py", "fused_self_attn_for_SD_small_head_size",
+         {"q_ref": "fp32[4096,64]", "k_ref": "fp32[4096,64]", "v_ref": "fp32[4096,64]"}),
+    # reference kernels: their unit tests' perf cases (the smallest where several)
+    case("ref_flash_fwd", R + "attention.py", "flash_fwd",
+         {"q": "bf16[1,1,96,16384]", "k": "bf16[1,1,96,16384]", "v": "bf16[1,1,16384,96]", "seed": "int32[1]"},
+         {"use_causal_mask": True, "mixed_precision": True}, grid=(1, 1)),
+    case("ref_flash_fwd_4k", R + "attention.py", "flash_fwd",
+         {"q": "fp32[1,1,128,4096]", "k": "fp32[1,1,128,4096]", "v": "fp32[1,1,4096,128]", "seed": "int32[1]"},
+         {"use_causal_mask": True}, grid=(1, 1)),
+    case("ref_flash_bwd", R + "attention.py", "flash_attn_bwd",
+         {"q_ref": "fp32[1,4,128,4096]", "k_ref": "fp32[1,4,128,4096]", "v_ref": "fp32[1,4,128,4096]",
+          "o_ref": "fp32[1,4,128,4096]", "dy_ref": "fp32[1,4,128,4096]", "lse_ref": "fp32[1,4,128,32]",
+          "seed_ref": "int32[1]"}, {"use_causal_mask": True}, grid=(1, 4)),
+    case("ref_sd_attention", R + "attention.py", "fused_self_attn_for_SD_small_head_size",
+         {"q_ref": "bf16[1,128,4096]", "k_ref": "bf16[1,4096,128]", "v_ref": "bf16[1,4096,128]"}, grid=(1,)),
+    case("ref_allocated_sd_attention", R + "allocated_attention.py", "allocated_fused_self_attn_for_SD_small_head_size",
+         {"q_ref": "bf16[1,128,4096]", "k_ref": "bf16[1,128,4096]", "v_ref": "bf16[1,4096,128]"}, grid=(1,)),
+    case("ref_allocated_fused_linear", R + "allocated_fused_linear.py", "allocated_fused_rms_norm_qkv",
+         {"hidden": "bf16[1,128,1024]", "weights": "bf16[1024,512]"}),
+    case("ref_double_row_matmul", R + "double_row_matmul.py", "quantized_double_row_matmul",
+         {"lhs": "bf16[512,16384]", "rhs_quantized": "fp8e4[8192,2048]", "rhs_scale": "fp32[128,1024]"},
+         {"TILES_IN_BLOCK_M": 2, "TILES_IN_BLOCK_N": 2, "TILES_IN_BLOCK_K": 16}),
+    case("ref_add_nx8x128x512", R + "tutorial.py", "add_kernel_nx8x128x512",
+         {"a_ptr": "fp32[2,8,128,512]", "b_ptr": "fp32[2,8,128,512]"}, {"n_elements": 2 * 8 * 128 * 512}, grid=(2,)),
+    case("ref_resize_nearest", R + "vision.py", "resize_nearest_fixed_dma_kernel",
+         {"data_tensor": "fp16[1,30,20,1280]"}, {"out_shape": (1, 59, 38, 1280)}),
+    case("ref_adaptive_avg_pool2d", R + "vision.py", "adaptive_avg_pool2d_kernel",
+         {"in_tensor": "fp32[1,64,56,56]"}, {"output_size": 7}),
+    case("ref_select_and_scatter", R + "vision.py", "select_and_scatter_kernel",
+         {"operand_tensor": "fp32[8,64,112,112]", "source_tensor": "fp32[8,64,56,56]"}),
+]
+
+
+def _find(roots, path):
+    for root in roots:
+        full = os.path.join(root, path)
+        if os.path.isfile(full):
+            return full
+    return None
+
+
+def _run(c, full, out):
+    """One case in its own process: puts (status, seconds, records, reason) on `out`."""
+    from sbufsim import nki
+    from sbufsim.nki._tracer import DTYPES
+    params = {k: DTYPES[v[1]] if isinstance(v, tuple) and v and v[0] == "nl" else v for k, v in c["params"].items()}
+    start = time.monotonic()
+    try:
+        kt = nki.trace(f"{full}::{c['func']}", c["inputs"], params, generation=c["gen"],
+                       **({"grid": c["grid"]} if c["grid"] else {}))
+    except Exception as e:  # the reason is the result
+        text = str(e).replace(os.path.dirname(full) + os.sep, "")
+        out.put(("failed", time.monotonic() - start, 0, f"{type(e).__name__}: {text}".splitlines()[0][:300]))
+        return
+    out.put(("traced", time.monotonic() - start, len(kt.records), ""))
+
+
+def _case(ctx, c, full, timeout):
+    """Runs a case in a process of its own, killed after `timeout` seconds."""
+    out = ctx.Queue()
+    proc = ctx.Process(target=_run, args=(c, full, out))
+    proc.start()
+    try:
+        return out.get(timeout=timeout)
+    except Exception:  # queue.Empty: it ran out of time (or died)
+        return "failed", timeout, 0, f"no result within {timeout:.0f} s" if proc.is_alive() else "the process died"
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("roots", nargs="+", help="nki-samples checkouts, searched in order")
+    parser.add_argument("--only", help="run only the cases whose name contains this")
+    parser.add_argument("--timeout", type=float, default=60.0)
+    args = parser.parse_args()
+    cases = [c for c in CASES if not args.only or args.only in c["name"]]
+    ctx = multiprocessing.get_context("spawn")
+    traced = 0
+    for c in cases:
+        full = _find(args.roots, c["path"])
+        if full is None:
+            status, seconds, records, reason = "missing", 0.0, 0, f"{c['path']} is under none of the roots"
+        else:
+            status, seconds, records, reason = _case(ctx, c, full, args.timeout)
+        traced += status == "traced"
+        detail = f"{records} records" if status == "traced" else reason
+        print(f"{c['name']:34} {status:7} {seconds:6.1f} s  {detail}", flush=True)
+    print(f"{traced} of {len(cases)} cases traced")
+    return 0 if traced == len(cases) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
