@@ -20,7 +20,7 @@ import traceback
 import types
 from contextlib import contextmanager
 
-from . import _ops, _values
+from . import _ops, _spmd, _values
 from ._tracer import _ALIASES, _PACKAGE_DIR, DTYPES, MX_DTYPES, Clobbered, NkiError, OutOfSpace, dtype_of, module_getattr
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
@@ -129,23 +129,36 @@ def _module(name, **attrs):
     return module
 
 
-def jit(func=None, **_):
-    """nki.jit: the kernel runs as plain Python under the tracer."""
-    if func is None:
-        return lambda f: f
-    return func
+def jit(func=None, **options):
+    """nki.jit: the kernel runs as plain Python under the tracer; kernel[grid] launches it (_spmd.py)."""
+    return _spmd.decorator(func, **options)
+
+
+def _package(name, **attrs):
+    """A module that `import name.sub` can descend into (its submodules are in sys.modules)."""
+    module = _module(name, **attrs)
+    module.__path__ = []
+    return module
 
 
 @contextmanager
 def _shim():
-    """`nki`, `nki.language`, `nki.isa` and `neuronxcc.nki.*` resolve to the tracing modules
-    while a kernel is loaded and traced; what was in sys.modules before comes back after."""
-    from . import isa, language
-    nki = _module("nki", jit=jit, language=language, isa=isa, trace=jit, baremetal=jit, benchmark=jit,
-                  __getattr__=module_getattr("nki"))
-    neuronxcc = _module("neuronxcc", nki=nki)
-    mapping = {"nki": nki, "nki.language": language, "nki.isa": isa, "neuronxcc": neuronxcc,
-               "neuronxcc.nki": nki, "neuronxcc.nki.language": language, "neuronxcc.nki.isa": isa}
+    """`nki`, `nki.language`, `nki.isa`, `nki.typing`, `nki.compiler` and `neuronxcc.nki.*`
+    resolve to the tracing modules while a kernel is loaded and traced; what was in sys.modules
+    before comes back after."""
+    from . import _compiler, _typing, isa, language
+    typing_ = _module("nki.typing", **{n: getattr(_typing, n) for n in ("tensor", "mutable_tensor", "scalar")},
+                      __getattr__=module_getattr("nki.typing"))
+    compiler = _package("nki.compiler", **{n: getattr(_compiler, n) for n in (
+        "sbuf", "psum", "skip_middle_end_transformations", "enable_stack_allocator", "force_auto_alloc",
+        "no_reorder", "multi_buffer")}, __getattr__=module_getattr("nki.compiler"))
+    nki = _package("nki", jit=jit, language=language, isa=isa, typing=typing_, compiler=compiler, trace=jit,
+                   baremetal=jit, benchmark=jit, profile=jit, __getattr__=module_getattr("nki"))
+    neuronxcc = _package("neuronxcc", nki=nki)
+    mapping = {"nki": nki, "nki.language": language, "nki.isa": isa, "nki.typing": typing_,
+               "nki.compiler": compiler, "neuronxcc": neuronxcc, "neuronxcc.nki": nki,
+               "neuronxcc.nki.language": language, "neuronxcc.nki.isa": isa, "neuronxcc.nki.typing": typing_,
+               "neuronxcc.nki.compiler": compiler}
     saved = {name: sys.modules.get(name) for name in mapping}
     sys.modules.update(mapping)
     try:
@@ -156,6 +169,29 @@ def _shim():
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
+
+
+@contextmanager
+def _kernel_folder(path):
+    """The kernel's folder first on the module path while it is loaded and traced, as `python3
+    K.py` would have it (sibling imports: `from mx_kernel_utils import ...`); the sibling modules
+    it imported are forgotten after, so the next kernel (or the next trace of this one) loads its
+    own. None: a kernel given as a function, whose imports are done."""
+    if not path:
+        yield
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    before = set(sys.modules)
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if os.path.abspath(file).startswith(folder + os.sep):
+                del sys.modules[name]
 
 
 @contextmanager
@@ -210,7 +246,7 @@ def kernel_parameters(kernel):
     path, _, func_name = kernel.rpartition("::")
     if not os.path.isfile(path):
         raise NkiError(f"{path}: no such kernel file")
-    with _shim():
+    with _shim(), _kernel_folder(path):
         func = _load(path, func_name)
     parameters = inspect.signature(func).parameters.values()
     if any(p.kind == p.VAR_KEYWORD for p in parameters):
@@ -218,10 +254,11 @@ def kernel_parameters(kernel):
     return [p.name for p in parameters if p.kind != p.VAR_POSITIONAL]
 
 
-def trace(kernel, inputs, params=None, generation="cayman"):
+def trace(kernel, inputs, params=None, generation="cayman", grid=None):
     """Trace KERNEL ('file.py::func', or a function) called with HBM tensors made from inputs
-    ({name: 'bf16[4096,2048]'}, in the function's argument order) and keyword params. Raises
-    NkiError with the kernel's file:line for what the front-end cannot model."""
+    ({name: 'bf16[4096,2048]'}, in the function's argument order) and keyword params; with
+    grid=(g0, ...) as the launch kernel[g0, ...](...) (its instances one after another, _spmd.py).
+    Raises NkiError with the kernel's file:line for what the front-end cannot model."""
     if _ops._current is not None:
         raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
     if isinstance(kernel, os.PathLike):
@@ -241,7 +278,7 @@ def trace(kernel, inputs, params=None, generation="cayman"):
     single, extra = set(), {}
     while True:
         try:
-            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra))
+            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra), grid)
         except Clobbered as e:
             extra[e.key] = e.buffers + 1
         except OutOfSpace as e:
@@ -255,11 +292,11 @@ def trace(kernel, inputs, params=None, generation="cayman"):
             single.add(candidates[0])
 
 
-def _trace_once(kernel, inputs, params, generation, single, extra):
+def _trace_once(kernel, inputs, params, generation, single, extra, grid=None):
     tracer = _ops.Tracer(generation, single, extra)
     _ops._current = tracer
     try:
-        with _shim():
+        with _shim(), _kernel_folder(kernel.rpartition("::")[0] if isinstance(kernel, str) else None):
             if isinstance(kernel, str):
                 path, sep, func_name = kernel.rpartition("::")
                 if not sep:
@@ -284,7 +321,10 @@ def _trace_once(kernel, inputs, params, generation, single, extra):
                 if values is not None:
                     args[arg].storage.values[...] = _values.rounded(values, dtype)
             with _kernel_errors():
-                result = func(**args, **(params or {}))
+                if grid is not None:
+                    result = _spmd.launch(getattr(func, "func", func), _spmd._grid(grid), (), {**args, **(params or {})})
+                else:
+                    result = func(**args, **(params or {}))
             returned = result if isinstance(result, tuple) else (result,)
             for value in returned:
                 if isinstance(value, _ops.Pending):

@@ -175,7 +175,7 @@ class Tracer:
         """A tile whose buffer a newer tile of its site has taken is still in use: its site needs
         another buffer (Clobbered; trace() traces again with it)."""
         storage = view.storage
-        if storage.slot.region == "hbm" or storage.slot.owner is None or storage.slot.owner is storage:
+        if storage.slot.region == "hbm" or storage.slot.owner is None or storage.slot.owner is storage.root:
             return
         error = Clobbered(f"tile {storage.name}: a newer tile of its line took its buffer while it was in use")
         error.key, error.buffers = storage.key, self.alloc.buffers(storage.key)

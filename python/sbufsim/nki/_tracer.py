@@ -256,6 +256,7 @@ class Storage:
                 self.strides[d] = stride
                 stride *= shape[d]
         self.bytes_per_partition = prod(free) * dtype.size if buffer != "hbm" else 0
+        self.root = self  # the storage that owns the buffer (another view's shape of it: .reshape)
 
 
 class View:
@@ -283,6 +284,46 @@ class View:
     @property
     def buffer(self):
         return self.storage.buffer
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def reshape(self, shape):
+        """The whole tensor under another shape of the same elements (no record: the same memory,
+        addressed anew). On chip the partitions stay the first dimension."""
+        shape = tuple(int(n) for n in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+        storage = self.storage
+        if any(dim != (0, 1, n, True) for dim, n in zip(self.dims, storage.shape)):
+            raise fail(f"reshape of a slice of {storage.name}: only a whole tensor is reshaped in this model")
+        if prod(shape) != prod(storage.shape):
+            raise fail(f"reshape of {storage.name} {storage.shape} to {shape}: the element counts differ")
+        if self.on_chip and (storage.pdim != 0 or shape[0] != storage.shape[0]):
+            raise fail(f"reshape of on-chip {storage.name} {storage.shape} to {shape}: the partition dimension "
+                       "must stay first and keep its size")
+        alias = Storage(storage.name, shape, storage.dtype, storage.buffer, 0, storage.slot)
+        alias.root, alias.key, alias.written = storage.root, getattr(storage, "key", None), storage.written
+        if hasattr(storage, "values"):
+            alias.values = storage.values.reshape(shape)
+        if storage.buffer == "hbm":  # hazards of HBM are tracked per tensor: the alias shares them
+            alias.hbm_slot = storage.root.__dict__.setdefault("hbm_slot", Slot("hbm", 0, 0))
+        return View(alias)
+
+    def broadcast_to(self, shape):
+        """A [P, 1] tile read as [P, N]: the one element per partition repeated (a step-0 free
+        dimension), as an operand of an instruction."""
+        shape = tuple(int(n) for n in shape)
+        if len(shape) != len(self.shape) or any(a not in (1, b) for a, b in zip(self.shape, shape)):
+            raise fail(f"broadcast_to of {self.shape} to {shape}: only dimensions of size 1 are broadcast")
+        if self.on_chip and self.shape[0] != shape[0]:
+            raise fail(f"broadcast_to of {self.shape} to {shape}: a tile is not broadcast across partitions "
+                       "(an engine reads each partition's own data); use a matmul of ones or a DMA")
+        dims, kept = list(self.dims), [d for d, dim in enumerate(self.dims) if dim[3]]
+        for d, n in zip(kept, shape):
+            start, step, size, _ = dims[d]
+            if size != n:
+                dims[d] = (start, 0, n, True)
+        return View(self.storage, dims)
 
     @property
     def on_chip(self):
@@ -402,20 +443,108 @@ class View:
 
 
 class Arange:
-    """nl.arange(n) (and the axes of nl.mgrid): an index range, shiftable by an integer."""
+    """nl.arange(n) (and the axes of nl.mgrid): an index range start, start + step, ... (size
+    values). An integer may be added to it or multiply it; compared with a number it is a mask
+    (`mask=`, accepted and not applied: docs/nki.md); added to another range it is an expression
+    that masks accept and indexing refuses."""
 
-    def __init__(self, start, size):
-        self.start, self.size = start, size
+    def __init__(self, start, size, step=1):
+        self.start, self.size, self.step = start, size, step
 
     def __getitem__(self, key):  # i[:, None] / i[None, :] only orient the range
         return self
 
     def __add__(self, other):
-        if not isinstance(other, int):
-            raise fail("only an integer may be added to an nl.arange index in this model")
-        return Arange(self.start + other, self.size)
+        if isinstance(other, (Arange, IndexExpr)):
+            return IndexExpr([self, other])
+        if not isinstance(other, int) and not hasattr(other, "__index__"):
+            raise fail(f"{other!r} added to an nl.arange index: only integers and other indices are modelled")
+        return Arange(self.start + int(other), self.size, self.step)
 
     __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, (Arange, IndexExpr)):
+            return IndexExpr([self, other * -1])
+        return self + (-int(other))
+
+    def __rsub__(self, other):
+        return self * -1 + other
+
+    def __mul__(self, other):
+        if not isinstance(other, int) and not hasattr(other, "__index__"):
+            raise fail(f"an nl.arange index times {other!r}: only an integer factor is modelled")
+        return Arange(self.start * int(other), self.size, self.step * int(other))
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other):
+        return IndexExpr([self], f"// {other}")
+
+    def __mod__(self, other):
+        return IndexExpr([self], f"% {other}")
+
+    def _compare(self, other):
+        return Mask()
+
+    __lt__ = __le__ = __gt__ = __ge__ = _compare
+
+    def __eq__(self, other):  # a mask, as in NKI; identity is kept for hashing
+        return Mask()
+
+    def __ne__(self, other):
+        return Mask()
+
+    __hash__ = object.__hash__
+
+
+class IndexExpr:
+    """An expression of several nl.arange indices (`512 * ix + iy`, `i + j`): it makes masks; as
+    a tensor index it is refused (an access pattern of one dimension per index is not modelled)."""
+
+    def __init__(self, terms, op=""):
+        self.terms, self.op = terms, op
+
+    def __add__(self, other):
+        return IndexExpr(self.terms + [other])
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return IndexExpr(self.terms + [other])
+
+    __rsub__ = __sub__
+
+    def __mul__(self, other):
+        return IndexExpr(self.terms, "*")
+
+    __rmul__ = __mul__
+    __floordiv__ = __mod__ = __mul__
+
+    def __getitem__(self, key):
+        return self
+
+    def _compare(self, other):
+        return Mask()
+
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _compare
+    __hash__ = object.__hash__
+
+
+class Mask:
+    """A mask= predicate built from index comparisons (`&`, `|`, `~` combine them). Accepted and not
+    applied: the instruction is traced over its whole tile (docs/nki.md, "Not modelled yet")."""
+
+    def __and__(self, other):
+        return Mask()
+
+    __rand__ = __or__ = __ror__ = __and__
+
+    def __invert__(self):
+        return Mask()
+
+    def __bool__(self):
+        raise fail("a mask (a comparison of nl.arange indices) used as a Python truth value; pass it as mask=")
 
 
 def _slice_text(index):
@@ -426,8 +555,13 @@ def _slice_text(index):
 def _index(dim, index, d, name):
     start, step, size, _ = dim
     where = f"{name}: dimension {d} (size {size})"
+    if isinstance(index, IndexExpr):
+        raise fail(f"{where}: an index made of several nl.arange indices is not modelled (one nl.arange, "
+                   "shifted and scaled by integers, per dimension)")
     if isinstance(index, Arange):
-        index = slice(index.start, index.start + index.size)
+        if index.step <= 0:
+            raise fail(f"{where}: an nl.arange index with step {index.step}: only positive steps are modelled")
+        index = slice(index.start, index.start + (index.size - 1) * index.step + 1, index.step)
     if isinstance(index, slice):
         # A bound past the dimension is an error, not clamped as Python's slices are: a load or
         # store of fewer elements than the kernel names would trace another kernel.

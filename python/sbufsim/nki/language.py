@@ -1,12 +1,14 @@
 """nki.language as traced by sbufsim (docs/nki.md): tensors, loops, loads/stores, matmul and the
 element-wise and reduction ops, each becoming trace records on its engine."""
 
-from . import _ops
+from . import _ops, _values
+from ._compiler import Buffer
 from ._grid import TileGrid, tiles
+from ._spmd import nc, num_programs, program_id, program_ndim, spmd_dim
 from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail, module_getattr
 
-# buffers
-sbuf, psum, hbm, shared_hbm, private_hbm = "sbuf", "psum", "hbm", "hbm", "hbm"
+# buffers (nl.sbuf and nl.psum are the nki.compiler memories: .mod_alloc() etc. work on them too)
+sbuf, psum, hbm, shared_hbm, private_hbm = Buffer("sbuf"), Buffer("psum"), "hbm", "hbm", "hbm"
 
 # dtypes
 bfloat16, float16, float32 = DTYPES["bfloat16"], DTYPES["float16"], DTYPES["float32"]
@@ -24,6 +26,7 @@ class tile_size:
     psum_fmax = 2048 // 4
     gemm_stationary_fmax = _ops.STATIONARY_FMAX
     gemm_moving_fmax = _ops.MOVING_FMAX
+    bn_stats_fmax = 512  # nki.language.tile_size: the free size bn_stats takes at once
 
 
 def par_dim(n):
@@ -103,15 +106,33 @@ def static_range(*args, **_):
 
 def arange(*args):
     r = range(*args)
-    if r.step != 1:
-        raise fail("nl.arange with a step is not modelled")
-    return Arange(r.start, len(r))
+    if r.step <= 0:
+        raise fail("nl.arange with a negative step is not modelled")
+    return Arange(r.start, len(r), r.step)
+
+
+def ds(start, size):
+    """nl.ds(start, size): the slice start:start+size (a dynamic slice of a loop index)."""
+    return slice(int(start), int(start) + int(size))
+
+
+class _Grid(tuple):
+    """What nl.mgrid[...] returns: a tuple of index ranges, also named .p (the first, partitions)
+    and .x (the second, the free axis), as NKI's index grids are."""
+
+    @property
+    def p(self):
+        return self[0]
+
+    @property
+    def x(self):
+        return self[1]
 
 
 class _MGrid:
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
-        return tuple(arange(k.start or 0, k.stop) for k in key)
+        return _Grid(arange(k.start or 0, k.stop, k.step or 1) for k in key)
 
 
 mgrid = _MGrid()
@@ -135,6 +156,33 @@ def load_transpose2d(src, dtype=None, **_):
     if _ops.value(src).on_chip:
         raise fail("nl.load_transpose2d reads HBM; for an on-chip tile use nisa.dma_transpose or nl.transpose")
     return _ops.transposed_load(src)
+
+
+def shared_constant(constant, dtype=None, **_):
+    """A constant tensor in HBM made from a numpy array (an identity for PE transposes, say): an
+    input the kernel builds itself; loading it is an ordinary DMA."""
+    shape = getattr(constant, "shape", None)
+    if shape is None:
+        raise fail(f"nl.shared_constant of {type(constant).__name__}: give a numpy array")
+    tensor = _ops.tracer().new_tensor(tuple(shape), dtype_of(dtype if dtype is not None else constant.dtype), "hbm")
+    if _ops.tracer().values:
+        tensor.storage.values[...] = _values.rounded(constant, tensor.dtype)
+    return tensor
+
+
+def static_cast(x, dtype):
+    raise fail("nl.static_cast converts arrays outside a kernel (a driver's inputs); inside, use "
+               "nl.copy(x, dtype=...)")
+
+
+def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **_):
+    """nl.loop_reduce: x folded into the tile it is assigned to with op, once per iteration of the
+    loops named: a VectorE tensor_tensor reading that tile and x, in place."""
+    from .isa import _fn
+    x = _ops.value(x)
+    fn = _fn(op)
+    return _ops.Pending(x.shape, dtype_of(dtype) if dtype is not None else x.dtype, "sbuf",
+                        lambda dst: _ops.elementwise(fn, dst, x, dst=dst), _ops.kernel_site())
 
 
 # PE
