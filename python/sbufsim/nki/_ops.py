@@ -8,7 +8,7 @@ import sys
 from . import _values
 from ._grid import TileGrid
 from ._tracer import (_PACKAGE_DIR, MX_DTYPES, Allocator, Clobbered, NkiError, Slot, Storage, View, _deferred_sites,
-                      dtype_of, fail, kernel_site, PARTITIONS)
+                      dtype_of, fail, kernel_site, PARTITIONS, PSUM_BANK_BYTES)
 
 DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
@@ -137,7 +137,10 @@ class Tracer:
                 raise fail(f"tile {label} {shape}: partition dimension {shape[pdim]} is over {PARTITIONS}; "
                            "split it or mark another dimension with nl.par_dim")
             key = (site, shape, dtype.name, buffer)
-            storage.slot = self.alloc.slot(key, buffer, storage.bytes_per_partition, self.rotation())
+            storage.slot = self.alloc.slot(key, buffer, storage.bytes_per_partition, self.rotation(),
+                                           blocks=storage.psum_blocks)
+            if storage.psum_blocks:
+                storage.banks = storage.slot.size // PSUM_BANK_BYTES
             storage.key = key
             storage.slot.owner = storage
         else:
@@ -304,10 +307,30 @@ class Pending:
         return dst
 
     def __getattr__(self, name):  # .shape/.dtype are set; anything else is the tile's
+        if name.startswith("__"):
+            raise AttributeError(name)
         return getattr(self.materialise(), name)
 
     def __getitem__(self, key):
         return self.materialise()[key]
+
+    def __setitem__(self, key, val):
+        self.materialise()[key] = val
+
+    def __radd__(self, other):
+        return elementwise("add", other, self)
+
+    def __rsub__(self, other):
+        return elementwise("subtract", other, self)
+
+    def __rmul__(self, other):
+        return elementwise("multiply", other, self)
+
+    def __rtruediv__(self, other):
+        return elementwise("divide", other, self)
+
+    def __neg__(self):
+        return elementwise("multiply", self, -1)
 
     def __iadd__(self, other):
         view = self.materialise()
@@ -485,6 +508,13 @@ class MatmulPending(Pending):
 
     def _emit(self, dst, accumulate):
         t = tracer()
+        if dst.buffer == "sbuf" and not accumulate:
+            # The PE writes only PSUM: a result assigned to an SBUF tile goes through a PSUM tile
+            # of this line and a VectorE copy, as the NKI compiler lowers it.
+            staged = t.new_tensor(self.shape, self.dtype, "psum", site=self.site)
+            self._emit(staged, accumulate=False)
+            copy(dst, staged, engine="dve")
+            return
         if dst.buffer != "psum":
             raise fail("a matmul writes PSUM; allocate its destination with buffer=nl.psum")
         if dst.shape != self.shape:
@@ -571,7 +601,7 @@ def compute(engine, fn, srcs, dst, isa, values=None):
     return compute_writing(engine, fn, srcs, [dst], isa, values)
 
 
-def compute_writing(engine, fn, srcs, dsts, isa, values=None):
+def compute_writing(engine, fn, srcs, dsts, isa, values=None, extra_reads=()):
     """As compute(), writing every tile of dsts; the record's operand is the first (an
     activation_reduce also writes its reduction result, one value per partition: values then
     returns one array per destination)."""
@@ -596,14 +626,17 @@ def compute_writing(engine, fn, srcs, dsts, isa, values=None):
         results = values(*[_values.get(s) for s in srcs])
         for d, result in zip(dsts, results if len(dsts) > 1 else [results]):
             _values.put(d, result)
-    return t.emit(engine, ENGINE_QUEUES[engine], fields, reads=srcs, writes=dsts)
+    return t.emit(engine, ENGINE_QUEUES[engine], fields, reads=[*srcs, *extra_reads], writes=dsts)
 
 
-def lazy(engine, fn, srcs, shape, dtype, dst=None, site=None, isa=None, also_writes=(), values=None):
-    """An op writing a new tile (or dst): pending until its destination is known."""
+def lazy(engine, fn, srcs, shape, dtype, dst=None, site=None, isa=None, also_writes=(), values=None,
+         extra_reads=()):
+    """An op writing a new tile (or dst): pending until its destination is known. extra_reads: tiles
+    the instruction reads beyond the record's two operands (a [P, 1] scalar operand), for the
+    hazards only."""
     srcs = _sources(*srcs)
     dtype = dtype_of(dtype) if dtype is not None else srcs[0].dtype
-    write = lambda d: compute_writing(engine, fn, srcs, [d, *also_writes], isa, values)
+    write = lambda d: compute_writing(engine, fn, srcs, [d, *also_writes], isa, values, extra_reads)
     pending = Pending(tuple(shape), dtype, "sbuf", write, site or kernel_site())
     if dst is not None:
         pending.materialise(dst)

@@ -29,6 +29,27 @@ class DType:
     def __repr__(self):
         return f"nl.{self.name}"
 
+    # Kernels compare dtypes with numpy's (`dtype == np.float32`) and ask numpy for their sizes
+    # (`np.dtype(nl.bfloat16).itemsize`): equal by name, and a numpy dtype of the same size.
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self is other
+        name = other if isinstance(other, str) else getattr(other, "__name__", None) or getattr(other, "name", None)
+        return isinstance(name, str) and _ALIASES.get(name, name) == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    @property
+    def dtype(self):
+        import numpy
+        native = {"float16", "float32", "int8", "uint8", "int16", "uint16", "int32", "uint32"}
+        return numpy.dtype(self.name if self.name in native else f"V{self.size}")
+
+    @property
+    def itemsize(self):
+        return self.size
+
 
 DTYPES = {d.name: d for d in [
     DType("bfloat16", "bf16", 2), DType("float16", "fp16", 2), DType("float32", "fp32", 4),
@@ -49,7 +70,7 @@ def dtype_of(value):
     """An NKI dtype, a trace dtype name or a numpy dtype -> DType."""
     if isinstance(value, DType):
         return value
-    name = getattr(value, "name", None) or str(value)
+    name = getattr(value, "name", None) or (value.__name__ if isinstance(value, type) else str(value))
     name = _ALIASES.get(name, name)
     if name not in DTYPES:
         raise fail(f"dtype {value!r} is not modelled (supported: {', '.join(DTYPES)})")
@@ -185,7 +206,10 @@ class Allocator:
         self.extra = extra or {}
         self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
 
-    def slot(self, key, buffer, bytes_per_partition, rotation):
+    def slot(self, key, buffer, bytes_per_partition, rotation, blocks=False):
+        """A buffer for the site `key` (rotating over `rotation` of them). blocks: a PSUM tensor
+        with block dimensions, one block per bank, which takes the banks that are free when it
+        has more blocks than that (its blocks then share banks modulo their number)."""
         entry = self.sites.get(key)
         if entry is None:
             if key in self.extra:
@@ -193,7 +217,7 @@ class Allocator:
             elif key in self.single:
                 rotation = 1
             try:
-                slots = [self._new(buffer, bytes_per_partition) for _ in range(rotation)]
+                slots = [self._new(buffer, bytes_per_partition, blocks) for _ in range(rotation)]
             except OutOfSpace as e:
                 e.key = key
                 doubled = [(entry[0][0].size, k) for k, entry in self.sites.items()
@@ -211,14 +235,16 @@ class Allocator:
         """How many buffers the site has."""
         return len(self.sites[key][0])
 
-    def _new(self, buffer, size):
+    def _new(self, buffer, size, blocks=False):
         if buffer == "psum":
             banks = -(-size // PSUM_BANK_BYTES)
+            if blocks:  # at least one bank, at most the free ones
+                banks = max(1, min(banks, self.psum_banks - self.psum_next_bank))
             if self.psum_next_bank + banks > self.psum_banks:
                 raise out_of_space(f"PSUM is full: this tile needs {banks} of the {self.psum_banks} 2 KiB banks per partition "
                            f"and {self.psum_next_bank} are taken by other allocation sites (with their rotation); "
                            "use fewer or smaller PSUM tiles")
-            slot = Slot("psum", self.psum_next_bank * PSUM_BANK_BYTES, size)
+            slot = Slot("psum", self.psum_next_bank * PSUM_BANK_BYTES, banks * PSUM_BANK_BYTES if blocks else size)
             self.psum_next_bank += banks
             return slot
         offset = self.sbuf_next
@@ -249,13 +275,23 @@ class Storage:
         self.name, self.shape, self.dtype, self.buffer, self.pdim, self.slot = name, shape, dtype, buffer, pdim, slot
         self.written = buffer == "hbm"  # an on-chip tile holds nothing until a record (or nl.zeros) writes it
         free = [n for d, n in enumerate(shape) if d != pdim]
+        # A PSUM tensor with block dimensions (before the partition dimension) holds one block per
+        # 2 KiB bank (NKI's PSUM tiles: a block's free size is at most one bank), its blocks
+        # placed bank by bank; `banks` (set when it is placed) is how many banks it got.
+        block_bytes = prod(shape[pdim + 1:]) * dtype.size
+        self.psum_blocks = buffer == "psum" and pdim > 0 and block_bytes <= PSUM_BANK_BYTES
+        self.banks = None
         self.strides = {}
         stride = 1
         for d in reversed(range(len(shape))):
+            if d == pdim and self.psum_blocks:
+                stride = PSUM_BANK_BYTES // dtype.size
             if d != pdim or buffer == "hbm":
                 self.strides[d] = stride
                 stride *= shape[d]
         self.bytes_per_partition = prod(free) * dtype.size if buffer != "hbm" else 0
+        if self.psum_blocks:
+            self.bytes_per_partition = prod(shape[:pdim]) * PSUM_BANK_BYTES
         self.root = self  # the storage that owns the buffer (another view's shape of it: .reshape)
 
 
@@ -310,14 +346,13 @@ class View:
         return View(alias)
 
     def broadcast_to(self, shape):
-        """A [P, 1] tile read as [P, N]: the one element per partition repeated (a step-0 free
-        dimension), as an operand of an instruction."""
+        """A dimension of size 1 read n times: a step-0 dimension of the operand. Along the free
+        axis the engine reads the element repeatedly; across partitions ([1, N] to [P, N]) the
+        operand is the row at the source's partition, its record reading P partitions of the
+        source's buffer (what an engine costs for P partitions; its hazards cover them all)."""
         shape = tuple(int(n) for n in shape)
         if len(shape) != len(self.shape) or any(a not in (1, b) for a, b in zip(self.shape, shape)):
             raise fail(f"broadcast_to of {self.shape} to {shape}: only dimensions of size 1 are broadcast")
-        if self.on_chip and self.shape[0] != shape[0]:
-            raise fail(f"broadcast_to of {self.shape} to {shape}: a tile is not broadcast across partitions "
-                       "(an engine reads each partition's own data); use a matmul of ones or a DMA")
         dims, kept = list(self.dims), [d for d, dim in enumerate(self.dims) if dim[3]]
         for d, n in zip(kept, shape):
             start, step, size, _ = dims[d]
@@ -398,6 +433,15 @@ class View:
     def __truediv__(self, other):
         return self._binary(other, "divide")
 
+    def __rtruediv__(self, other):
+        return self._binary(other, "divide", True)
+
+    def __rsub__(self, other):
+        return self._binary(other, "subtract", True)
+
+    def __neg__(self):
+        return self._binary(-1, "multiply")
+
     # --- operands ----------------------------------------------------------------------------
     def partition_start(self):
         return self.dims[self.storage.pdim][0] if self.on_chip else 0
@@ -412,6 +456,8 @@ class View:
             offset += start * storage.strides[d]
             if size > 1:
                 dims.append((step * storage.strides[d], size))
+        if storage.psum_blocks and storage.banks:
+            offset = self._wrap_blocks(offset, dims)
         merged = []
         for step, size in reversed(dims):
             if merged and step == merged[-1][0] * merged[-1][1] and merged[-1][0] == 1:
@@ -419,6 +465,19 @@ class View:
             else:
                 merged.append((step, size))
         return offset, merged or [(1, 1)]
+
+    def _wrap_blocks(self, offset, dims):
+        """The offset of a PSUM block tensor's view with its blocks taken modulo its banks; a view
+        spanning blocks that wrap past the last bank is refused."""
+        storage = self.storage
+        bank = PSUM_BANK_BYTES // storage.dtype.size
+        first = offset // bank
+        spanned = prod(size for d, (_, _, size, _) in enumerate(self.dims) if d < storage.pdim)
+        wrapped = first % storage.banks
+        if wrapped + spanned > storage.banks:
+            raise fail(f"PSUM tile {storage.name}: {spanned} blocks from block {first} wrap past the {storage.banks} "
+                       "bank(s) it holds; index fewer blocks at once")
+        return offset - (first - wrapped) * bank
 
     def footprint(self):
         """(p0, p1, byte lo, byte hi) bounding the bytes this view touches in its slot."""

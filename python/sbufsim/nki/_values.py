@@ -113,13 +113,17 @@ ACTIVATIONS = {
     "silu": lambda x: x / (1 + np.exp(-x)), "sqrt": lambda x: np.sqrt(x), "rsqrt": lambda x: 1 / np.sqrt(x),
     "square": lambda x: x * x, "reciprocal": lambda x: 1 / x, "erf": _erf, "abs": lambda x: np.abs(x),
     "negative": lambda x: -x, "copy": lambda x: x, "identity": lambda x: x,
+    "floor": lambda x: np.floor(x), "sign": lambda x: np.sign(x),
 }
 
 BINARY = {
     "add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
     "divide": lambda a, b: a / b, "max": lambda a, b: np.maximum(a, b), "maximum": lambda a, b: np.maximum(a, b),
     "min": lambda a, b: np.minimum(a, b), "minimum": lambda a, b: np.minimum(a, b),
-    "power": lambda a, b: np.power(a, b),
+    "power": lambda a, b: np.power(a, b), "mod": lambda a, b: np.mod(a, b),
+    "equal": lambda a, b: (a == b) * 1.0, "not_equal": lambda a, b: (a != b) * 1.0,
+    "greater": lambda a, b: (a > b) * 1.0, "greater_equal": lambda a, b: (a >= b) * 1.0,
+    "less": lambda a, b: (a < b) * 1.0, "less_equal": lambda a, b: (a <= b) * 1.0,
 }
 
 REDUCTIONS = {"max": "max", "min": "min", "sum": "sum", "add": "sum", "mean": "mean", "prod": "prod",

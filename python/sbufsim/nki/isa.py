@@ -342,14 +342,15 @@ def tensor_reduce(op, data, axis, dtype=None, negate=False, keepdims=False, mask
 
 
 @_writes_dst(0, takes_dst=True)
-def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, dtype=None, mask=None, dst=None,
-               **_):
+def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None, dtype=None,
+               mask=None, dst=None, **_):
     """One ScalarE instruction: `activation`, or `activation_reduce` when it also reduces into
-    reduce_res (the reduction is part of the instruction: one record writing both)."""
+    reduce_res or the engine's reduction registers (reduce_cmd other than idle): the reduction is
+    part of the instruction, one record writing both."""
     tiles = [x for x in (bias, scale) if isinstance(x, (_ops.View, _ops.Pending))][:1]
     data = _ops.value(data)
     also = [_ops.value(reduce_res)] if reduce_res is not None else []
-    isa = "activation_reduce" if also else "activation"
+    isa = "activation_reduce" if also or reduce_cmd not in (None, "idle") else "activation"
 
     def values(x, tile=None):  # op(x * scale + bias), then the reduction along the free axes
         bias_v, scale_v = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (bias, scale))
@@ -445,6 +446,131 @@ def select(predicate, on_true, on_false, dtype=None, mask=None, **_):
         return _values.np.where(arrays[-1] != 0, yes, no)
     return _ops.lazy(_engine("select", None), "select", [*tiles, pred], pred.shape, dtype,
                      isa="tensor_copy_predicated", values=values)
+
+
+class reduce_cmd:
+    """nki.isa.reduce_cmd: what an activation does with the Scalar Engine's reduction registers.
+    Any command but idle makes the instruction an `activation_reduce` (the reduction's
+    accumulator read is its extra cost, docs/engines.md)."""
+    idle, reset, reduce, reset_reduce, load_reduce = "idle", "reset", "reduce", "reset_reduce", "load_reduce"
+
+
+class nc_version:
+    """nki.isa.nc_version: the NeuronCore generation a kernel runs on (get_nc_version())."""
+    gen2, gen3, gen4 = 2, 3, 4
+
+
+_NC_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": nc_version.gen4}
+
+
+def get_nc_version():
+    """The traced generation's NeuronCore version (sunda v2, cayman v3, mariana v4)."""
+    return _NC_VERSION[_ops.tracer().generation]
+
+
+@_writes_dst(1)
+def reciprocal(data, dtype=None, mask=None, engine=None, **_):
+    """1/x element-wise on the Vector Engine: one `dve isa=reciprocal` record (its cost, 8N, is the
+    nki.isa reciprocal estimate: docs/engines.md)."""
+    x = _ops.value(data)
+    return _ops.lazy(engine or "dve", "reciprocal", [x], x.shape, dtype, isa="reciprocal",
+                     values=lambda v: 1.0 / v)
+
+
+@_writes_dst(1, takes_dst=True)
+def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None,
+                         dst=None, **_):
+    """(data op0 operand0) on the Vector Engine, reduced along the free axis with reduce_op into
+    reduce_res ([P, 1]) by the same instruction: one `dve isa=tensor_scalar_reduce` record writing
+    both."""
+    x = _ops.value(data)
+    vectors = [_ops.value(operand0)] if _is_tile(operand0) else []
+    res = _ops.value(reduce_res)
+
+    def values(v, vector=None):
+        operand = _ops.free_column(vector if vectors else operand0, v.shape)
+        out = _values.binary(_fn(op0))(operand, v) if reverse0 else _values.binary(_fn(op0))(v, operand)
+        return out, _values.reduction(_fn(reduce_op), out, tuple(range(1, out.ndim)), True)
+    pending = _ops.lazy("dve", f"{_fn(op0)}+{_fn(reduce_op)}", [x, *vectors], x.shape, dtype, dst=dst,
+                        isa="tensor_scalar_reduce", also_writes=[res], values=values)
+    _ops.value(pending)  # the reduction result is written now, whether or not the output is used
+    return pending
+
+
+@_writes_dst(2)
+def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None, mask=None,
+                       **_):
+    """The scan out[i] = (out[i-1] op0 data0[i]) op1 data1[i] along the free axis, starting from
+    `initial` (a number or a [P, 1] tile), on the Vector Engine: one `dve isa=tensor_tensor_scan`
+    record reading both tiles (a tile `initial` is a third read the record cannot name: it is
+    counted in the hazards, not in the cost, one element per partition)."""
+    a, b = _ops.value(data0), _ops.value(data1)
+    if a.free_elements != b.free_elements or a.partitions != b.partitions:
+        raise fail(f"tensor_tensor_scan of {a.shape} and {b.shape}: both tiles need the same shape")
+    first = _ops.value(initial) if _is_tile(initial) else None
+
+    def values(x, y):
+        np = _values.np
+        start = _values.get(first) if first is not None else initial
+        out = np.empty_like(x, dtype=np.float32)
+        acc = np.broadcast_to(np.asarray(start, dtype=np.float32).reshape(-1, 1), (x.shape[0], 1))[:, 0]
+        flat_x, flat_y = x.reshape(x.shape[0], -1), y.reshape(y.shape[0], -1)
+        flat_out = out.reshape(out.shape[0], -1)
+        for i in range(flat_x.shape[1]):
+            acc = _values.binary(_fn(op1))(_values.binary(_fn(op0))(acc, flat_x[:, i]), flat_y[:, i])
+            flat_out[:, i] = acc
+        return out
+    return _ops.lazy("dve", f"{_fn(op0)}+{_fn(op1)}", [a, b], a.shape, dtype, isa="tensor_tensor_scan",
+                     values=values, extra_reads=[first] if first is not None else [])
+
+
+@_writes_dst(1)
+def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, dtype=None,
+                         mask=None, engine=None, **_):
+    """(data op0 operand0) op1 operand1, operand0 a number or [P, 1] tile, operand1 a tile, on
+    the Vector Engine: one `dve isa=scalar_tensor_tensor` record reading data and operand1 (a
+    [P, 1] operand0 is a third read: in the hazards, not in the cost)."""
+    x, other = _ops.value(data), _ops.value(operand1)
+    scalar = _ops.value(operand0) if _is_tile(operand0) else None
+
+    def values(v, w):
+        first = _ops.free_column(_values.get(scalar) if scalar is not None else operand0, v.shape)
+        out = _values.binary(_fn(op0))(first, v) if reverse0 else _values.binary(_fn(op0))(v, first)
+        return _values.binary(_fn(op1))(w, out) if reverse1 else _values.binary(_fn(op1))(out, w)
+    return _ops.lazy(engine or "dve", f"{_fn(op0)}+{_fn(op1)}", [x, other], x.shape, dtype,
+                     isa="scalar_tensor_tensor", values=values, extra_reads=[scalar] if scalar is not None else [])
+
+
+BN_STATS_FMAX = 512  # nl.tile_size.bn_stats_fmax
+
+
+@_writes_dst(1)
+def bn_stats(data, dtype=None, mask=None, **_):
+    """Per-partition mean and variance statistics of up to 512 elements on the Vector Engine: one
+    `dve isa=bn_stats` record writing 6 values per partition."""
+    x = _ops.value(data)
+    if x.free_elements > BN_STATS_FMAX:
+        raise fail(f"bn_stats of {x.free_elements} elements per partition: at most {BN_STATS_FMAX} "
+                   "(nl.tile_size.bn_stats_fmax)")
+    return _ops.lazy("dve", "bn_stats", [x], (x.shape[0], 6), dtype, isa="bn_stats")
+
+
+@_writes_dst(1)
+def bn_aggr(data, dtype=None, mask=None, **_):
+    """The mean and variance from bn_stats results (6 values per group) on the Vector Engine: one
+    `dve isa=bn_aggr` record writing 2 values per partition."""
+    x = _ops.value(data)
+    return _ops.lazy("dve", "bn_aggr", [x], (x.shape[0], 2), dtype, isa="bn_aggr")
+
+
+def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **_):
+    """on_true_tile where the affine predicate of the indices holds, on_false_value elsewhere, on
+    GpSimd: one `pool isa=affine_select` record (its start-up, GPSIMD_START, is the nki.isa
+    estimate). The predicate is an index expression: its values are not computed."""
+    x = _ops.value(on_true_tile)
+    if _ops.tracer().values:
+        raise fail("numerical values of affine_select (its index predicate) are not modelled: trace without --input")
+    return _ops.lazy("pool", "affine_select", [x], x.shape, dtype, isa="affine_select")
 
 
 # ops names usable as op= arguments alongside nl.* (nl.add etc. carry their own __name__)

@@ -20,6 +20,25 @@ float4_e2m1fn_x4 = DTYPES["float4_e2m1fn_x4"]
 tfloat32 = float32
 
 
+class finfo:
+    """nl.finfo(dtype): the limits of a floating-point dtype (min, max, eps, tiny)."""
+    _LIMITS = {"float32": (3.4028235e38, 1.1920929e-07, 1.1754944e-38),
+               "bfloat16": (3.3895314e38, 0.0078125, 1.1754944e-38),
+               "float16": (65504.0, 0.00097656, 6.1035156e-05),
+               "float8_e4m3": (240.0, 0.125, 0.015625), "float8_e5m2": (57344.0, 0.25, 6.1035156e-05)}
+
+    def __init__(self, dtype):
+        self.dtype = dtype_of(dtype)
+        if self.dtype.name not in self._LIMITS:
+            raise fail(f"nl.finfo of {self.dtype.name}: not a floating-point dtype")
+        self.max, self.eps, self.tiny = self._LIMITS[self.dtype.name]
+        self.min = -self.max
+        self.bits = 8 * self.dtype.size
+
+
+fp32, bf16, fp16 = finfo(float32), finfo(bfloat16), finfo(float16)  # nl.fp32.min and friends
+
+
 class tile_size:
     """The PE array's tile limits (nki.language.tile_size)."""
     pmax = 128
@@ -33,11 +52,11 @@ def par_dim(n):
     return ParDim(n)
 
 
-def ndarray(shape, dtype, buffer=sbuf, name=""):
+def ndarray(shape, dtype, buffer=sbuf, name="", **_):
     return _ops.tracer().new_tensor(shape, dtype, buffer, name=name or None)
 
 
-def zeros(shape, dtype, buffer=sbuf, name=""):
+def zeros(shape, dtype, buffer=sbuf, name="", **_):
     """A PSUM tile needs no record (the first matmul's acc_flags=begin zeroes it); an SBUF tile
     is a memset on GpSimd."""
     tile = ndarray(shape, dtype, buffer, name)
@@ -48,13 +67,13 @@ def zeros(shape, dtype, buffer=sbuf, name=""):
     return tile
 
 
-def full(shape, fill_value, dtype, buffer=sbuf, name=""):
+def full(shape, fill_value, dtype, buffer=sbuf, name="", **_):
     tile = ndarray(shape, dtype, buffer, name)
     _ops.memset(tile, fill_value)
     return tile
 
 
-def ones(shape, dtype, buffer=sbuf, name=""):
+def ones(shape, dtype, buffer=sbuf, name="", **_):
     return full(shape, 1, dtype, buffer, name)
 
 
@@ -128,6 +147,14 @@ class _Grid(tuple):
     def x(self):
         return self[1]
 
+    @property
+    def y(self):
+        return self[2]
+
+    @property
+    def z(self):
+        return self[3]
+
 
 class _MGrid:
     def __getitem__(self, key):
@@ -189,8 +216,16 @@ def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **_):
 def matmul(x, y, transpose_x=False, mask=None, **_):
     """x [K, M] (transpose_x=True, the stationary operand) times y [K, N] (moving) into PSUM."""
     if not transpose_x:
-        raise fail("nl.matmul without transpose_x=True needs a transpose of x the front-end does not insert; "
-                   "pass x as [K, M] with transpose_x=True (or nisa.nc_matmul)")
+        # x [M, K] is transposed on the PE into PSUM and copied to SBUF (VectorE) first, as the
+        # compiler lowers it: the stationary operand must be [K, M]
+        x = _ops.value(x)
+        if len(x.shape) != 2 or x.shape[0] > _ops.PARTITIONS or x.shape[1] > _ops.PARTITIONS:
+            raise fail(f"nl.matmul of x {x.shape} without transpose_x: the front-end transposes x in one "
+                       f"{_ops.PARTITIONS} x {_ops.PARTITIONS} PE pass; pass x as [K, M] with transpose_x=True")
+        xt = _ops.value(_ops.transpose(x))
+        staged = _ops.tracer().new_tensor(xt.shape, x.dtype, "sbuf")
+        _ops.copy(staged, xt, engine="dve")
+        x = staged
     return _ops.matmul(x, y)
 
 
@@ -207,9 +242,9 @@ def _unary_act(fn):
     return op
 
 
-exp, log, tanh, sigmoid, relu, gelu, silu, sqrt, rsqrt, square, reciprocal, erf, abs, negative = (
+exp, log, tanh, sigmoid, relu, gelu, silu, sqrt, rsqrt, square, reciprocal, erf, abs, negative, floor, sign = (
     _unary_act(f) for f in ("exp", "log", "tanh", "sigmoid", "relu", "gelu", "silu", "sqrt", "rsqrt",
-                            "square", "reciprocal", "erf", "abs", "negative"))
+                            "square", "reciprocal", "erf", "abs", "negative", "floor", "sign"))
 gelu_apprx_tanh, gelu_apprx_sigmoid = (_unary_act(f) for f in ("gelu_apprx_tanh", "gelu_apprx_sigmoid"))
 
 
@@ -225,8 +260,10 @@ def _binary(fn):
     return op
 
 
-add, subtract, multiply, divide, maximum, minimum, power = (
-    _binary(f) for f in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power"))
+add, subtract, multiply, divide, maximum, minimum, power, mod = (
+    _binary(f) for f in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "mod"))
+equal, not_equal, greater, greater_equal, less, less_equal = (
+    _binary(f) for f in ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal"))
 
 
 def _reduction(fn):
