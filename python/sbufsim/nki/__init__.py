@@ -275,25 +275,33 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
     # whose tiles are live several at once (a list of accumulators, a + b of two tiles of one
     # line) is traced again with a buffer more for it, until each live tile has its own
     # (docs/nki.md, "Operands and the allocator").
-    single, extra = set(), {}
+    # A PSUM tensor with block dimensions that leaves too few banks for the others is traced again
+    # with half its banks (its blocks share them modulo their number), before any loop tile
+    # loses its second buffer.
+    single, extra, caps = set(), {}, {}
     while True:
         try:
-            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra), grid)
+            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra), grid, dict(caps))
         except Clobbered as e:
             extra[e.key] = e.buffers + 1
         except OutOfSpace as e:
+            if e.blocks:
+                banks, key = e.blocks[0]
+                caps[key] = banks // 2
+                continue
             candidates = [key for _, key in e.doubled if key not in single]
             if not candidates:
                 tried = ([f"{len(single)} loop tile(s) given one buffer instead of two"] if single else []) + (
-                    [f"a buffer for each live tile of {len(extra)} line(s) that keep several"] if extra else [])
+                    [f"a buffer for each live tile of {len(extra)} line(s) that keep several"] if extra else []) + (
+                    [f"{len(caps)} PSUM block tensor(s) given fewer banks"] if caps else [])
                 if tried:
                     raise OutOfSpace(f"{e} (even with {' and '.join(tried)})") from None
                 raise
             single.add(candidates[0])
 
 
-def _trace_once(kernel, inputs, params, generation, single, extra, grid=None):
-    tracer = _ops.Tracer(generation, single, extra)
+def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None):
+    tracer = _ops.Tracer(generation, single, extra, caps)
     _ops._current = tracer
     try:
         with _shim(), _kernel_folder(kernel.rpartition("::")[0] if isinstance(kernel, str) else None):

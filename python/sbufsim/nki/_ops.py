@@ -68,9 +68,9 @@ class Tracer:
     completes (semaphore = queue index, so its value counts the queue's finished records); a
     record that depends on another queue's n-th record waits for that semaphore to reach n."""
 
-    def __init__(self, generation, single=frozenset(), extra=None):
+    def __init__(self, generation, single=frozenset(), extra=None, caps=None):
         self.generation = generation
-        self.alloc = Allocator(generation, single, extra)
+        self.alloc = Allocator(generation, single, extra, caps)
         self.records = []
         self.queue_sem = {}
         self.queue_count = {}
@@ -404,6 +404,12 @@ def dma(dst, src, trigger=None):
     on_chip = dst if dst.on_chip else src
     if not (dst.on_chip or src.on_chip):
         raise fail("an HBM-to-HBM copy is not modelled; stage it through SBUF")
+    if on_chip.buffer == "psum" and src is on_chip and trigger is None:
+        # nl.store of a PSUM tile: DMA cannot reach PSUM (seed 000 §6), so the compiler copies it
+        # to SBUF first (a VectorE tensor_copy into a tile of this line), as traced here
+        staged = t.new_tensor(src.shape, src.dtype, "sbuf")
+        copy(staged, src, engine="dve")
+        return dma(dst, staged)
     if on_chip.buffer == "psum":
         raise fail("DMA cannot reach PSUM (seed 000 §6); copy the tile to SBUF with nl.copy first")
     if src.elements != dst.elements:
@@ -617,6 +623,7 @@ def compute_writing(engine, fn, srcs, dsts, isa, values=None, extra_reads=()):
         check_on_chip(d, fn, any_layout=isa == "memset")
     if engine == "pool" and any(v.buffer == "psum" for v in srcs + dsts):
         raise fail(f"{fn} on GpSimd: GpSimd cannot reach PSUM (nki.isa); use the Vector or Scalar Engine")
+    extra_reads = [v for v in extra_reads if v is not None]
     if len(srcs) > 2:
         raise fail(f"{fn}: {len(srcs)} tile sources; an instruction reads at most two")
     src2 = srcs[1].operand(t.alloc) if len(srcs) == 2 else None

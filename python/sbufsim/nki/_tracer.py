@@ -121,6 +121,7 @@ class OutOfSpace(NkiError):
 
     key = None
     doubled = ()
+    blocks = ()  # PSUM block tensors' sites holding more than one bank ((banks, key), most first)
 
 
 def out_of_space(reason):
@@ -195,7 +196,7 @@ class Allocator:
     ({key: buffers}) get that many at least: trace() found more of their tiles live at once
     (Clobbered), and they are never single-buffered."""
 
-    def __init__(self, generation, single=frozenset(), extra=None):
+    def __init__(self, generation, single=frozenset(), extra=None, caps=None):
         if generation not in GEOMETRY:
             raise NkiError(_unmodelled_generation(generation))
         self.sbuf_stride, self.sbuf_size, self.psum_offset, self.psum_stride, self.psum_banks = GEOMETRY[generation]
@@ -204,6 +205,8 @@ class Allocator:
         self.sites = {}  # (site, shape, dtype, buffer) -> [slots, next index]
         self.single = single
         self.extra = extra or {}
+        self.block_sites = set()
+        self.caps = caps or {}  # PSUM block tensors' sites -> at most this many banks (trace() lowers it)
         self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
 
     def slot(self, key, buffer, bytes_per_partition, rotation, blocks=False):
@@ -217,9 +220,13 @@ class Allocator:
             elif key in self.single:
                 rotation = 1
             try:
-                slots = [self._new(buffer, bytes_per_partition, blocks) for _ in range(rotation)]
+                size = min(bytes_per_partition, self.caps[key] * PSUM_BANK_BYTES) if key in self.caps else bytes_per_partition
+                slots = [self._new(buffer, size, blocks) for _ in range(rotation)]
             except OutOfSpace as e:
                 e.key = key
+                e.blocks = sorted(((entry[0][0].size // PSUM_BANK_BYTES, k) for k, entry in self.sites.items()
+                                   if buffer == k[3] == "psum" and entry[0][0].size > PSUM_BANK_BYTES and k in self.block_sites),
+                                  key=lambda t: -t[0])
                 doubled = [(entry[0][0].size, k) for k, entry in self.sites.items()
                            if len(entry[0]) > 1 and k[3] == buffer and k not in self.extra]
                 if rotation > 1 and key not in self.extra:
@@ -227,6 +234,8 @@ class Allocator:
                 e.doubled = sorted(doubled, key=lambda t: -t[0])
                 raise
             entry = self.sites[key] = [slots, 0]
+            if blocks:
+                self.block_sites.add(key)
         slots, index = entry
         entry[1] = (index + 1) % len(slots)
         return slots[index]
@@ -351,6 +360,8 @@ class View:
         operand is the row at the source's partition, its record reading P partitions of the
         source's buffer (what an engine costs for P partitions; its hazards cover them all)."""
         shape = tuple(int(n) for n in shape)
+        if len(shape) == len(self.shape) + 1 and shape[:-1] == self.shape and self.on_chip:
+            return self.reshape(self.shape + (1,)).broadcast_to(shape)  # [P] read as [P, N]
         if len(shape) != len(self.shape) or any(a not in (1, b) for a, b in zip(self.shape, shape)):
             raise fail(f"broadcast_to of {self.shape} to {shape}: only dimensions of size 1 are broadcast")
         dims, kept = list(self.dims), [d for d, dim in enumerate(self.dims) if dim[3]]

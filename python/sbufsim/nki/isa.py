@@ -320,20 +320,26 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     partition), which the record reads as its second source."""
     fn = _fn(op0) if op1 is None else f"{_fn(op0)}+{_fn(op1)}"
     vectors = [_ops.value(v) for v in (operand0, operand1) if isinstance(v, (_ops.View, _ops.Pending))]
-    if len(vectors) > 1:
-        raise fail("tensor_scalar with two [P, 1] tile operands reads three tiles; this model's records read at "
-                   "most two (fold one into the data first)")
     data = _ops.value(data)
 
-    def values(x, vector=None):  # each operand a number or the [P, 1] tile
-        first, second = (vector if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (operand0, operand1))
+    def values(x, vector=None, vector2=None):  # each operand a number or a [P, 1] tile
+        tiles = iter([vector, vector2])
+        first, second = (next(tiles) if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (operand0, operand1))
         first = _ops.free_column(first, x.shape)
         out = _values.binary(_fn(op0))(first, x) if reverse0 else _values.binary(_fn(op0))(x, first)
         if op1 is not None:
             out = _values.binary(_fn(op1))(out, _ops.free_column(second, x.shape))
         return out
-    return _ops.lazy(_engine("tensor_scalar", engine), fn, [data, *vectors], data.shape, dtype,
-                     isa="tensor_scalar", values=values)
+    # Two [P, 1] operands: the record names the first as src2; the second is a read of one
+    # element per partition that the cost (N elements of data) does not count, kept for hazards.
+    return _ops.lazy(_engine("tensor_scalar", engine), fn, [data, *vectors[:1]], data.shape, dtype,
+                     isa="tensor_scalar", values=values if len(vectors) < 2 else _two_vectors(values, vectors[1]),
+                     extra_reads=vectors[1:])
+
+
+def _two_vectors(values, second):
+    """values(x, first) of a tensor_scalar whose second [P, 1] operand is not a record operand."""
+    return lambda x, first: values(x, first, _values.get(second))
 
 
 @_writes_dst(0)
@@ -568,6 +574,10 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **_
     GpSimd: one `pool isa=affine_select` record (its start-up, GPSIMD_START, is the nki.isa
     estimate). The predicate is an index expression: its values are not computed."""
     x = _ops.value(on_true_tile)
+    if x.buffer == "psum":  # GpSimd cannot reach PSUM: the tile is copied to SBUF (VectorE) first
+        staged = _ops.tracer().new_tensor(x.shape, x.dtype, "sbuf")
+        _ops.copy(staged, x, engine="dve")
+        x = staged
     if _ops.tracer().values:
         raise fail("numerical values of affine_select (its index predicate) are not modelled: trace without --input")
     return _ops.lazy("pool", "affine_select", [x], x.shape, dtype, isa="affine_select")
