@@ -1,0 +1,211 @@
+"""The public NKI API beyond the core subset, each family with a kernel written here: nki.typing
+annotations, nki.compiler switches and direct allocation, SPMD launches, nl.ds / mgrid / masks,
+tensor methods, the reduction and scan instructions, PSUM tensors with block dimensions, and a
+kernel's sibling modules."""
+
+import re
+import textwrap
+
+import pytest
+
+from sbufsim import nki
+from nki_helpers import check_semaphores
+from test_nki_isa import accepted_instructions, compute_records, field
+
+
+def kernel(tmp_path, body, name="k", header="import nki\nimport nki.isa as nisa\nimport nki.language as nl\n",
+           file=None):
+    path = tmp_path / f"{file or name}.py"
+    path.write_text(header + "\n" + textwrap.dedent(body))
+    return f"{path}::{name}"
+
+
+def kinds(kt):
+    return [r.split()[0] for r in kt.records if "fn=sync" not in r]
+
+
+ADD = """\
+    {decorators}
+    def k(a, b{annotation}):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        x = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype, buffer={buffer})
+        x[...] = nl.load(a[0:128, 0:512])
+        y = nl.load(b[0:128, 0:512])
+        nl.store(out[0:128, 0:512], value=nl.add(x, y))
+        return out
+"""
+
+
+def test_typing_and_compiler_names_trace_as_the_plain_kernel(tmp_path):
+    plain = kernel(tmp_path, ADD.format(decorators="", annotation="", buffer="nl.sbuf"), file="plain")
+    switched = kernel(tmp_path, ADD.format(
+        decorators="@ncc.skip_middle_end_transformations\n    @ncc.enable_stack_allocator(log_level=20)\n    @nki.jit",
+        annotation=": nt.tensor[128, 512]", buffer="ncc.sbuf.mod_alloc(base_addr=1024, num_free_tiles=(1,))"),
+        "k", header="from neuronxcc import nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.typing as nt\n"
+                    "import neuronxcc.nki.compiler as ncc\nfrom nki.typing import tensor\n")
+    inputs = {"a": "bf16[128,512]", "b": "bf16[128,512]"}
+    a, b = nki.trace(plain, inputs), nki.trace(switched, inputs)
+    assert kinds(a) == ["dma", "dma", "dve", "dma"]
+    assert a.records == b.records  # direct allocation is accepted; the front-end's allocator places the tile
+
+
+def test_spmd_launch_runs_every_instance_with_its_program_id(tmp_path):
+    k = kernel(tmp_path, """\
+        @nki.jit
+        def add_kernel(a, b):
+            assert nl.program_ndim() == 2 and nl.num_programs(0) == 2 and nl.num_programs(1) == 3
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            i = nl.program_id(0) * 128 + nl.arange(128)[:, None]
+            j = nl.program_id(1) * 256 + nl.arange(256)[None, :]
+            nl.store(out[i, j], value=nl.load(a[i, j]) + nl.load(b[i, j]))
+            return out
+
+        def k(a, b):
+            return add_kernel[2, 3](a, b)
+    """)
+    inputs = {"a": "fp16[256,768]", "b": "fp16[256,768]"}
+    kt = nki.trace(k, inputs)
+    assert kinds(kt).count("dve") == 6 and kinds(kt).count("dma") == 18
+    assert kt.hbm_bytes == 3 * 256 * 768 * 2  # every instance its own tile: each element read and written once
+    grid = nki.trace(k.replace("::k", "::add_kernel"), inputs, grid=(2, 3))
+    assert grid.records == kt.records
+    check_semaphores(kt)
+    with pytest.raises(nki.NkiError, match=r"k\.py:\d+: AssertionError"):
+        nki.trace(k.replace("::k", "::add_kernel"), inputs, grid=(2, 2))  # num_programs(1) is 2 then
+
+
+def test_nl_ds_mgrid_and_masks(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((128, 256), dtype=a.dtype, buffer=nl.shared_hbm)
+            g = nl.mgrid[0:128, 0:256]
+            i_p, i_f = g
+            assert g.p is i_p and g.x is i_f
+            n = a.shape[0]
+            for t in nl.affine_range(2):
+                rows = t * 128 + i_p
+                x = nl.load(a[rows, nl.ds(t * 256, 256)], mask=(rows < n) & (i_f >= 0))
+                nl.store(out[i_p, i_f], value=nl.exp(x), mask=(2 * i_p + i_f < 10000))
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[256,512]"})
+    loads = [r for r in kt.records if r.startswith("dma") and "src=hbm" in r]
+    assert len(loads) == 2 and all(field(r, "partitions") == "128" and field(r, "bytes") == "512" for r in loads)
+    assert kinds(kt).count("act") == 2
+
+
+def test_a_mask_is_not_a_truth_value(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            i = nl.arange(128)[:, None]
+            if i < 64:
+                pass
+    """)
+    with pytest.raises(nki.NkiError, match=r"k\.py:7: a mask .* used as a Python truth value"):
+        nki.trace(k, {"a": "bf16[128,128]"})
+
+
+def test_tensor_methods(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, g):
+            out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+            assert a.ndim == 3 and g.ndim == 1
+            flat = a.reshape((128, 512))
+            x = nl.load(flat)
+            gt = nl.load(g.reshape((1, 512)))
+            y = nl.multiply(x, gt.broadcast_to((128, 512)))
+            s = nl.sum(y, axis=1)               # [128]
+            z = nl.multiply(y, s.broadcast_to((128, 512)))
+            nl.store(out, value=z)
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[128,2,256]", "g": "bf16[512]"})
+    dves = [r for r in compute_records(kt)]
+    mul = dves[0]
+    # the [1, 512] row is read on all 128 partitions: its operand repeats the row (a step-0 partition)
+    assert field(mul, "isa") == "tensor_tensor" and field(mul, "partitions") == "128"
+    assert [field(r, "isa") for r in dves] == ["tensor_tensor", "tensor_reduce", "tensor_tensor"]
+    assert field(dves[2], "src2").endswith("[0][512]")  # the [128] sums read 512 times each: a step-0 free dimension
+    loads = [r for r in kt.records if r.startswith("dma") and "src=hbm" in r]
+    assert sorted(field(r, "partitions") for r in loads) == ["1", "128"]  # the reshaped [1, 512] row; a as [128, 512]
+
+
+def test_reduction_and_scan_instructions(tmp_path):
+    np = pytest.importorskip("numpy")
+    k = kernel(tmp_path, """\
+        def k(a, b):
+            out = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+            x = nl.load(a)
+            y = nl.load(b)
+            r = nisa.reciprocal(data=x)
+            m = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            s = nisa.tensor_scalar_reduce(data=r, op0=nl.multiply, operand0=2.0, reduce_op=nl.add, reduce_res=m)
+            e = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            t = nisa.activation(op=nl.exp, data=s, reduce_op=nl.add, reduce_res=e,
+                                reduce_cmd=nisa.reduce_cmd.reset_reduce)
+            c = nisa.tensor_tensor_scan(x, y, initial=0, op0=nl.multiply, op1=nl.add)
+            d = nisa.scalar_tensor_tensor(data=c, op0=nl.multiply, operand0=m, op1=nl.add, operand1=t)
+            nl.store(out, value=d)
+            return out
+    """)
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0.5, 1.5, (128, 8)).astype(np.float32)
+    b = rng.uniform(-1, 1, (128, 8)).astype(np.float32)
+    kt = nki.trace(k, {"a": a, "b": b})
+    records = compute_records(kt)
+    assert [(r.split()[0], field(r, "isa")) for r in records] == [
+        ("dve", "reciprocal"), ("dve", "tensor_scalar_reduce"), ("act", "activation_reduce"),
+        ("dve", "tensor_tensor_scan"), ("dve", "scalar_tensor_tensor")]
+    assert all(field(r, "isa") in accepted_instructions() for r in records)
+    r = 1 / a
+    s = r * 2
+    m = s.sum(axis=1, keepdims=True)
+    t = np.exp(s)
+    c = np.zeros_like(a)
+    acc = np.zeros(128, np.float32)
+    for i in range(8):
+        acc = acc * a[:, i] + b[:, i]
+        c[:, i] = acc
+    np.testing.assert_allclose(kt.outputs[0], c * m + t, rtol=1e-4)
+    check_semaphores(kt)
+
+
+def test_psum_blocks_are_placed_bank_by_bank(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(q, kk):
+            out = nl.ndarray((128, 16 * 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            qs = nl.load(q)
+            ks = nl.load(kk)
+            acc = nl.ndarray((16, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+            for j in nl.affine_range(16):
+                acc[j] = nisa.nc_matmul(qs, ks[:, nl.ds(j * 512, 512)])
+                nl.store(out[:, nl.ds(j * 512, 512)], value=acc[j])
+            return out
+    """)
+    kt = nki.trace(k, {"q": "bf16[128,128]", "kk": "bf16[128,8192]"})
+    dsts = [field(r, "dst") for r in kt.records if r.startswith("matmul")]
+    banks = [(int(re.match(r"fp32@0x([0-9a-f]+)", d).group(1), 16) - 0x2000000) // 2048 for d in dsts]
+    assert len(banks) == 16 and len(set(banks)) == 8  # 16 blocks over the 8 banks, one block per bank
+    assert banks[:8] == list(range(8)) and banks[8:] == banks[:8]
+    check_semaphores(kt)
+
+
+def test_a_kernel_imports_its_sibling_modules(tmp_path):
+    (tmp_path / "helpers_for_k.py").write_text(textwrap.dedent("""\
+        import nki.language as nl
+
+        def double(x):
+            return nl.add(x, x)
+    """))
+    k = kernel(tmp_path, """\
+        from helpers_for_k import double
+
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=double(nl.load(a)))
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[128,128]"})
+    assert kinds(kt) == ["dma", "dve", "dma"]
+    import sys
+    assert "helpers_for_k" not in sys.modules  # forgotten after the trace
