@@ -209,3 +209,26 @@ def test_a_kernel_imports_its_sibling_modules(tmp_path):
     assert kinds(kt) == ["dma", "dve", "dma"]
     import sys
     assert "helpers_for_k" not in sys.modules  # forgotten after the trace
+
+
+def test_access_patterns(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 2, 64), dtype=a.dtype, buffer=nl.sbuf)
+            # rows 0..31 of a, 64 elements each, into partitions 32..63 of t, second half of each row
+            nisa.dma_copy(src=a.ap(pattern=[[64, 32], [1, 64]], offset=0),
+                          dst=t.ap(pattern=[[128, 32], [1, 64]], offset=32 * 128 + 64))
+            u = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf)
+            # every other element of each partition's row (a stride of 2), 64 of them
+            nisa.tensor_copy(dst=u, src=t.ap(pattern=[[128, 128], [2, 64]], offset=0))
+            nl.store(out, value=u)
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[128,64]"})
+    dma = kt.records[0]
+    assert field(dma, "partitions") == "32" and field(dma, "bytes") == "128"
+    # partition 32 of an SBUF tile at byte 64: its address is partition 32's, 64 elements in
+    assert int(re.match(r"bf16@0x([0-9a-f]+)", field(dma, "dst")).group(1), 16) == 32 * 0x40000 + 64 + 128
+    copy = compute_records(kt)[0]
+    assert field(copy, "src").endswith("[2][64]") and field(copy, "partitions") == "128"

@@ -367,7 +367,7 @@ def check_on_chip(view, what, any_layout=False):
     the whole tile whatever its layout."""
     if not view.on_chip:
         raise fail(f"{what}: operand {view.storage.name} is in HBM; load it into SBUF first (nl.load)")
-    if any_layout:
+    if any_layout or hasattr(view, "pattern"):  # an .ap() view names its partitions explicitly
         return
     kept = [d for d, dim in enumerate(view.dims) if dim[3]]
     pdim = view.storage.pdim
@@ -525,7 +525,7 @@ class MatmulPending(Pending):
             raise fail("a matmul writes PSUM; allocate its destination with buffer=nl.psum")
         if dst.shape != self.shape:
             raise fail(f"matmul result {self.shape} into a PSUM tile of {dst.shape}")
-        if not self.transpose and dst.dtype.size != 4:
+        if not self.transpose and not self.scales and dst.dtype.size != 4:  # MX matmuls may write bf16 (nc_matmul_mx)
             raise fail(f"a matmul writes fp32 partial sums to PSUM (a PSUM write is a 4-byte dtype, seed 000 "
                        f"§2.2), not {dst.dtype.name}: allocate the accumulator as nl.float32 and convert when "
                        f"copying it out (nl.copy(acc, dtype=...))")

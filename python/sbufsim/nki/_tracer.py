@@ -334,6 +334,11 @@ class View:
     def ndim(self):
         return len(self.shape)
 
+    def ap(self, pattern=None, offset=0, dtype=None, **kwargs):
+        """An explicit hardware access pattern over the whole tensor (_ap.py)."""
+        from ._ap import ap
+        return ap(self, pattern, offset, dtype, **kwargs)
+
     def reshape(self, shape):
         """The whole tensor under another shape of the same elements (no record: the same memory,
         addressed anew). On chip the partitions stay the first dimension."""
