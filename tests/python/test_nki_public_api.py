@@ -232,3 +232,24 @@ def test_access_patterns(tmp_path):
     assert int(re.match(r"bf16@0x([0-9a-f]+)", field(dma, "dst")).group(1), 16) == 32 * 0x40000 + 64 + 128
     copy = compute_records(kt)[0]
     assert field(copy, "src").endswith("[2][64]") and field(copy, "partitions") == "128"
+
+
+def test_index_expressions_of_several_ranges_are_access_patterns(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((32, 12), dtype=a.dtype, buffer=nl.shared_hbm)
+            x = nl.load(a)
+            i_p = nl.arange(32)[:, None, None]
+            i_1 = nl.arange(3)[None, :, None]
+            i_2 = nl.arange(4)[None, None, :]
+            y = nl.ndarray((32, 12), dtype=a.dtype, buffer=nl.sbuf)
+            y[i_p, i_2 * 3 + i_1] = nl.copy(x[i_p, i_1 * 4 + i_2])  # a [3, 4] block transposed per partition
+            nl.store(out, value=y)
+            return out
+    """)
+    kt = nki.trace(k, {"a": "int8[32,12]"})
+    copy = compute_records(kt)[0]
+    assert field(copy, "src").endswith("[1,4][4,3]")  # innermost first: 4 elements of step 1, 3 of step 4
+    assert field(copy, "dst").endswith("[3,1][4,3]")
+    with pytest.raises(nki.NkiError, match=r"k\.py:\d+: .*outside the tensor"):
+        nki.trace(k, {"a": "int8[32,11]"})

@@ -76,3 +76,48 @@ def ap(view, pattern=None, offset=0, dtype=None, **_):
     if any(count <= 0 or step < 0 for step, count in pattern):
         raise fail(f".ap pattern {pattern}: counts positive, steps not negative")
     return PatternView(view.storage, pattern, int(offset), dtype_of(dtype) if dtype is not None else view.dtype)
+
+
+def indexed(view, key):
+    """view[key] where an index is an expression of several nl.arange ranges (`t[i0, 2 * i1 + i2]`):
+    every range is a dimension of the result, ordered by its axis (mgrid's position, or where
+    [:, None] puts it), its step the range's factor times the indexed dimension's stride; integers
+    and expression constants add to the offset. The result is an access pattern (PatternView)."""
+    from ._tracer import Arange, IndexExpr
+    storage = view.storage
+    if any(dim != (0, 1, n, True) for dim, n in zip(view.dims, storage.shape)):
+        raise fail(f"an index expression of several nl.arange ranges on a slice of {storage.name}: index the whole "
+                   "tensor")
+    if len(key) != len(storage.shape):
+        raise fail(f"{len(key)} indices for {storage.name} {storage.shape}: an index expression needs one per dimension")
+    flat = [1] * len(storage.shape)  # row-major element strides of the whole tensor
+    for d in reversed(range(len(storage.shape) - 1)):
+        flat[d] = flat[d + 1] * storage.shape[d + 1]
+    offset, terms = 0, []
+    for d, index in enumerate(key):
+        if isinstance(index, IndexExpr):
+            if not index.affine:
+                raise fail(f"{storage.name}: dimension {d}: an index with // or % of nl.arange ranges is not modelled")
+            ranges, const = index.terms, index.const
+        elif isinstance(index, Arange):
+            ranges, const = [index], 0
+        elif isinstance(index, int) or hasattr(index, "__index__"):
+            ranges, const = [], int(index)
+        else:
+            raise fail(f"{storage.name}: dimension {d}: {index!r} beside an index expression is not modelled "
+                       "(integers and nl.arange ranges)")
+        for r in ranges:
+            offset += r.start * flat[d]
+            terms.append((r.axis if r.axis is not None else d, r.step * flat[d], r.size))
+        offset += const * flat[d]
+    axes = [axis for axis, _, _ in terms]
+    if len(set(axes)) != len(axes):
+        raise fail(f"{storage.name}: two nl.arange ranges of one axis in an index expression are not modelled")
+    terms.sort()
+    pattern = [(step, size) for _, step, size in terms]
+    last = offset + sum(step * (size - 1) for step, size in pattern)
+    if offset < 0 or last >= prod(storage.shape):
+        raise fail(f"{storage.name} {storage.shape}: the index expression reaches element {last}, outside the tensor")
+    if storage.buffer != "hbm" and storage.pdim != 0:
+        raise fail(f"an index expression on {storage.name}, whose partition dimension is not the first, is not modelled")
+    return ap(view, pattern, offset)

@@ -403,6 +403,9 @@ class View:
     def __getitem__(self, key):
         if not isinstance(key, tuple):
             key = (key,)
+        if any(isinstance(k, IndexExpr) for k in key):
+            from ._ap import indexed
+            return indexed(self, key)
         kept = [d for d, dim in enumerate(self.dims) if dim[3]]
         if any(k is Ellipsis for k in key):
             at = key.index(Ellipsis)
@@ -519,29 +522,33 @@ class View:
 
 class Arange:
     """nl.arange(n) (and the axes of nl.mgrid): an index range start, start + step, ... (size
-    values). An integer may be added to it or multiply it; compared with a number it is a mask
-    (`mask=`, accepted and not applied: docs/nki.md); added to another range it is an expression
-    that masks accept and indexing refuses."""
+    values). `axis`: its position among the index's axes (nl.arange(n)[:, None] is axis 0,
+    [None, :] axis 1, mgrid's k-th axis k), which orders an index expression's dimensions. An
+    integer may be added to it or multiply it; compared with a number it is a mask (`mask=`,
+    accepted and not applied: docs/nki.md); added to another range it is an IndexExpr."""
 
-    def __init__(self, start, size, step=1):
-        self.start, self.size, self.step = start, size, step
+    def __init__(self, start, size, step=1, axis=None):
+        self.start, self.size, self.step, self.axis = start, size, step, axis
 
-    def __getitem__(self, key):  # i[:, None] / i[None, :] only orient the range
-        return self
+    def __getitem__(self, key):  # i[:, None] / i[None, :]: the range's axis
+        key = key if isinstance(key, tuple) else (key,)
+        axes = [d for d, k in enumerate(key) if isinstance(k, slice)]
+        return Arange(self.start, self.size, self.step, axes[0] if len(axes) == 1 else self.axis)
+
+    def _terms(self):
+        return IndexExpr([self], 0)
 
     def __add__(self, other):
         if isinstance(other, (Arange, IndexExpr)):
-            return IndexExpr([self, other])
+            return self._terms() + other
         if not isinstance(other, int) and not hasattr(other, "__index__"):
             raise fail(f"{other!r} added to an nl.arange index: only integers and other indices are modelled")
-        return Arange(self.start + int(other), self.size, self.step)
+        return Arange(self.start + int(other), self.size, self.step, self.axis)
 
     __radd__ = __add__
 
     def __sub__(self, other):
-        if isinstance(other, (Arange, IndexExpr)):
-            return IndexExpr([self, other * -1])
-        return self + (-int(other))
+        return self + other * -1
 
     def __rsub__(self, other):
         return self * -1 + other
@@ -549,15 +556,14 @@ class Arange:
     def __mul__(self, other):
         if not isinstance(other, int) and not hasattr(other, "__index__"):
             raise fail(f"an nl.arange index times {other!r}: only an integer factor is modelled")
-        return Arange(self.start * int(other), self.size, self.step * int(other))
+        return Arange(self.start * int(other), self.size, self.step * int(other), self.axis)
 
     __rmul__ = __mul__
 
     def __floordiv__(self, other):
-        return IndexExpr([self], f"// {other}")
+        return IndexExpr([self], 0, affine=False)
 
-    def __mod__(self, other):
-        return IndexExpr([self], f"% {other}")
+    __mod__ = __floordiv__
 
     def _compare(self, other):
         return Mask()
@@ -574,27 +580,39 @@ class Arange:
 
 
 class IndexExpr:
-    """An expression of several nl.arange indices (`512 * ix + iy`, `i + j`): it makes masks; as
-    a tensor index it is refused (an access pattern of one dimension per index is not modelled)."""
+    """An affine expression of several nl.arange indices plus a constant (`2 * i1 + i2`,
+    `512 * ix + iy`): as a tensor index each range is a dimension of its own (an access pattern,
+    _ap.py); in masks it is compared. `//` and `%` make a non-affine one, which only masks accept."""
 
-    def __init__(self, terms, op=""):
-        self.terms, self.op = terms, op
+    def __init__(self, terms, const=0, affine=True):
+        self.terms, self.const, self.affine = terms, const, affine
 
     def __add__(self, other):
-        return IndexExpr(self.terms + [other])
+        if isinstance(other, Arange):
+            return IndexExpr(self.terms + [other], self.const, self.affine)
+        if isinstance(other, IndexExpr):
+            return IndexExpr(self.terms + other.terms, self.const + other.const, self.affine and other.affine)
+        return IndexExpr(self.terms, self.const + int(other), self.affine)
 
     __radd__ = __add__
 
     def __sub__(self, other):
-        return IndexExpr(self.terms + [other])
+        return self + other * -1
 
-    __rsub__ = __sub__
+    def __rsub__(self, other):
+        return self * -1 + other
 
     def __mul__(self, other):
-        return IndexExpr(self.terms, "*")
+        if not isinstance(other, int) and not hasattr(other, "__index__"):
+            return IndexExpr(self.terms, self.const, affine=False)
+        return IndexExpr([t * int(other) for t in self.terms], self.const * int(other), self.affine)
 
     __rmul__ = __mul__
-    __floordiv__ = __mod__ = __mul__
+
+    def __floordiv__(self, other):
+        return IndexExpr(self.terms, self.const, affine=False)
+
+    __mod__ = __floordiv__
 
     def __getitem__(self, key):
         return self
@@ -630,9 +648,6 @@ def _slice_text(index):
 def _index(dim, index, d, name):
     start, step, size, _ = dim
     where = f"{name}: dimension {d} (size {size})"
-    if isinstance(index, IndexExpr):
-        raise fail(f"{where}: an index made of several nl.arange indices is not modelled (one nl.arange, "
-                   "shifted and scaled by integers, per dimension)")
     if isinstance(index, Arange):
         if index.step <= 0:
             raise fail(f"{where}: an nl.arange index with step {index.step}: only positive steps are modelled")

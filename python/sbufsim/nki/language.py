@@ -159,7 +159,8 @@ class _Grid(tuple):
 class _MGrid:
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
-        return _Grid(arange(k.start or 0, k.stop, k.step or 1) for k in key)
+        ranges = [arange(k.start or 0, k.stop, k.step or 1) for k in key]
+        return _Grid(Arange(r.start, r.size, r.step, axis) for axis, r in enumerate(ranges))
 
 
 mgrid = _MGrid()
