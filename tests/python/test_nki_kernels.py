@@ -36,13 +36,14 @@ def test_transpose_through_the_pe(tmp_path):
 def test_unmodelled_call_names_the_kernel_line(tmp_path):
     kernel = tmp_path / "bad.py"
     kernel.write_text(textwrap.dedent("""\
+        import nki.isa as nisa
         import nki.language as nl
 
         def k(a):
             t = nl.load(a[0:128, 0:128])
-            return nl.matmul(t, t)
+            return nisa.nc_stream_shuffle(t, t, shuffle_mask=[0] * 32)
         """))
-    with pytest.raises(nki.NkiError, match=r"bad.py:5: nl.matmul without transpose_x=True"):
+    with pytest.raises(nki.NkiError, match=r"bad.py:6: nisa.nc_stream_shuffle is not modelled"):
         nki.trace(f"{kernel}::k", {"a": "bf16[128,128]"})
 
 

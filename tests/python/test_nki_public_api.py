@@ -253,3 +253,20 @@ def test_index_expressions_of_several_ranges_are_access_patterns(tmp_path):
     assert field(copy, "dst").endswith("[3,1][4,3]")
     with pytest.raises(nki.NkiError, match=r"k\.py:\d+: .*outside the tensor"):
         nki.trace(k, {"a": "int8[32,11]"})
+
+
+def test_nl_matmul_without_transpose_x_transposes_x_first(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, b):
+            out = nl.ndarray((64, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            x = nl.load(a)                 # [M, K] = [64, 128]
+            y = nl.load(b)                 # [K, N] = [128, 512]
+            nl.store(out, value=nl.matmul(x, y))
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[64,128]", "b": "bf16[128,512]"})
+    # x through the PE into PSUM and back to SBUF, then the matmul; its PSUM result copied out for the store
+    assert [k for k in kinds(kt) if k != "dma"] == ["pool", "ldweights", "matmul", "dve", "ldweights", "matmul", "dve"]
+    matmul = [r for r in kt.records if r.startswith("matmul")][1]
+    assert field(matmul, "num_active_rows") == "128" and field(matmul, "num_active_cols") == "64"
+    assert kt.flops == 2 * 64 * 128 * 512
