@@ -270,3 +270,24 @@ def test_nl_matmul_without_transpose_x_transposes_x_first(tmp_path):
     matmul = [r for r in kt.records if r.startswith("matmul")][1]
     assert field(matmul, "num_active_rows") == "128" and field(matmul, "num_active_cols") == "64"
     assert kt.flops == 2 * 64 * 128 * 512
+
+
+def test_tiles_are_freed_after_their_last_use_when_the_kernel_does_not_fit_otherwise(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            x = nl.load(a)                    # 80 KiB per partition
+            y = nl.exp(x)                     # x is dead after this
+            z = nl.tanh(y)                    # and y after this
+            nl.store(out, value=z)
+            return out
+    """)
+    kt = nki.trace(k, {"a": "fp32[128,20480]"})  # three 80 KiB lines: 240 KiB, over cayman's 224 KiB
+    load, exp, tanh, store = [r for r in kt.records if "fn=sync" not in r]
+    addr = lambda r, f: int(re.match(r"fp32@0x([0-9a-f]+)", field(r, f)).group(1), 16)
+    assert addr(exp, "src") != addr(exp, "dst")
+    assert addr(tanh, "dst") == addr(exp, "src")  # z takes x's bytes: x's last use was the exp
+    assert "wait=" in tanh or "wait=" in exp
+    check_semaphores(kt)
+    with pytest.raises(nki.NkiError, match=r"k\.py:8: SBUF is full even with each tile freed after its last use"):
+        nki.trace(k, {"a": "fp32[128,40960]"})  # two 160 KiB tiles are live at once

@@ -278,10 +278,13 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
     # A PSUM tensor with block dimensions that leaves too few banks for the others is traced again
     # with half its banks (its blocks share them modulo their number), before any loop tile
     # loses its second buffer.
-    single, extra, caps = set(), {}, {}
+    # What does not fit even then is placed by liveness (liveness.py): each SBUF tile's bytes are
+    # free after its last use, as the compiler's allocator has it.
+    single, extra, caps, placement = set(), {}, {}, None
     while True:
         try:
-            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra), grid, dict(caps))
+            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra), grid, dict(caps),
+                               placement)
         except Clobbered as e:
             extra[e.key] = e.buffers + 1
         except OutOfSpace as e:
@@ -290,6 +293,9 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
                 caps[key] = banks // 2
                 continue
             candidates = [key for _, key in e.doubled if key not in single]
+            if not candidates and placement is None and e.key is not None and e.key[3] == "sbuf":
+                placement = _placement(kernel, inputs, params, generation, grid, single, extra, caps)
+                continue
             if not candidates:
                 tried = ([f"{len(single)} loop tile(s) given one buffer instead of two"] if single else []) + (
                     [f"a buffer for each live tile of {len(extra)} line(s) that keep several"] if extra else []) + (
@@ -300,8 +306,33 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
             single.add(candidates[0])
 
 
-def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None):
-    tracer = _ops.Tracer(generation, single, extra, caps)
+def _placement(kernel, inputs, params, generation, grid, single, extra, caps):
+    """SBUF offsets for every tile from their lifetimes (liveness.py): a trace without an SBUF limit
+    measures them, with two buffers for loop tiles where they fit, else with the loop tiles that
+    had to give up their second buffer single-buffered."""
+    from . import liveness
+    from ._tracer import GEOMETRY
+    capacity = GEOMETRY[generation][1]
+    for tried in (frozenset(), frozenset(single)):
+        extra_ = dict(extra)
+        while True:
+            try:
+                tracer = _trace_once(kernel, inputs, params, generation, tried, dict(extra_), grid, dict(caps),
+                                     measure=True)
+                break
+            except Clobbered as e:
+                extra_[e.key] = e.buffers + 1
+        double = {key for key, entry in tracer.alloc.sites.items() if len(entry[0]) > 1}
+        try:
+            return liveness.placement(liveness.lifetimes(tracer.sbuf_tiles, double), capacity)
+        except OutOfSpace as e:
+            error = e
+    raise error
+
+
+def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None, placement=None,
+                measure=False):
+    tracer = _ops.Tracer(generation, single, extra, caps, placement, measure)
     _ops._current = tracer
     try:
         with _shim(), _kernel_folder(kernel.rpartition("::")[0] if isinstance(kernel, str) else None):
@@ -342,4 +373,6 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
                 outputs = [_values.get(_ops.value(v)) for v in returned if isinstance(v, (_ops.View, _ops.Pending))]
     finally:
         _ops._current = None
+    if measure:
+        return tracer
     return KernelTrace(tracer, name, outputs, kernel_file)

@@ -14,6 +14,7 @@ DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
 MAX_WAITS = 2
 MOVING_FMAX = 512
+HAZARD_PAGE = 4096  # bytes per partition of SBUF per hazard history, for tiles placed by liveness
 # generations whose PE transposes write PSUM in the data's dtype (configs: pe.transpose_passthrough,
 # NeuronCore-v3's transpose mode); elsewhere a transpose is an fp32 matmul against an identity
 TRANSPOSE_PASSTHROUGH = {"cayman", "mariana"}
@@ -68,9 +69,11 @@ class Tracer:
     completes (semaphore = queue index, so its value counts the queue's finished records); a
     record that depends on another queue's n-th record waits for that semaphore to reach n."""
 
-    def __init__(self, generation, single=frozenset(), extra=None, caps=None):
+    def __init__(self, generation, single=frozenset(), extra=None, caps=None, placement=None, measure=False):
         self.generation = generation
-        self.alloc = Allocator(generation, single, extra, caps)
+        self.alloc = Allocator(generation, single, extra, caps, placement, measure)
+        self.pages = {}  # SBUF page -> its hazard history (tiles placed by liveness)
+        self.sbuf_tiles = []  # every SBUF tile in allocation order (its lifetime: liveness.py)
         self.records = []
         self.queue_sem = {}
         self.queue_count = {}
@@ -143,6 +146,9 @@ class Tracer:
                 storage.banks = storage.slot.size // PSUM_BANK_BYTES
             storage.key = key
             storage.slot.owner = storage
+            storage.born = storage.last_use = len(self.records)
+            if buffer == "sbuf":
+                self.sbuf_tiles.append(storage)
         else:
             storage.slot = Slot("hbm", 0, 0)
         return View(storage)
@@ -193,16 +199,27 @@ class Tracer:
         record.seq = self.queue_count[queue]
         self.records.append(record)
 
-    def _hazards(self, view, record, deps, write):
+    def _domains(self, view):
+        """(hazard history, footprint) pairs of a view: its slot's own history, or, for tiles placed
+        by liveness (tiles of different lines sharing bytes), the 4 KiB pages of SBUF it covers,
+        with the footprint in absolute bytes."""
         slot = view.storage.slot
         if slot.region == "hbm":
             slot = self._hbm_slot(view)
         p0, p1, lo, hi = view.footprint()
-        lists = [slot.writes, slot.reads.values()] if write else [slot.writes]
-        for entries in lists:
-            for q0, q1, a, b, other in entries:
-                if q0 < p1 and p0 < q1 and a < hi and lo < b and other.queue != record.queue:
-                    deps[other.queue] = max(deps.get(other.queue, 0), other.seq)
+        if not getattr(slot, "placed", False):
+            return [(slot, (p0, p1, lo, hi))]
+        lo, hi = lo + slot.offset, hi + slot.offset
+        return [(self.pages.setdefault(page, Slot("sbuf", page * HAZARD_PAGE, HAZARD_PAGE)), (p0, p1, lo, hi))
+                for page in range(lo // HAZARD_PAGE, (hi - 1) // HAZARD_PAGE + 1)]
+
+    def _hazards(self, view, record, deps, write):
+        for slot, (p0, p1, lo, hi) in self._domains(view):
+            lists = [slot.writes, slot.reads.values()] if write else [slot.writes]
+            for entries in lists:
+                for q0, q1, a, b, other in entries:
+                    if q0 < p1 and p0 < q1 and a < hi and lo < b and other.queue != record.queue:
+                        deps[other.queue] = max(deps.get(other.queue, 0), other.seq)
 
     def _hbm_slot(self, view):
         storage = view.storage
@@ -211,19 +228,20 @@ class Tracer:
         return storage.hbm_slot
 
     def _note(self, view, record, write):
-        slot = view.storage.slot if view.storage.slot.region != "hbm" else self._hbm_slot(view)
-        p0, p1, lo, hi = view.footprint()
+        view.storage.root.last_use = len(self.records)
         if write:
             view.storage.written = True
-            covered = lambda e: p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi
-            slot.writes = [e for e in slot.writes if not covered(e)]
-            slot.reads = {k: e for k, e in slot.reads.items() if not covered(e)}
-            slot.writes.append((p0, p1, lo, hi, record))
-        else:
-            # The newest read of each footprint and queue is all a later write must wait for.
-            key = (p0, p1, lo, hi, record.queue)
-            slot.reads.pop(key, None)
-            slot.reads[key] = (p0, p1, lo, hi, record)
+        for slot, (p0, p1, lo, hi) in self._domains(view):
+            if write:
+                covered = lambda e: p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi
+                slot.writes = [e for e in slot.writes if not covered(e)]
+                slot.reads = {k: e for k, e in slot.reads.items() if not covered(e)}
+                slot.writes.append((p0, p1, lo, hi, record))
+            else:
+                # The newest read of each footprint and queue is all a later write must wait for.
+                key = (p0, p1, lo, hi, record.queue)
+                slot.reads.pop(key, None)
+                slot.reads[key] = (p0, p1, lo, hi, record)
 
     def _waits(self, record, deps):
         needed = []

@@ -196,7 +196,7 @@ class Allocator:
     ({key: buffers}) get that many at least: trace() found more of their tiles live at once
     (Clobbered), and they are never single-buffered."""
 
-    def __init__(self, generation, single=frozenset(), extra=None, caps=None):
+    def __init__(self, generation, single=frozenset(), extra=None, caps=None, placement=None, measure=False):
         if generation not in GEOMETRY:
             raise NkiError(_unmodelled_generation(generation))
         self.sbuf_stride, self.sbuf_size, self.psum_offset, self.psum_stride, self.psum_banks = GEOMETRY[generation]
@@ -206,6 +206,11 @@ class Allocator:
         self.single = single
         self.extra = extra or {}
         self.block_sites = set()
+        # liveness (liveness.py): `measure` places SBUF tiles without a limit, to learn their
+        # lifetimes; `placement` then gives the n-th SBUF tile its offset, each tile a slot of its own
+        self.placement, self.sbuf_count = placement, 0
+        if measure:
+            self.sbuf_size = 1 << 40
         self.caps = caps or {}  # PSUM block tensors' sites -> at most this many banks (trace() lowers it)
         self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
 
@@ -213,6 +218,12 @@ class Allocator:
         """A buffer for the site `key` (rotating over `rotation` of them). blocks: a PSUM tensor
         with block dimensions, one block per bank, which takes the banks that are free when it
         has more blocks than that (its blocks then share banks modulo their number)."""
+        if buffer == "sbuf":
+            self.sbuf_count += 1
+            if self.placement is not None:
+                slot = Slot("sbuf", self.placement[self.sbuf_count - 1], bytes_per_partition)
+                slot.placed = True
+                return slot
         entry = self.sites.get(key)
         if entry is None:
             if key in self.extra:
