@@ -19,9 +19,12 @@ own), bounded by --timeout seconds (default 60: the target is a trace in under a
 exit status is 0 when every case traced, else 1."""
 
 import argparse
+import json
 import multiprocessing
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
 T = "src/nki_samples/tutorials/"
@@ -144,8 +147,9 @@ def _find(roots, path):
     return None
 
 
-def _run(c, full, out):
-    """One case in its own process: puts (status, seconds, records, reason) on `out`."""
+def _run(c, full, out, trace_path=None):
+    """One case in its own process: puts (status, seconds, records, reason) on `out`; the trace is
+    written to trace_path when given."""
     from sbufsim import nki
     from sbufsim.nki._tracer import DTYPES
     params = {k: DTYPES[v[1]] if isinstance(v, tuple) and v and v[0] == "nl" else v for k, v in c["params"].items()}
@@ -157,13 +161,16 @@ def _run(c, full, out):
         text = str(e).replace(os.path.dirname(full) + os.sep, "")
         out.put(("failed", time.monotonic() - start, 0, f"{type(e).__name__}: {text}".splitlines()[0][:300]))
         return
-    out.put(("traced", time.monotonic() - start, len(kt.records), ""))
+    seconds = time.monotonic() - start
+    if trace_path:
+        kt.write_scratch(trace_path)
+    out.put(("traced", seconds, len(kt.records), ""))
 
 
-def _case(ctx, c, full, timeout):
+def _case(ctx, c, full, timeout, trace_path=None):
     """Runs a case in a process of its own, killed after `timeout` seconds."""
     out = ctx.Queue()
-    proc = ctx.Process(target=_run, args=(c, full, out))
+    proc = ctx.Process(target=_run, args=(c, full, out, trace_path))
     proc.start()
     try:
         return out.get(timeout=timeout)
@@ -175,23 +182,46 @@ def _case(ctx, c, full, timeout):
         proc.join()
 
 
+def _replay(exe, trace_path, timeout):
+    """`check`'s verdict and `run`'s total cycles of a written trace, as a short text."""
+    try:
+        check = subprocess.run([exe, "check", trace_path], capture_output=True, text=True, timeout=timeout)
+        findings = [line for line in check.stdout.splitlines() if line.strip()]
+        verdict = "check ok" if check.returncode == 0 else f"check: {len(findings)} finding(s): " + (
+            findings[0] if findings else check.stderr.strip()[:200])
+        run = subprocess.run([exe, "run", trace_path, "--json", "-", "--quiet"], capture_output=True, text=True,
+                             timeout=timeout)
+        if run.returncode != 0:
+            return f"{verdict}; run failed: {run.stderr.strip()[:200]}"
+        cycles = json.loads(run.stdout)["runs"][0]["run"]["total_cycles"]
+        return f"{verdict}; {cycles} cycles"
+    except subprocess.TimeoutExpired:
+        return "check/run: no result within the timeout"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roots", nargs="+", help="nki-samples checkouts, searched in order")
     parser.add_argument("--only", help="run only the cases whose name contains this")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--sbufsim", metavar="EXE", help="check each trace with `EXE check` and replay it with "
+                        "`EXE run` (its cycles and the check's findings are printed after the record count)")
     args = parser.parse_args()
     cases = [c for c in CASES if not args.only or args.only in c["name"]]
     ctx = multiprocessing.get_context("spawn")
     traced = 0
+    scratch = tempfile.mkdtemp(prefix="public_kernels.")
     for c in cases:
         full = _find(args.roots, c["path"])
         if full is None:
             status, seconds, records, reason = "missing", 0.0, 0, f"{c['path']} is under none of the roots"
         else:
-            status, seconds, records, reason = _case(ctx, c, full, args.timeout)
+            trace_path = os.path.join(scratch, c["name"] + ".trc") if args.sbufsim else None
+            status, seconds, records, reason = _case(ctx, c, full, args.timeout, trace_path)
         traced += status == "traced"
         detail = f"{records} records" if status == "traced" else reason
+        if status == "traced" and args.sbufsim:
+            detail += "  " + _replay(args.sbufsim, trace_path, args.timeout)
         print(f"{c['name']:34} {status:7} {seconds:6.1f} s  {detail}", flush=True)
     print(f"{traced} of {len(cases)} cases traced")
     return 0 if traced == len(cases) else 1

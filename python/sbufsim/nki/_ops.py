@@ -425,9 +425,7 @@ def dma(dst, src, trigger=None):
     if on_chip.buffer == "psum" and src is on_chip and trigger is None:
         # nl.store of a PSUM tile: DMA cannot reach PSUM (seed 000 §6), so the compiler copies it
         # to SBUF first (a VectorE tensor_copy into a tile of this line), as traced here
-        staged = t.new_tensor(src.shape, src.dtype, "sbuf")
-        copy(staged, src, engine="dve")
-        return dma(dst, staged)
+        return dma(dst, to_sbuf(src))
     if on_chip.buffer == "psum":
         raise fail("DMA cannot reach PSUM (seed 000 §6); copy the tile to SBUF with nl.copy first")
     if src.elements != dst.elements:
@@ -584,15 +582,26 @@ class MatmulPending(Pending):
             t.close_psum(dst, region)
 
 
+def to_sbuf(view):
+    """A PSUM tile where only SBUF is read (the PE's operands, a DMA's source, GpSimd's inputs):
+    copied to an SBUF tile of the kernel's line by a VectorE tensor_copy first, as the NKI compiler
+    inserts it; other tiles as they are."""
+    if view.buffer != "psum":
+        return view
+    staged = tracer().new_tensor(view.shape, view.dtype, "sbuf")
+    copy(staged, view, engine="dve")
+    return staged
+
+
 def matmul(stationary, moving, site=None, perf_opt=None, tile=None, onezero=False, scales=None, dtype=None):
-    return MatmulPending(value(stationary), value(moving), site or kernel_site(), perf_opt=perf_opt, tile=tile,
-                         onezero=onezero, scales=scales, dtype=dtype)
+    return MatmulPending(to_sbuf(value(stationary)), to_sbuf(value(moving)), site or kernel_site(), perf_opt=perf_opt,
+                         tile=tile, onezero=onezero, scales=scales, dtype=dtype)
 
 
 def transpose(data, site=None, tile=None):
     """nc_transpose on the PE: the tile is the stationary operand, an identity the moving one."""
     t = tracer()
-    data = value(data)
+    data = to_sbuf(value(data))  # the PE reads SBUF only
     p, f = data.shape
     if t.identity is None or t.identity.dtype is not data.dtype or t.identity.shape[0] < p:
         t.identity = t.new_tensor((PARTITIONS, PARTITIONS), data.dtype, "sbuf", name="identity",

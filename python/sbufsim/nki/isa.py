@@ -573,11 +573,7 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **_
     """on_true_tile where the affine predicate of the indices holds, on_false_value elsewhere, on
     GpSimd: one `pool isa=affine_select` record (its start-up, GPSIMD_START, is the nki.isa
     estimate). The predicate is an index expression: its values are not computed."""
-    x = _ops.value(on_true_tile)
-    if x.buffer == "psum":  # GpSimd cannot reach PSUM: the tile is copied to SBUF (VectorE) first
-        staged = _ops.tracer().new_tensor(x.shape, x.dtype, "sbuf")
-        _ops.copy(staged, x, engine="dve")
-        x = staged
+    x = _ops.to_sbuf(_ops.value(on_true_tile))  # GpSimd cannot reach PSUM
     if _ops.tracer().values:
         raise fail("numerical values of affine_select (its index predicate) are not modelled: trace without --input")
     return _ops.lazy("pool", "affine_select", [x], x.shape, dtype, isa="affine_select")
