@@ -59,13 +59,23 @@ def test_the_largest_loop_tile_falls_back_to_one_buffer(kernel):
     assert len(set(addresses(kt)[0::2])) == 2
 
 
-def test_what_does_not_fit_single_buffered_fails_at_its_line(kernel):
-    # 128 KiB + 80 KiB per partition: over 192 KiB even with one buffer each.
+def test_what_does_not_fit_single_buffered_is_placed_by_liveness(kernel):
+    # 128 KiB + 80 KiB per partition: over 192 KiB even with one buffer each; but `big` is never
+    # read after its load, so placed by liveness `small` takes its bytes.
+    kt = nki.trace(kernel, {"a": "fp32[128,32768]"}, {"BIG": 32768, "SMALL": 20480}, generation="sunda")
+    big, small = addresses(kt)[0::2], addresses(kt)[1::2]
+    assert big[0] == small[0]
+
+
+def test_what_does_not_fit_even_by_liveness_fails_at_its_line(tmp_path):
+    path = tmp_path / "alloc.py"
+    path.write_text(KERNEL.replace("value=small[0:128, 0:512])", "value=nl.add(small[0:128, 0:512], big[0:128, 0:512]))"))
+    # both live until the store: 128 KiB + 80 KiB per partition is over sunda's 192 KiB however placed
     with pytest.raises(nki.NkiError) as e:
-        nki.trace(kernel, {"a": "fp32[128,32768]"}, {"BIG": 32768, "SMALL": 20480}, generation="sunda")
+        nki.trace(f"{path}::k", {"a": "fp32[128,32768]"}, {"BIG": 32768, "SMALL": 20480}, generation="sunda")
     message = str(e.value)
-    assert re.search(r"alloc\.py:10: SBUF is full: this tile needs 81920 bytes per partition", message), message
-    assert "even with 2 loop tile(s) given one buffer instead of two" in message
+    assert re.search(r"alloc\.py:10: SBUF is full even with each tile freed after its last use: tile \S+ needs "
+                     r"81920 bytes per partition", message), message
 
 
 LIVE = textwrap.dedent("""\

@@ -291,3 +291,23 @@ def test_tiles_are_freed_after_their_last_use_when_the_kernel_does_not_fit_other
     check_semaphores(kt)
     with pytest.raises(nki.NkiError, match=r"k\.py:8: SBUF is full even with each tile freed after its last use"):
         nki.trace(k, {"a": "fp32[128,40960]"})  # two 160 KiB tiles are live at once
+
+
+def test_an_integer_index_leaves_a_tile_two_dimensional_and_psum_fills_read_scratch(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+            t = nl.load(a)                          # [128, 4]
+            col = t[:, 2]                           # [128, 1], as NKI's tiles are
+            assert col.shape == (128, 1)
+            acc = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.psum)
+            nisa.memset(acc, 0.0)
+            y = nl.add(t, col)                      # a [P, 1] operand: tensor_scalar
+            nl.store(out, value=y)
+            return out
+    """)
+    kt = nki.trace(k, {"a": "fp32[128,4]"})
+    memset, add = compute_records(kt)
+    assert field(memset, "isa") == "memset" and field(memset, "dst").startswith("fp32@0x2000")
+    assert field(memset, "src") == "fp32@0x30[0][4]"  # one PSUM operand per instruction: the source is SBUF scratch
+    assert field(add, "isa") == "tensor_scalar"

@@ -14,6 +14,7 @@ DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
 MAX_WAITS = 2
 MOVING_FMAX = 512
+FILL_SOURCE = 48  # scratch byte offset read by fills of PSUM tiles (16-byte aligned, never written)
 HAZARD_PAGE = 4096  # bytes per partition of SBUF per hazard history, for tiles placed by liveness
 # generations whose PE transposes write PSUM in the data's dtype (configs: pe.transpose_passthrough,
 # NeuronCore-v3's transpose mode); elsewhere a transpose is an fp32 matmul against an identity
@@ -654,13 +655,26 @@ def compute_writing(engine, fn, srcs, dsts, isa, values=None, extra_reads=()):
     if len(srcs) > 2:
         raise fail(f"{fn}: {len(srcs)} tile sources; an instruction reads at most two")
     src2 = srcs[1].operand(t.alloc) if len(srcs) == 2 else None
-    fields = compute_fields(srcs[0].operand(t.alloc) if srcs else dst.operand(t.alloc),
-                            dst.operand(t.alloc), dst.partitions, fn, src2, isa)
+    src = srcs[0].operand(t.alloc) if srcs else dst.operand(t.alloc)
+    if not srcs and dst.buffer == "psum":
+        src = _fill_source(t, engine, dst)
+    fields = compute_fields(src, dst.operand(t.alloc), dst.partitions, fn, src2, isa)
     if t.values and values is not None:
         results = values(*[_values.get(s) for s in srcs])
         for d, result in zip(dsts, results if len(dsts) > 1 else [results]):
             _values.put(d, result)
     return t.emit(engine, ENGINE_QUEUES[engine], fields, reads=[*srcs, *extra_reads], writes=dsts)
+
+
+def _fill_source(t, engine, dst):
+    """The source operand of a fill (memset) of a PSUM tile: an instruction touches at most one PSUM
+    operand (seed 000 §2.2), so not dst itself but scratch bytes in SBUF that nothing writes
+    (FILL_SOURCE, past the synchronisation copies' bytes), read with step 0 over dst's sizes: the
+    same element count, which sets the instruction's cost."""
+    _, pattern = dst.free_pattern()
+    addr = t.alloc.address(t.alloc.scratch, 0, FILL_SOURCE)
+    return (f"{dst.dtype.trace_name}@0x{addr:x}[{','.join('0' for _ in pattern)}]"
+            f"[{','.join(str(n) for _, n in pattern)}]")
 
 
 def lazy(engine, fn, srcs, shape, dtype, dst=None, site=None, isa=None, also_writes=(), values=None,

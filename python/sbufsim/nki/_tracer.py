@@ -426,6 +426,12 @@ class View:
         dims = list(self.dims)
         for d, index in zip(kept, key):
             dims[d] = _index(dims[d], index, d, self.storage.name)
+        if self.on_chip and dims[self.storage.pdim][3] and sum(dim[3] for dim in dims) < 2:
+            # An on-chip tile has a partition and a free dimension: t[:, i] of a [P, N] tile is
+            # [P, 1] (NKI's tiles; the flash-attention reference passes l_buffer[:, i] as (P, 1)).
+            free = [d for d in kept if d > self.storage.pdim and not dims[d][3]]
+            if free:
+                dims[free[-1]] = dims[free[-1]][:3] + (True,)
         return View(self.storage, dims)
 
     def __setitem__(self, key, value):
