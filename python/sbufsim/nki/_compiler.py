@@ -10,12 +10,13 @@ and, here, only the buffer: the tile is placed by the front-end's allocator as a
 partition 0 hold the synchronisation records' scratch (docs/nki.md, "Semaphores"), which a
 kernel's `base_addr=0` would overwrite."""
 
-import functools
-
 
 class Buffer(str):
     """A memory (the string 'sbuf' or 'psum', as nl.sbuf and nl.psum are) with the direct-allocation
     methods; what they return is the same memory."""
+
+    def __repr__(self):
+        return f"the {str(self).upper()} memory; .mod_alloc / .alloc / .auto_alloc accepted, placed by the front-end"
 
     def mod_alloc(self, *args, **kwargs):
         return Buffer(str(self))
@@ -51,5 +52,11 @@ class _Directive:
         return f"nki.compiler.{self.name}{self.args}"
 
 
-no_reorder = functools.partial(_Directive, "no_reorder")
-multi_buffer = functools.partial(_Directive, "multi_buffer")
+def no_reorder(*args):
+    """A loop directive, accepted with no effect: the trace keeps the kernel's order anyway."""
+    return _Directive("no_reorder", *args)
+
+
+def multi_buffer(*args):
+    """A loop directive, accepted with no effect: the allocator picks the buffers (docs/nki.md)."""
+    return _Directive("multi_buffer", *args)

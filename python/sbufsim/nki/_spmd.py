@@ -25,6 +25,7 @@ class NeuronCores(int):
 
 
 def nc(n):
+    """n NeuronCores of a launch dimension (nl.spmd_dim); here n instances, one after another."""
     return NeuronCores(n)
 
 
@@ -55,6 +56,7 @@ def num_programs(axes=None):
 
 
 def program_ndim():
+    """The launch grid's dimensions (0 outside a launch)."""
     return len(_program.dims)
 
 

@@ -5,6 +5,8 @@ each must exist and accept a subscript, and none has an effect on the trace."""
 
 
 class _Annotation:
+    """A type annotation only (nt.tensor[shape, dtype] too): no effect on the trace."""
+
     def __init__(self, name):
         self.__name__ = self.name = name
 

@@ -266,6 +266,7 @@ def _tile(position, size, stationary):
 
 @_writes_dst(1, takes_dst=True)
 def nc_transpose(data, engine=None, mask=None, dst=None, **_):
+    """On the PE (as nl.transpose), or one VectorE `transpose` of at most 32 x 32."""
     if dst is not None:
         result = nc_transpose(data, engine=engine)
         if isinstance(result, _ops.MatmulPending):
@@ -293,6 +294,7 @@ def _check_transpose_dst(dst, result):
 
 @_writes_dst(1)
 def tensor_copy(src, dtype=None, engine=None, mask=None, **_):
+    """One `tensor_copy` on VectorE (or engine=); ScalarE's is refused on NeuronCore-v2."""
     engine = _engine("tensor_copy", engine)
     if engine == scalar_engine and _ops.tracer().generation == "sunda":
         raise fail("tensor_copy on the Scalar Engine does not exist on NeuronCore-v2 (nki.isa tensor_copy); "
@@ -302,6 +304,7 @@ def tensor_copy(src, dtype=None, engine=None, mask=None, **_):
 
 @_writes_dst(2)
 def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None, **_):
+    """One `tensor_tensor` on VectorE (or engine=), tiles of the same size, at most one in PSUM."""
     a, b = _ops.value(data1), _ops.value(data2)
     if a.buffer == b.buffer == "psum":
         raise fail("tensor_tensor of two PSUM tiles: nki.isa allows at most one input in PSUM; copy one to SBUF "
@@ -344,6 +347,7 @@ def _two_vectors(values, second):
 
 @_writes_dst(0)
 def tensor_reduce(op, data, axis, dtype=None, negate=False, keepdims=False, mask=None, **_):
+    """One VectorE `tensor_reduce` along free axes."""
     return _ops.reduce(_fn(op), data, axis, dtype, engine="dve", keepdims=keepdims)
 
 
@@ -374,6 +378,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
 
 @_writes_dst(0, takes_dst=True)
 def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, dtype=None, mask=None, dst=None, **_):
+    """One ScalarE `activation_reduce` writing the output and reduce_res."""
     return activation(op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_res=reduce_res, dtype=dtype,
                       dst=dst)
 

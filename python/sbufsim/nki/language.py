@@ -35,6 +35,9 @@ class finfo:
         self.min = -self.max
         self.bits = 8 * self.dtype.size
 
+    def __repr__(self):
+        return f"the limits of {self.dtype.name} (min, max, eps, tiny)"
+
 
 fp32, bf16, fp16 = finfo(float32), finfo(bfloat16), finfo(float16)  # nl.fp32.min and friends
 
@@ -49,10 +52,12 @@ class tile_size:
 
 
 def par_dim(n):
+    """Marks the partition dimension of an on-chip tensor's shape (no record)."""
     return ParDim(n)
 
 
 def ndarray(shape, dtype, buffer=sbuf, name="", **_):
+    """An allocation (no record): on chip, a buffer of its line (docs/nki.md, the allocator)."""
     return _ops.tracer().new_tensor(shape, dtype, buffer, name=name or None)
 
 
@@ -68,12 +73,14 @@ def zeros(shape, dtype, buffer=sbuf, name="", **_):
 
 
 def full(shape, fill_value, dtype, buffer=sbuf, name="", **_):
+    """A new tile filled: a `memset` on GpSimd (VectorE in PSUM)."""
     tile = ndarray(shape, dtype, buffer, name)
     _ops.memset(tile, fill_value)
     return tile
 
 
 def ones(shape, dtype, buffer=sbuf, name="", **_):
+    """nl.full of 1."""
     return full(shape, 1, dtype, buffer, name)
 
 
@@ -87,6 +94,7 @@ def empty_like(a, dtype=None, buffer=None, name=""):
 
 
 def zeros_like(a, dtype=None, buffer=None, name=""):
+    """nl.zeros of a's shape."""
     return zeros(a.shape, dtype or a.dtype, buffer or a.buffer, name)
 
 
@@ -112,18 +120,22 @@ class _Range:
 
 
 def affine_range(*args, **_):
+    """A loop whose tiles rotate over two buffers (iterations may overlap); directives are accepted."""
     return _Range("affine", args, "affine_range")
 
 
 def sequential_range(*args, **_):
+    """A loop whose tiles reuse one buffer; directives are accepted."""
     return _Range("sequential", args, "sequential_range")
 
 
 def static_range(*args, **_):
+    """As sequential_range (the loop is unrolled by Python anyway)."""
     return _Range("sequential", args, "static_range")
 
 
 def arange(*args):
+    """An index range (positive steps); oriented by [:, None] / [None, :]; arithmetic and comparisons as NKI's."""
     r = range(*args)
     if r.step <= 0:
         raise fail("nl.arange with a negative step is not modelled")
@@ -157,6 +169,9 @@ class _Grid(tuple):
 
 
 class _MGrid:
+    def __repr__(self):
+        return "index ranges of every axis: nl.mgrid[0:P, 0:F] (.p, .x, .y, .z)"
+
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
         ranges = [arange(k.start or 0, k.stop, k.step or 1) for k in key]
@@ -168,10 +183,12 @@ mgrid = _MGrid()
 
 # memory
 def load(src, dtype=None, mask=None, **_):
+    """HBM to SBUF: one `dma` on the next of the 16 DMA queues (mask accepted, not applied)."""
     return _ops.load(src, dtype_of(dtype) if dtype is not None else None)
 
 
 def store(dst, value, mask=None, **_):
+    """SBUF to HBM: one `dma` (a PSUM value is copied to SBUF by VectorE first)."""
     _ops.store(dst, value)
 
 
@@ -199,6 +216,7 @@ def shared_constant(constant, dtype=None, **_):
 
 
 def static_cast(x, dtype):
+    """Refused inside a kernel (it converts a driver's arrays); use nl.copy(x, dtype=)."""
     raise fail("nl.static_cast converts arrays outside a kernel (a driver's inputs); inside, use "
                "nl.copy(x, dtype=...)")
 
@@ -231,6 +249,7 @@ def matmul(x, y, transpose_x=False, mask=None, **_):
 
 
 def transpose(x, dtype=None, mask=None, **_):
+    """On the PE: `ldweights` of x and a `matmul transpose=1` against an identity into PSUM."""
     return _ops.transpose(x)
 
 
@@ -240,6 +259,7 @@ def _unary_act(fn):
     def op(x, dtype=None, mask=None, **_):
         return _ops.unary(fn, x, dtype, engine="act", isa="activation")
     op.__name__ = fn
+    op.__doc__ = f"ScalarE: one `act fn={fn} isa=activation`."
     return op
 
 
@@ -258,6 +278,8 @@ def _binary(fn):
     def op(x, y, dtype=None, mask=None, **_):
         return _ops.elementwise(fn, x, y, dtype=dtype)
     op.__name__ = fn
+    op.__doc__ = (f"VectorE: one `dve fn={fn} isa=tensor_tensor`; `isa=tensor_scalar` with a number or a [P, 1] "
+                  "tile.")
     return op
 
 
@@ -271,6 +293,7 @@ def _reduction(fn):
     def op(x, axis, dtype=None, keepdims=False, mask=None, **_):
         return _ops.reduce(fn, x, axis, dtype, keepdims=keepdims)
     op.__name__ = fn
+    op.__doc__ = f"VectorE: one `dve fn={fn} isa=tensor_reduce` along free axes."
     return op
 
 
