@@ -311,3 +311,27 @@ def test_an_integer_index_leaves_a_tile_two_dimensional_and_psum_fills_read_scra
     assert field(memset, "isa") == "memset" and field(memset, "dst").startswith("fp32@0x2000")
     assert field(memset, "src") == "fp32@0x30[0][4]"  # one PSUM operand per instruction: the source is SBUF scratch
     assert field(add, "isa") == "tensor_scalar"
+
+
+def test_a_mask_cuts_a_dma_to_the_rows_it_keeps(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            ix = nl.arange(128)[:, None]
+            iy = nl.arange(a.shape[1])[None, :]
+            for i in nl.affine_range(2):
+                t = nl.load(a[i * 128 + ix, iy], mask=(i * 128 + ix < a.shape[0]))
+                u = nl.exp(t)
+                nl.store(out[i * 128 + ix, iy], value=u, mask=(i * 128 + ix < a.shape[0]) & (iy < 64))
+                nl.store(out[i * 128 + ix, iy], value=u, mask=(i * 128 + ix < a.shape[0]) & (i > 5))
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[200,96]"})
+    dmas = [(field(r, "partitions"), field(r, "bytes")) for r in kt.records if r.startswith("dma")]
+    # rows 0..127, then the 72 left; the stores keep 64 of the 96 columns; `i > 5` never holds
+    assert dmas == [("128", "192"), ("128", "128"), ("72", "192"), ("72", "128")]
+    assert kinds(kt).count("act") == 2  # compute instructions trace their whole tile
+    path = tmp_path / "k.py"
+    path.write_text(path.read_text().replace(", mask=(i * 128 + ix < a.shape[0]))", ")"))
+    with pytest.raises(nki.NkiError, match=r"k\.py:10: a: dimension 0 \(size 200\): the range 128\.\.255 reaches past"):
+        nki.trace(k, {"a": "bf16[200,96]"})  # the load without its mask

@@ -416,17 +416,60 @@ def accumulate(target, other):
         elementwise("add", target, other, dst=target)
 
 
-def dma(dst, src, trigger=None):
+def masked(dst, src, mask):
+    """dst and src cut to the positions the mask keeps along each of its axes (axis k: the k-th
+    dimension of each view); a view indexed past its tensor must be cut back inside it."""
+    why = getattr(src, "overhang", None) or getattr(dst, "overhang", None)
+    if mask is False or getattr(mask, "never", False):  # a condition of loop indices that does not hold
+        return None, None
+    limits = getattr(mask, "limits", None)
+    if limits:
+        dst, src = (_cut(v, limits) for v in (dst, src))
+    if why and (not limits or getattr(src, "overhang", None) or getattr(dst, "overhang", None)):
+        raise fail(why)
+    return dst, src
+
+
+def _cut(view, limits):
+    key = [slice(None)] * len(view.shape)
+    for axis, (lo, hi) in limits.items():
+        if axis >= len(key):
+            continue
+        if hi <= lo:
+            return None
+        key[axis] = slice(lo, hi)
+    cut = View(view.storage, list(view.dims))  # re-sliced without the overhang check
+    kept = [d for d, dim in enumerate(view.dims) if dim[3]]
+    dims = list(view.dims)
+    inside = True
+    for d, k in zip(kept, key):
+        start, step, size, flag = dims[d]
+        lo, hi = (k.start or 0), (size if k.stop is None else min(k.stop, size))
+        dims[d] = (start + lo * step, step, hi - lo, flag)
+        end = dims[d][0] + step * (dims[d][2] - 1)
+        inside &= view.on_chip or end < view.storage.shape[d]
+    cut.dims = dims
+    if not inside:
+        cut.overhang = view.overhang
+    return cut
+
+
+def dma(dst, src, trigger=None, mask=None):
     """One DMA per transfer: partitions = the on-chip side's, bytes per partition its free size;
-    `trigger` adds the dge/issuer/priority fields (nisa.dma_copy)."""
+    `trigger` adds the dge/issuer/priority fields (nisa.dma_copy). A mask with limits moves only
+    the rows and columns it keeps (none: no record)."""
     t = tracer()
+    if mask is not None or getattr(src, "overhang", None) or getattr(dst, "overhang", None):
+        dst, src = masked(dst, src, mask)
+        if dst is None or src is None:
+            return None
     on_chip = dst if dst.on_chip else src
     if not (dst.on_chip or src.on_chip):
         raise fail("an HBM-to-HBM copy is not modelled; stage it through SBUF")
     if on_chip.buffer == "psum" and src is on_chip and trigger is None:
         # nl.store of a PSUM tile: DMA cannot reach PSUM (seed 000 §6), so the compiler copies it
         # to SBUF first (a VectorE tensor_copy into a tile of this line), as traced here
-        return dma(dst, to_sbuf(src))
+        return dma(dst, to_sbuf(src), mask=mask)
     if on_chip.buffer == "psum":
         raise fail("DMA cannot reach PSUM (seed 000 §6); copy the tile to SBUF with nl.copy first")
     if src.elements != dst.elements:
@@ -483,7 +526,7 @@ def transposed_load(src, site=None):
     return Pending(src.shape[::-1], src.dtype, "sbuf", lambda dst: dma_transpose(dst, src), site or kernel_site())
 
 
-def load(src, dtype=None):
+def load(src, dtype=None, mask=None):
     src = value(src)
     site = kernel_site()
     if src.on_chip:
@@ -491,15 +534,15 @@ def load(src, dtype=None):
     dims = [dim for dim in src.dims if dim[3]]
     if not dims or dims[0][2] > PARTITIONS:
         raise fail(f"nl.load of {src.shape}: the first dimension becomes the partitions and must be 1..{PARTITIONS}")
-    return Pending(src.shape, dtype or src.dtype, "sbuf", lambda dst: dma(dst, src), site)
+    return Pending(src.shape, dtype or src.dtype, "sbuf", lambda dst: dma(dst, src, mask=mask), site)
 
 
-def store(dst, val):
+def store(dst, val, mask=None):
     dst = value(dst) if not isinstance(dst, View) else dst
     src = value(val)
     if dst.on_chip:
         raise fail("nl.store writes HBM; use a copy between on-chip tiles")
-    return dma(dst, src)
+    return dma(dst, src, mask=mask)
 
 
 class MatmulPending(Pending):

@@ -424,7 +424,12 @@ class View:
         if len(key) > len(kept):
             raise fail(f"{len(key)} indices for a tile of {len(kept)} dimensions {self.shape}")
         dims = list(self.dims)
+        overhang = getattr(self, "overhang", None)
         for d, index in zip(kept, key):
+            if isinstance(index, Arange) and not self.on_chip:
+                dims[d], why = _range_index(dims[d], index, d, self.storage.name)
+                overhang = overhang or why
+                continue
             dims[d] = _index(dims[d], index, d, self.storage.name)
         if self.on_chip and dims[self.storage.pdim][3] and sum(dim[3] for dim in dims) < 2:
             # An on-chip tile has a partition and a free dimension: t[:, i] of a [P, N] tile is
@@ -432,7 +437,10 @@ class View:
             free = [d for d in kept if d > self.storage.pdim and not dims[d][3]]
             if free:
                 dims[free[-1]] = dims[free[-1]][:3] + (True,)
-        return View(self.storage, dims)
+        view = View(self.storage, dims)
+        if overhang:
+            view.overhang = overhang
+        return view
 
     def __setitem__(self, key, value):
         target = self[key]
@@ -582,10 +590,17 @@ class Arange:
 
     __mod__ = __floordiv__
 
-    def _compare(self, other):
-        return Mask()
+    def __lt__(self, other):
+        return _range_mask(self, "<", other)
 
-    __lt__ = __le__ = __gt__ = __ge__ = _compare
+    def __le__(self, other):
+        return _range_mask(self, "<=", other)
+
+    def __gt__(self, other):
+        return _range_mask(self, ">", other)
+
+    def __ge__(self, other):
+        return _range_mask(self, ">=", other)
 
     def __eq__(self, other):  # a mask, as in NKI; identity is kept for hashing
         return Mask()
@@ -642,13 +657,31 @@ class IndexExpr:
 
 
 class Mask:
-    """A mask= predicate built from index comparisons (`&`, `|`, `~` combine them). Accepted and not
-    applied: the instruction is traced over its whole tile (docs/nki.md, "Not modelled yet")."""
+    """A mask= predicate built from index comparisons. `limits` {axis: (lo, hi)}: the positions
+    of that axis's range that hold, for masks of one range compared with a number and their `&`;
+    None for any other (an expression of several ranges, `|`, `~`). A DMA applies the limits
+    (it moves only the rows and columns they keep); compute instructions do not (docs/nki.md)."""
+
+    def __init__(self, limits=None, never=False):
+        self.limits, self.never = limits, never
 
     def __and__(self, other):
+        if isinstance(other, bool):  # a condition of loop indices only: all or nothing
+            return self if other else Mask(never=True)
+        if not isinstance(other, Mask) or self.limits is None or other.limits is None:
+            return Mask(never=self.never or getattr(other, "never", False))
+        limits = dict(self.limits)
+        for axis, (lo, hi) in other.limits.items():
+            a, b = limits.get(axis, (lo, hi))
+            limits[axis] = (max(a, lo), min(b, hi))
+        return Mask(limits)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
         return Mask()
 
-    __rand__ = __or__ = __ror__ = __and__
+    __ror__ = __or__
 
     def __invert__(self):
         return Mask()
@@ -657,9 +690,43 @@ class Mask:
         raise fail("a mask (a comparison of nl.arange indices) used as a Python truth value; pass it as mask=")
 
 
+def _range_mask(r, op, bound):
+    """The Mask of `r op bound` for one range r (positions i: r.start + r.step * i)."""
+    if r.axis is None or not isinstance(bound, int) or r.step <= 0:
+        return Mask()
+    import math
+    x = (bound - r.start) / r.step  # position where the range meets the bound
+    lo, hi = 0, r.size
+    if op == "<":
+        hi = math.ceil(x)
+    elif op == "<=":
+        hi = math.floor(x) + 1
+    elif op == ">=":
+        lo = math.ceil(x)
+    elif op == ">":
+        lo = math.floor(x) + 1
+    else:
+        return Mask()
+    return Mask({r.axis: (max(0, min(lo, r.size)), max(0, min(hi, r.size)))})
+
+
 def _slice_text(index):
     return ":".join("" if v is None else str(v) for v in (index.start, index.stop)) + (
         f":{index.step}" if index.step not in (None, 1) else "")
+
+
+def _range_index(dim, index, d, name):
+    """An nl.arange index of an HBM tensor's dimension: its positions, even past the dimension's
+    end, with the reason (the out-of-range error) when they go past it, else None. A DMA with a
+    mask that keeps only positions inside the tensor moves those; without one the reason stops
+    the trace (_ops.dma)."""
+    start, step, size, _ = dim
+    last = index.start + index.step * (index.size - 1)
+    if index.step > 0 and index.start >= 0 and last >= size:
+        why = (f"{name}: dimension {d} (size {size}): the range {index.start}..{last} reaches past the tensor; index "
+               "within it, or give the load or store a mask= that keeps the range inside")
+        return (start + index.start * step, step * index.step, index.size, True), why
+    return _index(dim, index, d, name), None
 
 
 def _index(dim, index, d, name):

@@ -110,7 +110,7 @@ def _perf_opt(perf_mode, stationary, moving):
     return "double_row"
 
 
-def dma_copy(dst, src, dst_rmw_op=None, priority=None, dge_mode=None, engine=None, **_):
+def dma_copy(dst, src, dst_rmw_op=None, priority=None, dge_mode=None, engine=None, mask=None, **_):
     """One DMA; dge_mode, engine (the triggering sequencer) and priority (NeuronCore-v4 QoS class)
     become the record's dge=, issuer= and priority= fields, dst_rmw_op=nl.add its dst_rmw_op=add
     (dst = dst + src)."""
@@ -126,7 +126,7 @@ def dma_copy(dst, src, dst_rmw_op=None, priority=None, dge_mode=None, engine=Non
     trigger = {"dge": dge_mode, "issuer": engine, "priority": priority,
                "dst_rmw_op": "add" if dst_rmw_op is not None else None}
     return _ops.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src),
-                    {k: v for k, v in trigger.items() if v is not None})
+                    {k: v for k, v in trigger.items() if v is not None}, mask=mask)
 
 
 @_writes_dst(1)

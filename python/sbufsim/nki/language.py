@@ -183,13 +183,13 @@ mgrid = _MGrid()
 
 # memory
 def load(src, dtype=None, mask=None, **_):
-    """HBM to SBUF: one `dma` on the next of the 16 DMA queues (mask accepted, not applied)."""
-    return _ops.load(src, dtype_of(dtype) if dtype is not None else None)
+    """HBM to SBUF: one `dma` on the next of the 16 DMA queues (of the rows and columns a mask keeps)."""
+    return _ops.load(src, dtype_of(dtype) if dtype is not None else None, mask=mask)
 
 
 def store(dst, value, mask=None, **_):
     """SBUF to HBM: one `dma` (a PSUM value is copied to SBUF by VectorE first)."""
-    _ops.store(dst, value)
+    _ops.store(dst, value, mask=mask)
 
 
 def load_transpose2d(src, dtype=None, **_):
