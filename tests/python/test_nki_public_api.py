@@ -335,3 +335,26 @@ def test_a_mask_cuts_a_dma_to_the_rows_it_keeps(tmp_path):
     path.write_text(path.read_text().replace(", mask=(i * 128 + ix < a.shape[0]))", ")"))
     with pytest.raises(nki.NkiError, match=r"k\.py:10: a: dimension 0 \(size 200\): the range 128\.\.255 reaches past"):
         nki.trace(k, {"a": "bf16[200,96]"})  # the load without its mask
+
+
+def test_broadcast_operands_iota_of_a_grid_and_where(tmp_path):
+    np = pytest.importorskip("numpy")
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((16, 4, 3, 3), dtype=nl.float32, buffer=nl.shared_hbm)
+            w = nl.mgrid[0:16, 0:4, 0:3, 0:3]
+            idx = nisa.iota(3 * w.y + w.z, dtype=nl.float32)        # [16, 4, 3, 3]: 0..8 in each window
+            m = nl.min(idx, axis=[2, 3], keepdims=True)              # [16, 4, 1, 1]
+            eq = nl.equal(m, idx)                                    # broadcast: step-0 window dims
+            x = nl.load(a)
+            nl.store(out, value=nl.where(eq, x, 0.0))
+            return out
+    """)
+    a = np.arange(16 * 36, dtype=np.float32).reshape(16, 4, 3, 3)
+    kt = nki.trace(k, {"a": a})
+    iota, mn, eq, sel = compute_records(kt)
+    assert field(iota, "isa") == "iota" and field(eq, "isa") == "tensor_tensor"
+    assert "[0,0," in field(eq, "src") or "[0,0," in (field(eq, "src2") or "")
+    assert field(sel, "isa") == "tensor_copy_predicated"
+    expected = np.where(np.arange(9).reshape(1, 1, 3, 3) == 0, a, 0.0)
+    np.testing.assert_array_equal(kt.outputs[0], expected)

@@ -748,6 +748,12 @@ def elementwise(fn, a, b, dst=None, dtype=None, engine=None, isa=None):
     tiles = _sources(a, b)
     if not tiles:
         raise fail(f"{fn} of two scalars is not an NKI tile operation")
+    if len(tiles) == 2 and _broadcastable(*tiles):
+        # Tiles of one rank whose free dimensions are equal or 1 on one side ([P, W, 1, 1] with
+        # [P, W, 3, 3]): the size-1 dimensions are read repeatedly (step 0), numpy's broadcast.
+        shape = tuple(max(m, n) for m, n in zip(tiles[0].shape, tiles[1].shape))
+        a, b = (x.broadcast_to(shape) if isinstance(x, View) and x.shape != shape else x for x in (a, b))
+        tiles = _sources(a, b)
     if len(tiles) == 2:
         # Same partitions, and the same elements per partition unless one side has one per
         # partition ([P, 1], broadcast along the free axis): what the compiler accepts.
@@ -768,6 +774,14 @@ def elementwise(fn, a, b, dst=None, dtype=None, engine=None, isa=None):
         x, y = (by_tile[id(v)] if isinstance(v, View) else v for v in (a, b))
         return _values.binary(fn)(free_column(x, shape), free_column(y, shape))
     return lazy(engine or "dve", fn, tiles, shape, dtype, dst, isa=isa, values=values)
+
+
+def _broadcastable(x, y):
+    """Two tiles of one rank and partitions, differing only where one of them has size 1 (and not
+    the [P, 1] operand a tensor_scalar reads)."""
+    if len(x.shape) != len(y.shape) or x.shape[0] != y.shape[0] or x.shape == y.shape or len(x.shape) < 3:
+        return False
+    return all(m == n or 1 in (m, n) for m, n in zip(x.shape[1:], y.shape[1:]))
 
 
 def free_column(x, shape):

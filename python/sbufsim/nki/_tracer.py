@@ -552,13 +552,17 @@ class Arange:
     integer may be added to it or multiply it; compared with a number it is a mask (`mask=`,
     accepted and not applied: docs/nki.md); added to another range it is an IndexExpr."""
 
-    def __init__(self, start, size, step=1, axis=None):
+    def __init__(self, start, size, step=1, axis=None, grid=None):
         self.start, self.size, self.step, self.axis = start, size, step, axis
+        self.grid = grid  # nl.mgrid's ranges: the sizes of every axis of the grid
 
     def __getitem__(self, key):  # i[:, None] / i[None, :]: the range's axis
         key = key if isinstance(key, tuple) else (key,)
         axes = [d for d, k in enumerate(key) if isinstance(k, slice)]
-        return Arange(self.start, self.size, self.step, axes[0] if len(axes) == 1 else self.axis)
+        if len(axes) != 1:
+            return self
+        grid = tuple(self.size if d == axes[0] else 1 for d in range(len(key)))
+        return Arange(self.start, self.size, self.step, axes[0], grid)
 
     def _terms(self):
         return IndexExpr([self], 0)
@@ -568,7 +572,7 @@ class Arange:
             return self._terms() + other
         if not isinstance(other, int) and not hasattr(other, "__index__"):
             raise fail(f"{other!r} added to an nl.arange index: only integers and other indices are modelled")
-        return Arange(self.start + int(other), self.size, self.step, self.axis)
+        return Arange(self.start + int(other), self.size, self.step, self.axis, self.grid)
 
     __radd__ = __add__
 
@@ -581,7 +585,7 @@ class Arange:
     def __mul__(self, other):
         if not isinstance(other, int) and not hasattr(other, "__index__"):
             raise fail(f"an nl.arange index times {other!r}: only an integer factor is modelled")
-        return Arange(self.start * int(other), self.size, self.step * int(other), self.axis)
+        return Arange(self.start * int(other), self.size, self.step * int(other), self.axis, self.grid)
 
     __rmul__ = __mul__
 

@@ -68,13 +68,17 @@ def rounded(values, dtype):
 
 
 def index(view):
-    """The numpy index of a view of its storage's array."""
-    return tuple(slice(start, start + step * (size - 1) + 1, step) if kept else start
-                 for start, step, size, kept in view.dims)
+    """The numpy index of a view of its storage's array (a step-0 dimension, broadcast_to's: its
+    one element)."""
+    return tuple((slice(start, start + step * (size - 1) + 1, step) if step else slice(start, start + 1)) if kept
+                 else start for start, step, size, kept in view.dims)
 
 
 def get(view):
-    return view.storage.values[index(view)].astype(np.float32)
+    values = view.storage.values[index(view)].astype(np.float32)
+    if any(step == 0 and kept for _, step, _, kept in view.dims):
+        values = np.broadcast_to(values, view.shape)
+    return values
 
 
 def put(view, values):

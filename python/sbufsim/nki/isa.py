@@ -393,14 +393,34 @@ def iota(*args, **kwargs):
 
 
 def _iota(expr, dtype, mask=None, **_):
+    """One GpSimd `iota` writing the index expression's values over its grid: nl.mgrid's ranges
+    (or oriented nl.arange ones) and their integer combinations."""
+    from ._tracer import Arange, IndexExpr
     if isinstance(expr, tuple):
-        shape = tuple(a.size for a in expr)
+        terms, const, shape = list(expr), 0, tuple(a.size for a in expr)
+        axes = list(range(len(expr)))
     else:
-        shape = (expr.size, 1)
+        terms, const = (expr.terms, expr.const) if isinstance(expr, IndexExpr) else ([expr], 0)
+        grids = {t.grid for t in terms if t.grid is not None}
+        if len(grids) > 1:
+            shape = tuple(max(g[d] if d < len(g) else 1 for g in grids) for d in range(max(map(len, grids))))
+        elif grids:
+            shape = grids.pop()
+        else:
+            shape = (terms[0].size, 1) if len(terms) == 1 else None
+        if shape is None:
+            raise fail("nisa.iota of an expression of nl.arange ranges without axes: orient them ([:, None]) or "
+                       "use nl.mgrid")
+        axes = [t.axis if t.axis is not None else 0 for t in terms]
     tile = _ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf")
-    starts = [a.start for a in expr] if isinstance(expr, tuple) else [expr.start, 0]
-    grid = lambda: sum(_values.np.arange(n).reshape([-1 if d == i else 1 for d in range(len(shape))]) + s0
-                       for i, (n, s0) in enumerate(zip(shape, starts)))
+
+    def grid():
+        np = _values.np
+        out = np.zeros(shape) + const
+        for t, axis in zip(terms, axes):
+            along = [-1 if d == axis else 1 for d in range(len(shape))]
+            out = out + (np.arange(t.size) * t.step + t.start).reshape(along)
+        return out
     _ops.compute("pool", "iota", [], tile, "iota", grid)
     return tile
 

@@ -175,7 +175,8 @@ class _MGrid:
     def __getitem__(self, key):
         key = key if isinstance(key, tuple) else (key,)
         ranges = [arange(k.start or 0, k.stop, k.step or 1) for k in key]
-        return _Grid(Arange(r.start, r.size, r.step, axis) for axis, r in enumerate(ranges))
+        grid = tuple(r.size for r in ranges)
+        return _Grid(Arange(r.start, r.size, r.step, axis, grid) for axis, r in enumerate(ranges))
 
 
 mgrid = _MGrid()
@@ -201,6 +202,12 @@ def load_transpose2d(src, dtype=None, **_):
     if _ops.value(src).on_chip:
         raise fail("nl.load_transpose2d reads HBM; for an on-chip tile use nisa.dma_transpose or nl.transpose")
     return _ops.transposed_load(src)
+
+
+def where(condition, x, y, dtype=None, mask=None, **_):
+    """x where the condition tile holds, else y: as nisa.select, VectorE `tensor_copy_predicated`."""
+    from .isa import select
+    return select(condition, x, y, dtype=dtype)
 
 
 def shared_constant(constant, dtype=None, **_):
