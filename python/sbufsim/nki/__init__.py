@@ -293,7 +293,7 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
                 caps[key] = banks // 2
                 continue
             candidates = [key for _, key in e.doubled if key not in single]
-            if not candidates and placement is None and e.key is not None and e.key[3] == "sbuf":
+            if not candidates and placement is None and e.key is not None:
                 placement = _placement(kernel, inputs, params, generation, grid, single, extra, caps)
                 continue
             if not candidates:
@@ -307,12 +307,13 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
 
 
 def _placement(kernel, inputs, params, generation, grid, single, extra, caps):
-    """SBUF offsets for every tile from their lifetimes (liveness.py): a trace without an SBUF limit
-    measures them, with two buffers for loop tiles where they fit, else with the loop tiles that
-    had to give up their second buffer single-buffered."""
+    """Offsets for every SBUF and PSUM tile from their lifetimes (liveness.py): a trace without
+    limits measures them, with two buffers for loop tiles where they fit, else with the loop tiles
+    that had to give up their second buffer single-buffered."""
     from . import liveness
     from ._tracer import GEOMETRY
-    capacity = GEOMETRY[generation][1]
+    _, sbuf_size, _, _, psum_banks = GEOMETRY[generation]
+    memories = liveness.memories(sbuf_size, psum_banks)
     for tried in (frozenset(), frozenset(single)):
         extra_ = dict(extra)
         while True:
@@ -324,7 +325,8 @@ def _placement(kernel, inputs, params, generation, grid, single, extra, caps):
                 extra_[e.key] = e.buffers + 1
         double = {key for key, entry in tracer.alloc.sites.items() if len(entry[0]) > 1}
         try:
-            return liveness.placement(liveness.lifetimes(tracer.sbuf_tiles, double), capacity)
+            return {name: liveness.placement(liveness.lifetimes(tracer.tiles[name], double), memory)
+                    for name, memory in memories.items()}
         except OutOfSpace as e:
             error = e
     raise error

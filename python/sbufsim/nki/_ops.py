@@ -74,7 +74,7 @@ class Tracer:
         self.generation = generation
         self.alloc = Allocator(generation, single, extra, caps, placement, measure)
         self.pages = {}  # SBUF page -> its hazard history (tiles placed by liveness)
-        self.sbuf_tiles = []  # every SBUF tile in allocation order (its lifetime: liveness.py)
+        self.tiles = {"sbuf": [], "psum": []}  # every on-chip tile in allocation order (liveness.py)
         self.records = []
         self.queue_sem = {}
         self.queue_count = {}
@@ -148,8 +148,7 @@ class Tracer:
             storage.key = key
             storage.slot.owner = storage
             storage.born = storage.last_use = len(self.records)
-            if buffer == "sbuf":
-                self.sbuf_tiles.append(storage)
+            self.tiles[buffer].append(storage)
         else:
             storage.slot = Slot("hbm", 0, 0)
         return View(storage)
@@ -211,8 +210,9 @@ class Tracer:
         if not getattr(slot, "placed", False):
             return [(slot, (p0, p1, lo, hi))]
         lo, hi = lo + slot.offset, hi + slot.offset
-        return [(self.pages.setdefault(page, Slot("sbuf", page * HAZARD_PAGE, HAZARD_PAGE)), (p0, p1, lo, hi))
-                for page in range(lo // HAZARD_PAGE, (hi - 1) // HAZARD_PAGE + 1)]
+        size = HAZARD_PAGE if slot.region == "sbuf" else PSUM_BANK_BYTES
+        return [(self.pages.setdefault((slot.region, page), Slot(slot.region, page * size, size)), (p0, p1, lo, hi))
+                for page in range(lo // size, (hi - 1) // size + 1)]
 
     def _hazards(self, view, record, deps, write):
         for slot, (p0, p1, lo, hi) in self._domains(view):

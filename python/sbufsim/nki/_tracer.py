@@ -206,11 +206,12 @@ class Allocator:
         self.single = single
         self.extra = extra or {}
         self.block_sites = set()
-        # liveness (liveness.py): `measure` places SBUF tiles without a limit, to learn their
-        # lifetimes; `placement` then gives the n-th SBUF tile its offset, each tile a slot of its own
-        self.placement, self.sbuf_count = placement, 0
+        # liveness (liveness.py): `measure` places tiles without a limit, to learn their
+        # lifetimes; `placement` ({"sbuf": offsets, "psum": offsets}) then gives the n-th tile of
+        # a memory its offset, each tile a slot of its own
+        self.placement, self.counts = placement or {}, {"sbuf": 0, "psum": 0}
         if measure:
-            self.sbuf_size = 1 << 40
+            self.sbuf_size, self.psum_banks = 1 << 40, 1 << 20
         self.caps = caps or {}  # PSUM block tensors' sites -> at most this many banks (trace() lowers it)
         self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
 
@@ -218,10 +219,12 @@ class Allocator:
         """A buffer for the site `key` (rotating over `rotation` of them). blocks: a PSUM tensor
         with block dimensions, one block per bank, which takes the banks that are free when it
         has more blocks than that (its blocks then share banks modulo their number)."""
-        if buffer == "sbuf":
-            self.sbuf_count += 1
-            if self.placement is not None:
-                slot = Slot("sbuf", self.placement[self.sbuf_count - 1], bytes_per_partition)
+        if buffer in self.counts:
+            self.counts[buffer] += 1
+            offsets = self.placement.get(buffer)
+            if offsets is not None:
+                offset, size = offsets[self.counts[buffer] - 1]
+                slot = Slot(buffer, offset, size)
                 slot.placed = True
                 return slot
         entry = self.sites.get(key)

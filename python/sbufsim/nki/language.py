@@ -197,10 +197,13 @@ def load_transpose2d(src, dtype=None, **_):
     """HBM [R, C] loaded into SBUF as [C, R] through a DMA's transpose crossbar (one `dma
     transpose=1` record; R whole 16-row tiles, C at most 128, 2-byte data)."""
     from . import _ops
-    if dtype is not None and dtype_of(dtype) is not _ops.value(src).dtype:
-        raise fail("nl.load_transpose2d with a dtype cast is not modelled (the crossbar moves the data as it is)")
     if _ops.value(src).on_chip:
         raise fail("nl.load_transpose2d reads HBM; for an on-chip tile use nisa.dma_transpose or nl.transpose")
+    if dtype is not None and dtype_of(dtype) is not _ops.value(src).dtype:
+        # the crossbar moves the data as it is: the transpose lands in a tile of the source's
+        # dtype, and a VectorE tensor_copy casts it
+        staged = _ops.value(_ops.transposed_load(src))
+        return _ops.unary("copy", staged, dtype_of(dtype), engine="dve", isa="tensor_copy")
     return _ops.transposed_load(src)
 
 
