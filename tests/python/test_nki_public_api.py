@@ -358,3 +358,43 @@ def test_broadcast_operands_iota_of_a_grid_and_where(tmp_path):
     assert field(sel, "isa") == "tensor_copy_predicated"
     expected = np.where(np.arange(9).reshape(1, 1, 3, 3) == 0, a, 0.0)
     np.testing.assert_array_equal(kt.outputs[0], expected)
+
+
+def test_reciprocal_costs_eight_cycles_an_element_on_the_vector_engine(tmp_path, cli_json):
+    """nki.isa reciprocal's estimated cost, 8N Vector Engine cycles (docs/engines.md), against a
+    plain fp32 copy's N: the replayed kernels differ by 7N DVE cycles (at the PE clock)."""
+    def replayed(op):
+        k = kernel(tmp_path, f"""\
+            def k(a):
+                out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+                x = nl.load(a)
+                nl.store(out, value={op}(x))
+                return out
+        """, file=op.split(".")[-1])
+        path = tmp_path / f"{op.split('.')[-1]}.trc"
+        nki.trace(k, {"a": "fp32[128,2048]"}).write_scratch(path)
+        return cli_json(path)["run"]["total_cycles"]
+    extra = replayed("nisa.reciprocal") - replayed("nisa.tensor_copy")
+    dve_to_pe = 2.4 / 0.96  # cayman's PE and Vector Engine clocks (docs/engines.md)
+    assert 0.85 * 7 * 2048 * dve_to_pe < extra < 1.15 * 7 * 2048 * dve_to_pe, extra
+
+
+def test_a_launchs_instances_share_one_core(tmp_path, cli_json):
+    """Four instances of a DMA-bound kernel on one NeuronCore: more than twice one instance's time
+    (they share its DMA queues and buffers) and at most four times (the replay overlaps what their
+    hazards allow). Measured: 89,528 cycles against 27,667 (3.2x)."""
+    k = kernel(tmp_path, """\
+        @nki.jit
+        def k(a, b):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            i = nl.program_id(0) * 128 + nl.arange(128)[:, None]
+            j = nl.arange(2048)[None, :]
+            nl.store(out[i, j], value=nl.exp(nl.load(a[i, j]) + nl.load(b[i, j])))
+            return out
+    """)
+    cycles = {}
+    for g in (1, 4):
+        path = tmp_path / f"grid{g}.trc"
+        nki.trace(k, {"a": "bf16[512,2048]", "b": "bf16[512,2048]"}, grid=(g,)).write_scratch(path)
+        cycles[g] = cli_json(path)["run"]["total_cycles"]
+    assert 2 * cycles[1] < cycles[4] <= 4 * cycles[1], cycles
