@@ -762,4 +762,7 @@ def _index(dim, index, d, name):
         if not -size <= i < size:
             raise fail(f"{where}: index {i} is outside 0..{size - 1}")
         return (start + (i % size) * step, step, 1, False)
+    if isinstance(index, View) or type(index).__name__ == "Pending":
+        raise fail(f"{where}: a tile used as an index (a dynamic index: addresses from values the kernel computes) "
+                   "is not modelled")
     raise fail(f"{where}: index {index!r} is not modelled (integers, slices, nl.arange/mgrid)")
