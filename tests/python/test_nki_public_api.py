@@ -398,3 +398,16 @@ def test_a_launchs_instances_share_one_core(tmp_path, cli_json):
         nki.trace(k, {"a": "bf16[512,2048]", "b": "bf16[512,2048]"}, grid=(g,)).write_scratch(path)
         cycles[g] = cli_json(path)["run"]["total_cycles"]
     assert 2 * cycles[1] < cycles[4] <= 4 * cycles[1], cycles
+
+
+def test_two_sbuf_sources_in_different_quadrants_are_refused_at_the_kernel_line(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((32, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+            t = nl.load(a)
+            nl.store(out, value=nisa.tensor_tensor(t[0:32, :], t[32:64, :], nl.add))
+            return out
+    """)
+    with pytest.raises(nki.NkiError, match=r"k\.py:8: add: its two SBUF sources start in different 32-partition "
+                                           r"quadrants \(partition 0 and 32\)"):
+        nki.trace(k, {"a": "bf16[128,512]"})

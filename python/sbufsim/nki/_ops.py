@@ -14,6 +14,7 @@ DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
 MAX_WAITS = 2
 MOVING_FMAX = 512
+QUADRANT = 32  # partitions per SBUF quadrant (seed 000 §2.2: two SBUF sources start in one)
 FILL_SOURCE = 48  # scratch byte offset read by fills of PSUM tiles (16-byte aligned, never written)
 HAZARD_PAGE = 4096  # bytes per partition of SBUF per hazard history, for tiles placed by liveness
 # generations whose PE transposes write PSUM in the data's dtype (configs: pe.transpose_passthrough,
@@ -697,6 +698,12 @@ def compute_writing(engine, fn, srcs, dsts, isa, values=None, extra_reads=()):
     extra_reads = [v for v in extra_reads if v is not None]
     if len(srcs) > 2:
         raise fail(f"{fn}: {len(srcs)} tile sources; an instruction reads at most two")
+    if len(srcs) == 2 and all(s.buffer == "sbuf" for s in srcs):
+        q0, q1 = (s.partition_start() // QUADRANT for s in srcs)
+        if q0 != q1:
+            raise fail(f"{fn}: its two SBUF sources start in different 32-partition quadrants (partition "
+                       f"{srcs[0].partition_start()} and {srcs[1].partition_start()}); an engine reads both from one "
+                       "quadrant (seed 000 §2.2): copy one to the other's partitions first")
     src2 = srcs[1].operand(t.alloc) if len(srcs) == 2 else None
     src = srcs[0].operand(t.alloc) if srcs else dst.operand(t.alloc)
     if not srcs and dst.buffer == "psum":
