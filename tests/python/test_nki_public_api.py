@@ -411,3 +411,21 @@ def test_two_sbuf_sources_in_different_quadrants_are_refused_at_the_kernel_line(
     with pytest.raises(nki.NkiError, match=r"k\.py:8: add: its two SBUF sources start in different 32-partition "
                                            r"quadrants \(partition 0 and 32\)"):
         nki.trace(k, {"a": "bf16[128,512]"})
+
+
+def test_an_operand_of_more_than_three_free_dimensions_is_split_along_its_outermost(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((4, 3, 3), dtype=a.dtype, buffer=nl.shared_hbm)
+            i0, i1, i2, i3, i4 = nl.mgrid[0:4, 0:3, 0:2, 0:3, 0:2]
+            t = nl.load(a)                                          # [4, 6, 6]
+            pooled = nl.sum(t[i0, 2 * i1 + i2, 2 * i3 + i4], axis=[2, 4])  # 4 free dimensions read
+            nl.store(out, value=pooled)
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[4,6,6]"})
+    reduces = compute_records(kt)
+    # one tensor_reduce per row of the pooled output: [2 x 3 x 2] of 2-element steps each
+    assert [field(r, "isa") for r in reduces] == ["tensor_reduce"] * 3
+    assert [field(r, "src") for r in reduces] == [f"bf16@0x{0x40 + 2 * 12 * i:x}[1,2,6][2,3,2]" for i in range(3)]
+    assert [field(r, "dst").split("[")[0] for r in reduces] == [f"bf16@0x{0xc0 + 2 * 3 * i:x}" for i in range(3)]

@@ -684,6 +684,8 @@ def compute_writing(engine, fn, srcs, dsts, isa, values=None, extra_reads=()):
     activation_reduce also writes its reduction result, one value per partition: values then
     returns one array per destination)."""
     t = tracer()
+    if _needs_split(srcs, dsts):
+        return _split(engine, fn, srcs, dsts, isa, extra_reads)
     dst = dsts[0]
     for s in srcs:
         check_on_chip(s, fn)
@@ -714,6 +716,41 @@ def compute_writing(engine, fn, srcs, dsts, isa, values=None, extra_reads=()):
         for d, result in zip(dsts, results if len(dsts) > 1 else [results]):
             _values.put(d, result)
     return t.emit(engine, ENGINE_QUEUES[engine], fields, reads=[*srcs, *extra_reads], writes=dsts)
+
+
+MAX_FREE_DIMS = 3  # access-pattern dimensions of an engine operand's free axis (nki-aps: most instructions)
+
+
+def _needs_split(srcs, dsts):
+    """An operand needs more free access-pattern dimensions than an instruction has, and every
+    operand has one outermost free dimension of the same size to split along."""
+    views = [*srcs, *dsts]
+    if not any(v.on_chip and len(v.free_pattern()[1]) > MAX_FREE_DIMS for v in views):
+        return False
+    sizes = {v.shape[1] if len(v.shape) > 2 else None for v in views}
+    return len(sizes) == 1 and None not in sizes
+
+
+def _split(engine, fn, srcs, dsts, isa, extra_reads):
+    """One instruction per index of the operands' outermost free dimension, as the compiler splits
+    an access pattern of more dimensions than the ISA has (the average-pool tutorial's 5-D index
+    reduced over two of them)."""
+    if tracer().values:
+        raise fail(f"{fn}: numerical values of an instruction split over its outermost free dimension are not modelled")
+    record = None
+    for i in range(srcs[0].shape[1] if srcs else dsts[0].shape[1]):
+        record = compute_writing(engine, fn, [_select(v, i) for v in srcs], [_select(v, i) for v in dsts], isa,
+                                 None, extra_reads)
+    return record
+
+
+def _select(view, i):
+    """The view at index i of its first free dimension (the dimension dropped)."""
+    if hasattr(view, "pattern"):
+        from ._ap import PatternView
+        step, _ = view.pattern[1]
+        return PatternView(view.storage, view.pattern[:1] + view.pattern[2:], view.offset + step * i, view.dtype)
+    return view[(slice(None), i)]
 
 
 def _fill_source(t, engine, dst):
