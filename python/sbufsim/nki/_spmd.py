@@ -13,11 +13,22 @@ from ._tracer import fail
 
 
 class _Program:
-    """The instance being traced: its indices and the launch grid's sizes (() outside a launch)."""
+    """The instance being traced: its indices and the launch grid's sizes (() outside a launch);
+    `shared`: the launch's shared_hbm tensors by allocation site, which every instance shares."""
     ids, dims = (), ()
+    shared = None
 
 
 _program = _Program()
+
+# A driver script's kernel call outside any trace (driver.py sets it while a driver runs):
+# driver_call(kernel, args, kwargs, grid) simulates it.
+driver_call = None
+
+
+def _outside_trace():
+    from . import _ops
+    return driver_call is not None and _ops._current is None
 
 
 class NeuronCores(int):
@@ -81,17 +92,27 @@ def _grid(key):
 
 def launch(func, dims, args, kwargs):
     """Runs func once per point of the grid `dims`, one after another; the last instance's result
-    is the launch's (the instances share their shared_hbm outputs on hardware; here each instance
-    allocates its own, and the trace is the same)."""
-    saved = _program.ids, _program.dims
+    is the launch's (its shared_hbm outputs are the same tensors in every instance)."""
+    saved = _program.ids, _program.dims, _program.shared
     result = None
+    _program.shared = {}
     try:
         for ids in itertools.product(*(range(d) for d in dims)):
             _program.ids, _program.dims = ids, dims
             result = func(*args, **kwargs)
     finally:
-        _program.ids, _program.dims = saved
+        _program.ids, _program.dims, _program.shared = saved
     return result
+
+
+def shared_tensor(key, make):
+    """A shared_hbm tensor of a launch: the first instance's, made by make(), for every instance
+    (nl.shared_hbm is visible to all of a launch's instances); outside a launch a new one."""
+    if _program.shared is None:
+        return make()
+    if key not in _program.shared:
+        _program.shared[key] = make()
+    return _program.shared[key]
 
 
 class Kernel:
@@ -104,10 +125,14 @@ class Kernel:
         self.func, self.options = func, options
 
     def __call__(self, *args, **kwargs):
+        if _outside_trace():
+            return driver_call(self, args, kwargs)
         return self.func(*args, **kwargs)
 
     def __getitem__(self, key):
         dims = _grid(key)
+        if _outside_trace():
+            return lambda *args, **kwargs: driver_call(self, args, kwargs, dims)
         return lambda *args, **kwargs: launch(self.func, dims, args, kwargs)
 
     def __get__(self, obj, owner=None):  # a kernel defined in a class body stays a method

@@ -7,8 +7,12 @@ from ._grid import TileGrid, tiles
 from ._spmd import nc, num_programs, program_id, program_ndim, spmd_dim
 from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail, module_getattr
 
+class _SharedHBM(str):
+    """nl.shared_hbm: HBM that every instance of a launch sees (the same tensor in each)."""
+
+
 # buffers (nl.sbuf and nl.psum are the nki.compiler memories: .mod_alloc() etc. work on them too)
-sbuf, psum, hbm, shared_hbm, private_hbm = Buffer("sbuf"), Buffer("psum"), "hbm", "hbm", "hbm"
+sbuf, psum, hbm, shared_hbm, private_hbm = Buffer("sbuf"), Buffer("psum"), "hbm", _SharedHBM("hbm"), "hbm"
 
 # dtypes
 bfloat16, float16, float32 = DTYPES["bfloat16"], DTYPES["float16"], DTYPES["float32"]
@@ -58,7 +62,11 @@ def par_dim(n):
 
 def ndarray(shape, dtype, buffer=sbuf, name="", **_):
     """An allocation (no record): on chip, a buffer of its line (docs/nki.md, the allocator)."""
-    return _ops.tracer().new_tensor(shape, dtype, buffer, name=name or None)
+    make = lambda: _ops.tracer().new_tensor(shape, dtype, str(buffer), name=name or None)
+    if isinstance(buffer, _SharedHBM):  # one tensor for every instance of a launch
+        from ._spmd import shared_tensor
+        return shared_tensor((_ops.kernel_site(), tuple(shape), str(dtype)), make)
+    return make()
 
 
 def zeros(shape, dtype, buffer=sbuf, name="", **_):
