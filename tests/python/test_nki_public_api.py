@@ -435,3 +435,22 @@ def test_an_operand_of_more_than_three_free_dimensions_is_split_along_its_outerm
     assert [field(r, "isa") for r in reduces] == ["tensor_reduce"] * 3
     assert [field(r, "src") for r in reduces] == [f"bf16@0x{0x40 + 2 * 12 * i:x}[1,2,6][2,3,2]" for i in range(3)]
     assert [field(r, "dst").split("[")[0] for r in reduces] == [f"bf16@0x{0xc0 + 2 * 3 * i:x}" for i in range(3)]
+
+
+def test_a_reduction_assigned_into_a_tile_is_one_record_and_an_unused_one_is_still_traced(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+            x = nl.load(a)
+            e = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            m = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            e[...] = nisa.activation(op=nl.exp, data=x, reduce_op=nl.add, reduce_res=s)   # into e: no copy
+            nisa.tensor_scalar_reduce(data=e, op0=nl.multiply, operand0=2.0, reduce_op=nl.max, reduce_res=m)
+            nl.store(out, value=nl.add(s, m))
+            return out
+    """)
+    kt = nki.trace(k, {"a": "fp32[128,512]"})
+    assert [field(r, "isa") for r in compute_records(kt)] == ["activation_reduce", "tensor_scalar_reduce", "tensor_tensor"]
+    act = compute_records(kt)[0]
+    assert field(act, "dst") == field(compute_records(kt)[1], "src")  # the activation wrote e itself

@@ -366,6 +366,8 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
                     result = _spmd.launch(getattr(func, "func", func), _spmd._grid(grid), (), {**args, **(params or {})})
                 else:
                     result = func(**args, **(params or {}))
+            with _kernel_errors():
+                tracer.flush()  # what the kernel left unassigned that must be traced
             returned = result if isinstance(result, tuple) else (result,)
             for value in returned:
                 if isinstance(value, _ops.Pending):

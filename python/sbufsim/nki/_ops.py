@@ -76,6 +76,7 @@ class Tracer:
         self.alloc = Allocator(generation, single, extra, caps, placement, measure)
         self.pages = {}  # SBUF page -> its hazard history (tiles placed by liveness)
         self.tiles = {"sbuf": [], "psum": []}  # every on-chip tile in allocation order (liveness.py)
+        self.unwritten = []  # ops that must be traced though nothing used them yet (must_write)
         self.records = []
         self.queue_sem = {}
         self.queue_count = {}
@@ -122,6 +123,8 @@ class Tracer:
         return 2 if self.loop_kinds and self.loop_kinds[-1] == "affine" else 1
 
     def new_tensor(self, shape, dtype, buffer, name=None, site=None):
+        if self.unwritten:  # in program order: an earlier op's tile before this one's
+            self.flush()
         dtype = dtype_of(dtype)
         if dtype.name in MX_DTYPES and self.generation not in MX_GENERATIONS:
             raise fail(f"{dtype.name} is an MX quad type of NeuronCore-v4; {self.generation} has none (trace with "
@@ -160,8 +163,20 @@ class Tracer:
         self.next_dma += 1
         return queue
 
+    def must_write(self, pending):
+        """An op whose record must be traced even if its result is never used (it also writes a
+        reduce_res tile): written by the next record's emit, or at the kernel's end, unless it is
+        assigned into a tile first (`t[...] = nisa.activation(..., reduce_res=r)`: no copy)."""
+        self.unwritten.append(pending)
+
+    def flush(self):
+        while self.unwritten:
+            self.unwritten.pop(0).materialise()
+
     def emit(self, kind, queue, fields, reads=(), writes=()):
         """Append a record reading and writing the given views; returns it."""
+        if self.unwritten:
+            self.flush()
         for view in (*reads, *writes):
             self._check_live(view)
         for view in reads:
@@ -316,8 +331,11 @@ class Pending:
             if dst is not None:
                 copy(dst, self.view)
             return self.view
+        t = tracer()
+        if self in t.unwritten:
+            t.unwritten.remove(self)
         if dst is None:
-            dst = tracer().new_tensor(self.shape, self.dtype, self.buffer, site=self.site)
+            dst = t.new_tensor(self.shape, self.dtype, self.buffer, site=self.site)
         _deferred_sites.append(self.site)
         try:
             self.write(dst)

@@ -372,7 +372,8 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     pending = _ops.lazy("act", _fn(op), [data, *tiles], data.shape, dtype, dst=dst, isa=isa, also_writes=also,
                         values=values)
     if also:
-        _ops.value(pending)  # the reduction result is written now, whether or not the output is used
+        if isinstance(pending, _ops.Pending):  # the reduction result is written whether or not the output is used
+            _ops.tracer().must_write(pending)
     return pending
 
 
@@ -524,7 +525,8 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
         return out, _values.reduction(_fn(reduce_op), out, tuple(range(1, out.ndim)), True)
     pending = _ops.lazy("dve", f"{_fn(op0)}+{_fn(reduce_op)}", [x, *vectors], x.shape, dtype, dst=dst,
                         isa="tensor_scalar_reduce", also_writes=[res], values=values)
-    _ops.value(pending)  # the reduction result is written now, whether or not the output is used
+    if isinstance(pending, _ops.Pending):  # the reduction result is written whether or not the output is used
+        _ops.tracer().must_write(pending)
     return pending
 
 
