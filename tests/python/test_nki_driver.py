@@ -55,3 +55,14 @@ def test_a_driver_script_runs_with_its_kernels_simulated(tmp_path, binary):
     assert simulated[1].endswith(f"{p50:.2f} us (simulated on cayman)")
     assert "['--size', '2']" in done.stdout  # the script's own arguments
     assert 1 < p50 < 100
+
+
+def test_the_example_driver_runs_from_anywhere(tmp_path, binary):
+    pytest.importorskip("numpy")
+    from nki_helpers import example
+    env = dict(os.environ, SBUFSIM_BINARY=binary)
+    done = subprocess.run([sys.executable, "-m", "sbufsim.nki.driver", os.path.abspath(example("spmd_add_driver.py"))],
+                          cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "NKI and NumPy match" in done.stdout  # 1000 rows: 8 instances, the last masked to 104 rows
+    assert done.stderr.count("sbufsim: add_exp: 47 records") == 2
