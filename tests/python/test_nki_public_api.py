@@ -454,3 +454,16 @@ def test_a_reduction_assigned_into_a_tile_is_one_record_and_an_unused_one_is_sti
     assert [field(r, "isa") for r in compute_records(kt)] == ["activation_reduce", "tensor_scalar_reduce", "tensor_tensor"]
     act = compute_records(kt)[0]
     assert field(act, "dst") == field(compute_records(kt)[1], "src")  # the activation wrote e itself
+
+
+def test_a_dtype_parameter_by_name(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, dtype):
+            assert dtype == nl.bfloat16
+            out = nl.ndarray(a.shape, dtype=dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.copy(nl.load(a), dtype=dtype))
+            return out
+    """)
+    for name in ("nl.bfloat16", "bfloat16", "bf16", "nki.language.bfloat16"):  # as `--param dtype=...` gives it
+        kt = nki.trace(k, {"a": "fp32[128,64]"}, {"dtype": name})
+        assert field(compute_records(kt)[0], "dst").startswith("bf16@")

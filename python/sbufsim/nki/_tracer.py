@@ -35,7 +35,7 @@ class DType:
         if isinstance(other, DType):
             return self is other
         name = other if isinstance(other, str) else getattr(other, "__name__", None) or getattr(other, "name", None)
-        return isinstance(name, str) and _ALIASES.get(name, name) == self.name
+        return isinstance(name, str) and _ALIASES.get(_unprefixed(name), _unprefixed(name)) == self.name
 
     def __hash__(self):
         return hash(self.name)
@@ -66,12 +66,20 @@ _ALIASES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "float": "
             "fp8e5x4": "float8_e5m2_x4", "fp4x4": "float4_e2m1fn_x4"}
 
 
+def _unprefixed(name):
+    """A dtype's name as a command line gives it (`--param dtype=nl.bfloat16`, `np.float32`)."""
+    for prefix in ("nki.language.", "neuronxcc.nki.language.", "nl.", "numpy.", "np."):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
 def dtype_of(value):
     """An NKI dtype, a trace dtype name or a numpy dtype -> DType."""
     if isinstance(value, DType):
         return value
     name = getattr(value, "name", None) or (value.__name__ if isinstance(value, type) else str(value))
-    name = _ALIASES.get(name, name)
+    name = _ALIASES.get(_unprefixed(name), _unprefixed(name))
     if name not in DTYPES:
         raise fail(f"dtype {value!r} is not modelled (supported: {', '.join(DTYPES)})")
     return DTYPES[name]
