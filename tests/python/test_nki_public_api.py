@@ -467,3 +467,26 @@ def test_a_dtype_parameter_by_name(tmp_path):
     for name in ("nl.bfloat16", "bfloat16", "bf16", "nki.language.bfloat16"):  # as `--param dtype=...` gives it
         kt = nki.trace(k, {"a": "fp32[128,64]"}, {"dtype": name})
         assert field(compute_records(kt)[0], "dst").startswith("bf16@")
+
+
+def test_a_kernel_in_a_package_imports_relatively(tmp_path):
+    (tmp_path / "kernels" / "util").mkdir(parents=True)
+    (tmp_path / "kernels" / "norm").mkdir()
+    (tmp_path / "kernels" / "__init__.py").write_text("")
+    (tmp_path / "kernels" / "util" / "helpers.py").write_text(
+        "import nki.language as nl\n\n\ndef double(x):\n    return nl.add(x, x)\n")
+    (tmp_path / "kernels" / "norm" / "k.py").write_text(textwrap.dedent("""\
+        import nki.language as nl
+        from ..util.helpers import double      # kernels.util: two packages up from kernels.norm.k
+
+
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=double(nl.load(a)))
+            return out
+        """))
+    import sys
+    for _ in range(2):  # a second trace loads the package afresh
+        kt = nki.trace(f"{tmp_path}/kernels/norm/k.py::k", {"a": "bf16[128,64]"})
+        assert kinds(kt) == ["dma", "dve", "dma"]
+        assert not [m for m in sys.modules if m == "kernels" or m.startswith("kernels.")]

@@ -181,6 +181,8 @@ def _kernel_folder(path):
         yield
         return
     folder = os.path.dirname(os.path.abspath(path))
+    package = _package_of(path)
+    forget = package[0] if package else folder  # the modules loaded from there are forgotten after
     before = set(sys.modules)
     sys.path.insert(0, folder)
     try:
@@ -188,10 +190,18 @@ def _kernel_folder(path):
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
-        for name in set(sys.modules) - before:
-            file = getattr(sys.modules[name], "__file__", None) or ""
-            if os.path.abspath(file).startswith(folder + os.sep):
-                del sys.modules[name]
+        loaded = [name for name in set(sys.modules) - before if _loaded_from(sys.modules[name], forget)]
+        for name in loaded:  # found first, then forgotten: a namespace package's path reads its parent
+            del sys.modules[name]
+
+
+def _loaded_from(module, folder):
+    """Whether the module (or package) was loaded from under folder."""
+    try:
+        places = [getattr(module, "__file__", None) or "", *list(getattr(module, "__path__", None) or [])]
+    except KeyError:  # a namespace package whose parent is gone
+        return True
+    return any(os.path.abspath(p).startswith(folder + os.sep) for p in places if p)
 
 
 @contextmanager
@@ -216,6 +226,9 @@ def _kernel_errors():
         if not frames:
             raise
         where = f"{frames[-1].filename}:{frames[-1].lineno}"
+        if isinstance(e, ModuleNotFoundError) and (e.name or "").startswith(("nki.", "neuronxcc.")):
+            raise NkiError(f"{where}: the module {e.name} is not modelled by sbufsim's NKI front-end (docs/nki.md "
+                           "lists the calls it supports)") from None
         missing = re.match(r"cannot import name '(\w+)'", str(e)) if isinstance(e, ImportError) else None
         if missing and e.name in _SHORT_NAMES:  # `from nki.language import x`: x is not modelled
             raise NkiError(f"{where}: {_SHORT_NAMES[e.name]}.{missing.group(1)} is not modelled by sbufsim's NKI "
@@ -226,13 +239,52 @@ def _kernel_errors():
 _SHORT_NAMES = {"sbufsim.nki.language": "nl", "sbufsim.nki.isa": "nisa", "nki": "nki"}
 
 
+_RELATIVE = re.compile(r"^\s*from\s+(\.+)", re.M)
+
+
+def _package_of(path):
+    """(the folder to put on the module path, the module's dotted name) for a kernel file whose
+    imports are package-relative (`from ..util import x` needs two enclosing packages), else
+    None: the folders above the file, as many as its deepest relative import climbs, are taken
+    as its packages (namespace packages where they have no __init__.py)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            depth = max((len(m) for m in _RELATIVE.findall(f.read())), default=0)
+    except (OSError, UnicodeDecodeError):
+        return None
+    if depth == 0:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    parts = []
+    for _ in range(depth):
+        folder, name = os.path.split(folder)
+        if not name.isidentifier():
+            return None
+        parts.insert(0, name)
+    return folder, ".".join(parts + [os.path.splitext(os.path.basename(path))[0]])
+
+
 def _load(path, func_name):
+    package = _package_of(path)
+    if package is not None:  # relative imports: the file is loaded as a module of its packages
+        root, name = package
+        sys.path.insert(0, root)
+        try:
+            with _kernel_errors():
+                module = importlib.import_module(name)
+        finally:
+            sys.path.remove(root)
+        return _function(module, path, func_name)
     spec = importlib.util.spec_from_file_location(f"_sbufsim_nki_kernel_{abs(hash(path))}", path)
     if spec is None:
         raise NkiError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     with _kernel_errors():
         spec.loader.exec_module(module)
+    return _function(module, path, func_name)
+
+
+def _function(module, path, func_name):
     func = getattr(module, func_name, None)
     if func is None:
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
