@@ -2,7 +2,6 @@
 (`python3 -m sbufsim.nki.api`), and every name in it resolves while a kernel is traced."""
 
 import re
-import textwrap
 from pathlib import Path
 
 from sbufsim import nki

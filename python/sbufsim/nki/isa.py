@@ -396,7 +396,7 @@ def iota(*args, **kwargs):
 def _iota(expr, dtype, mask=None, **_):
     """One GpSimd `iota` writing the index expression's values over its grid: nl.mgrid's ranges
     (or oriented nl.arange ones) and their integer combinations."""
-    from ._tracer import Arange, IndexExpr
+    from ._tracer import IndexExpr
     if isinstance(expr, tuple):
         terms, const, shape = list(expr), 0, tuple(a.size for a in expr)
         axes = list(range(len(expr)))

@@ -4,7 +4,7 @@ element-wise and reduction ops, each becoming trace records on its engine."""
 from . import _ops, _values
 from ._compiler import Buffer
 from ._grid import TileGrid, tiles
-from ._spmd import nc, num_programs, program_id, program_ndim, spmd_dim
+from ._spmd import nc, num_programs, program_id, program_ndim, spmd_dim  # noqa: F401 (nl.* names)
 from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail, module_getattr
 
 class _SharedHBM(str):
