@@ -490,3 +490,30 @@ def test_a_kernel_in_a_package_imports_relatively(tmp_path):
         kt = nki.trace(f"{tmp_path}/kernels/norm/k.py::k", {"a": "bf16[128,64]"})
         assert kinds(kt) == ["dma", "dve", "dma"]
         assert not [m for m in sys.modules if m == "kernels" or m.startswith("kernels.")]
+
+
+def test_a_double_row_matmul_of_packed_row_pairs(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, b, s):
+            out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+            at = nl.ndarray((2, nl.par_dim(128), 256), dtype=a.dtype, buffer=nl.sbuf)   # blocks before the partitions
+            at[1] = nl.load(a)
+            bt = nl.load(b)                                                          # [128, 1024]
+            i_k, i_t, i_m = nl.mgrid[0:128, 0:2, 0:128]
+            i_k2, i_t2, i_n = nl.mgrid[0:128, 0:2, 0:512]
+            acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
+            acc += nisa.nc_matmul(at[1, i_k, i_t * 128 + i_m], bt[i_k2, i_t2 * 512 + i_n], perf_mode="double_row_gen3")
+            y = nl.copy(acc)
+            nl.store(out, value=nisa.tensor_tensor(y, nl.load(s), nl.multiply))    # a [P, 1] scale: tensor_scalar
+            return out
+    """)
+    kt = nki.trace(k, {"a": "fp8e4[128,256]", "b": "fp8e4[128,1024]", "s": "fp32[128,1]"})
+    ldw = next(r for r in kt.records if r.startswith("ldweights"))
+    mm = next(r for r in kt.records if r.startswith("matmul"))
+    assert field(ldw, "src").endswith("[1,128][128,2]") and field(ldw, "rows") == "128"  # block 1: byte 256 on
+    assert int(re.match(r"fp8e4@0x([0-9a-f]+)", field(ldw, "src")).group(1), 16) == 0x40 + 256
+    assert field(mm, "perf_opt") == "double_row" and field(mm, "src").endswith("[1,512][512,2]")
+    assert kt.flops == 2 * (2 * 128) * 128 * 512  # a contraction of 256 in one pass
+    assert field(compute_records(kt)[-1], "isa") == "tensor_scalar"
+    with pytest.raises(nki.NkiError, match=r"k\.py:13: nc_matmul perf_mode=double_row: sunda"):
+        nki.trace(k, {"a": "fp8e4[128,256]", "b": "fp8e4[128,1024]", "s": "fp32[128,1]"}, generation="sunda")

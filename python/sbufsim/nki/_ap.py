@@ -12,10 +12,13 @@ from ._tracer import View, dtype_of, fail
 class PatternView(View):
     """A View whose elements are given by an explicit access pattern instead of slices."""
 
-    def __init__(self, storage, pattern, offset, dtype):
+    def __init__(self, storage, pattern, offset, dtype, partitions=None):
         super().__init__(storage)
         self.pattern, self.offset, self._dtype = pattern, offset, dtype
-        if storage.buffer != "hbm":
+        if partitions is not None:  # on chip, given apart: (first partition, free element offset)
+            self._p0, self._free_offset = partitions
+            self._free = pattern[1:]
+        elif storage.buffer != "hbm":
             row = prod(n for d, n in enumerate(storage.shape) if d != storage.pdim)
             step, count = pattern[0]
             if step != row:
@@ -119,5 +122,44 @@ def indexed(view, key):
     if offset < 0 or last >= prod(storage.shape):
         raise fail(f"{storage.name} {storage.shape}: the index expression reaches element {last}, outside the tensor")
     if storage.buffer != "hbm" and storage.pdim != 0:
-        raise fail(f"an index expression on {storage.name}, whose partition dimension is not the first, is not modelled")
+        return _indexed_blocks(view, key)
     return ap(view, pattern, offset)
+
+
+def _indexed_blocks(view, key):
+    """An index expression on an on-chip tensor whose partition dimension is not its first
+    ([B, P, F] blocks side by side in each partition): the partition index (a range or an
+    integer) gives the partitions, the other dimensions' ranges the free pattern over the
+    partition's row (`t[b, i_k, 2 * 128 * j + 128 * i_t + i_m]`)."""
+    from ._ops import tracer
+    from ._tracer import Arange, IndexExpr
+    storage = view.storage
+    if tracer().values:
+        raise fail("numerical values through an index expression on a blocked tile are not modelled")
+    p0, count, part_axis, offset, terms = 0, 1, -1, 0, []
+    for d, index in enumerate(key):
+        if d == storage.pdim:
+            if isinstance(index, Arange) and index.step == 1:
+                p0, count, part_axis = index.start, index.size, index.axis if index.axis is not None else d
+            elif isinstance(index, int):
+                p0 = index
+            else:
+                raise fail(f"{storage.name}: the partition index must be one nl.arange range or an integer")
+            if p0 < 0 or p0 + count > storage.shape[d]:
+                raise fail(f"{storage.name}: partitions {p0}..{p0 + count - 1} outside its {storage.shape[d]}")
+            continue
+        ranges, const = (index.terms, index.const) if isinstance(index, IndexExpr) else (
+            ([index], 0) if isinstance(index, Arange) else ([], int(index)))
+        stride = storage.strides[d]
+        for r in ranges:
+            offset += r.start * stride
+            terms.append((r.axis if r.axis is not None else d, r.step * stride, r.size))
+        offset += const * stride
+    if any(axis <= part_axis for axis, _, _ in terms):
+        raise fail(f"{storage.name}: the partition range must be the index's first axis")
+    terms.sort()
+    free = [(step, size) for _, step, size in terms]
+    row = storage.bytes_per_partition // storage.dtype.size
+    if offset < 0 or offset + sum(step * (size - 1) for step, size in free) >= row:
+        raise fail(f"{storage.name}: the index expression reaches past the tile")
+    return PatternView(storage, [(row, count)] + free, p0 * row + offset, storage.dtype, partitions=(p0, offset))

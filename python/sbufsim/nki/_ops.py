@@ -571,8 +571,22 @@ class MatmulPending(Pending):
                  scales=None, dtype=None):
         self.perf_opt, self.tile, self.onezero = perf_opt, tile, onezero
         self.scales = scales  # MX: (stationary scale, moving scale) tiles
-        k, m = stationary.shape
-        k2, n = moving.shape
+        self.rows_per_pe = 1
+        if perf_opt == "double_row" and len(stationary.shape) == 3 and len(moving.shape) == 3:
+            # [K, 2, M] and [K, 2, N]: two FP8 rows packed per PE row (a contraction of 2K in one pass;
+            # the moving operand's 2N elements stream as N columns, docs/engines.md)
+            if stationary.shape[1] != 2 or moving.shape[1] != 2:
+                raise fail(f"a double-row matmul of {stationary.shape} and {moving.shape}: the middle dimension "
+                           "pairs the two rows of each PE row, so it is 2")
+            self.rows_per_pe = 2
+            stationary_2d, moving_2d = (stationary.shape[0], stationary.shape[2]), (moving.shape[0], moving.shape[2])
+        else:
+            stationary_2d, moving_2d = stationary.shape, moving.shape
+        if len(stationary_2d) != 2 or len(moving_2d) != 2:
+            raise fail(f"matmul of {stationary.shape} and {moving.shape}: the operands are [K, M] and [K, N] tiles "
+                       "([K, 2, M] and [K, 2, N] with perf_mode double_row)")
+        k, m = stationary_2d
+        k2, n = moving_2d
         kind = "nc_transpose" if transpose else "matmul"
         if k != k2:
             raise fail(f"{kind}: contraction dimensions differ: stationary {stationary.shape}, moving {moving.shape}")
@@ -608,8 +622,8 @@ class MatmulPending(Pending):
             raise fail(f"a matmul writes fp32 partial sums to PSUM (a PSUM write is a 4-byte dtype, seed 000 "
                        f"§2.2), not {dst.dtype.name}: allocate the accumulator as nl.float32 and convert when "
                        f"copying it out (nl.copy(acc, dtype=...))")
-        k, m = self.stationary.shape
-        n = self.moving.shape[1]
+        k, m = self.stationary.shape[0], self.stationary.shape[-1]
+        n = self.moving.shape[-1]
         check_on_chip(self.stationary, "matmul stationary")
         check_on_chip(self.moving, "matmul moving")
         tile = {} if self.tile is None else {"tile_position": "%d,%d" % self.tile[0],
@@ -633,14 +647,17 @@ class MatmulPending(Pending):
         if t.values and self.scales:
             raise fail("numerical values of nc_matmul_mx (dequantizing x4-packed MX data) are not modelled: trace "
                        "MX kernels without --input")
+        if t.values and self.rows_per_pe > 1:
+            raise fail("numerical values of a double-row matmul of [K, 2, M] tiles are not modelled: trace without "
+                       "--input")
         if t.values:  # stationary.T @ moving in fp32; a transpose's moving tile is the identity
             product = _values.get(self.stationary).T @ _values.get(self.moving)
             _values.put(dst, product if flags == "begin" else _values.get(dst) + product)
         record = t.emit("matmul", ENGINE_QUEUES["pe"], fields,
                         reads=[self.moving, *([scale[1]] if scale[1] else [])], writes=[dst])
         t.psum_groups.setdefault(slot, {})[region] = record
-        if not self.transpose:
-            t.flops += 2 * k * m * n * (4 if self.scales else 1)  # an x4 element packs four contraction values
+        if not self.transpose:  # an x4 element packs four contraction values, a double row two
+            t.flops += 2 * k * m * n * (4 if self.scales else 1) * self.rows_per_pe
         if not accumulate:
             t.close_psum(dst, region)
 

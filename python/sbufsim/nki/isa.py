@@ -95,6 +95,8 @@ def _perf_opt(perf_mode, stationary, moving):
     mode = getattr(mode, "name", mode)
     if mode in (None, "", "none", 0):
         return None
+    if mode == "double_row_gen3":  # the earlier name of the NeuronCore-v3 double-row mode
+        mode = "double_row"
     if mode != "double_row":
         raise fail(f"nc_matmul perf_mode={perf_mode!r}: the public modes are matmul_perf_mode.none and "
                    "matmul_perf_mode.double_row")
@@ -310,8 +312,13 @@ def tensor_tensor(data1, data2, op, dtype=None, engine=None, mask=None, **_):
         raise fail("tensor_tensor of two PSUM tiles: nki.isa allows at most one input in PSUM; copy one to SBUF "
                    "first (nisa.tensor_copy)")
     if a.free_elements != b.free_elements:
+        if 1 in (a.free_elements, b.free_elements) and a.partitions == b.partitions:
+            # one value per partition ([P, 1]), as the public double-row reference kernel passes its
+            # scales: broadcast along the free axis, the instruction the compiler makes of it
+            return _ops.elementwise(_fn(op), a, b, dtype=dtype, engine=_engine("tensor_scalar", engine),
+                                    isa="tensor_scalar")
         raise fail(f"tensor_tensor of {a.shape} and {b.shape}: both tiles need the same number of elements per "
-                   "partition (nki.isa); for one value per partition use nisa.tensor_scalar(data, op, vector)")
+                   "partition (nki.isa), or one of them one value per partition ([P, 1])")
     return _ops.elementwise(_fn(op), a, b, dtype=dtype, engine=_engine("tensor_tensor", engine),
                             isa="tensor_tensor")
 
