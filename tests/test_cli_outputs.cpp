@@ -332,6 +332,41 @@ TEST(CliOutputs, A_terminating_signal_leaves_no_temporary_behind) {
     EXPECT_EQ(entries(dir), std::vector<std::string>{"t.csv"});
 }
 
+// /dev/stdout is a link to /proc/self/fd/1, whose target in a pipe ("pipe:[123]") is no path:
+// written through the link in place, not refused as a link that cannot be reached.
+TEST(CliOutputs, Json_to_dev_stdout_into_a_pipe_is_written) {
+    const std::string d = fresh_dir("stdout_pipe");
+    const std::string cmd = "(" + sbufsim::test::shell_quote(SBUFSIM_BINARY) + " run " +
+                            sbufsim::test::shell_quote(shipped("dma_load.trc")) +
+                            " --quiet --json /dev/stdout; echo rc=$? >&2) 2>" + d + "/err | cat >" + d + "/out";
+    ASSERT_EQ(sbufsim::test::shell(cmd), 0);
+    EXPECT_NE(slurp(d + "/err").find("rc=0"), std::string::npos) << slurp(d + "/err");
+    EXPECT_NE(slurp(d + "/out").find("\"tool\": \"sbufsim\""), std::string::npos) << slurp(d + "/out");
+}
+
+// A FIFO nobody reads would block the open forever: refused at once with the reason.
+TEST(CliOutputs, A_fifo_with_no_reader_is_refused_not_waited_for) {
+    const std::string d = fresh_dir("fifo");
+    const std::string fifo = d + "/f";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const CliOut r = run({"run", shipped("dma_load.trc"), "--quiet", "--json", fifo});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("a FIFO that no program is reading"), std::string::npos) << r.err;
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+// A device whose reading never ends is refused as an input (check /dev/zero hung).
+TEST(CliOutputs, An_endless_device_is_refused_as_an_input) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"check", "/dev/zero"},
+                                                 {"run", "/dev/urandom"}, {"plot", "/dev/zero", "-o", "-"}}) {
+        const CliOut r = run(args);
+        EXPECT_NE(r.rc, 0) << args[0];
+        EXPECT_NE(r.err.find("is a device whose reading never ends"), std::string::npos) << args[0] << ": " << r.err;
+    }
+}
+
 TEST(CliOutputs, A_directory_given_as_an_input_file_is_refused) {
     const std::string d = fresh_dir("dir_inputs");
     const std::string trace = copy_of("matmul_kloop.trc", d, "t.trc");

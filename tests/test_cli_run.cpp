@@ -1,13 +1,23 @@
 // `sbufsim run` end to end through the command table (cli::run with captured streams).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
+#include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "cli_harness.h"
 #include "sbufsim/output/output_file.h"
@@ -242,6 +252,43 @@ TEST(CliRun, From_refuses_a_file_that_is_not_a_result) {
     const Out o = sbufsim({"run", "--from", bad});
     EXPECT_EQ(o.rc, kExitUsage);
     EXPECT_NE(o.err.find("no \"runs\" array"), std::string::npos) << o.err;
+}
+
+// A result file is data: a tampered trace field ("--force", "--json=notes.txt") is a path that
+// does not exist, never an option that overwrites the user's file.
+TEST(CliRun, From_reads_the_result_as_data_never_as_options) {
+    const std::string dir = temp("from_tampered");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string notes = dir + "/notes.txt", result = dir + "/r.json";
+    std::ofstream(notes) << "my notes\n";
+    std::ofstream(result) << "{\"tool\": \"sbufsim\", \"runs\": [{\"trace\": \"--force\"}, {\"trace\": "
+                             "\"--json=" + notes + "\"}]}\n";
+    const Out o = sbufsim({"run", "--from", result, "-q"});
+    EXPECT_EQ(o.rc, kExitInput) << o.err;
+    EXPECT_NE(o.err.find("./--force"), std::string::npos) << "not read as a path: " << o.err;
+    EXPECT_EQ(slurp(notes), "my notes\n");
+}
+
+// The parser recurses once per level: 160 KB of '[' overflowed the stack (a segfault). The
+// nesting is checked first, and a device of zeros is refused without being read forever.
+TEST(CliRun, From_and_plot_refuse_deep_nesting_with_a_clear_error) {
+    const std::string deep = temp("deep.json");
+    std::ofstream(deep) << "{\"runs\": " << std::string(160000, '[') << std::string(160000, ']') << "}\n";
+    Out o = sbufsim({"run", "--from", deep});
+    EXPECT_EQ(o.rc, kExitUsage) << o.err;
+    EXPECT_NE(o.err.find("nested deeper than 256 levels at line 1"), std::string::npos) << o.err;
+    o = sbufsim({"plot", deep, "-o", temp("deep.svg")});
+    EXPECT_EQ(o.rc, kExitInput) << o.err;
+    EXPECT_NE(o.err.find("nested deeper than 256 levels"), std::string::npos) << o.err;
+    const std::string table = temp("deep_rows.json");
+    std::ofstream(table) << "[\n  {\"trace\": " << std::string(100000, '[') << "}\n]\n";
+    o = sbufsim({"plot", table, "-o", temp("deep.svg")});
+    EXPECT_EQ(o.rc, kExitInput) << o.err;
+    EXPECT_NE(o.err.find("nested deeper than 256 levels"), std::string::npos) << o.err;
+    o = sbufsim({"run", "--from", "/dev/zero"});
+    EXPECT_EQ(o.rc, kExitInput) << o.err;
+    EXPECT_NE(o.err.find("is a device whose reading never ends"), std::string::npos) << o.err;
 }
 
 TEST(CliRun, List_metrics_shows_units_directions_and_the_families) {
@@ -565,6 +612,64 @@ TEST(CliRun, Vcd_never_replaces_an_input_or_a_foreign_file) {
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
     EXPECT_EQ(entries, 2u);  // in.trc, notes.txt: no temporary left behind
     EXPECT_EQ(sbufsim({"run", trace, "--quiet", "--vcd", "-"}).rc, kExitUsage);
+}
+
+// A FIFO read by another program, or a device, as --vcd: written into, never replaced by a
+// regular file (SystemC names its own file), every write checked: a full device is exit 3 naming
+// the option and the OS reason, not a truncated waveform and exit 0.
+TEST(CliRun, Vcd_onto_a_fifo_or_a_device_writes_in_place_and_checks_every_byte) {
+    const std::string dir = temp("vcd_devices");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string fifo = dir + "/waves";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+    // The reader: drains the FIFO until told to stop (its own write end keeps read() from
+    // seeing an end while sbufsim has not opened it yet).
+    const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    const int hold = ::open(fifo.c_str(), O_WRONLY);
+    ASSERT_GE(rd, 0);
+    ASSERT_GE(hold, 0);
+    std::atomic<bool> done{false};
+    std::string got;
+    std::thread reader([&] {
+        char buf[65536];
+        for (;;) {
+            pollfd p{rd, POLLIN, 0};
+            ::poll(&p, 1, 50);
+            const ssize_t n = ::read(rd, buf, sizeof buf);
+            if (n > 0) got.append(buf, static_cast<std::size_t>(n));
+            else if (done.load()) break;
+        }
+    });
+    const Out o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--vcd", fifo});
+    done.store(true);
+    reader.join();
+    ::close(rd);
+    ::close(hold);
+    EXPECT_EQ(o.rc, kExitOk) << o.err;
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+    EXPECT_EQ(got.rfind("$comment", 0), 0u) << got.substr(0, 200);
+    EXPECT_NE(got.find("$enddefinitions"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(fifo + ".vcd"));
+
+    // A device of its own, as /dev/full is (root only: mknod), named with and without ".vcd".
+    for (const std::string name : {"full", "full.vcd"}) {
+        const std::string node = dir + "/" + name;
+        if (::mknod(node.c_str(), S_IFCHR | 0666, ::makedev(1, 7)) != 0)
+            GTEST_SKIP() << "cannot make a device node here: " << std::strerror(errno);
+        const Out full = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--vcd", node});
+        EXPECT_EQ(full.rc, kExitInput) << name << ": " << full.err;
+        EXPECT_NE(full.err.find("--vcd: cannot write " + node + ": No space left on device"), std::string::npos)
+            << full.err;
+        ASSERT_EQ(::lstat(node.c_str(), &st), 0);
+        EXPECT_TRUE(S_ISCHR(st.st_mode)) << name << " was replaced by a regular file";
+    }
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+    EXPECT_EQ(entries, 3u);  // waves, full, full.vcd: nothing else
+    std::filesystem::remove_all(dir);
 }
 
 TEST(CliRun, Hierarchy_lists_every_block_with_its_csrs_and_signals) {

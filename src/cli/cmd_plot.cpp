@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -143,7 +144,10 @@ void write_svg(const std::string& svg, OutputFile* output, Io io) {
 int plot_stats(const std::string& input, OutputFile* output, std::size_t run_index, std::size_t bins, Io io) {
     pt::ptree doc;
     try {
-        pt::read_json(input, doc);
+        // Read once and checked first (nesting, size, a device of zeros): the parser recurses
+        // once per level.
+        std::istringstream text(read_json_input(input));
+        pt::read_json(text, doc);
         const auto found = doc.get_child_optional("runs");
         if (!found || found->empty()) {
             io.err << "sbufsim plot: " << input << ": not a run's statistics (no \"runs\" in it"
@@ -161,6 +165,9 @@ int plot_stats(const std::string& input, OutputFile* output, std::size_t run_ind
         }
         const pt::ptree& run = std::next(runs.begin(), static_cast<std::ptrdiff_t>(run_index))->second;
         write_svg(render_heatmap(windows_of(run), matrix_of(run), info_of(run), bins), output, io);
+    } catch (const InputError& e) {
+        io.err << "sbufsim plot: " << e.what() << "; give a file written by sbufsim run --json\n";
+        return kExitInput;
     } catch (const pt::json_parser_error& e) {
         io.err << "sbufsim plot: " << input << ": not a statistics file (" << e.message() << " at line "
                << e.line()
@@ -220,6 +227,8 @@ int plot_sweep(const std::string& input, OutputFile* output, const SweepOptions&
     try {
         chart::ChartRequest req = o.request;
         req.kind = chart::parse_chart_kind(o.chart_kind);
+        // A JSON table is checked as run --from's files are before its parser sees it.
+        if (std::filesystem::path(input).extension() != ".csv") (void)read_json_input(input);
         const chart::SweepTable table = chart::read_sweep_table(input);
         const chart::ChartModel m = chart::build_chart(table, req);
         if (!m.skipped.empty()) {

@@ -234,6 +234,12 @@ void warn_races(const std::string& trace, const ReplayResult& r, std::ostream& e
         << "\n";
 }
 
+// A recorded trace path as an argument that is a path whatever it holds: a result file is data,
+// and one whose trace field reads "--force" or "--json=notes.txt" must not become an option.
+std::string as_path_argument(const std::string& trace) {
+    return !trace.empty() && trace[0] == '-' ? "./" + trace : trace;
+}
+
 // `run --from RESULT.json`: the recorded runs' command lines, each followed by the options given
 // now (other than --from), replayed one after the other.
 int rerun_from(const std::string& result, const std::vector<std::string>& args, Io io) {
@@ -245,7 +251,13 @@ int rerun_from(const std::string& result, const std::vector<std::string>& args, 
     }
     pt::ptree doc;
     try {
-        pt::read_json(result, doc);
+        // Read once and checked first (nesting, size, a device of zeros): the parser recurses
+        // once per level.
+        std::istringstream text(read_json_input(result));
+        pt::read_json(text, doc);
+    } catch (const InputError& e) {
+        io.err << "sbufsim run: --from " << e.what() << "; give a file written by sbufsim run --json\n";
+        return kExitUsage;
     } catch (const pt::json_parser_error& e) {
         io.err << "sbufsim run: --from " << result << ": not a result file (" << e.message() << " at line " << e.line()
                << "); give a file written by sbufsim run --json\n";
@@ -281,15 +293,14 @@ int rerun_from(const std::string& result, const std::vector<std::string>& args, 
         const std::filesystem::path beside = std::filesystem::path(result).parent_path() / trace;
         if (!std::filesystem::exists(trace) && std::filesystem::exists(beside)) trace = beside.string();
         warn_if_changed(result, trace, run.get<std::string>("run.trace_digest", ""), io.err);
-        cmd.push_back(trace);
+        cmd.push_back(as_path_argument(trace));
         gens.push_back(run.get<std::string>("run.generation", ""));
     }
     const pt::ptree& first = runs->front().second;
-    if (!given("--gen") && !given("--config") &&
+    if (!given("--gen") && !given("--config") && !gens.front().empty() &&
         std::all_of(gens.begin(), gens.end(), [&](const std::string& g) { return g == gens.front(); }))
-        cmd.insert(cmd.end(), {"--gen", gens.front()});
-    if (!given("--scheduler"))
-        cmd.insert(cmd.end(), {"--scheduler", first.get<std::string>("run.scheduler", "fast")});
+        cmd.push_back("--gen=" + gens.front());
+    if (!given("--scheduler")) cmd.push_back("--scheduler=" + first.get<std::string>("run.scheduler", "fast"));
     if (first.get<int>("run.lenient", 0) && !given("--lenient")) cmd.push_back("--lenient");
     if (const auto config = first.get_child_optional("config"))
         for (const auto& [key, v] : *config) cmd.push_back("--set=" + key + "=" + v.get<std::string>("value", ""));
@@ -529,10 +540,21 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
             rep.info.scheduler = scheduler;
             if (clocked != nullptr) {
                 models::ClockedOptions copt;
-                if (const OutputFile* vcd = outputs.get("vcd:" + path)) copt.vcd = vcd->write_path();
+                // SystemC writes its VCD by name and checks no write: it writes into a FIFO, and
+                // every byte reaches --vcd through the checked output (a device in place, a full
+                // disk an error, the target replaced only by commit_all).
+                std::unique_ptr<FifoCopy> vcd;
+                if (OutputFile* file = outputs.get("vcd:" + path)) {
+                    vcd = std::make_unique<FifoCopy>(*file, "waveform.vcd");
+                    copt.vcd = vcd->path();
+                }
                 std::ostringstream tree;
                 if (hierarchy) copt.hierarchy = &tree;
                 rep.result = clocked->replay(cfg.params, reader, ropt, copt).result;
+                if (vcd) {
+                    vcd->finish();
+                    outputs.write("vcd:" + path, [](OutputFile* file) { file->check(); });
+                }
                 if (hierarchy)
                     summary << "SystemC hierarchy of " << path << " at the end of the run (signals are driven while "
                             << (viz.vcd.empty() ? "--vcd records them: here they hold their reset values" : "--vcd records them")

@@ -1,7 +1,11 @@
 #include "sbufsim/output/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -46,6 +50,17 @@ std::string head_of(const std::string& path) {
     ::close(fd);
     head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
     return head;
+}
+
+// A device or FIFO opened for writing. A FIFO no program reads would block the open forever: it
+// is opened without waiting, and refused when nobody reads it (ENXIO).
+int open_in_place(const std::string& path, bool fifo, const std::string& what) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+    if (fd < 0 && fifo && errno == ENXIO)
+        throw refused("cannot write " + what + ": a FIFO that no program is reading; start its reader first");
+    if (fd < 0) throw refused("cannot write " + what + ": " + os_reason(errno));
+    if (fifo) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // then writes wait for the reader
+    return fd;
 }
 
 mode_t default_mode() {
@@ -103,29 +118,124 @@ struct TempSlot {
 TempSlot g_temp_slots[32];
 std::atomic<pid_t> g_signal_owner{0};
 
-int register_temporary(const std::string& path) {
-    if (path.size() >= PATH_MAX) return -1;
-    for (int i = 0; i < static_cast<int>(std::size(g_temp_slots)); ++i) {
-        TempSlot& slot = g_temp_slots[i];
-        bool expected = false;
-        if (!slot.claimed.compare_exchange_strong(expected, true)) continue;
-        std::memcpy(slot.path, path.c_str(), path.size() + 1);
-        slot.live.store(true);
-        return i;
-    }
-    return -1;  // more than the slots at once: that one may be left behind by a signal
+void release_path_slot(TempSlot* slots, int slot) {
+    if (slot < 0) return;
+    slots[slot].live.store(false);
+    slots[slot].claimed.store(false);
 }
 
-void release_temporary(int slot) {
-    if (slot < 0) return;
-    g_temp_slots[slot].live.store(false);
-    g_temp_slots[slot].claimed.store(false);
+// Scratch folders (ScratchDir) a fatal signal removes, like the temporaries.
+TempSlot g_dir_slots[8];
+
+// Child process groups (register_child_group) a fatal signal ends first.
+struct GroupSlot {
+    std::atomic<bool> claimed{false};
+    std::atomic<pid_t> pgid{0};
+};
+GroupSlot g_group_slots[16];
+
+int claim_path_slot(TempSlot* slots, std::size_t n, const std::string& path) {
+    if (path.size() >= PATH_MAX) return -1;
+    for (std::size_t i = 0; i < n; ++i) {
+        bool expected = false;
+        if (!slots[i].claimed.compare_exchange_strong(expected, true)) continue;
+        std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
+        slots[i].live.store(true);
+        return static_cast<int>(i);
+    }
+    return -1;
 }
+
+// Everything under the open folder `dirfd`, async-signal-safe (no allocation, no opendir):
+// getdents64 into a stack buffer, unlinkat each entry; sub-folders to a small depth (a scratch
+// folder holds files and a folder or two). Entries are re-read until a pass finds none, as
+// unlinking while reading may skip some.
+void remove_entries(int dirfd, int depth) {
+    alignas(8) char buf[4096];
+    for (int pass = 0; pass < 64; ++pass) {
+        if (::lseek(dirfd, 0, SEEK_SET) != 0) return;
+        bool found = false;
+        for (;;) {
+            const long n = ::syscall(SYS_getdents64, dirfd, buf, sizeof buf);
+            if (n <= 0) break;
+            // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, char name[].
+            for (long off = 0; off + 19 < n;) {
+                unsigned short reclen = 0;
+                std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const unsigned char type = static_cast<unsigned char>(buf[off + 18]);
+                const char* name = buf + off + 19;
+                if (reclen == 0) return;
+                off += reclen;
+                if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+                found = true;
+                if (type == DT_DIR && depth > 0) {
+                    const int sub = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                    if (sub >= 0) {
+                        remove_entries(sub, depth - 1);
+                        ::close(sub);
+                    }
+                    ::unlinkat(dirfd, name, AT_REMOVEDIR);
+                } else {
+                    ::unlinkat(dirfd, name, 0);
+                }
+            }
+        }
+        if (!found) return;
+    }
+}
+
+void remove_tree(const char* path) {
+    const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    remove_entries(fd, 4);
+    ::close(fd);
+    ::rmdir(path);
+}
+
+// SIGTERM to every registered group, up to two seconds for their leaders to end (they remove
+// their own temporaries), then SIGKILL to what is left and the leaders reaped.
+void end_child_groups() {
+    pid_t groups[std::size(g_group_slots)] = {};
+    bool any = false;
+    for (std::size_t i = 0; i < std::size(g_group_slots); ++i) {
+        groups[i] = g_group_slots[i].pgid.load();
+        if (groups[i] > 0) {
+            ::kill(-groups[i], SIGTERM);
+            any = true;
+        }
+    }
+    if (!any) return;
+    const timespec tick{0, 20'000'000};
+    for (int wait = 0; wait < 100; ++wait) {
+        bool running = false;
+        for (pid_t& g : groups)
+            if (g > 0 && ::waitpid(g, nullptr, WNOHANG) == 0) running = true;
+        if (!running) break;
+        ::nanosleep(&tick, nullptr);
+    }
+    for (const pid_t g : groups)
+        if (g > 0) {
+            ::kill(-g, SIGKILL);
+            ::waitpid(g, nullptr, 0);
+        }
+}
+
+// More than the slots at once: that one may be left behind by a signal.
+int register_temporary(const std::string& path) {
+    return claim_path_slot(g_temp_slots, std::size(g_temp_slots), path);
+}
+void release_temporary(int slot) { release_path_slot(g_temp_slots, slot); }
 
 extern "C" void remove_temporaries_and_reraise(int sig) {
-    if (::getpid() == g_signal_owner.load())
+    if (::getpid() == g_signal_owner.load()) {
+        const int saved = errno;
+        end_child_groups();
         for (TempSlot& slot : g_temp_slots)
             if (slot.live.load()) ::unlink(slot.path);
+        for (TempSlot& slot : g_dir_slots)
+            if (slot.live.load()) remove_tree(slot.path);
+        errno = saved;
+    }
     ::signal(sig, SIG_DFL);
     ::raise(sig);
 }
@@ -136,7 +246,13 @@ OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : pa
     if (path.empty()) throw refused(policy.role + ": an empty path");
     const std::string fix = "; pass another path or --force to replace it";
     struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    // A link to a device, FIFO or socket is written through the link itself: /dev/stdout names
+    // /proc/self/fd/1, whose target ("pipe:[123]") is no path.
+    const bool through_link = ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+    struct stat named {};
+    const bool special = through_link && ::stat(path.c_str(), &named) == 0 && !S_ISREG(named.st_mode) &&
+                         !S_ISDIR(named.st_mode);
+    if (through_link && !special) {
         // Follow the link: the file it names is replaced, the link itself stays.
         char resolved[PATH_MAX];
         if (::realpath(path.c_str(), resolved) == nullptr)
@@ -172,8 +288,7 @@ OutputFile::OutputFile(const std::string& path, const OutputPolicy& policy) : pa
     }
     int fd = -1;
     if (in_place_) {
-        fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
-        if (fd < 0) throw refused("cannot write " + policy.role + " " + path + ": " + os_reason(errno));
+        fd = open_in_place(target_, S_ISFIFO(st.st_mode), policy.role + " " + path);
         write_path_ = target_;
     } else {
         const std::filesystem::path t(target_);
@@ -262,6 +377,108 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
             if (a.empty() || b.empty() || a == "-" || b == "-") continue;
             if (same(a, b)) throw refused(ra + " and " + rb + " both write " + a + "; give each its own file");
         }
+}
+
+ScratchDir::ScratchDir(const std::string& prefix) {
+    const char* env = std::getenv("TMPDIR");
+    const std::string base = env && *env ? env : "/tmp";
+    std::string tmpl = base + "/" + prefix + "-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr)
+        throw refused("cannot make a scratch folder in " + base + ": " + os_reason(errno) +
+                      "; set TMPDIR to a folder you can write");
+    path_ = tmpl;
+    slot_ = claim_path_slot(g_dir_slots, std::size(g_dir_slots), path_);
+}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    release_path_slot(g_dir_slots, slot_);
+}
+
+int register_child_group(int pgid) {
+    for (std::size_t i = 0; i < std::size(g_group_slots); ++i) {
+        bool expected = false;
+        if (!g_group_slots[i].claimed.compare_exchange_strong(expected, true)) continue;
+        g_group_slots[i].pgid.store(pgid);
+        return static_cast<int>(i);
+    }
+    return -1;
+}
+
+void release_child_group(int slot) {
+    if (slot < 0) return;
+    g_group_slots[slot].pgid.store(0);
+    g_group_slots[slot].claimed.store(false);
+}
+
+std::string describe_signal(int sig) {
+    const char* abbrev = ::sigabbrev_np(sig);
+    return "signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
+}
+
+FifoCopy::FifoCopy(OutputFile& file, const std::string& name) : file_(file), dir_("sbufsim-fifo") {
+    path_ = dir_.path() + "/" + name;
+    const auto fail = [&](const std::string& what) {
+        const int err = errno;
+        for (int fd : {read_fd_, hold_fd_, stop_fds_[0], stop_fds_[1]})
+            if (fd >= 0) ::close(fd);
+        return refused("cannot write " + file_.path() + ": " + what + ": " + os_reason(err));
+    };
+    if (::mkfifo(path_.c_str(), 0600) != 0) throw fail("cannot make a FIFO in " + dir_.path());
+    // The read end first (without blocking), then a write end of our own: the reader sees the
+    // end only once the writer has opened and closed the FIFO and finish() closed that one.
+    read_fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (read_fd_ < 0) throw fail("cannot open " + path_);
+    hold_fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (hold_fd_ < 0) throw fail("cannot open " + path_);
+    if (::pipe2(stop_fds_, O_CLOEXEC) != 0) throw fail("pipe");
+    thread_ = std::thread([this] { copy(); });
+}
+
+// Everything read goes to the file's stream; after a failed write the stream drops the rest
+// (the error stays for check()), and reading goes on so that the writer never blocks.
+void FifoCopy::copy() {
+    std::ostream& os = file_.stream();
+    std::vector<char> buf(std::size_t{1} << 16);
+    for (;;) {
+        pollfd fds[2] = {{read_fd_, POLLIN, 0}, {stop_fds_[0], POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        if (fds[0].revents != 0) {
+            const ssize_t n = ::read(read_fd_, buf.data(), buf.size());
+            if (n > 0) {
+                os.write(buf.data(), n);
+                continue;
+            }
+            if (n == 0) return;  // every writer closed: the end
+            if (errno == EAGAIN || errno == EINTR) continue;
+            return;
+        }
+        if (fds[1].revents != 0) return;
+    }
+}
+
+void FifoCopy::stop(bool drain) {
+    if (hold_fd_ >= 0) {
+        ::close(hold_fd_);
+        hold_fd_ = -1;
+    }
+    if (!drain && stop_fds_[1] >= 0) (void)!::write(stop_fds_[1], "x", 1);
+    if (thread_.joinable()) thread_.join();
+}
+
+void FifoCopy::finish() {
+    stop(true);
+    file_.stream().flush();
+}
+
+FifoCopy::~FifoCopy() {
+    stop(false);
+    for (int fd : {read_fd_, stop_fds_[0], stop_fds_[1]})
+        if (fd >= 0) ::close(fd);
 }
 
 }  // namespace sbufsim

@@ -18,6 +18,7 @@
 #include <streambuf>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace sbufsim {
@@ -127,6 +128,62 @@ private:
 // whose interpreter has its own, does not call it). A forked child (a sweep's worker) that gets
 // one of them leaves its parent's temporaries alone.
 void remove_temporaries_on_signals();
+
+// A private scratch folder of this process: made by mkdtemp (mode 700, a random name, so no
+// other user can plant a file or link in it and two processes never share one, even with equal
+// PIDs in two containers sharing /tmp), never reused, and removed with everything in it by the
+// destructor and by the signal handler of remove_temporaries_on_signals().
+class ScratchDir {
+public:
+    // `prefix` ("sbufsim-nki") in $TMPDIR (else /tmp); throws OutputError(refused) with the OS
+    // reason when it cannot be made.
+    explicit ScratchDir(const std::string& prefix);
+    ~ScratchDir();
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    int slot_ = -1;
+};
+
+// A child process group (a spawned program and all it starts, e.g. the NKI tracer and its sweep
+// workers) that a fatal signal to this process ends too: the handler of
+// remove_temporaries_on_signals() sends it SIGTERM, gives it two seconds, then SIGKILL, and reaps
+// its leader before removing the scratch folders. Register right after the spawn (the leader's
+// pid is the group's id), release once the leader was reaped.
+int register_child_group(int pgid);
+void release_child_group(int slot);
+
+// "signal 9 (SIGKILL)": how a child's death by a signal is reported.
+std::string describe_signal(int sig);
+
+// A program that writes its output file itself by name, without checking its writes (SystemC's
+// VCD writer), is given `path()`: a FIFO in a private scratch folder. A thread copies what it
+// writes into `file`'s stream, so every byte goes through the checked writes (a full disk is an
+// error, a device is written in place, nothing is replaced before commit()). `name` is the FIFO's
+// file name ("waveform.vcd"). finish() after the writer closed the file: waits for the copy; an
+// error of the writes is then found by file.check().
+class FifoCopy {
+public:
+    FifoCopy(OutputFile& file, const std::string& name);
+    ~FifoCopy();  // stops the copy (the writer may not have closed its end) and removes the FIFO
+    FifoCopy(const FifoCopy&) = delete;
+    FifoCopy& operator=(const FifoCopy&) = delete;
+    const std::string& path() const { return path_; }
+    // The writer is done: copies to the end of what it wrote, then returns.
+    void finish();
+
+private:
+    void copy();
+    void stop(bool drain);
+    OutputFile& file_;
+    ScratchDir dir_;
+    std::string path_;
+    int read_fd_ = -1, hold_fd_ = -1, stop_fds_[2] = {-1, -1};
+    std::thread thread_;
+};
 
 // The device and inode of an existing file (0,0 when it does not exist): two paths name the
 // same file when these are equal.
