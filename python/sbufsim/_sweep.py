@@ -1,7 +1,9 @@
 """Sweeps from Python: the command line's `sbufsim sweep`, run in this process, on its worker
 processes (one simulation per process, so clocked points and crashes stay isolated; docs/sweeps.md)."""
 
+import itertools
 import json
+import math
 import os
 import re
 import warnings
@@ -28,16 +30,37 @@ def sweep_metrics():
     return {name: (better, help_text) for name, better, help_text in core.sweep_metrics()}
 
 
-def _values(values):
+# The most points a sweep runs (the command line's limit, src/sweep/sweep.cpp kMaxPoints), and the
+# longest timeout it takes (src/cli/cli.h kMaxTimeoutSeconds): checked here before any list is built.
+MAX_POINTS = 10_000_000
+MAX_TIMEOUT_SECONDS = 1e8
+
+
+def _values(key, values):
     # "0:8" / "0:8:2" ranges and "a,b" lists go as written; an iterable becomes a list, and one
-    # value a list of one.
+    # value a list of one. At most MAX_POINTS of them are read: range(10**12) (or an endless
+    # generator) is refused, not listed until memory runs out.
     if isinstance(values, str):
         return values
     from ._config import ini_value
 
     if isinstance(values, (int, float, bool)):
         values = [values]
-    return ",".join(ini_value(v) for v in values)
+    taken = list(itertools.islice(iter(values), MAX_POINTS + 1))
+    if len(taken) > MAX_POINTS:
+        raise ValueError(f"vary[{key!r}]: more than {MAX_POINTS:,} values, the most a sweep runs; "
+                         "take a larger step")
+    return ",".join(ini_value(v) for v in taken)
+
+
+def _timeout(value):
+    """Seconds per point, checked: a number from 0 (no limit) to MAX_TIMEOUT_SECONDS."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"timeout: seconds, not {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and 0 <= value <= MAX_TIMEOUT_SECONDS):
+        raise ValueError(f"timeout={value!r}: give seconds from 0 (no limit) to {MAX_TIMEOUT_SECONDS:g} "
+                         "(about three years)")
+    return repr(float(value))
 
 
 def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shard=None, out=None,
@@ -69,13 +92,13 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
         paths.append(trace.path)
     args = ["sweep", *paths]
     for key, values in dict(vary).items():
-        args += ["--vary", f"{key}={_values(values)}"]
+        args += ["--vary", f"{key}={_values(key, values)}"]
     if zip:
         args.append("--zip")
     if jobs is not None:
         args += ["--jobs", str(_whole("jobs", jobs))]
     if timeout is not None:
-        args += ["--timeout", str(timeout)]
+        args += ["--timeout", _timeout(timeout)]
     if shard is not None:
         index, count = shard
         args += ["--shard", f"{int(index)}/{int(count)}"]

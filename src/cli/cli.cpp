@@ -85,6 +85,14 @@ std::string races_warning(const std::string& trace, std::uint64_t races, const T
            "; `sbufsim check " + trace + "` lists them all";
 }
 
+std::string timeout_problem(double seconds) {
+    if (seconds >= 0 && seconds <= kMaxTimeoutSeconds) return {};
+    std::ostringstream why;
+    why << "--timeout " << seconds << ": give seconds from 0 (no limit) to " << kMaxTimeoutSeconds
+        << " (about three years)";
+    return why.str();
+}
+
 std::string shipped_trace_hint(const std::string& path) {
     std::error_code ec;
     if (path.empty() || path == "-" || std::filesystem::exists(path, ec)) return {};

@@ -53,6 +53,11 @@ std::string shipped_trace_hint(const std::string& path);
 // that `subject` ("the run", "every row") times them as they fall, the first, and where the rest are.
 std::string races_warning(const std::string& trace, std::uint64_t races, const TraceError& first,
                           std::string_view subject);
+// The longest --timeout (sweep, nki), about three years: a deadline's nanoseconds then fit the
+// steady clock's 64 bits with room to spare (1e10 s would overflow them and expire at once).
+inline constexpr double kMaxTimeoutSeconds = 1e8;
+// Why `seconds` is no --timeout (below 0, not a number, above kMaxTimeoutSeconds), or "".
+std::string timeout_problem(double seconds);
 // " (did you mean '--x'?)" for a mistyped long option, among the command's own options less
 // those `args` already give that cannot be given twice ("--dheads" beside "--heads 1" is
 // "--dhead"); "" when none is near.

@@ -698,7 +698,9 @@ void note_point_settings(Io io, const std::vector<std::string>& notes) {
 
 }  // namespace
 
-int cmd_sweep(const std::vector<std::string>& args, Io io) {
+namespace {
+
+int sweep_command(const std::vector<std::string>& args, Io io, bool options_only) {
     Options o;
     po::options_description desc("sbufsim sweep TRACE... [--vary KEY=VALUES]... [options]");
     // clang-format off
@@ -750,7 +752,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
             "file first (sbufsim gen ... -o T.sbt)");
     if (!vm.count("jobs")) o.jobs = default_jobs();
     if (o.jobs == 0) throw ConfigError("--jobs must be at least 1");
-    if (o.timeout < 0) throw ConfigError("--timeout must be >= 0 seconds");
+    if (const std::string why = timeout_problem(o.timeout); !why.empty()) throw ConfigError(why);
     if (o.out == "-" && o.json == "-")
         throw ConfigError("--out - and --json - both ask for stdout; write one of them to a file (e.g. --out - --json rows.json)");
     for (const std::string& name : o.rank_by.empty() ? std::vector<std::string>{} : split(o.rank_by, ',')) {
@@ -777,7 +779,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
                 (file_id(o.traces[i]).exists() && file_id(o.traces[j]) == file_id(o.traces[i])))
                 throw ConfigError("traces " + o.traces[j] + " and " + o.traces[i] +
                                   " are the same file: give each trace once");
-    for (const auto& t : o.traces) {
+    for (const auto& t : options_only ? std::vector<std::string>{} : o.traces) {
         try {
             TraceReader check(t);
         } catch (const TraceFormatError& e) {
@@ -799,6 +801,7 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
     check_base(base);
     for (const auto& a : axes) refuse_gen_option(a);
     axes = sweep::check_keys(std::move(axes), base);
+    if (options_only) return kExitOk;
     const auto points = sweep::expand(axes, o.zip);
     note_point_settings(io, sweep::point_notes(base, axes, points));
     for (const auto& t : o.traces) warn_races(base, t, io.err);
@@ -910,5 +913,11 @@ int cmd_sweep(const std::vector<std::string>& args, Io io) {
         std::all_of(own.begin(), own.end(), [&](const Row& r) { return r[status_col] == sweep::kStatusOk; });
     return own_ok ? kExitOk : kExitFindings;
 }
+
+}  // namespace
+
+int cmd_sweep(const std::vector<std::string>& args, Io io) { return sweep_command(args, io, false); }
+
+int check_sweep_options(const std::vector<std::string>& args, Io io) { return sweep_command(args, io, true); }
 
 }  // namespace sbufsim::cli

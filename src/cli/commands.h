@@ -19,6 +19,8 @@ int cmd_gen(const std::vector<std::string>& args, Io io);
 bool is_gen_workload_option(const std::string& name);
 int cmd_plot(const std::vector<std::string>& args, Io io);
 int cmd_sweep(const std::vector<std::string>& args, Io io);
+// cmd_sweep's checks of its options and configuration, without reading a trace or running a point.
+int check_sweep_options(const std::vector<std::string>& args, Io io);
 int cmd_nki(const std::vector<std::string>& args, Io io);
 int cmd_validate(const std::vector<std::string>& args, Io io);
 

@@ -139,3 +139,22 @@ def test_a_trace_with_races_is_warned_about_once(tmp_path):
     races = [w for w in caught if issubclass(w.category, sbufsim.TraceWarning)]
     assert len(races) == 1 and "1 race between queues" in str(races[0].message)
     assert ":3: src: ACT line 3 reads PSUM partition 0" in str(races[0].message)
+
+
+def test_a_vary_list_too_long_is_refused_before_it_is_built(traces):
+    import time
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="more than 10,000,000 values"):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": range(10**12)})
+    assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize("timeout", [1e10, -1, float("nan"), float("inf")])
+def test_a_timeout_out_of_range_is_refused_not_overflowed(traces, timeout):
+    with pytest.raises(ValueError, match="timeout="):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, timeout=timeout)
+
+
+def test_a_large_timeout_within_the_limit_lets_the_points_run(traces):
+    rows = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, timeout=1e8, jobs=1)
+    assert [r["status"] for r in rows.rows] == ["ok", "ok"]
