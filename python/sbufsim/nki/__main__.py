@@ -13,9 +13,14 @@ import difflib
 import itertools
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 
 from . import NkiError, kernel_parameters, trace
 
@@ -88,6 +93,8 @@ def _trace_point(job):
     if why := kt.nothing_to_replay():
         return path, 0, 0, why
     if keep:  # beside the table: sbufsim's mark first, and only complete (renamed into place)
+        if os.path.exists(path):  # the earlier trace, put back if the sweep is refused (_restore)
+            os.link(path, os.path.join(keep, os.path.basename(path)))
         partial = f"{path}.{os.getpid()}.tmp"
         with open(partial, "w", encoding="utf-8") as f:
             f.write(_KEPT_MARK + kt.text)
@@ -118,6 +125,69 @@ def _jobs(run_args):
         if value is not None and value.isdigit() and int(value) > 0:
             return int(value)
     return None
+
+
+def _timeout(run_args):
+    """The sweep's --timeout SEC (it bounds each point's tracing as well as its replay), or None."""
+    run_args = list(run_args or [])
+    for i, arg in enumerate(run_args):
+        value = run_args[i + 1] if arg == "--timeout" and i + 1 < len(run_args) else (
+            arg[len("--timeout="):] if arg.startswith("--timeout=") else None)
+        try:
+            if value is not None and float(value) > 0:
+                return float(value)
+        except ValueError:
+            return None  # the sweep refuses it
+    return None
+
+
+def _trace_into(job, conn):
+    conn.send(_trace_point(job))
+    conn.close()
+
+
+def _death(process):
+    code = process.exitcode
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name
+        return (f"the point's tracer was killed by signal {-code} ({name})" +
+                (" (the out-of-memory killer sends it when memory runs out)" if -code == signal.SIGKILL else ""))
+    return f"the point's tracer exited with status {code} without a result"
+
+
+def _trace_points(jobs, workers, timeout):
+    """_trace_point of every job, each in a process of its own, at most `workers` at once. A point
+    whose process dies (the out-of-memory killer) or outlives `timeout` seconds is that point's
+    error: a Pool never hears of a worker killed mid-task, and the sweep waited forever."""
+    context = multiprocessing.get_context("fork")
+    results, pending, running = [None] * len(jobs), list(range(len(jobs)))[::-1], {}
+    while pending or running:
+        while pending and len(running) < workers:
+            i = pending.pop()
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_trace_into, args=(jobs[i], send), daemon=True)
+            process.start()
+            send.close()
+            running[i] = (process, receive, time.monotonic())
+        ready = multiprocessing.connection.wait([r for _, r, _ in running.values()], timeout=0.2)
+        for i, (process, receive, started) in list(running.items()):
+            path = jobs[i][4]
+            if receive in ready:
+                try:
+                    results[i] = receive.recv()
+                except EOFError:  # it ended without sending its result
+                    process.join()
+                    results[i] = (path, 0, 0, _death(process))
+            elif timeout and time.monotonic() - started > timeout:
+                process.kill()
+                results[i] = (path, 0, 0, f"not traced within --timeout {timeout:g} s: the point's tracer was "
+                              "stopped; raise --timeout, or look for a loop that does not end")
+            else:
+                continue
+            process.join()
+            receive.close()
+            del running[i]
+    return results
 
 
 def _unknown_parameter(kernel, names):
@@ -153,11 +223,42 @@ def sweep_main(args, inputs, params, axes):
               "sbufsim (its first line is not '# written by sbufsim ...'); move it, or give another --out",
               file=sys.stderr)
         return 2
-    jobs = [(args.kernel, inputs, {**params, **point}, args.gen, path, args.keep_traces)
+    # Kept traces replace earlier ones only once the sweep took them: the earlier ones wait in a
+    # private folder beside them, and are put back when the sweep refuses its table (--out of
+    # another sweep) or the tracing fails.
+    backup = tempfile.mkdtemp(prefix=".sbufsim-replaced-", dir=args.sweep_dir) if args.keep_traces else None
+    written = []
+    try:
+        status = _sweep_points(args, inputs, params, names, points, paths, backup, written)
+    except BaseException:
+        if backup:
+            _restore([], backup)
+        raise
+    if backup and status not in (0, 1):
+        _restore(written, backup)
+    elif backup:
+        shutil.rmtree(backup, ignore_errors=True)
+    return status
+
+
+def _restore(written, backup):
+    """Puts back the traces the points replaced (kept in `backup`), removes those of `written` (the
+    paths this sweep traced) that replaced nothing, and drops `backup`."""
+    earlier = set(os.listdir(backup))
+    for name in earlier:
+        os.replace(os.path.join(backup, name), os.path.join(os.path.dirname(backup), name))
+    for path in written:
+        if os.path.basename(path) not in earlier and os.path.exists(path):
+            os.remove(path)
+    shutil.rmtree(backup, ignore_errors=True)
+
+
+def _sweep_points(args, inputs, params, names, points, paths, backup, written):
+    jobs = [(args.kernel, inputs, {**params, **point}, args.gen, path, backup)
             for point, path in zip(points, paths)]
     workers = min(len(jobs), _jobs(args.run_args) or os.cpu_count() or 1)
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        traced = pool.map(_trace_point, jobs)
+    traced = _trace_points(jobs, workers, _timeout(args.run_args))
+    written.extend(t[0] for t in traced if t[3] is None)
     ok = [t for t in traced if t[3] is None]
     rows_by_trace = {}
     if ok:

@@ -1,0 +1,269 @@
+// `sbufsim nki` as a process: the kernel's tracer is a child of its own, in a private scratch
+// folder; how it ends (a signal, exit 0 without a trace, --timeout, a signal to sbufsim) is
+// reported, and nothing is left behind (docs/cli.md, "What is written when").
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_harness.h"
+#include "sbufsim/trace/trace.h"
+
+namespace sbufsim::cli {
+namespace {
+
+using namespace sbufsim::test;
+namespace fs = std::filesystem;
+
+// A fresh folder of its own for one test.
+std::string fresh(const std::string& name) {
+    const std::string dir = temp("nki_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// The transpose example with `prelude` run first, when the tracer imports the kernel file.
+std::string kernel_with(const std::string& dir, const std::string& prelude) {
+    const std::string path = dir + "/k.py";
+    std::ofstream(path) << "import os, sys, signal, time\n"
+                        << prelude << "\n"
+                        << slurp(std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/transpose.py");
+    return path;
+}
+
+// `sbufsim nki K::transpose --input x=bf16[128,128] extra...` with TMPDIR=dir/tmp (where its
+// scratch folder goes), stdout and stderr merged.
+CliOut nki(const std::string& dir, const std::string& kernel, const std::vector<std::string>& extra) {
+    fs::create_directories(dir + "/tmp");
+    // timeout(1) only so that a regression fails the test instead of hanging it.
+    std::string cmd = "TMPDIR=" + shell_quote(dir + "/tmp") + " timeout -k 5 200 " +
+                      shell_quote(SBUFSIM_BINARY) + " nki " + shell_quote(kernel + "::transpose") +
+                      " --input 'x=bf16[128,128]'";
+    for (const auto& a : extra) cmd += " " + shell_quote(a);
+    const std::string out = dir + "/said.txt";
+    const int rc = shell(cmd + " >" + shell_quote(out) + " 2>&1");
+    return {rc, slurp(out), {}};
+}
+
+std::size_t entries(const std::string& dir) {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+    return n;
+}
+
+bool running(pid_t pid) { return ::kill(pid, 0) == 0; }
+
+TEST(CliNki, A_tracer_killed_by_a_signal_is_reported_with_it_and_o_is_not_written) {
+    const std::string dir = fresh("killed");
+    const std::string k = kernel_with(dir, "os.kill(os.getpid(), signal.SIGKILL)");
+    const CliOut r = nki(dir, k, {"-o", dir + "/k.trc"});
+    EXPECT_EQ(r.rc, kExitInput) << r.out;
+    EXPECT_NE(r.out.find("the kernel's tracer was killed by signal 9 (SIGKILL)"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir + "/k.trc"));
+    EXPECT_EQ(entries(dir + "/tmp"), 0u) << "the scratch folder is left";
+}
+
+TEST(CliNki, A_tracer_exiting_0_without_a_trace_is_an_error_and_o_keeps_what_it_held) {
+    const std::string dir = fresh("exit0");
+    const std::string k = kernel_with(dir, "os._exit(0)");
+    const std::string out = dir + "/k.trc";
+    std::ofstream(out) << "# written by sbufsim nki; an earlier trace\nsbufsim-trace 1 gen=cayman\n";
+    const std::string before = slurp(out);
+    const CliOut r = nki(dir, k, {"-o", out});
+    EXPECT_EQ(r.rc, kExitInput) << r.out;
+    EXPECT_NE(r.out.find("exited 0 without writing a trace"), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(out), before);
+    EXPECT_EQ(entries(dir + "/tmp"), 0u);
+}
+
+TEST(CliNki, Timeout_bounds_the_tracing) {
+    const std::string dir = fresh("timeout");
+    const std::string k = kernel_with(dir, "time.sleep(60)");
+    const auto start = std::chrono::steady_clock::now();
+    const CliOut r = nki(dir, k, {"--timeout", "1"});
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.rc, kExitInput) << r.out;
+    EXPECT_NE(r.out.find("ran longer than --timeout 1"), std::string::npos) << r.out;
+    EXPECT_LT(took, 30.0);
+    EXPECT_EQ(entries(dir + "/tmp"), 0u);
+    for (const std::string bad : {"-1", "1e10", "nan", "soon"}) {
+        const CliOut b = nki(dir, k, {"--timeout", bad});
+        EXPECT_EQ(b.rc, kExitUsage) << bad << ": " << b.out;
+        EXPECT_NE(b.out.find("--timeout " + (bad == "-1"     ? std::string("-1")
+                                             : bad == "1e10" ? "1e+10"
+                                                             : bad)),
+                  std::string::npos)
+            << b.out;
+    }
+}
+
+// The scratch folder is made by mkdtemp: mode 700, a name no one can guess from the PID (a
+// symlink planted at /tmp/sbufsim-nki-<pid> was followed before), a new one per run.
+TEST(CliNki, The_scratch_folder_is_private_and_never_reused) {
+    const std::string dir = fresh("scratch");
+    const std::string seen = dir + "/seen.txt";
+    const std::string k = kernel_with(dir,
+                                      "d = os.path.dirname(sys.argv[sys.argv.index('-o') + 1])\n"
+                                      "open(" +
+                                          std::string("'") + seen +
+                                          "', 'a').write('%s %o\\n' % (d, os.stat(d).st_mode & 0o777))");
+    ASSERT_EQ(nki(dir, k, {}).rc, 0);
+    ASSERT_EQ(nki(dir, k, {}).rc, 0);
+    std::istringstream lines(slurp(seen));
+    std::string first, first_mode, second, second_mode;
+    lines >> first >> first_mode >> second >> second_mode;
+    EXPECT_EQ(first_mode, "700");
+    EXPECT_EQ(second_mode, "700");
+    EXPECT_NE(first, second);
+    EXPECT_EQ(fs::path(first).parent_path(), fs::path(dir + "/tmp"));
+    EXPECT_EQ(entries(dir + "/tmp"), 0u);
+}
+
+// SIGTERM to sbufsim ends the kernel's python3 too (its own process group, ended by sbufsim's
+// handler) and removes the scratch folder; sbufsim then ends as the signal would.
+TEST(CliNki, Sigterm_ends_the_tracer_and_removes_the_scratch_folder) {
+    const std::string dir = fresh("sigterm");
+    const std::string pidfile = dir + "/pid";
+    const std::string k =
+        kernel_with(dir, "open('" + pidfile + "', 'w').write(str(os.getpid()))\ntime.sleep(60)");
+    fs::create_directories(dir + "/tmp");
+    const pid_t sbufsim = ::fork();
+    ASSERT_GE(sbufsim, 0);
+    if (sbufsim == 0) {
+        ::setenv("TMPDIR", (dir + "/tmp").c_str(), 1);
+        const std::string kernel = k + "::transpose";
+        ::execl(SBUFSIM_BINARY, SBUFSIM_BINARY, "nki", kernel.c_str(), "--input", "x=bf16[128,128]",
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    pid_t tracer = 0;
+    for (int i = 0; i < 300 && tracer == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::ifstream in(pidfile);
+        in >> tracer;
+    }
+    ASSERT_GT(tracer, 0) << "the kernel did not start";
+    ASSERT_TRUE(running(tracer));
+    ::kill(sbufsim, SIGTERM);
+    int status = 0;
+    ASSERT_EQ(::waitpid(sbufsim, &status, 0), sbufsim);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+    EXPECT_FALSE(running(tracer)) << "the kernel's python3 outlived sbufsim";
+    if (running(tracer)) ::kill(tracer, SIGKILL);
+    EXPECT_EQ(entries(dir + "/tmp"), 0u) << "the scratch folder is left";
+}
+
+// One point's tracer killed (the out-of-memory killer) or never ending: that point's row says
+// so, the others are replayed, and the sweep ends (it hung forever on a Pool).
+TEST(CliNki, A_sweep_point_whose_tracer_dies_or_hangs_fails_that_point_only) {
+    const std::string dir = fresh("sweep_death");
+    const std::string k = dir + "/k.py";
+    std::ofstream(k) << "import os, signal, time\n"
+                        "import nki\nimport nki.isa as nisa\nimport nki.language as nl\n\n"
+                        "@nki.jit\ndef transpose(x, P=1):\n"
+                        "    if P == 2:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
+                        "    if P == 3:\n        time.sleep(120)\n"
+                        "    out = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.hbm)\n"
+                        "    block = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.sbuf)\n"
+                        "    nisa.dma_copy(dst=block, src=x[0:128, 0:128])\n"
+                        "    nl.store(out[0:128, 0:128], value=block)\n"
+                        "    return out\n";
+    const auto start = std::chrono::steady_clock::now();
+    const CliOut r = nki(dir, k, {"--sweep-param", "P=1,2,3", "--timeout", "8", "--jobs", "3"});
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_LT(took, 100.0);
+    EXPECT_NE(r.out.find("killed by signal 9 (SIGKILL)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("not traced within --timeout 8 s"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("\\n *1 +[0-9]+ "))) << "point P=1 replayed: " << r.out;
+    EXPECT_EQ(entries(dir + "/tmp"), 0u);
+}
+
+// A sweep with --out T re-run with other inputs is refused by the table (its rows are of other
+// traces); the points' traces kept in T.traces/ are those the table's rows were replayed from,
+// and stay so (they were replaced before the refusal: a row of 370,682 cycles then replayed as
+// 2,372,126).
+TEST(CliNki, A_refused_sweep_table_leaves_the_kept_traces_as_they_were) {
+    const std::string dir = fresh("sweep_out");
+    const std::string table = dir + "/t.csv";
+    const std::string k2 = dir + "/k2.py";
+    std::ofstream(k2) << "import nki\nimport nki.isa as nisa\nimport nki.language as nl\n\n"
+                         "@nki.jit\ndef transpose(x, P=1):\n"
+                         "    M, N = x.shape\n"
+                         "    out = nl.ndarray((M, N), dtype=x.dtype, buffer=nl.hbm)\n"
+                         "    for i in nl.affine_range(M // 128):\n"
+                         "        for p in nl.affine_range(P):\n"
+                         "            block = nl.ndarray((128, 128), dtype=x.dtype, buffer=nl.sbuf)\n"
+                         "            nisa.dma_copy(dst=block, src=x[i * 128:(i + 1) * 128, 0:128])\n"
+                         "            nl.store(out[i * 128:(i + 1) * 128, 0:128], value=block)\n"
+                         "    return out\n";
+    const CliOut made = nki(dir, k2, {"--sweep-param", "P=1,2", "--out", table});
+    ASSERT_EQ(made.rc, 0) << made.out;
+    std::vector<std::pair<std::string, std::string>> before;
+    for (const auto& e : fs::directory_iterator(dir + "/t.traces"))
+        before.emplace_back(e.path(), slurp(e.path()));
+    ASSERT_EQ(before.size(), 2u);
+    // Other inputs: other traces at the same paths, which the table's rows were not made from.
+    fs::create_directories(dir + "/tmp");
+    const std::string cmd = "TMPDIR=" + shell_quote(dir + "/tmp") + " timeout -k 5 200 " +
+                            shell_quote(SBUFSIM_BINARY) + " nki " + shell_quote(k2 + "::transpose") +
+                            " --input 'x=bf16[256,256]' --sweep-param P=1,2 --out " + shell_quote(table) +
+                            " >" + shell_quote(dir + "/said.txt") + " 2>&1";
+    EXPECT_EQ(shell(cmd), kExitUsage) << slurp(dir + "/said.txt");
+    for (const auto& [path, text] : before) EXPECT_EQ(slurp(path), text) << path << " was replaced";
+    EXPECT_EQ(entries(dir + "/t.traces"), 2u) << "a backup folder is left";
+}
+
+// Every option is checked before the kernel runs: `-q` beside --sweep-param (which the sweep
+// is given already) failed after the points were traced.
+TEST(CliNki, Sweep_options_are_checked_before_any_point_is_traced) {
+    const std::string dir = fresh("sweep_options");
+    const std::string marker = dir + "/imported";
+    const std::string k = kernel_with(dir, "open('" + marker + "', 'w').write('traced')");
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{"--sweep-param", "x=1", "-q"},
+                                                  {"--sweep-param", "x=1", "--jobs", "0"},
+                                                  {"--sweep-param", "x=1", "--set", "no.such_key=1"}}) {
+        const CliOut r = nki(dir, k, extra);
+        EXPECT_EQ(r.rc, kExitUsage) << extra.back() << ": " << r.out;
+        EXPECT_FALSE(fs::exists(marker))
+            << extra.back() << ": the kernel ran before the options were checked";
+    }
+}
+
+TEST(CliNki, O_with_sbt_keeps_the_binary_form) {
+    const std::string dir = fresh("sbt");
+    const std::string out = dir + "/k.sbt";
+    const CliOut r = nki(dir, kernel_with(dir, ""), {"-o", out});
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_EQ(slurp(out).substr(0, kTraceBinaryMagic.size()),
+              std::string(kTraceBinaryMagic.data(), kTraceBinaryMagic.size()));
+    const CliOut again = sbufsim_process({"run", out, "--quiet", "--json", "-"}, "nki_sbt_");
+    EXPECT_EQ(again.rc, 0) << again.err;
+    // The same cycles as the replay of the kept trace nki printed.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("total ([0-9]+) cycles"))) << r.out;
+    EXPECT_NE(again.out.find("\"total_cycles\": " + m[1].str()), std::string::npos)
+        << again.out.substr(0, 400);
+}
+
+TEST(CliNki, Help_says_the_kernel_runs_as_python_with_the_users_rights) {
+    const CliOut r = sbufsim_process({"nki", "--help"}, "nki_help_");
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_NE(r.out.find("The kernel file is executed as Python, with your rights"), std::string::npos)
+        << r.out;
+}
+
+}  // namespace
+}  // namespace sbufsim::cli
