@@ -41,6 +41,29 @@ std::string dma(const std::string& q, const std::string& sync) {
     return "dma queue=" + q + " src=hbm dst=bf16@0x0 partitions=1 bytes=64 " + sync + "\n";
 }
 
+// Each unit's clock has an entry per unit: 64 k queues took their square in memory (bad_alloc).
+// Past kMaxUnits the check stops with one finding at the first record of one queue too many, and
+// what it keeps stays bounded however many queues and signals follow.
+TEST(SyncCheck, More_queues_than_the_limit_stop_the_check_with_one_finding) {
+    std::string body;
+    const std::size_t queues = SyncCheck::kMaxUnits + 200;
+    for (std::size_t q = 0; q < queues; ++q) body += dma("q" + std::to_string(q), "signal=1");
+    std::istringstream in("sbufsim-trace 1 gen=cayman\n" + body);
+    TraceReader r(in, "many.trc");
+    SyncCheck c(cayman(), "many.trc");
+    Record rec;
+    std::vector<TraceError> out;
+    // Not valid for the race check (all write the same bytes): only the queue count matters here.
+    while (r.next(rec)) c.add(rec, out, false);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].field, "queue");
+    // The header is line 1; the first queue past the limit is record kMaxUnits + 1.
+    EXPECT_EQ(out[0].line, SyncCheck::kMaxUnits + 2);
+    EXPECT_TRUE(has(out[0], "more than 4096 queues")) << out[0].to_string();
+    out.clear();
+    EXPECT_EQ(c.finish(out), 0u);
+}
+
 TEST(SyncCheck, Two_queues_waiting_for_each_other_are_a_cycle_naming_both) {
     const auto e = deadlocks(kAct + "wait=1 signal=2\n" + kDve + "wait=2 signal=1\n");
     ASSERT_EQ(e.size(), 1u);

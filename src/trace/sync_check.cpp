@@ -44,6 +44,7 @@ std::uint32_t SyncCheck::unit_of(const Record& rec) {
         case RecordKind::q7: key = (std::uint64_t{5} << 32) | rec.core; break;
         case RecordKind::access: break;
     }
+    if (units_.size() >= kMaxUnits && !unit_index_.contains(key)) return kMaxUnits;
     const auto [it, fresh] = unit_index_.try_emplace(key, static_cast<std::uint32_t>(units_.size()));
     if (fresh) {
         static constexpr const char* kEngines[] = {"PE array", "ACT", "POOL", "DVE", "DMA"};
@@ -54,7 +55,17 @@ std::uint32_t SyncCheck::unit_of(const Record& rec) {
 }
 
 void SyncCheck::add(const Record& rec, std::vector<TraceError>& out, bool valid) {
-    if (!is_instruction(rec.kind)) return;
+    if (!is_instruction(rec.kind) || stopped_) return;
+    const std::uint32_t u = unit_of(rec);
+    if (u == kMaxUnits) {
+        stopped_ = true;
+        out.push_back(TraceError{file_, rec.line, "queue",
+                                 "more than " + num(kMaxUnits) + " queues (engines, DMA queues, Q7 cores): the " +
+                                     "semaphore and race check follows at most that many and stops here, so the " +
+                                     "records from this line on are not checked for deadlocks and races",
+                                 "limits, docs/trace-format.md"});
+        return;
+    }
     Instr in;
     in.line = rec.line;
     const auto [q, fresh] = queue_index_.try_emplace(rec.queue_id, static_cast<std::uint32_t>(queue_names_.size()));
@@ -71,7 +82,6 @@ void SyncCheck::add(const Record& rec, std::vector<TraceError>& out, bool valid)
         in.signal_sem[in.signals++] = rec.signals[s];
         ++total_[rec.signals[s]];
     }
-    const std::uint32_t u = unit_of(rec);
     in.index = units_[u].added++;
     if (valid) in.footprint = hazards_.footprint(rec);
     units_[u].pending.push_back(std::move(in));
@@ -129,12 +139,19 @@ void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError
         std::vector<std::uint32_t> after = before;
         if (!list.after.empty()) join(after, list.after.back());
         list.after.push_back(std::move(after));
-        if (list.after.size() > kKeptSignals) {
+        while (list.after.size() > kept_signals()) {
             list.after.pop_front();
             ++list.dropped;
         }
     }
     units_[u].before = before;
+}
+
+// kKeptSignals, or fewer when every semaphore keeping that many clocks of this many units would
+// pass kKeptClockEntries; at least one (the latest).
+std::size_t SyncCheck::kept_signals() const {
+    const std::size_t per_signal = std::max<std::size_t>(1, units_.size()) * std::max<std::size_t>(1, semaphores_);
+    return std::clamp<std::size_t>(kKeptClockEntries / per_signal, 1, kKeptSignals);
 }
 
 TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflict& c) const {

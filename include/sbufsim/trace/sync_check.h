@@ -36,6 +36,12 @@ namespace sbufsim {
 
 class SyncCheck {
 public:
+    // The in-order units (queues) the check follows: each unit's clock holds an entry per unit, so
+    // its memory and time grow with the square of their count (64 k queues took more memory than
+    // there was). Past this many the check stops, with one finding saying so; the replay itself
+    // goes on. docs/trace-format.md, "Limits".
+    static constexpr std::size_t kMaxUnits = 4096;
+
     // `file` is used in the findings' file:line.
     SyncCheck(const Params& params, std::string file);
 
@@ -67,6 +73,7 @@ private:
         std::vector<std::uint32_t> before;       // ordered before its next instruction, per unit
     };
 
+    // The unit of `rec`; kMaxUnits when it would be one too many.
     std::uint32_t unit_of(const Record& rec);
     // The first unmet wait of `i` (index), or -1 when it can start.
     int unmet(const Instr& i) const;
@@ -95,6 +102,11 @@ private:
         std::deque<std::vector<std::uint32_t>> after;  // after[i]: after signal dropped + i + 1
     };
     static constexpr std::size_t kKeptSignals = 4096;
+    // What every semaphore's kept clocks may hold together, in entries (4 bytes each): a trace of
+    // many units keeps fewer signals per semaphore (kept_signals()), so the memory stays bounded.
+    static constexpr std::size_t kKeptClockEntries = std::size_t{1} << 26;
+    std::size_t kept_signals() const;
+    bool stopped_ = false;  // more than kMaxUnits: the rest of the trace is not followed
     std::vector<Signalled> signalled_;
     HazardCheck hazards_;
     std::vector<Conflict> conflicts_;
