@@ -20,6 +20,7 @@ constexpr std::uint8_t kTagName = 0x01;
 constexpr std::uint8_t kTagEnd = 0x02;
 constexpr std::size_t kFlagsByte = 48;
 constexpr std::uint8_t kFlagEndRecord = 0x01;
+constexpr std::uint8_t kFlagChecksum = 0x02;
 constexpr std::uint8_t kTagAccess = 0x10;
 constexpr std::uint8_t kTagInstruction = 0x20;
 constexpr std::size_t kGenerationBytes = 32;
@@ -47,6 +48,12 @@ T get(const unsigned char* p) {
         for (std::size_t i = 0; i < sizeof(T); ++i) u = static_cast<U>(u | (U{p[i]} << (8 * i)));
     }
     return static_cast<T>(u);
+}
+
+// Writes `n` bytes and adds them to the checksum.
+void emit(std::ostream& out, std::uint64_t& sum, const unsigned char* p, std::size_t n) {
+    checksum_add(sum, p, n);
+    out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
 }
 
 void put_operand(unsigned char* p, const Operand& o) {
@@ -78,7 +85,7 @@ const char* get_operand(const unsigned char* p, Operand& o) {
     return nullptr;
 }
 
-std::uint16_t name_ref(std::ostream& out, NameTable& defined, std::string_view name) {
+std::uint16_t name_ref(std::ostream& out, std::uint64_t& sum, NameTable& defined, std::string_view name) {
     if (name.empty()) return kNoName;
     const std::uint32_t before = defined.size();
     const auto id = defined.intern(name);
@@ -89,7 +96,7 @@ std::uint16_t name_ref(std::ostream& out, NameTable& defined, std::string_view n
         b[1] = static_cast<unsigned char>(name.size());
         put<std::uint16_t>(b.data() + 2, *id);
         std::memcpy(b.data() + 4, name.data(), std::min(name.size(), kMaxNameLength));
-        out.write(reinterpret_cast<const char*>(b.data()), b.size());
+        emit(out, sum, b.data(), b.size());
     }
     return *id;
 }
@@ -117,24 +124,29 @@ std::string quoted_bytes(std::string_view s) {
 
 }  // namespace
 
-void write_binary_header(std::ostream& out, const TraceHeader& h) {
+void checksum_add(std::uint64_t& sum, const unsigned char* p, std::size_t n) {
+    for (std::size_t i = 0; i + 8 <= n; i += 8) sum = std::rotl((sum ^ get<std::uint64_t>(p + i)) * 0x9e3779b97f4a7c15ULL, 29);
+}
+
+void write_binary_header(std::ostream& out, std::uint64_t& sum, const TraceHeader& h) {
     std::array<unsigned char, kBinaryHeaderBytes> b{};
     std::memcpy(b.data(), kTraceBinaryMagic.data(), kTraceBinaryMagic.size());
     put<std::uint32_t>(b.data() + 8, h.version);
     put<std::uint32_t>(b.data() + 12, static_cast<std::uint32_t>(kBinaryHeaderBytes));
     std::memcpy(b.data() + 16, h.generation.data(), std::min(h.generation.size(), kGenerationBytes - 1));
-    b[kFlagsByte] = kFlagEndRecord;  // TraceWriter::finish() writes it
-    out.write(reinterpret_cast<const char*>(b.data()), b.size());
+    b[kFlagsByte] = kFlagEndRecord | kFlagChecksum;  // TraceWriter::finish() writes both
+    emit(out, sum, b.data(), b.size());
 }
 
-void write_binary_end(std::ostream& out, std::uint64_t records) {
+void write_binary_end(std::ostream& out, std::uint64_t sum, std::uint64_t records) {
     std::array<unsigned char, kBinaryEndBytes> b{};
     b[0] = kTagEnd;
     put<std::uint64_t>(b.data() + 8, records);
+    put<std::uint64_t>(b.data() + 16, sum);
     out.write(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
-bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err) {
+bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err, std::uint64_t& sum) {
     const auto* p = reinterpret_cast<const unsigned char*>(in.peek(kBinaryHeaderBytes));
     if (!p) {
         err = TraceError{"", 0, "header", "truncated binary header: " + std::to_string(in.available()) + " of " +
@@ -160,12 +172,14 @@ bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err) {
         return false;
     }
     if (!all_zero(p + 16 + h.generation.size(), kFlagsByte - 16 - h.generation.size()) ||
-        (p[kFlagsByte] & ~kFlagEndRecord) != 0 ||
+        (p[kFlagsByte] & ~(kFlagEndRecord | kFlagChecksum)) != 0 ||
         !all_zero(p + kFlagsByte + 1, kBinaryHeaderBytes - kFlagsByte - 1)) {
         err = TraceError{"", 0, "header", "unused header bytes are not zero", std::string(kRule)};
         return false;
     }
     h.end_record = (p[kFlagsByte] & kFlagEndRecord) != 0;
+    h.checksum = h.end_record && (p[kFlagsByte] & kFlagChecksum) != 0;
+    checksum_add(sum, p, kBinaryHeaderBytes);
     in.consume(kBinaryHeaderBytes);
     return true;
 }
@@ -193,9 +207,9 @@ bool unpack_tile(unsigned char b, std::array<std::uint8_t, 2>& t) {
 
 }  // namespace
 
-void write_binary_record(std::ostream& out, NameTable& defined, const Record& r) {
+void write_binary_record(std::ostream& out, std::uint64_t& sum, NameTable& defined, const Record& r) {
     if (r.kind == RecordKind::access) {
-        const std::uint16_t client = name_ref(out, defined, r.client);
+        const std::uint16_t client = name_ref(out, sum, defined, r.client);
         std::array<unsigned char, kBinaryAccessBytes> b{};
         b[0] = kTagAccess;
         b[1] = static_cast<unsigned char>(r.op);
@@ -204,11 +218,11 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
         put<std::uint32_t>(b.data() + 8, r.address);
         put<std::uint32_t>(b.data() + 12, r.bytes);
         put<std::uint64_t>(b.data() + 16, r.cycle);
-        out.write(reinterpret_cast<const char*>(b.data()), b.size());
+        emit(out, sum, b.data(), b.size());
         return;
     }
-    const std::uint16_t queue = name_ref(out, defined, r.queue);
-    const std::uint16_t fn = name_ref(out, defined, r.fn);
+    const std::uint16_t queue = name_ref(out, sum, defined, r.queue);
+    const std::uint16_t fn = name_ref(out, sum, defined, r.fn);
     std::array<unsigned char, kBinaryInstructionBytes> b{};
     b[0] = static_cast<unsigned char>(kTagInstruction + static_cast<std::uint8_t>(r.kind));
     // Flags: bit 0 transpose, bit 1 dst_rmw_op=add, bit 2 onezero.
@@ -246,7 +260,7 @@ void write_binary_record(std::ostream& out, NameTable& defined, const Record& r)
     put_operand(b.data() + 56, r.src);
     put_operand(b.data() + 56 + kOperandBytes, r.src2);
     put_operand(b.data() + 56 + 2 * kOperandBytes, r.dst);
-    out.write(reinterpret_cast<const char*>(b.data()), b.size());
+    emit(out, sum, b.data(), b.size());
 }
 
 namespace {
@@ -389,16 +403,18 @@ struct BinaryDecoder {
 
 }  // namespace
 
-bool read_binary_access(ChunkedInput& in, const NameTable& names, Record& rec, std::uint64_t& ordinal) {
+bool read_binary_access(ChunkedInput& in, const NameTable& names, Record& rec, std::uint64_t& ordinal,
+                        std::uint64_t& sum) {
     const auto* b = reinterpret_cast<const unsigned char*>(in.peek(kBinaryAccessBytes));
     if (!b || b[0] != kTagAccess || !take_access(b, names, rec)) return false;
+    checksum_add(sum, b, kBinaryAccessBytes);
     in.consume(kBinaryAccessBytes);
     rec.line = ++ordinal;
     return true;
 }
 
 ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
-                              std::uint64_t& ordinal, BinaryEnd& end) {
+                              std::uint64_t& ordinal, BinaryEnd& end, std::uint64_t& sum) {
     for (;;) {
         const auto* head = reinterpret_cast<const unsigned char*>(in.peek(1));
         if (!head) return ReadStatus::end;
@@ -430,16 +446,18 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
         in.consume(size);
         BinaryDecoder d{names, rec, err, ordinal};
         if (*tag == kTagEnd) {
-            if (!all_zero(b + 1, 7) || !all_zero(b + 16, kBinaryEndBytes - 16))
+            // [16-23]: the checksum of the bytes before it, or zero (check_end compares them).
+            if (!all_zero(b + 1, 7))
                 return d.fail("end", "unused bytes of the end record are not zero"), ReadStatus::error;
             if (in.peek(1)) {
                 d.fail("end", "bytes after the end record (two traces joined? convert each on its own)");
                 while (in.peek(1)) in.consume(in.available());  // not records of this trace
                 return ReadStatus::error;
             }
-            end = {true, get<std::uint64_t>(b + 8)};
+            end = {true, get<std::uint64_t>(b + 8), get<std::uint64_t>(b + 16)};
             return ReadStatus::end;
         }
+        checksum_add(sum, b, size);
         if (*tag == kTagName) {
             const std::size_t len = b[1];
             const std::uint16_t id = get<std::uint16_t>(b + 2);

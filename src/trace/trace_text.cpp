@@ -434,18 +434,22 @@ struct TraceReader::Impl {
     // record, about as many instructions as decoding an access record).
     const Record* access_left = nullptr;
     detail::BinaryEnd end;    // binary: the end record, once read
+    std::uint64_t checksum = detail::kChecksumSeed;  // binary: of the bytes read so far
     bool errors = false;      // binary: a record failed to read
     bool last_error = false;  // binary: the read before failed (a truncated last record)
 
     // The binary stream has ended (at its end record or at the end of the file): a header that
     // promises an end record and a file that ends without it was cut off between two records.
     ReadStatus check_end(const TraceHeader& h, std::uint64_t records, TraceError& err) const {
-        if (!h.end_record) return ReadStatus::end;
         const auto fail = [&](std::string why) {
             err = TraceError{"", line_no + (end.seen ? 0 : 1), "end", std::move(why),
                              "trace format v1 binary, docs/trace-format.md"};
             return ReadStatus::error;
         };
+        if (!h.end_record)  // a file of before the end record; one that has it lost the header's bit
+            return end.seen ? fail("an end record in a file whose header says it has none (header byte 48 "
+                                   "changed?)")
+                            : ReadStatus::end;
         if (!end.seen && last_error) return ReadStatus::end;  // the truncated record said so
         if (!end.seen)
             return fail(
@@ -455,6 +459,10 @@ struct TraceReader::Impl {
         if (end.records != records && !errors)  // a record that failed to read is not counted
             return fail("the end record counts " + std::to_string(end.records) + " records, the file holds " +
                         std::to_string(records));
+        if (!h.checksum && end.checksum != 0) return fail("unused bytes of the end record are not zero");
+        if (h.checksum && end.checksum != checksum && !errors)
+            return fail("the checksum in the end record does not match the bytes before it: the file changed "
+                        "after it was written (a flipped bit, an edit); its records cannot be trusted");
         return ReadStatus::end;
     }
 
@@ -781,7 +789,7 @@ void TraceReader::open(bool digest) {
         p && std::equal(kTraceBinaryMagic.begin(), kTraceBinaryMagic.end(), p)) {
         format_ = TraceFormat::binary;
         TraceError err;
-        if (!detail::read_binary_header(input, header_, err)) {
+        if (!detail::read_binary_header(input, header_, err, impl_->checksum)) {
             err.file = file_;
             throw TraceFormatError(err);
         }
@@ -840,7 +848,7 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
     const bool access_left = &rec == m.access_left && rec.kind == RecordKind::access;
     // An access record over the access record read last sets every field that one set: no reset.
     if (access_left && format_ == TraceFormat::binary &&
-        detail::read_binary_access(m.input, names_, rec, m.line_no)) {
+        detail::read_binary_access(m.input, names_, rec, m.line_no, m.checksum)) {
         ++records_;
         m.last_error = false;
         return ReadStatus::record;
@@ -851,7 +859,7 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
         rec.clear();
     m.access_left = nullptr;
     if (format_ == TraceFormat::binary) {
-        ReadStatus s = detail::read_binary_record(m.input, names_, rec, err, m.line_no, m.end);
+        ReadStatus s = detail::read_binary_record(m.input, names_, rec, err, m.line_no, m.end, m.checksum);
         if (s == ReadStatus::end) {
             m.done = true;
             s = m.check_end(header_, records_, err);
@@ -1196,7 +1204,7 @@ TraceWriter::TraceWriter(std::ostream& out, TraceFormat format, const TraceHeade
     : out_(out), format_(format) {
     if (!header.generation.empty() && !valid_name(header.generation, 31))
         throw TraceFormatError(TraceError{"", 0, "gen", "bad generation name " + quoted(header.generation), ""});
-    if (format_ == TraceFormat::binary) detail::write_binary_header(out_, header);
+    if (format_ == TraceFormat::binary) detail::write_binary_header(out_, checksum_, header);
     else out_ << format_header(header) << '\n';
     if (!out_) throw std::runtime_error("cannot write the trace header");
 }
@@ -1212,7 +1220,7 @@ void TraceWriter::write(const Record& rec) {
     if (is_instruction(rec.kind) && rec.queue.empty())
         throw TraceFormatError(TraceError{"", rec.line, "queue", "an instruction record needs a queue", ""});
     if (format_ == TraceFormat::binary) {
-        detail::write_binary_record(out_, names_, rec);
+        detail::write_binary_record(out_, checksum_, names_, rec);
     } else {
         line_.clear();
         format_record(rec, line_);
@@ -1225,7 +1233,7 @@ void TraceWriter::write(const Record& rec) {
 void TraceWriter::finish() {
     if (finished_) return;
     finished_ = true;
-    if (format_ == TraceFormat::binary) detail::write_binary_end(out_, records_);
+    if (format_ == TraceFormat::binary) detail::write_binary_end(out_, checksum_, records_);
     flush();
 }
 

@@ -231,6 +231,9 @@ struct TraceHeader {
     // Binary: the writer ends the stream with an end record, so a file cut off between two
     // records is found (header byte 48, bit 0; files written before it have none).
     bool end_record = false;
+    // Binary: the end record holds a checksum of the bytes before it, so a flipped bit is found
+    // (header byte 48, bit 1; files written before it have none and read without the check).
+    bool checksum = false;
 };
 
 // ---- errors ---------------------------------------------------------------------------------------
@@ -354,6 +357,7 @@ private:
     NameTable names_;          // binary: names already defined in the stream
     std::string line_;         // text: reused line buffer
     std::uint64_t records_ = 0;
+    std::uint64_t checksum_ = 0x5342554654524331ULL;  // binary: of the bytes written (trace_binary.h)
     bool finished_ = false;
 };
 
