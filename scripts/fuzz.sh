@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzz the trace readers and checker (fuzz/fuzz_trace.cpp) and the INI reader, loader and --set
-# (fuzz/fuzz_config.cpp) with libFuzzer, each for a bounded time, under ASan/UBSan.
+# Fuzz the trace readers and checker (fuzz/fuzz_trace.cpp), the INI reader, loader and --set
+# (fuzz/fuzz_config.cpp) and the JSON inputs of run --from and plot (fuzz/fuzz_json.cpp) with
+# libFuzzer, each for a bounded time, under ASan/UBSan.
 #
 #   scripts/fuzz.sh [SECONDS]      default 60 per target
 #
@@ -20,22 +21,27 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSBUFSIM_FUZZ=ON \
   -DSBUFSIM_BUILD_TESTS=OFF -DSBUFSIM_BUILD_BENCH=OFF -DSBUFSIM_BUILD_PYTHON=OFF "${launcher[@]}" -Wno-dev >/dev/null
-cmake --build build-fuzz -j2 --target fuzz_trace fuzz_config
+cmake --build build-fuzz -j2 --target fuzz_trace fuzz_config fuzz_json
 
 corpus=build-fuzz/corpus
 rm -rf "$corpus"
-mkdir -p "$corpus/trace" "$corpus/config" build-fuzz/crashes
+mkdir -p "$corpus/trace" "$corpus/config" "$corpus/json" build-fuzz/crashes
 cp traces/*.trc tests/data/*.trc fuzz/regressions/trace/* "$corpus/trace/"
 cp configs/*.ini fuzz/regressions/config/* "$corpus/config/"
+cp fuzz/regressions/json/* "$corpus/json/"
 # Binary seeds, when a built sbufsim is at hand to convert a few traces.
 if [ -x build/sbufsim ]; then
   for t in traces/access_mix.trc traces/matmul_kloop.trc traces/dma_transpose.trc; do
     [ -f "$t" ] && build/sbufsim convert "$t" "$corpus/trace/$(basename "$t" .trc).sbt" 2>/dev/null || true
   done
+  # JSON seeds: a run's result with window statistics, and a sweep's rows.
+  build/sbufsim run traces/dma_load.trc --quiet --window-stats 500 --json "$corpus/json/run.json" 2>/dev/null || true
+  build/sbufsim sweep traces/dma_load.trc --vary tdm.dma_slots=1,2 --jobs 1 --quiet \
+    --json "$corpus/json/rows.json" 2>/dev/null || true
 fi
 
 status=0
-for target in trace config; do
+for target in trace config json; do
   echo "== fuzz_$target: $seconds s"
   # The config target writes its scratch INI files under /tmp, one pair per process.
   if ! "build-fuzz/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \

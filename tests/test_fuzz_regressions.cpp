@@ -10,6 +10,7 @@
 
 #define SBUFSIM_FUZZ_NO_ENTRY
 #include "../fuzz/fuzz_config.cpp"
+#include "../fuzz/fuzz_json.cpp"
 #include "../fuzz/fuzz_trace.cpp"
 
 namespace {
@@ -33,5 +34,7 @@ std::size_t replay_dir(const std::string& kind, int (*one)(const std::uint8_t*, 
 TEST(FuzzRegressions, Trace_inputs_keep_their_properties) { EXPECT_GT(replay_dir("trace", fuzz_trace_one), 0u); }
 
 TEST(FuzzRegressions, Config_inputs_keep_their_properties) { EXPECT_GT(replay_dir("config", fuzz_config_one), 0u); }
+
+TEST(FuzzRegressions, Json_inputs_keep_their_properties) { EXPECT_GT(replay_dir("json", fuzz_json_one), 0u); }
 
 }  // namespace
