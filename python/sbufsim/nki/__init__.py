@@ -34,9 +34,9 @@ class KernelTrace:
     def __init__(self, tracer, name, outputs=None, kernel_file=None):
         self.name, self.generation = name, tracer.generation
         self.kernel_file = kernel_file  # the kernel's source, which write() never replaces
-        self.text = tracer.text()
+        self.records = [r.text() for r in tracer.records]  # formatted once: the text holds the same lines
+        self.text = tracer.text(self.records)
         self.flops, self.hbm_bytes = tracer.flops, tracer.hbm_bytes
-        self.records = [r.text() for r in tracer.records]
         self.outputs = outputs  # with numerical inputs: the returned tensors' values (numpy arrays)
         # range loops that ran zero times (file:line: the call (the source line)): work the
         # shapes skipped, which the trace cannot show

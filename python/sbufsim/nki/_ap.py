@@ -12,6 +12,8 @@ from ._tracer import View, dtype_of, fail
 class PatternView(View):
     """A View whose elements are given by an explicit access pattern instead of slices."""
 
+    _explicit = True
+
     def __init__(self, storage, pattern, offset, dtype, partitions=None):
         super().__init__(storage)
         self.pattern, self.offset, self._dtype = pattern, offset, dtype

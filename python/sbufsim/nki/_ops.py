@@ -2,13 +2,12 @@
 queue, with semaphores from the hazards between queues (docs/nki.md)."""
 
 import linecache
-import os
 import sys
 
 from . import _values
 from ._grid import TileGrid
-from ._tracer import (_PACKAGE_DIR, MX_DTYPES, Allocator, Clobbered, NkiError, Slot, Storage, View, _deferred_sites,
-                      dtype_of, fail, kernel_site, PARTITIONS, PSUM_BANK_BYTES)
+from ._tracer import (MX_DTYPES, Allocator, Clobbered, NkiError, Slot, Storage, View, _deferred_sites,
+                      dtype_of, fail, in_package, kernel_site, PARTITIONS, PSUM_BANK_BYTES)
 
 DMA_QUEUES = 16
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
@@ -39,10 +38,9 @@ class Record:
         self.waits, self.signal, self.seq = [], None, 0
 
     def text(self):
-        parts = [self.kind, f"queue={self.queue}"] + [f"{k}={v}" for k, v in self.fields.items() if v is not None]
-        parts += [f"wait={s}:{v}" for s, v in self.waits]
-        parts.append(f"signal={self.signal}")
-        return " ".join(parts)
+        fields = "".join([f" {k}={v}" for k, v in self.fields.items() if v is not None])
+        waits = "".join([f" wait={s}:{v}" for s, v in self.waits]) if self.waits else ""
+        return f"{self.kind} queue={self.queue}{fields}{waits} signal={self.signal}"
 
 
 def compute_fields(src, dst, partitions, fn, src2=None, isa=None):
@@ -57,13 +55,33 @@ def _local_name(storage):
     """The kernel's variable holding the whole tile (`acc`), else its allocation label
     (t<n>_<line>)."""
     frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+    while frame is not None and in_package(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is not None:
         for name, value in frame.f_locals.items():
             if isinstance(value, View) and value.storage is storage:
                 return repr(name)
     return storage.name
+
+
+# a shape as the kernel gives it (a tuple, a list, nl.par_dim marks) -> (its tuple of ints, the
+# partition dimension): a tile allocated in a loop gives the same shape every iteration
+_shapes = {}
+
+
+def _shape(shape):
+    key = shape if type(shape) is tuple and all(type(n) is int for n in shape) else None
+    known = _shapes.get(key) if key is not None else None
+    if known is not None:
+        return known
+    shape = tuple(shape)
+    pdim = next((d for d, n in enumerate(shape) if type(n).__name__ == "ParDim"), 0)
+    shape = tuple(int(n) for n in shape)
+    if not shape or any(n <= 0 for n in shape):
+        raise fail(f"shape {shape}: every dimension must be positive")
+    if key is not None:
+        _shapes[key] = shape, pdim
+    return shape, pdim
 
 
 class Tracer:
@@ -129,11 +147,7 @@ class Tracer:
         if dtype.name in MX_DTYPES and self.generation not in MX_GENERATIONS:
             raise fail(f"{dtype.name} is an MX quad type of NeuronCore-v4; {self.generation} has none (trace with "
                        "--gen mariana)")
-        shape = tuple(shape)
-        pdim = next((d for d, n in enumerate(shape) if type(n).__name__ == "ParDim"), 0)
-        shape = tuple(int(n) for n in shape)
-        if not shape or any(n <= 0 for n in shape):
-            raise fail(f"shape {shape}: every dimension must be positive")
+        shape, pdim = _shape(shape)
         site = site or kernel_site()
         label = name or f"t{len(self.names)}_{site[1]}"
         self.names[label] = True
@@ -178,30 +192,34 @@ class Tracer:
         if self.unwritten:
             self.flush()
         for view in (*reads, *writes):
-            self._check_live(view)
+            slot = view.storage.slot
+            if slot.owner is not None and slot.owner is not view.storage.root and slot.region != "hbm":
+                self._clobbered(view)
         for view in reads:
-            if view.storage.buffer != "hbm" and not view.storage.written:
+            if not view.storage.written and view.storage.buffer != "hbm":
                 self._note_unwritten_read(view.storage)
         record = Record(kind, queue, fields)
+        # each view's hazard domains, found once for both the hazards and their notes
+        read_domains = [self._domains(view) for view in reads]
+        write_domains = [self._domains(view) for view in writes]
         deps = {}
-        for view in reads:
-            self._hazards(view, record, deps, write=False)
-        for view in writes:
-            self._hazards(view, record, deps, write=True)
-        self._waits(record, deps)
+        for domains in read_domains:
+            self._hazards(domains, queue, deps, write=False)
+        for domains in write_domains:
+            self._hazards(domains, queue, deps, write=True)
+        if deps:
+            self._waits(record, deps)
         self._append(record)
-        for view in reads:
-            self._note(view, record, write=False)
-        for view in writes:
-            self._note(view, record, write=True)
+        for view, domains in zip(reads, read_domains):
+            self._note(view, domains, record, write=False)
+        for view, domains in zip(writes, write_domains):
+            self._note(view, domains, record, write=True)
         return record
 
-    def _check_live(self, view):
-        """A tile whose buffer a newer tile of its site has taken is still in use: its site needs
-        another buffer (Clobbered; trace() traces again with it)."""
+    def _clobbered(self, view):
+        """A tile whose buffer a newer tile of its site has taken is still in use (emit checks
+        it): its site needs another buffer (Clobbered; trace() traces again with it)."""
         storage = view.storage
-        if storage.slot.region == "hbm" or storage.slot.owner is None or storage.slot.owner is storage.root:
-            return
         error = Clobbered(f"tile {storage.name}: a newer tile of its line took its buffer while it was in use")
         error.key, error.buffers = storage.key, self.alloc.buffers(storage.key)
         raise error
@@ -222,38 +240,44 @@ class Tracer:
         slot = view.storage.slot
         if slot.region == "hbm":
             slot = self._hbm_slot(view)
-        p0, p1, lo, hi = view.footprint()
-        if not getattr(slot, "placed", False):
-            return [(slot, (p0, p1, lo, hi))]
+        p0, p1, lo, hi = footprint = view.footprint()
+        if not slot.placed:
+            return [(slot, footprint)]
         lo, hi = lo + slot.offset, hi + slot.offset
         size = HAZARD_PAGE if slot.region == "sbuf" else PSUM_BANK_BYTES
         return [(self.pages.setdefault((slot.region, page), Slot(slot.region, page * size, size)), (p0, p1, lo, hi))
                 for page in range(lo // size, (hi - 1) // size + 1)]
 
-    def _hazards(self, view, record, deps, write):
-        for slot, (p0, p1, lo, hi) in self._domains(view):
-            lists = [slot.writes, slot.reads.values()] if write else [slot.writes]
-            for entries in lists:
+    @staticmethod
+    def _hazards(domains, queue, deps, write):
+        """Into deps ({queue: seq}): the newest record of each other queue whose bytes meet these
+        domains' (writes and, for a write, reads too)."""
+        for slot, (p0, p1, lo, hi) in domains:
+            for entries in (slot.writes, slot.reads.values()) if write else (slot.writes,):
                 for q0, q1, a, b, other in entries:
-                    if q0 < p1 and p0 < q1 and a < hi and lo < b and other.queue != record.queue:
-                        deps[other.queue] = max(deps.get(other.queue, 0), other.seq)
+                    if q0 < p1 and p0 < q1 and a < hi and lo < b:
+                        other_queue = other.queue
+                        if other_queue != queue and deps.get(other_queue, 0) < other.seq:
+                            deps[other_queue] = other.seq
 
     def _hbm_slot(self, view):
         storage = view.storage
-        if not hasattr(storage, "hbm_slot"):
+        if storage.hbm_slot is None:
             storage.hbm_slot = Slot("hbm", 0, 0)
         return storage.hbm_slot
 
-    def _note(self, view, record, write):
+    def _note(self, view, domains, record, write):
         view.storage.root.last_use = len(self.records)
         if write:
             view.storage.written = True
-        for slot, (p0, p1, lo, hi) in self._domains(view):
-            if write:
-                covered = lambda e: p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi
-                slot.writes = [e for e in slot.writes if not covered(e)]
-                slot.reads = {k: e for k, e in slot.reads.items() if not covered(e)}
-                slot.writes.append((p0, p1, lo, hi, record))
+        for slot, (p0, p1, lo, hi) in domains:
+            if write:  # what this write covers no later access needs to wait for
+                writes = [e for e in slot.writes if not (p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi)]
+                if slot.reads:
+                    slot.reads = {k: e for k, e in slot.reads.items()
+                                  if not (p0 <= e[0] and e[1] <= p1 and lo <= e[2] and e[3] <= hi)}
+                writes.append((p0, p1, lo, hi, record))
+                slot.writes = writes
             else:
                 # The newest read of each footprint and queue is all a later write must wait for.
                 key = (p0, p1, lo, hi, record.queue)
@@ -309,10 +333,13 @@ class Tracer:
         if not groups:
             self.psum_groups.pop(id(view.storage.slot), None)
 
-    def text(self):
+    def text(self, records=None):
+        """The trace: its header and `records` (the records' lines, when the caller has them)."""
+        if records is None:
+            records = [r.text() for r in self.records]
         lines = [f"sbufsim-trace 1 gen={self.generation}",
                  f"# nki flops={self.flops} hbm_bytes={self.hbm_bytes} records={len(self.records)}"]
-        return "\n".join(lines + [r.text() for r in self.records]) + "\n"
+        return "\n".join(lines + records) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,7 +432,7 @@ def check_on_chip(view, what, any_layout=False):
     the whole tile whatever its layout."""
     if not view.on_chip:
         raise fail(f"{what}: operand {view.storage.name} is in HBM; load it into SBUF first (nl.load)")
-    if any_layout or hasattr(view, "pattern"):  # an .ap() view names its partitions explicitly
+    if any_layout or view._explicit:  # an .ap() view names its partitions explicitly
         return
     kept = [d for d, dim in enumerate(view.dims) if dim[3]]
     pdim = view.storage.pdim
@@ -781,7 +808,7 @@ def _split(engine, fn, srcs, dsts, isa, extra_reads):
 
 def _select(view, i):
     """The view at index i of its first free dimension (the dimension dropped)."""
-    if hasattr(view, "pattern"):
+    if view._explicit:
         from ._ap import PatternView
         step, _ = view.pattern[1]
         return PatternView(view.storage, view.pattern[:1] + view.pattern[2:], view.offset + step * i, view.dtype)

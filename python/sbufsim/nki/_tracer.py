@@ -93,15 +93,28 @@ def dtype_of(value):
 _deferred_sites = []
 
 
+# co_filename -> whether that code is this package's. Every record and allocation asks for its
+# kernel line, walking a handful of frames: abspath per frame was a third of the tracing time.
+_ours = {}
+
+
+def in_package(filename):
+    """Whether code of `filename` (a co_filename) is this package's own."""
+    ours = _ours.get(filename)
+    if ours is None:
+        ours = _ours[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
+    return ours
+
+
 def kernel_site():
     """(file, line) of the innermost frame outside this package: the kernel's call."""
     if _deferred_sites:
         return _deferred_sites[-1]
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_DIR):
-            return frame.f_code.co_filename, frame.f_lineno
+        code = frame.f_code
+        if not in_package(code.co_filename):
+            return code.co_filename, frame.f_lineno
         frame = frame.f_back
     return "<kernel>", 0
 
@@ -184,6 +197,8 @@ ALIGN = 64
 class Slot:
     """One physical buffer: a region, the byte offset inside each partition, bytes per
     partition. Hazards are tracked per slot (tiles rotating through it share its history)."""
+
+    placed = False  # placed by liveness (Allocator.slot): hazards then per page of SBUF
 
     def __init__(self, region, offset, size):
         self.region, self.offset, self.size = region, offset, size
@@ -302,37 +317,64 @@ class ParDim(int):
 class Storage:
     """A tensor's memory: HBM (no addresses) or an on-chip slot with a partition dimension."""
 
+    hbm_slot = None  # an HBM tensor's hazard history (Tracer._hbm_slot), shared with its reshapes
+
     def __init__(self, name, shape, dtype, buffer, pdim, slot=None):
         self.name, self.shape, self.dtype, self.buffer, self.pdim, self.slot = name, shape, dtype, buffer, pdim, slot
         self.written = buffer == "hbm"  # an on-chip tile holds nothing until a record (or nl.zeros) writes it
-        free = [n for d, n in enumerate(shape) if d != pdim]
-        # A PSUM tensor with block dimensions (before the partition dimension) holds one block per
-        # 2 KiB bank (NKI's PSUM tiles: a block's free size is at most one bank), its blocks
-        # placed bank by bank; `banks` (set when it is placed) is how many banks it got.
-        block_bytes = prod(shape[pdim + 1:]) * dtype.size
-        self.psum_blocks = buffer == "psum" and pdim > 0 and block_bytes <= PSUM_BANK_BYTES
         self.banks = None
-        self.strides = {}
-        stride = 1
-        for d in reversed(range(len(shape))):
-            if d == pdim and self.psum_blocks:
-                stride = PSUM_BANK_BYTES // dtype.size
-            if d != pdim or buffer == "hbm":
-                self.strides[d] = stride
-                stride *= shape[d]
-        self.bytes_per_partition = prod(free) * dtype.size if buffer != "hbm" else 0
-        if self.psum_blocks:
-            self.bytes_per_partition = prod(shape[:pdim]) * PSUM_BANK_BYTES
+        key = (shape, dtype, buffer, pdim)
+        layout = _layouts.get(key)
+        if layout is None:
+            layout = _layouts[key] = _layout(shape, dtype, buffer, pdim)
+        # strides is shared by every storage of one layout: read only
+        self.psum_blocks, self.strides, self.bytes_per_partition = layout
         self.root = self  # the storage that owns the buffer (another view's shape of it: .reshape)
+
+
+# (shape, dtype, buffer, partition dim) -> _layout(): a tile allocated in a loop has the same
+# layout every iteration
+_layouts = {}
+
+
+def _layout(shape, dtype, buffer, pdim):
+    """(psum_blocks, strides {dimension: elements}, bytes per partition) of a storage."""
+    free = [n for d, n in enumerate(shape) if d != pdim]
+    # A PSUM tensor with block dimensions (before the partition dimension) holds one block per
+    # 2 KiB bank (NKI's PSUM tiles: a block's free size is at most one bank), its blocks
+    # placed bank by bank; `banks` (set when it is placed) is how many banks it got.
+    block_bytes = prod(shape[pdim + 1:]) * dtype.size
+    psum_blocks = buffer == "psum" and pdim > 0 and block_bytes <= PSUM_BANK_BYTES
+    strides = {}
+    stride = 1
+    for d in reversed(range(len(shape))):
+        if d == pdim and psum_blocks:
+            stride = PSUM_BANK_BYTES // dtype.size
+        if d != pdim or buffer == "hbm":
+            strides[d] = stride
+            stride *= shape[d]
+    bytes_per_partition = prod(free) * dtype.size if buffer != "hbm" else 0
+    if psum_blocks:
+        bytes_per_partition = prod(shape[:pdim]) * PSUM_BANK_BYTES
+    return psum_blocks, strides, bytes_per_partition
 
 
 class View:
     """A tensor or a slice of one (nl.ndarray returns the whole tensor as a View). dims: per
     dimension of the storage (start, step, size, kept)."""
 
+    # Set on a view indexed past its HBM tensor (the error, raised unless a mask keeps it inside);
+    # a class default, so that asking costs no __getattr__ (which builds a NotModelled).
+    overhang = None
+    _explicit = False  # an .ap() access pattern (_ap.PatternView)
+    # (dims, free_pattern(), footprint()) of this view: every record asks for both two or three
+    # times (hazards, their notes, the operand); kept while `dims` is the same list
+    _cached = None
+
     def __init__(self, storage, dims=None):
         self.storage = storage
         self.dims = dims or [(0, 1, n, True) for n in storage.shape]
+        self.on_chip = storage.buffer in ("sbuf", "psum")  # else HBM (asked several times per record)
 
     def __getattr__(self, name):  # only for attributes the class lacks
         if name.startswith("__"):
@@ -399,10 +441,6 @@ class View:
         return View(self.storage, dims)
 
     @property
-    def on_chip(self):
-        return self.storage.buffer in ("sbuf", "psum")
-
-    @property
     def partitions(self):
         return self.dims[self.storage.pdim][2] if self.on_chip else 1
 
@@ -425,24 +463,27 @@ class View:
     def __getitem__(self, key):
         if not isinstance(key, tuple):
             key = (key,)
-        if any(isinstance(k, IndexExpr) for k in key):
-            from ._ap import indexed
-            return indexed(self, key)
+        ellipsis = False
+        for k in key:  # (not `in`: an nl.arange compared with == is a mask)
+            if isinstance(k, IndexExpr):
+                from ._ap import indexed
+                return indexed(self, key)
+            ellipsis = ellipsis or k is Ellipsis
         kept = [d for d, dim in enumerate(self.dims) if dim[3]]
-        if any(k is Ellipsis for k in key):
+        if ellipsis:
             at = key.index(Ellipsis)
             key = key[:at] + (slice(None),) * (len(kept) - len(key) + 1) + key[at + 1:]
         if len(key) > len(kept):
             raise fail(f"{len(key)} indices for a tile of {len(kept)} dimensions {self.shape}")
         dims = list(self.dims)
-        overhang = getattr(self, "overhang", None)
+        overhang = self.overhang
         for d, index in zip(kept, key):
             if isinstance(index, Arange) and not self.on_chip:
                 dims[d], why = _range_index(dims[d], index, d, self.storage.name)
                 overhang = overhang or why
                 continue
             dims[d] = _index(dims[d], index, d, self.storage.name)
-        if self.on_chip and dims[self.storage.pdim][3] and sum(dim[3] for dim in dims) < 2:
+        if self.on_chip and dims[self.storage.pdim][3] and sum([dim[3] for dim in dims]) < 2:
             # An on-chip tile has a partition and a free dimension: t[:, i] of a [P, N] tile is
             # [P, 1] (NKI's tiles; the flash-attention reference passes l_buffer[:, i] as (P, 1)).
             free = [d for d in kept if d > self.storage.pdim and not dims[d][3]]
@@ -504,13 +545,16 @@ class View:
     def free_pattern(self):
         """(element offset, [(step, size)] innermost first) of the free dimensions, merged."""
         storage = self.storage
+        strides = storage.strides
+        skip = storage.pdim if storage.buffer in ("sbuf", "psum") else -1  # on chip: not the partitions
         offset, dims = 0, []
         for d, (start, step, size, _) in enumerate(self.dims):
-            if d == storage.pdim and self.on_chip:
+            if d == skip:
                 continue
-            offset += start * storage.strides[d]
+            stride = strides[d]
+            offset += start * stride
             if size > 1:
-                dims.append((step * storage.strides[d], size))
+                dims.append((step * stride, size))
         if storage.psum_blocks and storage.banks:
             offset = self._wrap_blocks(offset, dims)
         merged = []
@@ -534,25 +578,41 @@ class View:
                        "bank(s) it holds; index fewer blocks at once")
         return offset - (first - wrapped) * bank
 
+    def _shape_of_access(self):
+        """(free_pattern(), footprint()), computed once per view (per `dims` list)."""
+        cached = self._cached
+        if cached is not None and cached[0] is self.dims:
+            return cached[1], cached[2]
+        offset, pattern = access = self.free_pattern()
+        lo = hi = offset  # the lowest and the highest element reached
+        for step, size in pattern:
+            span = step * (size - 1)
+            if span < 0:
+                lo += span
+            else:
+                hi += span
+        hi += 1
+        p0 = self.partition_start()
+        size = self.dtype.size
+        footprint = p0, p0 + self.partitions, lo * size, hi * size
+        self._cached = (self.dims, access, footprint)
+        return access, footprint
+
     def footprint(self):
         """(p0, p1, byte lo, byte hi) bounding the bytes this view touches in its slot."""
-        offset, pattern = self.free_pattern()
-        lo = offset + sum(min(0, step * (size - 1)) for step, size in pattern)
-        hi = offset + sum(max(0, step * (size - 1)) for step, size in pattern) + 1
-        p0 = self.partition_start()
-        return p0, p0 + self.partitions, lo * self.dtype.size, hi * self.dtype.size
+        return self._shape_of_access()[1]
 
     def operand(self, allocator):
         """The profiler's dtype@addr[steps][sizes] (docs/trace-format.md)."""
         if not self.on_chip:
             return "hbm"
-        offset, pattern = self.free_pattern()
+        offset, pattern = self._shape_of_access()[0]
         if len(pattern) > 3:
             raise fail(f"tile {self.storage.name}{list(self.shape)}: its free dimensions need {len(pattern)} "
                        "access-pattern dimensions, the ISA has 3; index fewer dimensions at once")
         addr = allocator.address(self.storage.slot, self.partition_start(), offset * self.dtype.size)
-        steps = ",".join(str(s) for s, _ in pattern)
-        sizes = ",".join(str(n) for _, n in pattern)
+        steps = ",".join([str(s) for s, _ in pattern])
+        sizes = ",".join([str(n) for _, n in pattern])
         return f"{self.dtype.trace_name}@0x{addr:x}[{steps}][{sizes}]"
 
 
@@ -746,6 +806,14 @@ def _range_index(dim, index, d, name):
 
 def _index(dim, index, d, name):
     start, step, size, _ = dim
+    # the usual indices first, with what the checks below would return for them
+    if type(index) is int and -size <= index < size:
+        return (start + (index % size) * step, step, 1, False)
+    if type(index) is slice and index.step is None:
+        lo = 0 if index.start is None else index.start
+        hi = size if index.stop is None else index.stop
+        if type(lo) is int and type(hi) is int and 0 <= lo < hi <= size:
+            return (start + lo * step, step, hi - lo, True)
     where = f"{name}: dimension {d} (size {size})"
     if isinstance(index, Arange):
         if index.step <= 0:
