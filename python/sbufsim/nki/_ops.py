@@ -33,6 +33,8 @@ def tracer():
 
 
 class Record:
+    __slots__ = ("kind", "queue", "fields", "waits", "signal", "seq")  # one per record: kept small and quick
+
     def __init__(self, kind, queue, fields):
         self.kind, self.queue, self.fields = kind, queue, fields
         self.waits, self.signal, self.seq = [], None, 0
@@ -242,7 +244,7 @@ class Tracer:
             slot = self._hbm_slot(view)
         p0, p1, lo, hi = footprint = view.footprint()
         if not slot.placed:
-            return [(slot, footprint)]
+            return ((slot, footprint),)
         lo, hi = lo + slot.offset, hi + slot.offset
         size = HAZARD_PAGE if slot.region == "sbuf" else PSUM_BANK_BYTES
         return [(self.pages.setdefault((slot.region, page), Slot(slot.region, page * size, size)), (p0, p1, lo, hi))
@@ -518,10 +520,11 @@ def dma(dst, src, trigger=None, mask=None):
         return dma(dst, to_sbuf(src), mask=mask)
     if on_chip.buffer == "psum":
         raise fail("DMA cannot reach PSUM (seed 000 §6); copy the tile to SBUF with nl.copy first")
-    if src.elements != dst.elements:
-        raise fail(f"copy of {src.elements} elements into {dst.elements}: shapes {src.shape} and {dst.shape} differ")
+    elements = src.elements
+    if elements != dst.elements:
+        raise fail(f"copy of {elements} elements into {dst.elements}: shapes {src.shape} and {dst.shape} differ")
     if not (src.on_chip and dst.on_chip):
-        t.hbm_bytes += src.elements * (dst if dst.on_chip else src).dtype.size
+        t.hbm_bytes += elements * (dst if dst.on_chip else src).dtype.size
     fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
               "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition, **(trigger or {})}
     rmw = fields.get("dst_rmw_op") == "add"  # dst = dst + src: it reads dst too

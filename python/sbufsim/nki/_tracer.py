@@ -600,6 +600,9 @@ class View:
 
     def footprint(self):
         """(p0, p1, byte lo, byte hi) bounding the bytes this view touches in its slot."""
+        cached = self._cached
+        if cached is not None and cached[0] is self.dims:
+            return cached[2]
         return self._shape_of_access()[1]
 
     def operand(self, allocator):
