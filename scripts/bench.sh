@@ -8,7 +8,11 @@
 # Rows: kernel beats/s (bench_kernel, saturated and dense), replay records/s (bench_replay: binary and
 # text, mixed 64-byte and 1-beat random traces), the fast scheduler against the clocked one per
 # shipped trace and on the GEMM (`sbufsim bench --trace`), the GEMM 1024x4096x1024 generated and
-# replayed (wall and CPU time of each process), and the start-up time of `sbufsim --version`.
+# replayed (wall and CPU time of each process), the NKI front-end's tracing of the tiled fp32 GEMM
+# [8192,4096] @ [8192,8192] (examples/nki/matmul.py::matmul_tiled, the kernel-optimization guide's
+# shape: records/s, and its time against the replay of the same trace), and the start-up time of
+# `sbufsim --version`. The tracer runs as `sbufsim nki` runs it: under $SBUFSIM_PYTHON (default
+# python3), the package from $SBUFSIM_PYTHONPATH, else the build's python/.
 # Rates are medians of the repetitions, in CPU time (the machine is shared: wall time moves with
 # the load on the other cores). Writes only into a temporary folder of its own, removed at exit.
 set -euo pipefail
@@ -70,5 +74,20 @@ read -r w c < <(time_median "$sbufsim" gen gemm --m 1024 --n 4096 --k 1024 -o "$
 echo "| GEMM 1024x4096x1024: \`sbufsim gen gemm\` wall / CPU, ms | $(awk -v w="$w" -v c="$c" 'BEGIN { printf "%.1f / %.1f", w * 1e3, c * 1e3 }') |"
 read -r w c < <(time_median "$sbufsim" run "$tmp/gemm.sbt" --quiet)
 echo "| GEMM 1024x4096x1024: \`sbufsim run --quiet\` wall / CPU, ms | $(awk -v w="$w" -v c="$c" 'BEGIN { printf "%.1f / %.1f", w * 1e3, c * 1e3 }') |"
+# The NKI tracer, as `sbufsim nki` runs it (python3 -m sbufsim.nki ... -o), against the replay of
+# the trace it writes: whole processes, CPU time.
+python=${SBUFSIM_PYTHON:-python3}
+pythonpath=${SBUFSIM_PYTHONPATH:-$build/python}
+gemm_inputs=(--input 'lhsT=fp32[8192,4096]' --input 'rhs=fp32[8192,8192]')
+trace_gemm() {
+    PYTHONPATH=$pythonpath "$python" -m sbufsim.nki "$here/examples/nki/matmul.py::matmul_tiled" "${gemm_inputs[@]}" \
+        --gen cayman -o "$tmp/tiled.trc"
+}
+trace_gemm >/dev/null || { echo "bench.sh: $python -m sbufsim.nki could not trace matmul_tiled" >&2; exit 1; }
+records=$(sed -n 's/^# nki .* records=\([0-9]*\).*/\1/p' "$tmp/tiled.trc")
+read -r tw tc < <(time_median trace_gemm)
+read -r rw rc < <(time_median "$sbufsim" run "$tmp/tiled.trc" --quiet)
+echo "| NKI tracer, matmul_tiled fp32 [8192,4096]@[8192,8192] ($records records), k records/s of CPU | $(awk -v n="$records" -v c="$tc" 'BEGIN { printf "%.1f", n / c / 1e3 }') |"
+echo "| NKI tracer / replay of that trace, CPU (trace ${tc} s, \`sbufsim run --quiet\` ${rc} s) | $(awk -v t="$tc" -v r="$rc" 'BEGIN { printf "%.2fx", t / r }') |"
 read -r w c < <(time_median "$sbufsim" --version)
 echo "| start-up: \`sbufsim --version\` wall / CPU, ms | $(awk -v w="$w" -v c="$c" 'BEGIN { printf "%.1f / %.1f", w * 1e3, c * 1e3 }') |"
