@@ -1,5 +1,5 @@
-"""The traces of the example kernels, byte for byte: each case's trace text has the SHA-256 stored
-here. The tracer's speed-ups (cached shapes, patterns and sites, hazard domains found once per
+"""The traces of the example kernels and of two kernels written here, byte for byte: each case's
+trace text has the SHA-256 stored here. The tracer's speed-ups (cached shapes, patterns and sites, hazard domains found once per
 record) must not change a byte; a change to what the front-end models changes the digests on
 purpose, and then they are updated with
 
@@ -8,6 +8,8 @@ purpose, and then they are updated with
 which prints the table below for the current front-end (check the traces' differences first)."""
 
 import hashlib
+import os
+import tempfile
 
 import pytest
 
@@ -17,6 +19,79 @@ MM_2048 = {"lhsT": "bf16[2048,2048]", "rhs": "bf16[2048,2048]"}
 MM_512 = {"lhsT": "bf16[512,512]", "rhs": "bf16[512,512]"}
 MX = {"lhsT": "fp8e4x4[512,512]", "lhsT_scale": "uint8[64,512]", "rhs": "fp8e4x4[512,2048]",
       "rhs_scale": "uint8[64,2048]"}
+
+# Kernels written for this test, for what the examples do not reach: operands loaded by four DMA
+# queues (more waits than a record carries: sync records), a PSUM tensor of one block per bank,
+# .ap() access patterns, masked loads and stores past a tensor's last row, and tiles that fit only
+# placed by their lifetimes (liveness: hazards per SBUF page).
+GENERATED = {
+    "stress.py": """\
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def stress(a, b, c):
+    # a: [256, 512], b: [128, 64], c: [1000, 512], all bf16
+    out = nl.ndarray((256, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    out_c = nl.ndarray((1000, 512), dtype=c.dtype, buffer=nl.shared_hbm)
+    # an add whose operands were each loaded by two DMA queues: more waits than a record carries
+    for i in nl.affine_range(2):
+        t = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+        u = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+        t[:, 0:256] = nl.load(a[i * 128:(i + 1) * 128, 0:256])
+        t[:, 256:512] = nl.load(a[i * 128:(i + 1) * 128, 256:512])
+        u[:, 0:256] = nl.load(a[(1 - i) * 128:(2 - i) * 128, 0:256])
+        u[:, 256:512] = nl.load(a[(1 - i) * 128:(2 - i) * 128, 256:512])
+        v = nl.add(t, u)
+        w = nl.exp(v)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=w)
+    # PSUM block tensor: one accumulator per bank, matmuls into each block
+    acc = nl.ndarray((2, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+    for j in nl.affine_range(2):
+        lhs = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.sbuf)
+        rhs = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.sbuf)
+        lhs[...] = nl.load(a[j * 128:(j + 1) * 128, 0:128])
+        rhs[...] = nl.load(a[j * 128:(j + 1) * 128, :])
+        for k in nl.affine_range(2):
+            acc[j] += nl.matmul(lhs, rhs, transpose_x=True)
+    for j in nl.sequential_range(2):
+        res = nl.copy(acc[j], dtype=a.dtype)
+        nl.store(out[j * 128:(j + 1) * 128, :], value=res)
+    # explicit access patterns
+    p = nl.ndarray((128, 2, 64), dtype=b.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(src=b.ap(pattern=[[64, 32], [1, 64]], offset=0),
+                  dst=p.ap(pattern=[[128, 32], [1, 64]], offset=32 * 128 + 64))
+    q = nl.ndarray((128, 64), dtype=b.dtype, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=q, src=p.ap(pattern=[[128, 128], [2, 64]], offset=0))
+    nl.store(out[0:128, 0:64], value=q)
+    # a masked tail: 1000 rows in tiles of 128
+    rows, cols = nl.mgrid[0:128, 0:512]
+    for r in nl.affine_range((1000 + 127) // 128):
+        x = nl.load(c[r * 128 + rows, cols], mask=(r * 128 + rows < 1000))
+        y = nl.multiply(x, 2.0)
+        nl.store(out_c[r * 128 + rows, cols], value=y, mask=(r * 128 + rows < 1000))
+    return out, out_c
+""",
+    "live.py": """\
+import nki
+import nki.language as nl
+
+
+@nki.jit
+def live(a, BIG=32768, SMALL=20480):
+    # tiles that fit SBUF only placed by their lifetimes (liveness), hazards per 4 KiB page
+    out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        big = nl.ndarray((128, BIG), dtype=nl.float32, buffer=nl.sbuf)
+        big[...] = nl.load(a[0:128, 0:BIG])
+        small = nl.ndarray((128, SMALL), dtype=nl.float32, buffer=nl.sbuf)
+        small[...] = nl.load(a[0:128, 0:SMALL])
+        nl.store(out[0:128, 0:512], value=small[0:128, 0:512])
+    return out
+""",
+}
 
 # name -> (kernel, inputs, params, generation): the shapes docs/nki.md and the tests use
 CASES = {
@@ -34,6 +109,9 @@ CASES = {
     "transpose": ("transpose.py::transpose", {"x": "bf16[1024,1024]"}, None, "cayman"),
     "transpose_sunda": ("transpose.py::transpose", {"x": "bf16[256,384]"}, None, "sunda"),
     "spmd_add": ("spmd_add.py::spmd_add", {"a": "bf16[1000,512]", "b": "bf16[1000,512]"}, None, "cayman"),
+    "generated_stress": ("stress.py::stress", {"a": "bf16[256,512]", "b": "bf16[128,64]", "c": "bf16[1000,512]"},
+                         None, "cayman"),
+    "generated_liveness": ("live.py::live", {"a": "fp32[128,32768]"}, None, "sunda"),
 }
 
 # name -> (records, the first 32 hex digits of the SHA-256 of the trace text)
@@ -57,11 +135,19 @@ DIGESTS = {
     "transpose": (321, "77b80dfd85925c60f967e57333482545"),
     "transpose_sunda": (31, "8fe04cd7a4fc0762f61012d61487c011"),
     "spmd_add": (47, "e65efdd8207daf9d6315429c73e3a052"),
+    "generated_stress": (59, "239ae7fd8c712fa46adc0ea75c6e3dab"),
+    "generated_liveness": (18, "b50073d9852bf08594c2a946ebe2450a"),
 }
 
 
 def trace_case(kernel, inputs, params, generation):
-    return traced(kernel, inputs, params, generation=generation)
+    path, _, func = kernel.partition("::")
+    if path not in GENERATED:
+        return traced(kernel, inputs, params, generation=generation)
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, path), "w", encoding="utf-8") as f:
+            f.write(GENERATED[path])
+        return traced(f"{os.path.join(folder, path)}::{func}", inputs, params, generation=generation)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
