@@ -168,9 +168,9 @@ TEST(CliRun, Csv_on_stdout_is_alone_and_quotes_fields_per_rfc4180) {
     const Out o = sbufsim({"run", odd, "--csv", "-"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_EQ(o.out.rfind("trace,section,name,metric,value\n", 0), 0u);
-    const std::string quoted = "\"" + temp("a,b\"\"c.trc") + "\",run,,total_cycles,26885\n";
+    const std::string quoted = "\"" + temp("a,b\"\"c.trc") + "\",run,,total_cycles,27716\n";
     EXPECT_NE(o.out.find(quoted), std::string::npos) << o.out.substr(0, 400);
-    EXPECT_NE(o.err.find("total 26885 cycles"), std::string::npos);  // the summary went to stderr
+    EXPECT_NE(o.err.find("total 27716 cycles"), std::string::npos);  // the summary went to stderr
     // A text value with a comma (the verdict) is quoted too.
     EXPECT_NE(o.out.find(",bottleneck,,verdict,\"bound by DMA: 100.0 % of the critical path ("), std::string::npos);
 }
@@ -302,14 +302,14 @@ TEST(CliRun, List_metrics_shows_units_directions_and_the_families) {
 TEST(CliRun, Summary_opens_with_the_verdict_and_the_critical_path) {
     const Out o = sbufsim({"run", shipped("dma_load.trc")});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
-    EXPECT_NE(o.out.find("\nbound by DMA: 100.0 % of the critical path (compute 87.9 %, latency 12.1 %)\n"),
+    EXPECT_NE(o.out.find("\nbound by DMA: 100.0 % of the critical path (compute 88.3 %, latency 11.7 %)\n"),
               std::string::npos)
         << o.out;
     EXPECT_NE(o.out.find("critical path: 1 instruction, 0 semaphore waits"), std::string::npos);
-    // dma_0 (engine=0, 128 partitions x 2048 B): 211 ns + 128 x 2048 B / 27.2 GB/s = 9848.6 ns =
-    // 23637 cycles transferring, 128 in its static trigger (64 SP cycles) and 1300 ns = 3120 in
-    // its start-up (idle), out of 26885.
-    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_0 +1 +23637 +0 +0 +3248 ")));
+    // dma_0 (engine=0, 128 partitions x 2048 B): 211 ns + 128 x 78 ns (a 2048 B row takes the
+    // dma.pkt_min_ns minimum) = 10195 ns = 24468 cycles transferring, 128 in its static trigger
+    // (64 SP cycles) and 1300 ns = 3120 in its start-up (idle), out of 27716.
+    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_0 +1 +24468 +0 +0 +3248 ")));
 }
 
 TEST(CliRun, Summary_shows_dma_engines_with_equal_figures_as_one_row) {
@@ -339,7 +339,7 @@ TEST(CliRun, Summary_shows_dma_engines_with_equal_figures_as_one_row) {
 TEST(CliRun, Csv_carries_the_same_total) {
     const Out o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--csv", "-"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
-    EXPECT_NE(o.out.find(",run,,total_cycles,26885\n"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(",run,,total_cycles,27716\n"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find(",dma,,bytes,262144\n"), std::string::npos);
 }
 
@@ -543,7 +543,7 @@ TEST(CliRun, A_timeline_window_past_the_run_is_warned_of) {
         sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--timeline", t, "--window", "500000:600000"});
     EXPECT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_NE(o.err.find("warning: --window 500000:600000: " + shipped("dma_load.trc") +
-                         " ends at cycle 26885, so its timeline holds no event"),
+                         " ends at cycle 27716, so its timeline holds no event"),
               std::string::npos)
         << o.err;
     o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--timeline", t, "--window", "0:2000"});

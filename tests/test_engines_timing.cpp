@@ -1,6 +1,7 @@
 // Cost-model rules of the engine front-ends (docs/engines.md; the nki.isa cost estimates, the
 // architecture guides and the DMA guides cited there).
 #include <gtest/gtest.h>
+#include <cmath>
 #include <tuple>
 
 #include "sbufsim/engines/arr_seq.h"
@@ -70,6 +71,44 @@ TEST_F(ComputeCost, Tensor_tensor_is_2n_unless_a_performance_mode_applies) {
     i.op = ComputeOp::generic;
     i.in[1].region = Region::sbuf;
     EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);   // no isa=: the rule of thumb, 2N for two inputs
+    // NC-v2 (no performance mode): the bf16 fast path stays (nki.isa, SDK 2.20.0) unless
+    // timing.dve_bf16_fast is off.
+    i.op = ComputeOp::tensor_tensor;
+    EngineTiming v2 = t;
+    v2.dve_perf_modes = false;
+    ComputeEngine dve2(ComputeKind::dve, k, s, p, v2, nullptr, 0);
+    EXPECT_DOUBLE_EQ(dve2.cost(i).ii, 256);
+    v2.dve_bf16_fast = false;
+    ComputeEngine slow(ComputeKind::dve, k, s, p, v2, nullptr, 0);
+    EXPECT_DOUBLE_EQ(slow.cost(i).ii, 512);
+}
+
+TEST_F(ComputeCost, Bf16_tensor_reduce_takes_n_over_2_without_the_performance_mode) {
+    EngineTiming v2 = t;
+    v2.dve_perf_modes = false;
+    ComputeEngine dve(ComputeKind::dve, k, s, p, v2, nullptr, 0);
+    ComputeInstr i;
+    i.op = ComputeOp::tensor_reduce;
+    i.in[0] = sbuf_access(512, 2);
+    i.out = sbuf_access(1, 2);
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 256);
+    i.in[0] = sbuf_access(512, 4);
+    i.out = sbuf_access(1, 4);
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);   // fp32: N
+}
+
+TEST_F(ComputeCost, Iota_and_memset_count_the_output_elements) {
+    ComputeEngine pool(ComputeKind::pool, k, s, p, t, nullptr, 0);
+    ComputeEngine dve(ComputeKind::dve, k, s, p, t, nullptr, 0);
+    ComputeInstr i;
+    i.op = ComputeOp::iota;
+    i.in[0] = sbuf_access(128, 4);   // a src of another size does not count
+    i.out = sbuf_access(512, 4);
+    EXPECT_DOUBLE_EQ(pool.cost(i).ii, 150 + 512);
+    i.op = ComputeOp::memset;
+    i.in[0] = sbuf_access(256, 2);
+    i.out = sbuf_access(1024, 2);
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);   // bf16: N / 2 of the output
 }
 
 TEST_F(ComputeCost, Tensor_copy_bf16_runs_4x_contiguous_and_2x_strided) {
@@ -283,6 +322,40 @@ TEST(ArrSeqMx, An_mx_matmul_streams_as_many_x4_columns_as_bf16_with_4x_the_macs_
     EXPECT_LE(mx_end, bf_end + 16);
 }
 
+TEST(ArrSeqThrottle, A_burst_starts_at_half_rate_and_an_idle_gap_re_engages_the_ramp) {
+    // Neuron Explorer, Understanding throttling (Trn2/Trn3): ~50 % at first, full after ~3 us,
+    // re-engaged after ~3 us below 50 % (read: an idle gap of 1.5 us).
+    Params p = cayman();
+    p.pe.ramp_start = 0.5;           // the docs' figure (the shipped configurations keep it off)
+    Kernel k(p);
+    Semaphores s(256);
+    ArrSeq a(k, s, p, p.timing, nullptr, 0);
+    const Cycle first = a.throttled(512, 0);
+    EXPECT_GT(first, 512u);          // below full rate ...
+    EXPECT_LE(first, 1024u);         // ... and at least half of it
+    const Cycle second = a.throttled(512, first);
+    EXPECT_LT(second, first);        // the rate grows
+    EXPECT_GT(second, 512u);
+    // Back to back: full rate once the ramp (3 us = 7200 cycles) is over.
+    const Cycle ramp = static_cast<Cycle>(3000 * p.pe.clock_ghz);
+    Cycle now = first + second;
+    while (now < ramp) now += a.throttled(512, now);
+    EXPECT_EQ(a.throttled(512, now), 512u);
+    now += 512;
+    // An idle gap shorter than 1.5 us keeps the full rate; one of 1.5 us or more re-engages the
+    // limit: the next matmul starts at half rate again.
+    const Cycle gap = static_cast<Cycle>(1500 * p.pe.clock_ghz);
+    EXPECT_EQ(a.throttled(512, now + gap - 1), 512u);
+    now += gap - 1 + 512;
+    EXPECT_EQ(a.throttled(512, now + gap), first);
+    PeQueue throttled_queue(p);
+    throttled_queue.a.push(moving_matmul(0, 128));
+    p.pe.ramp_start = 1;             // no throttle
+    PeQueue q(p);
+    q.a.push(moving_matmul(0, 128));
+    EXPECT_LT(q.run(), throttled_queue.run());
+}
+
 TEST(ArrSeqCsr, Disable_dependency_check_single_threads_the_queue) {
     // Background LoadStationary overlaps the matmul before it; a single-threaded queue cannot.
     auto end = [](bool single) {
@@ -350,15 +423,80 @@ TEST_F(DmaCost, Transfer_time_is_the_fixed_cost_plus_each_descriptor) {
     i.partitions = 20;
     i.bytes_per_partition = 2048;
     i.bytes = 40960;
-    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 2048 / 27.2, 1e-6);
-    // 64-byte contiguous runs: each descriptor takes the 64 ns minimum.
+    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 78.0, 1e-6);   // a 2048 B row: 75.3 ns of bytes, the 78 ns minimum
+    i.bytes_per_partition = 4096;
+    i.bytes = 81920;
+    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 4096 / 27.2, 1e-6);
+    i.bytes_per_partition = 2048;
+    i.bytes = 40960;
+    // 64-byte contiguous runs: each descriptor takes the 78 ns minimum.
     i.run_bytes = 64;
     EXPECT_EQ(d.descriptors(i), 20u * 32);
-    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 32 * 64.0, 1e-6);
+    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 32 * 78.0, 1e-6);
+    EXPECT_NEAR(d.bytes_ns(i), 40960 / 27.2, 1e-6);   // the part only the bytes take
     i.run_bytes = 0;
     i.transpose = true;   // HBM->SBUF transpose at 90 %
     EXPECT_NEAR(d.data_ns(i), 211 + 40960 / (27.2 * 0.9), 1e-6);
     EXPECT_EQ(d.startup_cycles(), 3120u);   // 1300 ns semaphore-to-start at 2.4 GHz
+}
+
+// One engine, `n` loads of 8 partitions x `row` bytes, spread over `queues` queues round robin;
+// returns the cycle the last one ends.
+Cycle dma_stream_end(Params p, std::uint32_t outstanding, std::uint32_t queues, std::uint32_t n, std::uint32_t row) {
+    p.dma.outstanding = outstanding;
+    Kernel k(p);
+    Semaphores s(256);
+    DmaEngine d(0, k, s, p, p.timing, nullptr, 0);
+    for (std::uint32_t q = 0; q < queues; ++q) d.add_queue("q" + std::to_string(q));
+    for (std::uint32_t j = 0; j < n; ++j) {
+        DmaInstr i;
+        i.partitions = 8;
+        i.bytes_per_partition = row;
+        i.bytes = 8 * row;
+        i.wr.region = Region::sbuf;
+        i.wr.parts = 8;
+        i.wr.elems = row / 2;
+        i.wr.elem_bytes = 2;
+        i.wr.bytes = row;
+        d.push(j % queues, i);
+    }
+    Cycle now = 0;
+    for (;;) {
+        while (d.step(now)) {
+        }
+        const Wake w = d.wake(now);
+        if (w.never() || k.run_until(w.at, w.watch) == RunStatus::stuck) break;
+        now = k.now();
+    }
+    EXPECT_TRUE(d.idle());
+    d.finish(std::max(now, k.now()));
+    return d.stats().last_end;
+}
+
+TEST(DmaOutstanding, Overheads_overlap_other_queues_data_but_not_their_own_queues) {
+    const Params p = cayman();
+    Kernel k(p);
+    Semaphores s(256);
+    DmaEngine probe(0, k, s, p, p.timing, nullptr, 0);
+    // 512 B rows: each share is 211 + 8 x 78 = 835 ns alone, of which 8 x 512 / 27.2 = 150.6 ns bytes.
+    DmaInstr i;
+    i.partitions = 8;
+    i.bytes_per_partition = 512;
+    i.bytes = 4096;
+    const Cycle whole = probe.transfer_cycles(i);
+    const Cycle bytes = static_cast<Cycle>(std::ceil(probe.bytes_ns(i) * p.pe.clock_ghz - 1e-9));
+    // One queue: in order, every share pays its whole cost whatever dma.outstanding is.
+    const Cycle serial = dma_stream_end(p, 1, 1, 16, 512);
+    EXPECT_EQ(dma_stream_end(p, 2, 1, 16, 512), serial);
+    EXPECT_GE(serial, 16 * whole);
+    // Two queues, one share in flight: the same.
+    EXPECT_EQ(dma_stream_end(p, 1, 2, 16, 512), serial);
+    // Two queues, two in flight: each share after the first hides the overhead that ran during
+    // the data of the share ahead of it (bytes only here: the overhead is longer than the data).
+    const Cycle overlapped = dma_stream_end(p, 2, 2, 16, 512);
+    EXPECT_LT(overlapped, serial);
+    EXPECT_LE(overlapped, serial - 15 * bytes);
+    EXPECT_GE(overlapped, whole + 15 * bytes);
 }
 
 }  // namespace

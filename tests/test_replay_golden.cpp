@@ -47,10 +47,10 @@ TEST(ReplayGolden, Dma_load_moves_one_tile_at_engine_bandwidth_after_startup) {
         if (c.name == "dma_0") dma_beats = c.beats;
     EXPECT_EQ(dma_beats, 8192u);
     // A static trigger of 64 SP cycles at 1.2 GHz = 128 PE cycles, semaphore-to-start 1300 ns =
-    // 3120 PE cycles, then 211 ns + 128 descriptors x 2048 B / 27.2 GB/s = 9848.6 ns x 2.4 GHz =
-    // 23636.7 -> 23637.
-    EXPECT_EQ(engine(r, "dma_0").busy, 23637u);
-    EXPECT_EQ(r.total_cycles, 128u + 3120u + 23637u);
+    // 3120 PE cycles, then 211 ns + 128 descriptors x 78 ns (a 2048 B row takes the dma.pkt_min_ns
+    // minimum) = 10195 ns x 2.4 GHz = 24468.
+    EXPECT_EQ(engine(r, "dma_0").busy, 24468u);
+    EXPECT_EQ(r.total_cycles, 128u + 3120u + 24468u);
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
 }
 

@@ -75,6 +75,10 @@ double ComputeEngine::stream_cycles(const ComputeInstr& i) const {
     const TensorAccess &a = i.in[0], &b = i.in[1], &o = i.out;
     const double n = static_cast<double>(a.present() ? std::max(a.elems, b.present() ? b.elems : 0) : o.elems);
     const bool dve = kind_ == ComputeKind::dve;
+    // The bf16 fast paths of tensor_tensor and tensor_reduce (nki.isa cost, no generation condition).
+    const bool fast16 = timing_.dve_perf_modes || timing_.dve_bf16_fast;
+    // iota and memset: N is the output's elements per partition (nki.isa: "in the output tile").
+    const double out_n = o.present() ? static_cast<double>(o.elems) : n;
     switch (i.op) {
         case ComputeOp::activation:
         case ComputeOp::activation_reduce:
@@ -83,8 +87,9 @@ double ComputeEngine::stream_cycles(const ComputeInstr& i) const {
         case ComputeOp::transpose:
         case ComputeOp::bn_stats:
         case ComputeOp::dropout:
-        case ComputeOp::max8:
         case ComputeOp::iota:
+            return out_n;
+        case ComputeOp::max8:
         case ComputeOp::affine_select:
         case ComputeOp::tensor_copy_dynamic:
             return n;
@@ -94,19 +99,19 @@ double ComputeEngine::stream_cycles(const ComputeInstr& i) const {
         case ComputeOp::tensor_tensor:
             if (!dve) return n;
             if (in_psum(a) != in_psum(b)) return n;  // one input in PSUM, the other in SBUF
-            if (timing_.dve_perf_modes && in_sbuf(a) && in_sbuf(b) && half16(a) && half16(b) && half16(o)) return n;
+            if (fast16 && in_sbuf(a) && in_sbuf(b) && half16(a) && half16(b) && half16(o)) return n;
             return 2 * n;
         case ComputeOp::tensor_tensor_scan:
             return 2 * n;
         case ComputeOp::tensor_reduce:
-            return timing_.dve_perf_modes && dve && half16(a) && half16(o) ? n / 2 : n;
+            return fast16 && dve && half16(a) && half16(o) ? n / 2 : n;
         case ComputeOp::scalar_tensor_tensor:
             return half16(a) && half16(b) ? n : 2 * n;
         case ComputeOp::tensor_copy_predicated:
         case ComputeOp::select_reduce:
             return in_psum(a) != in_psum(b) ? n : 2 * n;
         case ComputeOp::memset:
-            return dve && half16(o) && o.present() ? n / 2 : n;
+            return dve && half16(o) && o.present() ? out_n / 2 : out_n;
         case ComputeOp::bn_aggr:
             return 13.0 * n / 3.0;
         case ComputeOp::reciprocal:

@@ -13,9 +13,15 @@ ClientId need_client(const Kernel& k, const std::string& name, const std::string
 bool SerialEngine::retire(Cycle now) {
     if (!active_ || now < compute_end_ || !reqs_.complete(kernel_)) return false;
     active_ = false;
-    if (holds_ports_) {
-        ports_->release(port_id_);
-        holds_ports_ = false;
+    const bool defer = signal_at_ > now || !out_reqs_.complete(kernel_);
+    // NC-v2's shared ports: let go at retirement, or once the writes and signal are complete.
+    std::uint8_t keep = 0;
+    if (held_ports_) {
+        if (defer && timing_.shared_ports_until_signal)
+            keep = held_ports_;
+        else
+            ports_->release(port_id_, held_ports_);
+        held_ports_ = 0;
     }
     stats_.busy += now - start_;
     stats_.bank_wait += now - compute_end_;
@@ -27,9 +33,9 @@ bool SerialEngine::retire(Cycle now) {
         cp->release(path_last_.ref);
         path_last_ = {path, now, CriticalPath::Edge::queue};   // the next instruction's queue edge
     }
-    if (signal_at_ > now || !out_reqs_.complete(kernel_)) {
+    if (defer) {
         if (CriticalPath* cp = sems_.path()) cp->retain(path);
-        deferred_.push_back({sync_, out_reqs_, line_, start_, std::max(signal_at_, now), now, path});
+        deferred_.push_back({sync_, out_reqs_, line_, start_, std::max(signal_at_, now), now, path, keep});
     } else {
         complete(sync_, line_, start_, now, path, now);
     }
@@ -53,6 +59,7 @@ bool SerialEngine::fire_deferred(Cycle now) {
         // only the signal (the critical path's drain), not the engine, so it is not bank_wait,
         // which is part of busy.
         const Deferred d = deferred_[i];
+        if (d.ports) ports_->release(port_id_, d.ports);
         complete(d.sync, d.line, d.start, d.retired, d.path, now);
         if (CriticalPath* cp = sems_.path()) cp->release(d.path);
         deferred_.erase(deferred_.begin() + static_cast<std::ptrdiff_t>(i));

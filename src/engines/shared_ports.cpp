@@ -40,16 +40,16 @@ std::uint8_t SharedPorts::start(std::uint8_t id) {
         if (wants_[id] & bit(p)) {
             port_[p].granted[s] &= ~one(id);
             port_[p].holders[s] |= one(id);
+            ++held_[p][id];
         }
     claimed_ &= ~one(id);
     return wants_[id];
 }
 
-void SharedPorts::release(std::uint8_t id) {
+void SharedPorts::release(std::uint8_t id, std::uint8_t ports) {
     const std::size_t s = at(side_[id]);
     for (Port p : {sbuf, psum})
-        if (wants_[id] & bit(p)) port_[p].holders[s] &= ~one(id);
-    wants_[id] = 0;
+        if (ports & bit(p) && held_[p][id] != 0 && --held_[p][id] == 0) port_[p].holders[s] &= ~one(id);
 }
 
 // One port: a free port goes to the only side claiming it, or at a tie to the side that did not

@@ -196,6 +196,24 @@ void payload_cases(std::vector<ValidationCase>& v) {
     v.push_back({"D08c", "DMA", "cayman", "64 loads of 128 partitions x 1 KiB: bandwidth / the 2 KiB stream's (monotone)",
                  bw + ": bandwidth grows with the payload (at most 100 %)", 1.0, "x 2 KiB", 0.0, {stream(1024), stream(2048)}, {},
                  ratio, Bound::at_most});
+    // The DMA overview's throughput curve ("DMA Throughput varying Bytes per Partition for p_dim =
+    // 128", Performance Considerations, figure nki-dma-intro-1): its y axis has no scale, so each
+    // point is read off the figure as a fraction of the 4096-byte point (pixel heights above the
+    // axis, which the 32..256 B points show is zero: they grow in proportion to their bytes).
+    // 10 %: the reading, and the hardware's one run per point.
+    struct CurvePoint {
+        const char* id;
+        std::uint32_t bytes;
+        double fraction;
+    };
+    for (const CurvePoint& c : {CurvePoint{"D17a", 256, 0.107}, CurvePoint{"D17b", 512, 0.215},
+                                CurvePoint{"D17c", 1024, 0.438}, CurvePoint{"D17d", 2048, 0.842}}) {
+        const std::string size = c.bytes < 1024 ? num(c.bytes) + " B" : num(c.bytes / 1024) + " KiB";
+        v.push_back({c.id, "DMA", "cayman", "64 loads of 128 partitions x " + size + ": bandwidth / the 4 KiB stream's",
+                     std::string(kDO) + ", Performance Considerations: throughput curve at " + num(c.bytes) +
+                         " free bytes, read off the figure",
+                     c.fraction, "x 4 KiB", 0.10, {stream(c.bytes), stream(4096)}, {}, ratio});
+    }
     v.push_back({"D09", "DMA", "cayman", "64 loads of 128 partitions x 4 KiB: bandwidth / the 16 KiB stream's",
                  std::string(kDO) + ", Performance Considerations: \"at 4096 free bytes, we are able to nearly saturate\" "
                                     "(at least 90 %, INFERRED)",
@@ -364,9 +382,29 @@ void compute_cases(std::vector<ValidationCase>& v) {
     compute_case(v, "C04", "cayman", "dve", "tensor_tensor bf16 N=512, both SBUF (performance mode)",
                  isa + ", tensor_tensor: max(MIN_II, N) for bf16 SBUF inputs; trn2 arch guide 2x", 512,
                  compute_stream("dve", operands2("bf16", 512) + " isa=tensor_tensor"));
-    compute_case(v, "C05", "sunda", "dve", "tensor_tensor bf16 N=512 on NC-v2 (no performance mode)",
-                 "trn1/inf2 arch guide, Vector Engine cost model: 2N", 1024,
-                 compute_stream("dve", operands2("bf16", 512) + " isa=tensor_tensor"));
+    // NC-v2 has no performance mode, but the nki.isa costs published while NKI ran on Trn1/Inf2
+    // (Neuron SDK 2.20.0) give the bf16 fast paths without a generation condition; the trn1/inf2
+    // guide's "roughly 2N" is the two-input rule of thumb (C32: fp32).
+    const std::string isa220 = "nki.isa Estimated instruction cost, Neuron SDK 2.20.0 (NKI on Trn1/Inf2)";
+    compute_case(v, "C05", "sunda", "dve", "tensor_tensor bf16 N=512, both SBUF, on NC-v2",
+                 isa220 + ", tensor_tensor: N when both inputs are in SBUF, all bfloat16, add/multiply/subtract, contiguous",
+                 512, compute_stream("dve", operands2("bf16", 512) + " isa=tensor_tensor"));
+    compute_case(v, "C32", "sunda", "dve", "tensor_tensor fp32 N=512, both SBUF, on NC-v2",
+                 "trn1/inf2 arch guide, Vector Engine cost model: \"roughly 2N\" with two input tiles", 1024,
+                 compute_stream("dve", operands2("fp32", 512) + " isa=tensor_tensor"));
+    compute_case(v, "C33", "sunda", "dve", "tensor_reduce bf16 N=512 (add) on NC-v2",
+                 isa220 + ", tensor_reduce: \"If both input and output data types are bfloat16 and the reduction operator is "
+                          "add or maximum, N/2\"",
+                 256, compute_stream("dve", operands1("bf16", "bf16", 512) + " isa=tensor_reduce"));
+    // iota and memset: N is the output tile's (a record may name a src of another size).
+    compute_case(v, "C34", "cayman", "pool", "iota with a 512-element output and a 128-element src",
+                 isa + ", iota: 150 + N, \"N is the number of elements per partition in the output tile\"", 662,
+                 compute_stream("pool", "src=" + ap("int32", sbuf(0, 0x1000), 128) + " dst=" + ap("int32", sbuf(0, 0x20000), 512) +
+                                            " partitions=128 isa=iota"));
+    compute_case(v, "C35", "cayman", "dve", "memset bf16 with a 1024-element output and a 256-element src",
+                 isa + ", memset: N/2 for a zero bf16 fill, \"N is the number of elements per partition in the output tile\"",
+                 512, compute_stream("dve", "src=" + ap("bf16", sbuf(0, 0x1000), 256) + " dst=" + ap("bf16", sbuf(0, 0x20000), 1024) +
+                                            " partitions=128 isa=memset"));
     compute_case(v, "C06", "cayman", "dve", "tensor_reduce bf16 N=512 (add)", isa + ", tensor_reduce: N/2 for bf16 in/out", 256,
                  compute_stream("dve", operands1("bf16", "bf16", 512) + " isa=tensor_reduce"));
     compute_case(v, "C07", "cayman", "dve", "tensor_reduce fp32 N=512", isa + ", tensor_reduce: N", 512,
@@ -434,6 +472,48 @@ void compute_cases(std::vector<ValidationCase>& v) {
     compute_case(v, "C30", "sunda", "dve", "1-element dependent VectorE tensor_scalar chain (read after write)",
                  "trn1/inf2 arch guide, Vector Engine cost model: N + ~100 cycles of static overhead", 101,
                  compute_stream("dve", dve_chain));
+    // NC-v2's exclusivity (trn1/inf2 arch guide: VectorE and GpSimdE instructions that access SBUF
+    // "must be serialized", likewise VectorE and ScalarE on PSUM): independent instructions of the
+    // two sides alternate, each holding the port until its writes and signal are complete, so a
+    // pair takes both instructions whole. The figure: the interval between the pairs over the sum
+    // of the two instructions' own durations (start to signal, each in the replay's timeline).
+    const auto serialised = [](const std::string& other) {
+        return [other](const Results& r, const Traces& t, const Params&) {
+            const std::size_t dve = engine_index(r[0], "dve"), oth = engine_index(r[0], other);
+            std::vector<Cycle> starts;
+            double own[2] = {0, 0}, n[2] = {0, 0};
+            for (const InstrEvent& ev : r[0].timeline) {
+                if (!std::binary_search(t[0].marked.begin(), t[0].marked.end(), ev.line)) continue;
+                if (ev.engine != dve && ev.engine != oth) continue;
+                const int k = ev.engine == dve ? 0 : 1;
+                if (k == 0) starts.push_back(ev.start);
+                own[k] += static_cast<double>(ev.end - ev.start);
+                n[k] += 1;
+            }
+            if (starts.size() < 2 || n[1] == 0) throw std::runtime_error("fewer than two measured pairs");
+            std::sort(starts.begin(), starts.end());
+            const double interval = static_cast<double>(starts.back() - starts.front()) / static_cast<double>(starts.size() - 1);
+            return interval / (own[0] / n[0] + own[1] / n[1]);
+        };
+    };
+    const std::string a2 = "trn1/inf2 arch guide, NeuronCore-v2 engines: \"must be serialized ... enforced by Neuron Compiler\"";
+    CaseTrace sbuf_pairs, psum_pairs;
+    for (int i = 0; i < 16; ++i) {
+        sbuf_pairs.add("dve queue=qVec0 " + operands2("fp32", 512) + " isa=tensor_tensor", true);
+        sbuf_pairs.add("pool queue=qPool0 src=" + ap("fp32", sbuf(0, 0x10000), 512) + " src2=" + ap("fp32", sbuf(0, 0x18000), 512) +
+                           " dst=" + ap("fp32", sbuf(0, 0x28000), 512) + " partitions=128 isa=tensor_tensor",
+                       true);
+        psum_pairs.add("dve queue=qVec0 src=" + ap("fp32", psum(0, 0), 512) + " dst=" + ap("fp32", sbuf(0, 0x20000), 512) +
+                           " partitions=128 isa=tensor_copy",
+                       true);
+        psum_pairs.add("act queue=qAct0 src=" + ap("fp32", psum(0, 0x800), 512) + " dst=" + ap("fp32", sbuf(0, 0x28000), 512) +
+                           " partitions=128 isa=activation",
+                       true);
+    }
+    v.push_back({"C36", "compute", "sunda", "16 independent VectorE/GpSimd SBUF pairs: pair interval / both instructions' durations",
+                 a2 + " (SBUF)", 1.0, "x", 0.05, {sbuf_pairs}, {}, serialised("pool")});
+    v.push_back({"C37", "compute", "sunda", "16 independent VectorE/ScalarE PSUM pairs: pair interval / both instructions' durations",
+                 a2 + " (PSUM)", 1.0, "x", 0.05, {psum_pairs}, {}, serialised("act")});
     // Opt #6: three dependent instructions (multiply, add, exp) against one fused activation.
     CaseTrace three, fused;
     for (int i = 0; i < 3; ++i)
@@ -448,10 +528,12 @@ void compute_cases(std::vector<ValidationCase>& v) {
                  }});
 }
 
+// The nki.isa costs are the array's unthrottled rate: the PE cases run without the TensorE
+// ramp (pe.ramp_start = 1; P16 holds the ramp).
 void pe_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string what, std::string source,
              double expected, CaseTrace t) {
     v.push_back({std::move(id), "PE", std::move(gen), std::move(what), std::move(source), expected, "PE cycles", 0.05,
-                 {std::move(t)}, {}, ii_of("arr_seq")});
+                 {std::move(t)}, {"pe.ramp_start=1"}, ii_of("arr_seq")});
 }
 
 // Row tiling (nki.isa nc_matmul, Tiling mode): two independent K = 64 matmuls, N = 512, on the
@@ -547,6 +629,28 @@ void pe_cases(std::vector<ValidationCase>& v) {
                 for (int i = 0; i < 16; ++i) t.add(matmul(4096, "bf16", 0, "zero_region=3"), true);
                 return t;
             }());
+    // The TensorE throttle (Neuron Explorer, Understanding throttling): after an idle array a
+    // burst starts at ~50 % and ramps to full over ~3 us (pe.ramp_start = 0.5, the docs' figure;
+    // the shipped configurations keep it off, docs/engines.md). 16 bf16 matmuls N = 512 on one
+    // stationary (7680 cycles of work between the first and the last start, more than the
+    // ramp's 3 us): the time lost is the ramp's shortfall, (1 - 0.5) / 2 x 3000 ns = 750 ns on a
+    // linear ramp (the reading; PUBLIC arithmetic).
+    CaseTrace burst;
+    burst.add(ldweights(128));
+    for (int i = 0; i < 16; ++i) burst.add(matmul(512), true);
+    v.push_back({"P16", "PE", "cayman", "16 matmuls bf16 N=512 after an idle array: time lost to the TensorE ramp",
+                 "Neuron Explorer, Understanding throttling: \"starts at roughly 50% ... ramps to full over about the first "
+                 "~3 microseconds\" (linear: 750 ns)",
+                 750, "ns", 0.05, {burst}, {"pe.ramp_start=0.5"}, [](const Results& r, const Traces& t, const Params& p) {
+                     std::vector<Cycle> starts;
+                     for (const InstrEvent& ev : r[0].timeline)
+                         if (ev.engine == 0 && std::binary_search(t[0].marked.begin(), t[0].marked.end(), ev.line))
+                             starts.push_back(ev.start);
+                     if (starts.size() != 16) throw std::runtime_error("measured instruction count differs");
+                     std::sort(starts.begin(), starts.end());
+                     const double span = static_cast<double>(starts.back() - starts.front());
+                     return (span - 15.0 * 512.0) / p.pe.clock_ghz;
+                 }});
     tiling_cases(v);
     transpose_cases(v);
 }

@@ -108,6 +108,10 @@ struct PeParams {
     bool background_transpose = false;         // a PE transpose may overlap another matmul (NC-v4)
     bool transpose_passthrough = true;         // a PE transpose may write PSUM in its data's dtype (NC-v3+)
     bool mx = false;                           // MXFP8/MXFP4 quad-packed matmuls (nc_matmul_mx, NC-v4+)
+    double ramp_start = 1;                     // TensorE throttle: rate a burst starts at (1 = none)
+    double ramp_ns = 3000;                     // from ramp_start to full rate
+    double ramp_window_ns = 3000;              // the window whose utilisation re-engages the limit
+    double ramp_reengage = 0.5;                // below this utilisation over the window
 };
 
 struct EngineParams {
@@ -125,9 +129,10 @@ struct DmaParams {
     std::uint32_t partition_round = 32;        // SDMA access window (partitions), not a byte count
     std::uint32_t lanes_per_engine = 8;        // SBUF partitions one engine serves
     double xfer_fixed_ns = 211;                // per transfer and engine (descriptor set-up)
-    double pkt_min_ns = 64;                    // minimum time of one descriptor
+    double pkt_min_ns = 78;                    // minimum time of one descriptor
     double hbm_gbps = 362.5;                   // HBM bandwidth of one NeuronCore (0 = unlimited)
     std::uint32_t prefetch_depth = 4;          // transfers per queue counting down their start-up
+    std::uint32_t outstanding = 2;             // shares in flight per engine (overheads overlap data)
     double hwdge_ns = 600;                     // one hardware-DGE DMA instruction on its DGE block
     std::uint32_t hwdge_units = 2;             // hardware DGE blocks per NeuronCore (0 = none)
     double swdge_ns = 600;                     // one software-DGE DMA instruction on POOL
@@ -228,6 +233,8 @@ struct EngineTiming {
     // public: NC-v3+ VectorE performance modes (2x/4x for bf16/fp16 SBUF operands) and the
     // NC-v4 ScalarE 2x mode for tensor_scalar/tensor_copy.
     bool dve_perf_modes = true;
+    bool dve_bf16_fast = true;                 // bf16 tensor_tensor (N) / tensor_reduce (N/2) without performance mode
+    bool shared_ports_until_signal = true;     // NC-v2 exclusivity held until the writes and signal complete
     bool act_perf_mode = false;
     // public: a two-input op streams both inputs: max(64, 2N) (stated for DVE; INFERRED for
     // two-input ACT/POOL ops).

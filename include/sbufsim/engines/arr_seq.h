@@ -44,6 +44,15 @@
 //     issue cycle (the array has produced the partial sums) until its last beat is granted; a
 //     write the array will only produce pe_drain_latency cycles after its matmul started does
 //     not occupy the FIFO yet.
+//   - TensorE throttle (the Neuron Explorer docs, "Understanding throttling": "On Trn2 and Trn3
+//     the Tensor Engine starts at roughly 50% utilization of maximum utilization and ramps to
+//     full over about the first ~3 microseconds after work begins. If utilization drops below
+//     50% over any ~3 microsecond window ... the limit re-engages"): a matmul's ii is stretched
+//     to the rate the limit allows, which starts at pe.ramp_start after the array was idle and
+//     grows linearly to full over pe.ramp_ns. The limit re-engages at a matmul start after an
+//     idle gap of at least (1 - pe.ramp_reengage) x pe.ramp_window_ns (a window that is mostly
+//     that gap is below the threshold; earlier idle time in the window is not counted).
+//     pe.ramp_start = 1: no throttle.
 // PE tiles (nki.isa nc_matmul tiling mode; docs/engines.md "PE tiles and background transposes"):
 // the array is a grid of 32 x 32 blocks; an instruction covers the blocks of its tile (the whole
 // array without tile fields). Each block keeps its own weights: a matmul uses the stationary last
@@ -123,6 +132,9 @@ public:
     void push(const ArrSeqInstr& i) { queue_.push(i); }
     // PE cycles of a matmul's initiation interval / an LdWeights (the cost model above).
     std::uint32_t matmul_ii(const ArrSeqInstr& i) const;
+    // The PE cycles `ii` cycles of work take from `now` under the TensorE throttle (the ramp
+    // above); notes the array busy until then.
+    Cycle throttled(std::uint32_t ii, Cycle now);
     std::uint32_t ldweights_cycles(const ArrSeqInstr& i) const;
     // The PE blocks (bit = block row x block columns + block column) an instruction covers.
     std::uint64_t blocks_of(const ArrSeqInstr& i) const;
@@ -229,6 +241,11 @@ private:
     std::array<Cycle, 64> streamed_until_{};  // per block: end of the streaming counted in pe_stream
     std::array<Cycle, 64> busy_until_{};      // per block: end of the occupancy counted in pe_busy
     Cycle stream_block_cycles_ = 0, busy_block_cycles_ = 0;  // pe_stream / pe_busy x blocks
+    // TensorE throttle: pe.ramp_start, its growth per PE cycle, the idle gap that re-engages it,
+    // the cycle the current ramp began and the end of the array's last work.
+    double ramp_start_ = 1, ramp_slope_ = 0;
+    Cycle ramp_gap_ = 0, ramp_from_ = 0, ramp_busy_until_ = 0;
+    bool ramp_started_ = false;
     bool background_transpose_ = false;  // pe.background_transpose
     bool double_row_ = false;         // pe.double_row
     std::uint32_t chunks_ = 1, beat_ = 8;  // width.stream_chunks, width.engine_bytes (pacing)

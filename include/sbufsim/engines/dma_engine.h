@@ -22,6 +22,15 @@
 // A transfer becomes eligible timing.dma_startup_ns after its trigger is done (semaphore to
 // start); the trigger (dma_trigger.h) is issued once its waits are met. The first dma.prefetch_depth transfers of a queue count that latency down while the
 // transfers ahead of them move data, so a stream of ready transfers pays it once.
+// Outstanding transfers (dma.outstanding = D): an engine moves one share's data at a time, but
+// up to D shares are in flight on it, and a share's overhead — dma.xfer_fixed_ns and what its
+// descriptors' dma.pkt_min_ns adds over their bytes' time — runs while the shares ahead of it move
+// data. A share's overhead begins once it is eligible, a slot is free (the share D places ahead of
+// it on this engine has ended) and the share ahead of it in its own queue has ended (a queue's
+// transfers run in order); what of it has run when the engine reaches the share is not charged
+// again. D = 1: nothing overlaps (every share costs the formula above). A stream in one queue
+// pays the whole formula per share on every D; transfers spread over several queues (the NKI
+// front-end's) move at the engine's bandwidth.
 // An idle engine picks the next transfer among its queues' eligible heads by dma.queue_policy:
 // round robin, or the lowest QoS class first (round robin within a class). A started transfer
 // runs to its end: no queue pre-empts it ("Each DMA engine can process one DMA transfer at a time").
@@ -141,6 +150,9 @@ public:
     }
     // Nanoseconds of a share's data motion at the engine bandwidth (the cost model).
     double data_ns(const DmaInstr& i) const;
+    // Of data_ns(), the part only its bytes take (at the engine's rate, or a transpose's or a
+    // read-add-write's fraction of it): the rest is overhead that dma.outstanding can overlap.
+    double bytes_ns(const DmaInstr& i) const;
     double data_gbps(const DmaInstr& i) const;
     // The same in kernel cycles (rounded up).
     Cycle transfer_cycles(const DmaInstr& i) const;
@@ -167,6 +179,7 @@ private:
         // semaphore block_sem to reach block_value (one of its waits; the first unmet one).
         std::uint16_t block_sem = 0;
         std::uint32_t block_value = 0;
+        Cycle last_end = 0;       // when this queue's last share on this engine ended (in order)
     };
     void arm(Cycle now);
     bool arm_queue(Queue& q, Cycle now);
@@ -184,6 +197,12 @@ private:
     double pkt_min_ns_ = 0;
     Cycle startup_ = 0;
     std::uint32_t prefetch_ = 4;
+    // dma.outstanding: shares in flight; ends_ holds the end cycles of the last ones (a ring, the
+    // oldest at end_pos_), active_queue_ the queue of the share in flight.
+    std::uint32_t outstanding_ = 1;
+    std::vector<Cycle> ends_;
+    std::uint32_t end_pos_ = 0;
+    std::uint32_t active_queue_ = 0;
     std::uint32_t chunks_ = 1, beat_ = 32;   // width.stream_chunks, dma.data_width (pacing)
     DmaShared* shared_ = nullptr;
     DmaTriggers* triggers_ = nullptr;

@@ -4,7 +4,9 @@
 // access SBUF at the same time, and VectorE and ScalarE cannot access PSUM at the same time;
 // NC-v3 lifts both. Each rule is a port with two sides: VectorE on one, GpSimd (the POOL engine
 // and the Q7 cores) or ScalarE on the other. An instruction that touches the port's memory
-// holds it from its start until it retires, so instructions of the two sides serialise; engines
+// holds it from its start until it retires — or, with timing.shared_ports_until_signal, until its
+// writes and its signal are complete ("must be serialized": the whole instruction, the trn1/inf2
+// guide) — so instructions of the two sides serialise; engines
 // of one side share it (the Q7 cores and POOL together).
 //
 // The decision must not depend on the order engines are stepped in within a cycle (the fast and
@@ -41,8 +43,15 @@ public:
     bool granted(std::uint8_t id) const;
     // The engine started the instruction: granted -> holding. Returns the ports it holds.
     std::uint8_t start(std::uint8_t id);
-    // The instruction retired: the engine holds nothing.
-    void release(std::uint8_t id);
+    // An instruction of the engine that held `ports` (what start() returned) is done with them:
+    // at its retirement, or (timing.shared_ports_until_signal) once its writes and signal are
+    // complete. The engine holds a port until every instruction that took it has let it go.
+    void release(std::uint8_t id, std::uint8_t ports);
+    // Releases every port of the engine's claim (a single instruction in flight).
+    void release(std::uint8_t id) {
+        release(id, wants_[id]);
+        wants_[id] = 0;
+    }
     // End of a settled cycle: grants claims as the rules above say. Returns the participants
     // newly granted (they start at the next cycle).
     std::uint64_t resolve();
@@ -59,6 +68,8 @@ private:
     std::array<PortState, 2> port_{};
     static constexpr std::size_t kMaxParticipants = 64;  // one bit each in the claim masks
     std::array<std::uint8_t, kMaxParticipants> wants_{};   // per participant: the ports of its claim
+    // Per port and participant: its instructions holding the port (started, not released).
+    std::array<std::array<std::uint8_t, kMaxParticipants>, 2> held_{};
     std::array<PortSide, kMaxParticipants> side_{};
     std::uint64_t claimed_ = 0;              // participants with a claim not yet granted in full
     std::uint8_t members_ = 0;
