@@ -205,10 +205,11 @@ class Tracer:
         read_domains = [self._domains(view) for view in reads]
         write_domains = [self._domains(view) for view in writes]
         deps = {}
+        hazards = self._hazards
         for domains in read_domains:
-            self._hazards(domains, queue, deps, write=False)
+            hazards(domains, queue, deps, False)
         for domains in write_domains:
-            self._hazards(domains, queue, deps, write=True)
+            hazards(domains, queue, deps, True)
         if deps:
             self._waits(record, deps)
         self._append(record)

@@ -384,7 +384,7 @@ class View:
     # --- shape -------------------------------------------------------------------------------
     @property
     def shape(self):
-        return tuple(size for (_, _, size, kept) in self.dims if kept)
+        return tuple([size for (_, _, size, kept) in self.dims if kept])
 
     @property
     def dtype(self):
@@ -446,7 +446,7 @@ class View:
 
     @property
     def free_elements(self):
-        return prod(size for d, (_, _, size, _) in enumerate(self.dims) if d != self.storage.pdim)
+        return prod([size for d, (_, _, size, _) in enumerate(self.dims) if d != self.storage.pdim])
 
     @property
     def bytes_per_partition(self):
@@ -454,7 +454,7 @@ class View:
 
     @property
     def elements(self):
-        return prod(size for (_, _, size, _) in self.dims)
+        return prod([size for (_, _, size, _) in self.dims])
 
     def __repr__(self):
         return f"<nki tile {self.storage.name} {self.shape} {self.dtype.name} in {self.buffer}>"
@@ -609,7 +609,8 @@ class View:
         """The profiler's dtype@addr[steps][sizes] (docs/trace-format.md)."""
         if not self.on_chip:
             return "hbm"
-        offset, pattern = self._shape_of_access()[0]
+        cached = self._cached
+        offset, pattern = cached[1] if cached is not None and cached[0] is self.dims else self._shape_of_access()[0]
         if len(pattern) > 3:
             raise fail(f"tile {self.storage.name}{list(self.shape)}: its free dimensions need {len(pattern)} "
                        "access-pattern dimensions, the ISA has 3; index fewer dimensions at once")
