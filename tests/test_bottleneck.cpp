@@ -511,8 +511,10 @@ TEST(Bottleneck, Dma_finding_names_descriptors_shorter_than_the_per_descriptor_m
     };
     const Finding short_rows = dma_finding("dma_short_rows.trc", 512);
     EXPECT_NE(short_rows.text.find("100.0 % of their descriptors (contiguous runs) are shorter than 2,121 B"),
-              std::string::npos) << short_rows.text;
-    EXPECT_EQ(short_rows.advice.rfind("lengthen the contiguous run per partition to 2,121 B", 0), 0u) << short_rows.advice;
+              std::string::npos)
+        << short_rows.text;
+    EXPECT_EQ(short_rows.advice.rfind("lengthen the contiguous run per partition to 2,121 B", 0), 0u)
+        << short_rows.advice;
     // Their cost rests on a LOW/INFERRED constant: the advice says so, with the sweep to run.
     EXPECT_NE(short_rows.advice.find("rests on dma.pkt_min_ns = 78 ns, a LOW/INFERRED value"),
               std::string::npos)

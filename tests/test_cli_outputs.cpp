@@ -338,7 +338,8 @@ TEST(CliOutputs, Json_to_dev_stdout_into_a_pipe_is_written) {
     const std::string d = fresh_dir("stdout_pipe");
     const std::string cmd = "(" + sbufsim::test::shell_quote(SBUFSIM_BINARY) + " run " +
                             sbufsim::test::shell_quote(shipped("dma_load.trc")) +
-                            " --quiet --json /dev/stdout; echo rc=$? >&2) 2>" + d + "/err | cat >" + d + "/out";
+                            " --quiet --json /dev/stdout; echo rc=$? >&2) 2>" + d + "/err | cat >" + d +
+                            "/out";
     ASSERT_EQ(sbufsim::test::shell(cmd), 0);
     EXPECT_NE(slurp(d + "/err").find("rc=0"), std::string::npos) << slurp(d + "/err");
     EXPECT_NE(slurp(d + "/out").find("\"tool\": \"sbufsim\""), std::string::npos) << slurp(d + "/out");
@@ -360,10 +361,12 @@ TEST(CliOutputs, A_fifo_with_no_reader_is_refused_not_waited_for) {
 // A device whose reading never ends is refused as an input (check /dev/zero hung).
 TEST(CliOutputs, An_endless_device_is_refused_as_an_input) {
     for (const std::vector<std::string>& args : {std::vector<std::string>{"check", "/dev/zero"},
-                                                 {"run", "/dev/urandom"}, {"plot", "/dev/zero", "-o", "-"}}) {
+                                                 {"run", "/dev/urandom"},
+                                                 {"plot", "/dev/zero", "-o", "-"}}) {
         const CliOut r = run(args);
         EXPECT_NE(r.rc, 0) << args[0];
-        EXPECT_NE(r.err.find("is a device whose reading never ends"), std::string::npos) << args[0] << ": " << r.err;
+        EXPECT_NE(r.err.find("is a device whose reading never ends"), std::string::npos)
+            << args[0] << ": " << r.err;
     }
 }
 

@@ -7,9 +7,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -263,7 +263,8 @@ TEST(CliRun, From_reads_the_result_as_data_never_as_options) {
     const std::string notes = dir + "/notes.txt", result = dir + "/r.json";
     std::ofstream(notes) << "my notes\n";
     std::ofstream(result) << "{\"tool\": \"sbufsim\", \"runs\": [{\"trace\": \"--force\"}, {\"trace\": "
-                             "\"--json=" + notes + "\"}]}\n";
+                             "\"--json=" +
+                                 notes + "\"}]}\n";
     const Out o = sbufsim({"run", "--from", result, "-q"});
     EXPECT_EQ(o.rc, kExitInput) << o.err;
     EXPECT_NE(o.err.find("./--force"), std::string::npos) << "not read as a path: " << o.err;
@@ -637,8 +638,10 @@ TEST(CliRun, Vcd_onto_a_fifo_or_a_device_writes_in_place_and_checks_every_byte) 
             pollfd p{rd, POLLIN, 0};
             ::poll(&p, 1, 50);
             const ssize_t n = ::read(rd, buf, sizeof buf);
-            if (n > 0) got.append(buf, static_cast<std::size_t>(n));
-            else if (done.load()) break;
+            if (n > 0)
+                got.append(buf, static_cast<std::size_t>(n));
+            else if (done.load())
+                break;
         }
     });
     const Out o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--vcd", fifo});
@@ -661,7 +664,8 @@ TEST(CliRun, Vcd_onto_a_fifo_or_a_device_writes_in_place_and_checks_every_byte) 
             GTEST_SKIP() << "cannot make a device node here: " << std::strerror(errno);
         const Out full = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--vcd", node});
         EXPECT_EQ(full.rc, kExitInput) << name << ": " << full.err;
-        EXPECT_NE(full.err.find("--vcd: cannot write " + node + ": No space left on device"), std::string::npos)
+        EXPECT_NE(full.err.find("--vcd: cannot write " + node + ": No space left on device"),
+                  std::string::npos)
             << full.err;
         ASSERT_EQ(::lstat(node.c_str(), &st), 0);
         EXPECT_TRUE(S_ISCHR(st.st_mode)) << name << " was replaced by a regular file";

@@ -94,7 +94,7 @@ TEST_F(ComputeCost, Bf16_tensor_reduce_takes_n_over_2_without_the_performance_mo
     EXPECT_DOUBLE_EQ(dve.cost(i).ii, 256);
     i.in[0] = sbuf_access(512, 4);
     i.out = sbuf_access(1, 4);
-    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);   // fp32: N
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);  // fp32: N
 }
 
 TEST_F(ComputeCost, Iota_and_memset_count_the_output_elements) {
@@ -102,13 +102,13 @@ TEST_F(ComputeCost, Iota_and_memset_count_the_output_elements) {
     ComputeEngine dve(ComputeKind::dve, k, s, p, t, nullptr, 0);
     ComputeInstr i;
     i.op = ComputeOp::iota;
-    i.in[0] = sbuf_access(128, 4);   // a src of another size does not count
+    i.in[0] = sbuf_access(128, 4);  // a src of another size does not count
     i.out = sbuf_access(512, 4);
     EXPECT_DOUBLE_EQ(pool.cost(i).ii, 150 + 512);
     i.op = ComputeOp::memset;
     i.in[0] = sbuf_access(256, 2);
     i.out = sbuf_access(1024, 2);
-    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);   // bf16: N / 2 of the output
+    EXPECT_DOUBLE_EQ(dve.cost(i).ii, 512);  // bf16: N / 2 of the output
 }
 
 TEST_F(ComputeCost, Tensor_copy_bf16_runs_4x_contiguous_and_2x_strided) {
@@ -326,15 +326,15 @@ TEST(ArrSeqThrottle, A_burst_starts_at_half_rate_and_an_idle_gap_re_engages_the_
     // Neuron Explorer, Understanding throttling (Trn2/Trn3): ~50 % at first, full after ~3 us,
     // re-engaged after ~3 us below 50 % (read: an idle gap of 1.5 us).
     Params p = cayman();
-    p.pe.ramp_start = 0.5;           // the docs' figure (the shipped configurations keep it off)
+    p.pe.ramp_start = 0.5;  // the docs' figure (the shipped configurations keep it off)
     Kernel k(p);
     Semaphores s(256);
     ArrSeq a(k, s, p, p.timing, nullptr, 0);
     const Cycle first = a.throttled(512, 0);
-    EXPECT_GT(first, 512u);          // below full rate ...
-    EXPECT_LE(first, 1024u);         // ... and at least half of it
+    EXPECT_GT(first, 512u);   // below full rate ...
+    EXPECT_LE(first, 1024u);  // ... and at least half of it
     const Cycle second = a.throttled(512, first);
-    EXPECT_LT(second, first);        // the rate grows
+    EXPECT_LT(second, first);  // the rate grows
     EXPECT_GT(second, 512u);
     // Back to back: full rate once the ramp (3 us = 7200 cycles) is over.
     const Cycle ramp = static_cast<Cycle>(3000 * p.pe.clock_ghz);
@@ -350,7 +350,7 @@ TEST(ArrSeqThrottle, A_burst_starts_at_half_rate_and_an_idle_gap_re_engages_the_
     EXPECT_EQ(a.throttled(512, now + gap), first);
     PeQueue throttled_queue(p);
     throttled_queue.a.push(moving_matmul(0, 128));
-    p.pe.ramp_start = 1;             // no throttle
+    p.pe.ramp_start = 1;  // no throttle
     PeQueue q(p);
     q.a.push(moving_matmul(0, 128));
     EXPECT_LT(q.run(), throttled_queue.run());
@@ -423,7 +423,7 @@ TEST_F(DmaCost, Transfer_time_is_the_fixed_cost_plus_each_descriptor) {
     i.partitions = 20;
     i.bytes_per_partition = 2048;
     i.bytes = 40960;
-    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 78.0, 1e-6);   // a 2048 B row: 75.3 ns of bytes, the 78 ns minimum
+    EXPECT_NEAR(d.data_ns(i), 211 + 20 * 78.0, 1e-6);  // a 2048 B row: 75.3 ns of bytes, the 78 ns minimum
     i.bytes_per_partition = 4096;
     i.bytes = 81920;
     EXPECT_NEAR(d.data_ns(i), 211 + 20 * 4096 / 27.2, 1e-6);
@@ -433,7 +433,7 @@ TEST_F(DmaCost, Transfer_time_is_the_fixed_cost_plus_each_descriptor) {
     i.run_bytes = 64;
     EXPECT_EQ(d.descriptors(i), 20u * 32);
     EXPECT_NEAR(d.data_ns(i), 211 + 20 * 32 * 78.0, 1e-6);
-    EXPECT_NEAR(d.bytes_ns(i), 40960 / 27.2, 1e-6);   // the part only the bytes take
+    EXPECT_NEAR(d.bytes_ns(i), 40960 / 27.2, 1e-6);  // the part only the bytes take
     i.run_bytes = 0;
     i.transpose = true;   // HBM->SBUF transpose at 90 %
     EXPECT_NEAR(d.data_ns(i), 211 + 40960 / (27.2 * 0.9), 1e-6);
@@ -442,7 +442,8 @@ TEST_F(DmaCost, Transfer_time_is_the_fixed_cost_plus_each_descriptor) {
 
 // One engine, `n` loads of 8 partitions x `row` bytes, spread over `queues` queues round robin;
 // returns the cycle the last one ends.
-Cycle dma_stream_end(Params p, std::uint32_t outstanding, std::uint32_t queues, std::uint32_t n, std::uint32_t row) {
+Cycle dma_stream_end(Params p, std::uint32_t outstanding, std::uint32_t queues, std::uint32_t n,
+                     std::uint32_t row) {
     p.dma.outstanding = outstanding;
     Kernel k(p);
     Semaphores s(256);
@@ -462,8 +463,7 @@ Cycle dma_stream_end(Params p, std::uint32_t outstanding, std::uint32_t queues, 
     }
     Cycle now = 0;
     for (;;) {
-        while (d.step(now)) {
-        }
+        while (d.step(now)) {}
         const Wake w = d.wake(now);
         if (w.never() || k.run_until(w.at, w.watch) == RunStatus::stuck) break;
         now = k.now();

@@ -15,8 +15,8 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -116,7 +116,8 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             if (tracer) a.tracer_args.insert(a.tracer_args.end(), {key, value});
             else if (key == "--gen") a.gen = value;
             else if (key == "--python") a.python = value;
-            else if (key == "--timeout") a.timeout_text = value;
+            else if (key == "--timeout")
+                a.timeout_text = value;
             else a.output = value;
         } else if (key.rfind('-', 0) != 0 && a.kernel.empty()) {
             a.kernel = args[i];
@@ -134,7 +135,8 @@ bool parse_timeout(NkiArgs& a, Io io) {
     char* end = nullptr;
     a.timeout = std::strtod(a.timeout_text.c_str(), &end);
     std::string why = timeout_problem(a.timeout);
-    if (end == a.timeout_text.c_str() || *end != '\0') why = "--timeout " + a.timeout_text + ": not a number of seconds";
+    if (end == a.timeout_text.c_str() || *end != '\0')
+        why = "--timeout " + a.timeout_text + ": not a number of seconds";
     if (!why.empty()) {
         io.err << "sbufsim nki: " << why << "\n";
         return false;
@@ -185,7 +187,7 @@ struct ChildEnd {
     int code = -1;         // its exit status, when it exited
     int signal = 0;        // the signal that ended it, when one did
     bool timed_out = false;
-    int error = 0;         // errno of a failed start
+    int error = 0;  // errno of a failed start
 };
 
 // The environment with PYTHONPATH prepended by `pythonpath`.
@@ -242,7 +244,8 @@ private:
 // True when `pid` has ended (not reaped: its process group stays ours to signal).
 bool has_ended(pid_t pid) {
     siginfo_t info{};
-    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == pid;
 }
 
 // Runs argv in a process group of its own with PYTHONPATH prepended and /dev/null as its input;
@@ -302,8 +305,7 @@ ChildEnd spawn(const std::vector<std::string>& argv, const std::string& pythonpa
     }
     ::kill(-pid, SIGKILL);  // the rest of its group (or all of it, when it ran out of time)
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     release_child_group(group);
     // What it wrote before it ended; bounded, as a grandchild that left the group may hold a pipe.
     const auto drain_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -549,7 +551,8 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     // A tracer that exits 0 has written the trace; one that did not (a kernel calling
     // sys.exit(0), a broken interpreter) is an error, and -o is left as it was.
     if (const std::string header = trace_header_of(traced); header.rfind("sbufsim-trace", 0) != 0) {
-        io.err << "sbufsim nki: the kernel's tracer (" << python << " -m sbufsim.nki) exited 0 without writing a "
+        io.err << "sbufsim nki: the kernel's tracer (" << python
+               << " -m sbufsim.nki) exited 0 without writing a "
                << "trace" << (header.empty() ? "" : " (its first line: '" + header + "')")
                << "; does the kernel end the interpreter itself (sys.exit, os._exit)?\n";
         return kExitInput;

@@ -300,7 +300,8 @@ int rerun_from(const std::string& result, const std::vector<std::string>& args, 
     if (!given("--gen") && !given("--config") && !gens.front().empty() &&
         std::all_of(gens.begin(), gens.end(), [&](const std::string& g) { return g == gens.front(); }))
         cmd.push_back("--gen=" + gens.front());
-    if (!given("--scheduler")) cmd.push_back("--scheduler=" + first.get<std::string>("run.scheduler", "fast"));
+    if (!given("--scheduler"))
+        cmd.push_back("--scheduler=" + first.get<std::string>("run.scheduler", "fast"));
     if (first.get<int>("run.lenient", 0) && !given("--lenient")) cmd.push_back("--lenient");
     if (const auto config = first.get_child_optional("config"))
         for (const auto& [key, v] : *config) cmd.push_back("--set=" + key + "=" + v.get<std::string>("value", ""));

@@ -317,18 +317,21 @@ std::vector<KeySpec> build_table() {
                          "costs what a bf16 one of the same x4 columns costs and does 4x the MACs. false: check refuses "
                          "x4 dtypes"}));
     const std::string ramp_src = "Neuron Explorer, Understanding throttling (Trn2 and Trn3)";
-    t.push_back(f64("pe.ramp_start", [](Params& p) -> auto& { return p.pe.ramp_start; }, 0.01, 1,
+    t.push_back(f64("pe.ramp_start", [](Params & p) -> auto& { return p.pe.ramp_start; }, 0.01, 1,
                     {"fraction", ramp_src + ": \"starts at roughly 50% utilization\"", PUB,
-                     "TensorE throttle: the rate a burst of matmuls starts at after the array was idle (1 = no throttle)"}));
-    t.push_back(f64("pe.ramp_ns", [](Params& p) -> auto& { return p.pe.ramp_ns; }, 0, 1e9,
+                     "TensorE throttle: the rate a burst of matmuls starts at after the array was idle (1 = "
+                     "no throttle)"}));
+    t.push_back(f64("pe.ramp_ns", [](Params & p) -> auto& { return p.pe.ramp_ns; }, 0, 1e9,
                     {"ns", ramp_src + ": \"ramps to full over about the first ~3 microseconds\"", PUB,
                      "TensorE throttle: time from pe.ramp_start to full rate (linear)"}));
-    t.push_back(f64("pe.ramp_window_ns", [](Params& p) -> auto& { return p.pe.ramp_window_ns; }, 0, 1e9,
+    t.push_back(f64("pe.ramp_window_ns", [](Params & p) -> auto& { return p.pe.ramp_window_ns; }, 0, 1e9,
                     {"ns", ramp_src + ": \"over any ~3 microsecond window\"", PUB,
                      "TensorE throttle: the window whose utilisation re-engages the limit"}));
-    t.push_back(f64("pe.ramp_reengage", [](Params& p) -> auto& { return p.pe.ramp_reengage; }, 0, 1,
-                    {"fraction", ramp_src + ": \"If utilization drops below 50%\"; read as an idle gap of "
-                                            "(1 - this) x pe.ramp_window_ns", MI,
+    t.push_back(f64("pe.ramp_reengage", [](Params & p) -> auto& { return p.pe.ramp_reengage; }, 0, 1,
+                    {"fraction",
+                     ramp_src + ": \"If utilization drops below 50%\"; read as an idle gap of "
+                                "(1 - this) x pe.ramp_window_ns",
+                     MI,
                      "TensorE throttle: the limit re-engages at a matmul start after an idle gap of at least "
                      "(1 - pe.ramp_reengage) x pe.ramp_window_ns"}));
     t.push_back(boolean("pe.transpose_passthrough", [](Params& p) -> auto& { return p.pe.transpose_passthrough; },
@@ -378,15 +381,19 @@ std::vector<KeySpec> build_table() {
     t.push_back(u32("dma.lanes_per_engine", [](Params& p) -> auto& { return p.dma.lanes_per_engine; }, 1, 128,
                     {"partitions", "DMA overview, Performance Considerations / Example 1", PUB,
                      "SBUF partitions one DMA engine serves when a transfer is spread over the engines"}));
-    t.push_back(f64("dma.xfer_fixed_ns", [](Params& p) -> auto& { return p.dma.xfer_fixed_ns; }, 0, 1e6,
-                    {"ns", "fit to DMA overview Example 1 (1416 ns) and bandwidth guide table", MI,
-                     "fixed cost of one transfer on one engine (descriptor processing): occupies the engine unless "
-                     "dma.outstanding lets it overlap another queue's data"}));
-    t.push_back(f64("dma.pkt_min_ns", [](Params& p) -> auto& { return p.dma.pkt_min_ns; }, 0, 1e6,
-                    {"ns", "fit to the DMA overview's throughput curve (trn2, 256 B-1 KiB per partition); bandwidth guide, "
-                           "Bandwidth vs. Payload Size", LI,
-                     "minimum time of one descriptor (contiguous run): the packet-rate limit of small payloads "
-                     "(overlaps other queues' data: dma.outstanding)"}));
+    t.push_back(
+        f64("dma.xfer_fixed_ns", [](Params & p) -> auto& { return p.dma.xfer_fixed_ns; }, 0, 1e6,
+            {"ns", "fit to DMA overview Example 1 (1416 ns) and bandwidth guide table", MI,
+             "fixed cost of one transfer on one engine (descriptor processing): occupies the engine unless "
+             "dma.outstanding lets it overlap another queue's data"}));
+    t.push_back(
+        f64("dma.pkt_min_ns", [](Params & p) -> auto& { return p.dma.pkt_min_ns; }, 0, 1e6,
+            {"ns",
+             "fit to the DMA overview's throughput curve (trn2, 256 B-1 KiB per partition); bandwidth guide, "
+             "Bandwidth vs. Payload Size",
+             LI,
+             "minimum time of one descriptor (contiguous run): the packet-rate limit of small payloads "
+             "(overlaps other queues' data: dma.outstanding)"}));
     t.push_back(f64(
         "dma.hbm_gbps", [](Params & p) -> auto& { return p.dma.hbm_gbps; }, 0, 1e6,
         {"GB/s", "chip HBM bandwidth / NeuronCores (trn1/trn2/trn3 architecture pages)", PUB,
@@ -394,11 +401,15 @@ std::vector<KeySpec> build_table() {
     t.push_back(u32("dma.prefetch_depth", [](Params& p) -> auto& { return p.dma.prefetch_depth; }, 1, 1024,
                     {"transfers", "modelling choice: the bandwidth guide's aggregate rates need the ~1300 ns start-up overlapped", MOD,
                      "leading transfers of a DMA queue whose semaphore-to-start latency runs while earlier ones move data"}));
-    t.push_back(u32("dma.outstanding", [](Params& p) -> auto& { return p.dma.outstanding; }, 1, 64,
-                    {"transfers", "fit to the trn2 kernel-optimization guide's profiles (tiled 39.89 ms, hoisted 28.20 ms) with "
-                                  "the DMA overview's throughput curve (docs/public-timing.md §1.9)", MI,
-                     "DMA shares in flight on one engine: a share's fixed cost and descriptor minimum run while the shares "
-                     "ahead of it move data (one share's data at a time; a queue's shares in order; 1 = no overlap)"}));
+    t.push_back(u32(
+        "dma.outstanding", [](Params & p) -> auto& { return p.dma.outstanding; }, 1, 64,
+        {"transfers",
+         "fit to the trn2 kernel-optimization guide's profiles (tiled 39.89 ms, hoisted 28.20 ms) with "
+         "the DMA overview's throughput curve (docs/public-timing.md §1.9)",
+         MI,
+         "DMA shares in flight on one engine: a share's fixed cost and descriptor minimum run while the "
+         "shares "
+         "ahead of it move data (one share's data at a time; a queue's shares in order; 1 = no overlap)"}));
     t.push_back(f64("dma.hwdge_ns", [](Params& p) -> auto& { return p.dma.hwdge_ns; }, 0, 1e6,
                     {"ns", "trn2 arch guide, Descriptor Generation Engine (DGE); DGE reference, hwdge (\"approximately 600 ns\")", PUB,
                      "one hardware-DGE DMA instruction: occupies its DGE block (the issuing engine's compute pipeline continues)"}));
@@ -587,15 +598,22 @@ std::vector<KeySpec> build_table() {
     t.push_back(boolean("timing.dve_perf_modes", [](Params& p) -> auto& { return p.timing.dve_perf_modes; },
                         {"", "trn2 arch guide, Vector Engine Performance Mode (NC-v3+)", PUB,
                          "VectorE 4x/2x modes for bf16/fp16 tensor_copy/tensor_scalar, 2x tensor_tensor, bf16 tensor_reduce N/2"}));
-    t.push_back(boolean("timing.dve_bf16_fast", [](Params& p) -> auto& { return p.timing.dve_bf16_fast; },
-                        {"", "nki.isa Estimated instruction cost, Neuron SDK 2.20.0 (NKI on Trn1/Inf2): tensor_reduce, tensor_tensor", PUB,
-                         "bf16 tensor_reduce in N/2 and bf16 SBUF tensor_tensor in N VectorE cycles without the performance mode "
+    t.push_back(boolean("timing.dve_bf16_fast", [](Params & p) -> auto& { return p.timing.dve_bf16_fast; },
+                        {"",
+                         "nki.isa Estimated instruction cost, Neuron SDK 2.20.0 (NKI on Trn1/Inf2): "
+                         "tensor_reduce, tensor_tensor",
+                         PUB,
+                         "bf16 tensor_reduce in N/2 and bf16 SBUF tensor_tensor in N VectorE cycles without "
+                         "the performance mode "
                          "(false: only with timing.dve_perf_modes)"}));
-    t.push_back(boolean("timing.shared_ports_until_signal",
-                        [](Params& p) -> auto& { return p.timing.shared_ports_until_signal; },
-                        {"", "trn1/inf2 arch guide (\"must be serialized ... enforced by Neuron Compiler\": whole instructions)", MI,
-                         "NC-v2's shared SBUF/PSUM ports are held until an instruction's writes and signal are complete "
-                         "(false: until its reads retire)"}));
+    t.push_back(boolean(
+        "timing.shared_ports_until_signal",
+        [](Params & p) -> auto& { return p.timing.shared_ports_until_signal; },
+        {"",
+         "trn1/inf2 arch guide (\"must be serialized ... enforced by Neuron Compiler\": whole instructions)",
+         MI,
+         "NC-v2's shared SBUF/PSUM ports are held until an instruction's writes and signal are complete "
+         "(false: until its reads retire)"}));
     t.push_back(boolean("timing.act_perf_mode", [](Params& p) -> auto& { return p.timing.act_perf_mode; },
                         {"", "trn3 arch guide, ScalarE Performance mode (NC-v4)", PUB,
                          "ScalarE 2x for bf16/fp16 tensor_scalar and tensor_copy"}));

@@ -19,7 +19,8 @@ ArrSeq::ArrSeq(Kernel& kernel, Semaphores& sems, const Params& p, const EngineTi
     const double ramp_cycles = p.pe.ramp_ns * p.pe.clock_ghz;
     ramp_slope_ = ramp_cycles > 0 ? (1 - ramp_start_) / ramp_cycles : 0;
     if (ramp_slope_ <= 0) ramp_start_ = 1;
-    ramp_gap_ = static_cast<Cycle>(std::ceil((1 - p.pe.ramp_reengage) * p.pe.ramp_window_ns * p.pe.clock_ghz - 1e-9));
+    ramp_gap_ =
+        static_cast<Cycle>(std::ceil((1 - p.pe.ramp_reengage) * p.pe.ramp_window_ns * p.pe.clock_ghz - 1e-9));
     for (std::uint32_t i = 0; i < kStage1Clients; ++i) {
         const auto c = kernel.client_index("pe_client_" + std::to_string(i));
         if (!c) throw std::invalid_argument("arr_seq: the kernel has no client pe_client_" + std::to_string(i));
@@ -208,11 +209,12 @@ Cycle ArrSeq::throttled(std::uint32_t ii, Cycle now) {
     if (rate < 1) {
         // Work done over t cycles at a rate growing from `rate` by ramp_slope_ per cycle, capped
         // at 1 once the ramp is over.
-        const double left = (1 - rate) / ramp_slope_;           // cycles to full rate
+        const double left = (1 - rate) / ramp_slope_;  // cycles to full rate
         const double in_ramp = rate * left + ramp_slope_ * left * left / 2;
         const double work = static_cast<double>(ii);
-        const double d = work >= in_ramp ? left + (work - in_ramp)
-                                          : (std::sqrt(rate * rate + 2 * ramp_slope_ * work) - rate) / ramp_slope_;
+        const double d = work >= in_ramp
+                             ? left + (work - in_ramp)
+                             : (std::sqrt(rate * rate + 2 * ramp_slope_ * work) - rate) / ramp_slope_;
         t = std::max<Cycle>(ii, static_cast<Cycle>(std::ceil(d - 1e-9)));
     }
     ramp_busy_until_ = std::max(ramp_busy_until_, now + t);
@@ -223,7 +225,8 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
     ArrSeqInstr i = in;
     // The stationary latched on the tile (its first block; an LdWeights loads all its blocks).
     i.stationary_cols = loaded_cols_[static_cast<std::size_t>(__builtin_ctzll(blocks))];
-    const std::uint32_t ii = static_cast<std::uint32_t>(ramp_start_ < 1 ? throttled(matmul_ii(i), now) : matmul_ii(i));
+    const std::uint32_t ii =
+        static_cast<std::uint32_t>(ramp_start_ < 1 ? throttled(matmul_ii(i), now) : matmul_ii(i));
     const std::size_t slot = static_cast<std::size_t>(__builtin_ctzll(~streams_active_));
     streams_active_ |= std::uint64_t{1} << slot;
     Stream& st = streams_[slot];

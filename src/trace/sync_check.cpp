@@ -59,11 +59,12 @@ void SyncCheck::add(const Record& rec, std::vector<TraceError>& out, bool valid)
     const std::uint32_t u = unit_of(rec);
     if (u == kMaxUnits) {
         stopped_ = true;
-        out.push_back(TraceError{file_, rec.line, "queue",
-                                 "more than " + num(kMaxUnits) + " queues (engines, DMA queues, Q7 cores): the " +
-                                     "semaphore and race check follows at most that many and stops here, so the " +
-                                     "records from this line on are not checked for deadlocks and races",
-                                 "limits, docs/trace-format.md"});
+        out.push_back(
+            TraceError{file_, rec.line, "queue",
+                       "more than " + num(kMaxUnits) + " queues (engines, DMA queues, Q7 cores): the " +
+                           "semaphore and race check follows at most that many and stops here, so the " +
+                           "records from this line on are not checked for deadlocks and races",
+                       "limits, docs/trace-format.md"});
         return;
     }
     Instr in;
@@ -150,7 +151,8 @@ void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError
 // kKeptSignals, or fewer when every semaphore keeping that many clocks of this many units would
 // pass kKeptClockEntries; at least one (the latest).
 std::size_t SyncCheck::kept_signals() const {
-    const std::size_t per_signal = std::max<std::size_t>(1, units_.size()) * std::max<std::size_t>(1, semaphores_);
+    const std::size_t per_signal =
+        std::max<std::size_t>(1, units_.size()) * std::max<std::size_t>(1, semaphores_);
     return std::clamp<std::size_t>(kKeptClockEntries / per_signal, 1, kKeptSignals);
 }
 

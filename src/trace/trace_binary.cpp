@@ -125,7 +125,8 @@ std::string quoted_bytes(std::string_view s) {
 }  // namespace
 
 void checksum_add(std::uint64_t& sum, const unsigned char* p, std::size_t n) {
-    for (std::size_t i = 0; i + 8 <= n; i += 8) sum = std::rotl((sum ^ get<std::uint64_t>(p + i)) * 0x9e3779b97f4a7c15ULL, 29);
+    for (std::size_t i = 0; i + 8 <= n; i += 8)
+        sum = std::rotl((sum ^ get<std::uint64_t>(p + i)) * 0x9e3779b97f4a7c15ULL, 29);
 }
 
 void write_binary_header(std::ostream& out, std::uint64_t& sum, const TraceHeader& h) {

@@ -447,8 +447,9 @@ struct TraceReader::Impl {
             return ReadStatus::error;
         };
         if (!h.end_record)  // a file of before the end record; one that has it lost the header's bit
-            return end.seen ? fail("an end record in a file whose header says it has none (header byte 48 "
-                                   "changed?)")
+            return end.seen ? fail(
+                                  "an end record in a file whose header says it has none (header byte 48 "
+                                  "changed?)")
                             : ReadStatus::end;
         if (!end.seen && last_error) return ReadStatus::end;  // the truncated record said so
         if (!end.seen)
@@ -461,8 +462,9 @@ struct TraceReader::Impl {
                         std::to_string(records));
         if (!h.checksum && end.checksum != 0) return fail("unused bytes of the end record are not zero");
         if (h.checksum && end.checksum != checksum && !errors)
-            return fail("the checksum in the end record does not match the bytes before it: the file changed "
-                        "after it was written (a flipped bit, an edit); its records cannot be trusted");
+            return fail(
+                "the checksum in the end record does not match the bytes before it: the file changed "
+                "after it was written (a flipped bit, an edit); its records cannot be trusted");
         return ReadStatus::end;
     }
 
@@ -1204,7 +1206,8 @@ TraceWriter::TraceWriter(std::ostream& out, TraceFormat format, const TraceHeade
     : out_(out), format_(format) {
     if (!header.generation.empty() && !valid_name(header.generation, 31))
         throw TraceFormatError(TraceError{"", 0, "gen", "bad generation name " + quoted(header.generation), ""});
-    if (format_ == TraceFormat::binary) detail::write_binary_header(out_, checksum_, header);
+    if (format_ == TraceFormat::binary)
+        detail::write_binary_header(out_, checksum_, header);
     else out_ << format_header(header) << '\n';
     if (!out_) throw std::runtime_error("cannot write the trace header");
 }

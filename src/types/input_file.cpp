@@ -43,12 +43,16 @@ struct JsonScan {
         if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
             fail("not JSON: a control byte (" + std::to_string(c) + ")");
         if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
             return;
         }
-        if (c == '"') in_string = true;
+        if (c == '"')
+            in_string = true;
         else if (c == '[' || c == '{') {
             if (++depth > kMaxJsonDepth)
                 fail("arrays and objects nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");

@@ -209,10 +209,18 @@ void payload_cases(std::vector<ValidationCase>& v) {
     for (const CurvePoint& c : {CurvePoint{"D17a", 256, 0.107}, CurvePoint{"D17b", 512, 0.215},
                                 CurvePoint{"D17c", 1024, 0.438}, CurvePoint{"D17d", 2048, 0.842}}) {
         const std::string size = c.bytes < 1024 ? num(c.bytes) + " B" : num(c.bytes / 1024) + " KiB";
-        v.push_back({c.id, "DMA", "cayman", "64 loads of 128 partitions x " + size + ": bandwidth / the 4 KiB stream's",
+        v.push_back({c.id,
+                     "DMA",
+                     "cayman",
+                     "64 loads of 128 partitions x " + size + ": bandwidth / the 4 KiB stream's",
                      std::string(kDO) + ", Performance Considerations: throughput curve at " + num(c.bytes) +
                          " free bytes, read off the figure",
-                     c.fraction, "x 4 KiB", 0.10, {stream(c.bytes), stream(4096)}, {}, ratio});
+                     c.fraction,
+                     "x 4 KiB",
+                     0.10,
+                     {stream(c.bytes), stream(4096)},
+                     {},
+                     ratio});
     }
     v.push_back({"D09", "DMA", "cayman", "64 loads of 128 partitions x 4 KiB: bandwidth / the 16 KiB stream's",
                  std::string(kDO) + ", Performance Considerations: \"at 4096 free bytes, we are able to nearly saturate\" "
@@ -387,24 +395,33 @@ void compute_cases(std::vector<ValidationCase>& v) {
     // guide's "roughly 2N" is the two-input rule of thumb (C32: fp32).
     const std::string isa220 = "nki.isa Estimated instruction cost, Neuron SDK 2.20.0 (NKI on Trn1/Inf2)";
     compute_case(v, "C05", "sunda", "dve", "tensor_tensor bf16 N=512, both SBUF, on NC-v2",
-                 isa220 + ", tensor_tensor: N when both inputs are in SBUF, all bfloat16, add/multiply/subtract, contiguous",
+                 isa220 +
+                     ", tensor_tensor: N when both inputs are in SBUF, all bfloat16, add/multiply/subtract, "
+                     "contiguous",
                  512, compute_stream("dve", operands2("bf16", 512) + " isa=tensor_tensor"));
     compute_case(v, "C32", "sunda", "dve", "tensor_tensor fp32 N=512, both SBUF, on NC-v2",
                  "trn1/inf2 arch guide, Vector Engine cost model: \"roughly 2N\" with two input tiles", 1024,
                  compute_stream("dve", operands2("fp32", 512) + " isa=tensor_tensor"));
     compute_case(v, "C33", "sunda", "dve", "tensor_reduce bf16 N=512 (add) on NC-v2",
-                 isa220 + ", tensor_reduce: \"If both input and output data types are bfloat16 and the reduction operator is "
-                          "add or maximum, N/2\"",
+                 isa220 +
+                     ", tensor_reduce: \"If both input and output data types are bfloat16 and the reduction "
+                     "operator is "
+                     "add or maximum, N/2\"",
                  256, compute_stream("dve", operands1("bf16", "bf16", 512) + " isa=tensor_reduce"));
     // iota and memset: N is the output tile's (a record may name a src of another size).
     compute_case(v, "C34", "cayman", "pool", "iota with a 512-element output and a 128-element src",
-                 isa + ", iota: 150 + N, \"N is the number of elements per partition in the output tile\"", 662,
-                 compute_stream("pool", "src=" + ap("int32", sbuf(0, 0x1000), 128) + " dst=" + ap("int32", sbuf(0, 0x20000), 512) +
-                                            " partitions=128 isa=iota"));
+                 isa + ", iota: 150 + N, \"N is the number of elements per partition in the output tile\"",
+                 662,
+                 compute_stream("pool", "src=" + ap("int32", sbuf(0, 0x1000), 128) + " dst=" +
+                                            ap("int32", sbuf(0, 0x20000), 512) + " partitions=128 isa=iota"));
     compute_case(v, "C35", "cayman", "dve", "memset bf16 with a 1024-element output and a 256-element src",
-                 isa + ", memset: N/2 for a zero bf16 fill, \"N is the number of elements per partition in the output tile\"",
-                 512, compute_stream("dve", "src=" + ap("bf16", sbuf(0, 0x1000), 256) + " dst=" + ap("bf16", sbuf(0, 0x20000), 1024) +
-                                            " partitions=128 isa=memset"));
+                 isa +
+                     ", memset: N/2 for a zero bf16 fill, \"N is the number of elements per partition in the "
+                     "output tile\"",
+                 512,
+                 compute_stream("dve", "src=" + ap("bf16", sbuf(0, 0x1000), 256) +
+                                           " dst=" + ap("bf16", sbuf(0, 0x20000), 1024) +
+                                           " partitions=128 isa=memset"));
     compute_case(v, "C06", "cayman", "dve", "tensor_reduce bf16 N=512 (add)", isa + ", tensor_reduce: N/2 for bf16 in/out", 256,
                  compute_stream("dve", operands1("bf16", "bf16", 512) + " isa=tensor_reduce"));
     compute_case(v, "C07", "cayman", "dve", "tensor_reduce fp32 N=512", isa + ", tensor_reduce: N", 512,
@@ -492,28 +509,49 @@ void compute_cases(std::vector<ValidationCase>& v) {
             }
             if (starts.size() < 2 || n[1] == 0) throw std::runtime_error("fewer than two measured pairs");
             std::sort(starts.begin(), starts.end());
-            const double interval = static_cast<double>(starts.back() - starts.front()) / static_cast<double>(starts.size() - 1);
+            const double interval =
+                static_cast<double>(starts.back() - starts.front()) / static_cast<double>(starts.size() - 1);
             return interval / (own[0] / n[0] + own[1] / n[1]);
         };
     };
-    const std::string a2 = "trn1/inf2 arch guide, NeuronCore-v2 engines: \"must be serialized ... enforced by Neuron Compiler\"";
+    const std::string a2 =
+        "trn1/inf2 arch guide, NeuronCore-v2 engines: \"must be serialized ... enforced by Neuron Compiler\"";
     CaseTrace sbuf_pairs, psum_pairs;
     for (int i = 0; i < 16; ++i) {
         sbuf_pairs.add("dve queue=qVec0 " + operands2("fp32", 512) + " isa=tensor_tensor", true);
-        sbuf_pairs.add("pool queue=qPool0 src=" + ap("fp32", sbuf(0, 0x10000), 512) + " src2=" + ap("fp32", sbuf(0, 0x18000), 512) +
+        sbuf_pairs.add("pool queue=qPool0 src=" + ap("fp32", sbuf(0, 0x10000), 512) +
+                           " src2=" + ap("fp32", sbuf(0, 0x18000), 512) +
                            " dst=" + ap("fp32", sbuf(0, 0x28000), 512) + " partitions=128 isa=tensor_tensor",
                        true);
-        psum_pairs.add("dve queue=qVec0 src=" + ap("fp32", psum(0, 0), 512) + " dst=" + ap("fp32", sbuf(0, 0x20000), 512) +
-                           " partitions=128 isa=tensor_copy",
+        psum_pairs.add("dve queue=qVec0 src=" + ap("fp32", psum(0, 0), 512) +
+                           " dst=" + ap("fp32", sbuf(0, 0x20000), 512) + " partitions=128 isa=tensor_copy",
                        true);
-        psum_pairs.add("act queue=qAct0 src=" + ap("fp32", psum(0, 0x800), 512) + " dst=" + ap("fp32", sbuf(0, 0x28000), 512) +
-                           " partitions=128 isa=activation",
+        psum_pairs.add("act queue=qAct0 src=" + ap("fp32", psum(0, 0x800), 512) +
+                           " dst=" + ap("fp32", sbuf(0, 0x28000), 512) + " partitions=128 isa=activation",
                        true);
     }
-    v.push_back({"C36", "compute", "sunda", "16 independent VectorE/GpSimd SBUF pairs: pair interval / both instructions' durations",
-                 a2 + " (SBUF)", 1.0, "x", 0.05, {sbuf_pairs}, {}, serialised("pool")});
-    v.push_back({"C37", "compute", "sunda", "16 independent VectorE/ScalarE PSUM pairs: pair interval / both instructions' durations",
-                 a2 + " (PSUM)", 1.0, "x", 0.05, {psum_pairs}, {}, serialised("act")});
+    v.push_back({"C36",
+                 "compute",
+                 "sunda",
+                 "16 independent VectorE/GpSimd SBUF pairs: pair interval / both instructions' durations",
+                 a2 + " (SBUF)",
+                 1.0,
+                 "x",
+                 0.05,
+                 {sbuf_pairs},
+                 {},
+                 serialised("pool")});
+    v.push_back({"C37",
+                 "compute",
+                 "sunda",
+                 "16 independent VectorE/ScalarE PSUM pairs: pair interval / both instructions' durations",
+                 a2 + " (PSUM)",
+                 1.0,
+                 "x",
+                 0.05,
+                 {psum_pairs},
+                 {},
+                 serialised("act")});
     // Opt #6: three dependent instructions (multiply, add, exp) against one fused activation.
     CaseTrace three, fused;
     for (int i = 0; i < 3; ++i)
@@ -532,8 +570,17 @@ void compute_cases(std::vector<ValidationCase>& v) {
 // ramp (pe.ramp_start = 1; P16 holds the ramp).
 void pe_case(std::vector<ValidationCase>& v, std::string id, std::string gen, std::string what, std::string source,
              double expected, CaseTrace t) {
-    v.push_back({std::move(id), "PE", std::move(gen), std::move(what), std::move(source), expected, "PE cycles", 0.05,
-                 {std::move(t)}, {"pe.ramp_start=1"}, ii_of("arr_seq")});
+    v.push_back({std::move(id),
+                 "PE",
+                 std::move(gen),
+                 std::move(what),
+                 std::move(source),
+                 expected,
+                 "PE cycles",
+                 0.05,
+                 {std::move(t)},
+                 {"pe.ramp_start=1"},
+                 ii_of("arr_seq")});
 }
 
 // Row tiling (nki.isa nc_matmul, Tiling mode): two independent K = 64 matmuls, N = 512, on the
@@ -638,13 +685,23 @@ void pe_cases(std::vector<ValidationCase>& v) {
     CaseTrace burst;
     burst.add(ldweights(128));
     for (int i = 0; i < 16; ++i) burst.add(matmul(512), true);
-    v.push_back({"P16", "PE", "cayman", "16 matmuls bf16 N=512 after an idle array: time lost to the TensorE ramp",
-                 "Neuron Explorer, Understanding throttling: \"starts at roughly 50% ... ramps to full over about the first "
+    v.push_back({"P16",
+                 "PE",
+                 "cayman",
+                 "16 matmuls bf16 N=512 after an idle array: time lost to the TensorE ramp",
+                 "Neuron Explorer, Understanding throttling: \"starts at roughly 50% ... ramps to full over "
+                 "about the first "
                  "~3 microseconds\" (linear: 750 ns)",
-                 750, "ns", 0.05, {burst}, {"pe.ramp_start=0.5"}, [](const Results& r, const Traces& t, const Params& p) {
+                 750,
+                 "ns",
+                 0.05,
+                 {burst},
+                 {"pe.ramp_start=0.5"},
+                 [](const Results& r, const Traces& t, const Params& p) {
                      std::vector<Cycle> starts;
                      for (const InstrEvent& ev : r[0].timeline)
-                         if (ev.engine == 0 && std::binary_search(t[0].marked.begin(), t[0].marked.end(), ev.line))
+                         if (ev.engine == 0 &&
+                             std::binary_search(t[0].marked.begin(), t[0].marked.end(), ev.line))
                              starts.push_back(ev.start);
                      if (starts.size() != 16) throw std::runtime_error("measured instruction count differs");
                      std::sort(starts.begin(), starts.end());

@@ -233,8 +233,8 @@ struct EngineTiming {
     // public: NC-v3+ VectorE performance modes (2x/4x for bf16/fp16 SBUF operands) and the
     // NC-v4 ScalarE 2x mode for tensor_scalar/tensor_copy.
     bool dve_perf_modes = true;
-    bool dve_bf16_fast = true;                 // bf16 tensor_tensor (N) / tensor_reduce (N/2) without performance mode
-    bool shared_ports_until_signal = true;     // NC-v2 exclusivity held until the writes and signal complete
+    bool dve_bf16_fast = true;  // bf16 tensor_tensor (N) / tensor_reduce (N/2) without performance mode
+    bool shared_ports_until_signal = true;  // NC-v2 exclusivity held until the writes and signal complete
     bool act_perf_mode = false;
     // public: a two-input op streams both inputs: max(64, 2N) (stated for DVE; INFERRED for
     // two-input ACT/POOL ops).

@@ -179,7 +179,7 @@ private:
         // semaphore block_sem to reach block_value (one of its waits; the first unmet one).
         std::uint16_t block_sem = 0;
         std::uint32_t block_value = 0;
-        Cycle last_end = 0;       // when this queue's last share on this engine ended (in order)
+        Cycle last_end = 0;  // when this queue's last share on this engine ended (in order)
     };
     void arm(Cycle now);
     bool arm_queue(Queue& q, Cycle now);

@@ -171,7 +171,7 @@ protected:
     // Shared ports (null: the engine takes no part); the instruction in flight holds them.
     SharedPorts* ports_ = nullptr;
     std::uint8_t port_id_ = 0;
-    std::uint8_t held_ports_ = 0;   // the ports the instruction in flight took (SharedPorts::start)
+    std::uint8_t held_ports_ = 0;  // the ports the instruction in flight took (SharedPorts::start)
     // Critical path (critical_path.h): what the instruction in flight waited for last, and the
     // path of this engine's last retired instruction.
     CriticalPath::Point path_from_, path_last_;
@@ -195,7 +195,7 @@ private:
         std::uint64_t line = 0;
         Cycle start = 0, at = 0, retired = 0;
         CriticalPath::Ref path = CriticalPath::kNone;
-        std::uint8_t ports = 0;   // shared ports it holds until then (timing.shared_ports_until_signal)
+        std::uint8_t ports = 0;  // shared ports it holds until then (timing.shared_ports_until_signal)
     };
     std::vector<Deferred> deferred_;
 };
