@@ -258,6 +258,36 @@ TEST(CliNki, O_with_sbt_keeps_the_binary_form) {
         << again.out.substr(0, 400);
 }
 
+// --grid G launches the kernel as kernel[G] from the command line: the same records as the
+// example's own launch of it over 8 row blocks, half as many with half the grid, and a size that
+// is no size refused before anything is traced.
+TEST(CliNki, Grid_launches_the_kernel_as_its_spmd_launch_would) {
+    const std::string dir = fresh("grid");
+    const std::string example = std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/spmd_add.py";
+    const auto traced = [&](const std::string& func, const std::vector<std::string>& extra) {
+        std::vector<std::string> args{"nki", example + "::" + func, "--input", "a=bf16[1000,512]",
+                                      "--input", "b=bf16[1000,512]", "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return sbufsim_process(args, "nki_grid_");
+    };
+    // The records after the mark line (the first), which names nothing of the launch.
+    const auto records = [](const std::string& path) {
+        const std::string text = slurp(path);
+        return text.substr(text.find('\n') + 1);
+    };
+    ASSERT_EQ(traced("spmd_add", {"-o", dir + "/own.trc"}).rc, 0);
+    const CliOut eight = traced("add_exp", {"--grid", "8", "-o", dir + "/g8.trc"});
+    ASSERT_EQ(eight.rc, 0) << eight.err;
+    EXPECT_EQ(records(dir + "/g8.trc"), records(dir + "/own.trc"));
+    ASSERT_EQ(traced("add_exp", {"--grid=4", "-o", dir + "/g4.trc"}).rc, 0);
+    EXPECT_NE(records(dir + "/g4.trc").find("records=23"), std::string::npos) << records(dir + "/g4.trc");
+    EXPECT_NE(records(dir + "/g8.trc").find("records=47"), std::string::npos);
+    const CliOut zero = traced("add_exp", {"--grid", "0", "-o", dir + "/g0.trc"});
+    EXPECT_EQ(zero.rc, 2);
+    EXPECT_NE(zero.err.find("--grid '0': expected one to four positive sizes"), std::string::npos) << zero.err;
+    EXPECT_FALSE(fs::exists(dir + "/g0.trc"));
+}
+
 TEST(CliNki, Help_says_the_kernel_runs_as_python_with_the_users_rights) {
     const CliOut r = sbufsim_process({"nki", "--help"}, "nki_help_");
     EXPECT_EQ(r.rc, 0);

@@ -62,6 +62,9 @@ constexpr const char* kHelp =
     "                             while it is traced; --values-out OUT.npy keeps it\n"
     "  --param NAME=VALUE         a keyword argument (a Python literal), e.g. TILES_IN_BLOCK_M=4\n"
     "  --gen G                    the generation (sunda, cayman, mariana); default cayman\n"
+    "  --grid G0[,G1,...]         launch the kernel as kernel[G0, G1, ...] (SPMD): its instances run on\n"
+    "                             one NeuronCore one after another, nl.program_id(axis) telling each\n"
+    "                             its index (docs/nki.md, SPMD grids)\n"
     "  -o, --output FILE          keep the trace there (default: a temporary file); FILE.sbt keeps the\n"
     "                             binary form\n"
     "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3
@@ -82,7 +85,7 @@ constexpr const char* kHelp =
 
 struct NkiArgs {
     std::string kernel, gen = "cayman", output, python;
-    std::vector<std::string> tracer_args;  // --input/--param/--sweep-param/--values-out, as given
+    std::vector<std::string> tracer_args;  // --input/--param/--sweep-param/--values-out/--grid, as given
     bool sweep = false;                    // --sweep-param given
     std::vector<std::string> run_args;
     bool help = false;
@@ -99,7 +102,8 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             value = key.substr(key.find('=') + 1);
             key = key.substr(0, key.find('='));
         }
-        const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" || key == "--values-out";
+        const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" || key == "--values-out" ||
+                             key == "--grid";
         const bool ours = tracer || key == "--gen" || key == "-o" || key == "--output" || key == "--python" ||
                           key == "--timeout";
         if (key == "--help" || key == "-h") {

@@ -40,6 +40,21 @@ def _pairs(values, what):
     return out
 
 
+def _grid(text):
+    """--grid G0[,G1,...]: the launch kernel[G0, G1, ...] (positive sizes), or None without it."""
+    if text is None:
+        return None
+    try:
+        sizes = tuple(int(t) for t in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or any(s < 1 for s in sizes) or len(sizes) > 4:
+        print(f"sbufsim nki: --grid {text!r}: expected one to four positive sizes, e.g. --grid 4 or --grid 2,4",
+              file=sys.stderr)
+        sys.exit(2)
+    return sizes
+
+
 def _param(text):
     try:
         return ast.literal_eval(text)
@@ -83,9 +98,9 @@ def _not_ours(paths):
 
 def _trace_point(job):
     """One sweep point in a worker process: (trace path, flops, hbm bytes, error or None)."""
-    kernel, inputs, params, generation, path, keep = job
+    kernel, inputs, params, generation, grid, path, keep = job
     try:
-        kt = trace(kernel, inputs, params, generation=generation)
+        kt = trace(kernel, inputs, params, generation=generation, grid=grid)
     except NkiError as e:
         return path, 0, 0, str(e)
     except TypeError as e:
@@ -254,7 +269,7 @@ def _restore(written, backup):
 
 
 def _sweep_points(args, inputs, params, names, points, paths, backup, written):
-    jobs = [(args.kernel, inputs, {**params, **point}, args.gen, path, backup)
+    jobs = [(args.kernel, inputs, {**params, **point}, args.gen, _grid(args.grid), path, backup)
             for point, path in zip(points, paths)]
     workers = min(len(jobs), _jobs(args.run_args) or os.cpu_count() or 1)
     traced = _trace_points(jobs, workers, _timeout(args.run_args))
@@ -322,12 +337,14 @@ def main(argv=None):
     parser.add_argument("--sweep-dir")
     parser.add_argument("--keep-traces", action="store_true")
     parser.add_argument("--gen", default="cayman")
+    parser.add_argument("--grid")
     parser.add_argument("-o", "--output")
     parser.add_argument("--values-out")
     parser.add_argument("--run-args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     inputs = _pairs(args.input, "--input")
     params = {k: _param(v) for k, v in _pairs(args.param, "--param").items()}
+    grid = _grid(args.grid)
     if args.values_out and os.path.exists(args.values_out):
         print(f"sbufsim nki: --values-out {args.values_out}: exists; give a new file (it is not overwritten)",
               file=sys.stderr)
@@ -350,7 +367,7 @@ def main(argv=None):
         print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
         return 2
     try:
-        kt = trace(args.kernel, inputs, params, generation=args.gen)
+        kt = trace(args.kernel, inputs, params, generation=args.gen, grid=grid)
     except NkiError as e:
         print(f"sbufsim nki: {e}", file=sys.stderr)
         return 3
