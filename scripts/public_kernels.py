@@ -144,6 +144,24 @@ CASES = [
 ]
 
 
+def _package_path(exe):
+    """Puts the sbufsim package on sys.path when it is not importable: the build tree's beside
+    --sbufsim's executable, else this source tree's python/ (tracing needs only the standard
+    library). The case processes inherit it through PYTHONPATH."""
+    try:
+        import sbufsim  # noqa: F401
+        return
+    except ImportError:
+        pass
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    candidates = [os.path.join(os.path.dirname(os.path.abspath(exe)), "python")] if exe else []
+    for path in [*candidates, os.path.join(here, "python")]:
+        if os.path.isfile(os.path.join(path, "sbufsim", "__init__.py")):
+            sys.path.insert(0, path)
+            os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [path, os.environ.get("PYTHONPATH")]))
+            return
+
+
 def _find(roots, path):
     for root in roots:
         full = os.path.join(root, path)
@@ -177,10 +195,17 @@ def _case(ctx, c, full, timeout, trace_path=None):
     out = ctx.Queue()
     proc = ctx.Process(target=_run, args=(c, full, out, trace_path))
     proc.start()
+    start = time.monotonic()
     try:
-        return out.get(timeout=timeout)
-    except Exception:  # queue.Empty: it ran out of time (or died)
-        return "failed", timeout, 0, f"no result within {timeout:.0f} s" if proc.is_alive() else "the process died"
+        while True:  # a second at a time: a process that died is reported at once, not at the timeout
+            try:
+                return out.get(timeout=1)
+            except Exception:  # queue.Empty
+                waited = time.monotonic() - start
+                if not proc.is_alive():
+                    return "failed", waited, 0, f"the process died (exit status {proc.exitcode})"
+                if waited >= timeout:
+                    return "failed", waited, 0, f"no result within {timeout:.0f} s"
     finally:
         if proc.is_alive():
             proc.kill()
@@ -212,6 +237,7 @@ def main():
     parser.add_argument("--sbufsim", metavar="EXE", help="check each trace with `EXE check` and replay it with "
                         "`EXE run` (its cycles and the check's findings are printed after the record count)")
     args = parser.parse_args()
+    _package_path(args.sbufsim)
     cases = [c for c in CASES if not args.only or args.only in c["name"]]
     ctx = multiprocessing.get_context("spawn")
     traced = 0
