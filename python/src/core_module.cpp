@@ -210,19 +210,27 @@ std::tuple<std::string, std::string, std::vector<std::string>> run_trace(const R
         opt.probe = probe.get();
     }
     // The waveform file gets the command line's checks before the work (never an input, never a
-    // file of another kind, complete or absent); SystemC writes the temporary, commit() renames it.
+    // file of another kind, complete or absent). SystemC's VCD writer checks none of its writes, so
+    // it writes a FIFO whose bytes FifoCopy passes through the checked output (a device in place, a
+    // full disk an error); commit() renames the temporary into place.
     std::unique_ptr<OutputFile> vcd;
+    std::unique_ptr<FifoCopy> waveform;
     RunRequest run = r;
     if (!r.vcd.empty()) {
         std::vector<std::string> inputs = r.config.user_files;
         if (!r.trace_path.empty()) inputs.push_back(r.trace_path);
         vcd = std::make_unique<OutputFile>(r.vcd, cli::vcd_output_policy("vcd file", r.force, inputs));
-        run.vcd = vcd->write_path();
+        waveform = std::make_unique<FifoCopy>(*vcd, "waveform.vcd");
+        run.vcd = waveform->path();
     }
     RunReport rep;
     rep.info.scheduler = r.scheduler;
     rep.result = replay_with(run, cfg, *reader, opt);
-    if (vcd) vcd->commit();
+    if (vcd) {
+        waveform->finish();
+        vcd->check();
+        vcd->commit();
+    }
     if (probe && probe->overflowed())
         throw std::invalid_argument("window_stats=" + std::to_string(r.window_stats) + ": more than " +
                                     std::to_string(kMaxActiveBins) +

@@ -1,6 +1,9 @@
 """run(): the command line's statistics, either scheduler, the GIL released, the errors of the
 command line."""
 
+import os
+import re
+import stat
 import threading
 import warnings
 import time
@@ -178,6 +181,34 @@ def test_a_vcd_never_replaces_an_input_a_foreign_file_or_a_directory(traces, tmp
     assert vcd.read_text().startswith("$comment\nwritten by sbufsim run --vcd")
     sbufsim.run(trace, vcd=vcd)
     assert "$enddefinitions" in vcd.read_text()
+
+
+def test_a_vcd_onto_a_device_is_written_in_place_and_every_write_checked(traces, tmp_path):
+    # A full disk (the "full" device, as /dev/full) is an error with the OS reason, never a
+    # silently truncated waveform; the device stays a device. A named pipe gets the very bytes a
+    # regular file does.
+    full = tmp_path / "full"
+    try:
+        os.mknod(full, stat.S_IFCHR | 0o600, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    trace = traces("act_vs_matmul_collide.trc")
+    with pytest.raises(sbufsim.OutputError, match="No space left on device"):
+        sbufsim.run(trace, vcd=full)
+    assert stat.S_ISCHR(os.stat(full).st_mode)
+    regular = tmp_path / "w.vcd"
+    sbufsim.run(trace, vcd=regular)
+    fifo = tmp_path / "pipe.vcd"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    sbufsim.run(trace, vcd=fifo)
+    reader.join(timeout=60)
+    undated = lambda b: re.sub(rb"\$date\n[^$]*\$end", b"", b)  # SystemC stamps the second it wrote
+    assert got and undated(got[0]) == undated(regular.read_bytes())
+    assert len(got[0]) > 100_000
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
 def test_an_invalid_trace_raises_the_command_lines_message(tmp_path, cli):
