@@ -26,6 +26,14 @@ namespace {
 using namespace sbufsim::test;
 namespace fs = std::filesystem;
 
+// A build without the Python module (the sanitizer build) has no package beside the executable:
+// the tracer then runs from the source tree's python/ (tracing needs only the standard library).
+const bool kPackageFound = [] {
+    const fs::path beside = fs::path(SBUFSIM_BINARY).parent_path() / "python" / "sbufsim" / "nki";
+    if (!fs::exists(beside)) ::setenv("SBUFSIM_PYTHONPATH", SBUFSIM_SOURCE_DIR "/python", 0);
+    return true;
+}();
+
 // A fresh folder of its own for one test.
 std::string fresh(const std::string& name) {
     const std::string dir = temp("nki_" + name);
