@@ -273,8 +273,8 @@ TEST(CliNki, Grid_launches_the_kernel_as_its_spmd_launch_would) {
     const std::string dir = fresh("grid");
     const std::string example = std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/spmd_add.py";
     const auto traced = [&](const std::string& func, const std::vector<std::string>& extra) {
-        std::vector<std::string> args{"nki", example + "::" + func, "--input", "a=bf16[1000,512]",
-                                      "--input", "b=bf16[1000,512]", "--quiet"};
+        std::vector<std::string> args{"nki",     example + "::" + func, "--input", "a=bf16[1000,512]",
+                                      "--input", "b=bf16[1000,512]",    "--quiet"};
         args.insert(args.end(), extra.begin(), extra.end());
         return sbufsim_process(args, "nki_grid_");
     };
@@ -292,7 +292,8 @@ TEST(CliNki, Grid_launches_the_kernel_as_its_spmd_launch_would) {
     EXPECT_NE(records(dir + "/g8.trc").find("records=47"), std::string::npos);
     const CliOut zero = traced("add_exp", {"--grid", "0", "-o", dir + "/g0.trc"});
     EXPECT_EQ(zero.rc, 2);
-    EXPECT_NE(zero.err.find("--grid '0': expected one to four positive sizes"), std::string::npos) << zero.err;
+    EXPECT_NE(zero.err.find("--grid '0': expected one to four positive sizes"), std::string::npos)
+        << zero.err;
     EXPECT_FALSE(fs::exists(dir + "/g0.trc"));
 }
 

@@ -102,8 +102,8 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             value = key.substr(key.find('=') + 1);
             key = key.substr(0, key.find('='));
         }
-        const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" || key == "--values-out" ||
-                             key == "--grid";
+        const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" ||
+                            key == "--values-out" || key == "--grid";
         const bool ours = tracer || key == "--gen" || key == "-o" || key == "--output" || key == "--python" ||
                           key == "--timeout";
         if (key == "--help" || key == "-h") {
