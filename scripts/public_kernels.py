@@ -174,7 +174,7 @@ def _run(c, full, out, trace_path=None):
     """One case in its own process: puts (status, seconds, records, reason) on `out`; the trace is
     written to trace_path when given."""
     from sbufsim import nki
-    from sbufsim.nki._tracer import DTYPES
+    from sbufsim.nki._dtypes import DTYPES
     params = {k: DTYPES[v[1]] if isinstance(v, tuple) and v and v[0] == "nl" else v for k, v in c["params"].items()}
     start = time.monotonic()
     try:

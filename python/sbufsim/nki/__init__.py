@@ -20,8 +20,11 @@ import traceback
 import types
 from contextlib import contextmanager
 
-from . import _ops, _spmd, _values
-from ._tracer import _ALIASES, _PACKAGE_DIR, DTYPES, MX_DTYPES, Clobbered, NkiError, OutOfSpace, dtype_of, module_getattr
+from . import _ops, _spmd, _tracer, _values
+from ._allocator import GEOMETRY
+from ._dtypes import _ALIASES, DTYPES, MX_DTYPES, MX_GENERATIONS, dtype_of
+from ._errors import _PACKAGE_DIR, Clobbered, NkiError, OutOfSpace, module_getattr
+from ._view import View
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
 
@@ -67,12 +70,10 @@ class KernelTrace:
 
         path = os.fspath(path)
         if path.endswith(".sbt"):
-            from .._cli import command
-
             with tempfile.TemporaryDirectory() as tmp:
                 text_path = os.path.join(tmp, "kernel.trc")
                 self.write_scratch(text_path)
-                command("convert", text_path, path, *(["--force"] if force else []))
+                _convert(text_path, path, force)
             return path
         inputs = [self.kernel_file] if self.kernel_file else []
         core.write_trace(path, self.text, "nki", bool(force), inputs)
@@ -86,6 +87,21 @@ class KernelTrace:
 
     def __repr__(self):
         return f"<sbufsim.nki.KernelTrace {self.name}: {len(self.records)} records, {self.flops} flops>"
+
+
+def _convert(text_path, path, force):
+    """`sbufsim convert TEXT_PATH PATH` in this process, its failure the matching sbufsim error
+    (an output it refused or could not write: OutputError). The compiled core directly, not the
+    package's command-line layer, which imports this package (sbufsim.Trace reads KernelTraces)."""
+    from .. import errors
+    from .._native import core
+
+    status, _, err, output_failed = core.cli(["convert", text_path, path, *(["--force"] if force else [])])
+    if status != 0:
+        error = (errors.OutputError if output_failed else errors.for_status(status))(
+            err.strip() or f"sbufsim convert {text_path} {path}: exit status {status}")
+        error.exit_status = status
+        raise error
 
 
 def _input_dtype(name, spec):
@@ -311,7 +327,7 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
     ({name: 'bf16[4096,2048]'}, in the function's argument order) and keyword params; with
     grid=(g0, ...) as the launch kernel[g0, ...](...) (its instances one after another, _spmd.py).
     Raises NkiError with the kernel's file:line for what the front-end cannot model."""
-    if _ops._current is not None:
+    if _tracer._current is not None:
         raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
     if isinstance(kernel, os.PathLike):
         kernel = os.fspath(kernel)
@@ -363,7 +379,6 @@ def _placement(kernel, inputs, params, generation, grid, single, extra, caps):
     limits measures them, with two buffers for loop tiles where they fit, else with the loop tiles
     that had to give up their second buffer single-buffered."""
     from . import liveness
-    from ._tracer import GEOMETRY
     _, sbuf_size, _, _, psum_banks = GEOMETRY[generation]
     memories = liveness.memories(sbuf_size, psum_banks)
     for tried in (frozenset(), frozenset(single)):
@@ -386,8 +401,8 @@ def _placement(kernel, inputs, params, generation, grid, single, extra, caps):
 
 def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None, placement=None,
                 measure=False):
-    tracer = _ops.Tracer(generation, single, extra, caps, placement, measure)
-    _ops._current = tracer
+    tracer = _tracer.Tracer(generation, single, extra, caps, placement, measure)
+    _tracer._current = tracer
     try:
         with _shim(), _kernel_folder(kernel.rpartition("::")[0] if isinstance(kernel, str) else None):
             if isinstance(kernel, str):
@@ -407,7 +422,7 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
             if tracer.values:
                 _values.need_numpy()
             for arg, (dtype, shape, values) in parsed.items():
-                if dtype.name in MX_DTYPES and tracer.generation not in _ops.MX_GENERATIONS:
+                if dtype.name in MX_DTYPES and tracer.generation not in MX_GENERATIONS:
                     raise NkiError(f"input {arg}: {dtype.trace_name} is an MX quad type of NeuronCore-v4; "
                                    f"{tracer.generation} has none (trace with --gen mariana)")
                 args[arg] = tracer.new_tensor(shape, dtype, "hbm", name=arg)
@@ -426,9 +441,9 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
                     value.materialise()
             outputs = None
             if tracer.values:
-                outputs = [_values.get(_ops.value(v)) for v in returned if isinstance(v, (_ops.View, _ops.Pending))]
+                outputs = [_values.get(_ops.value(v)) for v in returned if isinstance(v, (View, _ops.Pending))]
     finally:
-        _ops._current = None
+        _tracer._current = None
     if measure:
         return tracer
     return KernelTrace(tracer, name, outputs, kernel_file)

@@ -6,7 +6,11 @@ like any other: its free pairs become the record's access pattern."""
 
 from math import prod
 
-from ._tracer import View, dtype_of, fail
+from ._dtypes import dtype_of
+from ._errors import fail
+from ._indices import Arange, IndexExpr
+from ._tracer import tracer
+from ._view import View
 
 
 class PatternView(View):
@@ -70,12 +74,11 @@ class PatternView(View):
 
 def ap(view, pattern=None, offset=0, dtype=None, **_):
     """view.ap(...): the storage's elements by an explicit pattern (a whole tensor only)."""
-    from . import _ops
     if pattern is None:
         raise fail(".ap() needs pattern=[[step, count], ...]")
     if any(dim != (0, 1, n, True) for dim, n in zip(view.dims, view.storage.shape)):
         raise fail(f".ap of a slice of {view.storage.name}: apply it to the whole tensor (offset= selects)")
-    if _ops.tracer().values:
+    if tracer().values:
         raise fail("numerical values through .ap() access patterns are not modelled: trace without --input")
     pattern = [(int(step), int(count)) for step, count in pattern]
     if any(count <= 0 or step < 0 for step, count in pattern):
@@ -88,7 +91,6 @@ def indexed(view, key):
     every range is a dimension of the result, ordered by its axis (mgrid's position, or where
     [:, None] puts it), its step the range's factor times the indexed dimension's stride; integers
     and expression constants add to the offset. The result is an access pattern (PatternView)."""
-    from ._tracer import Arange, IndexExpr
     storage = view.storage
     if any(dim != (0, 1, n, True) for dim, n in zip(view.dims, storage.shape)):
         raise fail(f"an index expression of several nl.arange ranges on a slice of {storage.name}: index the whole "
@@ -133,8 +135,6 @@ def _indexed_blocks(view, key):
     ([B, P, F] blocks side by side in each partition): the partition index (a range or an
     integer) gives the partitions, the other dimensions' ranges the free pattern over the
     partition's row (`t[b, i_k, 2 * 128 * j + 128 * i_t + i_m]`)."""
-    from ._ops import tracer
-    from ._tracer import Arange, IndexExpr
     storage = view.storage
     if tracer().values:
         raise fail("numerical values through an index expression on a blocked tile are not modelled")

@@ -2,7 +2,8 @@
 selects tiles and gives a grid again; `.data` is the selected region as a tensor operand.
 A grid is only a view: making or indexing one emits no record."""
 
-from ._tracer import View, fail, not_modelled
+from ._errors import fail, not_modelled
+from ._view import View
 
 
 class TileGrid:

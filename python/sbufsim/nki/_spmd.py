@@ -9,7 +9,8 @@ writes). That is a faithful first model of a launch on a single core; instances 
 import functools
 import itertools
 
-from ._tracer import fail
+from . import _tracer
+from ._errors import fail
 
 
 class _Program:
@@ -27,8 +28,7 @@ driver_call = None
 
 
 def _outside_trace():
-    from . import _ops
-    return driver_call is not None and _ops._current is None
+    return driver_call is not None and _tracer._current is None
 
 
 class NeuronCores(int):

@@ -6,7 +6,7 @@ matmuls accumulate in float32 as PSUM does. numpy is needed only in this mode.""
 
 import math
 
-from ._tracer import NkiError, fail
+from ._errors import NkiError, fail
 
 
 class _Numpy:

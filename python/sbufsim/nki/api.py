@@ -39,16 +39,16 @@ def _kind(obj):
 def rows():
     """(name, kind, summary) for every public name, sorted within each module."""
     from . import _compiler, _typing, isa, language  # noqa: F401 (imported for getattr below)
-    from ._tracer import View
+    from ._view import View
     out = [(f"nki.{name}", "call", text) for name, text in sorted(TOP_LEVEL.items())]
     modules = {"language": language, "isa": isa, "_compiler": _compiler, "_typing": _typing}
     for module_name, prefix in MODULES:
         module = modules[module_name]
         for name in sorted(vars(module)):
             obj = getattr(module, name)
-            if name.startswith("_") or inspect.ismodule(obj) or getattr(obj, "__module__", module.__name__) not in (
-                    module.__name__, "sbufsim.nki._ops", "sbufsim.nki._spmd", "sbufsim.nki._grid",
-                    "sbufsim.nki._compiler", "sbufsim.nki._tracer", "sbufsim.nki.language", "functools"):
+            defined_in = getattr(obj, "__module__", module.__name__) or ""
+            if name.startswith("_") or inspect.ismodule(obj) or not (
+                    defined_in.startswith("sbufsim.nki") or defined_in == "functools"):
                 continue
             if name in ("Buffer", "TileGrid", "DTYPES", "Arange", "ParDim", "BN_STATS_FMAX", "MX_DTYPES", "dtype_of",
                         "fail", "module_getattr", "NeuronCores"):

@@ -29,8 +29,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import _kernel_folder, _ops, _shim, _spmd, trace
-from ._tracer import NkiError
+from . import _kernel_folder, _shim, _spmd, _tracer, trace
+from ._errors import NkiError, fail
 
 _generation = "cayman"
 results = []  # (kernel name, records, cycles, microseconds) of every simulated call, in order
@@ -49,8 +49,7 @@ class Cast:
 
 
 def static_cast(x, dtype):
-    if _ops._current is not None:
-        from ._tracer import fail
+    if _tracer._current is not None:
         raise fail("nl.static_cast converts arrays outside a kernel (a driver's inputs); inside, use "
                    "nl.copy(x, dtype=...)")
     return Cast(x, dtype)
@@ -126,12 +125,12 @@ def simulate(kernel, args, kwargs, values, grid=None):
     """Trace the kernel with the call's arguments and replay it: (outputs or None, microseconds)."""
     func = getattr(kernel, "func", kernel)
     inputs, params = _inputs(func, args, kwargs, values)
-    saved = _ops._current
-    _ops._current = None  # a driver's call: no trace is running
+    saved = _tracer._current
+    _tracer._current = None  # a driver's call: no trace is running
     try:
         kt = trace(func, inputs, params, generation=_generation, grid=grid)
     finally:
-        _ops._current = saved
+        _tracer._current = saved
     path = os.path.join(_scratch(), f"{func.__name__}.trc")
     kt.write_scratch(path)
     done = subprocess.run([_binary(), "run", path, "--json", "-", "--quiet"], capture_output=True, text=True)

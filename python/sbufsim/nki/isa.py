@@ -8,9 +8,10 @@ into a first argument (`nisa.tensor_copy(dst, x)` or dst=). Every instruction he
 
 import functools
 
-from . import _ops, _values
-from ._tracer import MX_DTYPES, dtype_of, fail, module_getattr
+from . import _allocator, _compute, _dma, _dtypes, _grid, _indices, _matmul, _ops, _tracer, _values, _view
 from . import language as _nl
+from ._dtypes import MX_DTYPES, dtype_of
+from ._errors import fail, module_getattr
 
 # engines (engine= argument)
 tensor_engine, vector_engine, scalar_engine, gpsimd_engine, unknown_engine = "pe", "dve", "act", "pool", None
@@ -26,7 +27,7 @@ class dge_mode:
     """nki.isa.dge_mode: how a DMA's descriptors are made (docs/engines.md "DMA triggers")."""
     none, swdge, hwdge, unknown = "none", "swdge", "hwdge", None
 _DEFAULT = {"tensor_copy": "dve", "tensor_tensor": "dve", "tensor_scalar": "dve", "tensor_reduce": "dve",
-            "activation": "act", "iota": "pool", "select": "dve"}
+            "activation": "act", "iota": "pool"}
 
 
 class matmul_perf_mode:
@@ -42,7 +43,7 @@ _FP8 = {"float8_e4m3", "float8_e5m2"}
 
 
 def _is_tile(x):
-    return isinstance(x, (_ops.View, _ops.Pending, _ops.TileGrid))
+    return isinstance(x, (_view.View, _ops.Pending, _grid.TileGrid))
 
 
 def _split_dst(args, kwargs, leading):
@@ -77,16 +78,7 @@ def _engine(name, engine):
     return engine or _DEFAULT[name]
 
 
-def _fn(op):
-    """An op argument (nl.add, np.add, 'add') -> its name for the record's fn field; anything
-    else (a tile or a number where an op belongs: an argument in the wrong place) stops the trace
-    at the kernel's line."""
-    name = op if isinstance(op, str) else getattr(op, "__name__", None)
-    if not isinstance(name, str) or not name.isidentifier():
-        what = "a tile" if isinstance(op, (_ops.View, _ops.Pending)) else repr(op)[:40]
-        raise fail(f"{what} given where an operator belongs (nl.add, np.multiply, 'max', ...); check the order "
-                   "of the arguments")
-    return {"maximum": "max", "minimum": "min"}.get(name, name)
+_fn = _ops.op_name
 
 
 def _perf_opt(perf_mode, stationary, moving):
@@ -100,7 +92,7 @@ def _perf_opt(perf_mode, stationary, moving):
     if mode != "double_row":
         raise fail(f"nc_matmul perf_mode={perf_mode!r}: the public modes are matmul_perf_mode.none and "
                    "matmul_perf_mode.double_row")
-    generation = _ops.tracer().generation
+    generation = _tracer.tracer().generation
     if generation not in _DOUBLE_ROW:
         raise fail(f"nc_matmul perf_mode=double_row: {generation} (NeuronCore-v2) has no matmul performance "
                    "mode (nki.isa nc_matmul); drop perf_mode or trace with --gen cayman / mariana")
@@ -127,7 +119,7 @@ def dma_copy(dst, src, dst_rmw_op=None, priority=None, dge_mode=None, engine=Non
         raise fail(f"dma_copy dst_rmw_op={_fn(dst_rmw_op)}: nki.isa supports only nl.add")
     trigger = {"dge": dge_mode, "issuer": engine, "priority": priority,
                "dst_rmw_op": "add" if dst_rmw_op is not None else None}
-    return _ops.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src),
+    return _dma.dma(_ops.value(dst) if not hasattr(dst, "dims") else dst, _ops.value(src),
                     {k: v for k, v in trigger.items() if v is not None}, mask=mask)
 
 
@@ -145,8 +137,8 @@ def dma_transpose(src, axes=None, dge_mode=None, **_):
 def quantize_mx(src, dst_scale=None, dst=None, **_):
     """Quantize-MX on the Vector Engine (NeuronCore-v4): bf16/fp16 src [P, F] into x4 fp8 dst
     [P, F / 4] and its uint8 scales; four input elements per partition and cycle."""
-    generation = _ops.tracer().generation
-    if generation not in _ops.MX_GENERATIONS:
+    generation = _tracer.tracer().generation
+    if generation not in _dtypes.MX_GENERATIONS:
         raise fail(f"quantize_mx is a NeuronCore-v4 instruction; {generation} has none (trace with --gen mariana)")
     if dst is None or dst_scale is None:
         raise fail("quantize_mx(dst, src, dst_scale): give the x4 data tile and the uint8 scale tile")
@@ -159,9 +151,9 @@ def quantize_mx(src, dst_scale=None, dst=None, **_):
         raise fail(f"quantize_mx: dst_scale is {scale.dtype.name}; MX scales are nl.uint8")
     if out.free_elements * 4 != data.free_elements:
         raise fail(f"quantize_mx of {data.shape} into {out.shape}: each x4 element packs four inputs")
-    if _ops.tracer().values:
+    if _tracer.tracer().values:
         raise fail("numerical values of quantize_mx (x4-packed MX data) are not modelled: trace without --input")
-    _ops.compute_writing("dve", "quantize_mx", [data], [out, scale], "quantize_mx")
+    _compute.compute_writing("dve", "quantize_mx", [data], [out, scale], "quantize_mx")
     return dst
 
 
@@ -181,7 +173,7 @@ def nc_matmul(*args, accumulate=None, **kwargs):
         _ops.assign(dst, result)
         return dst
     if accumulate is False:
-        _ops.tracer().close_psum(dst)
+        _tracer.tracer().close_psum(dst)
     result.accumulate_into(dst)
     return dst
 
@@ -190,16 +182,16 @@ def _nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezer
                is_transpose=False, perf_mode=None, tile_position=(), tile_size=(), **_):
     tile = _tile(tile_position, tile_size, stationary)
     if is_transpose:
-        return _ops.transpose(stationary, tile=tile)
+        return _matmul.transpose(stationary, tile=tile)
     perf_opt = _perf_opt(perf_mode, stationary, moving)
-    if perf_opt and tile and tile[1][1] < _ops.PARTITIONS:
+    if perf_opt and tile and tile[1][1] < _allocator.PARTITIONS:
         raise fail("nc_matmul: double_row cannot be combined with column tiling (nki.isa nc_matmul, Tiling mode)")
     for name, tile_ in (("stationary", stationary), ("moving", moving)):
         if _ops.value(tile_).dtype.name in MX_DTYPES:
             raise fail(f"nc_matmul: the {name} tile is {_ops.value(tile_).dtype.name}, an MX type: use "
                        "nisa.nc_matmul_mx with its scale tiles")
     # A one-zero hint makes an fp32 matmul up to 2x faster (nki.isa nc_matmul); the record carries it.
-    return _ops.matmul(stationary, moving, perf_opt=perf_opt, tile=tile,
+    return _matmul.matmul(stationary, moving, perf_opt=perf_opt, tile=tile,
                        onezero=bool(is_stationary_onezero or is_moving_onezero))
 
 
@@ -208,8 +200,8 @@ def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_p
     """MXFP8/MXFP4 matmul with dequantization (NeuronCore-v4): x4-packed stationary [K, M] and moving
     [K, N] tiles, K = 128 partitions of four values each, with their uint8 scale tiles; the result,
     fp32 or bf16, into the PSUM tile dst (accumulate as nc_matmul's)."""
-    generation = _ops.tracer().generation
-    if generation not in _ops.MX_GENERATIONS:
+    generation = _tracer.tracer().generation
+    if generation not in _dtypes.MX_GENERATIONS:
         raise fail(f"nc_matmul_mx is available only on NeuronCore-v4 and newer; {generation} has none "
                    "(trace with --gen mariana)")
     for name, t in (("stationary", stationary), ("moving", moving)):
@@ -228,13 +220,13 @@ def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_p
     if n > limit:
         raise fail(f"nc_matmul_mx: a moving tile of {n} columns; at most {limit} with a {out.dtype.name} result "
                    "(one PSUM bank)")
-    if tile_size and tile_size[1] != _ops.PARTITIONS:
+    if tile_size and tile_size[1] != _allocator.PARTITIONS:
         raise fail("nc_matmul_mx has only row tiling: tile_size is (rows, 128)")
     tile = _tile(tile_position or (), tile_size or (), stationary)
-    result = _ops.matmul(stationary, moving, tile=tile, dtype=out.dtype,
+    result = _matmul.matmul(stationary, moving, tile=tile, dtype=out.dtype,
                          scales=(_ops.value(stationary_scale), _ops.value(moving_scale)))
     if accumulate is False:
-        _ops.tracer().close_psum(out)
+        _tracer.tracer().close_psum(out)
     result.accumulate_into(out)
     return dst
 
@@ -251,15 +243,15 @@ def _tile(position, size, stationary):
         return None
     if not position or not size or len(position) != 2 or len(size) != 2:
         raise fail(f"nc_matmul tile_position={position!r} tile_size={size!r}: give both, each (row, column)")
-    generation = _ops.tracer().generation
+    generation = _tracer.tracer().generation
     sizes = _TILE_SIZES.get(generation, ())
     for what, start, n in (("row", position[0], size[0]), ("column", position[1], size[1])):
         if n not in sizes:
             raise fail(f"nc_matmul tile_size {what} {n}: {generation} has PE tiles of "
                        f"{', '.join(map(str, sizes)) or 'none (no tiling mode)'}")
-        if start % n or start + n > _ops.PARTITIONS:
+        if start % n or start + n > _allocator.PARTITIONS:
             raise fail(f"nc_matmul tile_position {what} {start}: a multiple of the tile size {n} inside the "
-                       f"{_ops.PARTITIONS} PE {what}s")
+                       f"{_allocator.PARTITIONS} PE {what}s")
     k, m = _ops.value(stationary).shape
     if k > size[0] or m > size[1]:
         raise fail(f"nc_matmul: the stationary {(k, m)} does not fit its PE tile {tuple(size)}")
@@ -271,7 +263,7 @@ def nc_transpose(data, engine=None, mask=None, dst=None, **_):
     """On the PE (as nl.transpose), or one VectorE `transpose` of at most 32 x 32."""
     if dst is not None:
         result = nc_transpose(data, engine=engine)
-        if isinstance(result, _ops.MatmulPending):
+        if isinstance(result, _matmul.MatmulPending):
             _check_transpose_dst(_ops.value(dst), result)
         _ops.assign(_ops.value(dst), result)
         return dst
@@ -279,7 +271,7 @@ def nc_transpose(data, engine=None, mask=None, dst=None, **_):
         return _ops.vector_transpose(data)
     if engine not in (None, tensor_engine):
         raise fail(f"nc_transpose runs on the Tensor or the Vector Engine, not {engine!r}")
-    return _ops.transpose(data)
+    return _matmul.transpose(data)
 
 
 def _check_transpose_dst(dst, result):
@@ -287,8 +279,8 @@ def _check_transpose_dst(dst, result):
     (nki.isa nc_transpose: "The output dst tile must have the same data type as that of data"),
     in fp32 where it is an accumulating matmul (NeuronCore-v2; seed 000 §5.1)."""
     if dst.dtype.name != result.dtype.name:
-        generation = _ops.tracer().generation
-        why = ("the output has the data's dtype (nki.isa nc_transpose)" if generation in _ops.TRANSPOSE_PASSTHROUGH
+        generation = _tracer.tracer().generation
+        why = ("the output has the data's dtype (nki.isa nc_transpose)" if generation in _matmul.TRANSPOSE_PASSTHROUGH
                else f"on {generation} (no transpose mode) a PE transpose is an fp32 matmul into PSUM (seed 000 §5.1)")
         raise fail(f"nc_transpose into a {dst.dtype.name} tile: it writes {result.dtype.name}, as {why}; "
                    "cast with nisa.tensor_copy afterwards")
@@ -298,7 +290,7 @@ def _check_transpose_dst(dst, result):
 def tensor_copy(src, dtype=None, engine=None, mask=None, **_):
     """One `tensor_copy` on VectorE (or engine=); ScalarE's is refused on NeuronCore-v2."""
     engine = _engine("tensor_copy", engine)
-    if engine == scalar_engine and _ops.tracer().generation == "sunda":
+    if engine == scalar_engine and _tracer.tracer().generation == "sunda":
         raise fail("tensor_copy on the Scalar Engine does not exist on NeuronCore-v2 (nki.isa tensor_copy); "
                    "use nisa.activation(op=nl.copy, ...) or the Vector Engine")
     return _ops.unary("copy", src, dtype, engine=engine, isa="tensor_copy")
@@ -329,12 +321,12 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     """(data op0 operand0) op1 operand1; an operand is a number or a [P, 1] tile (one value per
     partition), which the record reads as its second source."""
     fn = _fn(op0) if op1 is None else f"{_fn(op0)}+{_fn(op1)}"
-    vectors = [_ops.value(v) for v in (operand0, operand1) if isinstance(v, (_ops.View, _ops.Pending))]
+    vectors = [_ops.value(v) for v in (operand0, operand1) if isinstance(v, (_view.View, _ops.Pending))]
     data = _ops.value(data)
 
     def values(x, vector=None, vector2=None):  # each operand a number or a [P, 1] tile
         tiles = iter([vector, vector2])
-        first, second = (next(tiles) if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (operand0, operand1))
+        first, second = (next(tiles) if isinstance(v, (_view.View, _ops.Pending)) else v for v in (operand0, operand1))
         first = _ops.free_column(first, x.shape)
         out = _values.binary(_fn(op0))(first, x) if reverse0 else _values.binary(_fn(op0))(x, first)
         if op1 is not None:
@@ -364,13 +356,13 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     """One ScalarE instruction: `activation`, or `activation_reduce` when it also reduces into
     reduce_res or the engine's reduction registers (reduce_cmd other than idle): the reduction is
     part of the instruction, one record writing both."""
-    tiles = [x for x in (bias, scale) if isinstance(x, (_ops.View, _ops.Pending))][:1]
+    tiles = [x for x in (bias, scale) if isinstance(x, (_view.View, _ops.Pending))][:1]
     data = _ops.value(data)
     also = [_ops.value(reduce_res)] if reduce_res is not None else []
     isa = "activation_reduce" if also or reduce_cmd not in (None, "idle") else "activation"
 
     def values(x, tile=None):  # op(x * scale + bias), then the reduction along the free axes
-        bias_v, scale_v = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (bias, scale))
+        bias_v, scale_v = (tile if isinstance(v, (_view.View, _ops.Pending)) else v for v in (bias, scale))
         out = _values.activation(_fn(op))(x * _ops.free_column(scale_v, x.shape) +
                                            _ops.free_column(0.0 if bias_v is None else bias_v, x.shape))
         if not also:
@@ -380,7 +372,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
                         values=values)
     if also:
         if isinstance(pending, _ops.Pending):  # the reduction result is written whether or not the output is used
-            _ops.tracer().must_write(pending)
+            _tracer.tracer().must_write(pending)
     return pending
 
 
@@ -403,12 +395,11 @@ def iota(*args, **kwargs):
 def _iota(expr, dtype, mask=None, **_):
     """One GpSimd `iota` writing the index expression's values over its grid: nl.mgrid's ranges
     (or oriented nl.arange ones) and their integer combinations."""
-    from ._tracer import IndexExpr
     if isinstance(expr, tuple):
         terms, const, shape = list(expr), 0, tuple(a.size for a in expr)
         axes = list(range(len(expr)))
     else:
-        terms, const = (expr.terms, expr.const) if isinstance(expr, IndexExpr) else ([expr], 0)
+        terms, const = (expr.terms, expr.const) if isinstance(expr, _indices.IndexExpr) else ([expr], 0)
         grids = {t.grid for t in terms if t.grid is not None}
         if len(grids) > 1:
             shape = tuple(max(g[d] if d < len(g) else 1 for g in grids) for d in range(max(map(len, grids))))
@@ -420,7 +411,7 @@ def _iota(expr, dtype, mask=None, **_):
             raise fail("nisa.iota of an expression of nl.arange ranges without axes: orient them ([:, None]) or "
                        "use nl.mgrid")
         axes = [t.axis if t.axis is not None else 0 for t in terms]
-    tile = _ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf")
+    tile = _tracer.tracer().new_tensor(shape, dtype_of(dtype), "sbuf")
 
     def grid():
         np = _values.np
@@ -429,7 +420,7 @@ def _iota(expr, dtype, mask=None, **_):
             along = [-1 if d == axis else 1 for d in range(len(shape))]
             out = out + (np.arange(t.size) * t.step + t.start).reshape(along)
         return out
-    _ops.compute("pool", "iota", [], tile, "iota", grid)
+    _compute.compute("pool", "iota", [], tile, "iota", grid)
     return tile
 
 
@@ -448,14 +439,14 @@ def _fill(dst, value, engine=None, mask=None, **_):
 
 
 def _fill_new(shape, value, dtype, engine=None, mask=None, **_):
-    return _fill(_ops.tracer().new_tensor(shape, dtype_of(dtype), "sbuf"), value, engine)
+    return _fill(_tracer.tracer().new_tensor(shape, dtype_of(dtype), "sbuf"), value, engine)
 
 
 @_writes_dst(2, takes_dst=True)
 def tensor_copy_predicated(src, predicate, dst=None, reverse_pred=False, dtype=None, mask=None, **_):
     """Copies src (a tile or a number) into dst where the predicate holds, on VectorE."""
     pred = _ops.value(predicate)
-    srcs = [_ops.value(src)] if isinstance(src, (_ops.View, _ops.Pending)) else []
+    srcs = [_ops.value(src)] if isinstance(src, (_view.View, _ops.Pending)) else []
     shape = pred.shape
     target = dst
 
@@ -470,21 +461,7 @@ def tensor_copy_predicated(src, predicate, dst=None, reverse_pred=False, dtype=N
                      dst=dst, isa="tensor_copy_predicated", values=values)
 
 
-def select(predicate, on_true, on_false, dtype=None, mask=None, **_):
-    """predicate ? on_true : on_false, as the predicated copy of VectorE (`tensor_copy_predicated`)
-    over a destination holding the other side: one record reading the predicate and the one tile side."""
-    tiles = [t for t in (on_true, on_false) if isinstance(t, (_ops.View, _ops.Pending))]
-    if len(tiles) > 1:
-        raise fail("select with a predicate and two tile operands reads three tiles; this model's "
-                   "instructions read at most two (make one side a scalar)")
-    pred = _ops.value(predicate)
-
-    def values(*arrays):
-        tile = arrays[0] if tiles else None
-        yes, no = (tile if isinstance(v, (_ops.View, _ops.Pending)) else v for v in (on_true, on_false))
-        return _values.np.where(arrays[-1] != 0, yes, no)
-    return _ops.lazy(_engine("select", None), "select", [*tiles, pred], pred.shape, dtype,
-                     isa="tensor_copy_predicated", values=values)
+select = _ops.select
 
 
 class reduce_cmd:
@@ -504,7 +481,7 @@ _NC_VERSION = {"sunda": nc_version.gen2, "cayman": nc_version.gen3, "mariana": n
 
 def get_nc_version():
     """The traced generation's NeuronCore version (sunda v2, cayman v3, mariana v4)."""
-    return _NC_VERSION[_ops.tracer().generation]
+    return _NC_VERSION[_tracer.tracer().generation]
 
 
 @_writes_dst(1)
@@ -533,7 +510,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
     pending = _ops.lazy("dve", f"{_fn(op0)}+{_fn(reduce_op)}", [x, *vectors], x.shape, dtype, dst=dst,
                         isa="tensor_scalar_reduce", also_writes=[res], values=values)
     if isinstance(pending, _ops.Pending):  # the reduction result is written whether or not the output is used
-        _ops.tracer().must_write(pending)
+        _tracer.tracer().must_write(pending)
     return pending
 
 
@@ -607,8 +584,8 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **_
     """on_true_tile where the affine predicate of the indices holds, on_false_value elsewhere, on
     GpSimd: one `pool isa=affine_select` record (its start-up, GPSIMD_START, is the nki.isa
     estimate). The predicate is an index expression: its values are not computed."""
-    x = _ops.to_sbuf(_ops.value(on_true_tile))  # GpSimd cannot reach PSUM
-    if _ops.tracer().values:
+    x = _compute.to_sbuf(_ops.value(on_true_tile))  # GpSimd cannot reach PSUM
+    if _tracer.tracer().values:
         raise fail("numerical values of affine_select (its index predicate) are not modelled: trace without --input")
     return _ops.lazy("pool", "affine_select", [x], x.shape, dtype, isa="affine_select")
 

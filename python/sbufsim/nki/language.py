@@ -1,11 +1,14 @@
 """nki.language as traced by sbufsim (docs/nki.md): tensors, loops, loads/stores, matmul and the
 element-wise and reduction ops, each becoming trace records on its engine."""
 
-from . import _ops, _values
+from . import _allocator, _compute, _errors, _matmul, _ops, _spmd, _tracer, _values
 from ._compiler import Buffer
+from ._dtypes import DTYPES, dtype_of
+from ._errors import fail, module_getattr
 from ._grid import TileGrid, tiles
+from ._indices import Arange
 from ._spmd import nc, num_programs, program_id, program_ndim, spmd_dim  # noqa: F401 (nl.* names)
-from ._tracer import DTYPES, Arange, ParDim, dtype_of, fail, module_getattr
+from ._view import ParDim
 
 class _SharedHBM(str):
     """nl.shared_hbm: HBM that every instance of a launch sees (the same tensor in each)."""
@@ -50,8 +53,8 @@ class tile_size:
     """The PE array's tile limits (nki.language.tile_size)."""
     pmax = 128
     psum_fmax = 2048 // 4
-    gemm_stationary_fmax = _ops.STATIONARY_FMAX
-    gemm_moving_fmax = _ops.MOVING_FMAX
+    gemm_stationary_fmax = _matmul.STATIONARY_FMAX
+    gemm_moving_fmax = _matmul.MOVING_FMAX
     bn_stats_fmax = 512  # nki.language.tile_size: the free size bn_stats takes at once
 
 
@@ -62,10 +65,9 @@ def par_dim(n):
 
 def ndarray(shape, dtype, buffer=sbuf, name="", **_):
     """An allocation (no record): on chip, a buffer of its line (docs/nki.md, the allocator)."""
-    make = lambda: _ops.tracer().new_tensor(shape, dtype, str(buffer), name=name or None)
+    make = lambda: _tracer.tracer().new_tensor(shape, dtype, str(buffer), name=name or None)
     if isinstance(buffer, _SharedHBM):  # one tensor for every instance of a launch
-        from ._spmd import shared_tensor
-        return shared_tensor((_ops.kernel_site(), tuple(shape), str(dtype)), make)
+        return _spmd.shared_tensor((_errors.kernel_site(), tuple(shape), str(dtype)), make)
     return make()
 
 
@@ -110,13 +112,13 @@ def zeros_like(a, dtype=None, buffer=None, name=""):
 class _Range:
     def __init__(self, kind, args, call):
         self.kind, self.values = kind, range(*args)
-        if not self.values and _ops._current is not None:
+        if not self.values and _tracer._current is not None:
             # A loop that runs zero times is most often a shape smaller than a tile (M // BM = 0):
             # kept, so that a kernel that traced nothing can say where its work went.
-            _ops._current.note_empty_loop(call, args)
+            _tracer._current.note_empty_loop(call, args)
 
     def __iter__(self):
-        loops = _ops.tracer().loop_kinds
+        loops = _tracer.tracer().loop_kinds
         loops.append(self.kind)
         try:
             yield from self.values
@@ -204,7 +206,6 @@ def store(dst, value, mask=None, **_):
 def load_transpose2d(src, dtype=None, **_):
     """HBM [R, C] loaded into SBUF as [C, R] through a DMA's transpose crossbar (one `dma
     transpose=1` record; R whole 16-row tiles, C at most 128, 2-byte data)."""
-    from . import _ops
     if _ops.value(src).on_chip:
         raise fail("nl.load_transpose2d reads HBM; for an on-chip tile use nisa.dma_transpose or nl.transpose")
     if dtype is not None and dtype_of(dtype) is not _ops.value(src).dtype:
@@ -217,8 +218,7 @@ def load_transpose2d(src, dtype=None, **_):
 
 def where(condition, x, y, dtype=None, mask=None, **_):
     """x where the condition tile holds, else y: as nisa.select, VectorE `tensor_copy_predicated`."""
-    from .isa import select
-    return select(condition, x, y, dtype=dtype)
+    return _ops.select(condition, x, y, dtype=dtype)
 
 
 def shared_constant(constant, dtype=None, **_):
@@ -227,8 +227,8 @@ def shared_constant(constant, dtype=None, **_):
     shape = getattr(constant, "shape", None)
     if shape is None:
         raise fail(f"nl.shared_constant of {type(constant).__name__}: give a numpy array")
-    tensor = _ops.tracer().new_tensor(tuple(shape), dtype_of(dtype if dtype is not None else constant.dtype), "hbm")
-    if _ops.tracer().values:
+    tensor = _tracer.tracer().new_tensor(tuple(shape), dtype_of(dtype if dtype is not None else constant.dtype), "hbm")
+    if _tracer.tracer().values:
         tensor.storage.values[...] = _values.rounded(constant, tensor.dtype)
     return tensor
 
@@ -242,11 +242,10 @@ def static_cast(x, dtype):
 def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **_):
     """nl.loop_reduce: x folded into the tile it is assigned to with op, once per iteration of the
     loops named: a VectorE tensor_tensor reading that tile and x, in place."""
-    from .isa import _fn
     x = _ops.value(x)
-    fn = _fn(op)
+    fn = _ops.op_name(op)
     return _ops.Pending(x.shape, dtype_of(dtype) if dtype is not None else x.dtype, "sbuf",
-                        lambda dst: _ops.elementwise(fn, dst, x, dst=dst), _ops.kernel_site())
+                        lambda dst: _ops.elementwise(fn, dst, x, dst=dst), _errors.kernel_site())
 
 
 # PE
@@ -256,19 +255,19 @@ def matmul(x, y, transpose_x=False, mask=None, **_):
         # x [M, K] is transposed on the PE into PSUM and copied to SBUF (VectorE) first, as the
         # compiler lowers it: the stationary operand must be [K, M]
         x = _ops.value(x)
-        if len(x.shape) != 2 or x.shape[0] > _ops.PARTITIONS or x.shape[1] > _ops.PARTITIONS:
+        if len(x.shape) != 2 or x.shape[0] > _allocator.PARTITIONS or x.shape[1] > _allocator.PARTITIONS:
             raise fail(f"nl.matmul of x {x.shape} without transpose_x: the front-end transposes x in one "
-                       f"{_ops.PARTITIONS} x {_ops.PARTITIONS} PE pass; pass x as [K, M] with transpose_x=True")
-        xt = _ops.value(_ops.transpose(x))
-        staged = _ops.tracer().new_tensor(xt.shape, x.dtype, "sbuf")
+                       f"{_allocator.PARTITIONS} x {_allocator.PARTITIONS} PE pass; pass x as [K, M] with transpose_x=True")
+        xt = _ops.value(_matmul.transpose(x))
+        staged = _tracer.tracer().new_tensor(xt.shape, x.dtype, "sbuf")
         _ops.copy(staged, xt, engine="dve")
         x = staged
-    return _ops.matmul(x, y)
+    return _matmul.matmul(x, y)
 
 
 def transpose(x, dtype=None, mask=None, **_):
     """On the PE: `ldweights` of x and a `matmul transpose=1` against an identity into PSUM."""
-    return _ops.transpose(x)
+    return _matmul.transpose(x)
 
 
 # element-wise: ScalarE `activation` for the functions of its lookup tables, VectorE
@@ -289,7 +288,7 @@ gelu_apprx_tanh, gelu_apprx_sigmoid = (_unary_act(f) for f in ("gelu_apprx_tanh"
 
 def copy(x, dtype=None, mask=None, **_):
     """A copy on ScalarE: `tensor_copy` (NeuronCore-v3+), an `activation` of copy on v2."""
-    return _ops.unary("copy", x, dtype, engine="act", isa=_ops.copy_isa("act"))
+    return _ops.unary("copy", x, dtype, engine="act", isa=_compute.copy_isa("act"))
 
 
 def _binary(fn):

@@ -6,7 +6,8 @@ tile of its line is allocated, so that consecutive iterations keep distinct buff
 overlap. Tiles are then packed first-fit in allocation order, a tile's bytes free once its
 lifetime has ended, and the kernel is traced again with those offsets."""
 
-from ._tracer import ALIGN, PSUM_BANK_BYTES, SCRATCH_BYTES, OutOfSpace
+from ._allocator import ALIGN, PSUM_BANK_BYTES, SCRATCH_BYTES
+from ._errors import OutOfSpace
 
 # A PSUM tensor with block dimensions placed by liveness holds at most this many banks, its blocks
 # sharing them modulo (two: consecutive blocks in distinct banks, as a loop's accumulations overlap)

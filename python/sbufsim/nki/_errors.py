@@ -1,0 +1,95 @@
+"""Where in the kernel the tracer is, and the errors that say so: every error of the front-end
+names the kernel's file:line (the innermost frame outside this package, or the call that made a
+deferred op), and every allocation site is such a line."""
+
+import os
+import sys
+
+from ..errors import InputError
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class NkiError(InputError):
+    """What the front-end cannot model, with the kernel's file:line. An sbufsim.InputError: the
+    kernel is the input (`sbufsim nki` exits 3 for it)."""
+
+
+# While a deferred op is written (a Pending materialised by a later use), errors name the line
+# of the call that made it, not of the use.
+_deferred_sites = []
+
+
+# co_filename -> whether that code is this package's. Every record and allocation asks for its
+# kernel line, walking a handful of frames: abspath per frame was a third of the tracing time.
+_ours = {}
+
+
+def in_package(filename):
+    """Whether code of `filename` (a co_filename) is this package's own."""
+    ours = _ours.get(filename)
+    if ours is None:
+        ours = _ours[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
+    return ours
+
+
+def kernel_site():
+    """(file, line) of the innermost frame outside this package: the kernel's call."""
+    if _deferred_sites:
+        return _deferred_sites[-1]
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if not in_package(code.co_filename):
+            return code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "<kernel>", 0
+
+
+def fail(reason):
+    filename, line = kernel_site()
+    return NkiError(f"{filename}:{line}: {reason}")
+
+
+class OutOfSpace(NkiError):
+    """An allocation that does not fit. `doubled` lists the double-buffered allocation sites of
+    the full buffer, largest first ((bytes per partition, key)): what trace() may single-buffer
+    before it gives up."""
+
+    key = None
+    doubled = ()
+    blocks = ()  # PSUM block tensors' sites holding more than one bank ((banks, key), most first)
+
+
+def out_of_space(reason):
+    filename, line = kernel_site()
+    return OutOfSpace(f"{filename}:{line}: {reason}")
+
+
+class Clobbered(NkiError):
+    """A tile read or written after a newer tile of its allocation site took its buffer: the
+    site needs more buffers than it has (`key`; `buffers`, what it had). trace() traces the kernel
+    again with one more for that site, as the compiler keeps every live tile in a buffer of its own."""
+
+    key = None
+    buffers = 0
+
+
+class NotModelled(NkiError, AttributeError):
+    """A name of the NKI API (or a tensor attribute) the front-end does not model. Also an
+    AttributeError, so hasattr() and getattr(x, name, default) probe it as Python expects."""
+
+
+def not_modelled(what):
+    filename, line = kernel_site()
+    return NotModelled(f"{filename}:{line}: {what} is not modelled by sbufsim's NKI front-end "
+                       "(docs/nki.md lists the calls it supports)")
+
+
+def module_getattr(prefix):
+    """A module's __getattr__ (PEP 562) for the names of the public API it lacks."""
+    def missing(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise not_modelled(f"{prefix}.{name}")
+    return missing

@@ -1,0 +1,384 @@
+"""Tensors and views: a tensor's memory (Storage: HBM, or an SBUF/PSUM slot with a partition
+dimension and its layout), and the View a kernel holds of it (nl.ndarray's whole tensor, a
+slice, a reshape, a broadcast), which gives a record its operand, dtype@addr[steps][sizes]
+(docs/trace-format.md), and its footprint for the hazards."""
+
+from math import prod
+
+from ._allocator import PSUM_BANK_BYTES, Slot
+from ._errors import fail, not_modelled
+from ._indices import Arange, IndexExpr
+
+
+class Operators:
+    """What a tile's operators do: `t[...] = x` (assign), `t += x` (accumulate), `t + x` and the
+    other arithmetic (elementwise), `t.ap(...)` (ap), an index expression of several ranges
+    (indexed). The operations are built on views, so this module does not import them: the
+    operations module fills these in when it is imported (_ops.py)."""
+
+    assign = accumulate = elementwise = ap = indexed = None
+
+
+class ParDim(int):
+    """nl.par_dim(n): marks the partition dimension of an on-chip tensor's shape."""
+
+
+class Storage:
+    """A tensor's memory: HBM (no addresses) or an on-chip slot with a partition dimension."""
+
+    hbm_slot = None  # an HBM tensor's hazard history (Tracer._hbm_slot), shared with its reshapes
+
+    def __init__(self, name, shape, dtype, buffer, pdim, slot=None):
+        self.name, self.shape, self.dtype, self.buffer, self.pdim, self.slot = name, shape, dtype, buffer, pdim, slot
+        self.written = buffer == "hbm"  # an on-chip tile holds nothing until a record (or nl.zeros) writes it
+        self.banks = None
+        key = (shape, dtype, buffer, pdim)
+        layout = _layouts.get(key)
+        if layout is None:
+            layout = _layouts[key] = _layout(shape, dtype, buffer, pdim)
+        # strides is shared by every storage of one layout: read only
+        self.psum_blocks, self.strides, self.bytes_per_partition = layout
+        self.root = self  # the storage that owns the buffer (another view's shape of it: .reshape)
+
+
+# (shape, dtype, buffer, partition dim) -> _layout(): a tile allocated in a loop has the same
+# layout every iteration
+_layouts = {}
+
+
+def _layout(shape, dtype, buffer, pdim):
+    """(psum_blocks, strides {dimension: elements}, bytes per partition) of a storage."""
+    free = [n for d, n in enumerate(shape) if d != pdim]
+    # A PSUM tensor with block dimensions (before the partition dimension) holds one block per
+    # 2 KiB bank (NKI's PSUM tiles: a block's free size is at most one bank), its blocks
+    # placed bank by bank; `banks` (set when it is placed) is how many banks it got.
+    block_bytes = prod(shape[pdim + 1:]) * dtype.size
+    psum_blocks = buffer == "psum" and pdim > 0 and block_bytes <= PSUM_BANK_BYTES
+    strides = {}
+    stride = 1
+    for d in reversed(range(len(shape))):
+        if d == pdim and psum_blocks:
+            stride = PSUM_BANK_BYTES // dtype.size
+        if d != pdim or buffer == "hbm":
+            strides[d] = stride
+            stride *= shape[d]
+    bytes_per_partition = prod(free) * dtype.size if buffer != "hbm" else 0
+    if psum_blocks:
+        bytes_per_partition = prod(shape[:pdim]) * PSUM_BANK_BYTES
+    return psum_blocks, strides, bytes_per_partition
+
+
+class View:
+    """A tensor or a slice of one (nl.ndarray returns the whole tensor as a View). dims: per
+    dimension of the storage (start, step, size, kept)."""
+
+    # Set on a view indexed past its HBM tensor (the error, raised unless a mask keeps it inside);
+    # a class default, so that asking costs no __getattr__ (which builds a NotModelled).
+    overhang = None
+    _explicit = False  # an .ap() access pattern (_ap.PatternView)
+    # (dims, free_pattern(), footprint()) of this view: every record asks for both two or three
+    # times (hazards, their notes, the operand); kept while `dims` is the same list
+    _cached = None
+
+    def __init__(self, storage, dims=None):
+        self.storage = storage
+        self.dims = dims or [(0, 1, n, True) for n in storage.shape]
+        self.on_chip = storage.buffer in ("sbuf", "psum")  # else HBM (asked several times per record)
+
+    def __getattr__(self, name):  # only for attributes the class lacks
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise not_modelled(f"the tensor attribute .{name}")
+
+    # --- shape -------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return tuple([size for (_, _, size, kept) in self.dims if kept])
+
+    @property
+    def dtype(self):
+        return self.storage.dtype
+
+    @property
+    def buffer(self):
+        return self.storage.buffer
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def ap(self, pattern=None, offset=0, dtype=None, **kwargs):
+        """An explicit hardware access pattern over the whole tensor (_ap.py)."""
+        return Operators.ap(self, pattern, offset, dtype, **kwargs)
+
+    def reshape(self, shape):
+        """The whole tensor under another shape of the same elements (no record: the same memory,
+        addressed anew). On chip the partitions stay the first dimension."""
+        shape = tuple(int(n) for n in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+        storage = self.storage
+        if any(dim != (0, 1, n, True) for dim, n in zip(self.dims, storage.shape)):
+            raise fail(f"reshape of a slice of {storage.name}: only a whole tensor is reshaped in this model")
+        if prod(shape) != prod(storage.shape):
+            raise fail(f"reshape of {storage.name} {storage.shape} to {shape}: the element counts differ")
+        if self.on_chip and (storage.pdim != 0 or shape[0] != storage.shape[0]):
+            raise fail(f"reshape of on-chip {storage.name} {storage.shape} to {shape}: the partition dimension "
+                       "must stay first and keep its size")
+        alias = Storage(storage.name, shape, storage.dtype, storage.buffer, 0, storage.slot)
+        alias.root, alias.key, alias.written = storage.root, getattr(storage, "key", None), storage.written
+        if hasattr(storage, "values"):
+            alias.values = storage.values.reshape(shape)
+        if storage.buffer == "hbm":  # hazards of HBM are tracked per tensor: the alias shares them
+            alias.hbm_slot = storage.root.__dict__.setdefault("hbm_slot", Slot("hbm", 0, 0))
+        return View(alias)
+
+    def broadcast_to(self, shape):
+        """A dimension of size 1 read n times: a step-0 dimension of the operand. Along the free
+        axis the engine reads the element repeatedly; across partitions ([1, N] to [P, N]) the
+        operand is the row at the source's partition, its record reading P partitions of the
+        source's buffer (what an engine costs for P partitions; its hazards cover them all)."""
+        shape = tuple(int(n) for n in shape)
+        if len(shape) == len(self.shape) + 1 and shape[:-1] == self.shape and self.on_chip:
+            return self.reshape(self.shape + (1,)).broadcast_to(shape)  # [P] read as [P, N]
+        if len(shape) != len(self.shape) or any(a not in (1, b) for a, b in zip(self.shape, shape)):
+            raise fail(f"broadcast_to of {self.shape} to {shape}: only dimensions of size 1 are broadcast")
+        dims, kept = list(self.dims), [d for d, dim in enumerate(self.dims) if dim[3]]
+        for d, n in zip(kept, shape):
+            start, step, size, _ = dims[d]
+            if size != n:
+                dims[d] = (start, 0, n, True)
+        return View(self.storage, dims)
+
+    @property
+    def partitions(self):
+        return self.dims[self.storage.pdim][2] if self.on_chip else 1
+
+    @property
+    def free_elements(self):
+        return prod([size for d, (_, _, size, _) in enumerate(self.dims) if d != self.storage.pdim])
+
+    @property
+    def bytes_per_partition(self):
+        return self.free_elements * self.dtype.size
+
+    @property
+    def elements(self):
+        return prod([size for (_, _, size, _) in self.dims])
+
+    def __repr__(self):
+        return f"<nki tile {self.storage.name} {self.shape} {self.dtype.name} in {self.buffer}>"
+
+    # --- indexing ----------------------------------------------------------------------------
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        ellipsis = False
+        for k in key:  # (not `in`: an nl.arange compared with == is a mask)
+            if isinstance(k, IndexExpr):
+                return Operators.indexed(self, key)
+            ellipsis = ellipsis or k is Ellipsis
+        kept = [d for d, dim in enumerate(self.dims) if dim[3]]
+        if ellipsis:
+            at = key.index(Ellipsis)
+            key = key[:at] + (slice(None),) * (len(kept) - len(key) + 1) + key[at + 1:]
+        if len(key) > len(kept):
+            raise fail(f"{len(key)} indices for a tile of {len(kept)} dimensions {self.shape}")
+        dims = list(self.dims)
+        overhang = self.overhang
+        for d, index in zip(kept, key):
+            if isinstance(index, Arange) and not self.on_chip:
+                dims[d], why = _range_index(dims[d], index, d, self.storage.name)
+                overhang = overhang or why
+                continue
+            dims[d] = _index(dims[d], index, d, self.storage.name)
+        if self.on_chip and dims[self.storage.pdim][3] and sum([dim[3] for dim in dims]) < 2:
+            # An on-chip tile has a partition and a free dimension: t[:, i] of a [P, N] tile is
+            # [P, 1] (NKI's tiles; the flash-attention reference passes l_buffer[:, i] as (P, 1)).
+            free = [d for d in kept if d > self.storage.pdim and not dims[d][3]]
+            if free:
+                dims[free[-1]] = dims[free[-1]][:3] + (True,)
+        view = View(self.storage, dims)
+        if overhang:
+            view.overhang = overhang
+        return view
+
+    def __setitem__(self, key, value):
+        target = self[key]
+        if isinstance(value, View) and value.storage is target.storage and value.dims == target.dims:
+            return  # `t[i] += x`: Python stores back the view the in-place op already wrote
+        Operators.assign(target, value)
+
+    # --- arithmetic sugar (nki.language semantics) ------------------------------------------
+    def __iadd__(self, other):
+        Operators.accumulate(self, other)
+        return self
+
+    def _binary(self, other, fn, reverse=False):
+        elementwise = Operators.elementwise
+        return elementwise(fn, other, self) if reverse else elementwise(fn, self, other)
+
+    def __add__(self, other):
+        return self._binary(other, "add")
+
+    def __radd__(self, other):
+        return self._binary(other, "add", True)
+
+    def __sub__(self, other):
+        return self._binary(other, "subtract")
+
+    def __mul__(self, other):
+        return self._binary(other, "multiply")
+
+    def __rmul__(self, other):
+        return self._binary(other, "multiply", True)
+
+    def __truediv__(self, other):
+        return self._binary(other, "divide")
+
+    def __rtruediv__(self, other):
+        return self._binary(other, "divide", True)
+
+    def __rsub__(self, other):
+        return self._binary(other, "subtract", True)
+
+    def __neg__(self):
+        return self._binary(-1, "multiply")
+
+    # --- operands ----------------------------------------------------------------------------
+    def partition_start(self):
+        return self.dims[self.storage.pdim][0] if self.on_chip else 0
+
+    def free_pattern(self):
+        """(element offset, [(step, size)] innermost first) of the free dimensions, merged."""
+        storage = self.storage
+        strides = storage.strides
+        skip = storage.pdim if storage.buffer in ("sbuf", "psum") else -1  # on chip: not the partitions
+        offset, dims = 0, []
+        for d, (start, step, size, _) in enumerate(self.dims):
+            if d == skip:
+                continue
+            stride = strides[d]
+            offset += start * stride
+            if size > 1:
+                dims.append((step * stride, size))
+        if storage.psum_blocks and storage.banks:
+            offset = self._wrap_blocks(offset, dims)
+        merged = []
+        for step, size in reversed(dims):
+            if merged and step == merged[-1][0] * merged[-1][1] and merged[-1][0] == 1:
+                merged[-1] = (1, merged[-1][1] * size)
+            else:
+                merged.append((step, size))
+        return offset, merged or [(1, 1)]
+
+    def _wrap_blocks(self, offset, dims):
+        """The offset of a PSUM block tensor's view with its blocks taken modulo its banks; a view
+        spanning blocks that wrap past the last bank is refused."""
+        storage = self.storage
+        bank = PSUM_BANK_BYTES // storage.dtype.size
+        first = offset // bank
+        spanned = prod(size for d, (_, _, size, _) in enumerate(self.dims) if d < storage.pdim)
+        wrapped = first % storage.banks
+        if wrapped + spanned > storage.banks:
+            raise fail(f"PSUM tile {storage.name}: {spanned} blocks from block {first} wrap past the {storage.banks} "
+                       "bank(s) it holds; index fewer blocks at once")
+        return offset - (first - wrapped) * bank
+
+    def _shape_of_access(self):
+        """(free_pattern(), footprint()), computed once per view (per `dims` list)."""
+        cached = self._cached
+        if cached is not None and cached[0] is self.dims:
+            return cached[1], cached[2]
+        offset, pattern = access = self.free_pattern()
+        lo = hi = offset  # the lowest and the highest element reached
+        for step, size in pattern:
+            span = step * (size - 1)
+            if span < 0:
+                lo += span
+            else:
+                hi += span
+        hi += 1
+        p0 = self.partition_start()
+        size = self.dtype.size
+        footprint = p0, p0 + self.partitions, lo * size, hi * size
+        self._cached = (self.dims, access, footprint)
+        return access, footprint
+
+    def footprint(self):
+        """(p0, p1, byte lo, byte hi) bounding the bytes this view touches in its slot."""
+        cached = self._cached
+        if cached is not None and cached[0] is self.dims:
+            return cached[2]
+        return self._shape_of_access()[1]
+
+    def operand(self, allocator):
+        """The profiler's dtype@addr[steps][sizes] (docs/trace-format.md)."""
+        if not self.on_chip:
+            return "hbm"
+        cached = self._cached
+        offset, pattern = cached[1] if cached is not None and cached[0] is self.dims else self._shape_of_access()[0]
+        if len(pattern) > 3:
+            raise fail(f"tile {self.storage.name}{list(self.shape)}: its free dimensions need {len(pattern)} "
+                       "access-pattern dimensions, the ISA has 3; index fewer dimensions at once")
+        addr = allocator.address(self.storage.slot, self.partition_start(), offset * self.dtype.size)
+        steps = ",".join([str(s) for s, _ in pattern])
+        sizes = ",".join([str(n) for _, n in pattern])
+        return f"{self.dtype.trace_name}@0x{addr:x}[{steps}][{sizes}]"
+
+
+def _slice_text(index):
+    return ":".join("" if v is None else str(v) for v in (index.start, index.stop)) + (
+        f":{index.step}" if index.step not in (None, 1) else "")
+
+
+def _range_index(dim, index, d, name):
+    """An nl.arange index of an HBM tensor's dimension: its positions, even past the dimension's
+    end, with the reason (the out-of-range error) when they go past it, else None. A DMA with a
+    mask that keeps only positions inside the tensor moves those; without one the reason stops
+    the trace (_dma.dma)."""
+    start, step, size, _ = dim
+    last = index.start + index.step * (index.size - 1)
+    if index.step > 0 and index.start >= 0 and last >= size:
+        why = (f"{name}: dimension {d} (size {size}): the range {index.start}..{last} reaches past the tensor; index "
+               "within it, or give the load or store a mask= that keeps the range inside")
+        return (start + index.start * step, step * index.step, index.size, True), why
+    return _index(dim, index, d, name), None
+
+
+def _index(dim, index, d, name):
+    start, step, size, _ = dim
+    # the usual indices first, with what the checks below would return for them
+    if type(index) is int and -size <= index < size:
+        return (start + (index % size) * step, step, 1, False)
+    if type(index) is slice and index.step is None:
+        lo = 0 if index.start is None else index.start
+        hi = size if index.stop is None else index.stop
+        if type(lo) is int and type(hi) is int and 0 <= lo < hi <= size:
+            return (start + lo * step, step, hi - lo, True)
+    where = f"{name}: dimension {d} (size {size})"
+    if isinstance(index, Arange):
+        if index.step <= 0:
+            raise fail(f"{where}: an nl.arange index with step {index.step}: only positive steps are modelled")
+        index = slice(index.start, index.start + (index.size - 1) * index.step + 1, index.step)
+    if isinstance(index, slice):
+        # A bound past the dimension is an error, not clamped as Python's slices are: a load or
+        # store of fewer elements than the kernel names would trace another kernel.
+        for bound in (index.start, index.stop):
+            if bound is not None and not -size <= int(bound) <= size:
+                raise fail(f"{where}: the slice [{_slice_text(index)}] reaches {int(bound)}, outside "
+                           f"-{size}..{size}; index within the tensor")
+        lo, hi, by = index.indices(size)
+        if by <= 0:
+            raise fail(f"{where}: only positive slice steps are modelled")
+        count = max(0, (hi - lo + by - 1) // by)
+        if count == 0:
+            raise fail(f"{where}: the slice [{_slice_text(index)}] selects nothing")
+        return (start + lo * step, step * by, count, True)
+    if isinstance(index, int) or hasattr(index, "__index__"):
+        i = int(index)
+        if not -size <= i < size:
+            raise fail(f"{where}: index {i} is outside 0..{size - 1}")
+        return (start + (i % size) * step, step, 1, False)
+    if isinstance(index, View) or type(index).__name__ == "Pending":
+        raise fail(f"{where}: a tile used as an index (a dynamic index: addresses from values the kernel computes) "
+                   "is not modelled")
+    raise fail(f"{where}: index {index!r} is not modelled (integers, slices, nl.arange/mgrid)")
