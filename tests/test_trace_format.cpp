@@ -30,7 +30,7 @@ Record one(const std::string& line) {
         keep.push_back(std::make_unique<std::string>(v));
         v = *keep.back();
     };
-    own(rec.client), own(rec.queue), own(rec.fn);
+    own(rec.client), own(rec.queue), own(rec.fn), own(rec.site);
     return rec;
 }
 
@@ -630,6 +630,17 @@ std::string generated_trace(std::uint32_t seed, int n) {
                      (u(0, 1) ? "rd" : "wr") + " operand=" + operand() + " partitions=" + std::to_string(u(1, 20)) + sems() + "\n";
             break;
         }
+        // Source locations on two records of three, by the record index (the rng stream stays as
+        // it was): a kernel line with loop indices, a line alone, a generator step.
+        if (i % 3 != 2) {
+            t.pop_back();
+            t += (const char*[]){" loc=k.py:12:nl.load[i=", " loc=dir/k.py:7:nisa.nc_matmul",
+                                 " loc=gemm:load_A[m="}[i % 5 % 3];
+            t += i % 5 % 3 == 1
+                     ? ""
+                     : std::to_string(i) + (i % 5 % 3 == 0 ? "]" : ",k=" + std::to_string(i / 3) + "]");
+            t += "\n";
+        }
     }
     return t;
 }
@@ -850,6 +861,80 @@ TEST(TraceErrors, Binary_access_records_over_an_access_record_read_as_the_genera
     for (const std::size_t n : corrupted) EXPECT_GT(n, 100u);
     EXPECT_GT(records, 2000u);
     EXPECT_EQ(errors, corrupted[0] + corrupted[1] + corrupted[2] + 1);  // + the truncated last record
+}
+
+TEST(TraceText, Source_locations_read_split_and_write_back) {
+    const Record a =
+        one("act queue=qAct0 src=bf16@0[1][8] dst=bf16@0x100[1][8] partitions=4 "
+            "loc=kernels/mm.py:42:nl.load[i=3,k=1]");
+    EXPECT_EQ(a.site, "kernels/mm.py:42:nl.load[i,k]");
+    EXPECT_EQ(a.num_indices, 2);
+    EXPECT_EQ(a.indices[0], 3u);
+    EXPECT_EQ(a.indices[1], 1u);
+    EXPECT_EQ(format_location(a), "kernels/mm.py:42:nl.load[i=3,k=1]");
+    EXPECT_TRUE(format_record(a).ends_with(" loc=kernels/mm.py:42:nl.load[i=3,k=1]"));
+    const SiteParts p = split_site(a.site);
+    EXPECT_EQ(p.file, "kernels/mm.py");
+    EXPECT_EQ(p.line, 42u);
+    EXPECT_EQ(p.call, "nl.load");
+    EXPECT_EQ(p.key, "kernels/mm.py:42");
+    EXPECT_EQ(p.index_names, "i,k");
+    const SiteParts g = split_site("gemm:load_A[m,k]");
+    EXPECT_EQ(g.line, 0u);
+    EXPECT_EQ(g.key, "gemm:load_A");
+    // An access record takes one too, on the one-pass path and on the general one (commas).
+    for (const char* line :
+         {"5 pe_client_0 rd 0x0 1 8 loc=t.py:3", "5, pe_client_0, rd, 0x0, 1, 8 loc=t.py:3"}) {
+        const Record r = one(line);
+        EXPECT_EQ(r.site, "t.py:3") << line;
+        EXPECT_EQ(format_record(r), "5 pe_client_0 rd 0x0 1 8 loc=t.py:3");
+    }
+    // Records without one read as before, and the site table interns each site once.
+    std::istringstream in(
+        "sbufsim-trace 1\n0 dma_0 rd 0x0 1 8 loc=a.py:1\n1 dma_0 rd 0x0 1 8\n2 dma_0 rd 0x0 1 8 "
+        "loc=a.py:1\n");
+    TraceReader r(in, "t.trc");
+    Record rec;
+    ASSERT_TRUE(r.next(rec));
+    EXPECT_TRUE(rec.has_site());
+    ASSERT_TRUE(r.next(rec));
+    EXPECT_FALSE(rec.has_site());  // the reused record's location is cleared
+    ASSERT_TRUE(r.next(rec));
+    EXPECT_EQ(r.sites().size(), 1u);
+    // Errors name the field.
+    EXPECT_EQ(error_of("act queue=q src=bf16@0 dst=bf16@0 partitions=1 loc=a.py:1[i]\n").field, "loc");
+    EXPECT_EQ(
+        error_of("act queue=q src=bf16@0 dst=bf16@0 partitions=1 loc=a.py:1[i=1,j=2,k=3,l=4,m=5]\n").field,
+        "loc");
+    EXPECT_EQ(error_of("act queue=q src=bf16@0 dst=bf16@0 partitions=1 loc=a b\n").field, "record");
+    EXPECT_EQ(error_of("act queue=q src=bf16@0 dst=bf16@0 partitions=1 loc=a.py:1 loc=a.py:2\n").field,
+              "loc");
+    EXPECT_EQ(error_of("0 dma_0 rd 0x0 1 8 loc=x\"y\n").field, "loc");
+}
+
+TEST(TraceRoundTrip, Source_locations_cost_one_site_record_each_and_a_location_record_per_record) {
+    const std::string bin = to_binary(
+        "sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8 loc=a.py:1[i=0]\n1 pe_client_0 rd 0x0 1 8 "
+        "loc=a.py:1[i=1]\n");
+    EXPECT_EQ(bin.size(), kBinaryHeaderBytes + kBinaryNameBytes + kBinarySiteBytes +
+                              2 * kBinaryLocationBytes + 2 * kBinaryAccessBytes + kBinaryEndBytes);
+    EXPECT_EQ(to_text(bin),
+              "sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8 loc=a.py:1[i=0]\n1 pe_client_0 rd 0x0 1 8 "
+              "loc=a.py:1[i=1]\n");
+    // The binary form's version is 2; a version 1 file (before locations) still reads.
+    EXPECT_EQ(static_cast<unsigned char>(bin[8]), kBinaryFormatVersion);
+    // A version 1 file as an old writer made it (before the end record: no checksum to redo).
+    std::string v1 = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n");
+    v1.resize(v1.size() - kBinaryEndBytes);
+    v1[8] = 1;
+    v1[48] = 0;
+    EXPECT_EQ(to_text(v1), "sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8\n");
+    // ... and in one, a location record is not a record (an unknown tag).
+    std::string v1_loc = to_binary("sbufsim-trace 1\n0 pe_client_0 rd 0x0 1 8 loc=a.py:1\n");
+    v1_loc.resize(v1_loc.size() - kBinaryEndBytes);
+    v1_loc[8] = 1;
+    v1_loc[48] = 0;
+    EXPECT_NE(binary_error(v1_loc).reason.find("unknown record tag"), std::string::npos);
 }
 
 TEST(TraceRoundTrip, Binary_record_sizes_are_fixed) {

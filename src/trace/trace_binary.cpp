@@ -1,6 +1,8 @@
 // The binary trace form (docs/trace-format.md, "Binary form"): a 64-byte header, then fixed-size
 // little-endian records, each starting with a tag byte:
 //   0x01 name         64 B  defines the next name id (clients, queues, fn), before its first use
+//   0x03 site        256 B  defines the next source-site id, before its first use (version 2)
+//   0x04 location     24 B  the source location of the record that follows (version 2)
 //   0x10 access       24 B
 //   0x21..0x27 instr 160 B  0x20 + RecordKind
 // Names are defined inline rather than in a header table so that both the writer and the reader
@@ -18,6 +20,9 @@ namespace {
 
 constexpr std::uint8_t kTagName = 0x01;
 constexpr std::uint8_t kTagEnd = 0x02;
+constexpr std::uint8_t kTagSite = 0x03;
+constexpr std::uint8_t kTagLocation = 0x04;
+constexpr std::size_t kSiteTextOffset = 8;
 constexpr std::size_t kFlagsByte = 48;
 constexpr std::uint8_t kFlagEndRecord = 0x01;
 constexpr std::uint8_t kFlagChecksum = 0x02;
@@ -132,7 +137,8 @@ void checksum_add(std::uint64_t& sum, const unsigned char* p, std::size_t n) {
 void write_binary_header(std::ostream& out, std::uint64_t& sum, const TraceHeader& h) {
     std::array<unsigned char, kBinaryHeaderBytes> b{};
     std::memcpy(b.data(), kTraceBinaryMagic.data(), kTraceBinaryMagic.size());
-    put<std::uint32_t>(b.data() + 8, h.version);
+    (void)h.version;  // a writer writes its own version: what it can put in the stream
+    put<std::uint32_t>(b.data() + 8, kBinaryFormatVersion);
     put<std::uint32_t>(b.data() + 12, static_cast<std::uint32_t>(kBinaryHeaderBytes));
     std::memcpy(b.data() + 16, h.generation.data(), std::min(h.generation.size(), kGenerationBytes - 1));
     b[kFlagsByte] = kFlagEndRecord | kFlagChecksum;  // TraceWriter::finish() writes both
@@ -155,10 +161,12 @@ bool read_binary_header(ChunkedInput& in, TraceHeader& h, TraceError& err, std::
         return false;
     }
     h.version = get<std::uint32_t>(p + 8);
-    if (h.version != kTraceFormatVersion) {
-        err = TraceError{"", 0, "header", "unsupported binary trace version " + std::to_string(h.version) +
-                                              " (this build reads version " + std::to_string(kTraceFormatVersion) + ")",
-                         std::string(kRule)};
+    if (h.version != 1 && h.version != kBinaryFormatVersion) {
+        err =
+            TraceError{"", 0, "header",
+                       "unsupported binary trace version " + std::to_string(h.version) +
+                           " (this build reads versions 1 and " + std::to_string(kBinaryFormatVersion) + ")",
+                       std::string(kRule)};
         return false;
     }
     if (get<std::uint32_t>(p + 12) != kBinaryHeaderBytes) {
@@ -208,7 +216,41 @@ bool unpack_tile(unsigned char b, std::array<std::uint8_t, 2>& t) {
 
 }  // namespace
 
-void write_binary_record(std::ostream& out, std::uint64_t& sum, NameTable& defined, const Record& r) {
+namespace {
+
+// The location record of `r` (its site defined first when new), before the record itself.
+void write_location(std::ostream& out, std::uint64_t& sum, NameTable& sites, const Record& r) {
+    const std::uint32_t before = sites.size();
+    const auto id = sites.intern(r.site);
+    if (!id)
+        throw TraceFormatError(TraceError{
+            "", r.line, "loc", "more than " + std::to_string(kMaxSites) + " distinct source sites", ""});
+    if (sites.size() != before) {
+        std::uint8_t names = 0;
+        if (!valid_site(r.site, names) || names != r.num_indices)
+            throw TraceFormatError(TraceError{
+                "", r.line, "loc", "bad source site '" + std::string(r.site.substr(0, 64)) + "'", ""});
+        std::array<unsigned char, kBinarySiteBytes> b{};
+        b[0] = kTagSite;
+        put<std::uint16_t>(b.data() + 2, *id);
+        put<std::uint16_t>(b.data() + 4, static_cast<std::uint16_t>(r.site.size()));
+        std::memcpy(b.data() + kSiteTextOffset, r.site.data(), r.site.size());
+        emit(out, sum, b.data(), b.size());
+    }
+    std::array<unsigned char, kBinaryLocationBytes> b{};
+    b[0] = kTagLocation;
+    b[1] = r.num_indices;
+    put<std::uint16_t>(b.data() + 2, *id);
+    for (std::size_t i = 0; i < r.num_indices && i < kMaxSiteIndices; ++i)
+        put<std::uint32_t>(b.data() + 8 + 4 * i, r.indices[i]);
+    emit(out, sum, b.data(), b.size());
+}
+
+}  // namespace
+
+void write_binary_record(std::ostream& out, std::uint64_t& sum, NameTable& defined, NameTable& sites,
+                         const Record& r) {
+    if (r.has_site()) write_location(out, sum, sites, r);
     if (r.kind == RecordKind::access) {
         const std::uint16_t client = name_ref(out, sum, defined, r.client);
         std::array<unsigned char, kBinaryAccessBytes> b{};
@@ -274,6 +316,7 @@ bool take_access(const unsigned char* b, const NameTable& names, Record& rec) {
         get<std::uint16_t>(b + 6) != 0)
         return false;
     rec.kind = RecordKind::access;
+    rec.clear_site();  // an access record read over the last one: a location record comes first
     rec.op = static_cast<Op>(b[1]);
     rec.client_id = client;
     rec.client = names.name(client);
@@ -313,6 +356,42 @@ struct BinaryDecoder {
         if (b[1] > static_cast<unsigned char>(Op::raw)) return fail("op", "bad op " + std::to_string(b[1]));
         if (!name("client", get<std::uint16_t>(b + 2), rec.client, rec.client_id, false)) return false;
         return fail("record", "unused bytes of the access record are not zero");
+    }
+
+    // A site definition (kBinarySiteBytes): the next id, text a reader of `loc=` takes.
+    bool site(const unsigned char* b, NameTable& sites) {
+        const std::size_t len = get<std::uint16_t>(b + 4);
+        const std::uint16_t id = get<std::uint16_t>(b + 2);
+        if (len == 0 || len > kMaxSiteLength) return fail("loc", "bad site length " + std::to_string(len));
+        const std::string_view text(reinterpret_cast<const char*>(b + kSiteTextOffset), len);
+        std::uint8_t indices = 0;
+        if (!valid_site(text, indices))
+            return fail("loc", "bad source site " + quoted_bytes(text.substr(0, 64)));
+        if (b[1] != 0 || !all_zero(b + 6, 2) ||
+            !all_zero(b + kSiteTextOffset + len, kBinarySiteBytes - kSiteTextOffset - len))
+            return fail("loc", "unused bytes of the site record are not zero");
+        if (id != sites.size())
+            return fail("loc", "site id " + std::to_string(id) + " out of order (expected " +
+                                   std::to_string(sites.size()) + ")");
+        if (!sites.append(text))
+            return fail("loc", "more than " + std::to_string(kMaxSites) + " source sites");
+        return true;
+    }
+    // A location record (kBinaryLocationBytes): a defined site and as many index values as it names.
+    bool location(const unsigned char* b, const NameTable& sites) {
+        const std::uint16_t id = get<std::uint16_t>(b + 2);
+        if (id >= sites.size())
+            return fail("loc", "site id " + std::to_string(id) + " used before its site record");
+        std::uint8_t names = 0;
+        valid_site(sites.name(id), names);
+        if (b[1] != names)
+            return fail("loc", "the location has " + std::to_string(b[1]) + " loop indices, its site names " +
+                                   std::to_string(names));
+        bool zero = all_zero(b + 4, 4);
+        for (std::size_t i = b[1]; i < kMaxSiteIndices; ++i)
+            zero = zero && get<std::uint32_t>(b + 8 + 4 * i) == 0;
+        if (!zero) return fail("loc", "unused bytes of the location record are not zero");
+        return true;
     }
 
     bool instruction(const unsigned char* b) {
@@ -414,8 +493,13 @@ bool read_binary_access(ChunkedInput& in, const NameTable& names, Record& rec, s
     return true;
 }
 
-ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
-                              std::uint64_t& ordinal, BinaryEnd& end, std::uint64_t& sum) {
+ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, NameTable& sites, Record& rec,
+                              TraceError& err, std::uint64_t& ordinal, BinaryEnd& end, std::uint64_t& sum,
+                              std::uint32_t version) {
+    // A location record read, for the record that follows (site kNoSite: none).
+    SiteId loc_site = kNoSite;
+    std::uint8_t loc_n = 0;
+    std::array<std::uint32_t, kMaxSiteIndices> loc_indices{};
     for (;;) {
         const auto* head = reinterpret_cast<const unsigned char*>(in.peek(1));
         if (!head) return ReadStatus::end;
@@ -426,6 +510,10 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
         rec.line = ordinal;
         std::size_t size = 0;
         if (*tag == kTagName) size = kBinaryNameBytes;
+        else if (*tag == kTagSite && version >= 2)
+            size = kBinarySiteBytes;
+        else if (*tag == kTagLocation && version >= 2)
+            size = kBinaryLocationBytes;
         else if (*tag == kTagEnd)
             size = kBinaryEndBytes;
         else if (*tag == kTagAccess) size = kBinaryAccessBytes;
@@ -455,6 +543,8 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
                 while (in.peek(1)) in.consume(in.available());  // not records of this trace
                 return ReadStatus::error;
             }
+            if (loc_site != kNoSite)
+                return d.fail("loc", "a location record with no record after it"), ReadStatus::error;
             end = {true, get<std::uint64_t>(b + 8), get<std::uint64_t>(b + 16)};
             return ReadStatus::end;
         }
@@ -478,7 +568,26 @@ ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, T
                 return d.fail("name", "more than " + std::to_string(kMaxNames) + " names"), ReadStatus::error;
             continue;   // name records are not records of the trace
         }
+        if (*tag == kTagSite) {
+            if (!d.site(b, sites)) return ReadStatus::error;
+            continue;
+        }
+        if (*tag == kTagLocation) {
+            if (loc_site != kNoSite) return d.fail("loc", "two location records in a row"), ReadStatus::error;
+            if (!d.location(b, sites)) return ReadStatus::error;
+            loc_site = get<std::uint16_t>(b + 2);
+            loc_n = b[1];
+            for (std::size_t i = 0; i < kMaxSiteIndices; ++i)
+                loc_indices[i] = get<std::uint32_t>(b + 8 + 4 * i);
+            continue;
+        }
         const bool ok = *tag == kTagAccess ? d.access(b) : d.instruction(b);
+        if (ok && loc_site != kNoSite) {
+            rec.site_id = loc_site;
+            rec.site = sites.name(loc_site);
+            rec.num_indices = loc_n;
+            rec.indices = loc_indices;
+        }
         return ok ? ReadStatus::record : ReadStatus::error;
     }
 }

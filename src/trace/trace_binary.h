@@ -28,8 +28,11 @@ struct BinaryEnd {
     std::uint64_t records = 0;   // the count it holds
     std::uint64_t checksum = 0;  // the checksum it holds (0 in a file written without one)
 };
-ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, Record& rec, TraceError& err,
-                              std::uint64_t& ordinal, BinaryEnd& end, std::uint64_t& sum);
+// `sites`: the source sites defined so far (version 2); `version`: the header's (1 refuses the
+// site and location records).
+ReadStatus read_binary_record(ChunkedInput& in, NameTable& names, NameTable& sites, Record& rec,
+                              TraceError& err, std::uint64_t& ordinal, BinaryEnd& end, std::uint64_t& sum,
+                              std::uint32_t version);
 // The common case of read_binary_record, without its dispatch: when the next record is a
 // well-formed access record already in the buffer, decodes it into rec's access fields (all of
 // them but `line`, which becomes the record's ordinal) and returns true. Otherwise false, with
@@ -38,7 +41,8 @@ bool read_binary_access(ChunkedInput& in, const NameTable& names, Record& rec, s
                         std::uint64_t& sum);
 // Writers add the bytes they write to `sum` (start it at kChecksumSeed); the end record holds it.
 void write_binary_header(std::ostream& out, std::uint64_t& sum, const TraceHeader& h);
-void write_binary_record(std::ostream& out, std::uint64_t& sum, NameTable& defined, const Record& rec);
+void write_binary_record(std::ostream& out, std::uint64_t& sum, NameTable& defined, NameTable& sites,
+                         const Record& rec);
 void write_binary_end(std::ostream& out, std::uint64_t sum, std::uint64_t records);
 // The text reader's rules for a decoded instruction record (the binary reader checks what the text
 // syntax enforces): a field its kind does not take is unset, every operand it requires is given,
@@ -46,5 +50,8 @@ void write_binary_end(std::ostream& out, std::uint64_t sum, std::uint64_t record
 bool check_kind_fields(const Record& rec, std::string& field, std::string& reason);
 // A client, queue, fn (max_len kMaxNameLength) or generation (31) name the text form can carry.
 bool valid_trace_name(std::string_view name, std::size_t max_len);
+// A site as a record keeps it (trace.h): what parse_location() interns; `indices` gets the number
+// of loop indices its brackets name. (trace_location.cpp)
+bool valid_site(std::string_view site, std::uint8_t& indices);
 
 }  // namespace sbufsim::detail

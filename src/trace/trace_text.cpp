@@ -137,13 +137,13 @@ bool same_record(const Record& a, const Record& b) {
            a.queue == b.queue && a.src == b.src && a.src2 == b.src2 && a.dst == b.dst && a.fn == b.fn &&
            a.num_active_rows == b.num_active_rows && a.num_active_cols == b.num_active_cols &&
            a.row_grp == b.row_grp && a.col_grp == b.col_grp && a.xbus_sel == b.xbus_sel &&
-           a.acc_flags == b.acc_flags && a.zero_region == b.zero_region && a.perf_opt == b.perf_opt && a.isa == b.isa &&
-           a.rows == b.rows && a.cols == b.cols && a.transpose == b.transpose && a.engine == b.engine &&
-           a.dge == b.dge && a.issuer == b.issuer && a.priority == b.priority && a.dst_rmw_add == b.dst_rmw_add &&
-           a.onezero == b.onezero &&
-           a.tile_position == b.tile_position && a.tile_size == b.tile_size &&
-           a.core == b.core && a.num_waits == b.num_waits && a.waits == b.waits &&
-           a.num_signals == b.num_signals && a.signals == b.signals;
+           a.acc_flags == b.acc_flags && a.zero_region == b.zero_region && a.perf_opt == b.perf_opt &&
+           a.isa == b.isa && a.rows == b.rows && a.cols == b.cols && a.transpose == b.transpose &&
+           a.engine == b.engine && a.dge == b.dge && a.issuer == b.issuer && a.priority == b.priority &&
+           a.dst_rmw_add == b.dst_rmw_add && a.onezero == b.onezero && a.tile_position == b.tile_position &&
+           a.tile_size == b.tile_size && a.core == b.core && a.num_waits == b.num_waits &&
+           a.waits == b.waits && a.num_signals == b.num_signals && a.signals == b.signals &&
+           a.site == b.site && a.num_indices == b.num_indices && a.indices == b.indices;
 }
 
 // ---- errors -------------------------------------------------------------------------------------
@@ -548,7 +548,15 @@ bool TraceReader::Impl::quick_access(std::string_view line, Record& rec) {
         !number(std::numeric_limits<std::uint32_t>::max(), bytes))
         return false;
     while (p < end && field_separator(*p)) ++p;
+    std::string_view loc;
+    if (end - p > 4 && std::memcmp(p, "loc=", 4) == 0) {  // a source location (trace.h)
+        const char* const from = p + 4;
+        while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != '\r') ++p;
+        loc = std::string_view(from, static_cast<std::size_t>(p - from));
+        while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    }
     if (p != end && *p != '#' && !(*p == '\r' && p + 1 == end)) return false;
+    if (!loc.empty() && parse_location(loc, reader->sites_, rec)) return false;  // the general path says why
     const std::string_view client(name, name_len);
     NameId& seen = recent_clients[recent_slot(client)];
     if (seen == kNoName || !same_chars(reader->names_.name(seen), client)) {
@@ -574,12 +582,19 @@ bool TraceReader::Impl::parse_access(std::string_view line, Record& rec) {
         std::replace(access_buf.begin(), access_buf.end(), ',', ' ');
         line = access_buf;
     }
-    std::array<std::string_view, 7> t;
+    std::array<std::string_view, 8> t;
     bool overflow = false;
-    const std::size_t n = tokenize(line, t, overflow);
+    std::size_t n = tokenize(line, t, overflow);
+    // An optional last `loc=` (a source location) is not one of the six.
+    if (!overflow && n == 7 && t[6].starts_with("loc=")) {
+        if (auto why = parse_location(t[6].substr(4), reader->sites_, rec)) return fail("loc", *why);
+        n = 6;
+    }
     if (overflow || n != 6)
-        return fail("record", "an access record has 6 fields (cycle client op address partitions bytes), got " +
-                                  (overflow ? std::string("more") : std::to_string(n)));
+        return fail("record",
+                    "an access record has 6 fields (cycle client op address partitions bytes) and an "
+                    "optional loc=, got " +
+                        (overflow ? std::string("more") : std::to_string(n)));
     rec.kind = RecordKind::access;
     if (!parse_uint(t[0], rec.cycle)) return fail("cycle", width_reason<Cycle>(t[0]));
     if (!intern("client", t[1], rec.client, rec.client_id)) return false;
@@ -727,6 +742,11 @@ bool TraceReader::Impl::parse_instruction(RecordKind kind, const std::array<std:
             return fail("record", "expected key=value, got " + quoted(toks[i]));
         const auto key = toks[i].substr(0, eq);
         const auto value = toks[i].substr(eq + 1);
+        if (key == "loc") {  // any record's source location (trace.h)
+            if (rec.has_site()) return fail("loc", "given twice");
+            if (auto why = parse_location(value, reader->sites_, rec)) return fail("loc", *why);
+            continue;
+        }
         const auto it = std::find_if(kFields.begin(), kFields.end(), [&](const FieldName& f) { return f.name == key; });
         if (it == kFields.end() || !(spec.allowed & it->bit))
             return fail(token_head(key), unknown_field(kind, spec, key));  // the key as written, cut
@@ -861,7 +881,8 @@ ReadStatus TraceReader::read(Record& rec, TraceError& err) {
         rec.clear();
     m.access_left = nullptr;
     if (format_ == TraceFormat::binary) {
-        ReadStatus s = detail::read_binary_record(m.input, names_, rec, err, m.line_no, m.end, m.checksum);
+        ReadStatus s = detail::read_binary_record(m.input, names_, sites_, rec, err, m.line_no, m.end,
+                                                  m.checksum, header_.version);
         if (s == ReadStatus::end) {
             m.done = true;
             s = m.check_end(header_, records_, err);
@@ -1012,6 +1033,17 @@ void key_operand(std::string& out, std::string_view k, const Operand& o) {
 
 }  // namespace
 
+namespace {
+
+// ` loc=SITE[name=value,...]`, last on the line, when the record has a location.
+void append_location(std::string& out, const Record& r) {
+    if (!r.has_site()) return;
+    key(out, "loc");
+    out += format_location(r);
+}
+
+}  // namespace
+
 void format_record(const Record& r, std::string& out) {
     if (r.kind == RecordKind::access) {
         append_dec(out, r.cycle);
@@ -1025,6 +1057,7 @@ void format_record(const Record& r, std::string& out) {
         append_dec(out, r.partitions);
         out += ' ';
         append_dec(out, r.bytes);
+        append_location(out, r);
         return;
     }
     out += to_string(r.kind);
@@ -1115,6 +1148,7 @@ void format_record(const Record& r, std::string& out) {
         }
     }
     for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) key_dec(out, "signal", r.signals[i]);
+    append_location(out, r);
 }
 
 std::string format_record(const Record& rec) {
@@ -1208,7 +1242,11 @@ TraceWriter::TraceWriter(std::ostream& out, TraceFormat format, const TraceHeade
         throw TraceFormatError(TraceError{"", 0, "gen", "bad generation name " + quoted(header.generation), ""});
     if (format_ == TraceFormat::binary)
         detail::write_binary_header(out_, checksum_, header);
-    else out_ << format_header(header) << '\n';
+    else {
+        TraceHeader text = header;  // a binary trace's version is the binary form's
+        text.version = kTraceFormatVersion;
+        out_ << format_header(text) << '\n';
+    }
     if (!out_) throw std::runtime_error("cannot write the trace header");
 }
 
@@ -1218,12 +1256,26 @@ void TraceWriter::write(const Record& rec) {
     for (std::string_view n : {rec.client, rec.queue, rec.fn})
         if (!n.empty() && !valid_name(n))
             throw TraceFormatError(TraceError{"", rec.line, "name", "bad name " + quoted(n) + " for a trace", ""});
+    if (rec.has_site() && format_ == TraceFormat::text) {
+        // A new site: parse it as written, so that a reader takes it back (binary: its site record).
+        const std::uint32_t before = sites_.size();
+        if (!sites_.intern(rec.site))
+            throw TraceFormatError(
+                TraceError{"", rec.line, "loc",
+                           "more than " + std::to_string(kMaxSites) + " distinct source sites", ""});
+        NameTable scratch;
+        Record back;
+        if (sites_.size() != before)
+            if (auto why = parse_location(format_location(rec), scratch, back); why || back.site != rec.site)
+                throw TraceFormatError(
+                    TraceError{"", rec.line, "loc", why.value_or("does not read back as written"), ""});
+    }
     if (rec.kind == RecordKind::access && rec.client.empty())
         throw TraceFormatError(TraceError{"", rec.line, "client", "an access record needs a client", ""});
     if (is_instruction(rec.kind) && rec.queue.empty())
         throw TraceFormatError(TraceError{"", rec.line, "queue", "an instruction record needs a queue", ""});
     if (format_ == TraceFormat::binary) {
-        detail::write_binary_record(out_, checksum_, names_, rec);
+        detail::write_binary_record(out_, checksum_, names_, sites_, rec);
     } else {
         line_.clear();
         format_record(rec, line_);

@@ -40,6 +40,9 @@ namespace sbufsim {
 // ---- format constants ------------------------------------------------------------------------
 
 inline constexpr std::uint32_t kTraceFormatVersion = 1;
+// The binary form's version: 2 added the source-location records (site definitions and
+// locations); a reader takes version 1 files as before, and refuses those records in them.
+inline constexpr std::uint32_t kBinaryFormatVersion = 2;
 inline constexpr std::string_view kTraceTextMagic = "sbufsim-trace";  // first word of a text trace
 // First 8 bytes of a binary trace; no text trace can start with them (0x00 inside).
 inline constexpr std::array<char, 8> kTraceBinaryMagic{'S', 'B', 'U', 'F', 'T', 'R', 'C', '\0'};
@@ -51,6 +54,11 @@ inline constexpr std::string_view kBinaryExtension = ".sbt";
 inline constexpr std::uint32_t kMaxNames = 65535;
 inline constexpr std::size_t kMaxNameLength = 48;   // bytes; fits one binary name record
 inline constexpr std::uint32_t kMaxDims = 3;        // TENSOR3D: up to 3 free dimensions (seed 000 §5)
+// Source locations (`loc=`): sites are interned in a table of their own, like names, and the
+// binary form defines each once (a 256-byte record: at most 248 bytes of text).
+inline constexpr std::uint32_t kMaxSites = 65535;
+inline constexpr std::size_t kMaxSiteLength = 248;
+inline constexpr std::uint32_t kMaxSiteIndices = 4;  // loop indices a location carries
 
 enum class TraceFormat : std::uint8_t { text, binary };
 std::string_view to_string(TraceFormat f);
@@ -83,6 +91,9 @@ std::optional<PerfOpt> parse_perf_opt(std::string_view s);  // case-insensitive,
 // Dense id of an interned name, valid for the reader that produced it.
 using NameId = std::uint16_t;
 inline constexpr NameId kNoName = 0xffff;
+// Dense id of an interned source site (a record's `loc=` without its index values).
+using SiteId = std::uint16_t;
+inline constexpr SiteId kNoSite = 0xffff;
 
 // One tensor operand: `dtype@addr[steps][sizes]` as the profiler writes it, or `hbm` (DMA only).
 // Steps and sizes are in elements, innermost dimension first; `dims` says how many were written
@@ -181,6 +192,14 @@ struct Record {
     // Q7
     std::uint8_t core = 0;              // GpSimd core c, owning SBUF partitions [16c, 16c+16)
 
+    // Source location (any record, `loc=`): the site that made the record, interned per reader
+    // ("tiled_gemm.py:42:nl.load[m,k]", "gemm:load_A[m,k]"), and the values of the loop indices
+    // its brackets name, in their order. Empty = none.
+    std::string_view site;
+    SiteId site_id = kNoSite;
+    std::uint8_t num_indices = 0;
+    std::array<std::uint32_t, kMaxSiteIndices> indices{};
+
     // Semaphores (all instruction kinds)
     std::array<SemWait, kMaxWaits> waits{};
     std::uint8_t num_waits = 0;
@@ -212,7 +231,15 @@ struct Record {
         address = e.address;
         partitions = e.partitions;
         bytes = e.bytes;
+        clear_site();
     }
+    void clear_site() {
+        site = {};
+        site_id = kNoSite;
+        num_indices = 0;
+        indices = {};
+    }
+    bool has_site() const { return !site.empty(); }
 
 private:
     static const Record& empty() {
@@ -278,6 +305,23 @@ private:
     std::unordered_map<std::string_view, NameId> ids_;
 };
 
+// ---- source locations -------------------------------------------------------------------------
+
+// A site's parts, for grouping and display. "tiled_gemm.py:42:nl.load[i,k]": file
+// "tiled_gemm.py", line 42, call "nl.load", base "tiled_gemm.py:42:nl.load", index names "i,k";
+// a site without FILE:LINE (a generator step, "gemm:load_A[m,k]") has line 0 and base
+// "gemm:load_A". `key` is what a per-line profile groups by: "FILE:LINE", else the base.
+struct SiteParts {
+    std::string_view file, call, base, index_names, key;
+    std::uint32_t line = 0;
+};
+SiteParts split_site(std::string_view site);
+// A record's location as `loc=` writes it, the index values put back into the brackets:
+// "gemm:load_A[m=3,k=1]". Empty when the record has none.
+std::string format_location(const Record& rec);
+// Parses a `loc=` value into the record (interning its site in `sites`); the reason on failure.
+std::optional<std::string> parse_location(std::string_view text, NameTable& sites, Record& rec);
+
 // ---- reading ---------------------------------------------------------------------------------------
 
 enum class ReadStatus : std::uint8_t { record, error, end };
@@ -301,6 +345,8 @@ public:
     TraceFormat format() const { return format_; }
     const std::string& file() const { return file_; }
     const NameTable& names() const { return names_; }
+    // The source sites read so far (Record::site_id indexes it).
+    const NameTable& sites() const { return sites_; }
 
     // The next record into `rec` (previous contents overwritten). When `rec` holds the access
     // record the previous call returned, only its access fields are reset: the others still hold
@@ -326,6 +372,7 @@ private:
     TraceHeader header_;
     TraceFormat format_ = TraceFormat::text;
     NameTable names_;
+    NameTable sites_;
     std::unique_ptr<Impl> impl_;
     std::uint64_t records_ = 0;
 };
@@ -355,6 +402,7 @@ private:
     std::ostream& out_;
     TraceFormat format_;
     NameTable names_;          // binary: names already defined in the stream
+    NameTable sites_;          // binary: sites already defined in the stream
     std::string line_;         // text: reused line buffer
     std::uint64_t records_ = 0;
     std::uint64_t checksum_ = 0x5342554654524331ULL;  // binary: of the bytes written (trace_binary.h)
@@ -394,5 +442,7 @@ inline constexpr std::size_t kBinaryNameBytes = 64;
 inline constexpr std::size_t kBinaryAccessBytes = 24;
 inline constexpr std::size_t kBinaryEndBytes = 24;
 inline constexpr std::size_t kBinaryInstructionBytes = 160;
+inline constexpr std::size_t kBinarySiteBytes = 256;
+inline constexpr std::size_t kBinaryLocationBytes = 24;
 
 }  // namespace sbufsim
