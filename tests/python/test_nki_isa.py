@@ -1,24 +1,14 @@
 """Which nki.isa instruction each traced compute call is (the `isa=` field that picks the engine's
 per-instruction cost), nc_matmul's perf_mode, and the refusals that go with them."""
 
-import os
 import re
 import textwrap
 
 import pytest
 
 from sbufsim import nki
+from sbufsim.nki._compute import INSTRUCTIONS
 from nki_helpers import check_semaphores, replay, traced
-
-HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "include", "sbufsim", "types", "compute_op.h")
-
-
-def accepted_instructions():
-    """The names the trace reader accepts in `isa=`, read from the C++ table itself."""
-    text = open(HEADER).read()
-    table = text[text.index("kComputeOpNames"):]
-    table = table[:table.index("};")]
-    return set(re.findall(r'"(\w+)"', table)) - {"generic"}
 
 
 def compute_records(kt):
@@ -46,9 +36,64 @@ def test_every_compute_record_names_an_instruction_the_reader_accepts(name, inpu
     params = {"TILES_IN_BLOCK_M": 2, "TILES_IN_BLOCK_N": 1, "TILES_IN_BLOCK_K": 2} if "block_all" in name else None
     records = compute_records(traced(name, inputs, params))
     assert records
-    accepted = accepted_instructions()
     for r in records:
-        assert field(r, "isa") in accepted, r
+        assert field(r, "isa") in INSTRUCTIONS, r
+
+
+def test_the_front_ends_instruction_table_is_what_a_kernel_of_every_instruction_writes(tmp_path):
+    # one call of each instruction the table lists (quantize_mx: NeuronCore-v4), nothing else
+    k = kernel(tmp_path, """\
+        def k(a, q):
+            x = nl.load(a[0:128, 0:512])
+            s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            e = nisa.activation(op=nl.exp, data=x)
+            nisa.activation_reduce(op=nl.exp, data=x, reduce_op=nl.add, reduce_res=s)
+            i, j = nl.arange(128)[:, None], nl.arange(512)[None, :]
+            f = nisa.affine_select(pred=(i - j >= 0), on_true_tile=e, on_false_value=0.0)
+            st = nisa.bn_stats(x)
+            ag = nisa.bn_aggr(st)
+            idx = nisa.iota(nl.arange(128)[:, None], dtype=nl.float32)
+            z = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.memset(z, 0.0)
+            r = nisa.reciprocal(data=x)
+            t = nisa.scalar_tensor_tensor(data=x, op0=nl.multiply, operand0=2.0, op1=nl.add, operand1=r)
+            c = nisa.tensor_copy(t)
+            p = nisa.select(f, c, 0.0)
+            m = nisa.tensor_reduce(nl.max, p, axis=1, keepdims=True)
+            u = nisa.tensor_scalar(p, nl.multiply, m)
+            w = nisa.tensor_scalar_reduce(data=u, op0=nl.multiply, operand0=2.0, reduce_op=nl.add, reduce_res=s)
+            v = nisa.tensor_tensor(w, z, op=nl.add)
+            g = nisa.tensor_tensor_scan(v, x, initial=0, op0=nl.multiply, op1=nl.add)
+            h = nisa.nc_transpose(g[0:32, 0:32], engine=nisa.vector_engine)
+            data = nl.ndarray((128, 512), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
+            scale = nl.ndarray((128, 512), dtype=nl.uint8, buffer=nl.sbuf)
+            nisa.quantize_mx(data, nl.load(q[0:128, 0:2048]), scale)
+            nl.store(a[0:32, 0:32], value=h)
+            nl.store(a[0:128, 0:6], value=st)
+            nl.store(a[0:128, 6:8], value=ag)
+            nl.store(a[0:128, 8:9], value=idx)
+            nl.store(a[0:128, 9:10], value=s)
+        """)
+    kt = nki.trace(k, {"a": "fp32[128,512]", "q": "bf16[128,2048]"}, generation="mariana")
+    written = [field(r, "isa") for r in compute_records(kt)]
+    assert len(set(INSTRUCTIONS)) == len(INSTRUCTIONS)
+    assert sorted(set(written)) == sorted(INSTRUCTIONS)
+
+
+def test_the_trace_reader_accepts_every_instruction_of_the_table(tmp_path, cli):
+    # The reader's own table (the binary's, not its source): one record per instruction checks
+    # clean; a name it lacks is refused at its line, so the check could fail.
+    names = [*INSTRUCTIONS, "tensor_tensr"]
+    dst = {"quantize_mx": "fp8e4x4@0x80[1][1]"}  # x4 MX data out; the others bf16
+    records = [f"dve queue=qDve0 src=bf16@0x40[1][4] dst={dst.get(name, 'bf16@0x80[1][4]')} partitions=1 fn=x "
+               f"isa={name} signal=0" for name in names]
+    path = tmp_path / "isa.trc"
+    path.write_text("\n".join(["sbufsim-trace 1 gen=mariana", *records]) + "\n")
+    done = cli("check", path)
+    problems = [line for line in done.stdout.splitlines() if line.startswith(str(path))]
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{path}:{len(names) + 1}: isa: unknown nki.isa instruction 'tensor_tensr'"), problems
 
 
 def test_language_ops_map_to_the_compilers_instructions(tmp_path):
@@ -64,7 +109,8 @@ def test_language_ops_map_to_the_compilers_instructions(tmp_path):
             z = nl.zeros((128, 64), nl.float32, buffer=nl.sbuf)
             nl.store(a[0:128, 0:512], value=c)
         """)
-    got = {field(r, "fn"): (r.split()[0], field(r, "isa")) for r in compute_records(nki.trace(k, {"a": "fp32[128,512]"}))}
+    records = compute_records(nki.trace(k, {"a": "fp32[128,512]"}))
+    got = {field(r, "fn"): (r.split()[0], field(r, "isa")) for r in records}
     assert got == {"exp": ("act", "activation"), "sum": ("dve", "tensor_reduce"),
                    "subtract": ("dve", "tensor_scalar"), "multiply": ("dve", "tensor_tensor"),
                    "add": ("dve", "tensor_scalar"), "copy": ("act", "tensor_copy"),
@@ -124,7 +170,8 @@ def test_scalar_engine_copy_is_an_activation_on_neuroncore_v2(tmp_path):
             y = nisa.tensor_copy(x, engine=nisa.scalar_engine)
             nl.store(a[0:128, 0:512], value=y)
         """, "k2")
-    with pytest.raises(nki.NkiError, match=r"k2.py:7: tensor_copy on the Scalar Engine does not exist on NeuronCore-v2"):
+    with pytest.raises(nki.NkiError,
+                       match=r"k2.py:7: tensor_copy on the Scalar Engine does not exist on NeuronCore-v2"):
         nki.trace(k2, {"a": "bf16[128,512]"}, generation="sunda")
 
 
@@ -262,7 +309,8 @@ def test_in_place_update_of_a_slice_is_one_instruction(tmp_path):
             acc[1] += x
         """)
     kt = nki.trace(k, {"a": "fp32[128,512]"})
-    assert [(r.split()[0], field(r, "isa")) for r in compute_records(kt)] == [("pool", "memset"), ("dve", "tensor_tensor")]
+    assert [(r.split()[0], field(r, "isa")) for r in compute_records(kt)] == [("pool", "memset"),
+                                                                              ("dve", "tensor_tensor")]
 
 
 def test_dma_copy_carries_its_trigger_and_the_hardware_dge_costs_time(tmp_path):
@@ -279,7 +327,8 @@ def test_dma_copy_carries_its_trigger_and_the_hardware_dge_costs_time(tmp_path):
     hw = nki.trace(k, inputs, {"MODE": isa.dge_mode.hwdge, "ENGINE": isa.engine.scalar})
     loads = [r for r in hw.records if r.startswith("dma") and "priority" in r]
     assert len(loads) == 8
-    assert all(field(r, "dge") == "hwdge" and field(r, "issuer") == "act" and field(r, "priority") == "1" for r in loads)
+    assert all(field(r, "dge") == "hwdge" and field(r, "issuer") == "act" and field(r, "priority") == "1"
+               for r in loads)
     assert not any("dge=" in r for r in static.records)
     # Eight 600 ns hardware-DGE triggers on one block outlast eight static ones.
     cycles = lambda kt: replay(kt, tmp_path)["run"]["total_cycles"]
@@ -325,7 +374,8 @@ def test_pe_tiles_and_transposes_reach_the_records(tmp_path):
     ("nisa.nc_matmul(p, l, r, tile_position=(0, 0))", "cayman", "give both"),
     ("nisa.nc_matmul(p, l, r, tile_position=(0, 0), tile_size=(32, 32))", "sunda", "sunda has PE tiles of 64, 128"),
     ("nisa.nc_matmul(p, l, r, tile_position=(32, 0), tile_size=(64, 64))", "cayman", "row 32: a multiple"),
-    ("nisa.nc_matmul(p, l, r, tile_position=(0, 0), tile_size=(32, 64))", "cayman", r"stationary \(64, 64\) does not fit"),
+    ("nisa.nc_matmul(p, l, r, tile_position=(0, 0), tile_size=(32, 64))", "cayman",
+     r"stationary \(64, 64\) does not fit"),
 ])
 def test_bad_pe_tiles_are_refused_at_the_kernel_line(tmp_path, call, generation, message):
     k = kernel(tmp_path, f"""\
