@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks the C++ a change touches, as CI does: the changed sources (src/, models/) against
 # .clang-tidy (a finding fails), and the changed lines against .clang-format (reported). The tree
-# as a whole is not reformatted: only what a change writes has to follow the rules.
+# as a whole is not reformatted: only what a change writes has to follow the rules. The Python
+# package and its tests (python/, tests/python/) are checked whole with flake8 against setup.cfg
+# (errors such as unused or undefined names, and the layout): a finding fails.
 #
 #   scripts/lint.sh [BASE] [BUILD_DIR]
 #     BASE       the commit the change starts from (default: main when it exists, else HEAD~1)
@@ -14,8 +16,9 @@ if [[ -z $base ]]; then
   if git rev-parse -q --verify main >/dev/null; then base=main; else base=HEAD~1; fi
 fi
 build=${2:-$here/build}
-for tool in git-clang-format clang-tidy; do
-  command -v "$tool" >/dev/null || { echo "lint.sh: $tool not found (apt-get install clang-format clang-tidy)" >&2; exit 2; }
+for tool in git-clang-format clang-tidy flake8; do
+  command -v "$tool" >/dev/null ||
+    { echo "lint.sh: $tool not found (scripts/setup.sh --deps-only, or apt-get install clang-format clang-tidy flake8)" >&2; exit 2; }
 done
 [[ -f $build/compile_commands.json ]] ||
   { echo "lint.sh: no $build/compile_commands.json: configure the build first (scripts/setup.sh)" >&2; exit 2; }
@@ -35,5 +38,9 @@ if ((${#sources[@]})); then
     failed=1
   fi
 fi
-((failed == 0)) && echo "lint: ${#sources[@]} changed source(s) since $base: ok"
+if ! flake8 python tests/python; then
+  echo "lint.sh: flake8 found problems in the Python above (setup.cfg holds its settings)" >&2
+  failed=1
+fi
+((failed == 0)) && echo "lint: ${#sources[@]} changed source(s) since $base, python/ and tests/python/: ok"
 exit "$failed"

@@ -13,11 +13,11 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The build, the tests (gtest, pytest), the Python module (pybind11; pandas for its DataFrames),
-# the Debian package (dpkg-shlibdeps reads its dependencies), scripts/lint.sh (clang tools) and
-# PNG charts (`--heatmap F.png`, `plot -o F.png` render their SVG through rsvg-convert).
+# the Debian package (dpkg-shlibdeps reads its dependencies), scripts/lint.sh (clang tools, flake8)
+# and PNG charts (`--heatmap F.png`, `plot -o F.png` render their SVG through rsvg-convert).
 packages=(cmake g++ make pkg-config libsystemc-dev libboost-program-options-dev libspdlog-dev
           libgtest-dev libbenchmark-dev python3-dev pybind11-dev python3-pytest python3-pandas dpkg-dev
-          clang-format clang-tidy librsvg2-bin)
+          clang-format clang-tidy flake8 librsvg2-bin)
 
 sanitize=OFF
 deps_only=0

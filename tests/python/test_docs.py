@@ -7,8 +7,6 @@ import os
 import re
 from pathlib import Path
 
-import pytest
-
 DOC = Path(__file__).resolve().parents[2] / "docs" / "python.md"
 
 

@@ -9,7 +9,8 @@ import sbufsim
 
 def test_frames_index_the_rows_by_name(traces):
     pd = pytest.importorskip("pandas")
-    result = sbufsim.run(traces("act_vs_matmul_collide.trc"), sbufsim.Config("cayman", {"width.engine_bytes": 8, "width.psum_bytes": 8, "width.stream_chunks": 1}), window_stats=4000)
+    narrow = sbufsim.Config("cayman", {"width.engine_bytes": 8, "width.psum_bytes": 8, "width.stream_chunks": 1})
+    result = sbufsim.run(traces("act_vs_matmul_collide.trc"), narrow, window_stats=4000)
     clients = result.frame("client")
     assert isinstance(clients, pd.DataFrame)
     assert list(clients.index) == [r["name"] for r in result.table("client")]

@@ -69,7 +69,8 @@ def test_what_does_not_fit_single_buffered_is_placed_by_liveness(kernel):
 
 def test_what_does_not_fit_even_by_liveness_fails_at_its_line(tmp_path):
     path = tmp_path / "alloc.py"
-    path.write_text(KERNEL.replace("value=small[0:128, 0:512])", "value=nl.add(small[0:128, 0:512], big[0:128, 0:512]))"))
+    both = "value=nl.add(small[0:128, 0:512], big[0:128, 0:512]))"
+    path.write_text(KERNEL.replace("value=small[0:128, 0:512])", both))
     # both live until the store: 128 KiB + 80 KiB per partition is over sunda's 192 KiB however placed
     with pytest.raises(nki.NkiError) as e:
         nki.trace(f"{path}::k", {"a": "fp32[128,32768]"}, {"BIG": 32768, "SMALL": 20480}, generation="sunda")

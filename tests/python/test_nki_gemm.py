@@ -56,7 +56,8 @@ def test_block_all_accumulates_k_blocks_in_sbuf(kernels):
 
 
 def test_psum_accumulation_flags(kernels):
-    flags = [re.search(r"acc_flags=(\w+)", r).group(1) for r in kernels["matmul_tiled"].records if r.startswith("matmul")]
+    matmuls = [r for r in kernels["matmul_tiled"].records if r.startswith("matmul")]
+    flags = [re.search(r"acc_flags=(\w+)", r).group(1) for r in matmuls]
     assert flags[:4] == ["begin", "mid", "mid", "end"]
     assert flags.count("begin") == flags.count("end") == 8
 

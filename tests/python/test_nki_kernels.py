@@ -298,7 +298,8 @@ def test_sweep_param_with_out_keeps_named_traces_beside_the_table_and_resumes(cl
     rows = [line.split(",")[0] for line in table.read_text().splitlines()[1:]]
     assert [os.path.basename(r) for r in rows] == ["TN=128.trc", "TN=256.trc"]
     # each kept trace is the point's: `sbufsim run` of it gives the row's cycles
-    cycles = {os.path.basename(line.split(",")[0]): int(line.split(",")[1]) for line in table.read_text().splitlines()[1:]}
+    rows = [line.split(",") for line in table.read_text().splitlines()[1:]]
+    cycles = {os.path.basename(row[0]): int(row[1]) for row in rows}
     again = cli("run", traces / "TN=256.trc", "--json", "-", "--quiet")
     assert json.loads(again.stdout)["runs"][0]["run"]["total_cycles"] == cycles["TN=256.trc"]
     # a further sweep into the table resumes it: the old rows stay, the new point is added
@@ -401,10 +402,12 @@ def test_a_kernel_that_traces_nothing_is_refused_naming_the_loops_that_ran_zero_
     # a kernel that does some of its work: traced, with a note for the loop it skipped
     kt = nki.trace(f"{kernel}::k", {"aT": "bf16[128,256]", "b": "bf16[128,128]"}, {"BM": 256})
     assert kt.count("matmul") == 2 and kt.empty_loops == [] and kt.nothing_to_replay() is None
-    kernel.write_text(_BLOCKED.replace("    return out", "    for tail in nl.affine_range(0):\n        pass\n    return out"))
+    empty_loop = "    for tail in nl.affine_range(0):\n        pass\n"
+    kernel.write_text(_BLOCKED.replace("    return out", empty_loop + "    return out"))
     done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,256]", "--input", "b=bf16[128,128]", "--param", "BM=256")
     assert done.returncode == 0, done.stdout + done.stderr
-    note = f"note: {kernel}:13: nl.affine_range(0) runs zero times (for tail in nl.affine_range(0):): its body is not in the trace"
+    note = (f"note: {kernel}:13: nl.affine_range(0) runs zero times (for tail in nl.affine_range(0):): its body is "
+            "not in the trace")
     assert note in done.stdout
 
 
@@ -472,7 +475,8 @@ def test_reading_an_on_chip_tile_nothing_wrote_is_noted_at_its_line(tmp_path, cl
         """))
     inputs = {"aT": "bf16[128,128]", "b": "bf16[128,512]"}
     kt = nki.trace(f"{kernel}::k", inputs)
-    assert kt.unwritten_reads == [f"{kernel}:11: reads PSUM tile 'acc' before anything wrote it (its values are undefined)"]
+    assert kt.unwritten_reads == [f"{kernel}:11: reads PSUM tile 'acc' before anything wrote it (its values are "
+                                  "undefined)"]
     assert nki.trace(f"{kernel}::k", inputs, {"skip": 0}).unwritten_reads == []  # nl.zeros in PSUM counts as written
     done = cli("nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]")
     assert done.returncode == 0, done.stderr

@@ -1,7 +1,7 @@
 """The traces of the example kernels and of two kernels written here, byte for byte: each case's
-trace text has the SHA-256 stored here. The tracer's speed-ups (cached shapes, patterns and sites, hazard domains found once per
-record) must not change a byte; a change to what the front-end models changes the digests on
-purpose, and then they are updated with
+trace text has the SHA-256 stored here. The tracer's speed-ups (cached shapes, patterns and sites,
+hazard domains found once per record) must not change a byte; a change to what the front-end
+models changes the digests on purpose, and then they are updated with
 
     PYTHONPATH=python python3 tests/python/test_nki_trace_digest.py
 

@@ -48,7 +48,8 @@ def test_the_trace_picks_its_generation_and_another_one_is_refused(traces, tmp_p
     path = traces("dma_load.trc")  # gen=cayman in its header
     assert sbufsim.run(path).generation == "cayman"
     assert sbufsim.run(path, {"tdm.dma_slots": 2}).generation == "cayman"
-    with pytest.raises(sbufsim.ReplayError, match="the trace is for generation cayman but is being checked against sunda"):
+    with pytest.raises(sbufsim.ReplayError,
+                       match="the trace is for generation cayman but is being checked against sunda"):
         sbufsim.run(path, "sunda")
     anonymous = sbufsim.Trace(["0 dma_0 rd 0x0 1 64"])
     assert sbufsim.run(anonymous).generation == "cayman"

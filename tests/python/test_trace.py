@@ -32,10 +32,12 @@ def test_objects_become_trace_text():
     text = kloop().text().splitlines()
     assert text[0] == "sbufsim-trace 1 gen=cayman"
     assert text[1] == "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=128 bytes=1024 signal=1"
-    assert text[5] == "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128 fn=copy wait=2:1"
+    assert text[5] == ("act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128 fn=copy "
+                       "wait=2:1")
     assert text[6] == "0 pe_client_0 rd 0x5600 32 512"
     assert sbufsim.operand("bf16", 0x10, [1, 64], [64, 2]) == "bf16@0x10[1,64][64,2]"
-    assert sbufsim.Instruction("dma", "q", transpose=True, wait=[1, (2, 3)]).text() == "dma queue=q transpose=1 wait=1 wait=2:3"
+    instruction = sbufsim.Instruction("dma", "q", transpose=True, wait=[1, (2, 3)])
+    assert instruction.text() == "dma queue=q transpose=1 wait=1 wait=2:3"
     assert len(kloop()) == 6
 
 

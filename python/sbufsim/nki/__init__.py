@@ -430,7 +430,8 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
                     args[arg].storage.values[...] = _values.rounded(values, dtype)
             with _kernel_errors():
                 if grid is not None:
-                    result = _spmd.launch(getattr(func, "func", func), _spmd._grid(grid), (), {**args, **(params or {})})
+                    result = _spmd.launch(getattr(func, "func", func), _spmd._grid(grid), (),
+                                          {**args, **(params or {})})
                 else:
                     result = func(**args, **(params or {}))
             with _kernel_errors():

@@ -93,13 +93,15 @@ class Allocator:
             elif key in self.single:
                 rotation = 1
             try:
-                size = min(bytes_per_partition, self.caps[key] * PSUM_BANK_BYTES) if key in self.caps else bytes_per_partition
+                size = bytes_per_partition
+                if key in self.caps:
+                    size = min(size, self.caps[key] * PSUM_BANK_BYTES)
                 slots = [self._new(buffer, size, blocks) for _ in range(rotation)]
             except OutOfSpace as e:
                 e.key = key
                 e.blocks = sorted(((entry[0][0].size // PSUM_BANK_BYTES, k) for k, entry in self.sites.items()
-                                   if buffer == k[3] == "psum" and entry[0][0].size > PSUM_BANK_BYTES and k in self.block_sites),
-                                  key=lambda t: -t[0])
+                                   if buffer == k[3] == "psum" and entry[0][0].size > PSUM_BANK_BYTES
+                                   and k in self.block_sites), key=lambda t: -t[0])
                 doubled = [(entry[0][0].size, k) for k, entry in self.sites.items()
                            if len(entry[0]) > 1 and k[3] == buffer and k not in self.extra]
                 if rotation > 1 and key not in self.extra:
@@ -123,17 +125,17 @@ class Allocator:
             if blocks:  # at least one bank, at most the free ones
                 banks = max(1, min(banks, self.psum_banks - self.psum_next_bank))
             if self.psum_next_bank + banks > self.psum_banks:
-                raise out_of_space(f"PSUM is full: this tile needs {banks} of the {self.psum_banks} 2 KiB banks per partition "
-                           f"and {self.psum_next_bank} are taken by other allocation sites (with their rotation); "
-                           "use fewer or smaller PSUM tiles")
+                raise out_of_space(f"PSUM is full: this tile needs {banks} of the {self.psum_banks} 2 KiB banks per "
+                                   f"partition and {self.psum_next_bank} are taken by other allocation sites (with "
+                                   "their rotation); use fewer or smaller PSUM tiles")
             slot = Slot("psum", self.psum_next_bank * PSUM_BANK_BYTES, banks * PSUM_BANK_BYTES if blocks else size)
             self.psum_next_bank += banks
             return slot
         offset = self.sbuf_next
         if offset + size > self.sbuf_size:
             raise out_of_space(f"SBUF is full: this tile needs {size} bytes per partition, {self.sbuf_size - offset} "
-                               f"are left of {self.sbuf_size} (allocation sites are never freed in this model); use smaller "
-                               "tiles or fewer live ones")
+                               f"are left of {self.sbuf_size} (allocation sites are never freed in this model); use "
+                               "smaller tiles or fewer live ones")
         self.sbuf_next = offset + -(-size // ALIGN) * ALIGN
         return Slot("sbuf", offset, size)
 

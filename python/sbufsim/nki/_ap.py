@@ -96,7 +96,8 @@ def indexed(view, key):
         raise fail(f"an index expression of several nl.arange ranges on a slice of {storage.name}: index the whole "
                    "tensor")
     if len(key) != len(storage.shape):
-        raise fail(f"{len(key)} indices for {storage.name} {storage.shape}: an index expression needs one per dimension")
+        raise fail(f"{len(key)} indices for {storage.name} {storage.shape}: an index expression needs one per "
+                   "dimension")
     flat = [1] * len(storage.shape)  # row-major element strides of the whole tensor
     for d in reversed(range(len(storage.shape) - 1)):
         flat[d] = flat[d + 1] * storage.shape[d + 1]

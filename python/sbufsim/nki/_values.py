@@ -67,7 +67,8 @@ def rounded(values, dtype):
     """values as a tensor of `dtype` holds them."""
     values = np.asarray(values)
     if dtype.name in _INTS:
-        return np.rint(values).astype(_INTS[dtype.name]) if values.dtype.kind == "f" else values.astype(_INTS[dtype.name])
+        integers = np.rint(values) if values.dtype.kind == "f" else values
+        return integers.astype(_INTS[dtype.name])
     values = values.astype(np.float32)
     if dtype.name == "bfloat16":
         bits = values.view(np.uint32)

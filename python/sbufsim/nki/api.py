@@ -23,7 +23,7 @@ TENSOR = ["shape", "dtype", "buffer", "ndim", "reshape", "broadcast_to", "ap"]
 
 def _summary(obj):
     doc = inspect.getdoc(obj if callable(obj) and not inspect.isroutine(obj) and not inspect.isclass(obj)
-                        else obj) or ""
+                         else obj) or ""
     first = re.split(r"(?<=\.)\s", doc.replace("\n", " "), maxsplit=1)[0].strip()
     return first.rstrip(".:")
 

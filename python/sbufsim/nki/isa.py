@@ -26,6 +26,8 @@ class engine:
 class dge_mode:
     """nki.isa.dge_mode: how a DMA's descriptors are made (docs/engines.md "DMA triggers")."""
     none, swdge, hwdge, unknown = "none", "swdge", "hwdge", None
+
+
 _DEFAULT = {"tensor_copy": "dve", "tensor_tensor": "dve", "tensor_scalar": "dve", "tensor_reduce": "dve",
             "activation": "act", "iota": "pool"}
 
@@ -192,7 +194,7 @@ def _nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezer
                        "nisa.nc_matmul_mx with its scale tiles")
     # A one-zero hint makes an fp32 matmul up to 2x faster (nki.isa nc_matmul); the record carries it.
     return _matmul.matmul(stationary, moving, perf_opt=perf_opt, tile=tile,
-                       onezero=bool(is_stationary_onezero or is_moving_onezero))
+                          onezero=bool(is_stationary_onezero or is_moving_onezero))
 
 
 def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_position=None, tile_size=None,
@@ -224,7 +226,7 @@ def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_p
         raise fail("nc_matmul_mx has only row tiling: tile_size is (rows, 128)")
     tile = _tile(tile_position or (), tile_size or (), stationary)
     result = _matmul.matmul(stationary, moving, tile=tile, dtype=out.dtype,
-                         scales=(_ops.value(stationary_scale), _ops.value(moving_scale)))
+                            scales=(_ops.value(stationary_scale), _ops.value(moving_scale)))
     if accumulate is False:
         _tracer.tracer().close_psum(out)
     result.accumulate_into(out)
@@ -364,7 +366,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
     def values(x, tile=None):  # op(x * scale + bias), then the reduction along the free axes
         bias_v, scale_v = (tile if isinstance(v, (_view.View, _ops.Pending)) else v for v in (bias, scale))
         out = _values.activation(_fn(op))(x * _ops.free_column(scale_v, x.shape) +
-                                           _ops.free_column(0.0 if bias_v is None else bias_v, x.shape))
+                                          _ops.free_column(0.0 if bias_v is None else bias_v, x.shape))
         if not also:
             return out
         return out, _values.reduction(_fn(reduce_op or "add"), out, tuple(range(1, out.ndim)), True)

@@ -5,10 +5,11 @@ from . import _allocator, _compute, _errors, _matmul, _ops, _spmd, _tracer, _val
 from ._compiler import Buffer
 from ._dtypes import DTYPES, dtype_of
 from ._errors import fail, module_getattr
-from ._grid import TileGrid, tiles
+from ._grid import TileGrid, tiles  # noqa: F401 (nl.tiles)
 from ._indices import Arange
 from ._spmd import nc, num_programs, program_id, program_ndim, spmd_dim  # noqa: F401 (nl.* names)
 from ._view import ParDim
+
 
 class _SharedHBM(str):
     """nl.shared_hbm: HBM that every instance of a launch sees (the same tensor in each)."""
@@ -100,7 +101,6 @@ def empty_like(a, dtype=None, buffer=None, name=""):
     if isinstance(a, TileGrid):
         return TileGrid(ndarray(a.element_shape, dtype or a.dtype, buffer or a.buffer, name), a.tile_shape)
     return ndarray(a.shape, dtype or a.dtype, buffer or a.buffer, name)
-
 
 
 def zeros_like(a, dtype=None, buffer=None, name=""):
@@ -257,7 +257,8 @@ def matmul(x, y, transpose_x=False, mask=None, **_):
         x = _ops.value(x)
         if len(x.shape) != 2 or x.shape[0] > _allocator.PARTITIONS or x.shape[1] > _allocator.PARTITIONS:
             raise fail(f"nl.matmul of x {x.shape} without transpose_x: the front-end transposes x in one "
-                       f"{_allocator.PARTITIONS} x {_allocator.PARTITIONS} PE pass; pass x as [K, M] with transpose_x=True")
+                       f"{_allocator.PARTITIONS} x {_allocator.PARTITIONS} PE pass; pass x as [K, M] with "
+                       "transpose_x=True")
         xt = _ops.value(_matmul.transpose(x))
         staged = _tracer.tracer().new_tensor(xt.shape, x.dtype, "sbuf")
         _ops.copy(staged, xt, engine="dve")

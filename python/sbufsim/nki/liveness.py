@@ -61,8 +61,8 @@ def place(spans, memory):
         if offset + size > capacity:
             live = sum(a[1] for a in active)
             filename, line = storage.key[0]
-            raise OutOfSpace(f"{filename}:{line}: {memory.name.upper()} is full even with each tile freed after its last "
-                             f"use: tile {storage.name} needs {size} bytes per partition, {live} are held by "
+            raise OutOfSpace(f"{filename}:{line}: {memory.name.upper()} is full even with each tile freed after its "
+                             f"last use: tile {storage.name} needs {size} bytes per partition, {live} are held by "
                              f"{len(active)} live tiles of {capacity - memory.start}")
         offsets.append((offset, size))
         active.append((offset, size, end))
@@ -87,8 +87,9 @@ def place_by_size(spans, memory):
             offset = max(offset, o + s)
         if offset + size > capacity:
             filename, line = storage.key[0]
-            raise OutOfSpace(f"{filename}:{line}: {memory.name.upper()} is full even with each tile freed after its last "
-                             f"use: tile {storage.name} needs {size} bytes per partition beside the tiles live with it")
+            raise OutOfSpace(f"{filename}:{line}: {memory.name.upper()} is full even with each tile freed after its "
+                             f"last use: tile {storage.name} needs {size} bytes per partition beside the tiles live "
+                             "with it")
         placed.append((born, end, offset, size))
         offsets[i] = (offset, size)
     return offsets
