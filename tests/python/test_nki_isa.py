@@ -65,6 +65,7 @@ def test_the_front_ends_instruction_table_is_what_a_kernel_of_every_instruction_
             v = nisa.tensor_tensor(w, z, op=nl.add)
             g = nisa.tensor_tensor_scan(v, x, initial=0, op0=nl.multiply, op1=nl.add)
             h = nisa.nc_transpose(g[0:32, 0:32], engine=nisa.vector_engine)
+            top = nisa.max8(src=x)
             data = nl.ndarray((128, 512), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
             scale = nl.ndarray((128, 512), dtype=nl.uint8, buffer=nl.sbuf)
             nisa.quantize_mx(data, nl.load(q[0:128, 0:2048]), scale)
@@ -73,6 +74,7 @@ def test_the_front_ends_instruction_table_is_what_a_kernel_of_every_instruction_
             nl.store(a[0:128, 6:8], value=ag)
             nl.store(a[0:128, 8:9], value=idx)
             nl.store(a[0:128, 9:10], value=s)
+            nl.store(a[0:128, 10:18], value=top)
         """)
     kt = nki.trace(k, {"a": "fp32[128,512]", "q": "bf16[128,2048]"}, generation="mariana")
     written = [field(r, "isa") for r in compute_records(kt)]
@@ -529,6 +531,46 @@ def test_dma_transpose_refusals_name_the_kernel_line(tmp_path):
         nki.trace(k, {"a": "bf16[128,128]"})
     with pytest.raises(nki.NkiError, match=r"moves 2-byte data"):
         nki.trace(k, {"a": "fp32[128,128]"})          # the dtype is checked first
+
+
+def test_max8_is_one_vector_engine_record_costing_its_elements_without_a_floor(tmp_path):
+    # nki.isa max8: the 8 largest values of each partition, descending, [P, 8]; 8 to 16,384
+    # elements read per partition; cost N (docs/engines.md: max8 has no MIN_II floor)
+    k = kernel(tmp_path, """\
+        def k(a, N):
+            x = nl.load(a[0:128, 0:N])
+            top = nisa.max8(src=x)
+            nl.store(a[0:128, 0:8], value=top)
+        """)
+    busy = {}
+    for n in (8, 1024, 4096):
+        kt = nki.trace(k, {"a": "fp32[128,4096]"}, {"N": n})
+        (m,) = compute_records(kt)
+        assert m.startswith("dve") and field(m, "isa") == "max8" and field(m, "fn") == "max8"
+        assert field(m, "src").endswith(f"[1][{n}]") and field(m, "dst").endswith("[1][8]")
+        assert field(m, "partitions") == "128"
+        busy[n] = replay(kt, tmp_path)["engine"]["dve"]["busy_cycles"]
+    assert busy[8] > 0 and busy[1024] == 128 * busy[8] and busy[4096] == 4 * busy[1024]
+    with pytest.raises(nki.NkiError, match=r"k.py:7: max8 of 4 elements per partition: it reads 8 to 16384"):
+        nki.trace(k, {"a": "fp32[128,4096]"}, {"N": 4})
+
+
+def test_max8_values_are_the_largest_eight_in_descending_order_in_both_conventions(tmp_path):
+    np = pytest.importorskip("numpy")
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:64])
+            top = nisa.max8(src=x)
+            into = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.max8(into, x)
+            nl.store(a[0:128, 0:8], value=top)
+            nl.store(a[0:128, 8:16], value=into)
+            return a
+        """)
+    a = np.random.default_rng(7).standard_normal((128, 64)).astype(np.float32)
+    (out,) = nki.trace(k, {"a": a}).outputs
+    want = -np.sort(-a, axis=1)[:, :8]
+    assert np.array_equal(out[:, 0:8], want) and np.array_equal(out[:, 8:16], want)
 
 
 def test_quantize_mx_is_a_vector_engine_instruction_of_neuroncore_v4(tmp_path):

@@ -582,6 +582,24 @@ def bn_aggr(data, dtype=None, mask=None, **_):
     return _ops.lazy("dve", "bn_aggr", [x], (x.shape[0], 2), dtype, isa="bn_aggr")
 
 
+_MAX8_FMIN, _MAX8_FMAX = 8, 16384  # elements read per partition (nki.isa max8)
+
+
+@_writes_dst(1)
+def max8(src, dtype=None, mask=None, **_):
+    """The 8 largest values of each partition in descending order, on the Vector Engine: one `dve
+    isa=max8` record writing [P, 8] (its cost, N for N elements read per partition, is the nki.isa
+    max8 estimate: docs/engines.md)."""
+    x = _ops.value(src)
+    if not _MAX8_FMIN <= x.free_elements <= _MAX8_FMAX:
+        raise fail(f"max8 of {x.free_elements} elements per partition: it reads {_MAX8_FMIN} to {_MAX8_FMAX} "
+                   "(nki.isa max8)")
+
+    def values(v):  # in fp32, as the engine compares them
+        return -_values.np.sort(-v.reshape(v.shape[0], -1), axis=1)[:, :8]
+    return _ops.lazy("dve", "max8", [x], (x.shape[0], 8), dtype, isa="max8", values=values)
+
+
 def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **_):
     """on_true_tile where the affine predicate of the indices holds, on_false_value elsewhere, on
     GpSimd: one `pool isa=affine_select` record (its start-up, GPSIMD_START, is the nki.isa
