@@ -10,7 +10,7 @@ namespace sbufsim {
 
 namespace {
 
-constexpr std::uint32_t kPeRdPort = 63;  // stage-2 port of the stage-1 winner (kernel.cpp)
+constexpr std::uint32_t kPeRdPort = 63;  // stage-2 port of the stage-1 winner (kernel_private.h)
 
 bool same(const ArbWeights& a, const ArbWeights& b) { return a.prio == b.prio && a.weight == b.weight; }
 

@@ -3,8 +3,9 @@
 // An arbiter orders the ports (bit positions 0..63 of a 64-bit candidate mask) that want a bank
 // in one cycle and keeps whatever state its policy needs between cycles. The kernel holds the
 // stage-1 and stage-2 arbiters as one of the registered policies (arbiter_registry.h) and picks
-// the step loop compiled for that pair once per run, so every call below is a direct, inlinable
-// call: no virtual dispatch, no allocation, no strings in the cycle loop.
+// the step loop compiled for that policy once per run, so every call below is a direct, inlinable
+// call (for two different policies, one switch on the policy per call: AnyPolicy): no virtual
+// dispatch, no allocation, no strings in the cycle loop.
 //
 // The contract (checked for every registered policy by tests/test_kernel_policies.cpp):
 //   add_port(port, prio, weight)  setup only: declare a port with its CSR priority and weight
@@ -18,7 +19,7 @@
 //                                 may not depend on cycles passing.
 //   settle_granted(candidates, n) the same as n calls of settle(candidates, candidates): the
 //                                 kernel's leap over n identical cycles in which every candidate
-//                                 was granted (kernel.cpp, leap()); must not cost n.
+//                                 was granted (kernel_fast_forward.h, leap()); must not cost n.
 #pragma once
 
 #include <concepts>

@@ -27,13 +27,13 @@
 #include <vector>
 
 #include "sbufsim/address/address.h"
+#include "sbufsim/config/params.h"
 #include "sbufsim/kernel/arbiter_registry.h"
 #include "sbufsim/kernel/clients.h"
-#include "sbufsim/config/params.h"
 #include "sbufsim/kernel/request.h"
-#include "sbufsim/stats/stats.h"
 #include "sbufsim/kernel/tdm.h"
 #include "sbufsim/kernel/throttler.h"
+#include "sbufsim/stats/stats.h"
 
 namespace sbufsim {
 
@@ -53,13 +53,13 @@ struct KernelOptions {
 };
 
 enum class RunStatus : std::uint8_t {
-    reached,          // now() == the target (run_until) / every queue drained (run_to_completion)
-    completions_full, // stopped early: drain pop_completion() and call again
-    watched,          // run_until only: stopped early after the cycle in which a request of a
-                      // watched client completed (now() is the cycle after it)
-    stuck,            // run_to_completion, or run_until(kNever, ...): work is left but nothing
-                      // can ever move (a client held by set_backpressure, or a throttler with
-                      // transfer_cnt 0); for run_until also when no work is left at all
+    reached,           // now() == the target (run_until) / every queue drained (run_to_completion)
+    completions_full,  // stopped early: drain pop_completion() and call again
+    watched,           // run_until only: stopped early after the cycle in which a request of a
+                       // watched client completed (now() is the cycle after it)
+    stuck,             // run_to_completion, or run_until(kNever, ...): work is left but nothing
+                       // can ever move (a client held by set_backpressure, or a throttler with
+                       // transfer_cnt 0); for run_until also when no work is left at all
 };
 
 class Kernel {
@@ -94,9 +94,7 @@ public:
     // The next cycle to simulate.
     Cycle now() const { return now_; }
     // True when the request's last beat has been granted.
-    bool is_complete(RequestId id) const {
-        return completed_[index(request_client(id))] > request_seq(id);
-    }
+    bool is_complete(RequestId id) const { return completed_[index(request_client(id))] > request_seq(id); }
     // The cycle in which the client's latest completed request had its last beat granted (0
     // before its first completion). What a data path annotates its transfers with.
     Cycle last_completion(ClientId c) const { return last_done_[index(c)]; }
@@ -139,7 +137,7 @@ public:
     const Throttler& throttler(ClientId c) const { return throttlers_[index(c)]; }
 
 private:
-    struct Port;  // per-client queue and head-beat state (kernel.cpp)
+    struct Port;  // per-client queue and head-beat state (kernel_private.h)
     struct Queued {
         Request req;
         std::uint32_t beats;
@@ -159,8 +157,9 @@ private:
     static_assert(sizeof(Queued) == 56);
 
     RunStatus run(Cycle target, bool until_drained, std::uint64_t watch);
-    // The run loop, step and leap compiled for one pair of stage-1 / stage-2 policies
-    // (arbiter_registry.h): run() picks the pair once, so the cycle loop calls them directly.
+    // The run loop, step, leaps and rotations compiled for one policy in both stages, or for
+    // AnyPolicy in both when they differ (arbiter_registry.h): run() picks the loop once per run.
+    // The fast-forward (skip, leap*, note_*, rotate, ...) is kernel_fast_forward.h/.cpp.
     template <class Stage1, class Stage2>
     RunStatus run_with(Stage1& arb1, Stage2& arb2, Cycle target, bool until_drained, std::uint64_t watch);
     template <class Stage1, class Stage2>
@@ -195,15 +194,16 @@ private:
     struct CycleGrants;  // the beats granted in one cycle (kernel.cpp)
     template <bool kRules>
     void grant_region(CycleGrants& g, const std::uint64_t* order, std::uint32_t segments,
-                      std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b,
-                      bool tdm_region, TdmClass prec, Cycle t);
+                      std::uint32_t pe_winner, std::uint64_t excl_a, std::uint64_t excl_b, bool tdm_region,
+                      TdmClass prec, Cycle t);
     void grant(std::uint32_t c, Cycle t);
     void end_run(std::uint32_t c, Cycle t);
     void complete(std::uint32_t c, Cycle t);
     void load_head(std::uint32_t c, Port& p, const Queued& e, Cycle t);
     void load_first(std::uint32_t c);
     void load_run(std::uint32_t c);
-    void uniform_run(const Port& p, Queued& e, std::uint32_t rows, std::uint32_t pcs, std::uint32_t bcs) const;
+    void uniform_run(const Port& p, Queued& e, std::uint32_t rows, std::uint32_t pcs,
+                     std::uint32_t bcs) const;
     void grow(Port& p);
     void set_run(std::uint32_t c, std::uint64_t banks, std::uint32_t bytes, std::uint32_t beats);
     struct Beat {
@@ -268,14 +268,14 @@ private:
     std::uint64_t watch_ = 0;         // run_until's watch for the run in progress
     std::uint64_t watched_done_ = 0;  // the watched clients that completed a request in this run
                                       // (a mask: complete() sets it with the bit it has)
-    Cycle slot_cycle_ = kNever;  // the last stepped cycle and its TDM slot
+    Cycle slot_cycle_ = kNever;       // the last stepped cycle and its TDM slot
     std::uint32_t slot_ = 0;
     // Set by step(): every ready beat of the cycle was stopped by a gate (dependency,
     // back-pressure, strict TDM, throttler), and the earliest cycle one of those gates can open.
     bool gated_only_ = false;
     Cycle gate_release_ = kNever;
     std::uint64_t gated_ = 0;  // the clients a gate stopped in the last stepped cycle
-    bool run_ended_ = false;  // a grant of this step ended a run (load_run() or complete())
+    bool run_ended_ = false;   // a grant of this step ended a run (load_run() or complete())
     // Set by step(): every ready beat a gate let through was granted, and every granted run has
     // `cycles` more beats after the next one (a throttled client: as many tokens left in the
     // window); the cycles after it repeat it (leap()) until gate_release_, when a gate that held
