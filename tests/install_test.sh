@@ -111,6 +111,26 @@ case "$mode" in
         mkdir -p "$tmp/moved"
         mv "$tmp/stage" "$tmp/moved/prefix"   # the prefix it was installed for no longer exists
         prefix=$tmp/moved/prefix
+        # The user's own prefix (~/.local): the package goes to the folder every python3 searches
+        # there, so `import sbufsim` and `sbufsim nki` work with no PYTHONPATH.
+        user_base=$tmp/userbase
+        PYTHONUSERBASE=$user_base cmake --install "$build" --prefix "$user_base" >/dev/null
+        user_site=$(PYTHONUSERBASE=$user_base "$python" -c 'import site; print(site.getusersitepackages())')
+        [[ -f $user_site/sbufsim/__init__.py ]] || fail "an install into the user base: no package in $user_site"
+        (cd "$tmp" && env -i PATH=/usr/bin:/bin HOME="$tmp" PYTHONUSERBASE="$user_base" "$python" -c \
+            "import sbufsim, sys; sys.exit(not sbufsim.__file__.startswith('$user_site'))") \
+            || fail "an install into the user base: import sbufsim does not find $user_site"
+        (cd "$tmp" && env -i PATH=/usr/bin:/bin HOME="$tmp" "$user_base/bin/sbufsim" nki \
+            "$user_base/share/sbufsim/examples/nki/transpose.py::transpose" --input x=bf16[256,128] --quiet \
+            --json nki_user.json) || fail "an install into the user base: sbufsim nki"
+        grep -q '"total_cycles"' "$tmp/nki_user.json" || fail "an install into the user base: sbufsim nki wrote no result"
+        # Uninstalling as docs/install.md says: the files the last install wrote, and nothing else.
+        touch "$user_base/kept.txt"
+        xargs -d '\n' rm -f <"$build/install_manifest.txt"
+        rm -r "$user_site/sbufsim"   # the bytecode Python cached there (__pycache__)
+        left=$(find "$user_base" -type f)
+        [[ $left == "$user_base/kept.txt" ]] || fail "uninstall as docs/install.md says left or removed files: ${left:-nothing left}"
+        rm -rf "$user_base"
         ;;
     package)
         (cd "$build" && cpack -G DEB -B "$tmp/cpack" >"$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log" >&2; fail "cpack"; }

@@ -22,6 +22,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/cli.h"
@@ -37,6 +38,9 @@ extern char** environ;
 #endif
 #ifndef SBUFSIM_BIN_TO_PYTHON
 #define SBUFSIM_BIN_TO_PYTHON ""
+#endif
+#ifndef SBUFSIM_BIN_TO_PYTHON_USER
+#define SBUFSIM_BIN_TO_PYTHON_USER SBUFSIM_BIN_TO_PYTHON
 #endif
 
 namespace sbufsim::cli {
@@ -173,14 +177,16 @@ std::vector<std::pair<std::string, std::string>> written_files(const NkiArgs& a)
 }
 
 // Where the sbufsim Python package is: $SBUFSIM_PYTHONPATH, a build tree (python/ beside the
-// executable), or an install (SBUFSIM_BIN_TO_PYTHON from bin/).
+// executable), or an install (SBUFSIM_BIN_TO_PYTHON from bin/; SBUFSIM_BIN_TO_PYTHON_USER in the
+// user's own prefix, ~/.local, where the package goes to the user's site folder).
 std::string package_dir() {
     if (const char* env = std::getenv("SBUFSIM_PYTHONPATH"); env && *env) return env;
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (ec) return {};
     const fs::path bin = exe.parent_path();
-    for (const fs::path& dir : {bin / "python", (bin / SBUFSIM_BIN_TO_PYTHON).lexically_normal()})
+    for (const fs::path& dir : {bin / "python", (bin / SBUFSIM_BIN_TO_PYTHON).lexically_normal(),
+                                (bin / SBUFSIM_BIN_TO_PYTHON_USER).lexically_normal()})
         if (fs::is_regular_file(dir / "sbufsim" / "nki" / "__init__.py", ec)) return dir.string();
     return {};
 }
@@ -195,12 +201,18 @@ struct ChildEnd {
 };
 
 // The environment with PYTHONPATH prepended by `pythonpath`.
+// PYTHONDONTWRITEBYTECODE: importing the kernel would otherwise leave a __pycache__ folder beside
+// the user's kernel file (and in an install's package); compiling instead costs no measurable time
+// next to the tracer's numpy import (0.13 s either way).
 std::vector<std::string> child_environment(const std::string& pythonpath) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e)
-        if (std::string(*e).rfind("PYTHONPATH=", 0) != 0) env.emplace_back(*e);
+        if (const std::string_view var = *e;
+            !var.starts_with("PYTHONPATH=") && !var.starts_with("PYTHONDONTWRITEBYTECODE="))
+            env.emplace_back(var);
     const char* old = std::getenv("PYTHONPATH");
     env.push_back("PYTHONPATH=" + pythonpath + (old && *old ? ":" + std::string(old) : ""));
+    env.emplace_back("PYTHONDONTWRITEBYTECODE=1");
     return env;
 }
 
