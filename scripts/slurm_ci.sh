@@ -149,12 +149,16 @@ say "cluster up: node ci0 with $node"
 # ---- the sweep, sharded over a job array ------------------------------------------------------
 trace=$here/traces/dma_vs_compute.trc
 vary=(--vary tdm.dma_slots=0:8 --vary tdm.max_slots=8,16)
+# The sbatch options of docs/sweeps.md's example, but its --array: an example a small node cannot
+# start (e.g. --cpus-per-task above its CPUs) stays pending here and fails the wait below.
+read -r -a docs_options <<<"$(sed -n 's|^sbatch \(.*\) scripts/slurm_sweep.sh .*|\1|p' "$here/docs/sweeps.md" | head -1 \
+    | tr ' ' '\n' | { grep -v '^--array=' || true; } | paste -sd' ')"
 start=$SECONDS
 # Submits slurm_sweep.sh as the array `$1` (extra environment `$2`, e.g. SWEEP_SHARDS=4) and waits
 # until each of its `$3` tasks completed with status 0; prints the job id.
 submit_and_wait() {
     local array=$1 env=$2 count=$3 job states
-    job=$(sbatch --parsable --array="$array" --chdir="$tmp/job" --output="$tmp/job/sweep-%A_%a.log" \
+    job=$(sbatch --parsable --array="$array" ${docs_options[@]+"${docs_options[@]}"} --chdir="$tmp/job" --output="$tmp/job/sweep-%A_%a.log" \
         --export=ALL,SBUFSIM="$sbufsim",SWEEP_OUT="$tmp/job/sweep-out"${env:+,$env} \
         "$here/scripts/slurm_sweep.sh" "$trace" "${vary[@]}")
     local deadline=$((SECONDS + wait_seconds))

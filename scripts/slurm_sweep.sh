@@ -3,14 +3,15 @@
 # blocks of rows (--shard I/N), so the shards' CSV files concatenated in task order are exactly the
 # table one unsharded run writes (only shard 0 writes the header). docs/sweeps.md.
 #
-# Submit (4 tasks; the array must be 0..N-1; ask for the CPUs each task may use):
-#   sbatch --array=0-3 --cpus-per-task=4 scripts/slurm_sweep.sh traces/dma_vs_compute.trc \
+# Submit (4 tasks; the array must be 0..N-1; `--cpus-per-task=N`, N at most one node's CPUs, gives
+# each task N workers; without it a task uses what its node gives it):
+#   sbatch --array=0-3 scripts/slurm_sweep.sh traces/dma_vs_compute.trc \
 #       --vary tdm.dma_slots=0:8 --vary tdm.max_slots=8,16 --vary tdm.strict=true,false
 # Merge once every task has finished:
 #   cat sweep-out/part-*.csv > results.csv
 # A failed or pre-empted task re-submitted on its own resumes its part file; say how many shards
 # the whole array has, since a one-task array's SLURM_ARRAY_TASK_COUNT is 1:
-#   SWEEP_SHARDS=4 sbatch --array=2 --cpus-per-task=4 scripts/slurm_sweep.sh ...(the same arguments)
+#   SWEEP_SHARDS=4 sbatch --array=2 scripts/slurm_sweep.sh ...(the same arguments)
 #
 # Workers: one per CPU of the allocation (SLURM_CPUS_PER_TASK, else SLURM_CPUS_ON_NODE), so the
 # same script fits any node; SWEEP_JOBS overrides.
