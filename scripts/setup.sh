@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Install what the build needs (Debian packages, as root) and build sbufsim.
 #
-#   scripts/setup.sh              install missing packages, configure and build into build/
-#   scripts/setup.sh --sanitize   the same into build-asan/ with AddressSanitizer + UBSan
+#   scripts/setup.sh              install missing packages, configure and build what `sbufsim run`
+#                                 and `sbufsim nki` need into build/ (the executable, its clocked
+#                                 module, the Python package's files)
+#   scripts/setup.sh --all        the same, and everything else: the tests, the Python module,
+#                                 the benchmarks (what ctest runs)
+#   scripts/setup.sh --sanitize   everything into build-asan/ with AddressSanitizer + UBSan
 #   scripts/setup.sh --deps-only  only install missing packages
 #   scripts/setup.sh --fuzz       only install missing packages and clang's libFuzzer (scripts/fuzz.sh)
 #
@@ -21,12 +25,14 @@ packages=(cmake g++ make pkg-config libsystemc-dev libboost-program-options-dev 
 
 sanitize=OFF
 deps_only=0
+all=0
 for arg in "$@"; do
   case "$arg" in
-    --sanitize) sanitize=ON ;;
+    --all) all=1 ;;
+    --sanitize) sanitize=ON; all=1 ;;
     --deps-only) deps_only=1 ;;
     --fuzz) deps_only=1; packages+=(clang libclang-rt-dev) ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -80,7 +86,14 @@ check_disk "$build_dir" "$need_mb"
 cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DSBUFSIM_SANITIZE="$sanitize" \
   -Wno-dev >/dev/null
 log=$build_dir/build.log
-if ! cmake --build "$build_dir" -j"$(nproc)" >"$log" 2>&1; then
+# A first run needs the executable (its clocked module is a dependency) and the Python package's
+# files for `sbufsim nki`; the tests and the compiled Python module are most of the build's time.
+targets=()
+if ((!all)); then
+  targets=(--target sbufsim)
+  grep -q '^SBUFSIM_BUILD_PYTHON:BOOL=ON' "$build_dir/CMakeCache.txt" && targets+=(sbufsim_python_files)
+fi
+if ! cmake --build "$build_dir" -j"$(nproc)" ${targets[@]+"${targets[@]}"} >"$log" 2>&1; then
   grep -E 'error|Error' "$log" | head -40 >&2 || true
   echo "setup.sh: build failed; full log in $log" >&2
   exit 1
