@@ -4,6 +4,7 @@
 // same-unit accesses are clean.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "sbufsim/trace/sync_check.h"
@@ -132,10 +133,14 @@ TEST(HazardCheck, One_unit_is_in_program_order) {
 TEST(HazardCheck, Orders_through_program_order_and_a_third_queue) {
     // The load's own queue signals after it; DVE passes the order on to ACT.
     const std::string load = "dma queue=qLoad src=hbm dst=fp32@0x2000000[1][512] partitions=128 bytes=2048\n";
-    const std::string later = "dma queue=qLoad src=hbm dst=bf16@0x8000 partitions=1 bytes=64 signal=1\n";
+    // On every DMA engine the load uses (a transfer on fewer could complete first: below).
+    const std::string later = "dma queue=qLoad src=hbm dst=bf16@0x8000 partitions=128 bytes=64 signal=1\n";
     const std::string relay =
         "dve queue=qDve0 src=bf16@0x8000[1][32] dst=bf16@0x9000[1][32] partitions=1 wait=1 signal=2\n";
     EXPECT_TRUE(races(load + later + relay + kActPsum + "wait=2\n").empty());
+    // A later transfer on one engine only does not say the load's other 15 engines are done.
+    const std::string narrow = "dma queue=qLoad src=hbm dst=bf16@0x8000 partitions=1 bytes=64 signal=1\n";
+    EXPECT_EQ(races(load + narrow + relay + kActPsum + "wait=2\n").size(), 1u);
     // Without the relay's wait, nothing orders the load before ACT.
     const auto e = races(load + later + kActPsum + "\n");
     ASSERT_EQ(e.size(), 1u);
@@ -256,6 +261,117 @@ TEST(HazardCheck, Every_shipped_trace_is_race_free) {
         c.finish(out);
         EXPECT_TRUE(out.empty()) << t << ": " << (out.empty() ? "" : out[0].to_string());
     }
+}
+
+// Completion order (completion_order.h): a unit's later instruction that can complete before an
+// earlier one does not order the earlier one by its signal, and a count it can reach first orders
+// nothing after the earlier one. One case per way the replay completes out of program order.
+const std::string kLdw0 = "ldweights queue=qPE0 src=bf16@0x4000[1][128] rows=128 cols=128 ";
+const std::string kLdw1 = "ldweights queue=qPE0 src=bf16@0x8000[1][128] rows=128 cols=128 ";
+const std::string kMatmulBig =
+    "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+    "num_active_cols=128 ";
+
+TEST(CompletionOrder, An_ldweights_after_the_matmul_a_wait_counts_on_can_meet_it_first) {
+    // The tracer's pattern: every PE record signals semaphore 1; ACT waits for the matmul, the
+    // 2nd signal. The next ldweights, read after the wait, can complete before the matmul.
+    const auto e = races(kLdw0 + "signal=1\n" + kMatmulBig + "signal=1\n" + kActPsum + "wait=1:2\n" + kLdw1 +
+                         "signal=1\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0].line, 4u);
+    EXPECT_EQ(e[0].field, "wait");
+    for (const char* part : {"ACT line 4 waits for semaphore 1 >= 2", "PE array line 3 signals toward",
+                             "PE array line 5 signals 1 too and can complete first",
+                             "an ldweights loads its weights in the background of the matmuls before it",
+                             "completion order, docs/trace-format.md"})
+        EXPECT_TRUE(has(e[0], part)) << part << "\n" << e[0].to_string();
+    // Read before the wait: the wait's clock leaves the matmul out, and ACT's read of its PSUM
+    // is a race.
+    const auto early = races(kLdw0 + "signal=1\n" + kMatmulBig + "signal=1\n" + kLdw1 + "signal=1\n" +
+                             kActPsum + "wait=1:2\n");
+    ASSERT_EQ(early.size(), 1u);
+    EXPECT_TRUE(has(early[0], "ACT line 5 reads PSUM partition 0")) << early[0].to_string();
+    EXPECT_TRUE(has(early[0], "which PE array line 3 writes"));
+    // Count 3 cannot be met without the matmul: clean, in either file order.
+    EXPECT_TRUE(races(kLdw0 + "signal=1\n" + kMatmulBig + "signal=1\n" + kLdw1 + "signal=1\n" + kActPsum +
+                      "wait=1:3\n")
+                    .empty());
+    // The ldweights on a semaphore of their own: the matmuls' count means what it says.
+    EXPECT_TRUE(races(kLdw0 + "signal=2\n" + kMatmulBig + "signal=1\n" + kActPsum + "wait=1:1\n" + kLdw1 +
+                      "signal=2\n")
+                    .empty());
+    // A matmul after the ldweights waits for it (same blocks): its signal says the ldweights is done.
+    EXPECT_TRUE(races(kLdw0 + "signal=1\n" + kMatmulBig + "signal=1\n" +
+                      "dma queue=qLoad src=hbm dst=bf16@0x4000[1][128] partitions=128 bytes=256 wait=1:2\n")
+                    .empty());
+}
+
+TEST(CompletionOrder, Matmuls_on_disjoint_tiles_complete_in_either_order) {
+    const std::string tile0 =
+        "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=32 "
+        "num_active_cols=32 "
+        "tile_position=0,0 tile_size=32,32 ";
+    const std::string tile1 =
+        "matmul queue=qPE0 src=bf16@0x400[1][512] dst=fp32@0x2000800[1][512] num_active_rows=32 "
+        "num_active_cols=32 "
+        "tile_position=32,32 tile_size=32,32 ";
+    const std::string same =
+        "matmul queue=qPE0 src=bf16@0x400[1][512] dst=fp32@0x2000800[1][512] num_active_rows=32 "
+        "num_active_cols=32 "
+        "tile_position=0,0 tile_size=32,32 ";
+    const std::string act =
+        "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=32 ";
+    // ACT waits for the first matmul's count; the second, on other PE blocks, can reach it first.
+    const auto e = races(tile0 + "signal=1\n" + tile1 + "signal=1\n" + act + "wait=1:1\n");
+    ASSERT_EQ(e.size(), 1u) << e[0].to_string();
+    EXPECT_TRUE(has(e[0], "ACT line 4 reads PSUM partition 0")) << e[0].to_string();
+    const auto late = races(tile0 + "signal=1\n" + act + "wait=1:1\n" + tile1 + "signal=1\n");
+    ASSERT_EQ(late.size(), 1u);
+    EXPECT_EQ(late[0].field, "wait");
+    EXPECT_TRUE(has(late[0], "matmuls on disjoint PE tiles stream side by side")) << late[0].to_string();
+    // On the same blocks the second starts after the first's release: in order.
+    EXPECT_TRUE(races(tile0 + "signal=1\n" + same + "signal=1\n" + act + "wait=1:1\n").empty());
+    // The second's count orders both (two signals: both matmuls done).
+    EXPECT_TRUE(races(tile0 + "signal=1\n" + tile1 + "signal=1\n" + act + "wait=1:2\n").empty());
+}
+
+TEST(CompletionOrder, A_dma_queues_transfers_on_other_engines_complete_in_either_order) {
+    // Partitions 0-63 run on DMA engines 0-7, 64-127 on 8-15 (8 partitions per engine).
+    const std::string low =
+        "dma queue=qLoad src=hbm dst=bf16@0x0[1][512] partitions=64 bytes=1024 signal=1\n";
+    const std::string high =
+        "dma queue=qLoad src=hbm dst=bf16@0x1000000[1][512] partitions=64 bytes=1024 signal=1\n";
+    const std::string all =
+        "dma queue=qLoad src=hbm dst=bf16@0x1000[1][512] partitions=128 bytes=1024 signal=1\n";
+    const std::string dve =
+        "dve queue=qDve0 src=bf16@0x0[1][512] dst=bf16@0x2000[1][512] partitions=64 wait=1:1\n";
+    const auto e = races(low + high + dve);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(
+        has(e[0], "DVE line 4 reads SBUF partition 0 bytes 0x0-0x3ff, which DMA queue qLoad line 2 writes"))
+        << e[0].to_string();
+    const auto late = races(low + dve + high);
+    ASSERT_EQ(late.size(), 1u);
+    EXPECT_EQ(late[0].field, "wait");
+    EXPECT_TRUE(has(late[0], "in order on each DMA engine only")) << late[0].to_string();
+    // A later transfer on every engine of the earlier one ends after it.
+    EXPECT_TRUE(races(low + all + dve).empty());
+}
+
+TEST(CompletionOrder, A_compute_instruction_writing_the_other_memory_can_signal_first) {
+    const std::string to_sbuf =
+        "act queue=qAct0 src=bf16@0x0[1][512] dst=bf16@0x8000[1][512] partitions=128 signal=1\n";
+    const std::string to_psum =
+        "act queue=qAct0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] partitions=128 signal=1\n";
+    const std::string to_sbuf2 =
+        "act queue=qAct0 src=bf16@0x0[1][512] dst=bf16@0xc000[1][512] partitions=128 signal=1\n";
+    const std::string dve =
+        "dve queue=qDve0 src=bf16@0x8000[1][512] dst=bf16@0x10000[1][512] partitions=128 wait=1:1\n";
+    // Its signal waits for its own writes only; PSUM's drain can overtake SBUF's.
+    const auto e = races(to_sbuf + to_psum + dve);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(has(e[0], "DVE line 4 reads SBUF partition 0")) << e[0].to_string();
+    EXPECT_TRUE(races(to_sbuf + to_sbuf2 + dve).empty());
 }
 
 }  // namespace

@@ -33,7 +33,9 @@ std::vector<TraceError> deadlocks(const std::string& body) {
     return deadlocks(in, "t.trc");
 }
 
-bool has(const TraceError& e, const std::string& part) { return e.to_string().find(part) != std::string::npos; }
+bool has(const TraceError& e, const std::string& part) {
+    return e.to_string().find(part) != std::string::npos;
+}
 
 const std::string kAct = "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x1000[1][64] partitions=32 ";
 const std::string kDve = "dve queue=qDve0 src=bf16@0x2000[1][64] dst=bf16@0x3000[1][64] partitions=32 ";
@@ -69,14 +71,16 @@ TEST(SyncCheck, Two_queues_waiting_for_each_other_are_a_cycle_naming_both) {
     ASSERT_EQ(e.size(), 1u);
     EXPECT_EQ(e[0].line, 2u);
     EXPECT_EQ(e[0].field, "wait");
-    for (const char* part : {"semaphore cycle between 2 queues", "qAct0 (line 2) waits for semaphore 1 >= 1",
-                             "signalled next by qDve0 line 3", "qDve0 (line 3) waits for semaphore 2 >= 1", "deadlock"})
+    for (const char* part :
+         {"semaphore cycle between 2 queues", "qAct0 (line 2) waits for semaphore 1 >= 1",
+          "signalled next by qDve0 line 3", "qDve0 (line 3) waits for semaphore 2 >= 1", "deadlock"})
         EXPECT_TRUE(has(e[0], part)) << part << "\n" << e[0].to_string();
 }
 
 TEST(SyncCheck, A_cycle_through_three_dma_queues_is_one_finding) {
-    const auto e = deadlocks(dma("qA", "wait=3 signal=1") + dma("qB", "wait=1 signal=2") + dma("qC", "wait=2 signal=3") +
-                             kAct + "wait=3\n");  // ACT waits behind the cycle: not a cycle of its own
+    const auto e =
+        deadlocks(dma("qA", "wait=3 signal=1") + dma("qB", "wait=1 signal=2") + dma("qC", "wait=2 signal=3") +
+                  kAct + "wait=3\n");  // ACT waits behind the cycle: not a cycle of its own
     ASSERT_EQ(e.size(), 1u) << e[0].to_string();
     EXPECT_TRUE(has(e[0], "between 3 queues")) << e[0].to_string();
     EXPECT_FALSE(has(e[0], "qAct0")) << e[0].to_string();
@@ -91,7 +95,8 @@ TEST(SyncCheck, Waiting_for_its_own_signal_is_a_self_wait) {
     ASSERT_EQ(e.size(), 1u);
     EXPECT_TRUE(has(e[0], "its own queue's later line 3")) << e[0].to_string();
     // ACT instructions on two queue names still run in ACT's one order.
-    e = deadlocks(kAct + "wait=1\n" + "act queue=qAct1 src=bf16@0x0[1][64] dst=bf16@0x1000[1][64] partitions=32 signal=1\n");
+    e = deadlocks(kAct + "wait=1\n" +
+                  "act queue=qAct1 src=bf16@0x0[1][64] dst=bf16@0x1000[1][64] partitions=32 signal=1\n");
     ASSERT_EQ(e.size(), 1u);
     // Two DMA queues are independent: the same pattern is fine.
     EXPECT_TRUE(deadlocks(dma("qA", "wait=1") + dma("qB", "signal=1")).empty());
@@ -106,14 +111,15 @@ TEST(SyncCheck, Waits_met_in_any_file_order_are_clean) {
     // The waiting record comes first in the file, its signal later: no deadlock.
     EXPECT_TRUE(deadlocks(kAct + "wait=1 signal=2\n" + kDve + "signal=1\n" + kDve + "wait=2\n").empty());
     // Plain waits count per queue: the second wait=1 of qAct0 waits for the second signal.
-    EXPECT_TRUE(deadlocks(kAct + "wait=1\n" + kAct + "wait=1\n" + kDve + "signal=1\n" + kDve + "signal=1\n").empty());
+    EXPECT_TRUE(
+        deadlocks(kAct + "wait=1\n" + kAct + "wait=1\n" + kDve + "signal=1\n" + kDve + "signal=1\n").empty());
     EXPECT_EQ(deadlocks(kAct + "wait=1\n" + kAct + "wait=1 signal=1\n" + kDve + "signal=1\n").size(), 1u);
 }
 
 TEST(SyncCheck, Every_shipped_trace_is_clean) {
-    for (const char* t : {"act_vs_matmul_collide.trc", "act_vs_matmul_disjoint.trc", "dma_load.trc", "dma_transpose.trc",
-                          "dma_vs_compute.trc", "matmul_kloop.trc", "q7_gpsimd.trc", "resnet50_head.trc",
-                          "transformer_layer_head.trc", "access_mix.trc"}) {
+    for (const char* t : {"act_vs_matmul_collide.trc", "act_vs_matmul_disjoint.trc", "dma_load.trc",
+                          "dma_transpose.trc", "dma_vs_compute.trc", "matmul_kloop.trc", "q7_gpsimd.trc",
+                          "resnet50_head.trc", "transformer_layer_head.trc", "access_mix.trc"}) {
         TraceReader r(shipped(t));
         SyncCheck c(cayman(), t);
         Record rec;
@@ -136,6 +142,32 @@ TEST(SyncCheck, A_cycle_it_reports_deadlocks_the_replay) {
     } catch (const ReplayError& e) {
         EXPECT_EQ(e.kind(), ReplayError::Kind::deadlock);
     }
+}
+
+// The replay completes an ldweights before the matmul ahead of it: a wait on the count of the
+// matmul's signal, shared with the ldweights, is met while the matmul still runs (what the race
+// check reports, test_hazard_check.cpp "CompletionOrder").
+TEST(SyncCheck, The_replay_meets_a_count_an_ldweights_reaches_before_the_matmul_ahead_of_it) {
+    const std::string body =
+        "ldweights queue=qPE0 src=bf16@0x4000[1][128] rows=128 cols=128 signal=1\n"
+        "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+        "num_active_cols=128 signal=1\n"
+        "act queue=qAct0 src=fp32@0x2000000[1][512] dst=bf16@0x20000[1][512] partitions=128 wait=1:2\n"
+        "ldweights queue=qPE0 src=bf16@0x8000[1][128] rows=128 cols=128 signal=1\n";
+    std::istringstream in("sbufsim-trace 1 gen=cayman\n" + body);
+    TraceReader r(in, "t.trc");
+    ReplayOptions opt;
+    opt.record_timeline = true;
+    const ReplayResult res = replay(cayman(), r, opt);
+    Cycle matmul_end = 0, act_start = 0;
+    for (const InstrEvent& e : res.timeline) {
+        if (e.line == 3) matmul_end = e.end;
+        if (e.line == 4) act_start = e.start;
+    }
+    ASSERT_GT(matmul_end, 0u);
+    EXPECT_LT(act_start, matmul_end) << "ACT started at " << act_start << ", the matmul ended at "
+                                     << matmul_end;
+    EXPECT_EQ(res.races, 1u);  // the early wait, counted with the races
 }
 
 }  // namespace

@@ -183,14 +183,14 @@ void HazardCheck::merge(Bands& b, std::uint32_t first, std::uint32_t end) {
 void HazardCheck::note(const Visit& v, Conflict::Kind kind, const UnitPosition& other, std::uint32_t lo,
                        std::uint32_t hi) {
     const bool ordered =
-        other.unit == v.who.unit || (other.unit < v.before.size() && other.index < v.before[other.unit]);
+        other.queue == v.who.queue || (other.unit < v.before.size() && other.index < v.before[other.unit]);
     if (ordered) return;
     const Conflict c{kind,        v.span.field, other, v.span.region,
                      v.partition, lo,           hi,    v.span.extent || other.extent};
     // One per operand and other unit, naming its latest instruction: a wait for that one orders
     // the unit's earlier ones too, so eight loads read without a wait are one finding, not eight.
     for (std::size_t i = v.first_found; i < v.out.size(); ++i)
-        if (v.out[i].field == v.span.field && v.out[i].other.unit == other.unit) {
+        if (v.out[i].field == v.span.field && v.out[i].other.queue == other.queue) {
             if (other.line > v.out[i].other.line) v.out[i] = c;
             return;
         }

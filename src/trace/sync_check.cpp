@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::string_view kDeadlockRule = "semaphores, docs/trace-format.md";
 constexpr std::string_view kRaceRule = "races, docs/trace-format.md";
+constexpr std::string_view kCompletionRule = "completion order, docs/trace-format.md";
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
@@ -27,6 +28,9 @@ SyncCheck::SyncCheck(const Params& params, std::string file)
       value_(params.isa.num_semaphores, 0),
       total_(params.isa.num_semaphores, 0),
       blocked_on_(params.isa.num_semaphores),
+      early_(params.isa.num_semaphores),
+      met_(params.isa.num_semaphores),
+      rules_(params),
       signalled_(params.isa.num_semaphores),
       hazards_(params) {}
 
@@ -36,40 +40,67 @@ std::uint32_t SyncCheck::unit_of(const Record& rec) {
     std::uint64_t key = 0;
     switch (rec.kind) {
         case RecordKind::ldweights:
-        case RecordKind::matmul: key = 0; break;
-        case RecordKind::act: key = 1; break;
-        case RecordKind::pool: key = 2; break;
-        case RecordKind::dve: key = 3; break;
-        case RecordKind::dma: key = (std::uint64_t{4} << 32) | rec.queue_id; break;
-        case RecordKind::q7: key = (std::uint64_t{5} << 32) | rec.core; break;
-        case RecordKind::access: break;
+        case RecordKind::matmul:
+            key = 0;
+            break;
+        case RecordKind::act:
+            key = 1;
+            break;
+        case RecordKind::pool:
+            key = 2;
+            break;
+        case RecordKind::dve:
+            key = 3;
+            break;
+        case RecordKind::dma:
+            key = (std::uint64_t{4} << 32) | rec.queue_id;
+            break;
+        case RecordKind::q7:
+            key = (std::uint64_t{5} << 32) | rec.core;
+            break;
+        case RecordKind::access:
+            break;
     }
     if (units_.size() >= kMaxUnits && !unit_index_.contains(key)) return kMaxUnits;
     const auto [it, fresh] = unit_index_.try_emplace(key, static_cast<std::uint32_t>(units_.size()));
     if (fresh) {
         static constexpr const char* kEngines[] = {"PE array", "ACT", "POOL", "DVE", "DMA"};
         const std::string engine = key >> 32 == 5 ? "Q7 core " + num(rec.core) : kEngines[key < 4 ? key : 4];
-        units_.push_back(Unit{engine, key >> 32 == 4 ? "DMA queue " + std::string(rec.queue) : engine, {}, 0, {}});
+        units_.push_back(
+            Unit{engine, key >> 32 == 4 ? "DMA queue " + std::string(rec.queue) : engine, {}, 0, {}, {}, {}});
     }
     return it->second;
 }
 
 void SyncCheck::add(const Record& rec, std::vector<TraceError>& out, bool valid) {
     if (!is_instruction(rec.kind) || stopped_) return;
-    const std::uint32_t u = unit_of(rec);
+    std::uint32_t u = unit_of(rec);
+    const CompletionShape shape = u == kMaxUnits ? CompletionShape{} : rules_.shape(rec);
+    bool fresh_lane = false;
+    const std::size_t lane = u == kMaxUnits ? 0 : units_[u].lanes.lane_of(shape, fresh_lane);
+    if (fresh_lane) {
+        if (lane_unit_.size() >= kMaxUnits) {
+            u = kMaxUnits;
+        } else {
+            units_[u].lanes.lanes()[lane].id = static_cast<std::uint32_t>(lane_unit_.size());
+            lane_unit_.push_back(u);
+        }
+    }
     if (u == kMaxUnits) {
         stopped_ = true;
-        out.push_back(
-            TraceError{file_, rec.line, "queue",
-                       "more than " + num(kMaxUnits) + " queues (engines, DMA queues, Q7 cores): the " +
-                           "semaphore and race check follows at most that many and stops here, so the " +
-                           "records from this line on are not checked for deadlocks and races",
-                       "limits, docs/trace-format.md"});
+        out.push_back(TraceError{
+            file_, rec.line, "queue",
+            "more than " + num(kMaxUnits) +
+                " queues (engines, DMA queues and the DMA engines of their transfers, Q7 cores): the " +
+                "semaphore and race check follows at most that many and stops here, so the " +
+                "records from this line on are not checked for deadlocks and races",
+            "limits, docs/trace-format.md"});
         return;
     }
     Instr in;
     in.line = rec.line;
-    const auto [q, fresh] = queue_index_.try_emplace(rec.queue_id, static_cast<std::uint32_t>(queue_names_.size()));
+    const auto [q, fresh] =
+        queue_index_.try_emplace(rec.queue_id, static_cast<std::uint32_t>(queue_names_.size()));
     if (fresh) queue_names_.emplace_back(rec.queue);
     in.queue = q->second;
     for (std::uint32_t w = 0; w < rec.num_waits; ++w) {
@@ -84,6 +115,8 @@ void SyncCheck::add(const Record& rec, std::vector<TraceError>& out, bool valid)
         ++total_[rec.signals[s]];
     }
     in.index = units_[u].added++;
+    in.shape = shape;
+    in.lane = static_cast<std::uint32_t>(lane);
     if (valid) in.footprint = hazards_.footprint(rec);
     units_[u].pending.push_back(std::move(in));
     if (units_[u].pending.size() == 1) drain(u, out);
@@ -96,7 +129,7 @@ int SyncCheck::unmet(const Instr& i) const {
 }
 
 void SyncCheck::drain(std::uint32_t first, std::vector<TraceError>& out) {
-    std::vector<std::uint32_t>& work = work_;   // a member: no allocation per record
+    std::vector<std::uint32_t>& work = work_;  // a member: no allocation per record
     work.assign(1, first);
     while (!work.empty()) {
         const std::uint32_t u = work.back();
@@ -122,22 +155,32 @@ void SyncCheck::drain(std::uint32_t first, std::vector<TraceError>& out) {
 }
 
 void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError>& out) {
-    std::vector<std::uint32_t>& before = clock_;   // a member: its storage is kept between instructions
+    std::vector<std::uint32_t>& before = clock_;  // members: their storage is kept between instructions
     before.assign(units_[u].before.begin(), units_[u].before.end());
-    before.resize(units_.size(), 0);
+    before.resize(lane_unit_.size(), 0);
     for (std::uint8_t w = 0; w < head.waits; ++w) {
         if (head.wait_value[w] == 0) continue;
-        const Signalled& s = signalled_[head.wait_sem[w]];
-        const std::uint64_t at = head.wait_value[w] - 1;
-        join(before, s.after[at < s.dropped ? 0 : static_cast<std::size_t>(at - s.dropped)]);
+        join_wait(before, head.wait_sem[w], head.wait_value[w]);
+        auto& met = met_[head.wait_sem[w]];
+        met.push_back(MetWait{head.wait_value[w], head.line, u, false});
+        if (met.size() > kKeptMetWaits) met.pop_front();
     }
+    // Its unit's part (completion_order.h): what completes before it starts, and before it
+    // completes, which its signals order after them.
+    UnitLanes& lanes = units_[u].lanes;
+    lanes.started(rules_, head.lane, head.shape, before);
+    const CompletionLane& lane = lanes.lanes()[head.lane];
+    const UnitPosition me{lane.id, lane.count, head.line, u};
     conflicts_.clear();
-    hazards_.start(head.footprint, UnitPosition{u, head.index, head.line}, before, conflicts_);
+    hazards_.start(head.footprint, me, before, conflicts_);
     for (const Conflict& c : conflicts_) out.push_back(describe(head, u, c));
-    before[u] = head.index + 1;
+    std::vector<std::uint32_t>& done = done_;
+    done.assign(before.begin(), before.end());
+    lanes.completed(rules_, head.lane, head.shape, done);
+    if (!units_[u].signallers.empty() && head.signals) note_overtaken(u, head, done, out);
     for (std::uint8_t s = 0; s < head.signals; ++s) {
         Signalled& list = signalled_[head.signal_sem[s]];
-        std::vector<std::uint32_t> after = before;
+        std::vector<std::uint32_t> after = done;
         if (!list.after.empty()) join(after, list.after.back());
         list.after.push_back(std::move(after));
         while (list.after.size() > kept_signals()) {
@@ -145,20 +188,108 @@ void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError
             ++list.dropped;
         }
     }
+    if (head.signals) {
+        Unit::Signaller sig{me.unit, me.index, head.line, head.shape, head.signals, {}, {}, {}};
+        for (std::uint8_t s = 0; s < head.signals; ++s) {
+            sig.sem[s] = head.signal_sem[s];
+            // The count before this signal (drain() adds it after start()).
+            sig.rank[s] =
+                static_cast<std::uint32_t>(std::min<std::uint64_t>(value_[head.signal_sem[s]], 0xffffffffu));
+        }
+        auto& list = units_[u].signallers;
+        list.push_back(sig);
+        if (list.size() > kKeptSignallers) list.pop_front();
+    }
     units_[u].before = before;
+}
+
+void SyncCheck::join_wait(std::vector<std::uint32_t>& before, std::uint16_t sem, std::uint32_t value) const {
+    // The first `take` signals of the game are the ones every order has had by then: all `value`,
+    // unless a later signal can reach the count before an earlier one's instruction completes.
+    std::uint64_t take = value;
+    for (const EarlyCount& e : early_[sem])
+        if (e.rank < value && value <= e.count) take = std::min<std::uint64_t>(take, e.rank);
+    if (take == 0) return;
+    const Signalled& s = signalled_[sem];
+    if (s.after.empty()) return;
+    const std::uint64_t at = take - 1;
+    join(before, s.after[at < s.dropped ? 0
+                                        : std::min<std::size_t>(s.after.size() - 1,
+                                                                static_cast<std::size_t>(at - s.dropped))]);
+}
+
+namespace {
+// Why `later` can complete before an earlier instruction of its unit (completion_order.h).
+std::string overtake_reason(const CompletionShape& earlier, const CompletionShape& later,
+                            bool background_transpose) {
+    using Kind = CompletionShape::Kind;
+    if (later.kind == Kind::ldweights)
+        return "an ldweights loads its weights in the background of the matmuls before it";
+    if (earlier.kind == Kind::ldweights) return "a matmul waits only for an ldweights on its own PE blocks";
+    if (later.kind == Kind::matmul)
+        return background_transpose && (later.transpose || earlier.transpose)
+                   ? "a PE transpose streams beside another matmul on its blocks (background transpose)"
+                   : "matmuls on disjoint PE tiles stream side by side";
+    if (later.kind == Kind::dma)
+        return "a DMA queue's transfers are in order on each DMA engine only, and its transfer does not "
+               "use every engine the earlier one does";
+    return "a signal waits for its own instruction's output writes only, and its writes drain on another "
+           "write client (SBUF, PSUM) than the earlier one's, or it has none";
+}
+}  // namespace
+
+void SyncCheck::note_overtaken(std::uint32_t u, const Instr& later, const std::vector<std::uint32_t>& done,
+                               std::vector<TraceError>& out) {
+    for (Unit::Signaller& x : units_[u].signallers) {
+        if (done[x.lane] > x.index) continue;  // complete before `later` completes, in every order
+        for (std::uint8_t j = 0; j < x.signals; ++j) {
+            if (std::count(later.signal_sem, later.signal_sem + later.signals, x.sem[j]) == 0) continue;
+            const std::uint32_t count = x.rank[j] + ++x.overtakers[j];
+            auto& early = early_[x.sem[j]];
+            auto it = std::find_if(early.begin(), early.end(), [&](const EarlyCount& e) {
+                return e.line == x.line && e.rank == x.rank[j];
+            });
+            if (it == early.end()) {
+                early.push_back(EarlyCount{x.rank[j], count, x.line, u});
+                if (early.size() > kKeptEarlyCounts) early.pop_front();
+            } else {
+                it->count = std::max(it->count, count);
+            }
+            // A wait the game met at this count, with x's signal among those it counted.
+            for (MetWait& m : met_[x.sem[j]]) {
+                if (m.reported || m.value != count) continue;
+                m.reported = true;
+                out.push_back(early_wait(m, x, j, u, later));
+            }
+        }
+    }
+}
+
+TraceError SyncCheck::early_wait(const MetWait& m, const Unit::Signaller& x, std::uint8_t j, std::uint32_t u,
+                                 const Instr& later) const {
+    const std::string& unit = units_[u].label;
+    const std::string why =
+        units_[m.unit].label + " line " + num(m.line) + " waits for semaphore " + num(x.sem[j]) +
+        " >= " + num(m.value) + ", a count " + unit + " line " + num(x.line) + " signals toward, but " +
+        unit + " line " + num(later.line) + " signals " + num(x.sem[j]) + " too and can complete first (" +
+        overtake_reason(x.shape, later.shape, rules_.background_transpose()) +
+        "): the wait can be met while line " + num(x.line) + " is still running, and nothing orders line " +
+        num(m.line) + " after it; wait for a semaphore that only instructions completing after line " +
+        num(x.line) + " signal";
+    return TraceError{file_, m.line, "wait", why, std::string(kCompletionRule)};
 }
 
 // kKeptSignals, or fewer when every semaphore keeping that many clocks of this many units would
 // pass kKeptClockEntries; at least one (the latest).
 std::size_t SyncCheck::kept_signals() const {
     const std::size_t per_signal =
-        std::max<std::size_t>(1, units_.size()) * std::max<std::size_t>(1, semaphores_);
+        std::max<std::size_t>(1, lane_unit_.size()) * std::max<std::size_t>(1, semaphores_);
     return std::clamp<std::size_t>(kKeptClockEntries / per_signal, 1, kKeptSignals);
 }
 
 TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflict& c) const {
     const std::string me = units_[u].label + " line " + num(head.line);
-    const std::string other = units_[c.other.unit].label + " line " + num(c.other.line);
+    const std::string other = units_[c.other.queue].label + " line " + num(c.other.line);
     const std::string where = std::string(c.region == Region::psum ? "PSUM" : "SBUF") + " partition " +
                               num(c.partition) + " bytes " + hex(c.lo) + "-" + hex(c.hi - 1);
     std::string why;
@@ -188,8 +319,8 @@ TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflic
     const bool me_later = head.line > c.other.line;
     const std::uint64_t early = me_later ? c.other.line : head.line,
                         late = me_later ? head.line : c.other.line;
-    const std::string& early_unit = me_later ? units_[c.other.unit].label : units_[u].label;
-    const std::string& late_unit = me_later ? units_[u].label : units_[c.other.unit].label;
+    const std::string& early_unit = me_later ? units_[c.other.queue].label : units_[u].label;
+    const std::string& late_unit = me_later ? units_[u].label : units_[c.other.queue].label;
     why += "; order them: make line " + num(late) + " wait for a signal " + early_unit +
            " sends at or after line " + num(early) + ", or line " + num(early) + " for one " + late_unit +
            " sends at or after line " + num(late);
@@ -268,19 +399,21 @@ std::size_t SyncCheck::finish(std::vector<TraceError>& out) {
         if (scc.size() == 1) {
             const Stuck& st = stuck.at(first);
             const std::uint64_t by = st.signallers.at(first).first;
-            why = describe(first) + " waits for semaphore " + num(st.sem) + " >= " + num(st.want) + ", which stays at " +
-                  num(value_[st.sem]) + ": the signals still to come are " +
+            why = describe(first) + " waits for semaphore " + num(st.sem) + " >= " + num(st.want) +
+                  ", which stays at " + num(value_[st.sem]) + ": the signals still to come are " +
                   (by == head.line ? "its own (it signals " + num(st.sem) + " when it completes)"
                                    : "from its own queue's later line " + num(by)) +
-                  ", which cannot run before it (a self-wait; `run` would deadlock); signal semaphore " + num(st.sem) +
-                  " from another queue or earlier in this one, or lower the wait's value";
+                  ", which cannot run before it (a self-wait; `run` would deadlock); signal semaphore " +
+                  num(st.sem) + " from another queue or earlier in this one, or lower the wait's value";
         } else {
-            why = "semaphore cycle between " + num(scc.size()) + " queues, none of which can start (`run` would deadlock):";
+            why = "semaphore cycle between " + num(scc.size()) +
+                  " queues, none of which can start (`run` would deadlock):";
             for (std::uint32_t u : scc) {
                 const Stuck& st = stuck.at(u);
                 std::pair<std::uint64_t, std::uint32_t> by{0, 0};
                 for (const auto& [v, at] : st.signallers)
-                    if (std::count(scc.begin(), scc.end(), v) && (by.first == 0 || at.first < by.first)) by = at;
+                    if (std::count(scc.begin(), scc.end(), v) && (by.first == 0 || at.first < by.first))
+                        by = at;
                 why += " " + describe(u) + " waits for semaphore " + num(st.sem) + " >= " + num(st.want) +
                        ", signalled next by " + queue_names_[by.second] + " line " + num(by.first) + ";";
             }

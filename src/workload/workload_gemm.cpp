@@ -17,9 +17,13 @@
 // counts: each instruction that must be waited for is the n-th signal of its semaphore, and the
 // producers of one semaphore complete in order (one DMA queue, the in-order PE queue, ACT, DVE).
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cctype>
+#include <initializer_list>
 #include <string>
 
+#include "sbufsim/trace/completion_order.h"
 #include "sbufsim/workload/workload.h"
 
 namespace sbufsim {
@@ -29,7 +33,7 @@ namespace {
 constexpr std::string_view kPeQueue = "qPE0";
 constexpr std::string_view kActQueue = "qAct0";
 constexpr std::string_view kDveQueue = "qDVE0";
-constexpr std::uint32_t kAlign = 64;   // slot alignment: a whole number of 8-byte SBUF words (seed 000 §1.1)
+constexpr std::uint32_t kAlign = 64;  // slot alignment: a whole number of 8-byte SBUF words (seed 000 §1.1)
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 std::uint32_t align_up(std::uint64_t v) { return static_cast<std::uint32_t>(ceil_div(v, kAlign) * kAlign); }
@@ -57,11 +61,13 @@ Operand hbm() {
 }
 
 void add_wait(Record& r, std::uint32_t sem, std::uint64_t value) {
-    if (value == 0) return;   // a count of 0 is always reached: no wait needed
+    if (value == 0) return;  // a count of 0 is always reached: no wait needed
     r.waits[r.num_waits++] = SemWait{static_cast<std::uint16_t>(sem), static_cast<std::uint32_t>(value)};
 }
 
-void add_signal(Record& r, std::uint32_t sem) { r.signals[r.num_signals++] = static_cast<std::uint16_t>(sem); }
+void add_signal(Record& r, std::uint32_t sem) {
+    r.signals[r.num_signals++] = static_cast<std::uint16_t>(sem);
+}
 
 // First partition and quadrant mask of a tile of `count` partitions placed in `quadrant`, following
 // the start-partition rule (PUBLIC_FACTS "Start partitions") and the row_grp/col_grp table of
@@ -79,16 +85,22 @@ Placement place(std::uint32_t count, std::uint32_t quadrant) {
 
 bool matmul_input(Dtype t) {
     switch (t) {
-    case Dtype::fp32: case Dtype::fp16: case Dtype::bf16:
-    case Dtype::fp8e3: case Dtype::fp8e4: case Dtype::fp8e5: return true;
-    default: return false;
+        case Dtype::fp32:
+        case Dtype::fp16:
+        case Dtype::bf16:
+        case Dtype::fp8e3:
+        case Dtype::fp8e4:
+        case Dtype::fp8e5:
+            return true;
+        default:
+            return false;
     }
 }
 
 // Where a loaded slice sits and the signal its consumer waits for.
 struct LoadRef {
-    std::uint32_t queue = 0;
-    std::uint64_t count = 0;   // the queue's semaphore value once the load completed
+    std::uint32_t queue = 0;   // the semaphore it signals (dma_semaphore())
+    std::uint64_t count = 0;   // that semaphore's value once the load completed
     std::uint32_t offset = 0;  // slot byte offset in the partition
 };
 
@@ -98,19 +110,19 @@ struct GemmPass {
     explicit GemmPass(const GemmShape& s) : shape(s) {}
     const GemmShape& shape;
     std::uint64_t MT = 0, NT = 0, KT = 0, NBLK = 0, MBLK = 0, steps = 0;
-    bool resident = false;         // stationary slices kept for every m-block of an n-block
-    std::uint64_t pe_base = 0;     // S_PE value when this GEMM starts
+    bool resident = false;      // stationary slices kept for every m-block of an n-block
+    std::uint64_t pe_base = 0;  // S_PE value when this GEMM starts
     std::vector<LoadRef> moving, stationary;
-    std::vector<bool> stationary_fresh;   // loaded, not yet waited for
+    std::vector<bool> stationary_fresh;  // loaded, not yet waited for
 };
 
 // The tiles of one k-step.
 struct KStep {
     std::uint64_t nb = 0, mb = 0, kt = 0;
-    std::uint32_t rows = 0;        // K rows of this k-tile
-    Placement pr;                  // where those rows sit
-    std::uint64_t nt0 = 0, mt0 = 0;   // the block's first n / m tile
-    std::uint64_t nbc = 0, mbc = 0;   // n / m tiles in the block
+    std::uint32_t rows = 0;          // K rows of this k-tile
+    Placement pr;                    // where those rows sit
+    std::uint64_t nt0 = 0, mt0 = 0;  // the block's first n / m tile
+    std::uint64_t nbc = 0, mbc = 0;  // n / m tiles in the block
 };
 
 }  // namespace
@@ -159,9 +171,9 @@ struct GemmEmitter::State {
     GemmStats totals;
 
     std::uint32_t tile_m = 0, tile_n = 0, tile_k = 0;
-    std::uint32_t tile_banks = 1;     // PSUM banks one result tile spans (1 below mariana)
-    std::uint8_t zero_region = 0;     // log2(tile_banks): SIZE2048.. (seed 000 §5.3)
-    std::uint32_t psum_slots = 0;     // result tiles in the PSUM rotation
+    std::uint32_t tile_banks = 1;  // PSUM banks one result tile spans (1 below mariana)
+    std::uint8_t zero_region = 0;  // log2(tile_banks): SIZE2048.. (seed 000 §5.3)
+    std::uint32_t psum_slots = 0;  // result tiles in the PSUM rotation
     Dtype out_dtype = Dtype::bf16;
     std::uint32_t ds = 2, out_ds = 2;
 
@@ -171,14 +183,46 @@ struct GemmEmitter::State {
 
     // Signals written so far per semaphore (= the value a wait for the latest one needs).
     std::vector<std::uint64_t> dma_count;
+    // A queue's transfers complete in order only on each DMA engine (docs/trace-format.md,
+    // "Completion order"), so the n-th signal of one semaphore is the n-th transfer only among
+    // transfers on the same engines: a queue signals semaphore q for the engines of its first
+    // transfer, and one more (from Q + 4 on) per other set of engines.
+    CompletionRules rules{params};
+    std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>>
+        dma_sems;  // per queue: (engines, semaphore)
+    std::uint32_t next_sem = 0;
+    std::uint32_t dma_semaphore(std::uint32_t q, const Record& r);
     std::uint64_t pe_steps = 0, groups = 0, dve_count = 0;
     // Round robin over the queues, per role. The roles start on different queues (moving at Q/2,
     // stores at Q/4) so that the two loads of one k-step and a store do not queue on one engine.
     std::uint64_t st_rr = 0, mv_rr = 0, store_rr = 0;
-    std::vector<LoadRef> out_store;   // per result slot: the store that last read it (count 0 = none)
+    std::vector<LoadRef> out_store;  // per result slot: the store that last read it (count 0 = none)
 
-    GemmStats cur;   // the GEMM being written
+    GemmStats cur;  // the GEMM being written
     Record rec;
+
+    // Source sites (trace.h `loc=`) of the GEMM being written: "<name>:<step>[indices]", the name
+    // the GEMM's (or "gemm"). Each record names the step of the loop nest above that wrote it.
+    enum Step : std::uint8_t {
+        load_B,
+        load_A,
+        ldweights,
+        matmul,
+        row_max,
+        evacuate,
+        row_sum,
+        store_C,
+        kSteps
+    };
+    std::array<std::string, kSteps> sites;
+    std::uint64_t at_m = 0, at_n = 0;  // the output tile evacuate_group() writes
+    void name_sites(const std::string& gemm);
+    void locate(Record& r, Step step, std::initializer_list<std::uint64_t> indices) const {
+        r.site = sites[step];
+        r.num_indices = 0;
+        for (std::uint64_t v : indices)
+            r.indices[r.num_indices++] = static_cast<std::uint32_t>(std::min<std::uint64_t>(v, 0xffffffffu));
+    }
 
     State(const Params& p, RecordSink& s, const GemmOptions& o) : params(p), map(p), sink(s), opt(o) {}
 
@@ -197,10 +241,15 @@ struct GemmEmitter::State {
         ++cur.records;
     }
 
-    std::uint32_t sbuf(std::uint32_t partition, std::uint32_t off) const { return map.sbuf_addr(partition, off); }
+    std::uint32_t sbuf(std::uint32_t partition, std::uint32_t off) const {
+        return map.sbuf_addr(partition, off);
+    }
 
     LoadRef load(std::uint64_t& rr, std::uint32_t rows, std::uint32_t partition, std::uint32_t offset,
                  std::uint32_t elems, std::uint64_t wait_pe, std::uint64_t& role_bytes);
+    // The load's location, set by write_loads() before each load().
+    Step load_step = load_A;
+    std::uint64_t load_block = 0, load_kt = 0;
     void store(std::uint32_t rows, std::uint32_t addr, std::uint32_t elems, std::uint32_t slot,
                std::uint32_t after_sem, std::uint64_t after_count);
     GemmStats run(const GemmShape& shape, Epilogue epi);
@@ -213,7 +262,8 @@ struct GemmEmitter::State {
     void write_loads(GemmPass& p, std::uint64_t s);
     void emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t s, std::uint64_t block_groups);
     void evacuate_block(const GemmPass& p, const KStep& k, Epilogue epi, std::uint64_t block_groups);
-    void evacuate_group(std::uint32_t cols, const Placement& pc, std::uint32_t m_elems, std::uint64_t g, Epilogue epi);
+    void evacuate_group(std::uint32_t cols, const Placement& pc, std::uint32_t m_elems, std::uint64_t g,
+                        Epilogue epi);
 };
 
 void GemmEmitter::State::validate_options(const GemmShape& bounds) {
@@ -240,7 +290,8 @@ void GemmEmitter::State::validate_options(const GemmShape& bounds) {
                  std::to_string(banks - first) + " (seed 000 §4)");
     };
     if (!p.has_psum())
-        fail("generation " + p.generation + " has no PSUM (psum.region_size = 0, seed 000 §1): a GEMM cannot accumulate");
+        fail("generation " + p.generation +
+             " has no PSUM (psum.region_size = 0, seed 000 §1): a GEMM cannot accumulate");
     if (!matmul_input(opt.dtype))
         fail("--dtype " + std::string(to_string(opt.dtype)) +
              ": the matmul input is fp32, fp16, bf16 or fp8 (in_dtype, seed 000 §5)");
@@ -315,7 +366,9 @@ void GemmEmitter::State::validate_options(const GemmShape& bounds) {
     sem_act = queues + 2;
     sem_dve = queues + 3;
     for (std::uint32_t q = 0; q < queues; ++q) queue_names.push_back("qSyncIO" + std::to_string(q));
-    dma_count.assign(queues, 0);
+    dma_count.assign(p.isa.num_semaphores, 0);
+    dma_sems.assign(queues, {});
+    next_sem = queues + 4;
     mv_rr = queues / 2;
     store_rr = queues / 4;
     out_store.assign(opt.out_bufs, LoadRef{});
@@ -342,7 +395,8 @@ void GemmEmitter::State::plan_layout(std::uint64_t max_k) {
         fail("--stationary resident: 2 x " + std::to_string(k_tiles) + " k-slices of " +
              std::to_string(l.stationary_slot) + " B do not fit the " + std::to_string(active) +
              " B of an SBUF partition next to the other buffers (PARTITION_ACTIVE_SIZE, seed 000 §1)");
-    l.stationary_slots = static_cast<std::uint32_t>(opt.stationary != Residency::off && fits ? resident_slots : opt.bufs);
+    l.stationary_slots =
+        static_cast<std::uint32_t>(opt.stationary != Residency::off && fits ? resident_slots : opt.bufs);
 
     std::uint64_t cursor = opt.sbuf_base.value_or(0);
     auto region = [&](const std::optional<std::uint32_t>& given, std::uint64_t bytes) {
@@ -350,13 +404,18 @@ void GemmEmitter::State::plan_layout(std::uint64_t max_k) {
         cursor = start + bytes;
         return static_cast<std::uint32_t>(start);
     };
-    l.stationary_offset = region(opt.stationary_offset, std::uint64_t{l.stationary_slot} * l.stationary_slots);
+    l.stationary_offset =
+        region(opt.stationary_offset, std::uint64_t{l.stationary_slot} * l.stationary_slots);
     l.moving_offset = region(opt.moving_offset, std::uint64_t{l.moving_slot} * l.moving_slots);
     l.out_offset = region(opt.out_offset, std::uint64_t{l.out_slot} * l.out_slots);
     l.stats_offset = region(std::nullopt, 8ull * l.out_slots);
-    struct Span { const char* name; std::uint64_t lo, hi; };
+    struct Span {
+        const char* name;
+        std::uint64_t lo, hi;
+    };
     const Span spans[] = {
-        {"stationary", l.stationary_offset, l.stationary_offset + std::uint64_t{l.stationary_slot} * l.stationary_slots},
+        {"stationary", l.stationary_offset,
+         l.stationary_offset + std::uint64_t{l.stationary_slot} * l.stationary_slots},
         {"moving", l.moving_offset, l.moving_offset + std::uint64_t{l.moving_slot} * l.moving_slots},
         {"out", l.out_offset, l.out_offset + std::uint64_t{l.out_slot} * l.out_slots},
         {"stats", l.stats_offset, l.stats_offset + 8ull * l.out_slots},
@@ -364,15 +423,18 @@ void GemmEmitter::State::plan_layout(std::uint64_t max_k) {
     std::uint64_t end = 0;
     for (const Span& a : spans) {
         if (a.lo % dtype_size(Dtype::fp32) != 0)
-            fail(std::string("--") + a.name + "-offset " + std::to_string(a.lo) + " is not 4-byte aligned (seed 000 §1.1)");
+            fail(std::string("--") + a.name + "-offset " + std::to_string(a.lo) +
+                 " is not 4-byte aligned (seed 000 §1.1)");
         if (a.hi > active)
-            fail(std::string("the ") + a.name + " buffers [" + std::to_string(a.lo) + ", " + std::to_string(a.hi) +
-                 ") do not fit the " + std::to_string(active) + " B of an SBUF partition (PARTITION_ACTIVE_SIZE, "
+            fail(std::string("the ") + a.name + " buffers [" + std::to_string(a.lo) + ", " +
+                 std::to_string(a.hi) + ") do not fit the " + std::to_string(active) +
+                 " B of an SBUF partition (PARTITION_ACTIVE_SIZE, "
                  "seed 000 §1); lower --bufs/--out-bufs/--block-n/--block-m or the offsets");
         for (const Span& b : spans)
             if (&a < &b && a.lo < b.hi && b.lo < a.hi)
-                fail(std::string("the ") + a.name + " and " + b.name + " buffers overlap: [" + std::to_string(a.lo) +
-                     ", " + std::to_string(a.hi) + ") and [" + std::to_string(b.lo) + ", " + std::to_string(b.hi) + ")");
+                fail(std::string("the ") + a.name + " and " + b.name + " buffers overlap: [" +
+                     std::to_string(a.lo) + ", " + std::to_string(a.hi) + ") and [" + std::to_string(b.lo) +
+                     ", " + std::to_string(b.hi) + ")");
         end = std::max(end, a.hi);
     }
     l.end = static_cast<std::uint32_t>(end);
@@ -380,8 +442,9 @@ void GemmEmitter::State::plan_layout(std::uint64_t max_k) {
 
 // One HBM → SBUF DMA of `rows` partitions × `elems` elements; waits until the PE finished the
 // k-step `wait_pe` (the slot's previous occupant was consumed: the buffer-reuse back-edge).
-LoadRef GemmEmitter::State::load(std::uint64_t& rr, std::uint32_t rows, std::uint32_t partition, std::uint32_t offset,
-                                 std::uint32_t elems, std::uint64_t wait_pe, std::uint64_t& role_bytes) {
+LoadRef GemmEmitter::State::load(std::uint64_t& rr, std::uint32_t rows, std::uint32_t partition,
+                                 std::uint32_t offset, std::uint32_t elems, std::uint64_t wait_pe,
+                                 std::uint64_t& role_bytes) {
     const std::uint32_t q = static_cast<std::uint32_t>(rr++ % queues);
     Record& r = begin(RecordKind::dma, queue_names[q]);
     r.src = hbm();
@@ -389,14 +452,16 @@ LoadRef GemmEmitter::State::load(std::uint64_t& rr, std::uint32_t rows, std::uin
     r.partitions = static_cast<std::uint16_t>(rows);
     r.bytes = elems * ds;
     add_wait(r, sem_pe, wait_pe);
-    add_signal(r, q);
+    const std::uint32_t sem = dma_semaphore(q, r);
+    add_signal(r, sem);
+    locate(r, load_step, {load_block, load_kt});
     emit();
     const std::uint64_t bytes = std::uint64_t{rows} * r.bytes;
     role_bytes += bytes;
     cur.queue_bytes[q] += bytes;
     ++cur.queue_descriptors[q];
     ++cur.dma_loads;
-    return LoadRef{q, ++dma_count[q], offset};
+    return LoadRef{sem, ++dma_count[sem], offset};
 }
 
 // The result slot → HBM DMA, after the last instruction that reads or writes the slot before it
@@ -411,14 +476,35 @@ void GemmEmitter::State::store(std::uint32_t rows, std::uint32_t addr, std::uint
     r.partitions = static_cast<std::uint16_t>(rows);
     r.bytes = elems * out_ds;
     add_wait(r, after_sem, after_count);
-    add_signal(r, q);
+    const std::uint32_t sem = dma_semaphore(q, r);
+    add_signal(r, sem);
+    locate(r, store_C, {at_m, at_n});
     emit();
     const std::uint64_t bytes = std::uint64_t{rows} * r.bytes;
     cur.store_bytes += bytes;
     cur.queue_bytes[q] += bytes;
     ++cur.queue_descriptors[q];
     ++cur.dma_stores;
-    out_store[slot] = LoadRef{q, ++dma_count[q], 0};
+    out_store[slot] = LoadRef{sem, ++dma_count[sem], 0};
+}
+
+std::uint32_t GemmEmitter::State::dma_semaphore(std::uint32_t q, const Record& r) {
+    const std::uint64_t engines = rules.shape(r).mask;
+    auto& sems = dma_sems[q];
+    for (const auto& [mask, sem] : sems)
+        if (mask == engines) return sem;
+    if (sems.empty()) {
+        sems.emplace_back(engines, q);
+        return q;
+    }
+    if (next_sem >= params.isa.num_semaphores)
+        fail(
+            "the DMA queues' transfers run on more sets of DMA engines than there are semaphores for (one "
+            "per "
+            "queue and set, isa.num_semaphores = " +
+            std::to_string(params.isa.num_semaphores) + "); give fewer --dma-queues");
+    sems.emplace_back(engines, next_sem);
+    return next_sem++;
 }
 
 // Why a stationary that several m-blocks reuse cannot stay resident, and the fix.
@@ -439,9 +525,11 @@ std::string GemmEmitter::State::not_resident_because(const GemmPass& p, const Ge
 // The GEMM's tiling, checked: tile counts, blocks, whether the stationary slices stay resident.
 GemmPass GemmEmitter::State::plan_pass(const GemmShape& shape) {
     if (shape.m == 0 || shape.n == 0 || shape.k == 0)
-        fail("GEMM " + (shape.name.empty() ? std::string("shape") : shape.name) + " " + std::to_string(shape.m) + "x" +
-             std::to_string(shape.n) + "x" + std::to_string(shape.k) + ": M, N and K must be at least 1");
+        fail("GEMM " + (shape.name.empty() ? std::string("shape") : shape.name) + " " +
+             std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k) +
+             ": M, N and K must be at least 1");
     cur = GemmStats{};
+    name_sites(shape.name);
     cur.queue_bytes.assign(queues, 0);
     cur.queue_descriptors.assign(queues, 0);
     cur.tile_m = tile_m;
@@ -499,8 +587,10 @@ void GemmEmitter::State::write_loads(GemmPass& p, std::uint64_t s) {
     const KStep k = kstep(p, s);
     const std::uint32_t bufs = opt.bufs;
     const std::uint64_t n_lo = k.nb * opt.block_n * tile_n, m_lo = k.mb * opt.block_m * tile_m;
-    const std::uint32_t n_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_n * std::uint64_t{tile_n}, p.shape.n - n_lo));
-    const std::uint32_t m_width = static_cast<std::uint32_t>(std::min<std::uint64_t>(opt.block_m * std::uint64_t{tile_m}, p.shape.m - m_lo));
+    const std::uint32_t n_width = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(opt.block_n * std::uint64_t{tile_n}, p.shape.n - n_lo));
+    const std::uint32_t m_width = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(opt.block_m * std::uint64_t{tile_m}, p.shape.m - m_lo));
     if (!p.resident || k.mb == 0) {
         std::size_t pos;
         std::uint64_t wait;
@@ -513,39 +603,52 @@ void GemmEmitter::State::write_loads(GemmPass& p, std::uint64_t s) {
             pos = s % bufs;
             wait = ring_free(p, s);
         }
-        const std::uint32_t off = layout.stationary_offset + static_cast<std::uint32_t>(pos) * layout.stationary_slot;
+        const std::uint32_t off =
+            layout.stationary_offset + static_cast<std::uint32_t>(pos) * layout.stationary_slot;
+        load_step = load_B, load_block = k.nb, load_kt = k.kt;
         p.stationary[pos] = load(st_rr, k.rows, k.pr.partition, off, n_width, wait, cur.stationary_bytes);
         p.stationary_fresh[pos] = true;
     }
-    const std::uint32_t off = layout.moving_offset + static_cast<std::uint32_t>(s % bufs) * layout.moving_slot;
+    const std::uint32_t off =
+        layout.moving_offset + static_cast<std::uint32_t>(s % bufs) * layout.moving_slot;
+    load_step = load_A, load_block = k.mb, load_kt = k.kt;
     p.moving[s % bufs] = load(mv_rr, k.rows, k.pr.partition, off, m_width, ring_free(p, s), cur.moving_bytes);
 }
 
 // Step s on the PE: per n-tile of the block one LoadStationary, then one matmul per m-tile.
-void GemmEmitter::State::emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t s, std::uint64_t block_groups) {
+void GemmEmitter::State::emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t s,
+                                      std::uint64_t block_groups) {
     const bool fp32 = ds == 4;
     const std::uint64_t KT = p.KT, kt = k.kt;
     const std::size_t spos = p.resident ? (k.nb % 2) * KT + kt : s % opt.bufs;
     const LoadRef& st = p.stationary[spos];
     const LoadRef& mv = p.moving[s % opt.bufs];
-    const std::uint8_t flags = KT == 1 ? 3 : kt == 0 ? 1 : kt == KT - 1 ? 2 : 0;   // seed 000 §5.4
+    const std::uint8_t flags = KT == 1 ? 3 : kt == 0 ? 1 : kt == KT - 1 ? 2 : 0;  // seed 000 §5.4
     for (std::uint64_t j = 0; j < k.nbc; ++j) {
         const std::uint32_t cols = extent(p.shape.n, tile_n, k.nt0 + j);
         const Placement pc = place(cols, opt.psum_quadrant);
         Record& lw = begin(RecordKind::ldweights, kPeQueue);
-        lw.src = onchip(opt.dtype, sbuf(k.pr.partition, st.offset + static_cast<std::uint32_t>(j) * tile_n * ds), cols);
+        lw.src = onchip(opt.dtype,
+                        sbuf(k.pr.partition, st.offset + static_cast<std::uint32_t>(j) * tile_n * ds), cols);
         lw.rows = static_cast<std::uint16_t>(k.rows);
         lw.cols = static_cast<std::uint16_t>(cols);
         if (j == 0 && p.stationary_fresh[spos]) add_wait(lw, st.queue, st.count);
+        locate(lw, ldweights, {k.nt0 + j, kt});
         emit();
         ++cur.ldweights;
         for (std::uint64_t i = 0; i < k.mbc; ++i) {
             const std::uint32_t m_elems = extent(p.shape.m, tile_m, k.mt0 + i);
             const std::uint64_t g = block_groups + j * k.mbc + i;
-            const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
+            const std::uint32_t bank =
+                opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
             Record& mm = begin(RecordKind::matmul, kPeQueue);
-            mm.src = onchip(opt.dtype, sbuf(k.pr.partition, mv.offset + static_cast<std::uint32_t>(i) * tile_m * ds), m_elems);
-            mm.dst = onchip(Dtype::fp32, map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size)), m_elems);
+            mm.src = onchip(opt.dtype,
+                            sbuf(k.pr.partition, mv.offset + static_cast<std::uint32_t>(i) * tile_m * ds),
+                            m_elems);
+            mm.dst =
+                onchip(Dtype::fp32,
+                       map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size)),
+                       m_elems);
             mm.num_active_rows = static_cast<std::uint8_t>(k.rows);
             mm.num_active_cols = static_cast<std::uint8_t>(cols);
             mm.row_grp = k.pr.group;
@@ -557,7 +660,8 @@ void GemmEmitter::State::emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t
             // BEGIN reuses a PSUM bank: the group that held it must have been evacuated.
             if (kt == 0 && g >= psum_slots) add_wait(mm, sem_act, g - psum_slots + 1);
             if (kt == KT - 1) add_signal(mm, sem_end);
-            if (j + 1 == k.nbc && i + 1 == k.mbc) add_signal(mm, sem_pe);   // the k-step's last reader
+            if (j + 1 == k.nbc && i + 1 == k.mbc) add_signal(mm, sem_pe);  // the k-step's last reader
+            locate(mm, matmul, {k.mt0 + i, k.nt0 + j, kt});
             emit();
             ++cur.matmuls;
             // The replay's initiation interval (nki.isa nc_matmul cost, docs/engines.md): the
@@ -571,12 +675,16 @@ void GemmEmitter::State::emit_matmuls(GemmPass& p, const KStep& k, std::uint64_t
 }
 
 // The block's groups all ended in its last k-step: evacuate and store them, in END order.
-void GemmEmitter::State::evacuate_block(const GemmPass& p, const KStep& k, Epilogue epi, std::uint64_t block_groups) {
+void GemmEmitter::State::evacuate_block(const GemmPass& p, const KStep& k, Epilogue epi,
+                                        std::uint64_t block_groups) {
     for (std::uint64_t j = 0; j < k.nbc; ++j) {
         const std::uint32_t cols = extent(p.shape.n, tile_n, k.nt0 + j);
         const Placement pc = place(cols, opt.psum_quadrant);
-        for (std::uint64_t i = 0; i < k.mbc; ++i)
+        for (std::uint64_t i = 0; i < k.mbc; ++i) {
+            at_m = k.mt0 + i;
+            at_n = k.nt0 + j;
             evacuate_group(cols, pc, extent(p.shape.m, tile_m, k.mt0 + i), block_groups + j * k.mbc + i, epi);
+        }
     }
 }
 
@@ -585,20 +693,22 @@ void GemmEmitter::State::evacuate_block(const GemmPass& p, const KStep& k, Epilo
 void GemmEmitter::State::evacuate_group(std::uint32_t cols, const Placement& pc, std::uint32_t m_elems,
                                         std::uint64_t g, Epilogue epi) {
     const std::uint32_t bank = opt.psum_first_bank + static_cast<std::uint32_t>(g % psum_slots) * tile_banks;
-    const std::uint32_t psum = map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size));
+    const std::uint32_t psum =
+        map.psum_addr(pc.partition, static_cast<std::uint32_t>(bank * params.psum.bank_size));
     const std::uint32_t slot = static_cast<std::uint32_t>(g % layout.out_slots);
     const std::uint32_t out = sbuf(pc.partition, layout.out_offset + slot * layout.out_slot);
     const std::uint32_t stats = sbuf(pc.partition, layout.stats_offset + slot * 8);
     const LoadRef prev_store = out_store[slot];
-    std::uint64_t act_after = 0;   // DVE count the ACT waits for (softmax)
+    std::uint64_t act_after = 0;  // DVE count the ACT waits for (softmax)
     if (epi == Epilogue::softmax) {
-        Record& mx = begin(RecordKind::dve, kDveQueue);   // row max, read from PSUM
+        Record& mx = begin(RecordKind::dve, kDveQueue);  // row max, read from PSUM
         mx.src = onchip(Dtype::fp32, psum, m_elems);
         mx.dst = onchip(Dtype::fp32, stats, 1);
         mx.partitions = static_cast<std::uint16_t>(cols);
         mx.fn = "max";
         add_wait(mx, sem_end, g + 1);
         add_signal(mx, sem_dve);
+        locate(mx, row_max, {at_m, at_n});
         emit();
         ++cur.dve;
         act_after = ++dve_count;
@@ -608,21 +718,25 @@ void GemmEmitter::State::evacuate_group(std::uint32_t cols, const Placement& pc,
     a.dst = onchip(out_dtype, out, m_elems);
     a.partitions = static_cast<std::uint16_t>(cols);
     a.fn = epi == Epilogue::softmax ? "exp" : "copy";
-    if (epi == Epilogue::softmax) add_wait(a, sem_dve, act_after);
-    else add_wait(a, sem_end, g + 1);
+    if (epi == Epilogue::softmax)
+        add_wait(a, sem_dve, act_after);
+    else
+        add_wait(a, sem_end, g + 1);
     // The result slot's previous tile must have left for HBM.
     if (prev_store.count) add_wait(a, prev_store.queue, prev_store.count);
     add_signal(a, sem_act);
+    locate(a, evacuate, {at_m, at_n});
     emit();
     ++cur.act;
     if (epi == Epilogue::softmax) {
-        Record& sum = begin(RecordKind::dve, kDveQueue);   // row sum of the probabilities
+        Record& sum = begin(RecordKind::dve, kDveQueue);  // row sum of the probabilities
         sum.src = onchip(out_dtype, out, m_elems);
         sum.dst = onchip(Dtype::fp32, stats + 4, 1);
         sum.partitions = static_cast<std::uint16_t>(cols);
         sum.fn = "sum";
         add_wait(sum, sem_act, g + 1);
         add_signal(sum, sem_dve);
+        locate(sum, row_sum, {at_m, at_n});
         emit();
         ++cur.dve;
         // The row sum reads the slot too: the store goes after it.
@@ -636,7 +750,7 @@ void GemmEmitter::State::evacuate_group(std::uint32_t cols, const Placement& pc,
 // followed by its evacuation.
 GemmStats GemmEmitter::State::run(const GemmShape& shape, Epilogue epi) {
     GemmPass p = plan_pass(shape);
-    std::uint64_t block_groups = groups;   // global index of the block's first group
+    std::uint64_t block_groups = groups;  // global index of the block's first group
     std::uint64_t next_load = 0;
     for (std::uint64_t s = 0; s < p.steps; ++s) {
         while (next_load < p.steps && next_load < s + opt.bufs) write_loads(p, next_load++);
@@ -651,6 +765,18 @@ GemmStats GemmEmitter::State::run(const GemmShape& shape, Epilogue epi) {
     groups = block_groups;
     totals.add(cur);
     return cur;
+}
+
+void GemmEmitter::State::name_sites(const std::string& gemm) {
+    std::string prefix = gemm.empty() ? "gemm" : gemm;
+    // A layer name of a topology file may hold characters a site does not: '_' for them.
+    for (char& c : prefix)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
+    if (prefix.size() > 64) prefix.resize(64);
+    static constexpr std::array<const char*, kSteps> kSteps_{
+        "load_B[n,k]",  "load_A[m,k]",   "ldweights[n,k]", "matmul[m,n,k]",
+        "row_max[m,n]", "evacuate[m,n]", "row_sum[m,n]",   "store_C[m,n]"};
+    for (std::size_t i = 0; i < kSteps; ++i) sites[i] = prefix + ":" + kSteps_[i];
 }
 
 // ---- public interface --------------------------------------------------------------------------------
@@ -683,7 +809,8 @@ GemmShape gemm_bounds(const std::vector<GemmShape>& shapes) {
     return b;
 }
 
-GemmStats generate_gemm(const Params& params, const GemmShape& shape, const GemmOptions& options, RecordSink& sink) {
+GemmStats generate_gemm(const Params& params, const GemmShape& shape, const GemmOptions& options,
+                        RecordSink& sink) {
     GemmEmitter emitter(params, sink, options, shape);
     return emitter.gemm(shape);
 }

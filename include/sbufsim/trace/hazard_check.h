@@ -6,7 +6,8 @@
 //
 // SyncCheck runs the units' game (sync_check.h) and tells this check, for each instruction as it
 // starts there, which instructions of every unit are ordered before it (a vector clock:
-// `before[u]` = how many of unit u's instructions). This check keeps, per partition of SBUF and
+// `before[l]` = how many of lane l's instructions: a lane is the part of a unit that completes in
+// program order, completion_order.h; two instructions of one unit are not checked). This check keeps, per partition of SBUF and
 // PSUM, the last writer and the readers since of every byte range (the shadow), and reports an
 // earlier access the clock does not order before the new one. Operands mostly cover whole
 // quadrants or arrays with the same bytes in each partition, so neighbouring partitions with the
@@ -32,7 +33,8 @@ struct UnitPosition {
     std::uint32_t unit = kNoUnit;
     std::uint32_t index = 0;
     std::uint64_t line = 0;
-    bool extent = false;  // its operand's runs were taken as their whole extent (OperandSpan)
+    std::uint32_t queue = 0;  // its in-order queue (its unit: a lane of it, completion_order.h)
+    bool extent = false;      // its operand's runs were taken as their whole extent (OperandSpan)
     bool present() const { return unit != kNoUnit; }
     friend bool operator==(const UnitPosition&, const UnitPosition&) = default;
 };

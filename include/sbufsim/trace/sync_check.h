@@ -14,7 +14,13 @@
 // (hazard_check.h) needs: as each instruction starts in it, which instructions of every unit are
 // ordered before it by program order and the waits it passed (a vector clock; a wait for S >= v
 // orders after it the first v signals of S in the game, which, when one queue sends every signal
-// of S, are the same in every order the replay could take).
+// of S, are the same in every order the replay could take). A unit need not complete its
+// instructions in program order (completion_order.h): the clocks have an entry per lane (a unit's
+// instructions that do complete in order), a signal orders after it only what of its
+// own unit completes before it in every order, and a count of S that a later signal can reach in
+// place of an earlier one's orders nothing after that earlier one. A wait the game met before
+// the later signal was read is reported as such (field "wait"): its instruction may start before
+// the instruction it waits for has completed.
 //
 // Waits whose value exceeds every signal of the trace are TraceChecker::finish()'s finding; this
 // check reports the others: for each group of units that wait on each other in a circle (Tarjan's
@@ -29,6 +35,7 @@
 #include <vector>
 
 #include "sbufsim/config/params.h"
+#include "sbufsim/trace/completion_order.h"
 #include "sbufsim/trace/hazard_check.h"
 #include "sbufsim/trace/trace.h"
 
@@ -36,8 +43,8 @@ namespace sbufsim {
 
 class SyncCheck {
 public:
-    // The in-order units (queues) the check follows: each unit's clock holds an entry per unit, so
-    // its memory and time grow with the square of their count (64 k queues took more memory than
+    // The in-order lanes (of units: queues) the check follows: each unit's clock holds an entry per
+    // lane, so its memory and time grow with the square of their count (64 k queues took more memory than
     // there was). Past this many the check stops, with one finding saying so; the replay itself
     // goes on. docs/trace-format.md, "Limits".
     static constexpr std::size_t kMaxUnits = 4096;
@@ -57,21 +64,36 @@ public:
 private:
     struct Instr {
         std::uint64_t line = 0;
-        std::uint32_t queue = 0;                 // index into queue_names_
+        std::uint32_t queue = 0;  // index into queue_names_
         std::uint8_t waits = 0, signals = 0;
         std::uint16_t wait_sem[kMaxWaits]{};
         std::uint32_t wait_value[kMaxWaits]{};
         std::uint16_t signal_sem[kMaxSignals]{};
         std::uint32_t index = 0;  // position in its unit's program order
+        CompletionShape shape;    // for the completion rules (completion_order.h)
+        std::uint32_t lane = 0;   // its lane's position in its unit's UnitLanes
         Footprint footprint;      // what it reads and writes on chip
     };
     struct Unit {
-        std::string engine;                      // "PE array", "ACT", "DMA", "Q7 core 3", ...
-        std::string label;                       // in race findings: "ACT", "DMA queue qSyncIO0", ...
-        std::deque<Instr> pending;               // not started in the game, in program order
-        std::uint32_t added = 0;                 // instructions so far
-        std::vector<std::uint32_t> before;       // ordered before its next instruction, per unit
+        std::string engine;                 // "PE array", "ACT", "DMA", "Q7 core 3", ...
+        std::string label;                  // in race findings: "ACT", "DMA queue qSyncIO0", ...
+        std::deque<Instr> pending;          // not started in the game, in program order
+        std::uint32_t added = 0;            // instructions so far
+        std::vector<std::uint32_t> before;  // ordered before its next instruction, per lane
+        UnitLanes lanes;                    // its lanes, which complete in order (completion_order.h)
+        // Its latest signalling instructions (kKeptSignallers), for the signals a later one can overtake.
+        struct Signaller {
+            std::uint32_t lane = 0, index = 0;  // lane id, place in the lane
+            std::uint64_t line = 0;
+            CompletionShape shape;
+            std::uint8_t signals = 0;
+            std::uint16_t sem[kMaxSignals]{};
+            std::uint32_t rank[kMaxSignals]{};        // the semaphore's count before its signal
+            std::uint32_t overtakers[kMaxSignals]{};  // later signals of it that can come first
+        };
+        std::deque<Signaller> signallers;
     };
+    static constexpr std::size_t kKeptSignallers = 64;
 
     // The unit of `rec`; kMaxUnits when it would be one too many.
     std::uint32_t unit_of(const Record& rec);
@@ -88,11 +110,11 @@ private:
     std::uint32_t semaphores_;
     WaitResolver resolver_;
     std::vector<Unit> units_;
-    std::unordered_map<std::uint64_t, std::uint32_t> unit_index_;   // (kind class, id) -> unit
+    std::unordered_map<std::uint64_t, std::uint32_t> unit_index_;  // (kind class, id) -> unit
     std::vector<std::string> queue_names_;
     std::unordered_map<NameId, std::uint32_t> queue_index_;
-    std::vector<std::uint64_t> value_;                // semaphore values in the game
-    std::vector<std::uint64_t> total_;                // every signal of the trace, per semaphore
+    std::vector<std::uint64_t> value_;                    // semaphore values in the game
+    std::vector<std::uint64_t> total_;                    // every signal of the trace, per semaphore
     std::vector<std::vector<std::uint32_t>> blocked_on_;  // units whose head waits on semaphore s
     // Per semaphore, per signal so far in the game: what is ordered before a wait it meets. The
     // last kKeptSignals are kept: a wait for an older count is taken as ordered after the oldest
@@ -106,11 +128,40 @@ private:
     // many units keeps fewer signals per semaphore (kept_signals()), so the memory stays bounded.
     static constexpr std::size_t kKeptClockEntries = std::size_t{1} << 26;
     std::size_t kept_signals() const;
-    bool stopped_ = false;  // more than kMaxUnits: the rest of the trace is not followed
+    // Per semaphore: counts a later signal can reach before an earlier signal's instruction
+    // completes (that instruction's rank, the highest such count), and the waits met so far (their
+    // value and place), to report those met at such a count before the later signal was read.
+    struct EarlyCount {
+        std::uint32_t rank = 0, count = 0;
+        std::uint64_t line = 0;  // the earlier signal's instruction
+        std::uint32_t unit = 0;
+    };
+    struct MetWait {
+        std::uint32_t value = 0;
+        std::uint64_t line = 0;
+        std::uint32_t unit = 0;
+        bool reported = false;
+    };
+    static constexpr std::size_t kKeptEarlyCounts = 64, kKeptMetWaits = 256;
+    std::vector<std::deque<EarlyCount>> early_;
+    std::vector<std::deque<MetWait>> met_;
+    // The clock a wait for `sem` >= `value` orders its instruction after (a count another signal
+    // can reach early orders only what comes before the overtaken signal).
+    void join_wait(std::vector<std::uint32_t>& before, std::uint16_t sem, std::uint32_t value) const;
+    // The signals of unit u's earlier instructions that `later`, completing with clock `done`, can
+    // come before: notes the counts they make reachable early and reports waits met at one.
+    void note_overtaken(std::uint32_t u, const Instr& later, const std::vector<std::uint32_t>& done,
+                        std::vector<TraceError>& out);
+    TraceError early_wait(const MetWait& m, const Unit::Signaller& x, std::uint8_t j, std::uint32_t u,
+                          const Instr& later) const;
+    CompletionRules rules_;
+    std::vector<std::uint32_t> lane_unit_;  // per lane id: its unit
+    bool stopped_ = false;                  // more than kMaxUnits: the rest of the trace is not followed
     std::vector<Signalled> signalled_;
     HazardCheck hazards_;
     std::vector<Conflict> conflicts_;
     std::vector<std::uint32_t> clock_;  // the starting instruction's clock
+    std::vector<std::uint32_t> done_;   // ... when it completes
     std::vector<std::uint32_t> work_;   // drain()'s units to look at
 };
 
