@@ -28,7 +28,7 @@ WAIT = re.compile(r" wait=(\d+):(\d+)")
 
 def check_semaphores(kt):
     """Every wait names the semaphore of another queue and a count that queue reaches; no record
-    waits on its own queue; a queue's semaphore is signalled by all its records."""
+    waits on its own queue; a semaphore is signalled by the records of one queue."""
     signals, queue_of = {}, {}
     for record in kt.records:
         queue = re.search(r"queue=(\S+)", record).group(1)

@@ -181,6 +181,29 @@ def test_examples_pass_check(cli, tmp_path, kernel, inputs):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_a_semaphore_counts_records_that_complete_in_order(cli, tmp_path):
+    # The replay completes an ldweights in the background of the matmul before it, a DMA queue's
+    # transfers in order per DMA engine only: a semaphore is signalled by one such lane, so the
+    # n-th signal is its n-th record (docs/trace-format.md, "Completion order").
+    kt = traced("rmsnorm.py::rmsnorm", {"x": "bf16[1024,2048]", "g": "bf16[1,2048]"})
+    sems = {}
+    for record in kt.records:
+        kind, sem = record.split()[0], int(re.search(r" signal=(\d+)", record).group(1))
+        lane = kind
+        if kind == "dma":  # the DMA engines of the SBUF side (8 partitions each)
+            side = re.search(r"dst=\S+@" if "dst=hbm" not in record else r"src=\S+@", record) is not None
+            lane = ("dma", side, re.search(r"partitions=(\d+)", record).group(1))
+        sems.setdefault(sem, set()).add(lane)
+    pe = {s for s, lanes in sems.items() if lanes & {"ldweights", "matmul"}}
+    assert len(pe) == 2 and all(len(sems[s]) == 1 for s in pe), sems
+    # the copy of the broadcast weight waits for the matmul's own semaphore
+    matmul_sem = next(s for s in pe if sems[s] == {"matmul"})
+    copies = [r for r in kt.records if r.startswith("act") and "isa=tensor_copy" in r]
+    assert copies and all(f"wait={matmul_sem}:" in r for r in copies), copies
+    done = cli("check", kt.write(str(tmp_path / "k.trc")))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_rmsnorm_engines_and_weight_broadcast(tmp_path):
     kt = traced("rmsnorm.py::rmsnorm", {"x": "bf16[512,1024]", "g": "bf16[1,1024]"})
     # g reaches all 128 partitions through two K = 1 matmuls of a row of ones (512 columns each)

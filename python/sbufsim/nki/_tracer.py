@@ -15,6 +15,9 @@ from ._errors import Clobbered, NkiError, fail, in_package, kernel_site
 from ._view import Storage, View
 
 DMA_QUEUES = 16
+DMA_ENGINES = 16  # dma.engines; a transfer runs on the engines of its SBUF partitions' lanes
+DMA_LANES_PER_ENGINE = 8  # dma.lanes_per_engine
+NUM_SEMAPHORES = 256  # isa.num_semaphores, every generation (seed 004)
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
 MAX_WAITS = 2
 HAZARD_PAGE = 4096  # bytes per partition of SBUF per hazard history, for tiles placed by liveness
@@ -33,11 +36,11 @@ class Record:
     """One line of the trace: its kind, queue and fields, the semaphores it waits for and the one
     it signals."""
 
-    __slots__ = ("kind", "queue", "fields", "waits", "signal", "seq")  # one per record: kept small and quick
+    __slots__ = ("kind", "queue", "fields", "waits", "signal", "seq", "lane")  # one per record: small and quick
 
     def __init__(self, kind, queue, fields):
         self.kind, self.queue, self.fields = kind, queue, fields
-        self.waits, self.signal, self.seq = [], None, 0
+        self.waits, self.signal, self.seq, self.lane = [], None, 0, queue
 
     def text(self):
         fields = "".join([f" {k}={v}" for k, v in self.fields.items() if v is not None])
@@ -86,10 +89,34 @@ def _shape(shape):
     return shape, pdim
 
 
+def lane(kind, queue, fields, reads, writes):
+    """The records of a queue that complete in program order (docs/trace-format.md, "Completion
+    order"), named: a queue's ldweights; its matmuls on one PE tile (transposes apart); a compute
+    engine's instructions writing one memory; a DMA queue's transfers on one set of DMA engines.
+    Each lane has a semaphore, so its n-th signal is its n-th record."""
+    if kind == "ldweights":
+        return queue + ":ldweights"
+    if kind == "matmul":
+        tile = fields.get("tile_position")
+        return (queue + ":matmul" + (f"@{tile}/{fields.get('tile_size')}" if tile else "") +
+                (":transpose" if fields.get("transpose") else ""))
+    written = next((view for view in writes if view.on_chip), None)
+    if kind == "dma":
+        side = written or next((view for view in reads if view.on_chip), None)
+        if fields.get("engine") is not None or side is None:
+            return queue + ":engine"  # one engine: the one written, or the queue's
+        p0, p1 = side.footprint()[:2]
+        engines = {lane % DMA_ENGINES for lane in range(p0 // DMA_LANES_PER_ENGINE,
+                                                        (max(p1, p0 + 1) - 1) // DMA_LANES_PER_ENGINE + 1)}
+        return queue + ":engines" + ",".join(str(e) for e in sorted(engines))
+    return queue + ":" + (written.storage.buffer if written is not None else "none")
+
+
 class Tracer:
-    """Collects the records of one kernel. Every record signals its queue's semaphore when it
-    completes (semaphore = queue index, so its value counts the queue's finished records); a
-    record that depends on another queue's n-th record waits for that semaphore to reach n."""
+    """Collects the records of one kernel. Every record signals its lane's semaphore when it
+    completes (lane(): records of one queue that complete in program order; semaphores numbered in
+    order of first use, so a value counts the lane's finished records); a record that depends on
+    another queue's record waits for that record's lane to reach its place there."""
 
     def __init__(self, generation, single=frozenset(), extra=None, caps=None, placement=None, measure=False):
         self.generation = generation
@@ -100,7 +127,7 @@ class Tracer:
         self.records = []
         self.queue_sem = {}
         self.queue_count = {}
-        self.waited = {}  # (queue, other queue) -> value already waited for
+        self.waited = {}  # (queue, other lane) -> value already waited for
         self.next_dma = 0
         self.loop_kinds = []  # the kinds of the enclosing range loops
         self.flops = 0
@@ -201,6 +228,7 @@ class Tracer:
             if not view.storage.written and view.storage.buffer != "hbm":
                 self._note_unwritten_read(view.storage)
         record = Record(kind, queue, fields)
+        record.lane = lane(kind, queue, fields, reads, writes)
         # each view's hazard domains, found once for both the hazards and their notes
         read_domains = [self._domains(view) for view in reads]
         write_domains = [self._domains(view) for view in writes]
@@ -228,12 +256,15 @@ class Tracer:
         raise error
 
     def _append(self, record):
-        queue = record.queue
-        if queue not in self.queue_sem:
-            self.queue_sem[queue] = len(self.queue_sem)
-        record.signal = self.queue_sem[queue]
-        self.queue_count[queue] = self.queue_count.get(queue, 0) + 1
-        record.seq = self.queue_count[queue]
+        key = record.lane
+        if key not in self.queue_sem:
+            if len(self.queue_sem) >= NUM_SEMAPHORES:
+                raise fail(f"the kernel's records need more than {NUM_SEMAPHORES} semaphores (one per queue and "
+                           "set of records that complete in order: docs/nki.md, Semaphores)")
+            self.queue_sem[key] = len(self.queue_sem)
+        record.signal = self.queue_sem[key]
+        self.queue_count[key] = self.queue_count.get(key, 0) + 1
+        record.seq = self.queue_count[key]
         self.records.append(record)
 
     def _domains(self, view):
@@ -253,15 +284,14 @@ class Tracer:
 
     @staticmethod
     def _hazards(domains, queue, deps, write):
-        """Into deps ({queue: seq}): the newest record of each other queue whose bytes meet these
-        domains' (writes and, for a write, reads too)."""
+        """Into deps ({lane: seq}): the newest record of each lane of another queue whose bytes meet
+        these domains' (writes and, for a write, reads too)."""
         for slot, (p0, p1, lo, hi) in domains:
             for entries in (slot.writes, slot.reads.values()) if write else (slot.writes,):
                 for q0, q1, a, b, other in entries:
                     if q0 < p1 and p0 < q1 and a < hi and lo < b:
-                        other_queue = other.queue
-                        if other_queue != queue and deps.get(other_queue, 0) < other.seq:
-                            deps[other_queue] = other.seq
+                        if other.queue != queue and deps.get(other.lane, 0) < other.seq:
+                            deps[other.lane] = other.seq
 
     def _hbm_slot(self, view):
         storage = view.storage
@@ -289,16 +319,16 @@ class Tracer:
 
     def _waits(self, record, deps):
         needed = []
-        for queue, seq in sorted(deps.items()):
-            if self.waited.get((record.queue, queue), 0) >= seq:
-                continue  # an earlier record of this in-order queue already waited for it
-            needed.append((queue, seq))
+        for other, seq in sorted(deps.items()):
+            if self.waited.get((record.queue, other), 0) >= seq:
+                continue  # an earlier record of this queue (they start in order) already waited for it
+            needed.append((other, seq))
         while len(needed) > MAX_WAITS:
             extra, needed = needed[:MAX_WAITS], needed[MAX_WAITS:]
             self._sync(record.queue, extra)
-        for queue, seq in needed:
-            self.waited[(record.queue, queue)] = seq
-            record.waits.append((self.queue_sem[queue], seq))
+        for other, seq in needed:
+            self.waited[(record.queue, other)] = seq
+            record.waits.append((self.queue_sem[other], seq))
 
     def _sync(self, queue, waits):
         """A record carries at most two waits: more go on a minimal record of the same queue
@@ -319,6 +349,9 @@ class Tracer:
         else:
             kind = next(k for k, q in ENGINE_QUEUES.items() if q == queue)
             sync = Record(kind, queue, compute_fields(scratch, scratch, 1, "sync"))
+        # its lane, as lane() names it: partition 0's DMA engine, the ldweights, an SBUF write
+        sync.lane = queue + (":engines0" if queue.startswith("qSyncIO") else
+                             ":ldweights" if queue == ENGINE_QUEUES["pe"] else ":sbuf")
         for other, seq in waits:
             self.waited[(queue, other)] = seq
             sync.waits.append((self.queue_sem[other], seq))
