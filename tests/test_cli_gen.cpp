@@ -367,6 +367,32 @@ TEST(CliGen, Trace_to_stdout_puts_the_summary_on_stderr) {
     EXPECT_NE(o.err.find("1 matmuls"), std::string::npos) << o.err;
 }
 
+// Every record gen writes names the step of the tiled loop nest that wrote it (loc=, with the tile
+// indices), and convert carries the locations through the binary form and back unchanged.
+TEST(CliGen, Records_carry_their_generator_step_through_convert) {
+    const std::string text = temp("steps.trc"), bin = temp("steps.sbt"), back = temp("steps_back.trc");
+    ASSERT_EQ(sbufsim({"gen", "attention", "--seq", "256", "--heads", "1", "--dhead", "64", "-o", text}).rc, kExitOk);
+    const std::string body = slurp(text);
+    std::istringstream lines(body);
+    std::size_t records = 0, located = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] == '#' || line.starts_with("sbufsim-trace")) continue;
+        ++records;
+        located += line.find(" loc=") != std::string::npos;
+    }
+    EXPECT_GT(records, 0u);
+    EXPECT_EQ(located, records);
+    for (const char* step : {" loc=qk:load_B[n=0,k=0]", " loc=qk:matmul[m=0,n=1,k=0]", " loc=qk:row_max[m=0,n=0]",
+                             " loc=qk:evacuate[m=0,n=0]", " loc=qk:row_sum[m=0,n=0]", " loc=qk:store_C[m=0,n=0]",
+                             " loc=pv:load_A[m=0,k=1]", " loc=pv:ldweights[n=0,k=1]"})
+        EXPECT_NE(body.find(step), std::string::npos) << step;
+    ASSERT_EQ(sbufsim({"convert", text, bin}).rc, kExitOk);
+    ASSERT_EQ(sbufsim({"convert", bin, back}).rc, kExitOk);
+    const std::string again = slurp(back);
+    // The same records; only the first line (whose writer it names) differs.
+    EXPECT_EQ(again.substr(again.find('\n')), body.substr(body.find('\n')));
+}
+
 // A trace gen or convert wrote carries their mark and is replaced by them; one written by hand
 // (or by a script, or by `sbufsim nki`) is not, unless --force; deleting the mark keeps it.
 TEST(CliGen, A_trace_is_replaced_only_when_gen_or_convert_wrote_it) {

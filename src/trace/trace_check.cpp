@@ -200,7 +200,8 @@ TraceChecker::TraceChecker(const Params& params, std::string file)
 }
 
 void TraceChecker::check_header(const TraceHeader& h, std::vector<TraceError>& out) {
-    if (h.version != kTraceFormatVersion)
+    // A text trace is version 1; a binary one 1 or 2 (the reader refused any other).
+    if (h.version != kTraceFormatVersion && h.version != kBinaryFormatVersion)
         out.push_back(TraceError{file_, h.line, "header",
                                  "format version " + num(h.version) + " is not " + num(kTraceFormatVersion),
                                  "trace format v1, docs/trace-format.md"});
