@@ -9,11 +9,12 @@ which prints the table below for the current front-end (check the traces' differ
 
 import hashlib
 import os
+import re
 import tempfile
 
 import pytest
 
-from nki_helpers import traced
+from nki_helpers import EXAMPLES, traced
 
 MM_2048 = {"lhsT": "bf16[2048,2048]", "rhs": "bf16[2048,2048]"}
 MM_512 = {"lhsT": "bf16[512,512]", "rhs": "bf16[512,512]"}
@@ -150,16 +151,48 @@ def trace_case(kernel, inputs, params, generation):
         return traced(f"{os.path.join(folder, path)}::{func}", inputs, params, generation=generation)
 
 
+def without_locations(text):
+    """The trace without its records' source locations (loc=KERNEL:LINE:CALL): the digests hold
+    what the replay times, so that a kernel edit that only moves lines changes none of them (the
+    locations are checked on their own below)."""
+    return LOC.sub("", text)
+
+
+LOC = re.compile(r" loc=\S+")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_trace_is_byte_identical(name):
     kt = trace_case(*CASES[name])
     records, digest = DIGESTS[name]
-    assert (len(kt.records), hashlib.sha256(kt.text.encode()).hexdigest()[:32]) == (records, digest), (
+    text = without_locations(kt.text)
+    assert (len(kt.records), hashlib.sha256(text.encode()).hexdigest()[:32]) == (records, digest), (
         f"{name}: the trace changed ({len(kt.records)} records, {records} stored); if on purpose, update DIGESTS "
         "(this file's docstring says how)")
+
+
+@pytest.mark.parametrize("name", ["matmul_tiled_512_sunda", "generated_stress"])
+def test_every_record_names_its_kernel_line_and_call(name):
+    kt = trace_case(*CASES[name])
+    kernel = CASES[name][0].partition("::")[0]
+    source = GENERATED.get(kernel)
+    if source is None:
+        with open(os.path.join(EXAMPLES, kernel), encoding="utf-8") as f:
+            source = f.read()
+    lines = source.splitlines()
+    for record in kt.records:
+        found = LOC.search(record)
+        assert found, f"{name}: a record without a location: {record}"
+        file, line, *call = found.group(0)[len(" loc="):].split(":")
+        assert file == os.path.basename(kernel)
+        code = lines[int(line) - 1]
+        # the call named is on that line of the kernel (a sync record: the call it orders)
+        if call:
+            assert call[0].split(".", 1)[1] in code, f"{name}: {record} vs line {line}: {code}"
 
 
 if __name__ == "__main__":
     for name in sorted(CASES):
         kt = trace_case(*CASES[name])
-        print(f'    "{name}": ({len(kt.records)}, "{hashlib.sha256(kt.text.encode()).hexdigest()[:32]}"),')
+        digest = hashlib.sha256(without_locations(kt.text).encode()).hexdigest()[:32]
+        print(f'    "{name}": ({len(kt.records)}, "{digest}"),')

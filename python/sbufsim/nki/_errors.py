@@ -33,17 +33,56 @@ def in_package(filename):
     return ours
 
 
+# The modules whose functions a kernel calls, by the names kernels import them as.
+_API_MODULES = {__name__.rsplit(".", 1)[0] + ".language": "nl", __name__.rsplit(".", 1)[0] + ".isa": "nisa"}
+
+
+class Site(tuple):
+    """(file, line) of a kernel's call, and `call`: the nki function it called ("nl.load",
+    "nisa.nc_matmul"; "" when none is known)."""
+
+    call = ""
+
+
 def kernel_site():
-    """(file, line) of the innermost frame outside this package: the kernel's call."""
+    """(file, line) of the innermost frame outside this package: the kernel's call (a Site: with
+    the outermost nl/nisa function on the way, the one the kernel called)."""
     if _deferred_sites:
         return _deferred_sites[-1]
     frame = sys._getframe(1)
+    call = ""
     while frame is not None:
         code = frame.f_code
         if not in_package(code.co_filename):
-            return code.co_filename, frame.f_lineno
+            site = Site((code.co_filename, frame.f_lineno))
+            site.call = call
+            return site
+        api = _API_MODULES.get(frame.f_globals.get("__name__"))
+        if api is not None:
+            # nl's element-wise functions are made by a factory (language._binary): each one's
+            # code is `op`, its name the factory's `fn`
+            name = frame.f_locals.get("fn", "op") if code.co_name == "op" else code.co_name
+            call = f"{api}.{name}"
         frame = frame.f_back
-    return "<kernel>", 0
+    return Site(("<kernel>", 0))
+
+
+# a site's characters in a trace (docs/trace-format.md, loc=): others become '_'
+_SITE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:+/@-")
+_locations = {}  # (file, line, call) -> its loc= text
+
+
+def kernel_location():
+    """The kernel call being traced as a trace's source location: "kernel.py:42:nl.load" (the
+    file's name, not its path: a trace reads the same wherever the kernel lies)."""
+    site = kernel_site()
+    key = (site[0], site[1], getattr(site, "call", ""))
+    text = _locations.get(key)
+    if text is None:
+        name = "".join(c if c in _SITE_CHARS else "_" for c in os.path.basename(key[0]))[:160] or "kernel"
+        text = f"{name}:{key[1]}" + (f":{key[2]}" if key[2] and key[1] else "")
+        _locations[key] = text
+    return text
 
 
 def fail(reason):

@@ -11,7 +11,7 @@ import sys
 from . import _values
 from ._allocator import PARTITIONS, PSUM_BANK_BYTES, Allocator, Slot
 from ._dtypes import MX_DTYPES, MX_GENERATIONS, dtype_of
-from ._errors import Clobbered, NkiError, fail, in_package, kernel_site
+from ._errors import Clobbered, NkiError, fail, in_package, kernel_location, kernel_site
 from ._view import Storage, View
 
 DMA_QUEUES = 16
@@ -220,6 +220,7 @@ class Tracer:
         """Append a record reading and writing the given views; returns it."""
         if self.unwritten:
             self.flush()
+        fields["loc"] = kernel_location()  # the kernel line and nki call (docs/trace-format.md, loc=)
         for view in (*reads, *writes):
             slot = view.storage.slot
             if slot.owner is not None and slot.owner is not view.storage.root and slot.region != "hbm":
@@ -349,6 +350,7 @@ class Tracer:
         else:
             kind = next(k for k, q in ENGINE_QUEUES.items() if q == queue)
             sync = Record(kind, queue, compute_fields(scratch, scratch, 1, "sync"))
+        sync.fields["loc"] = kernel_location()  # the kernel call whose record it orders
         # its lane, as lane() names it: partition 0's DMA engine, the ldweights, an SBUF write
         sync.lane = queue + (":engines0" if queue.startswith("qSyncIO") else
                              ":ldweights" if queue == ENGINE_QUEUES["pe"] else ":sbuf")
