@@ -8,7 +8,7 @@
 #   cd build && cpack -G DEB                            sbufsim_<version>_<arch>.deb for /usr
 #
 #   cmake --install build --prefix P --component dev   the SystemC models for embedding: lib/libsbufsim_{core,models}.a,
-#                                                       include/sbufsim (core and models/ headers),
+#                                                       include/sbufsim (core and models/<area>/ headers),
 #                                                       lib/cmake/sbufsim/sbufsimConfig.cmake (sbufsim::models)
 #
 # The install is relocatable: the binary finds share/sbufsim from its own folder and the Python
@@ -41,9 +41,10 @@ if(TARGET sbufsim_models)
           COMPONENT dev EXCLUDE_FROM_ALL)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sbufsim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           COMPONENT dev EXCLUDE_FROM_ALL)
-  file(GLOB SBUFSIM_MODEL_HEADERS ${PROJECT_SOURCE_DIR}/models/*.h)
-  install(FILES ${SBUFSIM_MODEL_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sbufsim/models
-          COMPONENT dev EXCLUDE_FROM_ALL)
+  # models/<area>/x.h as include/sbufsim/models/<area>/x.h: included as "models/<area>/x.h", as in
+  # the source tree, with include/sbufsim on the include path (sbufsimConfig.cmake).
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sbufsim/models
+          COMPONENT dev EXCLUDE_FROM_ALL FILES_MATCHING PATTERN "*.h")
   set(SBUFSIM_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/sbufsim)
   file(RELATIVE_PATH SBUFSIM_CONFIG_TO_PREFIX "/prefix/${SBUFSIM_CMAKE_INSTALL_DIR}" "/prefix")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/sbufsimConfig.cmake.in

@@ -15,7 +15,7 @@
 #include <tlm>
 
 #include "sbufsim/config/config.h"
-#include "tpb.h"
+#include "models/top/tpb.h"
 
 using sbufsim::models::Tpb;
 

@@ -29,7 +29,7 @@
 
 #include "cli/cli.h"
 #include "cli/outputs.h"
-#include "clocked_replay.h"
+#include "models/replay/clocked_replay.h"
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/kernel/clients.h"

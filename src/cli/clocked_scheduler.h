@@ -10,7 +10,7 @@
 //   clocked_linked.cpp   programs that link the models (the CLI tests, the Python module).
 #pragma once
 
-#include "clocked_entry.h"
+#include "models/replay/clocked_entry.h"
 
 namespace sbufsim::cli {
 

@@ -14,9 +14,9 @@
 #include <systemc>
 #include <tlm>
 
-#include "axi2sram.h"
+#include "models/address/axi2sram.h"
 #include "sbufsim/config/params.h"
-#include "tpb.h"
+#include "models/top/tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

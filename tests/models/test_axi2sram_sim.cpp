@@ -9,7 +9,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "tpb.h"
+#include "models/top/tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -21,9 +21,9 @@
 #include "../report_json.h"
 #include "../shipped.h"
 #include "../temp_files.h"
-#include "axi_master.h"
-#include "clocked_replay.h"
-#include "tpb.h"
+#include "models/engines/axi_master.h"
+#include "models/replay/clocked_replay.h"
+#include "models/top/tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -17,7 +17,7 @@
 #include "../report_json.h"
 #include "../shipped.h"
 #include "../temp_files.h"
-#include "clocked_replay.h"
+#include "models/replay/clocked_replay.h"
 #include "sbufsim/output/report.h"
 #include "sbufsim/workload/workload.h"
 

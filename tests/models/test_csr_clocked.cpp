@@ -11,9 +11,9 @@
 
 #include "../report_json.h"
 #include "../shipped.h"
-#include "clocked_replay.h"
+#include "models/replay/clocked_replay.h"
 #include "sbufsim/output/report.h"
-#include "tpb.h"
+#include "models/top/tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -9,10 +9,10 @@
 
 #include <systemc>
 
-#include "backing_store.h"
-#include "erg_parity_model.h"
-#include "psum_bank.h"
-#include "sbuf_bank.h"
+#include "models/address/backing_store.h"
+#include "models/address/erg_parity_model.h"
+#include "models/address/psum_bank.h"
+#include "models/address/sbuf_bank.h"
 #include "sbufsim/stats/stats.h"
 
 using namespace sbufsim::models;

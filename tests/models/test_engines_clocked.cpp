@@ -32,7 +32,7 @@
 
 #include "../shipped.h"
 #include "../temp_files.h"
-#include "clocked_replay.h"
+#include "models/replay/clocked_replay.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -2,7 +2,7 @@
 // Params. Plain C++, no simulation.
 #include <gtest/gtest.h>
 
-#include "sbuf_cluster_csr.h"
+#include "models/config/sbuf_cluster_csr.h"
 #include "sbufsim/config/params.h"
 
 using namespace sbufsim;

@@ -7,7 +7,7 @@
 #include <systemc>
 
 #include "sbufsim/config/params.h"
-#include "tdm.h"
+#include "models/kernel/tdm.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -8,7 +8,7 @@
 
 #include "../gen_params.h"
 #include "sbufsim/kernel/kernel.h"
-#include "throttler.h"
+#include "models/kernel/throttler.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -9,7 +9,7 @@
 
 #include "../gen_params.h"
 #include "sbufsim/kernel/kernel.h"
-#include "tpb.h"
+#include "models/top/tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -11,7 +11,7 @@
 #include <tlm>
 
 #include "../gen_params.h"
-#include "tpb.h"
+#include "models/top/tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;

@@ -16,8 +16,8 @@
 
 #include "../shipped.h"
 #include "../temp_files.h"
-#include "clocked_replay.h"
-#include "tpb.h"
+#include "models/replay/clocked_replay.h"
+#include "models/top/tpb.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;
