@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz the trace readers and checker (fuzz/fuzz_trace.cpp), the INI reader, loader and --set
-# (fuzz/fuzz_config.cpp) and the JSON inputs of run --from and plot (fuzz/fuzz_json.cpp) with
-# libFuzzer, each for a bounded time, under ASan/UBSan.
+# (fuzz/fuzz_config.cpp), the JSON inputs of run --from and plot (fuzz/fuzz_json.cpp) and the
+# command line of sbufsim nki as it is checked before tracing (fuzz/fuzz_nki.cpp) with libFuzzer,
+# each for a bounded time, under ASan/UBSan.
 #
 #   scripts/fuzz.sh [SECONDS]      default 60 per target
 #
@@ -21,14 +22,22 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSBUFSIM_FUZZ=ON \
   -DSBUFSIM_BUILD_TESTS=OFF -DSBUFSIM_BUILD_BENCH=OFF -DSBUFSIM_BUILD_PYTHON=OFF "${launcher[@]}" -Wno-dev >/dev/null
-cmake --build build-fuzz -j2 --target fuzz_trace fuzz_config fuzz_json
+cmake --build build-fuzz -j2 --target fuzz_trace fuzz_config fuzz_json fuzz_nki
 
 corpus=build-fuzz/corpus
 rm -rf "$corpus"
-mkdir -p "$corpus/trace" "$corpus/config" "$corpus/json" build-fuzz/crashes
+mkdir -p "$corpus/trace" "$corpus/config" "$corpus/json" "$corpus/nki" build-fuzz/crashes
 cp traces/*.trc tests/data/*.trc fuzz/regressions/trace/* "$corpus/trace/"
 cp configs/*.ini fuzz/regressions/config/* "$corpus/config/"
 cp fuzz/regressions/json/* "$corpus/json/"
+cp fuzz/regressions/nki/* "$corpus/nki/"
+# Command lines of sbufsim nki, one argument per line: a run, a sweep, the replay's options.
+printf '%s\n' examples.py::matmul_blocked --input 'lhsT=bf16[2048,2048]' --input 'rhs=bf16[2048,2048]' \
+  --param TILES_IN_BLOCK_M=4 -o gemm.trc --gen mariana --timeout 60 >"$corpus/nki/run"
+printf '%s\n' k.py::f --input 'x=bf16[128,512]' --sweep-param N=1,2,4 --sweep-param M=8 --jobs 2 --out t.csv \
+  --set tdm.dma_slots=2 >"$corpus/nki/sweep"
+printf '%s\n' k.py::f --grid 8,2 --json r.json --csv - --set pe.ramp_start=0.5 --scheduler fast --window-stats 100 \
+  --timeline tl.json --timeline-detail engines --force >"$corpus/nki/outputs"
 # Binary seeds, when a built sbufsim is at hand to convert a few traces.
 if [ -x build/sbufsim ]; then
   for t in traces/access_mix.trc traces/matmul_kloop.trc traces/dma_transpose.trc; do
@@ -41,7 +50,7 @@ if [ -x build/sbufsim ]; then
 fi
 
 status=0
-for target in trace config json; do
+for target in trace config json nki; do
   echo "== fuzz_$target: $seconds s"
   # The config target writes its scratch INI files under /tmp, one pair per process.
   if ! "build-fuzz/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \

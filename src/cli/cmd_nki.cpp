@@ -121,12 +121,16 @@ bool parse(const std::vector<std::string>& args, NkiArgs& a, Io io) {
                 value = args[++i];
             }
             a.sweep |= key == "--sweep-param";
-            if (tracer) a.tracer_args.insert(a.tracer_args.end(), {key, value});
-            else if (key == "--gen") a.gen = value;
-            else if (key == "--python") a.python = value;
+            if (tracer)
+                a.tracer_args.insert(a.tracer_args.end(), {key, value});
+            else if (key == "--gen")
+                a.gen = value;
+            else if (key == "--python")
+                a.python = value;
             else if (key == "--timeout")
                 a.timeout_text = value;
-            else a.output = value;
+            else
+                a.output = value;
         } else if (key.rfind('-', 0) != 0 && a.kernel.empty()) {
             a.kernel = args[i];
         } else {
@@ -405,8 +409,8 @@ void kernel_totals(const std::string& trace, double& flops, double& hbm_bytes) {
 // so that two MFU figures of one run do not read as a contradiction.
 void print_figures(std::ostream& os, double flops, double hbm_bytes, double cycles, double time_ns,
                    double report_mfu) {
-    os << "kernel: " << format_fixed(flops / 1e9, 1) << " GFLOP of matmul, " << format_fixed(hbm_bytes / (1 << 20), 1)
-       << " MiB HBM traffic\n";
+    os << "kernel: " << format_fixed(flops / 1e9, 1) << " GFLOP of matmul, "
+       << format_fixed(hbm_bytes / (1 << 20), 1) << " MiB HBM traffic\n";
     if (cycles <= 0 || time_ns <= 0) return;
     const std::string mfu = format_fixed(100.0 * flops / (cycles * kPeakFlopsPerCycle), 1);
     os << "  MFU " << mfu << "% of the PE array's peak (2 x 128 x 128 flops/cycle), "
@@ -419,10 +423,9 @@ void print_figures(std::ostream& os, double flops, double hbm_bytes, double cycl
        << format_fixed(cycles, 0) << " cycles\n";
 }
 
-// --sweep-param: the tracer traces every point in parallel and replays them with this
-// executable's `sbufsim sweep`, then prints the table (python/sbufsim/nki/__main__.py).
-int run_sweep(const NkiArgs& a, const std::string& python, const std::string& pythonpath, const std::string& tmp,
-              Io io) {
+// The checks of a --sweep-param command line: no trace kept, no single run's outputs, and every
+// option of the sweep as `sbufsim sweep` takes it.
+int check_sweep_line(const NkiArgs& a, Io io) {
     if (!a.output.empty()) {
         io.err << "sbufsim nki: -o keeps one trace; with --sweep-param each point's trace is temporary "
                   "(trace the chosen point again with --param and -o)\n";
@@ -444,7 +447,14 @@ int run_sweep(const NkiArgs& a, const std::string& python, const std::string& py
     std::vector<std::string> checked = {"points.trc", "--gen", a.gen};
     checked.insert(checked.end(), a.run_args.begin(), a.run_args.end());
     checked.insert(checked.end(), {"--json", "-", "--quiet"});
-    if (const int rc = check_sweep_options(checked, io); rc != kExitOk) return rc;
+    return check_sweep_options(checked, io);
+}
+
+// --sweep-param (check_sweep_line() passed): the tracer traces every point in parallel and
+// replays them with this executable's `sbufsim sweep`, then prints the table
+// (python/sbufsim/nki/__main__.py).
+int run_sweep(const NkiArgs& a, const std::string& python, const std::string& pythonpath,
+              const std::string& tmp, Io io) {
     // With --out the points' traces are kept beside the table (TABLE.traces/), named by their
     // parameters, so that its rows can be run again, charted and resumed.
     std::string dir = tmp;
@@ -492,7 +502,35 @@ int run_sweep(const NkiArgs& a, const std::string& python, const std::string& py
     return end.code;
 }
 
+// What is checked of the command line before anything runs or is written: the kernel's
+// FILE::FUNCTION form, the outputs, and the options of the replay (`sbufsim run`'s, its
+// configuration included: a mistyped --set should not wait for a long trace to be reported) or of
+// the sweep. kExitOk, or the exit status with the reason on io.err.
+int check_line(const NkiArgs& a, Io io) {
+    if (a.kernel.empty() || a.kernel.find("::") == std::string::npos) {
+        io.err << "sbufsim nki: give the kernel as FILE.py::FUNCTION (see sbufsim nki --help)\n";
+        return kExitUsage;
+    }
+    if (a.sweep) return check_sweep_line(a, io);
+    if (a.output == "-") {
+        io.err << "sbufsim nki: -o -: nki keeps the trace in a file (K.trc text, K.sbt binary); print it "
+                  "afterwards (sbufsim convert K.trc -)\n";
+        return kExitUsage;
+    }
+    // Two outputs naming one file are refused before anything is traced or written.
+    check_distinct_outputs(written_files(a));
+    std::vector<std::string> checked = {"--gen", a.gen};
+    checked.insert(checked.end(), a.run_args.begin(), a.run_args.end());
+    return check_run_options(checked, io);
+}
+
 }  // namespace
+
+int check_nki_options(const std::vector<std::string>& args, Io io) {
+    NkiArgs a;
+    if (!parse(args, a, io) || !parse_timeout(a, io)) return kExitUsage;
+    return a.help ? kExitOk : check_line(a, io);
+}
 
 int cmd_nki(const std::vector<std::string>& args, Io io) {
     NkiArgs a;
@@ -501,10 +539,7 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
         io.out << kHelp;
         return kExitOk;
     }
-    if (a.kernel.empty() || a.kernel.find("::") == std::string::npos) {
-        io.err << "sbufsim nki: give the kernel as FILE.py::FUNCTION (see sbufsim nki --help)\n";
-        return kExitUsage;
-    }
+    if (const int rc = check_line(a, io); rc != kExitOk) return rc;
     // A kernel the docs name by its source-tree path, run from an install: say where it is.
     if (const std::string file = a.kernel.substr(0, a.kernel.find("::")); !fs::exists(file)) {
         if (const std::string hint = shipped_example_hint(file); !hint.empty()) {
@@ -514,12 +549,14 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     }
     const std::string pythonpath = package_dir();
     if (pythonpath.empty()) {
-        io.err << "sbufsim nki: the sbufsim Python package (sbufsim/nki/) is not next to this executable; "
-                  "build with SBUFSIM_BUILD_PYTHON or set SBUFSIM_PYTHONPATH to the folder holding sbufsim/\n";
+        io.err
+            << "sbufsim nki: the sbufsim Python package (sbufsim/nki/) is not next to this executable; "
+               "build with SBUFSIM_BUILD_PYTHON or set SBUFSIM_PYTHONPATH to the folder holding sbufsim/\n";
         return kExitUsage;
     }
     std::string python = a.python;
-    if (python.empty()) python = std::getenv("SBUFSIM_PYTHON") ? std::getenv("SBUFSIM_PYTHON") : SBUFSIM_PYTHON3;
+    if (python.empty())
+        python = std::getenv("SBUFSIM_PYTHON") ? std::getenv("SBUFSIM_PYTHON") : SBUFSIM_PYTHON3;
     // A private scratch folder (mode 700, a random name), removed on every way out: return,
     // exception, SIGINT/SIGTERM/SIGHUP (the handler of remove_temporaries_on_signals()).
     const ScratchDir scratch_dir("sbufsim-nki");
@@ -529,24 +566,11 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     if (a.sweep) return run_sweep(a, python, pythonpath, tmp.string(), io);
     // -o FILE is checked before the kernel runs, and written (with sbufsim's mark) once it traced.
     std::unique_ptr<OutputFile> kept;
-    if (a.output == "-") {
-        io.err << "sbufsim nki: -o -: nki keeps the trace in a file (K.trc text, K.sbt binary); print it "
-                  "afterwards (sbufsim convert K.trc -)\n";
-        return kExitUsage;
-    }
-    // Two outputs naming one file are refused before anything is traced or written.
-    check_distinct_outputs(written_files(a));
     if (!a.output.empty()) {
         const bool force = std::find(a.run_args.begin(), a.run_args.end(), "--force") != a.run_args.end();
         const std::string kernel_file = a.kernel.substr(0, a.kernel.find("::"));  // never the output
         kept = std::make_unique<OutputFile>(a.output, trace_output_policy("-o trace", force, {kernel_file}));
     }
-
-    // The replay's options and configuration are checked before the kernel is traced: a mistyped
-    // --set should not wait for a long trace to be reported.
-    std::vector<std::string> checked = {"--gen", a.gen};
-    checked.insert(checked.end(), a.run_args.begin(), a.run_args.end());
-    if (const int rc = check_run_options(checked, io); rc != kExitOk) return rc;
 
     // A document on stdout (--json - / --csv -) stays alone there: the tracer's words and the
     // kernel figures go to stderr with the run's summary.

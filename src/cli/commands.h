@@ -22,6 +22,10 @@ int cmd_sweep(const std::vector<std::string>& args, Io io);
 // cmd_sweep's checks of its options and configuration, without reading a trace or running a point.
 int check_sweep_options(const std::vector<std::string>& args, Io io);
 int cmd_nki(const std::vector<std::string>& args, Io io);
+// cmd_nki's checks of its command line before the tracer runs (the options, the kernel's form, the
+// outputs, the replay's or sweep's options and configuration), without running Python or writing
+// a file; 0 when all pass. The NKI command line's fuzz target calls it (fuzz/fuzz_nki.cpp).
+int check_nki_options(const std::vector<std::string>& args, Io io);
 int cmd_validate(const std::vector<std::string>& args, Io io);
 
 }  // namespace sbufsim::cli
