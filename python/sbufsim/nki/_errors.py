@@ -34,7 +34,9 @@ def in_package(filename):
 
 
 # The modules whose functions a kernel calls, by the names kernels import them as.
-_API_MODULES = {__name__.rsplit(".", 1)[0] + ".language": "nl", __name__.rsplit(".", 1)[0] + ".isa": "nisa"}
+_PACKAGE = __name__.rsplit(".", 1)[0]
+_API_MODULES = {_PACKAGE + ".language": "nl", _PACKAGE + ".isa": "nisa",
+                _PACKAGE + "._isa_matmul": "nisa"}  # nisa's Tensor Engine instructions live there
 
 
 class Site(tuple):
