@@ -12,7 +12,7 @@ from ._trace import as_trace
 
 # Sections of a run's statistics that hold one entry per client, bank, engine, ... (a table);
 # the others are flat dicts of numbers.
-TABLE_SECTIONS = ("engine", "client", "bank", "tdm", "blocked_by", "matmul_shape", "window")
+TABLE_SECTIONS = ("engine", "client", "bank", "tdm", "blocked_by", "matmul_shape", "window", "line")
 
 
 def run(trace, config=None, *, scheduler=None, lenient=False, window_stats=None, vcd=None, force=False):
@@ -148,7 +148,8 @@ class Result:
     def table(self, section):
         """A per-entry section as rows: [{"name": "act_rd", "requests": ..., ...}, ...] for
         "client", "bank", "engine", "tdm", "blocked_by", "matmul_shape", "window",
-        "critical_path", "finding", "dma_engine", "dma_trigger"; a flat section ("run", "pe",
+        "critical_path", "finding", "dma_engine", "dma_trigger", "line" (one row per kernel line of a
+        trace with source locations); a flat section ("run", "pe",
         "stalls", ...) as one row."""
         data = self.stats.get(section)
         if data is None:

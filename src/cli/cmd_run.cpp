@@ -22,6 +22,7 @@
 #include "cli/picture.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/output/heatmap.h"
+#include "sbufsim/output/line_profile.h"
 #include "sbufsim/output/metrics.h"
 #include "sbufsim/output/progress.h"
 #include "sbufsim/output/report.h"
@@ -332,6 +333,7 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
     std::string log_level, json_path, csv_path, stats_path, scheduler = "fast", from;
     std::vector<std::string> traces;
     bool quiet = false, lenient = false, force = false, list_metrics = false, hierarchy = false;
+    std::string annotate;
     VizOptions viz;
     po::options_description desc("sbufsim run [TRACE...] [options]");
     // One option a line.
@@ -357,6 +359,10 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
         ("vcd", po::value(&viz.vcd)->value_name("FILE"),
          "write a VCD waveform (per-bank busy/conflict/winner/grants, TDM slot, per-client "
          "stall/grant, engine busy) for GTKWave; implies --scheduler clocked")
+        ("annotate", po::value(&annotate)->value_name("FILE"),
+         "print the kernel source FILE with each line's figures in a margin (critical path, busy, "
+         "stalls, semaphore wait, DMA, instructions; the hottest lines marked >>), from the trace's "
+         "source locations (docs/report.md)")
         ("hierarchy", po::bool_switch(&hierarchy),
          "print the SystemC model's sc_object tree after the run, with every module's CSRs (name, "
          "offset, value) and signals (value); implies --scheduler clocked")
@@ -595,6 +601,8 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
                 print_summary(summary, rep);
                 summary << "\n";
             }
+            if (!annotate.empty() && !annotate_source(summary, io.err, rep.result, annotate))
+                return kExitInput;
             runs.push_back(std::move(rep));
         } catch (const MissingTool& e) {
             io.err << "sbufsim run: " << e.what() << "\n";

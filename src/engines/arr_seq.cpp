@@ -163,6 +163,7 @@ void ArrSeq::start_ldweights(const ArrSeqInstr& i, Cycle now) {
     ldw_.compute_end = now + ldweights_cycles(i);
     ldw_.sync = i.sync;
     ldw_.line = i.line;
+    started_site_ = i.sync.site;
     ldw_.reqs.clear();
     for (std::uint64_t b = ldw_blocks_; b; b &= b - 1) loaded_cols_[static_cast<std::size_t>(__builtin_ctzll(b))] = i.cols;
     if (CriticalPath* cp = sems_.path()) {
@@ -238,6 +239,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
     f.compute_end = now + ii;
     f.sync = i.sync;
     f.line = i.line;
+    started_site_ = stream_site_ = i.sync.site;
     f.reqs.clear();
     unlatched_ &= ~blocks;
     if (CriticalPath* cp = sems_.path()) {
@@ -246,7 +248,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
         // The matmul counts as an instruction on a path through its start (an LdWeights waiting
         // for it to start) or through its release; the two extend the same point, so a path holds
         // at most one of them, and its drain (below) extends the release.
-        const CriticalPath::Ref s = cp->extend(f.from, index_, now, now, now, now, true);
+        const CriticalPath::Ref s = cp->extend(f.from, index_, now, now, now, now, true, i.sync.site);
         cp->release(path_mm_start_.ref);
         path_mm_start_ = {s, now, CriticalPath::Edge::queue};
     }
@@ -279,12 +281,14 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
 CriticalPath::Ref ArrSeq::complete(const InFlight& f, Cycle now, Cycle seg_start, Cycle compute_end,
                                    Cycle release, bool instruction) {
     ++stats_.instructions;
+    if (SiteProfile* sp = sems_.profile()) ++sp->at(f.sync.site).instructions;
     stats_.last_end = now;
     sems_.signal(f.sync, now);
     if (timeline_) timeline_->push_back({f.line, index_, f.start, now});
     CriticalPath* cp = sems_.path();
     if (!cp) return CriticalPath::kNone;
-    const CriticalPath::Ref r = cp->extend(f.from, index_, seg_start, compute_end, release, now, instruction);
+    const CriticalPath::Ref r =
+        cp->extend(f.from, index_, seg_start, compute_end, release, now, instruction, f.sync.site);
     cp->release(f.from.ref);
     cp->retired(f.sync, r, now);
     return r;
@@ -301,7 +305,10 @@ ArrSeq::State ArrSeq::classify(Cycle now) const {
 }
 
 void ArrSeq::account(Cycle now) {
-    if (now > state_since_) state_cycles_[static_cast<std::size_t>(state_)] += now - state_since_;
+    if (now > state_since_) {
+        state_cycles_[static_cast<std::size_t>(state_)] += now - state_since_;
+        if (SiteProfile* sp = sems_.profile()) profile_window(*sp, now - state_since_);
+    }
     state_since_ = now;
 }
 
@@ -332,7 +339,8 @@ bool ArrSeq::retire(Cycle now) {
         d.reqs = st.drain;
         if (CriticalPath* cp = sems_.path()) {
             // The matmul's path to the array's release; its drain continues from there.
-            const CriticalPath::Ref rel = cp->extend(f.from, index_, f.start, f.compute_end, now, now, true);
+            const CriticalPath::Ref rel =
+                cp->extend(f.from, index_, f.start, f.compute_end, now, now, true, f.sync.site);
             cp->release(f.from.ref);
             cp->release(path_release_.ref);
             path_release_ = {rel, now, CriticalPath::Edge::queue};
@@ -447,7 +455,27 @@ bool ArrSeq::step(Cycle now) {
         busy_since_ = kNever;
     }
     state_ = classify(now);
+    // Whom the cycles up to the next step are charged to: the queue head while it waits a
+    // semaphore, else the matmul the array streamed last (an LdWeights loads beside it), else the
+    // LdWeights, else the instruction started last (its results draining to PSUM).
+    state_site_ = state_ == State::sem_wait && !queue_.empty() ? queue_.front().sync.site
+                  : streaming()                                ? stream_site_
+                  : ldw_.active                                ? ldw_.sync.site
+                                                               : started_site_;
     return changed;
+}
+
+// Busy (compute or bank wait) and semaphore-wait cycles of one window between two steps, as
+// stats_ counts them (busy_since_, state_cycles_), to state_site_.
+void ArrSeq::profile_window(SiteProfile& sp, Cycle n) const {
+    if (state_ == State::idle) return;
+    SiteCounters& c = sp.at(state_site_);
+    if (state_ == State::sem_wait) {
+        c.sem_wait += n;
+        return;
+    }
+    c.busy[static_cast<std::size_t>(EngineGroup::pe)] += n;
+    if (state_ == State::bank_wait) c.bank_wait[static_cast<std::size_t>(EngineGroup::pe)] += n;
 }
 
 Wake ArrSeq::wake(Cycle now) const {

@@ -42,6 +42,9 @@ ComputeEngine::ComputeEngine(ComputeKind kind, Kernel& kernel, Semaphores& sems,
     : InOrderEngine(std::string(to_string(kind)), kernel, sems, t, timeline, index), kind_(kind),
       clock_(engine_params(kind, p).clock_ghz, p.pe.clock_ghz), dep_turnaround_(dep_turnaround(kind, t)),
       chunks_(p.width.stream_chunks), sbuf_beat_(p.width.engine_bytes), psum_beat_(p.width.psum_bytes) {
+    group_ = kind == ComputeKind::act    ? EngineGroup::act
+             : kind == ComputeKind::pool ? EngineGroup::pool
+                                         : EngineGroup::dve;
     const std::string n(to_string(kind));
     clients_.sbuf_rd = need_client(kernel, n + "_rd", "engine front-end");
     clients_.sbuf_wr = need_client(kernel, n + "_wr", "engine front-end");

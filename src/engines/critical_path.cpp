@@ -80,6 +80,7 @@ CriticalPath::Ref CriticalPath::allocate_totals() {
         return t;
     }
     totals_.resize(totals_.size() + width_);
+    site_totals_.emplace_back();
     return static_cast<Ref>(totals_.size() / width_ - 1);
 }
 
@@ -104,11 +105,14 @@ void CriticalPath::add_path(Ref r, std::uint64_t* out) const {
     }
 }
 
-CriticalPath::Ref CriticalPath::extend(const Point& from, std::uint16_t engine, Cycle start, Cycle compute_end,
-                                       Cycle release, Cycle end, bool instruction) {
+CriticalPath::Ref CriticalPath::extend(const Point& from, std::uint16_t engine, Cycle start,
+                                       Cycle compute_end, Cycle release, Cycle end, bool instruction,
+                                       std::uint16_t site) {
     const Ref r = allocate();  // before taking references: it may grow the pool
     Node n;
     n.engine = engine;
+    n.site = site;
+    sites_ = sites_ || site != 0xffff;
     n.instruction = instruction;
     n.edge = from.edge;
     // Each bound is clamped to the one before it, so the segments always add up to end - from.at.
@@ -131,6 +135,12 @@ CriticalPath::Ref CriticalPath::extend(const Point& from, std::uint16_t engine, 
             add_path(from.ref, d);
             add_node(n, d);
             n.totals = tot;
+            if (sites_) {
+                std::vector<Cycle>& st = site_totals_[tot];
+                st.clear();
+                add_site_path(from.ref, st);
+                add_site_node(n, st);
+            }
         }
     }
     nodes_[r] = n;
@@ -151,6 +161,25 @@ void CriticalPath::retired(const SyncSet& sync, Ref r, Cycle end) {
     }
 }
 
+void CriticalPath::add_site_node(const Node& n, std::vector<Cycle>& out) {
+    const std::size_t row = n.site == 0xffff ? 0 : std::size_t{n.site} + 1;
+    if (row >= out.size()) out.resize(row + 1, 0);
+    for (Cycle c : n.seg) out[row] += c;
+}
+
+void CriticalPath::add_site_path(Ref r, std::vector<Cycle>& out) const {
+    for (; r != kNone; r = nodes_[r].parent) {
+        const Node& n = nodes_[r];
+        if (n.totals != kNone) {  // flattened: its site totals include its own segment
+            const std::vector<Cycle>& t = site_totals_[n.totals];
+            if (t.size() > out.size()) out.resize(t.size(), 0);
+            for (std::size_t i = 0; i < t.size(); ++i) out[i] += t[i];
+            return;
+        }
+        add_site_node(n, out);
+    }
+}
+
 CriticalPathStats CriticalPath::finish(Cycle total) const {
     CriticalPathStats out;
     out.cycles.assign(engines_, {});
@@ -163,6 +192,12 @@ CriticalPathStats CriticalPath::finish(Cycle total) const {
     for (std::size_t e = 0; e < engines_; ++e) {
         for (std::size_t c = 0; c < kPathCauses; ++c) out.cycles[e][c] = d[e * kPathCauses + c];
         out.instructions[e] = d[engines_ * kPathCauses + e];
+    }
+    if (sites_) {
+        add_site_path(last_.ref, out.sites);
+        // The tail (the kernel's access-record traffic after the last instruction) has no site.
+        if (out.sites.empty()) out.sites.resize(1, 0);
+        out.sites[0] += out.tail;
     }
     out.semaphore_edges = d[engines_ * kPathCauses + engines_];
     out.queue_edges = d[engines_ * kPathCauses + engines_ + 1];

@@ -66,6 +66,7 @@ DmaEngine::DmaEngine(std::uint32_t engine, Kernel& kernel, Semaphores& sems, con
     // ns x GHz = cycles.
     startup_ = static_cast<Cycle>(std::ceil(t.dma_startup_ns * pe_ghz_ - 1e-9));
     stats_.name = name;
+    group_ = EngineGroup::dma;
 }
 
 std::uint32_t DmaEngine::add_queue(std::string name) {
@@ -254,6 +255,7 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
     }
     stats_.bytes_read += d.rd.present() ? d.rd.total_bytes() : 0;
     stats_.bytes_written += d.wr.present() ? d.wr.total_bytes() : 0;
+    if (SiteProfile* sp = sems_.profile()) sp->at(d.sync.site).dma_bytes += d.bytes;
     if (axi_ && (d.rd.present() || d.wr.present())) {
         axi_moves_ = true;
         axi_client_ = client_;
@@ -310,9 +312,18 @@ bool DmaEngine::step(Cycle now) {
     // Semaphore wait: the engine is free and every non-empty queue's head is blocked (no queue
     // has an armed transfer: a queue arms from its head).
     const bool waiting = !active_ && queued_ != 0 && armed_ == 0;
-    if (waiting && wait_since_ == kNever) wait_since_ = now;
+    if (waiting && wait_since_ == kNever) {
+        wait_since_ = now;
+        wait_site_ = kNoSourceSite;  // the first blocked head's site: the transfer the engine waits for
+        for (const auto& q : queues_)
+            if (!q.q.empty()) {
+                wait_site_ = q.q.front().sync.site;
+                break;
+            }
+    }
     if (!waiting && wait_since_ != kNever) {
         stats_.sem_wait += now - wait_since_;
+        if (SiteProfile* sp = sems_.profile()) sp->at(wait_site_).sem_wait += now - wait_since_;
         wait_since_ = kNever;
     }
     return changed;
@@ -347,6 +358,7 @@ void DmaEngine::blocked_heads(std::vector<BlockedHead>& out) const {
 void DmaEngine::finish(Cycle end) {
     if (wait_since_ != kNever) {
         stats_.sem_wait += end - wait_since_;
+        if (SiteProfile* sp = sems_.profile()) sp->at(wait_site_).sem_wait += end - wait_since_;
         wait_since_ = kNever;
     }
 }

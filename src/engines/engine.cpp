@@ -26,9 +26,10 @@ bool SerialEngine::retire(Cycle now) {
     stats_.busy += now - start_;
     stats_.bank_wait += now - compute_end_;
     ++stats_.instructions;
+    if (SiteProfile* sp = sems_.profile()) sp->retired(sync_.site, group_, now - start_, now - compute_end_);
     CriticalPath::Ref path = CriticalPath::kNone;
     if (CriticalPath* cp = sems_.path()) {
-        path = cp->extend(path_from_, index_, start_, compute_end_, now, now, true);
+        path = cp->extend(path_from_, index_, start_, compute_end_, now, now, true, sync_.site);
         cp->release(path_from_.ref);
         cp->release(path_last_.ref);
         path_last_ = {path, now, CriticalPath::Edge::queue};   // the next instruction's queue edge
@@ -74,9 +75,10 @@ void SerialEngine::complete(const SyncSet& sync, std::uint64_t line, Cycle start
     sems_.signal(sync, now);
     if (CriticalPath* cp = sems_.path()) {
         // The dependent turnaround after the engine was released is the instruction's drain.
-        const CriticalPath::Ref end =
-            now > retired ? cp->extend({path, retired, CriticalPath::Edge::internal}, index_, retired, retired, retired, now, false)
-                          : path;
+        const CriticalPath::Ref end = now > retired
+                                          ? cp->extend({path, retired, CriticalPath::Edge::internal}, index_,
+                                                       retired, retired, retired, now, false, sync.site)
+                                          : path;
         cp->retired(sync, end, now);
         if (end != path) cp->release(end);
     }

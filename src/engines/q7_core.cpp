@@ -4,11 +4,14 @@
 
 namespace sbufsim {
 
-Q7Core::Q7Core(std::uint32_t core, Kernel& kernel, Semaphores& sems, const Params& p,
-               const EngineTiming& t, std::vector<InstrEvent>* timeline, std::uint16_t index)
+Q7Core::Q7Core(std::uint32_t core, Kernel& kernel, Semaphores& sems, const Params& p, const EngineTiming& t,
+               std::vector<InstrEvent>* timeline, std::uint16_t index)
     : InOrderEngine("q7_" + std::to_string(core), kernel, sems, t, timeline, index),
-      clock_(p.pool.clock_ghz, p.pe.clock_ghz), bus_bytes_(std::max<std::uint32_t>(1, p.q7.bus_bytes)),
-      client_(need_client(kernel, "q7_" + std::to_string(core), "q7")) {}
+      clock_(p.pool.clock_ghz, p.pe.clock_ghz),
+      bus_bytes_(std::max<std::uint32_t>(1, p.q7.bus_bytes)),
+      client_(need_client(kernel, "q7_" + std::to_string(core), "q7")) {
+    group_ = EngineGroup::q7;
+}
 
 double Q7Core::cost_cycles(const Q7Instr& i) const {
     const double beats = static_cast<double>((i.access.total_bytes() + bus_bytes_ - 1) / bus_bytes_);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sbufsim/config/config.h"
+#include "sbufsim/output/line_profile.h"
 #include "sbufsim/output/report.h"
 #include "sbufsim/types/number.h"
 
@@ -615,6 +616,32 @@ void set_floor(Bottleneck& b) {
 
 }  // namespace
 
+namespace {
+
+// The kernel line (or generator step) that holds most of the critical path, when the trace has
+// source locations (line_profile.h): the first thing a kernel engineer asks.
+void line_finding(const ReplayResult& r, std::vector<Finding>& out) {
+    const LineProfile p = line_profile(r);
+    if (p.empty() || p.rows.front().c.critical == 0) return;
+    const LineRow& top = p.rows.front();
+    Finding f;
+    f.cycles = top.c.critical;
+    f.text = top.key + (top.calls.empty() ? "" : " " + top.calls) + ": " + pct(top.critical_share) +
+             " of the critical path (" + std::to_string(top.c.critical) + " cycles; " +
+             std::to_string(top.c.instructions) + " instructions";
+    if (top.c.dma_bytes)
+        f.text += ", " + format_fixed(static_cast<double>(top.c.dma_bytes) / (1024.0 * 1024.0), 2) +
+                  " MiB by DMA at " + format_fixed(top.dma_gbps, 1) + " GB/s";
+    if (top.total_stalls()) f.text += ", " + std::to_string(top.total_stalls()) + " bank stall cycles";
+    f.text += ")";
+    f.advice =
+        "the line to work on first; `sbufsim run TRACE --annotate KERNEL.py` prints each line's figures "
+        "beside the source";
+    out.push_back(std::move(f));
+}
+
+}  // namespace
+
 Bottleneck analyse(const ReplayResult& r) {
     Bottleneck b;
     b.total = r.total_cycles;
@@ -659,6 +686,8 @@ Bottleneck analyse(const ReplayResult& r) {
         if (b.findings.size() < Bottleneck::kMaxFindings &&
             ratio(static_cast<double>(f.cycles), total) >= Bottleneck::kMinShare)
             b.findings.push_back(std::move(f));
+    // Last, so that the findings of a trace without locations read as they did.
+    if (b.findings.size() < Bottleneck::kMaxFindings) line_finding(r, b.findings);
     return b;
 }
 

@@ -5,6 +5,7 @@
 
 #include "sbufsim/engines/dma_trigger.h"
 #include "sbufsim/output/bottleneck.h"
+#include "sbufsim/output/line_profile.h"
 #include "sbufsim/types/near_miss.h"
 #include "sbufsim/types/number.h"
 
@@ -51,8 +52,10 @@ struct Context {
     const WindowSeries* windows;  // null: no --window-stats
     Bottleneck b;
     std::vector<const EngineStats*> engine_stats;  // parallel to b.engines
+    LineProfile lines;                             // empty: the trace had no source locations
 
-    Context(const ReplayResult& run, const RunInfo* i, const WindowSeries* w) : r(run), info(i), windows(w), b(analyse(run)) {
+    Context(const ReplayResult& run, const RunInfo* i, const WindowSeries* w)
+        : r(run), info(i), windows(w), b(analyse(run)), lines(line_profile(run)) {
         for (const EngineBreakdown& e : b.engines)
             engine_stats.push_back(&*std::find_if(r.engines.begin(), r.engines.end(),
                                                   [&](const EngineStats& x) { return x.name == e.name; }));
@@ -328,6 +331,53 @@ Section critical_path_section() {
             // Any group is a metric: one not on the path has zero cycles.
             [](const Context& c, std::string_view who) -> std::optional<std::size_t> {
                 return by_name(c.b.path, who, [](const PathGroup& g) { return g.name; }).value_or(c.b.path.size());
+            },
+            std::move(s)};
+}
+
+// The per-line profile (line_profile.h): one record per kernel line, when the trace had locations.
+Section line_section() {
+    auto l = [](const Context& c, std::size_t i) -> const LineRow& { return c.lines.rows[i]; };
+    std::vector<Stat> s = {
+        t_("calls", "the nki calls (or generator steps) on the line",
+           [l](const Context& c, std::size_t i) { return std::optional<std::string>(l(c, i).calls); }),
+        c_("critical_cycles", "cycles",
+           "critical-path cycles of the line's instructions (the lines add up to the run's cycles)",
+           Better::none, [l](const Context& c, std::size_t i) { return l(c, i).c.critical; }),
+        r_("critical_share", "fraction", "the line's share of the critical path", Better::none,
+           [l](const Context& c, std::size_t i) { return l(c, i).critical_share; }),
+        c_("instructions", "count", "instructions of the line completed", Better::none,
+           [l](const Context& c, std::size_t i) { return l(c, i).c.instructions; }),
+        c_("busy_cycles", "cycles",
+           "engine cycles with one of the line's instructions in flight, over the engines", Better::none,
+           [l](const Context& c, std::size_t i) { return l(c, i).busy(); })};
+    for (std::size_t g = 0; g < kEngineGroups; ++g) {
+        const std::string name = to_string(static_cast<EngineGroup>(g));
+        s.push_back(c_("busy_" + name, "cycles",
+                       "busy cycles of the " + name + " engines on the line's instructions", Better::none,
+                       [l, g](const Context& c, std::size_t i) { return l(c, i).c.busy[g]; }));
+    }
+    for (std::size_t k = 0; k < kStallCauses; ++k)
+        s.push_back(c_(std::string(to_string(static_cast<StallCause>(k))) + "_stalls", "beat-cycles",
+                       std::string(to_string(static_cast<StallCause>(k))) +
+                           " stalls of the kernel's clients, apportioned to the line by its bank wait on the "
+                           "client's engine",
+                       Better::lower, [l, k](const Context& c, std::size_t i) { return l(c, i).stalls[k]; }));
+    s.push_back(c_("sem_wait_cycles", "cycles",
+                   "cycles an engine was free while the line's instruction at its head waited a semaphore",
+                   Better::none, [l](const Context& c, std::size_t i) { return l(c, i).c.sem_wait; }));
+    s.push_back(c_("dma_bytes", "B", "bytes the line's DMA transfers moved", Better::none,
+                   [l](const Context& c, std::size_t i) { return l(c, i).c.dma_bytes; }));
+    s.push_back(r_("dma_gbps", "GB/s", "the line's DMA bytes over its DMA busy time", Better::higher,
+                   [l](const Context& c, std::size_t i) { return l(c, i).dma_gbps; }));
+    return {"line", "<line>",
+            [](const Context& c) {
+                std::vector<Item> v;
+                for (std::size_t i = 0; i < c.lines.rows.size(); ++i) v.push_back({c.lines.rows[i].key, i});
+                return v;
+            },
+            [](const Context& c, std::string_view who) {
+                return by_name(c.lines.rows, who, [](const LineRow& r) { return r.key; });
             },
             std::move(s)};
 }
@@ -639,11 +689,12 @@ Section summary_section() {
 
 const std::vector<Section>& sections() {
     static const std::vector<Section> all = [] {
-        std::vector<Section> v = {run_section(),    config_section(),       bottleneck_section(),   critical_path_section(),
-                                  finding_section(), engine_section(),      pe_section(),           matmul_shape_section(),
-                                  psum_section(),   dma_section(),          dma_engine_section(),   dma_trigger_section(),  stalls_section(),
-                                  client_section(), bank_section(),         blocked_by_section(),   tdm_section(),
-                                  summary_section()};
+        std::vector<Section> v = {
+            run_section(),     config_section(),  bottleneck_section(), critical_path_section(),
+            finding_section(), engine_section(),  pe_section(),         matmul_shape_section(),
+            psum_section(),    dma_section(),     dma_engine_section(), dma_trigger_section(),
+            stalls_section(),  client_section(),  bank_section(),       blocked_by_section(),
+            tdm_section(),     summary_section(), line_section()};
         for (Section& sec : v)
             for (Stat& s : sec.stats) {
                 const std::string path = sec.name + (sec.placeholder.empty() ? "" : "." + sec.placeholder) + "." + s.field;

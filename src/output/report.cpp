@@ -1,5 +1,7 @@
 #include "sbufsim/output/report.h"
 
+#include "sbufsim/output/line_profile.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include "sbufsim/config/config.h"
 #include "sbufsim/output/bottleneck.h"
 #include "sbufsim/output/json_text.h"
+#include "sbufsim/output/line_profile.h"
 #include "sbufsim/output/metrics.h"
 #include "sbufsim/types/number.h"
 
@@ -272,6 +275,7 @@ void print_summary(std::ostream& os, const RunReport& rep) {
     const Bottleneck b = analyse(r);
     print_bottleneck(os, r, b);
     print_engine_table(os, r, b);
+    print_line_profile(os, line_profile(r), 15);
 
     const ArrSeqStats& a = r.arr_seq;
     os << "\nPE array: utilisation " << format_fixed(100 * r.pe_utilisation(), 1) << "% (" << a.pe_stream

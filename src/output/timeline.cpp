@@ -178,6 +178,8 @@ std::vector<Instr> describe(const ReplayResult& r) {
             if (!rec.fn.empty()) in.name += " " + std::string(rec.fn);
             in.track = std::string(rec.queue);
             in.args = "\"line\":" + std::to_string(rec.line) + ",\"queue\":" + json_string(rec.queue) + operand_args(rec);
+            // The kernel line (or generator step) that issued it: what a click in Perfetto names.
+            if (rec.has_site()) in.args += ",\"source\":" + json_string(format_location(rec));
             if (!last || in.ev->end > last->ev->end) last = &in;
         }
         for (std::uint32_t w = 0; w < rec.num_waits; ++w)

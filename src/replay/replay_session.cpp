@@ -36,6 +36,7 @@ ReplaySession::ReplaySession(const Params& p, TraceReader& reader, const ReplayO
              p.concurrency.scope == ExclusiveScope::instruction && p.concurrency.dve_act_psum_exclusive) {
     kernel_.set_probe(o.probe);
     sems_.set_path(&path_);
+    sems_.set_profile(&profile_);
     dma_shared_ = std::make_unique<DmaShared>(p.dma.hbm_gbps, p.pe.clock_ghz);
     triggers_ = std::make_unique<DmaTriggers>(p);
     auto* tl = o.record_timeline ? &result_.timeline : nullptr;
@@ -113,6 +114,7 @@ TensorAccess ReplaySession::access_of(const Operand& o, std::uint32_t partitions
 
 SyncSet ReplaySession::sync_of(const Record& r) {
     SyncSet s;
+    s.site = r.site_id;  // kNoSite (0xffff) is the engines' kNoSourceSite
     for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
         if (r.waits[i].sem >= sems_.size()) continue;  // rejected by the checker; lenient drops it
         s.wait_sem[s.waits] = r.waits[i].sem;
@@ -694,6 +696,17 @@ ReplayResult ReplaySession::finish(Cycle now) {
     for (const auto& d : dma_) result_.dma.push_back(d->dma_stats());
     result_.dma_trigger_busy = triggers_->busy();
     result_.critical_path = path_.finish(end);
+    if (reader_.sites().size() > 0) {  // a trace with source locations: the per-site profile
+        result_.sites.emplace_back();  // row 0: records without a location
+        for (std::uint32_t i = 0; i < reader_.sites().size(); ++i)
+            result_.sites.emplace_back(reader_.sites().name(static_cast<SiteId>(i)));
+        result_.site_profile = std::move(profile_.rows());
+        result_.site_profile.resize(result_.sites.size());
+        const auto& cp = result_.critical_path.sites;
+        for (std::size_t i = 0; i < cp.size() && i < result_.site_profile.size(); ++i)
+            result_.site_profile[i].critical = cp[i];
+        if (cp.empty()) result_.site_profile[0].critical = result_.total_cycles;
+    }
     return std::move(result_);
 }
 

@@ -73,6 +73,12 @@ std::uint32_t SyncCheck::unit_of(const Record& rec) {
 }
 
 void SyncCheck::add(const Record& rec, std::vector<TraceError>& out, bool valid) {
+    const std::size_t before = out.size();
+    add_record(rec, out, valid);
+    locate_errors(rec, out, before);
+}
+
+void SyncCheck::add_record(const Record& rec, std::vector<TraceError>& out, bool valid) {
     if (!is_instruction(rec.kind) || stopped_) return;
     std::uint32_t u = unit_of(rec);
     const CompletionShape shape = u == kMaxUnits ? CompletionShape{} : rules_.shape(rec);

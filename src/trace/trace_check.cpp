@@ -227,6 +227,7 @@ std::size_t TraceChecker::check(const Record& rec, std::vector<TraceError>& out)
 
 [[gnu::noinline]] std::size_t TraceChecker::check_instruction(const Record& rec,
                                                               std::vector<TraceError>& out) {
+    const std::size_t before = out.size();
     Ctx c{rec, out, 0, *this};
     switch (rec.kind) {
         case RecordKind::access:
@@ -251,6 +252,7 @@ std::size_t TraceChecker::check(const Record& rec, std::vector<TraceError>& out)
     }
     check_mx_dtypes(c);
     check_semaphores(c);
+    locate_errors(rec, out, before);  // a finding names the kernel line too
     return c.found;
 }
 

@@ -59,6 +59,20 @@ SiteParts split_site(std::string_view site) {
     return p;
 }
 
+std::string site_label(std::string_view site) {
+    if (site.empty()) return {};
+    const SiteParts p = split_site(site);
+    if (p.line == 0) return std::string(p.base);
+    return std::string(p.key) + (p.call.empty() ? "" : " " + std::string(p.call));
+}
+
+void locate_errors(const Record& rec, std::vector<TraceError>& out, std::size_t from) {
+    if (!rec.has_site() || from >= out.size()) return;
+    const std::string label = site_label(rec.site);
+    for (std::size_t i = from; i < out.size(); ++i)
+        if (out[i].line == rec.line && out[i].source.empty()) out[i].source = label;
+}
+
 std::string format_location(const Record& rec) {
     if (!rec.has_site()) return {};
     const SiteParts p = split_site(rec.site);

@@ -150,7 +150,8 @@ bool same_record(const Record& a, const Record& b) {
 
 std::string TraceError::to_string() const {
     // Line 0: about the file as a whole ("x.trc: cannot open: ...", "x.trc: header: empty file").
-    std::string s = line ? file + ":" + std::to_string(line) + ": " + field + ": " + reason
+    std::string s = line ? file + ":" + std::to_string(line) + (source.empty() ? "" : " (" + source + ")") + ": " +
+                               field + ": " + reason
                          : file + ": " + (field == "file" ? "" : field + ": ") + reason;
     if (!rule.empty()) s += " (" + rule + ")";
     return printable(s);   // fields and values are echoed from the input

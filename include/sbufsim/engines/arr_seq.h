@@ -178,6 +178,7 @@ private:
     enum class State : std::uint8_t { idle, sem_wait, compute, bank_wait, count };
     State classify(Cycle now) const;
     void account(Cycle now);
+    void profile_window(SiteProfile& sp, Cycle n) const;
     bool retire(Cycle now);
     bool try_start(Cycle now);
     void end_weight_wait(Cycle now);       // a matmul at the head no longer waits for its LdWeights
@@ -222,6 +223,9 @@ private:
     Ring<ArrSeqInstr> queue_;
     State state_ = State::idle;
     Cycle state_since_ = 0;
+    std::uint16_t started_site_ = kNoSourceSite;  // the source site of the last instruction started
+    std::uint16_t stream_site_ = kNoSourceSite;   // ... of the last matmul started
+    std::uint16_t state_site_ = kNoSourceSite;    // the site the cycles in state_ are charged to
     std::array<Cycle, static_cast<std::size_t>(State::count)> state_cycles_{};
     // Critical-path points: the array's last release, the last LdWeights' end, the last matmul's
     // start (which latches the weights, so the next LdWeights may begin).

@@ -36,6 +36,9 @@ const char* to_string(PathCause c);
 struct CriticalPathStats {
     std::vector<std::array<Cycle, kPathCauses>> cycles;  // per engine (ReplayResult::engines order)
     std::vector<std::uint64_t> instructions;              // per engine: instructions on the path
+    // Per source site (SiteProfile::row order; row 0 = no location): cycles of the path's
+    // segments of that site's instructions. Empty when no instruction had a site.
+    std::vector<Cycle> sites;
     Cycle tail = 0;                 // after the last instruction: the kernel finishing access-record traffic
     std::uint64_t semaphore_edges = 0;  // hops to the instruction whose signal met a wait
     std::uint64_t queue_edges = 0;      // hops to the same engine's previous instruction
@@ -76,8 +79,9 @@ public:
     // A new path (reference count 1): `from`, then on `engine` latency from.at to start, compute to
     // compute_end, bank wait to release, drain to end. `instruction`: the segment ends an
     // instruction (counted on the path; false for the intermediate points of a matmul).
-    Ref extend(const Point& from, std::uint16_t engine, Cycle start, Cycle compute_end, Cycle release, Cycle end,
-               bool instruction);
+    // `site`: the instruction's source site (SyncSet::site).
+    Ref extend(const Point& from, std::uint16_t engine, Cycle start, Cycle compute_end, Cycle release,
+               Cycle end, bool instruction, std::uint16_t site = 0xffff);
     // An instruction retired at `end` with path `r`: its signals carry the path, and the latest
     // completion of the run is remembered.
     void retired(const SyncSet& sync, Ref r, Cycle end);
@@ -96,6 +100,7 @@ private:
         Ref totals = kNone;       // a vector of the whole path's totals in totals_ (a flattened node)
         std::uint32_t depth = 0;  // nodes behind this one to the last flattened one (or the start)
         std::uint16_t engine = 0;
+        std::uint16_t site = 0xffff;
         bool instruction = false;
         Edge edge = Edge::none;  // of the point it extends: counts a semaphore or queue hop
         Cycle seg[kPathCauses] = {};
@@ -115,6 +120,12 @@ private:
     std::vector<Ref> free_;
     std::vector<std::uint64_t> totals_;  // width_ values per flattened node
     std::vector<Ref> free_totals_;
+    // Per flattened node, its path's cycles by site row (critical_path.h CriticalPathStats::sites);
+    // empty while no instruction had a site, so a trace without locations pays nothing.
+    std::vector<std::vector<Cycle>> site_totals_;
+    bool sites_ = false;
+    void add_site_path(Ref r, std::vector<Cycle>& out) const;
+    static void add_site_node(const Node& n, std::vector<Cycle>& out);
     std::vector<Point> sem_;  // per semaphore: the path of its latest signal
     Point last_;              // the latest completion
 };

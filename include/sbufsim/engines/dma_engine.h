@@ -227,6 +227,7 @@ private:
     std::uint32_t rr_ = 0;           // next queue to consider (round robin)
     std::uint32_t join_ = kNoJoin;   // join of the share in flight
     Cycle wait_since_ = kNever;      // engine idle with only semaphore-blocked heads
+    std::uint16_t wait_site_ = kNoSourceSite;  // the source site that wait is charged to
     DmaStats dma_;
 };
 

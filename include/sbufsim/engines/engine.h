@@ -28,6 +28,7 @@
 #include "sbufsim/engines/request_set.h"
 #include "sbufsim/engines/semaphores.h"
 #include "sbufsim/engines/shared_ports.h"
+#include "sbufsim/engines/site_profile.h"
 #include "sbufsim/engines/tensor_access.h"
 #include "sbufsim/kernel/kernel.h"
 #include "sbufsim/types/ring.h"
@@ -158,6 +159,7 @@ protected:
     EngineTiming timing_;
     std::vector<InstrEvent>* timeline_;
     std::uint16_t index_;
+    EngineGroup group_ = EngineGroup::dma;  // the per-site profile's busy column (set by each engine)
 
     // The instruction in flight. signal_at_: its signals fire no earlier than this (a compute
     // engine's dependent turnaround outlasts its initiation interval; 0 = at retirement).
@@ -215,7 +217,11 @@ public:
             const Instr& h = queue_.front();
             data_ready_ = sems_.ready(h.sync) ? ready_at(h) : 0;
             if (sems_.ready(h.sync) && data_ready_ <= now && ports_granted(h, now)) {
-                if (blocked_since_ != kNever) stats_.sem_wait += now - blocked_since_;
+                if (blocked_since_ != kNever) {
+                    stats_.sem_wait += now - blocked_since_;
+                    if (SiteProfile* sp = sems_.profile())
+                        sp->at(h.sync.site).sem_wait += now - blocked_since_;
+                }
                 blocked_since_ = kNever;
                 begin(h.sync, h.line, now);
                 take_ports(now);

@@ -15,6 +15,7 @@
 namespace sbufsim {
 
 class CriticalPath;
+class SiteProfile;
 
 // One instruction's waits (values already resolved, trace.h WaitResolver) and signals.
 struct SyncSet {
@@ -23,6 +24,9 @@ struct SyncSet {
     std::uint8_t waits = 0;
     std::array<std::uint16_t, kMaxSignals> signal_sem{};
     std::uint8_t signals = 0;
+    // The source site of the instruction the set belongs to (site_profile.h; 0xffff: none). It
+    // travels here because every engine carries an instruction's set from queue to retirement.
+    std::uint16_t site = 0xffff;
 };
 
 class Semaphores {
@@ -74,9 +78,13 @@ public:
     // dependency goes through it. Null: not tracked.
     void set_path(CriticalPath* p) { path_ = p; }
     CriticalPath* path() const { return path_; }
+    // The per-site profile the engines add to (site_profile.h), carried the same way. Null: none.
+    void set_profile(SiteProfile* p) { profile_ = p; }
+    SiteProfile* profile() const { return profile_; }
 
 private:
     CriticalPath* path_ = nullptr;
+    SiteProfile* profile_ = nullptr;
     std::vector<std::uint64_t> value_;
     static constexpr std::uint64_t kNobodyWaits = ~std::uint64_t{0};
     std::vector<Cycle> last_signal_;

@@ -92,6 +92,11 @@ struct ReplayResult {
     std::vector<TraceError> race_errors;     // the first max_skipped_kept of them
     std::vector<InstrEvent> timeline;        // record_timeline only
     CriticalPathStats critical_path;         // adds up to total_cycles (critical_path.h)
+    // The per-site profile (site_profile.h), when the trace had source locations: one row per
+    // site the reader interned plus row 0 (records without one); `sites[i]` names row i ("" for
+    // row 0). Empty for a trace without locations.
+    std::vector<std::string> sites;
+    std::vector<SiteCounters> site_profile;
 
     double time_ns() const { return pe_clock_ghz > 0 ? static_cast<double>(total_cycles) / pe_clock_ghz : 0; }
     // PE utilisation: cycles the array streamed / total cycles.

@@ -110,6 +110,7 @@ private:
     Kernel kernel_;
     Semaphores sems_;
     CriticalPath path_;  // fed by the engines through sems_
+    SiteProfile profile_;  // likewise (site_profile.h)
     TraceChecker checker_;
     SyncCheck races_;
     std::vector<TraceError> race_found_;

@@ -57,11 +57,13 @@ public:
     // race the instructions it lets start have with earlier ones (hazard_check.h). A record the
     // TraceChecker refused (`valid` false) takes part in the semaphores but not in the races: its
     // operands are not what the replay would move (run --lenient skips it).
+    // Its findings name the record's source location (TraceError::source) when it has one.
     void add(const Record& rec, std::vector<TraceError>& out, bool valid = true);
     // After the last record: one TraceError (field "wait") per circle of waits. Returns how many.
     std::size_t finish(std::vector<TraceError>& out);
 
 private:
+    void add_record(const Record& rec, std::vector<TraceError>& out, bool valid);
     struct Instr {
         std::uint64_t line = 0;
         std::uint32_t queue = 0;  // index into queue_names_

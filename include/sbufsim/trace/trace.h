@@ -274,6 +274,9 @@ struct TraceError {
     std::string field;          // e.g. "header", "dst", "col_grp", "client", "record"
     std::string reason;
     std::string rule;           // e.g. "trace format v1, docs/trace-format.md" or "seed 000 §7.5"
+    // The record's source location when it has one ("softmax.py:42 nl.load", site_label()):
+    // to_string() puts it after the line, `file:line (softmax.py:42 nl.load): field: ...`.
+    std::string source = {};
     std::string to_string() const;
 };
 
@@ -319,6 +322,11 @@ SiteParts split_site(std::string_view site);
 // A record's location as `loc=` writes it, the index values put back into the brackets:
 // "gemm:load_A[m=3,k=1]". Empty when the record has none.
 std::string format_location(const Record& rec);
+// A site as messages quote it: "tiled_gemm.py:42 nl.load" (a kernel line and its call), else the
+// site's name without its index names ("gemm:matmul"); "" for none.
+std::string site_label(std::string_view site);
+// Sets TraceError::source of the errors out[from..] about `rec` (same line) when it has a site.
+void locate_errors(const Record& rec, std::vector<TraceError>& out, std::size_t from);
 // Parses a `loc=` value into the record (interning its site in `sites`); the reason on failure.
 std::optional<std::string> parse_location(std::string_view text, NameTable& sites, Record& rec);
 
