@@ -35,17 +35,19 @@ bool read_all(const std::string& bytes, TraceHeader& header, std::vector<Record>
         header = r.header();
         Record rec;
         while (r.next(rec)) {
-            // Views point into the reader's name table: keep copies for after it is gone.
+            // Views point into the reader's name and site tables: keep copies for after it is gone.
             names.emplace_back(rec.client);
             names.emplace_back(rec.queue);
             names.emplace_back(rec.fn);
+            names.emplace_back(rec.site);  // the source location's site (loc=), also the reader's
             out.push_back(rec);
         }
         // The names again from the copies (the reader that owned them goes away).
         for (std::size_t i = 0; i < out.size(); ++i) {
-            out[i].client = names[3 * i];
-            out[i].queue = names[3 * i + 1];
-            out[i].fn = names[3 * i + 2];
+            out[i].client = names[4 * i];
+            out[i].queue = names[4 * i + 1];
+            out[i].fn = names[4 * i + 2];
+            out[i].site = names[4 * i + 3];
         }
         return true;
     } catch (const TraceFormatError&) {
