@@ -80,7 +80,10 @@ TEST(AddressDecode, Pad_offset_is_invalid_with_reason) {
     EXPECT_EQ(d.partition, 5u);
     EXPECT_EQ(d.status, DecodeStatus::pad);
     EXPECT_FALSE(d.valid());
-    EXPECT_NE(m.explain(d).find("decode pad"), std::string::npos) << m.explain(d);
+    EXPECT_NE(m.explain(d).find("past the partition's memory: on cayman an SBUF partition holds 224 KiB (0x38000 bytes)"),
+              std::string::npos)
+        << m.explain(d);
+    EXPECT_NE(m.explain(d).find("place the tile below offset 0x38000"), std::string::npos) << m.explain(d);
     EXPECT_TRUE(m.sbuf_offset_in_pad(0x38000));
     EXPECT_FALSE(m.sbuf_offset_in_pad(0x37fff));
     EXPECT_TRUE(m.psum_offset_in_pad(0x4000));
@@ -109,7 +112,7 @@ TEST(MaverickNoPsum, Beyond_sbuf_says_no_psum) {
     const AddressMap m(gen_params("maverick"));
     const Decoded d = m.decode(0x8000000);
     EXPECT_EQ(d.status, DecodeStatus::off_chip);
-    EXPECT_NE(m.explain(d).find("this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)"), std::string::npos)
+    EXPECT_NE(m.explain(d).find("and maverick has no PSUM; give an address inside SBUF (seed 000 §1)"), std::string::npos)
         << m.explain(d);
 }
 
@@ -117,7 +120,7 @@ TEST(MaverickNoPsum, Psum_location_is_rejected) {
     const AddressMap m(gen_params("maverick"));
     const Decoded d = m.decode_location(Region::psum, 0, 0);
     EXPECT_EQ(d.status, DecodeStatus::no_psum);
-    EXPECT_EQ(m.explain(d), "this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)");
+    EXPECT_EQ(m.explain(d), "maverick has no PSUM; place the operand in SBUF [0x0, 0x8000000) (seed 000 §1)");
     EXPECT_EQ(m.psum_bank_mask(0, 128, 0, 64), 0u);
 }
 

@@ -47,13 +47,14 @@ TEST(DecodeCli, Half_select_override_changes_the_bank) {
 TEST(DecodeCli, Pad_address_is_a_finding) {
     const Result r = decode({"0x38000", "0x100", "--gen", "cayman"});
     EXPECT_EQ(r.rc, kExitFindings);
-    EXPECT_TRUE(contains(r.out, "0x38000: INVALID: offset 0x38000 of SBUF partition 0 is in the decode pad")) << r.out;
+    EXPECT_TRUE(contains(r.out, "0x38000: INVALID: offset 0x38000 of SBUF partition 0 is past the partition's memory: on cayman "
+                                      "an SBUF partition holds 224 KiB")) << r.out;
 }
 
 TEST(DecodeCli, Maverick_has_no_psum) {
     const Result r = decode({"psum:p=0,off=0", "--gen", "maverick"});
     EXPECT_EQ(r.rc, kExitFindings);
-    EXPECT_TRUE(contains(r.out, "this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "maverick has no PSUM; place the operand in SBUF")) << r.out;
 }
 
 TEST(DecodeCli, Soc_address_form) {

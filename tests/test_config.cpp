@@ -312,6 +312,19 @@ TEST(ConfigErrors, Bad_type_names_key_value_and_rule) {
     expect_error(with_set("cayman", "tdm.max_slots=-1"), {"tdm.max_slots", "not an unsigned integer"});
 }
 
+// A trace given as --config is named as a trace, not read as INI with its header an unknown key.
+TEST(ConfigErrors, A_trace_given_as_a_config_file_is_named_as_a_trace) {
+    TempIni text("# a comment\nsbufsim-trace 1 gen=cayman\ndma queue=q src=hbm dst=bf16@0 partitions=1 bytes=2\n");
+    LoadRequest r;
+    r.user_files = {text.path()};
+    expect_error(r, {text.path() + ":2: this is a trace (it starts with `sbufsim-trace`), not a configuration file",
+                     "--gen NAME or an .ini file with --config"});
+    TempIni binary(std::string("SBUFTRC\0\x02\0\0\0\n", 13));
+    LoadRequest rb;
+    rb.user_files = {binary.path()};
+    expect_error(rb, {binary.path() + ":1: this is a binary trace (it starts with `SBUFTRC`)"});
+}
+
 TEST(ConfigStrict, A_leading_zero_is_decimal_not_octal) {
     EXPECT_EQ(load_config(with_set("cayman", "tdm.max_slots=010")).params.tdm.max_slots, 10u);
     EXPECT_EQ(load_config(with_set("cayman", "tdm.max_slots=0x0a")).params.tdm.max_slots, 10u);

@@ -239,7 +239,8 @@ TEST(TensorStartAddrValid, Decode_pad_start_is_rejected) {
     EXPECT_TRUE(place(m, m.sbuf_addr(9, 0x2fff0), Dtype::fp32));
     const Verdict v = place(m, m.sbuf_addr(9, 0x30000), Dtype::fp32);
     EXPECT_FALSE(v);
-    EXPECT_TRUE(contains(v.reason, "decode pad")) << v.reason;
+    EXPECT_TRUE(contains(v.reason, "on sunda an SBUF partition holds 192 KiB (0x30000 bytes)")) << v.reason;
+    EXPECT_TRUE(contains(v.reason, "place the tile below offset 0x30000")) << v.reason;
     EXPECT_FALSE(place(m, m.psum_addr(9, 0x4000), Dtype::fp32));
 }
 
@@ -309,11 +310,11 @@ TEST(MaverickNoPsum, Any_psum_placement_is_rejected) {
     // Above STATE_BUF_SZ there is nothing at all on maverick.
     const Verdict v = place(m, 0x8000000, Dtype::fp32, WriteTensor::True);
     EXPECT_FALSE(v);
-    EXPECT_TRUE(contains(v.reason, "this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)")) << v.reason;
+    EXPECT_TRUE(contains(v.reason, "maverick has no PSUM; give an address inside SBUF (seed 000 §1)")) << v.reason;
     EXPECT_FALSE(gpsimd_operand_valid(m, Addr4::immediate(0x8000000)));
     // The location form of a PSUM operand is rejected with the same words.
     const Decoded d = m.decode_location(Region::psum, 5, 0x800);
-    EXPECT_EQ(m.explain(d), "this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)");
+    EXPECT_EQ(m.explain(d), "maverick has no PSUM; place the operand in SBUF [0x0, 0x8000000) (seed 000 §1)");
     // A PSUM-only operand in SBUF is not told to move to a PSUM that does not exist.
     const Verdict mm = place(m, m.sbuf_addr(0, 0x100), Dtype::fp32, WriteTensor::True, AllowedInPSUM::True,
                              AllowedInSBUF::False);

@@ -509,6 +509,13 @@ TEST(TraceErrors, Bad_headers) {
     EXPECT_EQ(r.line, 2u);
     EXPECT_NE(r.reason.find("expected the header"), std::string::npos);
     EXPECT_NE(header_error("sbufsim-trace 1 generation=x\n").reason.find("gen="), std::string::npos);
+    // A configuration file given as a trace says what it is and where it goes.
+    const TraceError ini = header_error("# sbufsim generation file\n[gen]\nname = cayman\n");
+    EXPECT_EQ(ini.line, 2u);
+    EXPECT_NE(ini.reason.find("this looks like an INI configuration file ('[gen]'), not a trace: give it with --config"),
+              std::string::npos)
+        << ini.reason;
+    EXPECT_NE(header_error("base = sunda\n").reason.find("looks like an INI configuration file"), std::string::npos);
     // An editor's byte-order mark is invisible: named, with the fix.
     const TraceError bom = header_error("\xEF\xBB\xBFsbufsim-trace 1 gen=cayman\n");
     EXPECT_EQ(bom.line, 1u);

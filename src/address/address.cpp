@@ -200,6 +200,14 @@ Decoded AddressMap::decode_location(Region region, std::uint32_t partition, std:
     return decode(a);
 }
 
+std::string AddressMap::partition_holds(Region r) const {
+    const std::uint64_t active = r == Region::psum ? psum_.partition_active : sbuf_.partition_active;
+    const std::string size = active % 1024 == 0
+                                 ? std::to_string(active / 1024) + " KiB (" + hex(active) + " bytes)"
+                                 : hex(active) + " bytes";
+    return "on " + generation_ + " a" + (r == Region::psum ? " PSUM" : "n SBUF") + " partition holds " + size;
+}
+
 std::string AddressMap::explain(const Decoded& d) const {
     const std::string what = hex(d.addr);
     const std::string where = std::string(to_string(d.region)) + " partition " + std::to_string(d.partition);
@@ -207,33 +215,42 @@ std::string AddressMap::explain(const Decoded& d) const {
         case DecodeStatus::ok:
             return "";
         case DecodeStatus::too_wide:
-            return what + " is wider than the 29-bit PartitionOffset (TPB_PARTITION_ADDR_MASK = " +
-                   hex(isa_.addr_mask) + ", seed 000 §2); the ISA's addr_imm_mask would silently drop the high bits";
+            return what + " does not fit the 29-bit on-chip address an instruction holds: " + generation_ +
+                   " keeps only the bits of " + hex(isa_.addr_mask) +
+                   " and would silently drop the rest (seed 000 §2)";
         case DecodeStatus::off_chip:
             if (!has_psum())
                 return what + " is beyond SBUF [" + hex(sbuf_.region_offset) + ", " + hex(sbuf_end_) +
-                       ") and this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)";
+                       ") and " + generation_ + " has no PSUM; give an address inside SBUF (seed 000 §1)";
             return what + " is neither in SBUF [" + hex(sbuf_.region_offset) + ", " + hex(sbuf_end_) +
-                   ") nor in PSUM [" + hex(psum_.region_offset) + ", " + hex(psum_end_) + ") (seed 000 §2)";
+                   ") nor in PSUM [" + hex(psum_.region_offset) + ", " + hex(psum_end_) + ") on " +
+                   generation_ + "; give an address inside one of them (seed 000 §2)";
         case DecodeStatus::no_psum:
-            return "this generation has no PSUM (PSUM_BUF_SZ = 0, seed 000 §1)";
+            return generation_ + " has no PSUM; place the operand in SBUF [" + hex(sbuf_.region_offset) +
+                   ", " + hex(sbuf_end_) + ") (seed 000 §1)";
         case DecodeStatus::partition_out_of_range: {
             const std::uint32_t count = d.region == Region::psum ? psum_.partitions : sbuf_.partitions;
             return where + " does not exist: " + generation_ + " has " + std::to_string(count) + " " +
-                   std::string(to_string(d.region)) + " partitions (seed 004)";
+                   std::string(to_string(d.region)) + " partitions; use partition 0.." +
+                   std::to_string(count - 1) + " (seed 004)";
         }
         case DecodeStatus::offset_beyond_stride: {
-            const std::uint64_t stride = d.region == Region::psum ? psum_.partition_stride : sbuf_.partition_stride;
-            return "offset " + hex(d.offset) + " is beyond the " + std::string(to_string(d.region)) +
-                   " partition stride " + hex(stride) + " (PARTITION_SIZE, seed 000 §1-§2): it would land in the next partition";
+            const bool psum = d.region == Region::psum;
+            const std::uint64_t active = psum ? psum_.partition_active : sbuf_.partition_active;
+            const std::uint64_t stride = psum ? psum_.partition_stride : sbuf_.partition_stride;
+            return "offset " + hex(d.offset) + " is past the end of a " + std::string(to_string(d.region)) +
+                   " partition, which spans " + hex(stride) + " bytes of addresses on " + generation_ +
+                   ": it would land in the next partition; give an offset below " + hex(active) +
+                   " (the partition's memory) (seed 000 §1-§2)";
         }
         case DecodeStatus::pad: {
             const bool psum = d.region == Region::psum;
             const std::uint64_t active = psum ? psum_.partition_active : sbuf_.partition_active;
             const std::uint64_t stride = psum ? psum_.partition_stride : sbuf_.partition_stride;
-            return "offset " + hex(d.offset) + " of " + where + " is in the decode pad: only the low " + hex(active) +
-                   " bytes (PARTITION_ACTIVE_SIZE) of each " + hex(stride) + "-byte stride are SRAM (seed 000 §1" +
-                   (psum ? ", §4" : "") + ")";
+            return "offset " + hex(d.offset) + " of " + where +
+                   " is past the partition's memory: " + partition_holds(d.region) + " of its " +
+                   hex(stride) + "-byte address stride, the rest is unbacked; place the tile below offset " +
+                   hex(active) + " (seed 000 §1" + (psum ? ", §4" : "") + ")";
         }
     }
     return "?";

@@ -182,6 +182,19 @@ std::string base_of(const std::vector<Setting>& settings, Origin* where) {
     return {};
 }
 
+// A trace given where a configuration file is expected (`--config x.trc`) would otherwise be
+// read as INI and fail on its header as an unknown key. The magic words are the trace format's
+// (docs/trace-format.md; the config area sits below the trace area, so they are spelled here).
+void reject_trace(const Origin& where, const std::string& first_line) {
+    const bool text = first_line.rfind("sbufsim-trace", 0) == 0;
+    const bool binary = first_line.rfind(std::string_view("SBUFTRC\0", 8), 0) == 0;
+    if (!text && !binary) return;
+    throw ConfigError(where.describe() + ": this is a " + (binary ? "binary " : "") +
+                      "trace (it starts with `" + (binary ? "SBUFTRC" : "sbufsim-trace") +
+                      "`), not a configuration file: give it as the command's trace argument, and a "
+                      "generation with --gen NAME or an .ini file with --config (configs/ holds one per generation)");
+}
+
 }  // namespace
 
 std::vector<Setting> read_ini(const std::string& path) {
@@ -202,6 +215,7 @@ std::vector<Setting> read_ini(const std::string& path) {
         const std::string comment = hash == std::string::npos ? "" : trim(std::string_view(line).substr(hash + 1));
         const Origin here{path, lineno};
         if (body.empty()) continue;
+        if (out.empty() && section.empty()) reject_trace(here, body);
         if (body.front() == '[') {
             if (body.back() != ']' || body.size() < 3)
                 fail(here, "", "malformed section header '" + body + "' (expected [name])");

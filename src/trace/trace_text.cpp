@@ -845,6 +845,12 @@ void TraceReader::open(bool digest) {
         if (n > 0 && t[0].substr(0, 3) == "\xEF\xBB\xBF" && t[0].substr(3) == kTraceTextMagic)
             bad("the file starts with a UTF-8 byte-order mark (bytes EF BB BF) before the header; save it "
                 "without one");
+        // An INI file given as a trace (`run configs/cayman.ini`): its first line is a [section]
+        // (or a `;` comment) or a `key = value`, which would read as a bad header.
+        if (!too_long && t[0] != kTraceTextMagic && (t[0].front() == '[' || t[0].front() == ';' || (n >= 2 && t[1].front() == '=')))
+            bad("this looks like an INI configuration file (" + quoted(line) + "), not a trace: give it with "
+                "--config, and as the argument a trace, which starts with `" + std::string(kTraceTextMagic) +
+                " 1 [gen=G]`");
         if (too_long || n < 2 || t[0] != kTraceTextMagic)
             bad("expected the header `" + std::string(kTraceTextMagic) + " 1 [gen=G]` before any record");
         std::uint32_t version = 0;

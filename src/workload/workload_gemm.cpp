@@ -394,7 +394,9 @@ void GemmEmitter::State::plan_layout(std::uint64_t max_k) {
     if (opt.stationary == Residency::on && !fits)
         fail("--stationary resident: 2 x " + std::to_string(k_tiles) + " k-slices of " +
              std::to_string(l.stationary_slot) + " B do not fit the " + std::to_string(active) +
-             " B of an SBUF partition next to the other buffers (PARTITION_ACTIVE_SIZE, seed 000 §1)");
+             " B of an SBUF partition next to the other buffers (on " + params.generation +
+             " a partition holds " + std::to_string(active) +
+             " B); use --stationary auto or stream, or a smaller --block-n (seed 000 §1)");
     l.stationary_slots =
         static_cast<std::uint32_t>(opt.stationary != Residency::off && fits ? resident_slots : opt.bufs);
 
@@ -427,9 +429,9 @@ void GemmEmitter::State::plan_layout(std::uint64_t max_k) {
                  " is not 4-byte aligned (seed 000 §1.1)");
         if (a.hi > active)
             fail(std::string("the ") + a.name + " buffers [" + std::to_string(a.lo) + ", " +
-                 std::to_string(a.hi) + ") do not fit the " + std::to_string(active) +
-                 " B of an SBUF partition (PARTITION_ACTIVE_SIZE, "
-                 "seed 000 §1); lower --bufs/--out-bufs/--block-n/--block-m or the offsets");
+                 std::to_string(a.hi) + ") do not fit an SBUF partition: on " + params.generation +
+                 " it holds " + std::to_string(active) +
+                 " B; lower --bufs/--out-bufs/--block-n/--block-m or the offsets (seed 000 §1)");
         for (const Span& b : spans)
             if (&a < &b && a.lo < b.hi && b.lo < a.hi)
                 fail(std::string("the ") + a.name + " and " + b.name + " buffers overlap: [" +

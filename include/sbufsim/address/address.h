@@ -75,6 +75,9 @@ public:
     const IsaParams& isa() const { return isa_; }
     const std::string& generation() const { return generation_; }
     bool has_psum() const { return psum_.region_size != 0; }
+    // "on cayman an SBUF partition holds 224 KiB (0x38000 bytes)": the limit an out-of-partition
+    // message names, in the generation's own figures.
+    std::string partition_holds(Region r) const;
 
     // ---- seed 000 §2: the byte-exact ISA predicates -------------------------------------
     // A TPB on-chip address is only 29 bits wide (TPB_PARTITION_ADDR_MASK).
