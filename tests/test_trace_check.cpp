@@ -6,6 +6,7 @@
 
 #include "gen_params.h"
 #include "sbufsim/trace/trace.h"
+#include "sbufsim/trace/sync_check.h"
 #include "sbufsim/trace/trace_check.h"
 
 using namespace sbufsim;
@@ -68,10 +69,11 @@ TEST(TraceCheck, An_access_cycle_past_2_to_the_62_is_refused) {
 TEST(TraceCheck, A_pattern_off_either_end_of_the_partition_is_told_which_way_to_move) {
     expect_one(
         "act queue=qAct0 src=bf16@0x10[-1][64] dst=bf16@0x20000[1][64] partitions=1\n", "src",
-        "covers bytes [-110, 18) of each partition, outside the 0x38000 bytes of SBUF SRAM; start higher in "
+        "covers bytes [-110, 18) of each partition, outside it: on cayman an SBUF partition holds 224 KiB (0x38000 "
+        "bytes); start higher in "
         "the partition (a negative step reaches below byte 0)");
     expect_one("act queue=qAct0 src=bf16@0x37ff0[1][64] dst=bf16@0x20000[1][64] partitions=1\n", "src",
-               "outside the 0x38000 bytes of SBUF SRAM; start lower in the partition or shorten the pattern");
+               "holds 224 KiB (0x38000 bytes); start lower in the partition or shorten the pattern");
 }
 
 TEST(TraceCheck, An_operand_says_how_much_it_moves_once) {
@@ -249,8 +251,8 @@ TEST(TraceCheck, Access_client_and_region) {
     expect_one("0 pe_client_0 rd 0x2000000 1 8\n", "address", "is a SBUF port but 0x2000000 is in PSUM");
     expect_one("0 q7_0 rd 0x2000000 1 8\n", "address", "seed 000 §7.4");
     expect_one("0 act_rd wr 0x0 1 8\n", "op", "read port");
-    expect_one("0 dma_0 rd 0x39000 1 8\n", "address", "pad");
-    expect_one("0 dma_0 rd 0x0 1 0x38001\n", "bytes", "PARTITION_ACTIVE_SIZE");
+    expect_one("0 dma_0 rd 0x39000 1 8\n", "address", "past the partition's memory");
+    expect_one("0 dma_0 rd 0x0 1 0x38001\n", "bytes", "on cayman an SBUF partition holds 224 KiB");
     expect_one("0 q7_1 rd 0x0 1 8\n", "partitions", "seed 000 §7.5");
 }
 
@@ -292,7 +294,7 @@ TEST(TraceCheck, Header_generation_mismatch) {
 TEST(TraceCheck, Operand_wider_than_the_29_bit_partition_offset_is_rejected) {
     // 0x40000000 would be masked to 0x0 by the ISA and silently land in SBUF partition 0.
     expect_one("act queue=qAct0 src=bf16@0x40000000[1][64] dst=bf16@0x1000[1][64] partitions=32\n", "src",
-               "wider than the 29-bit PartitionOffset");
+               "does not fit the 29-bit on-chip address an instruction holds: cayman keeps only the bits of 0x1fffffff");
     expect_one("act queue=qAct0 src=bf16@0x40000000[1][64] dst=bf16@0x1000[1][64] partitions=32\n", "src",
                "it would land at 0x0");
 }
@@ -304,6 +306,87 @@ TEST(TraceCheck, Messages_say_how_to_fix_in_the_projects_words) {
     EXPECT_EQ(e[0].to_string().find("::"), std::string::npos) << e[0].to_string();  // no C++ names
     EXPECT_NE(e[0].to_string().find("place it in SBUF"), std::string::npos) << e[0].to_string();
     EXPECT_NE(e[1].to_string().find("did you mean 'act_rd'"), std::string::npos) << e[1].to_string();
+}
+
+// A rule message speaks of the hardware as a user sees it: the generation whose limit applies and
+// what to change, never the name of a seed constant or of a source file.
+TEST(TraceCheck, Rule_messages_name_the_generation_and_a_fix_not_internal_names) {
+    const std::string bad[] = {
+        "0 dma_0 rd 0x30000 1 0x8001\n",                                                       // past the partition
+        "0 pe_client_0 rd 0x2000000 1 8\n",                                                    // wrong port
+        "0 dma_0 rd 0x39000 1 8\n",                                                            // pad
+        "act queue=qAct0 src=bf16@0x40000000[1][64] dst=bf16@0x1000[1][64] partitions=32\n",  // too wide
+        "act queue=qAct0 src=bf16@0x37ff0[1][64] dst=bf16@0x20000[1][64] partitions=1\n",     // pattern
+        "matmul queue=qPE0 src=bf16@0x0[1][512] dst=fp32@0x2000000[1][512] num_active_rows=129 num_active_cols=128 "
+        "row_grp=0xf col_grp=0xf xbus_sel=0x10\n",
+    };
+    for (const std::string& body : bad) {
+        const auto errs = check(body);
+        ASSERT_FALSE(errs.empty()) << body;
+        const std::string m = errs[0].to_string();
+        for (const char* internal : {"PARTITION_ACTIVE_SIZE", "TPB_PARTITION_ADDR_MASK", "PARTITION_SIZE", "clients.h",
+                                     "S3D3_MM", "PSUM_BUF_SZ", "decode pad"})
+            EXPECT_EQ(m.find(internal), std::string::npos) << internal << " in: " << m;
+        EXPECT_NE(m.find("cayman"), std::string::npos) << "no generation in: " << m;
+    }
+    const auto errs = check("0 dma_0 rd 0x30000 1 0x8001\n");
+    ASSERT_EQ(errs.size(), 1u);
+    EXPECT_EQ(errs[0].reason,
+              "32769 bytes from offset 0x30000 run past the end of the partition: on cayman an SBUF partition "
+              "holds 224 KiB (0x38000 bytes); start at offset 0x2ffff or lower, or move at most 32768 bytes from "
+              "this offset");
+    EXPECT_EQ(errs[0].rule, "partition size, seed 000 §1");  // the seed citation after the words
+}
+
+// The loop of `sbufsim check`: the reader's rejections, the rule check, the race check, and the
+// note on what of the race check follows a rejected record.
+std::vector<TraceError> check_with_races(const std::string& body) {
+    std::istringstream in("sbufsim-trace 1 gen=cayman\n" + body);
+    TraceReader reader(in, "t.trc");
+    const Params p = test::gen_params("cayman");
+    TraceChecker checker(p, "t.trc");
+    SyncCheck sync(p, "t.trc");
+    std::vector<TraceError> out;
+    Record rec;
+    TraceError err;
+    for (ReadStatus s; (s = reader.read(rec, err)) != ReadStatus::end;) {
+        if (s == ReadStatus::error) {
+            out.push_back(err);
+            checker.note_rejected(err.line);
+            continue;
+        }
+        const bool valid = checker.check(rec, out) == 0;
+        const std::size_t from = out.size();
+        sync.add(rec, out, valid);
+        checker.note_cascade(out, from);
+    }
+    checker.finish(out);
+    const std::size_t from = out.size();
+    sync.finish(out);
+    checker.note_cascade(out, from);
+    return out;
+}
+
+TEST(TraceCheck, A_race_after_a_rejected_record_says_to_fix_that_record_first) {
+    // Line 3 waits for the load and is rejected (a misspelt field): line 4, ordered after the load
+    // only through line 3 on the ACT queue, then races with it.
+    const std::string load = "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=4096 signal=1\n";
+    const std::string act = "act queue=qAct0 src=bf16@0x0[1][2048] dst=bf16@0x20000[1][2048] partitions=128 fn=copy\n";
+    const auto errs = check_with_races(
+        load + "act queue=qAct0 src=bf16@0x0[1][2048] dst=bf16@0x10000[1][2048] partitions=128 fn=copy wait=1 bogus=3\n" +
+        act);
+    ASSERT_EQ(errs.size(), 2u);
+    EXPECT_EQ(errs[0].line, 3u);
+    EXPECT_EQ(errs[0].field, "bogus");
+    EXPECT_EQ(errs[1].line, 4u);
+    EXPECT_NE(errs[1].reason.find("read after write"), std::string::npos) << errs[1].reason;
+    EXPECT_NE(errs[1].reason.find("; fix the record rejected at line 3 first: the race check ran without it"),
+              std::string::npos)
+        << errs[1].reason;
+    // The same race with no rejected record before it has no such note.
+    const auto plain = check_with_races(load + act);
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_EQ(plain[0].reason.find("rejected"), std::string::npos) << plain[0].reason;
 }
 
 TEST(TraceCheck, Pe_tiles_follow_the_nc_matmul_tiling_mode) {

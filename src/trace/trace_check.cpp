@@ -13,11 +13,11 @@ namespace sbufsim {
 namespace {
 
 constexpr std::string_view kStartRule = "start partition rule, PUBLIC_FACTS \"Start partitions\"";
-constexpr std::string_view kClientRule = "kernel clients, clients.h, seed 000 §7";
+constexpr std::string_view kClientRule = "kernel clients, seed 000 §7";
 constexpr std::string_view kSemRule = "semaphores, docs/trace-format.md";
-constexpr std::string_view kActiveRule = "PARTITION_ACTIVE_SIZE, seed 000 §1";
+constexpr std::string_view kActiveRule = "partition size, seed 000 §1";
 constexpr std::string_view kQ7Rule = "GpSimd core c owns SBUF partitions [16c, 16c+16), seed 000 §7.5";
-constexpr std::string_view kMatmulRule = "S3D3_MM, seed 000 §5.1";
+constexpr std::string_view kMatmulRule = "matmul, seed 000 §5.1";
 // An access record's cycle is an issue time the run adds latencies to: kept far below the 2^64
 // at which a cycle count wraps (2^62 cycles is about 60 years at 2.4 GHz).
 constexpr std::uint64_t kMaxAccessCycle = std::uint64_t{1} << 62;
@@ -134,8 +134,8 @@ struct TraceChecker::Ctx {
         if (!pattern_extent(o, rec.bytes, lo, hi) || __builtin_add_overflow(std::int64_t{d.offset}, lo, &first) ||
             __builtin_add_overflow(std::int64_t{d.offset}, hi, &end)) {
             error(field, "the access pattern's extent (sizes x steps x element size) does not fit in 64 bits, far "
-                         "outside the " + hex(active) + " bytes of " + std::string(to_string(d.region)) +
-                             " SRAM; give sizes and steps that stay inside the partition",
+                         "outside the partition (" + self.map_.partition_holds(d.region) +
+                             "); give sizes and steps that stay inside the partition",
                   kActiveRule);
         } else if (first < 0 || std::uint64_t(end) > active) {
             // Which way to move follows from the side it leaves by: a negative step reaches below 0.
@@ -144,8 +144,8 @@ struct TraceChecker::Ctx {
                           : "start lower in the partition";
             error(field,
                   "the access pattern covers bytes [" + std::to_string(first) + ", " + std::to_string(end) +
-                      ") of each partition, outside the " + hex(active) + " bytes of " +
-                      std::string(to_string(d.region)) + " SRAM; " + fix + " or shorten the pattern",
+                      ") of each partition, outside it: " + self.map_.partition_holds(d.region) + "; " + fix +
+                      " or shorten the pattern",
                   kActiveRule);
         }
         return d;
@@ -348,7 +348,9 @@ void TraceChecker::check_access(Ctx& c) {
     }
     if (d.region != port.region) {
         c.error("address", "client " + info.name + " is a " + std::string(to_string(info.region)) + " port but " +
-                               hex(r.address) + " is in " + std::string(to_string(d.region)),
+                               hex(r.address) + " is in " + std::string(to_string(d.region)) + " on " + params_.generation + "; give a " +
+                               std::string(to_string(d.region)) + " client (`sbufsim config` lists them) or an " +
+                               std::string(to_string(info.region)) + " address",
                 kClientRule);
         return;
     }
@@ -359,8 +361,14 @@ void TraceChecker::check_access(Ctx& c) {
                 "partition range, seed 000 §2");
     const std::uint64_t active = d.region == Region::psum ? map_.psum().partition_active : map_.sbuf().partition_active;
     if (r.bytes == 0 || std::uint64_t{d.offset} + r.bytes > active)
-        c.error("bytes", num(r.bytes) + " bytes from offset " + hex(d.offset) + " do not fit the " + hex(active) +
-                             " active bytes of a partition (at least 1)",
+        c.error("bytes",
+                r.bytes == 0 ? std::string("must be at least 1")
+                             : num(r.bytes) + " bytes from offset " + hex(d.offset) + " run past the end of the partition: " +
+                                   map_.partition_holds(d.region) + "; " +
+                                   (r.bytes <= active ? "start at offset " + hex(active - r.bytes) + " or lower, or "
+                                                      : std::string()) +
+                                   "move at most " + num(active - std::min<std::uint64_t>(d.offset, active)) +
+                                   " bytes from this offset",
                 kActiveRule);
     if (port.q7) {
         const std::uint32_t core = static_cast<std::uint32_t>(std::strtoul(info.name.c_str() + 3, nullptr, 10));
@@ -593,12 +601,17 @@ void TraceChecker::check_pe_tile(Ctx& c, std::uint32_t rows, std::uint32_t cols)
 void TraceChecker::check_matmul(Ctx& c) {
     const Record& r = c.rec;
     if (r.num_active_rows == 0 || r.num_active_rows > params_.pe.rows)
-        c.error("num_active_rows", "must be 1.." + num(params_.pe.rows), std::string(kMatmulRule));
+        c.error("num_active_rows", "must be 1.." + num(params_.pe.rows) + ": the PE array on " + params_.generation +
+                                       " has " + num(params_.pe.rows) + " rows",
+                std::string(kMatmulRule));
     if (r.num_active_cols == 0 || r.num_active_cols > params_.pe.cols)
-        c.error("num_active_cols", "must be 1.." + num(params_.pe.cols), std::string(kMatmulRule));
+        c.error("num_active_cols", "must be 1.." + num(params_.pe.cols) + ": the PE array on " + params_.generation +
+                                       " has " + num(params_.pe.cols) + " columns",
+                std::string(kMatmulRule));
     if (r.partitions != 0 && r.partitions != r.num_active_rows)
         c.error("partitions", num(r.partitions) + " differs from num_active_rows " + num(r.num_active_rows) +
-                                  " (the moving tensor's partitions)", std::string(kMatmulRule));
+                                  " (the moving tensor's partitions); give them the same value",
+                std::string(kMatmulRule));
     // Moving tensor: SBUF only. Destination: PSUM only, FP32 (UINT32 for UINT8 input).
     const Decoded src = c.operand("src", r.src, r.num_active_rows, AllowedInPSUM::False, AllowedInSBUF::True,
                                   WriteTensor::False, true);
@@ -755,6 +768,23 @@ std::string TraceChecker::rejected_note() const {
     return "; or fix the record rejected at line " + num(first_rejected_) +
            (rejected_ > 1 ? " (and " + num(rejected_ - 1) + " more)" : std::string()) +
            " first: a signal it carries is not counted";
+}
+
+void TraceChecker::note_cascade(std::vector<TraceError>& out, std::size_t from) const {
+    if (rejected_ == 0) return;
+    const std::string line = num(first_rejected_);
+    for (std::size_t i = from; i < out.size(); ++i) {
+        TraceError& e = out[i];
+        // Only what the semaphore game decides (races, completion order, circles of waits); a
+        // finding already naming the rejected record (finish()'s) is left as it is.
+        const bool race = e.rule == "races, docs/trace-format.md" || e.rule == "completion order, docs/trace-format.md";
+        const bool deadlock = e.rule == kSemRule && e.field == "wait";
+        if (e.line <= first_rejected_ || (!race && !deadlock) || e.reason.find("rejected at line") != std::string::npos)
+            continue;
+        e.reason += "; fix the record rejected at line " + line +
+                    (rejected_ > 1 ? " (and " + num(rejected_ - 1) + " more)" : std::string()) + " first: the " +
+                    (race ? "race" : "deadlock") + " check ran without it";
+    }
 }
 
 std::size_t TraceChecker::finish(std::vector<TraceError>& out) {

@@ -41,6 +41,10 @@ public:
     void note_rejected(std::uint64_t line) {
         if (rejected_++ == 0) first_rejected_ = line;
     }
+    // The race and deadlock findings of a SyncCheck (out[from..]) that follow a rejected record:
+    // its waits and signals never reached the check, so a race it would have ordered is reported
+    // as one. Each such finding says to fix the rejected record first.
+    void note_cascade(std::vector<TraceError>& out, std::size_t from = 0) const;
     // How many times the records checked so far signal semaphore `sem` (0 for one that does not
     // exist): after the last record, the whole trace's count that finish() compares waits with.
     std::uint64_t signals_of(std::uint32_t sem) const { return sem < signals_.size() ? signals_[sem] : 0; }
