@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <typeinfo>
 
 #include "cli/commands.h"
@@ -76,47 +77,27 @@ void print_usage(std::ostream& os) {
 
 }  // namespace
 
-std::string races_warning(const std::string& trace, std::uint64_t races, const TraceError& first,
-                          std::string_view subject) {
-    return trace + ": " + std::to_string(races) + " race" + (races == 1 ? "" : "s") +
-           " between queues (instructions touching the same bytes, one writing, with no wait ordering "
-           "them): " +
-           std::string(subject) + " times each as it happens to fall; the first: " + first.to_string() +
-           "; `sbufsim check " + trace + "` lists them all";
-}
-
-std::string timeout_problem(double seconds) {
-    if (seconds >= 0 && seconds <= kMaxTimeoutSeconds) return {};
-    std::ostringstream why;
-    why << "--timeout " << seconds << ": give seconds from 0 (no limit) to " << kMaxTimeoutSeconds
-        << " (about three years)";
-    return why.str();
-}
-
-std::string shipped_trace_hint(const std::string& path) {
-    std::error_code ec;
-    if (path.empty() || path == "-" || std::filesystem::exists(path, ec)) return {};
+int run_request(const char* command, Io io, Failure* failure, const std::function<int()>& request) {
+    if (failure) *failure = Failure::other;
     try {
-        const std::string found =
-            find_data_file(DataKind::traces, std::filesystem::path(path).filename().string());
-        return " (a shipped trace of that name: " + found + ")";
-    } catch (const ConfigError&) {
-        return {};  // no shipped trace of that name either
+        return request();
+    } catch (const OutputError& e) {
+        // A refused or unwritable path is found before any work (usage); a write that
+        // fails later (a full disk) loses the result (exit 3, like unreadable input).
+        io.err << "sbufsim " << command << ": " << printable(e.what()) << "\n";
+        if (failure) *failure = Failure::output;
+        return e.kind() == OutputError::Kind::refused ? kExitUsage : kExitInput;
+    } catch (const ConfigError& e) {
+        io.err << "sbufsim " << command << ": " << printable(e.what()) << "\n";
+        return kExitUsage;
+    } catch (const po::error& e) {
+        io.err << "sbufsim " << command << ": " << printable(e.what()) << " (see sbufsim " << command
+               << " --help)\n";
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        io.err << "sbufsim " << command << ": internal error: " << printable(e.what()) << "\n";
+        return kExitInternal;
     }
-}
-
-std::string shipped_example_hint(const std::string& path) {
-    std::error_code ec;
-    const std::string_view kDir = "examples/";
-    const std::size_t at = path.rfind(kDir);
-    if (at == std::string::npos || std::filesystem::exists(path, ec)) return {};
-    const std::string tail = path.substr(at + kDir.size());
-    for (const DataPlace& root : data_roots()) {
-        const std::filesystem::path p = std::filesystem::path(root.dir) / "examples" / tail;
-        if (std::filesystem::is_regular_file(p, ec))
-            return " (an installed example of that name: " + p.string() + ")";
-    }
-    return {};
 }
 
 int run(const std::vector<std::string>& argv, Io io, Failure* failure) {
@@ -132,29 +113,12 @@ int run(const std::vector<std::string>& argv, Io io, Failure* failure) {
     for (const auto& c : commands()) {
         if (argv[0] != c.name) continue;
         std::vector<std::string> rest(argv.begin() + 1, argv.end());
-        try {
-            return c.fn(rest, io);
-        } catch (const OutputError& e) {
-            // A refused or unwritable path is found before any work (usage); a write that
-            // fails later (a full disk) loses the result (exit 3, like unreadable input).
-            io.err << "sbufsim " << c.name << ": " << printable(e.what()) << "\n";
-            if (failure) *failure = Failure::output;
-            return e.kind() == OutputError::Kind::refused ? kExitUsage : kExitInput;
-        } catch (const ConfigError& e) {
-            io.err << "sbufsim " << c.name << ": " << printable(e.what()) << "\n";
-            return kExitUsage;
-        } catch (const po::error& e) {
-            io.err << "sbufsim " << c.name << ": " << printable(e.what()) << " (see sbufsim " << c.name
-                   << " --help)\n";
-            return kExitUsage;
-        } catch (const std::exception& e) {
-            io.err << "sbufsim " << c.name << ": internal error: " << printable(e.what()) << "\n";
-            return kExitInternal;
-        }
+        return run_request(c.name, io, failure, [&] { return c.fn(rest, io); });
     }
     std::vector<std::string> names;
     for (const auto& c : commands()) names.emplace_back(c.name);
-    io.err << "sbufsim: unknown command '" << printable(argv[0]) << "'" << did_you_mean(argv[0], names) << "\n\n";
+    io.err << "sbufsim: unknown command '" << printable(argv[0]) << "'" << did_you_mean(argv[0], names)
+           << "\n\n";
     print_usage(io.err);
     return kExitUsage;
 }
@@ -181,25 +145,42 @@ int run_main(int argc, char** argv) {
     return rc;
 }
 
+std::vector<std::string> option_values(const std::vector<std::string>& args, const std::string& key) {
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == key && i + 1 < args.size()) values.push_back(args[i + 1]);
+        if (args[i].rfind(key + "=", 0) == 0) values.push_back(args[i].substr(key.size() + 1));
+    }
+    return values;
+}
+
+bool gives_stdout(const std::vector<std::string>& args, std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+        for (const std::string& value : option_values(args, key))
+            if (value == "-") return true;
+    return false;
+}
+
 po::options_description config_options(ConfigOptions& into) {
     po::options_description desc("Configuration");
     std::string gens;
     for (const auto& g : generation_names()) gens += (gens.empty() ? "" : ", ") + g;
-    desc.add_options()
-        ("gen,g", po::value(&into.generation)->value_name("GEN"),
-         ("generation: " + gens + " (default: the --config file's `base`, else cayman)").c_str())
-        ("config,c", po::value(&into.files)->composing()->value_name("FILE"),
-         "INI file layered over the generation (repeatable; `base = <gen>` inside picks it)")
-        ("set,s", po::value(&into.sets)->composing()->value_name("KEY=VALUE"),
-         "override one key, e.g. --set tdm.dma_slots=2 (repeatable; also --tdm.dma_slots=2)")
-        ("config-dir", po::value(&into.config_dir)->value_name("DIR"),
-         "directory of the <gen>.ini files (default: $SBUFSIM_CONFIG_DIR, else the shipped "
-         "share/sbufsim/configs next to the executable)");
+    desc.add_options()(
+        "gen,g", po::value(&into.generation)->value_name("GEN"),
+        ("generation: " + gens + " (default: the --config file's `base`, else cayman)").c_str())(
+        "config,c", po::value(&into.files)->composing()->value_name("FILE"),
+        "INI file layered over the generation (repeatable; `base = <gen>` inside picks it)")(
+        "set,s", po::value(&into.sets)->composing()->value_name("KEY=VALUE"),
+        "override one key, e.g. --set tdm.dma_slots=2 (repeatable; also --tdm.dma_slots=2)")(
+        "config-dir", po::value(&into.config_dir)->value_name("DIR"),
+        "directory of the <gen>.ini files (default: $SBUFSIM_CONFIG_DIR, else the shipped "
+        "share/sbufsim/configs next to the executable)");
     return desc;
 }
 
 po::options_description key_flag_options() {
-    po::options_description desc("Configuration keys (any key as --<key>=<value>; see sbufsim config --help)");
+    po::options_description desc(
+        "Configuration keys (any key as --<key>=<value>; see sbufsim config --help)");
     for (const auto& k : key_table())
         desc.add_options()(k.name.c_str(), po::value<std::string>()->value_name("V"), k.help.c_str());
     return desc;
@@ -239,7 +220,8 @@ LoadRequest make_load_request(const ConfigOptions& opts, const po::parsed_option
 // " (did you mean '--x'?)" for a mistyped long option, among the command's own options.
 std::string option_suggestion(const std::string& typed, const po::options_description& options,
                               const std::vector<std::string>& args) {
-    std::string name = typed.substr(typed.find_first_not_of('-') == std::string::npos ? 0 : typed.find_first_not_of('-'));
+    std::string name =
+        typed.substr(typed.find_first_not_of('-') == std::string::npos ? 0 : typed.find_first_not_of('-'));
     name = name.substr(0, name.find('='));
     // An option given already is not what was meant, unless it may be given again (--set).
     const auto given = [&](const po::option_description& o) {
@@ -342,6 +324,12 @@ void check_option_values(const po::parsed_options& parsed, const po::options_des
             }
         }
     }
+}
+
+void add_force_option(po::options_description& desc, bool& into) {
+    desc.add_options()("force", po::bool_switch(&into),
+                       "replace an existing output file that is not of the kind this command writes "
+                       "(never an input, a directory or a device)");
 }
 
 void add_log_level_option(po::options_description& desc, std::string& into) {

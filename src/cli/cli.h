@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -10,23 +12,19 @@
 
 #include <boost/program_options.hpp>
 
+#include "sbufsim/app/app.h"
+#include "sbufsim/app/messages.h"
+#include "sbufsim/app/outputs.h"
 #include "sbufsim/config/config.h"
 #include "sbufsim/trace/trace.h"
 
 namespace sbufsim::cli {
 
-// Exit codes, documented in docs/cli.md.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFindings = 1;   // the command ran and found problems (check, decode)
-inline constexpr int kExitUsage = 2;      // bad command line or configuration
-inline constexpr int kExitInput = 3;      // unreadable or invalid input file
-inline constexpr int kExitInternal = 4;   // a bug: please report
+// The commands are the command line's front end of the application layer (sbufsim/app/): its
+// requests, exit statuses and streams are theirs.
+using namespace app;
 
 // A command receives its arguments (without the command name) and the streams to write to.
-struct Io {
-    std::ostream& out;
-    std::ostream& err;
-};
 using CommandFn = int (*)(const std::vector<std::string>& args, Io io);
 
 struct Command {
@@ -44,29 +42,24 @@ enum class Failure : unsigned char { other, output };
 // Same, with explicit arguments and streams (tests, the Python module); `failure`, when given,
 // says what ended a failed command.
 int run(const std::vector<std::string>& argv, Io io, Failure* failure = nullptr);
+// A request of command `command` (its name) with the command line's handling of what it throws:
+// the message on io.err as `sbufsim COMMAND: ...` and the exit status (a refused or failed output
+// 2 or 3, a configuration or option error 2, anything else 4). The Python module calls the
+// application layer's requests through it.
+int run_request(const char* command, Io io, Failure* failure, const std::function<int()>& request);
 
-// For a trace path that does not exist: where a shipped trace of that file name is (the
-// examples' `traces/x.trc` from an install), as " (a shipped trace of that name: PATH)"; else "".
-std::string shipped_trace_hint(const std::string& path);
-
-// What run and sweep warn of a trace with races between queues (trace/hazard_check.h): how many,
-// that `subject` ("the run", "every row") times them as they fall, the first, and where the rest are.
-std::string races_warning(const std::string& trace, std::uint64_t races, const TraceError& first,
-                          std::string_view subject);
-// The longest --timeout (sweep, nki), about three years: a deadline's nanoseconds then fit the
-// steady clock's 64 bits with room to spare (1e10 s would overflow them and expire at once).
-inline constexpr double kMaxTimeoutSeconds = 1e8;
-// Why `seconds` is no --timeout (below 0, not a number, above kMaxTimeoutSeconds), or "".
-std::string timeout_problem(double seconds);
 // " (did you mean '--x'?)" for a mistyped long option, among the command's own options less
 // those `args` already give that cannot be given twice ("--dheads" beside "--heads 1" is
 // "--dhead"); "" when none is near.
 std::string option_suggestion(const std::string& typed,
                               const boost::program_options::options_description& options,
                               const std::vector<std::string>& args);
-// The same for an example the docs name by its source-tree path (examples/nki/matmul.py), looked
-// for under the data roots' examples/ folders: " (an installed example of that name: PATH)" or "".
-std::string shipped_example_hint(const std::string& path);
+
+// The values `key` is given in `args`, as `key VALUE` or `key=VALUE`, in order (the options a
+// command passes on to another without parsing them).
+std::vector<std::string> option_values(const std::vector<std::string>& args, const std::string& key);
+// Whether `args` give one of `keys` the value "-" (a document on stdout).
+bool gives_stdout(const std::vector<std::string>& args, std::initializer_list<const char*> keys);
 
 // The git revision the binary was built from ("unknown" outside a git checkout) and the line
 // `sbufsim --version` prints: "sbufsim 0.1.0 (revision 1a2b3c4d5e6f)".
@@ -111,6 +104,9 @@ ParsedArgs parse_args(const std::vector<std::string>& args,
 // the option. parse_args calls it; a command parsing on its own calls it too.
 void check_option_values(const boost::program_options::parsed_options& parsed,
                          const boost::program_options::options_description& options);
+
+// --force: replace an existing file that is not of the command's own kind.
+void add_force_option(boost::program_options::options_description& desc, bool& into);
 
 // --log-level handling shared by all commands.
 void add_log_level_option(boost::program_options::options_description& desc, std::string& into);

@@ -1,17 +1,10 @@
-// `sbufsim check TRACE...`: validate traces without simulating. Streams each trace through the
-// reader (syntax, field widths) and TraceChecker (hardware rules), printing every problem as
-// `file:line: field: reason (rule, seed section)`.
-#include <algorithm>
-#include <ostream>
+// `sbufsim check TRACE...`: the command line of `check` (sbufsim/app/check.h): validate traces
+// without simulating them.
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
-#include "sbufsim/trace/trace.h"
-#include "sbufsim/trace/sync_check.h"
-#include "sbufsim/trace/trace_check.h"
-
-#include <spdlog/spdlog.h>
+#include "sbufsim/app/check.h"
 
 namespace po = boost::program_options;
 
@@ -41,122 +34,21 @@ constexpr const char* kCheckHelp =
     "exit status: 0 every trace is clean, 1 problems found, 2 bad command line or configuration,\n"
     "3 a trace file cannot be opened.\n";
 
-struct Totals {
-    std::uint64_t problems = 0;
-    std::uint64_t records = 0;
-    std::uint64_t max_errors = 0;   // 0 = no limit
-    std::uint64_t unreadable = 0;   // traces that could not be opened
-    bool limit_hit() const { return max_errors != 0 && problems >= max_errors; }
-};
-
-void report(std::ostream& out, Totals& t, const std::vector<TraceError>& errors) {
-    for (const auto& e : errors) {
-        if (t.limit_hit()) return;
-        out << e.to_string() << "\n";
-        ++t.problems;
-    }
-}
-
-LoadedConfig config_for(const ConfigOptions& cfg, const po::parsed_options& parsed, const TraceHeader& h) {
-    LoadRequest req = make_load_request(cfg, parsed);
-    // The trace's own generation, unless the command line or a --config file's base picks one.
-    if (req.generation.empty() && req.user_files.empty() && !h.generation.empty()) req.generation = h.generation;
-    return load_config(req);
-}
-
-void check_one(const std::string& path, const ConfigOptions& cfg, const po::parsed_options& parsed, Io io,
-               Totals& t, bool lenient) {
-    std::vector<TraceError> errors;
-    std::unique_ptr<TraceReader> reader;
-    try {
-        reader = std::make_unique<TraceReader>(path);
-    } catch (const TraceFormatError& e) {
-        if (e.error().field == "file") {
-            io.err << "sbufsim check: " << e.what() << shipped_trace_hint(path) << "\n";
-            ++t.unreadable;
-            return;
-        }
-        report(io.out, t, {e.error()});
-        return;
-    }
-    LoadedConfig config;
-    try {
-        config = config_for(cfg, parsed, reader->header());
-    } catch (const ConfigError& e) {
-        // An unknown generation in the header is the trace's fault, not the command line's.
-        if (cfg.generation.empty() && !reader->header().generation.empty()) {
-            report(io.out, t,
-                   {TraceError{path, reader->header().line, "gen", e.what(),
-                               "trace format v1, docs/trace-format.md"}});
-            return;
-        }
-        throw;
-    }
-    spdlog::info("check: {} against generation {}", path, config.params.generation);
-    TraceChecker checker(config.params, path);
-    SyncCheck sync(config.params, path);
-    checker.check_header(reader->header(), errors);
-    report(io.out, t, errors);
-    // Another generation's trace: its addresses and engines are that generation's, so every
-    // record would be a problem of the choice, not of the trace. Said once, unless asked for.
-    const bool other_generation =
-        std::any_of(errors.begin(), errors.end(), [](const TraceError& e) { return e.field == "gen"; });
-    if (other_generation && !lenient) {
-        io.err << "sbufsim check: " << path << ": records not checked against " << config.params.generation
-               << " (the trace is " << reader->header().generation
-               << "'s); --lenient checks them anyway, listing what run --lenient would skip\n";
-        return;
-    }
-
-    Record rec;
-    TraceError err;
-    std::uint64_t records = 0;
-    for (;;) {
-        if (t.limit_hit()) break;  // the records read so far still count in the summary
-        errors.clear();
-        const ReadStatus s = reader->read(rec, err);
-        if (s == ReadStatus::end) break;
-        if (s == ReadStatus::error) {
-            errors.push_back(err);
-            checker.note_rejected(err.line);
-        } else {
-            ++records;
-            const bool valid = checker.check(rec, errors) == 0;
-            sync.add(rec, errors, valid);
-        }
-        report(io.out, t, errors);
-    }
-    errors.clear();
-    // Nothing after the header reads as a clean trace, yet is almost never meant: a copy or write
-    // cut off after the header, a generator that wrote nothing, or CR line endings.
-    if (records == 0 && !t.limit_hit())
-        errors.push_back(
-            TraceError{path, reader->header().line, "records",
-                       "no records after the header: an empty trace (cut off after its header, or "
-                       "written by something that had nothing to write?); run replays it as 0 cycles",
-                       "trace format v1, docs/trace-format.md"});
-    checker.finish(errors);
-    sync.finish(errors);   // cycles of waits and self-waits: what `run` would deadlock on
-    report(io.out, t, errors);
-    t.records += records;
-    spdlog::info("check: {}: {} records, {} problem(s) so far", path, records, t.problems);
-}
-
 }  // namespace
 
 int cmd_check(const std::vector<std::string>& args, Io io) {
     ConfigOptions cfg;
-    std::vector<std::string> traces;
+    CheckRequest r;
+    std::vector<std::string>& traces = r.traces;
     std::string log_level;
-    bool help = false, quiet = false, lenient = false;
-    std::uint64_t max_errors = 0;
+    bool help = false;
 
     po::options_description visible("Options");
     visible.add_options()("help,h", po::bool_switch(&help), "show this help")(
-        "max-errors", po::value(&max_errors)->value_name("N"),
-        "stop after N problems (0 = report all; default 0)")("quiet,q", po::bool_switch(&quiet),
+        "max-errors", po::value(&r.max_errors)->value_name("N"),
+        "stop after N problems (0 = report all; default 0)")("quiet,q", po::bool_switch(&r.quiet),
                                                              "no summary line, only the problems")(
-        "lenient", po::bool_switch(&lenient),
+        "lenient", po::bool_switch(&r.lenient),
         "check the records of another generation's trace too (what run --lenient would skip)");
     add_log_level_option(visible, log_level);
     visible.add(config_options(cfg));
@@ -180,19 +72,8 @@ int cmd_check(const std::vector<std::string>& args, Io io) {
         return kExitUsage;
     }
 
-    Totals t;
-    t.max_errors = max_errors;
-    for (const auto& path : traces) {
-        if (t.limit_hit()) break;
-        check_one(path, cfg, parsed, io, t, lenient);
-    }
-    if (t.limit_hit()) io.out << "stopped after " << t.problems << " problems (--max-errors)\n";
-    if (!quiet)
-        io.err << "sbufsim check: " << traces.size() << " trace(s), " << t.records << " records, "
-               << t.problems << " problem(s)"
-               << (t.unreadable ? ", " + std::to_string(t.unreadable) + " unreadable" : "") << "\n";
-    if (t.unreadable) return kExitInput;
-    return t.problems ? kExitFindings : kExitOk;
+    r.config = make_load_request(cfg, parsed);
+    return check_traces(r, io);
 }
 
 }  // namespace sbufsim::cli

@@ -1,15 +1,9 @@
-// `sbufsim convert IN OUT`: text ↔ binary trace conversion, lossless both ways. Streams: one
-// record in memory at a time. Checks syntax only (use `sbufsim check` for the hardware rules).
-#include <iostream>
-#include <ostream>
+// `sbufsim convert IN OUT`: the command line of `convert` (sbufsim/app/convert.h), text <-> binary.
 #include <string>
 #include <vector>
 
-#include <spdlog/spdlog.h>
-
 #include "cli/commands.h"
-#include "cli/outputs.h"
-#include "sbufsim/trace/trace.h"
+#include "sbufsim/app/convert.h"
 
 namespace po = boost::program_options;
 
@@ -45,9 +39,9 @@ int cmd_convert(const std::vector<std::string>& args, Io io) {
     bool help = false, force = false;
 
     po::options_description visible("Options");
-    visible.add_options()
-        ("help,h", po::bool_switch(&help), "show this help")
-        ("to", po::value(&to)->value_name("FORMAT"), "output form: text or binary (default: from OUT's extension)");
+    visible.add_options()("help,h", po::bool_switch(&help), "show this help")(
+        "to", po::value(&to)->value_name("FORMAT"),
+        "output form: text or binary (default: from OUT's extension)");
     add_force_option(visible, force);
     add_log_level_option(visible, log_level);
     po::options_description hidden;
@@ -64,58 +58,11 @@ int cmd_convert(const std::vector<std::string>& args, Io io) {
         return kExitOk;
     }
     if (files.size() != 2) {
-        io.err << "sbufsim convert: expected IN and OUT, got " << files.size() << " file(s) (see sbufsim convert --help)\n";
+        io.err << "sbufsim convert: expected IN and OUT, got " << files.size()
+               << " file(s) (see sbufsim convert --help)\n";
         return kExitUsage;
     }
-    const std::string& in_path = files[0];
-    const std::string& out_path = files[1];
-    TraceFormat format = format_for_path(out_path);
-    if (to == "binary") format = TraceFormat::binary;
-    else if (to == "text") format = TraceFormat::text;
-    else if (!to.empty()) {
-        io.err << "sbufsim convert: --to must be text or binary, not '" << to << "'\n";
-        return kExitUsage;
-    }
-    const bool to_stdout = out_path == "-";
-    spdlog::info("convert: {} ({}) -> {} ({})", in_path, to_string(format_for_path(in_path)), out_path, to_string(format));
-    if (to_stdout && format == TraceFormat::binary) {
-        io.err << "sbufsim convert: refusing to write binary to stdout\n";
-        return kExitUsage;
-    }
-
-    std::unique_ptr<TraceReader> reader;
-    try {
-        reader = std::make_unique<TraceReader>(in_path);
-    } catch (const TraceFormatError& e) {
-        io.err << "sbufsim convert: " << e.what() << "\n";
-        return kExitInput;
-    }
-    // Opened before reading a record: OUT may not be IN (reading it while truncating it would
-    // lose it), and a refused path fails before any work.
-    std::unique_ptr<OutputFile> file;
-    if (!to_stdout)
-        file = std::make_unique<OutputFile>(out_path, trace_output_policy("OUT", force, {in_path}));
-    std::ostream& out = to_stdout ? io.out : file->stream();
-    try {
-        if (format == TraceFormat::text) out << trace_mark("convert") << '\n';
-        TraceWriter writer(out, format, reader->header());
-        Record rec;
-        while (reader->next(rec)) writer.write(rec);
-        writer.finish();
-        if (file) file->commit();
-        io.err << "sbufsim convert: " << reader->records_read() << " records, " << to_string(reader->format())
-               << " -> " << to_string(format) << "\n";
-    } catch (const OutputError&) {
-        throw;
-    } catch (const TraceFormatError& e) {
-        io.err << "sbufsim convert: " << e.what() << "\n";
-        return kExitInput;   // the temporary is removed with `file`; OUT is untouched
-    } catch (const std::runtime_error& e) {
-        if (file) file->check();   // a failed write: its OS reason
-        io.err << "sbufsim convert: " << e.what() << " (" << out_path << ")\n";
-        return kExitInput;
-    }
-    return kExitOk;
+    return convert_trace(ConvertRequest{files[0], files[1], to, force}, io);
 }
 
 }  // namespace sbufsim::cli

@@ -1,4 +1,4 @@
-#include "cli/picture.h"
+#include "sbufsim/app/picture.h"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -18,12 +18,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cli/outputs.h"
+#include "sbufsim/app/outputs.h"
 #include "sbufsim/output/output_file.h"
 
 extern char** environ;
 
-namespace sbufsim::cli {
+namespace sbufsim::app {
 
 namespace {
 
@@ -36,7 +36,9 @@ public:
         std::vector<char> name(tmpl.begin(), tmpl.end());
         name.push_back('\0');
         const int fd = mkstemps(name.data(), 4);
-        if (fd < 0) throw std::runtime_error("cannot create a temporary SVG for the PNG export: " + std::string(std::strerror(errno)));
+        if (fd < 0)
+            throw std::runtime_error("cannot create a temporary SVG for the PNG export: " +
+                                     std::string(std::strerror(errno)));
         close(fd);
         path_ = name.data();
         std::ofstream f(path_, std::ios::binary);
@@ -110,11 +112,11 @@ void render_png(const std::string& svg, const std::string& path, const std::stri
     pid_t pid = 0;
     const int rc = posix_spawnp(&pid, prog.c_str(), nullptr, nullptr, argv.data(), environ);
     if (rc != 0)
-        throw MissingTool("cannot write " + path + ": PNG export needs " + prog + " (" + std::strerror(rc) +
-                          "); install it (Debian/Ubuntu: apt-get install librsvg2-bin) or write an .svg file instead");
+        throw MissingTool(
+            "cannot write " + path + ": PNG export needs " + prog + " (" + std::strerror(rc) +
+            "); install it (Debian/Ubuntu: apt-get install librsvg2-bin) or write an .svg file instead");
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw std::runtime_error("cannot write " + path + ": " + prog + " failed (" +
                                  (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
@@ -127,7 +129,8 @@ void render_png(const std::string& svg, const std::string& path, const std::stri
 namespace {
 std::string lower_extension(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return ext;
 }
 }  // namespace
@@ -156,4 +159,4 @@ void write_picture(const std::string& svg, OutputFile* file, std::ostream& out) 
     spdlog::info("drew {} ({} bytes of SVG)", file->path(), svg.size());
 }
 
-}  // namespace sbufsim::cli
+}  // namespace sbufsim::app

@@ -10,7 +10,7 @@
 
 #include "sbufsim/output/output_file.h"
 
-namespace sbufsim::cli {
+namespace sbufsim::app {
 
 // The PNG renderer is not installed (or not runnable): a setup problem, not bad input.
 class MissingTool : public std::runtime_error {
@@ -31,4 +31,4 @@ std::string picture_path_problem(const std::string& path);
 // cannot be written, std::runtime_error when the renderer fails (the target is then untouched).
 void write_picture(const std::string& svg, OutputFile* file, std::ostream& out);
 
-}  // namespace sbufsim::cli
+}  // namespace sbufsim::app

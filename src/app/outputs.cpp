@@ -1,13 +1,11 @@
-#include "cli/outputs.h"
+#include "sbufsim/app/outputs.h"
 
 #include <utility>
 
 #include "sbufsim/output/report.h"
 #include "sbufsim/trace/trace.h"
 
-namespace po = boost::program_options;
-
-namespace sbufsim::cli {
+namespace sbufsim::app {
 
 namespace {
 
@@ -95,10 +93,4 @@ OutputPolicy picture_output_policy(std::string role, bool force, std::vector<std
     return p;
 }
 
-void add_force_option(po::options_description& desc, bool& into) {
-    desc.add_options()("force", po::bool_switch(&into),
-                       "replace an existing output file that is not of the kind this command writes "
-                       "(never an input, a directory or a device)");
-}
-
-}  // namespace sbufsim::cli
+}  // namespace sbufsim::app
