@@ -8,7 +8,7 @@ import os
 import re
 import warnings
 
-from ._cli import command
+from ._command import command
 from .errors import Error
 from ._config import as_config
 from ._frames import frame
@@ -31,7 +31,8 @@ def sweep_metrics():
 
 
 # The most points a sweep runs (the command line's limit, src/sweep/sweep.cpp kMaxPoints), and the
-# longest timeout it takes (src/cli/cli.h kMaxTimeoutSeconds): checked here before any list is built.
+# longest timeout it takes (include/sbufsim/app/messages.h kMaxTimeoutSeconds): checked here
+# before any list is built.
 MAX_POINTS = 10_000_000
 MAX_TIMEOUT_SECONDS = 1e8
 

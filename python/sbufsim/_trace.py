@@ -5,9 +5,12 @@ command line uses, so a bad record raises the same file:line error, with the tra
 the file."""
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 
+from . import errors
+from ._command import command, completed
 from ._native import core
 
 _MAGIC = "sbufsim-trace 1"
@@ -116,11 +119,9 @@ class Trace:
         """The trace as text, header first (a binary file converted as `sbufsim convert` does)."""
         if self._lines is None:
             if self.path.endswith(".sbt"):
-                from ._cli import command
-
                 with tempfile.TemporaryDirectory() as tmp:
                     text_path = os.path.join(tmp, "trace.trc")
-                    command("convert", self.path, text_path)
+                    _convert(self.path, text_path)
                     with open(text_path, encoding="utf-8") as f:
                         text = f.read()
                 # Without convert's mark (its first line): that is about the temporary file.
@@ -141,11 +142,9 @@ class Trace:
         path = os.fspath(path)
         inputs = [] if self.path is None else [self.path]
         if path.endswith(".sbt"):
-            from ._cli import command
-
             with tempfile.TemporaryDirectory() as tmp:
                 source = self._file(tmp)
-                command("convert", source, path, *(["--force"] if force else []))
+                _convert(source, path, force)
         else:
             text = self.text()
             if text.startswith(_MARK):  # the file's own mark: the new one replaces it
@@ -156,11 +155,9 @@ class Trace:
     def check(self):
         """The problems `sbufsim check` finds, one "file:line: field: reason (rule)" string
         each; empty when the trace is valid."""
-        from ._cli import command
-
         with tempfile.TemporaryDirectory() as tmp:
             source = self._file(tmp)
-            done = command("check", source, ok_statuses=(0, 1))
+            done = completed(core.check_trace(source), f"sbufsim check {source}", ok_statuses=(0, 1))
         lines = [l for l in done.stdout.splitlines() if l.strip()]
         return [l.replace(source, self.name, 1) if self.path is None else l for l in lines]
 
@@ -185,6 +182,11 @@ class Trace:
         return f"Trace({len(self._lines)} records, generation={self.generation!r}, name={self.name!r})"
 
 
+def _convert(source, path, force=False):
+    """`sbufsim convert SOURCE PATH [--force]`, the core's convert request."""
+    completed(core.convert_trace(source, path, bool(force)), f"sbufsim convert {source} {path}")
+
+
 def as_trace(trace):
     """A Trace, a path to one, or a traced NKI kernel (sbufsim.nki.KernelTrace: its records)."""
     if isinstance(trace, Trace):
@@ -202,3 +204,51 @@ def shipped_trace(name):
     """A trace shipped with sbufsim (share/sbufsim/traces, or $SBUFSIM_TRACE_DIR), by file name:
     shipped_trace("dma_vs_compute.trc")."""
     return Trace.read(core.find_data_file("traces", name))
+
+
+def options(**values):
+    """Keyword arguments as command-line options: block_n=4 -> --block-n 4; True -> the bare
+    flag; None and False -> left out."""
+    args = []
+    for key, value in values.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        args += [flag] if value is True else [flag, str(value)]
+    return args
+
+
+def generate(kind, output, config=None, **shape):
+    """Write a trace with `sbufsim gen` and return it: generate("gemm", "g.sbt", m=1024, n=4096,
+    k=1024, bufs=2) is `sbufsim gen gemm --m 1024 --n 4096 --k 1024 --bufs 2 -o g.sbt`;
+    kind="topology" with topology="net.csv" for a SCALE-Sim file. `config` (a Config) adds its
+    --gen/--config/--set options. An existing `output` is replaced only when sbufsim wrote it,
+    unless force=True (as --force)."""
+    from ._config import as_config
+
+    args = ["gen"] + ([] if kind == "topology" else [kind]) + options(**shape) + ["-o", os.fspath(output)]
+    if config is not None:
+        args += as_config(config).cli_args()
+    try:
+        command(*args)
+    except errors.Error as e:
+        raise _as_keywords(e) from None
+    return Trace.read(output)
+
+
+# gen's word for a keyword it does not take, as the keyword: "unrecognised option '--blockn'
+# (did you mean '--block-n'?)" reads "unknown argument blockn (did you mean block_n?)".
+_UNKNOWN_OPTION = re.compile(r"unrecognised option '--([\w-]+)'(?: \(did you mean '--([\w-]+)'\?\))?")
+
+
+def _as_keywords(error):
+    def keyword(m):
+        said = f"unknown argument {m.group(1).replace('-', '_')}"
+        return said + (f" (did you mean {m.group(2).replace('-', '_')}?)" if m.group(2) else "")
+
+    message = _UNKNOWN_OPTION.sub(keyword, str(error))
+    if message == str(error):
+        return error
+    again = type(error)(message)
+    again.exit_status = error.exit_status
+    return again

@@ -2,11 +2,13 @@
 // C++ core; the package's pure-Python modules (python/sbufsim/) give it its Python shape.
 //
 //   load_config        the configuration loader (LoadRequest -> LoadedConfig), as `--gen/--config/--set`
-//   run                one trace, fast or clocked scheduler; the statistics as the JSON that
-//                      `sbufsim run --json` writes (the Python side parses it into dicts) and the
-//                      summary table
-//   cli                the command line itself with captured streams (gen, sweep, check, convert):
-//                      same options, same errors, same exit status
+//   run                one trace, fast or clocked scheduler, through the run step of the command
+//                      line (app::replay_trace); the statistics as the JSON that `sbufsim run
+//                      --json` writes (the Python side parses it into dicts) and the summary table
+//   check_trace,       the application layer's check and convert requests (sbufsim/app/), with
+//   convert_trace      the command line's streams, errors and exit status
+//   cli                the command line itself with captured streams (gen, sweep): same options,
+//                      same errors, same exit status
 //
 // The GIL is released while anything simulates. SystemC keeps its simulation context in globals,
 // so clocked runs take one process-wide lock: several threads may ask, one clocked run goes at a
@@ -28,8 +30,11 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/cli.h"
-#include "cli/outputs.h"
 #include "models/replay/clocked_replay.h"
+#include "sbufsim/app/check.h"
+#include "sbufsim/app/convert.h"
+#include "sbufsim/app/outputs.h"
+#include "sbufsim/app/run.h"
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/kernel/clients.h"
@@ -179,66 +184,61 @@ struct RunRequest {
 // SystemC's simulation context is global: one clocked replay at a time in this process.
 std::mutex clocked_mutex;
 
-ReplayResult replay_with(const RunRequest& r, const LoadedConfig& cfg, TraceReader& reader, const ReplayOptions& opt) {
-    if (r.scheduler == "clocked") {
-        const std::lock_guard<std::mutex> lock(clocked_mutex);
-        return models::replay_clocked(cfg.params, reader, opt, models::ClockedOptions{r.vcd}).result;
-    }
-    if (r.scheduler != "fast") throw ConfigError("unknown scheduler '" + r.scheduler + "' (fast or clocked)");
-    if (!r.vcd.empty()) throw ConfigError("a VCD file records the clocked scheduler's signals: use scheduler='clocked'");
-    return replay(cfg.params, reader, opt);
+// The clocked scheduler as the run step takes it: the models are linked into this module.
+ReplayResult replay_clocked(const Params& p, TraceReader& reader, const ReplayOptions& o,
+                            const std::string& vcd, std::ostream* hierarchy) {
+    const std::lock_guard<std::mutex> lock(clocked_mutex);
+    models::ClockedOptions c{vcd};
+    c.hierarchy = hierarchy;
+    return models::replay_clocked(p, reader, o, c).result;
 }
 
 // The run as `sbufsim run --json`, its summary table, and the notes `run` prints about the
-// settings (settings_without_effect()). No Python object is touched: called with the GIL released.
+// settings (settings_without_effect()): the command line's run step (app::replay_trace). No
+// Python object is touched: called with the GIL released.
 std::tuple<std::string, std::string, std::vector<std::string>> run_trace(const RunRequest& r) {
     std::istringstream text(r.trace_text);
-    std::unique_ptr<TraceReader> reader = r.trace_path.empty() ? std::make_unique<TraceReader>(text, r.trace_name)
-                                                               : std::make_unique<TraceReader>(r.trace_path);
-    LoadRequest req = r.config;
-    adopt_trace_generation(req, reader->header().generation);
-    const LoadedConfig cfg = load_config(req);
-
-    ReplayOptions opt;
-    opt.lenient = r.lenient;
-    std::unique_ptr<ActivityProbe> probe;
-    if (r.window_stats) {
-        const Params& p = cfg.params;
-        const std::uint32_t banks = p.sbuf.ecc_banks + (p.has_psum() ? p.psum.ecc_banks : 0);
-        probe = std::make_unique<ActivityProbe>(ClientSet(p).size(), banks,
-                                                ProbeOptions{r.window_stats, true, 4096, false, false});
-        opt.probe = probe.get();
-    }
+    std::unique_ptr<TraceReader> reader = r.trace_path.empty()
+                                              ? std::make_unique<TraceReader>(text, r.trace_name)
+                                              : std::make_unique<TraceReader>(r.trace_path);
+    const LoadedConfig cfg = app::trace_config(r.config, *reader);
+    app::TraceReplay step;
+    step.options.lenient = r.lenient;
+    step.probe = r.window_stats != 0;
+    step.probe_options = app::probe_options(false, !r.vcd.empty(), r.window_stats);
     // The waveform file gets the command line's checks before the work (never an input, never a
     // file of another kind, complete or absent). SystemC's VCD writer checks none of its writes, so
     // it writes a FIFO whose bytes FifoCopy passes through the checked output (a device in place, a
     // full disk an error); commit() renames the temporary into place.
     std::unique_ptr<OutputFile> vcd;
     std::unique_ptr<FifoCopy> waveform;
-    RunRequest run = r;
     if (!r.vcd.empty()) {
         std::vector<std::string> inputs = r.config.user_files;
         if (!r.trace_path.empty()) inputs.push_back(r.trace_path);
-        vcd = std::make_unique<OutputFile>(r.vcd, cli::vcd_output_policy("vcd file", r.force, inputs));
+        vcd = std::make_unique<OutputFile>(r.vcd, app::vcd_output_policy("vcd file", r.force, inputs));
         waveform = std::make_unique<FifoCopy>(*vcd, "waveform.vcd");
-        run.vcd = waveform->path();
+        step.vcd = waveform->path();
     }
-    RunReport rep;
-    rep.info.scheduler = r.scheduler;
-    rep.result = replay_with(run, cfg, *reader, opt);
+    if (r.scheduler != "fast" && r.scheduler != "clocked")
+        throw ConfigError("unknown scheduler '" + r.scheduler + "' (fast or clocked)");
+    if (r.scheduler == "fast" && !r.vcd.empty())
+        throw ConfigError("a VCD file records the clocked scheduler's signals: use scheduler='clocked'");
+    const app::ClockedReplay clocked = replay_clocked;
+    if (r.scheduler == "clocked") step.clocked = &clocked;
+    app::ReplayedTrace replayed = app::replay_trace(cfg, *reader, std::move(step));
     if (vcd) {
         waveform->finish();
         vcd->check();
         vcd->commit();
     }
-    if (probe && probe->overflowed())
+    RunReport& rep = replayed.report;
+    if (replayed.probe && replayed.probe->overflowed())
         throw std::invalid_argument("window_stats=" + std::to_string(r.window_stats) + ": more than " +
                                     std::to_string(kMaxActiveBins) +
                                     " windows with activity (the memory cap); use a wider window");
-    if (probe) rep.windows = make_windows(*probe, rep.result.kernel, rep.result.total_cycles, r.window_stats);
-    rep.info.config_hash = hex16(fnv1a64(render_ini(cfg, false)));
-    rep.info.lenient = r.lenient;
-    rep.info.settings = effective_settings(cfg);
+    if (replayed.probe)
+        rep.windows =
+            make_windows(*replayed.probe, rep.result.kernel, rep.result.total_cycles, r.window_stats);
     rep.info.trace_digest = r.trace_path.empty() ? hex16(fnv1a64(r.trace_text)) : file_digest(r.trace_path);
 
     std::ostringstream json, summary;
@@ -252,8 +252,8 @@ std::tuple<std::string, std::string, std::vector<std::string>> run_trace(const R
 // sbufsim wrote unless `force`, never one of `inputs` (the trace's own file, the kernel's).
 void write_trace(const std::string& path, const std::string& text, const std::string& command, bool force,
                  const std::vector<std::string>& inputs) {
-    OutputFile out(path, cli::trace_output_policy("trace", force, inputs));
-    out.stream() << cli::trace_mark(command) << '\n' << text;
+    OutputFile out(path, app::trace_output_policy("trace", force, inputs));
+    out.stream() << app::trace_mark(command) << '\n' << text;
     out.commit();
 }
 
@@ -263,6 +263,18 @@ std::tuple<int, std::string, std::string, bool> run_cli(const std::vector<std::s
     std::ostringstream out, err;
     cli::Failure failure{};
     const int rc = cli::run(args, cli::Io{out, err}, &failure);
+    return {rc, out.str(), err.str(), failure == cli::Failure::output};
+}
+
+// A request of the application layer with captured streams, its errors handled as the command
+// line handles them: (exit status, stdout, stderr, whether an output path or write ended it).
+template <class Request>
+std::tuple<int, std::string, std::string, bool> run_app(const char* command, Request&& request) {
+    std::ostringstream out, err;
+    cli::Failure failure{};
+    const int rc = cli::run_request(command, app::Io{out, err}, &failure, [&] {
+        return request(app::Io{out, err});
+    });
     return {rc, out.str(), err.str(), failure == cli::Failure::output};
 }
 
@@ -286,18 +298,21 @@ PYBIND11_MODULE(_core, m) {
 
     py::class_<python::Config>(m, "LoadedConfig")
         .def_property_readonly("generation", &python::Config::generation)
-        .def_property_readonly("generation_file", [](const python::Config& c) { return c.loaded.generation_file; })
+        .def_property_readonly("generation_file",
+                               [](const python::Config& c) { return c.loaded.generation_file; })
         .def("values", &python::Config::values)
         .def("origins", &python::Config::origins)
-        .def("ini", [](const python::Config& c, bool annotate) { return render_ini(c.loaded, annotate); },
-             py::arg("annotate") = true);
+        .def(
+            "ini", [](const python::Config& c, bool annotate) { return render_ini(c.loaded, annotate); },
+            py::arg("annotate") = true);
 
-    m.def("load_config",
-          [](const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
-             const std::string& config_dir) {
-              return python::Config{load_config(make_request(generation, files, overrides, config_dir))};
-          },
-          py::arg("generation"), py::arg("files"), py::arg("overrides"), py::arg("config_dir"));
+    m.def(
+        "load_config",
+        [](const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
+           const std::string& config_dir) {
+            return python::Config{load_config(make_request(generation, files, overrides, config_dir))};
+        },
+        py::arg("generation"), py::arg("files"), py::arg("overrides"), py::arg("config_dir"));
     m.def("generations", &generation_names);
     m.def("key_table", &key_list);
 
@@ -323,19 +338,42 @@ PYBIND11_MODULE(_core, m) {
         py::arg("trace_path"), py::arg("trace_text"), py::arg("trace_name"), py::arg("scheduler"),
         py::arg("lenient"), py::arg("window_stats"), py::arg("vcd"), py::arg("force") = false);
 
-    m.def("cli",
-          [](const std::vector<std::string>& args) {
-              py::gil_scoped_release release;
-              return run_cli(args);
-          },
-          py::arg("args"));
+    m.def(
+        "cli",
+        [](const std::vector<std::string>& args) {
+            py::gil_scoped_release release;
+            return run_cli(args);
+        },
+        py::arg("args"));
 
-    m.def("find_data_file",
-          [](const std::string& kind, const std::string& file) {
-              if (kind != "configs" && kind != "traces") throw ConfigError("unknown data kind '" + kind + "'");
-              return find_data_file(kind == "configs" ? DataKind::configs : DataKind::traces, file);
-          },
-          py::arg("kind"), py::arg("file"));
+    // `check` of one trace under its own generation, as `sbufsim check PATH` (app/check.h).
+    m.def(
+        "check_trace",
+        [](const std::string& path) {
+            py::gil_scoped_release release;
+            app::CheckRequest request;
+            request.traces = {path};
+            return run_app("check", [&](app::Io io) { return app::check_traces(request, io); });
+        },
+        py::arg("path"));
+    // `convert IN OUT [--force]` (app/convert.h): the form from OUT's extension.
+    m.def(
+        "convert_trace",
+        [](const std::string& in, const std::string& out, bool force) {
+            py::gil_scoped_release release;
+            return run_app("convert", [&](app::Io io) {
+                return app::convert_trace(app::ConvertRequest{in, out, "", force}, io);
+            });
+        },
+        py::arg("input"), py::arg("output"), py::arg("force") = false);
+
+    m.def(
+        "find_data_file",
+        [](const std::string& kind, const std::string& file) {
+            if (kind != "configs" && kind != "traces") throw ConfigError("unknown data kind '" + kind + "'");
+            return find_data_file(kind == "configs" ? DataKind::configs : DataKind::traces, file);
+        },
+        py::arg("kind"), py::arg("file"));
     m.def("sweep_metrics", [] {
         std::vector<std::tuple<std::string, std::string, std::string>> out;
         for (const auto& metric : sweep::metrics()) {
@@ -348,6 +386,7 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("write_trace", &write_trace, py::arg("path"), py::arg("text"), py::arg("command"), py::arg("force"),
           py::arg("inputs"));
-    m.def("trace_generation", [](const std::string& path) { return TraceReader(path).header().generation; },
-          py::arg("path"));
+    m.def(
+        "trace_generation", [](const std::string& path) { return TraceReader(path).header().generation; },
+        py::arg("path"));
 }
