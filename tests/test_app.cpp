@@ -74,6 +74,11 @@ TEST(App, A_run_request_is_refused_before_any_work_with_the_reason) {
     std::ostringstream out3, err3;
     EXPECT_EQ(run_traces(bad, Io{out3, err3}).status, kExitUsage);
     EXPECT_NE(err3.str().find("--hierarchy lists the clocked scheduler's modules"), std::string::npos);
+    // The clocked scheduler is the front end's to hand over: without it, said, not a crash.
+    RunRequest clocked;
+    clocked.traces = {shipped("dma_load.trc")};
+    clocked.scheduler = "clocked";
+    EXPECT_THROW(run_traces(clocked, Io{out3, err3}), ConfigError);
 }
 
 TEST(App, A_run_recorded_in_json_is_read_back_for_run_from) {

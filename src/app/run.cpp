@@ -433,7 +433,11 @@ RunResult run_traces(const RunRequest& request, Io io) {
     if (scheduler.empty()) return {kExitUsage, {}};
     // The clocked scheduler's module is opened (or refused) before any output or work.
     ClockedReplay clocked;
-    if (scheduler == "clocked") clocked = request.open_clocked();
+    if (scheduler == "clocked") {
+        if (!request.open_clocked)
+            throw ConfigError("the clocked scheduler is not available here: run it from sbufsim run");
+        clocked = request.open_clocked();
+    }
     VizOptions viz;
     static_cast<RunVisuals&>(viz) = request.visuals;
     if (!visuals_ok(viz, io.err)) return {kExitUsage, {}};
