@@ -84,6 +84,23 @@ TEST(CliCheck, A_wait_short_of_a_rejected_records_signal_names_that_record) {
         << r.out;
 }
 
+TEST(CliCheck, A_race_after_a_rejected_record_says_to_fix_that_record_first) {
+    // Line 3 waits for the load and is rejected (a misspelt field): line 4, ordered after the load
+    // only through line 3 on the ACT queue, is then reported as racing with it.
+    const std::string t = sbufsim::test::write_temp(
+        "cli_trace_cascade.trc",
+        "sbufsim-trace 1 gen=cayman\n"
+        "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=4096 signal=1\n"
+        "act queue=qAct0 src=bf16@0x0[1][2048] dst=bf16@0x10000[1][2048] partitions=128 fn=copy wait=1 bogus=3\n"
+        "act queue=qAct0 src=bf16@0x0[1][2048] dst=bf16@0x20000[1][2048] partitions=128 fn=copy\n");
+    const Result r = run("check " + t);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(has(r, t + ":3: bogus:")) << r.out;
+    EXPECT_TRUE(has(r, t + ":4: ") &&
+                has(r, "; fix the record rejected at line 3 first: the race check ran without it"))
+        << r.out;
+}
+
 TEST(CliCheck, Zero_region_1_is_fine_on_mariana) {
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen mariana").rc, 0);
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen cayman").rc, 1);

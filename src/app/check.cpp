@@ -98,7 +98,9 @@ void check_one(const std::string& path, const LoadRequest& cfg, Io io, Totals& t
         } else {
             ++records;
             const bool valid = checker.check(rec, errors) == 0;
+            const std::size_t before = errors.size();
             sync.add(rec, errors, valid);
+            checker.note_cascade(errors, before);  // races a rejected record's waits would have ordered
         }
         report(io.out, t, errors);
     }
@@ -112,7 +114,9 @@ void check_one(const std::string& path, const LoadRequest& cfg, Io io, Totals& t
                        "written by something that had nothing to write?); run replays it as 0 cycles",
                        "trace format v1, docs/trace-format.md"});
     checker.finish(errors);
+    const std::size_t before = errors.size();
     sync.finish(errors);  // cycles of waits and self-waits: what `run` would deadlock on
+    checker.note_cascade(errors, before);
     report(io.out, t, errors);
     t.records += records;
     spdlog::info("check: {}: {} records, {} problem(s) so far", path, records, t.problems);
