@@ -33,13 +33,7 @@ ArrSeq::ArrSeq(Kernel& kernel, Semaphores& sems, const Params& p, const EngineTi
         pe_wr_ = *c;
     }
     open_.assign(std::max<std::uint32_t>(1, p.psum.banks), 0);
-    // 32 x 32 PE blocks ("4x 32 row tiles", nki.isa nc_matmul), at most 8 x 8 of them.
-    block_rows_ = std::clamp<std::uint32_t>((p.pe.rows + 31) / 32, 1, 8);
-    block_cols_ = std::clamp<std::uint32_t>((p.pe.cols + 31) / 32, 1, 8);
-    block_height_ = std::max<std::uint32_t>(1, (p.pe.rows + block_rows_ - 1) / block_rows_);
-    block_width_ = std::max<std::uint32_t>(1, (p.pe.cols + block_cols_ - 1) / block_cols_);
-    const std::uint32_t blocks = block_rows_ * block_cols_;
-    all_blocks_ = blocks >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << blocks) - 1;
+    blocks_ = PeBlocks(p);
     background_transpose_ = p.pe.background_transpose;
     double_row_ = p.pe.double_row;
     chunks_ = p.width.stream_chunks;
@@ -69,15 +63,7 @@ std::uint32_t ArrSeq::ldweights_cycles(const ArrSeqInstr& i) const {
 }
 
 std::uint64_t ArrSeq::blocks_of(const ArrSeqInstr& i) const {
-    if (i.tile_rows == 0 || i.tile_cols == 0) return all_blocks_;
-    // The blocks the tile overlaps, clipped to the array (check refuses a tile outside it).
-    const std::uint32_t r0 = i.tile_row / block_height_, c0 = i.tile_col / block_width_;
-    const std::uint32_t r1 = std::min(block_rows_, (i.tile_row + i.tile_rows + block_height_ - 1) / block_height_);
-    const std::uint32_t c1 = std::min(block_cols_, (i.tile_col + i.tile_cols + block_width_ - 1) / block_width_);
-    std::uint64_t m = 0;
-    for (std::uint32_t r = r0; r < r1; ++r)
-        for (std::uint32_t c = c0; c < c1; ++c) m |= std::uint64_t{1} << (r * block_cols_ + c);
-    return m ? m : all_blocks_;
+    return blocks_.of(i.tile_row, i.tile_col, i.tile_rows, i.tile_cols);
 }
 
 bool ArrSeq::idle() const { return queue_.empty() && !ldw_.active && !streaming() && drain_.empty(); }
@@ -268,7 +254,7 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
     track_group(i);
     ++arr_.matmuls;
     stream_block_cycles_ += add_block_cycles(blocks, now, now + ii, streamed_until_);
-    arr_.pe_stream = stream_block_cycles_ / std::max<std::uint64_t>(1, std::popcount(all_blocks_));
+    arr_.pe_stream = stream_block_cycles_ / std::max<std::uint64_t>(1, std::popcount(blocks_.all));
     arr_.macs += std::uint64_t{i.rows} * i.cols * i.src.elems * (i.mx ? 4 : 1);
     const std::string shape = std::to_string(i.rows) + "x" + std::to_string(i.cols);
     auto it = std::find_if(arr_.shapes.begin(), arr_.shapes.end(), [&](const auto& s) { return s.first == shape; });
@@ -332,7 +318,7 @@ bool ArrSeq::retire(Cycle now) {
         f.active = false;
         streams_active_ &= ~(std::uint64_t{1} << slot);
         busy_block_cycles_ += add_block_cycles(st.blocks, f.start, now, busy_until_);
-        arr_.pe_busy = busy_block_cycles_ / std::max<std::uint64_t>(1, std::popcount(all_blocks_));
+        arr_.pe_busy = busy_block_cycles_ / std::max<std::uint64_t>(1, std::popcount(blocks_.all));
         const Cycle free_at = now + (csr_.en_inter_instr_dly ? csr_.inter_instr_dly_cnt : 0);
         for (std::uint64_t b = st.blocks; b; b &= b - 1) block_free_[static_cast<std::size_t>(__builtin_ctzll(b))] = free_at;
         InFlight d = f;

@@ -16,29 +16,13 @@ CompletionRules::CompletionRules(const Params& p)
       pe_in_order_(p.arr_seq.disable_dependency_check),
       pe_flush_(p.arr_seq.flush_p2f_fifos),
       background_transpose_(p.pe.background_transpose && !p.arr_seq.disable_bg_xpose) {
-    // The PE grid of ArrSeq: 32 x 32 blocks, at most 8 x 8.
-    block_rows_ = std::clamp<std::uint32_t>((p.pe.rows + 31) / 32, 1, 8);
-    block_cols_ = std::clamp<std::uint32_t>((p.pe.cols + 31) / 32, 1, 8);
-    block_height_ = std::max<std::uint32_t>(1, (p.pe.rows + block_rows_ - 1) / block_rows_);
-    block_width_ = std::max<std::uint32_t>(1, (p.pe.cols + block_cols_ - 1) / block_cols_);
-    const std::uint32_t blocks = block_rows_ * block_cols_;
-    all_blocks_ = blocks >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << blocks) - 1;
+    blocks_ = PeBlocks(p);  // the sequencer's grid (ArrSeq)
 }
 
 // ArrSeq::blocks_of: the blocks the tile overlaps, the whole array without one.
 std::uint64_t CompletionRules::pe_blocks(const Record& rec) const {
-    if (!rec.has_tile_position() || !rec.has_tile_size() || rec.tile_size[0] == 0 || rec.tile_size[1] == 0)
-        return all_blocks_;
-    const std::uint32_t row = rec.tile_position[0], col = rec.tile_position[1];
-    const std::uint32_t r0 = row / block_height_, c0 = col / block_width_;
-    const std::uint32_t r1 =
-        std::min(block_rows_, (row + rec.tile_size[0] + block_height_ - 1) / block_height_);
-    const std::uint32_t c1 =
-        std::min(block_cols_, (col + rec.tile_size[1] + block_width_ - 1) / block_width_);
-    std::uint64_t m = 0;
-    for (std::uint32_t r = r0; r < r1; ++r)
-        for (std::uint32_t c = c0; c < c1; ++c) m |= std::uint64_t{1} << (r * block_cols_ + c);
-    return m ? m : all_blocks_;
+    if (!rec.has_tile_position() || !rec.has_tile_size()) return blocks_.all;
+    return blocks_.of(rec.tile_position[0], rec.tile_position[1], rec.tile_size[0], rec.tile_size[1]);
 }
 
 // ReplaySession::dma_instr: the engines of the SBUF side's partition lanes (the destination when

@@ -71,6 +71,7 @@
 #include <utility>
 #include <vector>
 
+#include "sbufsim/config/pe_blocks.h"
 #include "sbufsim/engines/engine.h"
 
 namespace sbufsim {
@@ -236,9 +237,7 @@ private:
     std::uint64_t streams_active_ = 0;           // bit s: streams_[s] is in flight
     Ring<InFlight> drain_;          // matmuls released by the array, PSUM writes outstanding
     Ring<Cycle> unproduced_;        // issue cycles of this engine's PSUM writes not yet issued
-    // PE blocks: a grid of block_rows_ x block_cols_ (32 x 32 PEs each on a 128 x 128 array).
-    std::uint32_t block_rows_ = 4, block_cols_ = 4, block_height_ = 32, block_width_ = 32;
-    std::uint64_t all_blocks_ = 0xffff;
+    PeBlocks blocks_;                 // the array's 32 x 32 PE blocks
     std::uint64_t unlatched_ = 0;     // blocks holding loaded weights no matmul has latched yet
     std::array<std::uint32_t, 64> loaded_cols_{};  // per block: columns of the stationary loaded last
     std::array<Cycle, 64> block_free_{};  // per block: earliest next matmul start (inter-instruction delay)

@@ -36,6 +36,7 @@
 
 #include "sbufsim/address/address.h"
 #include "sbufsim/config/params.h"
+#include "sbufsim/config/pe_blocks.h"
 #include "sbufsim/trace/trace.h"
 
 namespace sbufsim {
@@ -68,8 +69,7 @@ private:
     std::uint64_t pe_blocks(const Record& rec) const;
     std::uint64_t dma_engines(const Record& rec);
     AddressMap map_;
-    std::uint32_t block_rows_ = 4, block_cols_ = 4, block_height_ = 32, block_width_ = 32;
-    std::uint64_t all_blocks_ = 0xffff;
+    PeBlocks blocks_;  // the PE array's 32 x 32 blocks, as the sequencer releases them
     std::uint32_t engines_ = 16, lanes_ = 8;
     std::uint32_t sbuf_partitions_ = 128, psum_partitions_ = 128;
     bool has_psum_ = true;
