@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from nki_helpers import check_semaphores, replay, traced
+from nki_helpers import check_semaphores, example, replay, traced
 
 SHAPE = {"lhsT": "bf16[512,512]", "rhs": "bf16[512,1024]"}  # K=512, M=512, N=1024
 STAGES = ["matmul_tiled", "matmul_hoisted", "matmul_blocked", "matmul_block_all"]
@@ -74,3 +74,23 @@ def test_stages_get_faster_at_2048_cubed(tmp_path):
     cycles = [replay(traced(f"matmul.py::{s}", big), tmp_path).total_cycles for s in STAGES]
     assert cycles[0] > cycles[1] > cycles[2] > cycles[3], cycles
     assert cycles[0] > 2 * cycles[2]
+
+
+def test_the_line_frame_adds_up_and_puts_the_tiled_gemms_load_first(tmp_path):
+    """result.frame("line"): one row per kernel line, its columns adding up to the run's totals;
+    in the tiled GEMM the stationary load inside the K loop holds most of the critical path."""
+    pytest.importorskip("pandas")
+    kt = traced("matmul.py::matmul_tiled", {"lhsT": "bf16[512,512]", "rhs": "bf16[512,1024]"})
+    result = replay(kt, tmp_path)
+    lines = result.frame("line")
+    assert lines["critical_cycles"].sum() == result.total_cycles
+    # Instructions as the engines count them (a DMA record is one transfer per engine it spans).
+    assert lines["instructions"].sum() == result.frame("engine")["instructions"].sum() > len(kt.records)
+    # 4 x 2 output tiles, each loading 4 K strips of lhsT (128 x 128) and rhs (128 x 512) and
+    # storing one 128 x 512 tile, all bf16.
+    assert lines["dma_bytes"].sum() == 2 * (4 * 2 * 4 * (128 * 128 + 128 * 512) + 4 * 2 * 128 * 512)
+    top = lines["critical_cycles"].idxmax()
+    with open(example("matmul.py")) as f:
+        source = f.read()
+    line_no = int(top.split(":")[1])
+    assert "nl.load(lhsT" in source.splitlines()[line_no - 1], top
