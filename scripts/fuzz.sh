@@ -50,10 +50,10 @@ if [ -x build/sbufsim ]; then
 fi
 
 status=0
-# fuzz_nki is built but not run here: libFuzzer sees no coverage from its inputs ("no interesting
-# inputs were found") since the nki option check moved under the app area; run it by hand with
-# build-fuzz/fuzz/fuzz_nki build-fuzz/corpus/nki once that is fixed.
-for target in trace config json; do
+# Absolute paths: fuzz_nki moves into a private folder of its own on its first input, after which a
+# relative corpus or artifact path would name nothing (libFuzzer then reads one seed and stops).
+here=$PWD
+for target in trace config json nki; do
   echo "== fuzz_$target: $seconds s"
   # The config target writes its scratch INI files under /tmp, one pair per process.
   # JSON inputs up to 8 KiB reach every check (256 levels of nesting take 512 bytes); without a
@@ -61,7 +61,7 @@ for target in trace config json; do
   opts=()
   [ "$target" = json ] && opts=(-max_len=8192)
   if ! "build-fuzz/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 "${opts[@]}" \
-       -artifact_prefix="build-fuzz/crashes/$target-" -print_final_stats=1 "$corpus/$target" \
+       -artifact_prefix="$here/build-fuzz/crashes/$target-" -print_final_stats=1 "$(realpath "$corpus/$target")" \
        2>"build-fuzz/fuzz_$target.log"; then
     echo "fuzz_$target: found a failing input (build-fuzz/crashes/, log build-fuzz/fuzz_$target.log)" >&2
     tail -40 "build-fuzz/fuzz_$target.log" >&2
