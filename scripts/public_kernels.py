@@ -103,9 +103,11 @@ CASES = [
     case("rmsnorm", T + "rmsnorm/rmsnorm_nki_kernels.py", "nki_rmsnorm_kernel",
          {"a_tensor": "fp32[250,512]", "g_tensor": "fp32[512]"}),
     case("softmax", T + "softmax/softmax_nki_kernels.py", "nki_softmax_kernel", {"a_tensor": "fp32[256,1024]"}),
-    case("rotary", T + "rotary/rotary_nki_kernels.py", "_nki_apply_rotary_embedding_core",
-         {"q_tile": "bf16[128,64]", "k_tile": "bf16[128,64]", "cos_tile": "bf16[128,64]", "sin_tile": "bf16[128,64]",
-          "output_tile": "bf16[2,128,64]"}),
+    # rotary_nki_kernels.py's own defaults: kernel[bs, nh] with bs 2, nh 32, head_dim 128 and
+    # seq_len 64, 128, 256 (fp32: torch.randn); cos and sin are [bs, seq_len, head_dim]
+    *[case(f"rotary_s{s}", T + "rotary/rotary_nki_kernels.py", "nki_apply_rotary_embedding",
+           {"q": f"fp32[2,32,{s},128]", "k": f"fp32[2,32,{s},128]", "cos": f"fp32[2,{s},128]",
+            "sin": f"fp32[2,{s},128]"}, grid=(2, 32)) for s in (64, 128, 256)],
     case("sd_attention", T + "sd_attention/sd_attention_nki_kernels.py", "fused_self_attn_for_SD_small_head_size",
          {"q_ref": "fp32[4096,64]", "k_ref": "fp32[4096,64]", "v_ref": "fp32[4096,64]"}),
     # reference kernels: their unit tests' perf cases (the smallest where several)

@@ -20,7 +20,7 @@ import traceback
 import types
 from contextlib import contextmanager
 
-from . import _ops, _spmd, _tracer, _values
+from . import _absent, _ops, _spmd, _tracer, _values
 from ._allocator import GEOMETRY
 from ._dtypes import _ALIASES, DTYPES, MX_DTYPES, MX_GENERATIONS, dtype_of
 from ._errors import _PACKAGE_DIR, Clobbered, NkiError, OutOfSpace, module_getattr
@@ -281,12 +281,14 @@ def _package_of(path):
 
 
 def _load(path, func_name):
+    """The kernel function of the file; the imports its files make of modules this interpreter
+    lacks (a driver's torch_xla, scipy) get stand-ins while it loads (_absent.py)."""
     package = _package_of(path)
     if package is not None:  # relative imports: the file is loaded as a module of its packages
         root, name = package
         sys.path.insert(0, root)
         try:
-            with _kernel_errors():
+            with _kernel_errors(), _absent.stand_ins(root):
                 module = importlib.import_module(name)
         finally:
             sys.path.remove(root)
@@ -295,7 +297,7 @@ def _load(path, func_name):
     if spec is None:
         raise NkiError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
-    with _kernel_errors():
+    with _kernel_errors(), _absent.stand_ins(os.path.dirname(os.path.abspath(path))):
         spec.loader.exec_module(module)
     return _function(module, path, func_name)
 

@@ -81,11 +81,14 @@ def dma(dst, src, trigger=None, mask=None):
 
 
 XPOSE_TILE_ROWS = 16  # the axi2sram crossbar tile (seed 000 §6.2)
+XPOSE_WIDE_COLS = 64  # its columns for a 4-byte out_dtype (tile_src_cols 1..64, seed 000 §6.2)
 
 
-def dma_transpose(dst, src, trigger=None):
+def dma_transpose(dst, src, trigger=None, four_byte=False):
     """One transposing DMA through the axi2sram crossbar: src [R, C] (HBM or SBUF, 2-byte) lands
-    as dst [C, R] in SBUF; R is whole 16-row tiles, C at most 128 columns (docs/trace-format.md)."""
+    as dst [C, R] in SBUF; R is whole 16-row tiles, C at most 128 columns (docs/trace-format.md).
+    four_byte: 4-byte data too, at most 64 columns (the crossbar's tile_src_cols for a 4-byte
+    out_dtype, seed 000 §6.2): nl.load_transpose2d of fp32, which nki.isa dma_transpose refuses."""
     t = tracer()
     if not dst.on_chip or dst.buffer != "sbuf":
         raise fail("dma_transpose writes SBUF through the DMA crossbar; allocate dst with buffer=nl.sbuf")
@@ -94,14 +97,17 @@ def dma_transpose(dst, src, trigger=None):
     rows, cols = src.shape
     if dst.shape != (cols, rows):
         raise fail(f"dma_transpose of {src.shape} into {dst.shape}: the destination is the transpose, {(cols, rows)}")
-    if src.dtype.size != 2 or dst.dtype is not src.dtype:
-        raise fail(f"dma_transpose moves 2-byte data (nki.isa dma_transpose); src is {src.dtype.name}, dst "
-                   f"{dst.dtype.name}")
+    wide = four_byte and src.dtype.size == 4
+    if (src.dtype.size != 2 and not wide) or dst.dtype is not src.dtype:
+        raise fail(f"dma_transpose moves 2-byte data (nki.isa dma_transpose{'; nl.load_transpose2d also 4-byte' if four_byte else ''}); "
+                   f"src is {src.dtype.name}, dst {dst.dtype.name}")
     if rows % XPOSE_TILE_ROWS:
         raise fail(f"dma_transpose of {rows} source rows: the crossbar moves whole {XPOSE_TILE_ROWS}-row tiles "
                    "(nki.isa dma_transpose: src.shape[0] divisible by 16)")
-    if cols > PARTITIONS:
-        raise fail(f"dma_transpose of {cols} source columns: at most {PARTITIONS} (one per destination partition)")
+    max_cols = XPOSE_WIDE_COLS if wide else PARTITIONS
+    if cols > max_cols:
+        raise fail(f"dma_transpose of {cols} source columns of {src.dtype.size}-byte data: at most {max_cols} "
+                   f"(the crossbar's tile_src_cols{' for 4-byte data' if wide else ''}, one per destination partition)")
     if src.on_chip:
         check_on_chip(src, "dma_transpose source")
     else:

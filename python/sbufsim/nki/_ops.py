@@ -120,12 +120,14 @@ def accumulate(target, other):
         elementwise("add", target, other, dst=target)
 
 
-def transposed_load(src, site=None):
-    """The transpose of a 2-D tile through a DMA, written wherever it is assigned."""
+def transposed_load(src, site=None, four_byte=True):
+    """The transpose of a 2-D tile through a DMA, written wherever it is assigned (four_byte:
+    4-byte data allowed, as nl.load_transpose2d has it; nisa.dma_transpose passes False)."""
     src = value(src)
     if len(src.shape) != 2:
         raise fail(f"a DMA transpose of {src.shape}: only 2-D tiles")
-    return Pending(src.shape[::-1], src.dtype, "sbuf", lambda dst: dma_transpose(dst, src), site or kernel_site())
+    return Pending(src.shape[::-1], src.dtype, "sbuf", lambda dst: dma_transpose(dst, src, four_byte=four_byte),
+                   site or kernel_site())
 
 
 def load(src, dtype=None, mask=None):

@@ -65,7 +65,7 @@ def dma_transpose(src, axes=None, dge_mode=None, **_):
         raise fail(f"dma_transpose axes={axes!r}: only the 2-D transpose (1, 0) is modelled")
     if dge_mode not in (None, "none", "swdge", "hwdge"):
         raise fail(f"dma_transpose dge_mode={dge_mode!r}")
-    return _ops.transposed_load(src)
+    return _ops.transposed_load(src, four_byte=False)
 
 
 @_writes_dst(2, takes_dst=True)

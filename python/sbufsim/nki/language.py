@@ -205,7 +205,7 @@ def store(dst, value, mask=None, **_):
 
 def load_transpose2d(src, dtype=None, **_):
     """HBM [R, C] loaded into SBUF as [C, R] through a DMA's transpose crossbar (one `dma
-    transpose=1` record; R whole 16-row tiles, C at most 128, 2-byte data)."""
+    transpose=1` record; R whole 16-row tiles, C at most 128 of 2-byte data or 64 of 4-byte)."""
     if _ops.value(src).on_chip:
         raise fail("nl.load_transpose2d reads HBM; for an on-chip tile use nisa.dma_transpose or nl.transpose")
     if dtype is not None and dtype_of(dtype) is not _ops.value(src).dtype:

@@ -1,0 +1,96 @@
+"""What public kernel files need beyond the API calls, each with a kernel written here: a driver's
+framework imported at module level that this interpreter lacks, nl.load_transpose2d of 4-byte
+data, the internal compiler modules reference kernels import, and arguments built from the
+kernel's own module (a dataclass)."""
+
+import sys
+import textwrap
+
+import pytest
+
+from sbufsim import nki
+from test_nki_isa import field
+from test_nki_public_api import kernel, kinds
+
+FRAMEWORK = "sbufsim_absent_framework"  # a package no interpreter has
+
+
+def test_a_framework_the_interpreter_lacks_is_a_stand_in_until_the_kernel_uses_it(tmp_path):
+    k = kernel(tmp_path, f"""\
+        import {FRAMEWORK}.core.xla_model as xm
+        from {FRAMEWORK}.special import softmax
+        from {FRAMEWORK} import Tensor
+
+        def reference(x: Tensor) -> Tensor:  # a driver's helper: annotations only
+            return softmax(x)
+
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.exp(nl.load(a)))
+            return out
+
+        def uses(a):
+            device = xm.xla_device()
+            return a
+    """)
+    kt = nki.trace(k, {"a": "fp32[128,512]"})
+    assert kinds(kt) == ["dma", "act", "dma"]
+    assert not [m for m in sys.modules if m.startswith(FRAMEWORK)]  # gone after the trace
+    with pytest.raises(nki.NkiError, match=rf"k\.py:18: {FRAMEWORK}\.core\.xla_model\.xla_device is from "
+                                           rf"{FRAMEWORK}, which is not installed"):
+        nki.trace(k.replace("::k", "::uses"), {"a": "fp32[128,512]"})
+
+
+def test_an_installed_modules_own_imports_get_no_stand_in(tmp_path):
+    # a module outside the kernel's folder that falls back when an optional import fails, as
+    # numpy and others do: it must still see the ImportError
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "sbufsim_optional_user.py").write_text(textwrap.dedent(f"""\
+        try:
+            import {FRAMEWORK}_optional
+            FOUND = True
+        except ImportError:
+            FOUND = False
+    """))
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    k = kernel(folder, """\
+        import sbufsim_optional_user
+
+        def k(a):
+            assert not sbufsim_optional_user.FOUND
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.load(a))
+            return out
+    """)
+    sys.path.insert(0, str(lib))
+    try:
+        kt = nki.trace(k, {"a": "fp32[128,64]"})
+    finally:
+        sys.path.remove(str(lib))
+        sys.modules.pop("sbufsim_optional_user", None)
+    assert kinds(kt) == ["dma", "dma"]
+
+
+TRANSPOSE = """\
+    def k(a):
+        out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value={call})
+        return out
+"""
+
+
+def test_load_transpose2d_of_4_byte_data_uses_the_crossbars_64_columns(tmp_path):
+    k = kernel(tmp_path, TRANSPOSE.format(call="nl.load_transpose2d(a)"))
+    kt = nki.trace(k, {"a": "fp32[128,64]"})
+    dma = [r for r in kt.records if r.startswith("dma") and field(r, "transpose") == "1"]
+    assert len(dma) == 1
+    assert field(dma[0], "partitions") == "128" and field(dma[0], "bytes") == str(64 * 4)
+    with pytest.raises(nki.NkiError, match=r"k\.py:7: dma_transpose of 128 source columns of 4-byte data: at most 64"):
+        nki.trace(k, {"a": "fp32[128,128]"})
+    assert nki.trace(k, {"a": "bf16[128,128]"}).count("dma") == 2  # 2-byte data: 128 columns
+    # nki.isa dma_transpose keeps its documented 2-byte data
+    k2 = kernel(tmp_path, TRANSPOSE.format(call="nisa.dma_transpose(nl.load(a))"), file="k2")
+    with pytest.raises(nki.NkiError, match=r"dma_transpose moves 2-byte data \(nki.isa dma_transpose\); src is "):
+        nki.trace(k2, {"a": "fp32[128,64]"})
