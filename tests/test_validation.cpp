@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "sbufsim/validation/validation.h"
 #include "temp_files.h"
@@ -79,6 +80,55 @@ INSTANTIATE_TEST_SUITE_P(
                       Mutation{"A04", "stage1.pe_client_0.weight", "2", 0.4},  // 2 of every 5
                       Mutation{"A05", "dma_slots", "2", 0.25}, Mutation{"A06", "dma_slots", "4", 0.5}),
     [](const ::testing::TestParamInfo<Mutation>& i) { return std::string(i.param.id); });
+
+// The kernel cases (kernel_cases.cpp) trace NKI kernels through the caller's tracer: without one
+// they are skipped, not failed; with one, the figure is the replayed kernel's time, and a case out
+// of tolerance is a failure unless it names its gap.
+TEST(ValidationKernel, A_kernel_case_without_a_tracer_is_skipped) {
+    const ValidationRow r = run_case(find_case("K02"));
+    EXPECT_TRUE(r.skipped);
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.gap);
+}
+
+TEST(ValidationKernel, The_figure_is_the_traced_kernels_time_and_a_gap_only_where_the_case_names_one) {
+    std::vector<std::string> traced;
+    // One fp32 matmul N = 512 on sunda: far from any tutorial's milliseconds.
+    const KernelTracer tracer = [&](const KernelTrace& k, const std::string& gen) {
+        traced.push_back(k.kernel + " " + gen);
+        return std::string("sbufsim-trace 1\n") +
+               "ldweights queue=qPE0 src=fp32@0x0[1][128] rows=128 cols=128\n"
+               "matmul queue=qPE0 src=fp32@0x8000[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
+               "num_active_cols=128\n";
+    };
+    const ValidationCase& hoisted = find_case("K02");
+    ASSERT_TRUE(hoisted.gap.empty());
+    const ValidationRow r = run_case(hoisted, {}, tracer);
+    ASSERT_TRUE(r.failure.empty()) << r.failure;
+    ASSERT_EQ(traced.size(), 1u);
+    EXPECT_EQ(traced[0], "nki/matmul.py::matmul_hoisted sunda");
+    EXPECT_GT(r.measured, 0.0);
+    EXPECT_LT(r.measured, 0.01);  // ms: one matmul is some 2048 PE cycles
+    EXPECT_FALSE(r.ok);
+    EXPECT_FALSE(r.gap);
+    const ValidationCase& tiled = find_case("K01");
+    ASSERT_FALSE(tiled.gap.empty());
+    const ValidationRow g = run_case(tiled, {}, tracer);
+    EXPECT_FALSE(g.ok);
+    EXPECT_TRUE(g.gap);
+}
+
+TEST(ValidationKernel, Every_kernel_case_cites_its_public_figure_at_ten_percent) {
+    int cases = 0;
+    for (const ValidationCase& c : validation_cases()) {
+        if (c.group != "kernel") continue;
+        ++cases;
+        EXPECT_EQ(c.kernels.size(), 1u) << c.id;
+        EXPECT_DOUBLE_EQ(c.tolerance, 0.10) << c.id;
+        EXPECT_NE(c.source.find(" ms x 1/"), std::string::npos) << c.id << ": " << c.source;
+    }
+    EXPECT_EQ(cases, 7);
+}
 
 }  // namespace
 }  // namespace sbufsim

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/nki_package.h"
 #include "sbufsim/app/validate.h"
 
 namespace po = boost::program_options;
@@ -20,16 +21,20 @@ constexpr const char* kValidateHelp =
     "measures one figure and compares it with the figure the public documentation states or\n"
     "implies (document and section in the source column; the arithmetic in docs/validation.md),\n"
     "with a seed HIGH/OBSERVED fact, or with the share of an SBUF bank the seeds' arbiter, TDM\n"
-    "and throttler registers give a client (the A cases). A case passes within its tolerance (5 % unless "
-    "shown),\n"
-    "or, where the public figure is a bound (<= or >=, tol \"bound\"), on its side of it.\n\n"
+    "and throttler registers give a client (the A cases). The K cases trace the project's NKI GEMM\n"
+    "kernels (examples/nki/matmul.py) with the NKI front-end, on a fraction of the public shape, against\n"
+    "the public tutorials' whole-kernel latencies scaled by that fraction. A case passes within its\n"
+    "tolerance (5 % unless shown), or, where the public figure is a bound (<= or >=, tol \"bound\"), on its\n"
+    "side of it; \"gap\" marks a case known to be out of tolerance, with the reason (docs/validation.md),\n"
+    "and \"skip\" a kernel case when the sbufsim Python package is not found.\n\n"
     "examples:\n"
     "  sbufsim validate                 every case\n"
     "  sbufsim validate --only 'D0.*'   the DMA cases\n"
     "  sbufsim validate --only 'A.*'    the arbitration cases\n"
+    "  sbufsim validate --only 'K.*'    the whole kernels\n"
     "  sbufsim validate --list          the cases without running them\n\n"
-    "exit status: 0 every case within tolerance, 1 a case out of tolerance or failing,\n"
-    "2 bad command line.\n";
+    "exit status: 0 every case within tolerance (or a known gap, or skipped), 1 a case out of tolerance\n"
+    "or failing, 2 bad command line.\n";
 
 }  // namespace
 
@@ -50,7 +55,7 @@ int cmd_validate(const std::vector<std::string>& args, Io io) {
         io.out << kValidateHelp << "\n" << visible;
         return kExitOk;
     }
-    return validate(ValidateRequest{only, config_dir, list, verbose}, io);
+    return validate(ValidateRequest{only, config_dir, list, verbose, nki_package_dir(), nki_python()}, io);
 }
 
 }  // namespace sbufsim::cli

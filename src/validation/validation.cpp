@@ -944,6 +944,7 @@ std::vector<ValidationCase> build() {
     stream_cases(v);
     arbiter_cases(v);
     seed_cases(v);
+    for (ValidationCase& c : kernel_validation_cases()) v.push_back(std::move(c));
     return v;
 }
 
@@ -954,28 +955,40 @@ const std::vector<ValidationCase>& validation_cases() {
     return cases;
 }
 
-ValidationRow run_case(const ValidationCase& c, const std::string& config_dir) {
+ValidationRow run_case(const ValidationCase& c, const std::string& config_dir, const KernelTracer& tracer) {
     ValidationRow row;
     row.c = &c;
+    if (!c.kernels.empty() && !tracer) {
+        row.skipped = true;
+        row.failure = "a kernel case needs the NKI front-end to trace its kernel";
+        return row;
+    }
     try {
         LoadRequest req;
         req.generation = c.gen;
         req.config_dir = config_dir;
         for (const auto& o : c.overrides) req.overrides.push_back(parse_override(o));
         const LoadedConfig cfg = load_config(req);
+        std::vector<CaseTrace> traces = c.traces;
+        for (const KernelTrace& k : c.kernels) {
+            CaseTrace t;
+            t.text = tracer(k, c.gen);
+            traces.push_back(std::move(t));
+        }
         std::vector<ReplayResult> results;
         ReplayOptions opt;
-        opt.record_timeline = true;
-        for (const CaseTrace& t : c.traces) {
+        opt.record_timeline = c.kernels.empty();  // a kernel case measures the run, not its instructions
+        for (const CaseTrace& t : traces) {
             std::istringstream in(t.text);
             TraceReader reader(in, c.id);
             results.push_back(replay(cfg.params, reader, opt));
         }
-        row.measured = c.measure(results, c.traces, cfg.params);
+        row.measured = c.measure(results, traces, cfg.params);
         row.error = c.expected != 0 ? (row.measured - c.expected) / c.expected : row.measured;
         row.ok = c.bound == Bound::at_most    ? row.measured <= c.expected + 1e-12
                  : c.bound == Bound::at_least ? row.measured >= c.expected - 1e-12
                                               : std::abs(row.error) <= c.tolerance + 1e-12;
+        row.gap = !row.ok && !c.gap.empty();
     } catch (const std::exception& e) {
         row.failure = e.what();
         row.ok = false;

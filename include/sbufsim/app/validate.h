@@ -13,10 +13,14 @@ struct ValidateRequest {
     std::string config_dir;  // the generation files ("" = the shipped ones)
     bool list = false;       // list the cases without running them
     bool verbose = false;    // each case's source under its row
+    // The kernel cases' tracer (the NKI front-end, as `nki` runs it): the folder holding the
+    // sbufsim Python package ("" = none: the kernel cases are skipped) and its interpreter.
+    std::string pythonpath;
+    std::string python;
 };
 
-// kExitOk when every case is within tolerance, kExitFindings when one is not, kExitUsage for a
-// bad --only (said on err).
+// kExitOk when every case is within tolerance (or out of it by a gap the case names, or skipped),
+// kExitFindings when one is not, kExitUsage for a bad --only (said on err).
 int validate(const ValidateRequest& request, Io io);
 
 }  // namespace sbufsim::app
