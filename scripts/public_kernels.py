@@ -38,6 +38,11 @@ def nl(name):
     return ("nl", name)
 
 
+def expr(text):
+    """A parameter evaluated among the kernel module's names (sbufsim.nki.kernel_expr)."""
+    return ("expr", text)
+
+
 def case(name, path, func, inputs, params=None, grid=None, gen="cayman"):
     return {"name": name, "path": path, "func": func, "inputs": inputs, "params": params or {},
             "grid": grid, "gen": gen}
@@ -128,10 +133,11 @@ CASES = [
          {"q_ref": "bf16[1,128,4096]", "k_ref": "bf16[1,128,4096]", "v_ref": "bf16[1,4096,128]"}, grid=(1,)),
     case("ref_allocated_fused_linear", R + "allocated_fused_linear.py", "allocated_fused_rms_norm_qkv",
          {"hidden": "bf16[1,128,1024]", "weights": "bf16[1024,512]"}),
-    # no driver in the repository: [B, S, H] bf16 as its docstring lays it out; its kargs dataclass
-    # is the caller's to construct (this table passes none, so the first blocker is reported)
+    # no driver in the repository: [B, S, H] bf16 as its docstring lays it out; its kargs, the
+    # kernel module's dataclass with RMS normalization (its default) and no clipping bound
     case("ref_rmsnorm_quant", R + "rmsnorm_quant/rmsnorm_quant.py", "rmsnorm_quant_kernel",
-         {"hidden": "bf16[1,128,1024]", "ln_w": "bf16[1024]"}),
+         {"hidden": "bf16[1,128,1024]", "ln_w": "bf16[1024]"},
+         {"kargs": expr("RmsNormQuantKernelArgs(lower_bound=0.0)")}),
     case("ref_double_row_matmul", R + "double_row_matmul.py", "quantized_double_row_matmul",
          {"lhs": "bf16[512,16384]", "rhs_quantized": "fp8e4[8192,2048]", "rhs_scale": "fp32[128,1024]"},
          {"TILES_IN_BLOCK_M": 2, "TILES_IN_BLOCK_N": 2, "TILES_IN_BLOCK_K": 16}),
@@ -177,7 +183,11 @@ def _run(c, full, out, trace_path=None):
     written to trace_path when given."""
     from sbufsim import nki
     from sbufsim.nki._dtypes import DTYPES
-    params = {k: DTYPES[v[1]] if isinstance(v, tuple) and v and v[0] == "nl" else v for k, v in c["params"].items()}
+    def param(v):
+        if isinstance(v, tuple) and v and v[0] == "nl":
+            return DTYPES[v[1]]
+        return nki.kernel_expr(v[1]) if isinstance(v, tuple) and v and v[0] == "expr" else v
+    params = {k: param(v) for k, v in c["params"].items()}
     start = time.monotonic()
     try:
         kt = nki.trace(f"{full}::{c['func']}", c["inputs"], params, generation=c["gen"],

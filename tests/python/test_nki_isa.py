@@ -530,7 +530,7 @@ def test_dma_transpose_refusals_name_the_kernel_line(tmp_path):
     with pytest.raises(nki.NkiError, match=r"k.py:6: .*40 source rows: the crossbar moves whole 16-row tiles"):
         nki.trace(k, {"a": "bf16[128,128]"})
     with pytest.raises(nki.NkiError, match=r"moves 2-byte data"):
-        nki.trace(k, {"a": "fp32[128,128]"})          # the dtype is checked first
+        nki.trace(k, {"a": "int8[128,128]"})          # the dtype is checked first
 
 
 def test_max8_is_one_vector_engine_record_costing_its_elements_without_a_floor(tmp_path):

@@ -94,3 +94,91 @@ def test_load_transpose2d_of_4_byte_data_uses_the_crossbars_64_columns(tmp_path)
     k2 = kernel(tmp_path, TRANSPOSE.format(call="nisa.dma_transpose(nl.load(a))"), file="k2")
     with pytest.raises(nki.NkiError, match=r"dma_transpose moves 2-byte data \(nki.isa dma_transpose\); src is "):
         nki.trace(k2, {"a": "fp32[128,64]"})
+
+
+def test_the_compilers_internal_paths_reference_kernels_import(tmp_path):
+    k = kernel(tmp_path, """\
+        import numpy as np
+        from neuronxcc.nki.language.constants import sizeinbytes
+        from neuronxcc.nki.compiler.backends.neuron.tensor import local_tile
+        from neuronxcc.nki.compiler.backends.neuron.indexing import TileIndex
+
+        def rows(i: TileIndex) -> TileIndex:
+            return i
+
+        def k(a):
+            assert sizeinbytes(np.float32) == 4 and sizeinbytes(nl.bfloat16) == 2
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.load(a))
+            return out
+
+        def calls(a):
+            return local_tile(a)
+    """)
+    assert kinds(nki.trace(k, {"a": "fp32[128,64]"})) == ["dma", "dma"]
+    with pytest.raises(nki.NkiError, match=r"k\.py:20: neuronxcc\.nki\.compiler\.backends\.neuron\.tensor\.local_tile "
+                                           r"is not modelled"):
+        nki.trace(k.replace("::k", "::calls"), {"a": "fp32[128,64]"})
+
+
+def test_a_tensor_viewed_as_another_dtype_and_an_operand_indexed_with_a_mask(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray((128, 4), dtype=nl.float8_e4m3, buffer=nl.shared_hbm)
+            scale = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            i_p, i_f = nl.mgrid[0:128, 0:1]
+            scale[i_p, i_f] = nl.load(a[i_p, i_f])
+            doubled = nl.add(scale[i_p, i_f][i_p < 128], scale)
+            j_p, j_f = nl.mgrid[0:128, 0:4]
+            nisa.dma_copy(dst=out[j_p, j_f], src=doubled.view(nl.float8_e4m3)[j_p, j_f])
+            return out
+    """)
+    kt = nki.trace(k, {"a": "fp32[128,8]"})
+    assert kinds(kt) == ["dma", "dve", "dma"]
+    store = kt.records[-1]
+    assert field(store, "src").startswith("fp8e4@") and field(store, "bytes") == "4"
+    with pytest.raises(nki.NkiError, match=r"k3\.py:8: view of .* int8 as int32: its last dimension of 3 bytes "
+                                           r"is not whole 4-byte elements"):
+        nki.trace(kernel(tmp_path, """\
+            def k(a):
+                t = nl.ndarray((128, 3), dtype=nl.int8, buffer=nl.sbuf)
+                t[...] = nl.load(a)
+                return t.view(nl.int32)
+        """, file="k3"), {"a": "int8[128,3]"})
+
+
+def test_a_parameter_built_from_the_kernel_modules_own_names(tmp_path):
+    k = kernel(tmp_path, """\
+        from dataclasses import dataclass
+
+        @dataclass(frozen=True)
+        class Args:
+            scale: float
+            rows: int = 128
+
+            def __post_init__(self):
+                if self.scale < 0:
+                    raise ValueError("scale must be positive")
+
+        def k(a, args: Args):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out[0:args.rows], value=nl.multiply(nl.load(a[0:args.rows]), args.scale))
+            return out
+    """)
+    kt = nki.trace(k, {"a": "fp32[128,64]"}, {"args": nki.kernel_expr("Args(scale=2.0, rows=64)")})
+    assert field(kt.records[0], "partitions") == "64"
+    with pytest.raises(nki.NkiError, match=r"parameter args=Args\(scale=-1\.0\): ValueError: scale must be positive"):
+        nki.trace(k, {"a": "fp32[128,64]"}, {"args": nki.kernel_expr("Args(scale=-1.0)")})
+    # the command line's --param: a call or attribute is such an expression, other text a string
+    from sbufsim.nki.__main__ import _param
+    assert isinstance(_param("Args(scale=2.0)"), nki.KernelExpr) and isinstance(_param("nl.bfloat16"), nki.KernelExpr)
+    assert _param("4") == 4 and type(_param("fast")) is str
+    # an attribute whose first name the module lacks stays the text (a dtype by its name)
+    k2 = kernel(tmp_path, """\
+        def k(a, dtype):
+            assert dtype == "language.bfloat16", dtype
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.load(a))
+            return out
+    """, file="k2")
+    assert kinds(nki.trace(k2, {"a": "fp32[128,64]"}, {"dtype": _param("language.bfloat16")})) == ["dma", "dma"]

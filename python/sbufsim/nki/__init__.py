@@ -10,6 +10,8 @@ implementations of those modules, and get the trace of what it issues to each en
 docs/nki.md lists the supported calls and how each maps to engines, operands and semaphores.
 """
 
+import ast
+import builtins
 import importlib.util
 import inspect
 import os
@@ -20,13 +22,13 @@ import traceback
 import types
 from contextlib import contextmanager
 
-from . import _absent, _ops, _spmd, _tracer, _values
+from . import _absent, _internal, _ops, _spmd, _tracer, _values
 from ._allocator import GEOMETRY
 from ._dtypes import _ALIASES, DTYPES, MX_DTYPES, MX_GENERATIONS, dtype_of
 from ._errors import _PACKAGE_DIR, Clobbered, NkiError, OutOfSpace, module_getattr
 from ._view import View
 
-__all__ = ["trace", "KernelTrace", "NkiError", "parse_input"]
+__all__ = ["trace", "KernelTrace", "NkiError", "parse_input", "kernel_expr"]
 
 _SHAPE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]+)\]\s*$")
 
@@ -174,7 +176,7 @@ def _shim():
     mapping = {"nki": nki, "nki.language": language, "nki.isa": isa, "nki.typing": typing_,
                "nki.compiler": compiler, "neuronxcc": neuronxcc, "neuronxcc.nki": nki,
                "neuronxcc.nki.language": language, "neuronxcc.nki.isa": isa, "neuronxcc.nki.typing": typing_,
-               "neuronxcc.nki.compiler": compiler}
+               "neuronxcc.nki.compiler": compiler, **_internal.modules(_module, _package, compiler)}
     saved = {name: sys.modules.get(name) for name in mapping}
     sys.modules.update(mapping)
     try:
@@ -310,6 +312,51 @@ def _function(module, path, func_name):
     return func
 
 
+class KernelExpr(str):
+    """A parameter's Python expression evaluated among the kernel module's names once it has
+    loaded: the arguments a command line cannot spell, a dataclass the kernel file defines
+    (`RmsNormQuantKernelArgs(lower_bound=0.0)`) or one of its enums. `--param NAME=EXPR` makes
+    one of a call or attribute whose first name the module defines; from Python,
+    kernel_expr(text)."""
+
+
+def kernel_expr(text):
+    """A trace() parameter evaluated among the kernel module's names (KernelExpr)."""
+    return KernelExpr(text)
+
+
+def _resolved(params, func):
+    """params with each KernelExpr evaluated in the namespace of func's module (nki, nl, nisa
+    resolve there to the tracing modules); one whose first name the module lacks stays the text
+    it was (`--param dtype=nl.bfloat16` of a kernel that names the module otherwise)."""
+    if not params or not any(isinstance(v, KernelExpr) for v in params.values()):
+        return params
+    namespace = dict(getattr(getattr(func, "func", func), "__globals__", {}))
+    out = {}
+    for name, value in params.items():
+        if not isinstance(value, KernelExpr):
+            out[name] = value
+            continue
+        try:
+            tree = ast.parse(value, mode="eval")
+        except SyntaxError as e:
+            raise NkiError(f"parameter {name}={value}: not a Python expression ({e.msg})") from None
+        root = tree.body
+        while isinstance(root, (ast.Call, ast.Attribute, ast.Subscript)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if not (isinstance(root, ast.Name) and (root.id in namespace or hasattr(builtins, root.id))):
+            out[name] = str(value)
+            continue
+        try:
+            out[name] = eval(compile(tree, f"<parameter {name}>", "eval"), namespace)  # noqa: S307 (the user's own)
+        except NkiError:
+            raise
+        except Exception as e:
+            raise NkiError(f"parameter {name}={value}: {type(e).__name__}: {e} (evaluated among the names of the "
+                           "kernel's module)") from None
+    return out
+
+
 def kernel_parameters(kernel):
     """The names KERNEL ('file.py::func') takes as arguments, or None when it takes any keyword
     (**kwargs). Loads the kernel's file as trace() does (NkiError for what it cannot load)."""
@@ -418,6 +465,7 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
             else:
                 func, name = kernel, kernel.__name__
                 kernel_file = getattr(getattr(kernel, "__code__", None), "co_filename", None)
+            params = _resolved(params, func)
             args = {}
             parsed = {arg: parse_input(spec, arg) for arg, spec in inputs.items()}
             tracer.values = any(values is not None for _, _, values in parsed.values())

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from . import NkiError, kernel_parameters, trace
+from . import KernelExpr, NkiError, kernel_parameters, trace
 
 
 def _pairs(values, what):
@@ -56,10 +56,18 @@ def _grid(text):
 
 
 def _param(text):
+    """A Python literal; else a call or attribute (`Args(lower_bound=0.0)`, `NormType.RMS_NORM`)
+    evaluated among the kernel module's names when it defines the first name (KernelExpr); else
+    the text."""
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
+        pass
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
         return text
+    return KernelExpr(text) if isinstance(tree.body, (ast.Call, ast.Attribute)) else text
 
 
 def _sweep_axes(items):

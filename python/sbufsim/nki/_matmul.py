@@ -58,7 +58,7 @@ class MatmulPending(Pending):
 
     def accumulate_into(self, dst):
         self._emit(dst, accumulate=True)
-        self.view = dst
+        self.result = dst
 
     def _emit(self, dst, accumulate):
         t = tracer()

@@ -23,13 +23,13 @@ class Pending:
 
     def __init__(self, shape, dtype, buffer, write, site):
         self.shape, self.dtype, self.buffer, self.write, self.site = shape, dtype, buffer, write, site
-        self.view = None
+        self.result = None  # the tile it was written to (not `view`: tensor.view(dtype) is the tile's)
 
     def materialise(self, dst=None):
-        if self.view is not None:
+        if self.result is not None:
             if dst is not None:
-                copy(dst, self.view)
-            return self.view
+                copy(dst, self.result)
+            return self.result
         t = tracer()
         if self in t.unwritten:
             t.unwritten.remove(self)
@@ -40,7 +40,7 @@ class Pending:
             self.write(dst)
         finally:
             _deferred_sites.pop()
-        self.view = dst
+        self.result = dst
         return dst
 
     def __getattr__(self, name):  # .shape/.dtype are set; anything else is the tile's

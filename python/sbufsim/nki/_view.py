@@ -7,7 +7,7 @@ from math import prod
 
 from ._allocator import PSUM_BANK_BYTES, Slot
 from ._errors import fail, not_modelled
-from ._indices import Arange, IndexExpr
+from ._indices import Arange, IndexExpr, Mask
 
 
 class Operators:
@@ -131,6 +131,31 @@ class View:
             alias.hbm_slot = storage.root.__dict__.setdefault("hbm_slot", Slot("hbm", 0, 0))
         return View(alias)
 
+    def view(self, dtype):
+        """The whole tensor's bytes read as another dtype (no record: the same memory): its last
+        dimension scales by the ratio of the element sizes, [128, 1] fp32 as [128, 4] fp8."""
+        from ._dtypes import dtype_of
+        new = dtype_of(dtype)
+        storage = self.storage
+        if any(dim != (0, 1, n, True) for dim, n in zip(self.dims, storage.shape)):
+            raise fail(f"view of a slice of {storage.name}: only a whole tensor is viewed as another dtype")
+        if self.on_chip and storage.pdim == len(storage.shape) - 1:
+            raise fail(f"view of on-chip {storage.name} {storage.shape} as {new.name}: the last dimension is the "
+                       "partitions, which a dtype cannot resize")
+        last = storage.shape[-1] * storage.dtype.size
+        if last % new.size:
+            raise fail(f"view of {storage.name} {storage.shape} {storage.dtype.name} as {new.name}: its last "
+                       f"dimension of {last} bytes is not whole {new.size}-byte elements")
+        if getattr(storage, "values", None) is not None:
+            raise fail(f"view of {storage.name} as {new.name} while values are computed: reinterpreting the bits "
+                       "is not modelled (trace without .npy inputs)")
+        shape = storage.shape[:-1] + (last // new.size,)
+        alias = Storage(storage.name, shape, new, storage.buffer, storage.pdim, storage.slot)
+        alias.root, alias.key, alias.written = storage.root, getattr(storage, "key", None), storage.written
+        if storage.buffer == "hbm":  # hazards of HBM are tracked per tensor: the alias shares them
+            alias.hbm_slot = storage.root.__dict__.setdefault("hbm_slot", Slot("hbm", 0, 0))
+        return View(alias)
+
     def broadcast_to(self, shape):
         """A dimension of size 1 read n times: a step-0 dimension of the operand. Along the free
         axis the engine reads the element repeatedly; across partitions ([1, N] to [P, N]) the
@@ -168,7 +193,22 @@ class View:
         return f"<nki tile {self.storage.name} {self.shape} {self.dtype.name} in {self.buffer}>"
 
     # --- indexing ----------------------------------------------------------------------------
+    def _masked(self, mask):
+        """`t[i_p, i_f][mask]`: an operand with a mask, as `mask=` gives one. A compute instruction
+        traces its whole tile whatever the mask (docs/nki.md, "Masks"), so an on-chip tile is
+        itself; an HBM view is itself where the mask keeps all of it, else refused (a DMA applies
+        `mask=`)."""
+        if self.on_chip or (not mask.never and mask.limits is None):
+            return self
+        kept = [dim[2] for dim in self.dims if dim[3]]
+        if not mask.never and all(lo <= 0 and hi >= kept[axis] for axis, (lo, hi) in mask.limits.items()
+                                  if axis < len(kept)):
+            return self
+        raise fail("an HBM tensor indexed with a mask that drops some of it: pass the mask to the DMA (mask=)")
+
     def __getitem__(self, key):
+        if isinstance(key, Mask):
+            return self._masked(key)
         if not isinstance(key, tuple):
             key = (key,)
         ellipsis = False

@@ -18,7 +18,7 @@ TOP_LEVEL = {
     "profile": "as nki.jit (a decorator; no profile is taken)", "trace": "as nki.jit",
 }
 # tensor attributes and methods (the View class)
-TENSOR = ["shape", "dtype", "buffer", "ndim", "reshape", "broadcast_to", "ap"]
+TENSOR = ["shape", "dtype", "buffer", "ndim", "reshape", "view", "broadcast_to", "ap"]
 
 
 def _summary(obj):
