@@ -70,7 +70,8 @@ def dma(dst, src, trigger=None, mask=None):
     if elements != dst.elements:
         raise fail(f"copy of {elements} elements into {dst.elements}: shapes {src.shape} and {dst.shape} differ")
     if not (src.on_chip and dst.on_chip):
-        t.hbm_bytes += elements * (dst if dst.on_chip else src).dtype.size
+        # the HBM side's bytes: a casting DMA moves the on-chip side's dtype on the other end
+        t.hbm_bytes += elements * (src if dst.on_chip else dst).dtype.size
     fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
               "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition, **(trigger or {})}
     rmw = fields.get("dst_rmw_op") == "add"  # dst = dst + src: it reads dst too
