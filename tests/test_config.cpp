@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -421,6 +422,41 @@ TEST(ConfigErrors, A_generation_file_that_leaves_a_key_out_is_refused) {
     r.config_dir = dir.string();
     expect_error(r, {(dir / "sunda.ini").string() + ": sets no value for 'sbuf.partition_active'",
                      "a generation file sets every key"});
+    fs::remove_all(dir);
+}
+
+// The loader keeps each generation file it parsed (a sweep loads a configuration per point), so
+// a file rewritten between two loads of one process, even to the same size within the same
+// clock tick, must be read again, and one that fails must fail on every load.
+TEST(ConfigLoad, A_generation_file_rewritten_between_loads_is_read_again) {
+    const fs::path dir = test::temp("gen_rewrite");
+    fs::create_directories(dir);
+    std::string text;
+    {
+        std::ifstream in(find_data_file(DataKind::configs, "sunda.ini"));
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::string slots = "\ndma_slots = ";
+    const std::size_t at = text.find(slots);
+    ASSERT_NE(at, std::string::npos);
+    const char shipped = text[at + slots.size()];
+    const auto write = [&](char value) {
+        std::string copy = text;
+        copy[at + slots.size()] = value;
+        std::ofstream(dir / "sunda.ini", std::ios::binary | std::ios::trunc) << copy;
+    };
+    LoadRequest r;
+    r.generation = "sunda";
+    r.config_dir = dir.string();
+    const char other = shipped == '1' ? '2' : '1';
+    for (const char value : {shipped, other, shipped}) {
+        write(value);
+        EXPECT_EQ(load_config(r).params.tdm.dma_slots, static_cast<unsigned>(value - '0'));
+    }
+    write('x');
+    for (int i = 0; i < 2; ++i) expect_error(r, {(dir / "sunda.ini").string(), "tdm.dma_slots"});
+    write(shipped);
+    EXPECT_EQ(load_config(r).params.tdm.dma_slots, static_cast<unsigned>(shipped - '0'));
     fs::remove_all(dir);
 }
 

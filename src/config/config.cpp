@@ -20,6 +20,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <utility>
 
@@ -259,6 +260,68 @@ std::string_view generation_of_product(std::string name) {
     return "";
 }
 
+// The shipped generation file `gen_file` for generation `gen`, read and checked: every key set
+// with its citation, and gen.name the generation's own.
+LoadedConfig read_generation(const std::string& gen, const std::string& gen_file) {
+    LoadedConfig cfg;
+    cfg.origins.assign(key_table().size(), Origin{"", -1});
+    cfg.citations.assign(key_table().size(), std::string{});
+    cfg.generation_file = gen_file;
+    for (const auto& s : read_ini(gen_file)) {
+        if (s.key == "base") fail(s.origin, "base", "a shipped generation file cannot have a base");
+        apply(cfg, s);
+        cfg.citations[key_position(find_key(s.key))] = s.comment;
+    }
+    // A generation file sets every key with its own citation: a key left out would take the key
+    // table's default (cayman's) under a confidence tag that is not this generation's.
+    for (std::size_t i = 0; i < key_table().size(); ++i)
+        if (cfg.origins[i].line < 0)
+            throw ConfigError(
+                gen_file + ": sets no value for '" + key_table()[i].name +
+                "': a generation file sets every key, with its citation; add it (`sbufsim config "
+                "--gen cayman` shows cayman's line)");
+    if (cfg.params.generation != gen)
+        throw ConfigError(gen_file + ": gen.name is '" + cfg.params.generation + "', expected '" + gen + "'");
+    return cfg;
+}
+
+// The whole of a file, false when it cannot be read.
+bool read_bytes(const std::string& path, std::string& bytes) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return false;
+    const std::streamoff size = in.tellg();
+    if (size < 0) return false;
+    bytes.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    return static_cast<bool>(in.read(bytes.data(), size));
+}
+
+// read_generation, kept per file while the file's bytes stay the same: a sweep, the Python
+// module and the fuzz targets load a configuration per point, and parsing the generation file
+// (some 350 lines) was most of that work. Reading the bytes to compare costs little next to the
+// parse, and unlike a modification time it cannot miss a rewrite. A file that fails is not kept,
+// so its error is reported each time.
+LoadedConfig generation_config(const std::string& gen, const std::string& gen_file) {
+    struct Entry {
+        std::string bytes;
+        LoadedConfig cfg;
+    };
+    static std::mutex lock;
+    static std::map<std::string, Entry> cache;
+    std::string bytes;
+    if (!read_bytes(gen_file, bytes)) return read_generation(gen, gen_file);  // read_ini says why
+    const std::string key = gen + '\n' + gen_file;
+    {
+        const std::lock_guard<std::mutex> hold(lock);
+        if (const auto it = cache.find(key); it != cache.end() && it->second.bytes == bytes)
+            return it->second.cfg;
+    }
+    LoadedConfig cfg = read_generation(gen, gen_file);
+    const std::lock_guard<std::mutex> hold(lock);
+    cache.insert_or_assign(key, Entry{std::move(bytes), cfg});
+    return cfg;
+}
+
 }  // namespace
 
 LoadedConfig load_config(const LoadRequest& request) {
@@ -294,26 +357,8 @@ LoadedConfig load_config(const LoadRequest& request) {
         throw ConfigError(what);
     }
 
-    LoadedConfig cfg;
-    cfg.origins.assign(key_table().size(), Origin{"", -1});
-    cfg.citations.assign(key_table().size(), std::string{});
-    const std::string gen_file = find_data_file(DataKind::configs, gen + ".ini", request.config_dir);
-    cfg.generation_file = gen_file;
-    for (const auto& s : read_ini(gen_file)) {
-        if (s.key == "base") fail(s.origin, "base", "a shipped generation file cannot have a base");
-        apply(cfg, s);
-        cfg.citations[key_position(find_key(s.key))] = s.comment;
-    }
-    // A generation file sets every key with its own citation: a key left out would take the key
-    // table's default (cayman's) under a confidence tag that is not this generation's.
-    for (std::size_t i = 0; i < key_table().size(); ++i)
-        if (cfg.origins[i].line < 0)
-            throw ConfigError(
-                gen_file + ": sets no value for '" + key_table()[i].name +
-                "': a generation file sets every key, with its citation; add it (`sbufsim config "
-                "--gen cayman` shows cayman's line)");
-    if (cfg.params.generation != gen)
-        throw ConfigError(gen_file + ": gen.name is '" + cfg.params.generation + "', expected '" + gen + "'");
+    LoadedConfig cfg =
+        generation_config(gen, find_data_file(DataKind::configs, gen + ".ini", request.config_dir));
     // gen.name is the shipped file's: a user file or --set may only repeat it (`sbufsim config`
     // writes it), never rename the generation a result is reported under.
     auto apply_user = [&](const Setting& s) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "sbufsim/config/config.h"
 
@@ -666,10 +667,16 @@ const std::vector<KeySpec>& key_table() {
     return table;
 }
 
+// By name through an index built once: the loader looks up every line of a generation file
+// (some 350 keys), and sweeps and the fuzz targets load a configuration per point or input.
 const KeySpec* find_key(std::string_view name) {
-    for (const auto& k : key_table())
-        if (k.name == name) return &k;
-    return nullptr;
+    static const std::unordered_map<std::string_view, const KeySpec*> index = [] {
+        std::unordered_map<std::string_view, const KeySpec*> by_name;
+        for (const auto& k : key_table()) by_name.emplace(k.name, &k);
+        return by_name;
+    }();
+    const auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
 }
 
 }  // namespace sbufsim
