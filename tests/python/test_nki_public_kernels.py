@@ -3,6 +3,7 @@ framework imported at module level that this interpreter lacks, nl.load_transpos
 data, the internal compiler modules reference kernels import, and arguments built from the
 kernel's own module (a dataclass)."""
 
+import re
 import sys
 import textwrap
 
@@ -182,3 +183,28 @@ def test_a_parameter_built_from_the_kernel_modules_own_names(tmp_path):
             return out
     """, file="k2")
     assert kinds(nki.trace(k2, {"a": "fp32[128,64]"}, {"dtype": _param("language.bfloat16")})) == ["dma", "dma"]
+
+
+GATHER = """\
+    def k(a):
+        out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p = nl.arange(128)[:, None]
+        i_f = nl.arange(64)[None, :]
+        rows = nisa.iota(i_p, dtype={dtype})
+        picked = nl.add(rows, rows, dtype={dtype})  # row 2p for partition p
+        nl.store(out[i_p, i_f], value=nl.load(a[picked, i_f], mask=(i_p < {rows})))
+        return out
+"""
+
+
+def test_an_hbm_index_by_a_tile_is_a_gather_that_waits_for_the_tile(tmp_path):
+    k = kernel(tmp_path, GATHER.format(dtype="nl.int32", rows=100))
+    kt = nki.trace(k, {"a": "fp16[256,64]"})
+    assert kinds(kt) == ["pool", "dve", "dma", "dma"]
+    add, load = kt.records[1], kt.records[2]
+    assert field(load, "src") == "hbm" and field(load, "partitions") == "100" and field(load, "bytes") == "128"
+    # the gather reads the row numbers the VectorE add wrote: it waits for that record
+    assert re.search(r" wait=\d+:1\b", load) and field(add, "signal") in re.findall(r" wait=(\d+):", load)
+    with pytest.raises(nki.NkiError, match=r"k\.py:11: a: dimension 0 \(size 256\): an index tile must be an "
+                                           r"on-chip tile of integers \(the row numbers\), not sbuf float32"):
+        nki.trace(kernel(tmp_path, GATHER.format(dtype="nl.float32", rows=100)), {"a": "fp16[256,64]"})

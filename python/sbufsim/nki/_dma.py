@@ -43,6 +43,7 @@ def _cut(view, limits):
         end = dims[d][0] + step * (dims[d][2] - 1)
         inside &= view.on_chip or end < view.storage.shape[d]
     cut.dims = dims
+    cut.gather = view.gather
     if not inside:
         cut.overhang = view.overhang
     return cut
@@ -75,10 +76,14 @@ def dma(dst, src, trigger=None, mask=None):
     fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
               "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition, **(trigger or {})}
     rmw = fields.get("dst_rmw_op") == "add"  # dst = dst + src: it reads dst too
+    # a gather (an HBM index by a tile) waits for the tile that holds its row numbers
+    reads = [src, *([dst] if rmw else []), *[v.gather for v in (src, dst) if v.gather is not None]]
+    if t.values and reads[-1] is not src and reads[-1] is not dst:
+        raise fail("values through a tile index (a gather) are not modelled; trace without .npy inputs")
     if t.values:
         old = _values.get(dst)
         _values.put(dst, old + _values.get(src).reshape(old.shape) if rmw else _values.get(src))
-    return t.emit("dma", t.dma_queue(), fields, reads=[src, dst] if rmw else [src], writes=[dst])
+    return t.emit("dma", t.dma_queue(), fields, reads=reads, writes=[dst])
 
 
 XPOSE_TILE_ROWS = 16  # the axi2sram crossbar tile (seed 000 §6.2)

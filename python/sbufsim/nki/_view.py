@@ -75,6 +75,7 @@ class View:
     # Set on a view indexed past its HBM tensor (the error, raised unless a mask keeps it inside);
     # a class default, so that asking costs no __getattr__ (which builds a NotModelled).
     overhang = None
+    gather = None  # an HBM view indexed by a tile: that tile (the DMA reads its row numbers)
     _explicit = False  # an .ap() access pattern (_ap.PatternView)
     # (dims, free_pattern(), footprint()) of this view: every record asks for both two or three
     # times (hazards, their notes, the operand); kept while `dims` is the same list
@@ -224,10 +225,17 @@ class View:
             raise fail(f"{len(key)} indices for a tile of {len(kept)} dimensions {self.shape}")
         dims = list(self.dims)
         overhang = self.overhang
+        gather = None
         for d, index in zip(kept, key):
             if isinstance(index, Arange) and not self.on_chip:
                 dims[d], why = _range_index(dims[d], index, d, self.storage.name)
                 overhang = overhang or why
+                continue
+            if not self.on_chip and (isinstance(index, View) or hasattr(index, "materialise")):
+                if gather is not None or any(dims[k][3] for k in kept if k < d):
+                    raise fail(f"{self.storage.name}: a tile index (a gather) is modelled as the first indexed "
+                               "dimension, one per access")
+                dims[d], gather = _gather_index(dims[d], index, d, self.storage.name)
                 continue
             dims[d] = _index(dims[d], index, d, self.storage.name)
         if self.on_chip and dims[self.storage.pdim][3] and sum([dim[3] for dim in dims]) < 2:
@@ -239,6 +247,8 @@ class View:
         view = View(self.storage, dims)
         if overhang:
             view.overhang = overhang
+        if gather is not None:
+            view.gather = gather
         return view
 
     def __setitem__(self, key, value):
@@ -382,6 +392,21 @@ def _range_index(dim, index, d, name):
                "within it, or give the load or store a mask= that keeps the range inside")
         return (start + index.start * step, step * index.step, index.size, True), why
     return _index(dim, index, d, name), None
+
+
+def _gather_index(dim, index, d, name):
+    """An HBM dimension indexed by an on-chip [P, 1] tile of integers (`nl.load(t[b, idx, i_f])`,
+    a gather: row p from the row the tile's partition p names): P rows, one per partition, whose
+    addresses the DMA reads from the tile. The dimension's positions are data, so they are a
+    step-0 placeholder here; the DMA waits for the tile (View.gather)."""
+    tile = index.materialise() if hasattr(index, "materialise") else index
+    where = f"{name}: dimension {d} (size {dim[2]})"
+    if not tile.on_chip or tile.dtype.name not in ("int32", "uint32", "int16", "uint16", "int8", "uint8"):
+        raise fail(f"{where}: an index tile must be an on-chip tile of integers (the row numbers), not "
+                   f"{tile.buffer} {tile.dtype.name}")
+    if len(tile.shape) != 2 or tile.shape[1] != 1:
+        raise fail(f"{where}: an index tile of shape {tile.shape}: one row number per partition, [P, 1], is modelled")
+    return (dim[0], 0, tile.shape[0], True), tile
 
 
 def _index(dim, index, d, name):
