@@ -116,12 +116,20 @@ CASES = [
     case("sd_attention", T + "sd_attention/sd_attention_nki_kernels.py", "fused_self_attn_for_SD_small_head_size",
          {"q_ref": "fp32[4096,64]", "k_ref": "fp32[4096,64]", "v_ref": "fp32[4096,64]"}),
     # reference kernels: their unit tests' perf cases (the smallest where several)
-    case("ref_flash_fwd", R + "attention.py", "flash_fwd",
-         {"q": "bf16[1,1,96,16384]", "k": "bf16[1,1,96,16384]", "v": "bf16[1,1,16384,96]", "seed": "int32[1]"},
-         {"use_causal_mask": True, "mixed_precision": True}, grid=(1, 1)),
-    case("ref_flash_fwd_4k", R + "attention.py", "flash_fwd",
-         {"q": "fp32[1,1,128,4096]", "k": "fp32[1,1,128,4096]", "v": "fp32[1,1,4096,128]", "seed": "int32[1]"},
-         {"use_causal_mask": True}, grid=(1, 1)),
+    # test_flash_attn_fwd.py's perf rows at 16k x 16k (one head, no training): causal, and with
+    # its 4096 sliding window; its config the kernel module's FlashConfig
+    *[case(f"ref_flash_fwd{name}", R + "attention.py", "flash_fwd",
+           {"q": "bf16[1,1,96,16384]", "k": "bf16[1,1,96,16384]", "v": "bf16[1,1,16384,96]"},
+           {"seed": None, "use_causal_mask": True, "mixed_precision": True, "sliding_window": window,
+            "config": expr("FlashConfig(seq_tile_size=2048, training=False)")}, grid=(1, 1))
+      for name, window in (("", -1), ("_sliding", 4096))],
+    # (inference: seed None, as the test passes it) its numerical rows of one head, fp32 and
+    # causal: 4096 x 4096, 8192 x 4096, 4096 x 8192, and 4096 x 4096 in a 1024 sliding window
+    *[case(f"ref_flash_fwd_{sq // 1024}k_{sk // 1024}k{'_sliding' if window > 0 else ''}", R + "attention.py",
+           "flash_fwd", {"q": f"fp32[1,1,128,{sq}]", "k": f"fp32[1,1,128,{sk}]", "v": f"fp32[1,1,{sk},128]"},
+           {"seed": None, "use_causal_mask": True, "sliding_window": window,
+            "config": expr("FlashConfig(seq_tile_size=2048, training=False)")}, grid=(1, 1))
+      for sq, sk, window in ((4096, 4096, -1), (8192, 4096, -1), (4096, 8192, -1), (4096, 4096, 1024))],
     # test_flash_attn_bwd.py: its numerical shape (4 heads of 128 x 4096) in its benchmark's bf16
     case("ref_flash_bwd", R + "attention.py", "flash_attn_bwd",
          {"q_ref": "bf16[1,4,128,4096]", "k_ref": "bf16[1,4,128,4096]", "v_ref": "bf16[1,4,128,4096]",
@@ -129,8 +137,11 @@ CASES = [
           "seed_ref": "int32[1]"}, {"use_causal_mask": True, "mixed_precision": True}, grid=(1, 4)),
     case("ref_sd_attention", R + "attention.py", "fused_self_attn_for_SD_small_head_size",
          {"q_ref": "bf16[1,128,4096]", "k_ref": "bf16[1,4096,128]", "v_ref": "bf16[1,4096,128]"}, grid=(1,)),
-    case("ref_allocated_sd_attention", R + "allocated_attention.py", "allocated_fused_self_attn_for_SD_small_head_size",
-         {"q_ref": "bf16[1,128,4096]", "k_ref": "bf16[1,128,4096]", "v_ref": "bf16[1,4096,128]"}, grid=(1,)),
+    # test_allocated_SD_attention_small_head.py's perf rows: 4096 fp32 and bf16, 5120 bf16
+    *[case(f"ref_allocated_sd_attention_{dt}_{s}", R + "allocated_attention.py",
+           "allocated_fused_self_attn_for_SD_small_head_size",
+           {"q_ref": f"{dt}[1,128,{s}]", "k_ref": f"{dt}[1,128,{s}]", "v_ref": f"{dt}[1,{s},128]"}, grid=(1,))
+      for dt, s in (("bf16", 4096), ("fp32", 4096), ("bf16", 5120))],
     case("ref_allocated_fused_linear", R + "allocated_fused_linear.py", "allocated_fused_rms_norm_qkv",
          {"hidden": "bf16[1,128,1024]", "weights": "bf16[1024,512]"}),
     # no driver in the repository: [B, S, H] bf16 as its docstring lays it out; its kargs, the
@@ -143,10 +154,17 @@ CASES = [
          {"TILES_IN_BLOCK_M": 2, "TILES_IN_BLOCK_N": 2, "TILES_IN_BLOCK_K": 16}),
     case("ref_add_nx8x128x512", R + "tutorial.py", "add_kernel_nx8x128x512",
          {"a_ptr": "fp32[2,8,128,512]", "b_ptr": "fp32[2,8,128,512]"}, {"n_elements": 2 * 8 * 128 * 512}, grid=(2,)),
-    case("ref_resize_nearest", R + "vision.py", "resize_nearest_fixed_dma_kernel",
-         {"data_tensor": "fp16[1,30,20,1280]"}, {"out_shape": (1, 59, 38, 1280)}),
-    case("ref_adaptive_avg_pool2d", R + "vision.py", "adaptive_avg_pool2d_kernel",
-         {"in_tensor": "fp32[1,64,56,56]"}, {"output_size": 7}),
+    # test_resize_nearest.py's perf rows: 30 x 20 to 59 x 38 of 1280 channels
+    *[case(f"ref_resize_nearest_{dt}_b{b}", R + "vision.py", "resize_nearest_fixed_dma_kernel",
+           {"data_tensor": f"{dt}[{b},30,20,1280]"}, {"out_shape": (b, 59, 38, 1280)})
+      for dt, b in (("fp16", 1), ("bf16", 1), ("fp32", 10))],
+    # test_adaptive_avg_pool2d.py's perf rows
+    *[case(f"ref_adaptive_avg_pool2d_{dt}_{n}x{c}x{h}x{w}_{size if isinstance(size, int) else 'x'.join(map(str, size))}",
+           R + "vision.py", "adaptive_avg_pool2d_kernel", {"in_tensor": f"{dt}[{n},{c},{h},{w}]"}, {"output_size": size})
+      for n, c, h, w, size, dt in ((1, 64, 56, 56, 7, "fp32"), (2, 128, 28, 28, 7, "fp32"), (1, 256, 14, 14, 7, "fp16"),
+                                   (4, 64, 56, 56, (7, 7), "fp32"), (2, 128, 28, 28, (14, 14), "fp32"),
+                                   (1, 512, 7, 7, 1, "fp32"), (8, 64, 32, 32, (4, 4), "fp16"),
+                                   (2, 2048, 32, 32, (3, 3), "fp32"), (2, 64, 256, 256, 1, "fp32"))],
     case("ref_select_and_scatter", R + "vision.py", "select_and_scatter_kernel",
          {"operand_tensor": "fp32[8,64,112,112]", "source_tensor": "fp32[8,64,56,56]"}),
 ]
@@ -239,6 +257,8 @@ def _replay(exe, trace_path, timeout):
         return f"{verdict}; {cycles} cycles"
     except subprocess.TimeoutExpired:
         return "check/run: no result within the timeout"
+    except OSError as e:  # the executable missing or being rebuilt
+        return f"check/run: {exe} did not start ({e.strerror})"
 
 
 def main():
