@@ -424,6 +424,30 @@ TEST(Heatmap, Matrix_colours_are_against_a_tenth_of_the_run_at_least) {
               std::string::npos);
 }
 
+// Victims that lost beats alike (every count of their rows equal, as DMA queues an engine's reads
+// block in turn) share one row labelled "(each)"; the cells shrink to their counts.
+TEST(Heatmap, Blocked_by_matrix_merges_victims_that_lost_alike) {
+    BlockMatrix m;
+    m.clients = {"pe_client_0", "dma_0", "dma_1", "dma_2", "dma_3", "dma_4", "act_wr", "pool_wr"};
+    const std::size_t n = m.clients.size();
+    m.cycles.assign(n * n, 0);
+    for (std::size_t v = 1; v <= 4; ++v) m.cycles[v * n + 0] = 40;  // dma_0..3 alike
+    m.cycles[5 * n + 0] = 41;                                        // dma_4 not quite
+    m.cycles[6 * n + 0] = m.cycles[7 * n + 0] = 7;                   // two names, no common stem
+    const std::string svg = render_heatmap(WindowSeries{}, m, HeatmapInfo{"t", "cayman", "", 2.4, 100, true});
+    const pt::ptree doc = parse_svg(svg);
+    EXPECT_EQ(count_class(doc, "blocked", nullptr), 3u);  // dma_0..3, dma_4, act_wr +1: one column
+    EXPECT_NE(svg.find(">dma_0..3 (each)<"), std::string::npos) << svg;
+    EXPECT_NE(svg.find(">dma_4<"), std::string::npos);
+    EXPECT_NE(svg.find(">act_wr +1 (each)<"), std::string::npos);
+    EXPECT_NE(svg.find("dma_0..3 (each) blocked by pe_client_0: 40 cycles"), std::string::npos);
+    EXPECT_NE(svg.find("a row of several clients (each) is one they lost alike"), std::string::npos);
+    // Two-digit counts: 22-pixel cells, not the 34 that a "55.4k" needs.
+    EXPECT_NE(svg.find("class=\"blocked\""), std::string::npos);
+    const std::size_t cell = svg.rfind("<rect", svg.find("class=\"blocked\""));
+    EXPECT_NE(svg.substr(cell, 120).find("width=\"22\""), std::string::npos) << svg.substr(cell, 200);
+}
+
 // A real workload's matrix: 30 clients, one pair 1000x the rest. Victims are the rows and
 // blockers the columns, each only where it lost or took beats; the columns that do not fit go
 // by their totals, counts read in k/M, and the colour is logarithmic so the small pairs are not

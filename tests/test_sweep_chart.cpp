@@ -804,6 +804,21 @@ TEST(SweepChartSvg, A_heat_cell_too_narrow_for_its_value_writes_it_upright) {
     EXPECT_NE(svg.substr(at, svg.find('>', at) - at).find("rotate(-90"), std::string::npos);
 }
 
+// Ticks read as the heatmap's do ("200k", not "200000"), on the line chart's y axis and the heat
+// chart's colour bar alike; cell values keep their digits.
+TEST(SweepChartSvg, Ticks_read_in_k_as_every_chart_does) {
+    const SweepTable line = table(kHeader1 + "a.trc,1,50400,dma_0,0.5,ok,\n" + "a.trc,2,286721,dma_0,0.5,ok,\n");
+    const std::string l = render_chart(build_chart(line, request("total_cycles")), ChartInfo{});
+    EXPECT_NE(l.find(">200k</text>"), std::string::npos) << l;
+    EXPECT_EQ(l.find(">200000</text>"), std::string::npos);
+    const SweepTable heat = table(kHeader2 + "a.trc,1,4,50400,dma_0,0.5,ok,\n" + "a.trc,2,4,286721,dma_0,0.5,ok,\n" +
+                                  "a.trc,1,8,143489,dma_0,0.5,ok,\n" + "a.trc,2,8,72593,dma_0,0.5,ok,\n");
+    const std::string h = render_chart(build_chart(heat, request("total_cycles")), ChartInfo{});
+    EXPECT_NE(h.find(">200k</text>"), std::string::npos) << h;
+    EXPECT_EQ(h.find(">200000</text>"), std::string::npos);
+    EXPECT_NE(h.find(">286721</text>"), std::string::npos);  // a cell's own value, every digit
+}
+
 TEST(SweepChartSvg, Short_numbers) {
     EXPECT_EQ(short_number(50422), "50422");
     EXPECT_EQ(short_number(0.9624294599), "0.9624");

@@ -1,6 +1,9 @@
 #include "sbufsim/output/heatmap.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
+#include <utility>
 
 #include "sbufsim/output/svg.h"
 
@@ -229,10 +232,74 @@ MatrixView top_clients(const BlockMatrix& m, std::size_t row_limit, std::size_t 
     return view;
 }
 
+// Victim rows drawn as one: neighbours in the view whose whole rows (every blocker, drawn or
+// not) hold the same counts, so a label can say "each". Sixteen DMA queues that an engine's
+// reads block alike are one row, not sixteen.
+struct RowGroup {
+    std::size_t first = 0, count = 1;  // positions in MatrixView::rows
+    std::string label;
+};
+
+bool same_row(const BlockMatrix& m, std::size_t a, std::size_t b) {
+    const std::size_t n = m.clients.size();
+    return std::equal(m.cycles.begin() + static_cast<std::ptrdiff_t>(a * n),
+                      m.cycles.begin() + static_cast<std::ptrdiff_t>((a + 1) * n),
+                      m.cycles.begin() + static_cast<std::ptrdiff_t>(b * n));
+}
+
+// "dma_4..7" for dma_4 .. dma_7 (one stem, numbers in a run), else "dma_4 +3"; " (each)" follows.
+std::string group_label(const std::vector<std::string>& names) {
+    if (names.size() == 1) return names.front();
+    const auto split = [](const std::string& name) {
+        std::size_t d = name.size();
+        while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1]))) --d;
+        return std::pair{name.substr(0, d), name.substr(d)};
+    };
+    const auto [stem, first] = split(names.front());
+    bool run = !first.empty() && first.size() < 9;
+    for (std::size_t i = 1; run && i < names.size(); ++i) {
+        const auto [s, digits] = split(names[i]);
+        run = s == stem && !digits.empty() && digits.size() < 9 &&
+              std::stoul(digits) == std::stoul(first) + i;
+    }
+    const std::string head = run ? names.front() + ".." + split(names.back()).second
+                                 : names.front() + " +" + std::to_string(names.size() - 1);
+    return head + " (each)";
+}
+
+std::vector<RowGroup> row_groups(const BlockMatrix& m, const MatrixView& view) {
+    std::vector<RowGroup> groups;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < view.rows.size(); ++i) {
+        if (!groups.empty() && same_row(m, view.rows[groups.back().first], view.rows[i])) {
+            ++groups.back().count;
+            names.push_back(m.clients[view.rows[i]]);
+            continue;
+        }
+        if (!groups.empty()) groups.back().label = group_label(names);
+        groups.push_back(RowGroup{i, 1, {}});
+        names = {m.clients[view.rows[i]]};
+    }
+    if (!groups.empty()) groups.back().label = group_label(names);
+    return groups;
+}
+
 // Blocker columns: as many as fit the picture's width with their rotated names (the 16 DMA
 // queues and the PE quadrants of a GEMM among them). Victim rows only lengthen the picture.
 constexpr std::size_t kMatrixClients = 22, kMatrixRows = 40;
-constexpr double kCell = 34, kMatrixLabelW = 92, kMatrixHeadH = 80;
+constexpr double kMatrixLabelW = 92, kMatrixHeadH = 80;
+
+// The side of a matrix cell: room for its longest count at 10 px (about 6.5 px a character)
+// and a margin, from 22 px (three digits) to 34 px (five characters, "55.4k"), so that a matrix
+// of small counts does not take half the picture.
+double cell_side(const BlockMatrix& m, const MatrixView& view) {
+    std::size_t chars = 1;
+    const std::size_t n = m.clients.size();
+    for (std::size_t v : view.rows)
+        for (std::size_t b : view.cols)
+            if (m.cycles[v * n + b]) chars = std::max(chars, svg::compact(static_cast<double>(m.cycles[v * n + b])).size());
+    return std::clamp(6.5 * static_cast<double>(chars) + 8, 22.0, 34.0);
+}
 
 // Who blocked whom: square cells, row = victim, column = blocker, red on a log scale (one
 // dominant pair would otherwise leave every other cell white), counts in k/M. The darkest colour
@@ -255,15 +322,16 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
     std::uint64_t largest = 0;
     for (auto v : m.cycles) largest = std::max(largest, v);
     const std::uint64_t max = std::max<std::uint64_t>({largest, run_cycles / kMatrixScaleRunShare, 1});
-    for (std::size_t i = 0; i < view.rows.size(); ++i)
-        s.text(x0 - 6, y0 + kCell * static_cast<double>(i) + kCell / 2 + 4, m.clients[view.rows[i]], 11,
-               "end");
+    const std::vector<RowGroup> groups = row_groups(m, view);
+    const double cell = cell_side(m, view);
+    for (std::size_t i = 0; i < groups.size(); ++i)
+        s.text(x0 - 6, y0 + cell * static_cast<double>(i) + cell / 2 + 4, groups[i].label, 11, "end");
     for (std::size_t i = 0; i < view.cols.size(); ++i)
-        s.text(x0 + kCell * static_cast<double>(i) + kCell / 2 + 4, y0 - 6, m.clients[view.cols[i]], 11,
+        s.text(x0 + cell * static_cast<double>(i) + cell / 2 + 4, y0 - 6, m.clients[view.cols[i]], 11,
                "start", -55);
-    for (std::size_t r = 0; r < view.rows.size(); ++r) {
+    for (std::size_t r = 0; r < groups.size(); ++r) {
         for (std::size_t c = 0; c < view.cols.size(); ++c) {
-            const std::size_t v = view.rows[r], b = view.cols[c];
+            const std::size_t v = view.rows[groups[r].first], b = view.cols[c];
             const std::uint64_t val = m.cycles[v * n + b];
             const double t = svg::log_scale(static_cast<double>(val), static_cast<double>(max));
             svg::Style st;
@@ -271,16 +339,17 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
             st.stroke = "#bbb";
             st.stroke_width = 0.5;
             st.css_class = "blocked";
-            st.title = m.clients[v] + " blocked by " + m.clients[b] + ": " + std::to_string(val) + " cycles";
-            const double x = x0 + kCell * static_cast<double>(c), yy = y0 + kCell * static_cast<double>(r);
-            s.rect(x, yy, kCell, kCell, st);
+            st.title = (groups[r].count == 1 ? m.clients[v] : groups[r].label) + " blocked by " + m.clients[b] +
+                       ": " + std::to_string(val) + " cycles";
+            const double x = x0 + cell * static_cast<double>(c), yy = y0 + cell * static_cast<double>(r);
+            s.rect(x, yy, cell, cell, st);
             // White on the dark half of the ramp, black on the light half.
-            if (val) s.text(x + kCell / 2, yy + kCell / 2 + 3.5, svg::compact(static_cast<double>(val)), 10, "middle", 0,
+            if (val) s.text(x + cell / 2, yy + cell / 2 + 3.5, svg::compact(static_cast<double>(val)), 10, "middle", 0,
                             t > 0.6 ? "bold" : "normal", t > 0.6 ? "#ffffff" : "#000000");
         }
     }
     s.text(x0 - 6, y0 - 6, "victim \\ blocker", 9, "end");
-    double below = y0 + kCell * static_cast<double>(view.rows.size()) + 16;
+    double below = y0 + cell * static_cast<double>(groups.size()) + 16;
     const std::string darkest = max == largest
                                     ? svg::compact(static_cast<double>(max)) + " cycles (the largest cell)"
                                     : svg::compact(static_cast<double>(max)) +
@@ -291,7 +360,9 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
         "cell colour: log scale, darkest = " + darkest + "; 0 = empty cell; hover a cell for the exact count",
         10);
     below += 14;
-    s.text(x0, below, "rows: the clients that lost beats to another; columns: the clients that took them",
+    s.text(x0, below,
+           std::string("rows: the clients that lost beats to another; columns: the clients that took them") +
+               (groups.size() < view.rows.size() ? "; a row of several clients (each) is one they lost alike" : ""),
            10);
     if (view.hidden_cycles) {
         // The cut can fall between equal totals, so the note names what it left out and its
@@ -320,8 +391,9 @@ double matrix(svg::Writer& s, const BlockMatrix& m, Cycle run_cycles, double y) 
 }
 
 double matrix_height(const BlockMatrix& m) {
-    const std::size_t rows = top_clients(m, kMatrixRows, kMatrixClients).rows.size();
-    return rows ? kMatrixHeadH + kCell * static_cast<double>(rows) + 78 : 40;
+    const MatrixView view = top_clients(m, kMatrixRows, kMatrixClients);
+    const std::size_t rows = row_groups(m, view).size();
+    return rows ? kMatrixHeadH + cell_side(m, view) * static_cast<double>(rows) + 78 : 40;
 }
 
 }  // namespace

@@ -1021,7 +1021,7 @@ void y_axis(svg::Writer& s, const LineScale& sc) {
         const double y = sc.y(v);
         s.line(sc.f.left, y, sc.f.right(), y, "#e6e6e6", 1);
         s.line(sc.f.left - 4, y, sc.f.left, y, "#000", 1);
-        s.text(sc.f.left - 7, y + 3.5, short_number(v), 9, "end");
+        s.text(sc.f.left - 7, y + 3.5, svg::compact(v), 9, "end");
     }
     s.text(sc.f.left - 56, sc.f.top + sc.f.height / 2, sc.m->metric, 11, "middle", -90);
 }
@@ -1068,7 +1068,7 @@ void x_axis(svg::Writer& s, const LineScale& sc) {
         for (double v : axis_ticks(lo, hi, 6))
             if (v >= lo && v <= hi) {
                 const double x = sc.f.left + LineScale::kPad + (sc.f.width - 2 * LineScale::kPad) * (v - lo) / (hi - lo);
-                tick(x, short_number(v));
+                tick(x, svg::compact(v));
             }
     }
     s.text(sc.f.left + sc.f.width / 2, y + x_title_depth(sc), x_title(a), 11, "middle");
@@ -1294,7 +1294,7 @@ void colour_legend(svg::Writer& s, const ChartModel& m, double x, double top, do
             continue;  // round_ticks covers the span: the outer ones lie off the bar
         const double y = top + height - height * f;
         s.line(x + 16, y, x + 20, y, "#000", 0.8);
-        s.text(x + 23, y + 3, short_number(v), 9);
+        s.text(x + 23, y + 3, svg::compact(v), 9);
     }
     s.text(x, top - 8, m.metric, 9.5);
 }

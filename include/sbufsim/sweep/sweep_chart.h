@@ -153,8 +153,10 @@ std::string render_chart(const ChartModel& m, const ChartInfo& info);
 // the first <= lo and the last >= hi (so every value lies inside the axis).
 std::vector<double> axis_ticks(double lo, double hi, int target);
 
-// Numbers as the chart labels them: integers exact up to 7 digits, otherwise 4 significant
-// digits with k/M/G suffixes for large magnitudes ("50422", "0.9624", "1.2M").
+// Values as the chart labels its cells and its best point: integers exact up to 7 digits,
+// otherwise 4 significant digits with k/M/G suffixes for large magnitudes ("50422", "0.9624",
+// "1.2M"). Axis and colour-bar ticks are round numbers and read as the heatmap's do
+// (svg::compact: "200k", "2.5M"), one tick format across every chart.
 std::string short_number(double v);
 
 }  // namespace sbufsim::chart
