@@ -42,18 +42,24 @@ SiteParts split_site(std::string_view site) {
     if (bracket != std::string_view::npos && site.size() > bracket + 1 && site.back() == ']')
         p.index_names = site.substr(bracket + 1, site.size() - bracket - 2);
     p.key = p.base;
-    // FILE:LINE[:CALL]: the first colon followed by digits that end at a colon or the end.
+    // FILE:LINE[:CALL][@FUNCTION]: the first colon followed by digits that end at a colon, an '@'
+    // or the end.
     for (std::size_t c = p.base.find(':'); c != std::string_view::npos; c = p.base.find(':', c + 1)) {
         std::size_t e = c + 1;
         while (e < p.base.size() && p.base[e] >= '0' && p.base[e] <= '9') ++e;
-        if (e == c + 1 || (e < p.base.size() && p.base[e] != ':')) continue;
+        if (e == c + 1 || (e < p.base.size() && p.base[e] != ':' && p.base[e] != '@')) continue;
         std::uint32_t line = 0;
         const auto [ptr, ec] = std::from_chars(p.base.data() + c + 1, p.base.data() + e, line);
         if (ec != std::errc{} || line == 0) continue;
         p.file = p.base.substr(0, c);
         p.line = line;
         p.key = p.base.substr(0, e);
-        if (e < p.base.size()) p.call = p.base.substr(e + 1);
+        std::string_view rest = p.base.substr(e);
+        if (const auto at = rest.rfind('@'); at != std::string_view::npos) {
+            p.function = rest.substr(at + 1);
+            rest = rest.substr(0, at);
+        }
+        if (rest.starts_with(':')) p.call = rest.substr(1);
         break;
     }
     return p;

@@ -171,10 +171,17 @@ def test_trace_is_byte_identical(name):
         "(this file's docstring says how)")
 
 
+# loc=FILE:LINE[:CALL][@FUNCTION][[NAME=VALUE,...]] (docs/trace-format.md)
+SITE = re.compile(r"(?P<file>[^:]+):(?P<line>\d+)(?::(?P<call>[^@\[]+))?(?:@(?P<function>[^\[]+))?"
+                  r"(?:\[(?P<indices>[^\]]*)\])?$")
+# the operators a call names by the nl function they lower to
+OPERATORS = {"nl.add": "+", "nl.subtract": "-", "nl.multiply": "*", "nl.divide": "/", "nl.copy": "="}
+
+
 @pytest.mark.parametrize("name", ["matmul_tiled_512_sunda", "generated_stress"])
 def test_every_record_names_its_kernel_line_and_call(name):
     kt = trace_case(*CASES[name])
-    kernel = CASES[name][0].partition("::")[0]
+    kernel, _, function = CASES[name][0].partition("::")
     source = GENERATED.get(kernel)
     if source is None:
         with open(os.path.join(EXAMPLES, kernel), encoding="utf-8") as f:
@@ -183,12 +190,36 @@ def test_every_record_names_its_kernel_line_and_call(name):
     for record in kt.records:
         found = LOC.search(record)
         assert found, f"{name}: a record without a location: {record}"
-        file, line, *call = found.group(0)[len(" loc="):].split(":")
-        assert file == os.path.basename(kernel)
-        code = lines[int(line) - 1]
-        # the call named is on that line of the kernel (a sync record: the call it orders)
-        if call:
-            assert call[0].split(".", 1)[1] in code, f"{name}: {record} vs line {line}: {code}"
+        site = SITE.match(found.group(0)[len(" loc="):])
+        assert site, f"{name}: {record}"
+        assert site["file"] == os.path.basename(kernel)
+        code = lines[int(site["line"]) - 1]
+        # the call named is on that line of the kernel (a sync record: the call it orders), or
+        # the operator it lowers
+        call = site["call"]
+        assert call, f"{name}: a record without its call: {record}"
+        assert call.split(".", 1)[1] in code or OPERATORS.get(call, "?") in code, f"{name}: {record} vs {code}"
+        # the kernel function holding the line, and the iteration of the range loops around it
+        assert site["function"] == function, record
+        for index in (site["indices"] or "").split(",") if site["indices"] else []:
+            loop, value = index.split("=")
+            assert re.search(rf"\bfor {loop} in nl\.\w+_range\(", source), f"{name}: {record}: no loop {loop}"
+            assert int(value) >= 0
+
+
+def test_the_matmul_and_the_loops_of_the_tiled_gemm_are_named():
+    """`acc += nl.matmul(...)` names nl.matmul (the call that made the matmul, not the `+=`), and
+    each record its (m, n, k) iteration: 4 x 1 x 4 loads of each operand at 512 x 512."""
+    kt = trace_case(*CASES["matmul_tiled_512_sunda"])
+    sites = [SITE.match(LOC.search(r).group(0)[len(" loc="):]) for r in kt.records]
+    with open(os.path.join(EXAMPLES, "matmul.py"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    matmul_line = next(i + 1 for i, code in enumerate(lines) if "acc += nl.matmul(a, b, transpose_x=True)" in code)
+    calls = {s["call"] for s in sites if int(s["line"]) == matmul_line}
+    assert calls == {"nl.matmul"}
+    load_line = next(i + 1 for i, code in enumerate(lines) if "a[...] = nl.load(lhsT[k * TILE_K" in code)
+    iterations = {s["indices"] for s in sites if int(s["line"]) == load_line}
+    assert iterations == {f"m={m},n=0,k={k}" for m in range(4) for k in range(4)}
 
 
 if __name__ == "__main__":

@@ -310,12 +310,13 @@ private:
 
 // ---- source locations -------------------------------------------------------------------------
 
-// A site's parts, for grouping and display. "tiled_gemm.py:42:nl.load[i,k]": file
-// "tiled_gemm.py", line 42, call "nl.load", base "tiled_gemm.py:42:nl.load", index names "i,k";
-// a site without FILE:LINE (a generator step, "gemm:load_A[m,k]") has line 0 and base
-// "gemm:load_A". `key` is what a per-line profile groups by: "FILE:LINE", else the base.
+// A site's parts, for grouping and display. "tiled_gemm.py:42:nl.load@gemm[i,k]": file
+// "tiled_gemm.py", line 42, call "nl.load", function "gemm" (the kernel function holding the
+// line, after '@'), base "tiled_gemm.py:42:nl.load@gemm", index names "i,k"; a site without
+// FILE:LINE (a generator step, "gemm:load_A[m,k]") has line 0 and base "gemm:load_A". `key` is
+// what a per-line profile groups by: "FILE:LINE", else the base.
 struct SiteParts {
-    std::string_view file, call, base, index_names, key;
+    std::string_view file, call, function, base, index_names, key;
     std::uint32_t line = 0;
 };
 SiteParts split_site(std::string_view site);

@@ -39,11 +39,21 @@ _API_MODULES = {_PACKAGE + ".language": "nl", _PACKAGE + ".isa": "nisa",
                 _PACKAGE + "._isa_matmul": "nisa"}  # nisa's Tensor Engine instructions live there
 
 
+# A tile's operators, by the nl function each lowers to: the call a record of `c = a + b` names.
+_OPERATOR_MODULES = {_PACKAGE + "._view", _PACKAGE + "._ops"}
+_OPERATORS = {"__add__": "nl.add", "__radd__": "nl.add", "__iadd__": "nl.add", "__sub__": "nl.subtract",
+              "__rsub__": "nl.subtract", "__mul__": "nl.multiply", "__rmul__": "nl.multiply",
+              "__neg__": "nl.multiply", "__truediv__": "nl.divide", "__rtruediv__": "nl.divide",
+              "__setitem__": "nl.copy"}
+
+
 class Site(tuple):
-    """(file, line) of a kernel's call, and `call`: the nki function it called ("nl.load",
-    "nisa.nc_matmul"; "" when none is known)."""
+    """(file, line) of a kernel's call, `call`: the nki function it called ("nl.load",
+    "nisa.nc_matmul"; "" when none is known), and `function`: the kernel's function that holds
+    the line ("" when none)."""
 
     call = ""
+    function = ""
 
 
 def kernel_site():
@@ -58,6 +68,7 @@ def kernel_site():
         if not in_package(code.co_filename):
             site = Site((code.co_filename, frame.f_lineno))
             site.call = call
+            site.function = code.co_name if not code.co_name.startswith("<") else ""  # not <lambda>
             return site
         api = _API_MODULES.get(frame.f_globals.get("__name__"))
         if api is not None:
@@ -65,26 +76,42 @@ def kernel_site():
             # code is `op`, its name the factory's `fn`
             name = frame.f_locals.get("fn", "op") if code.co_name == "op" else code.co_name
             call = f"{api}.{name}"
+        elif code.co_name in _OPERATORS and frame.f_globals.get("__name__") in _OPERATOR_MODULES:
+            call = _OPERATORS[code.co_name]  # `a + b`, `t[...] = x`: the op it lowers to
         frame = frame.f_back
     return Site(("<kernel>", 0))
 
 
 # a site's characters in a trace (docs/trace-format.md, loc=): others become '_'
 _SITE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:+/@-")
-_locations = {}  # (file, line, call) -> its loc= text
+_locations = {}  # (file, line, call, function) -> its loc= text without loop indices
+MAX_LOOP_INDICES = 4  # a location's loop indices in a trace (the innermost loops')
 
 
-def kernel_location():
-    """The kernel call being traced as a trace's source location: "kernel.py:42:nl.load" (the
-    file's name, not its path: a trace reads the same wherever the kernel lies)."""
+def _site_text(text, limit):
+    return "".join(c if c in _SITE_CHARS else "_" for c in text)[:limit]
+
+
+def kernel_location(loops=()):
+    """The kernel call being traced as a trace's source location: "kernel.py:42:nl.load@kern" (the
+    file's name, not its path: a trace reads the same wherever the kernel lies; the call; the
+    kernel function holding the line), then the iteration of the innermost range loops around it,
+    `loops` ([name, value] outermost first): "kernel.py:42:nl.load@kern[m=3,k=1]"."""
     site = kernel_site()
-    key = (site[0], site[1], getattr(site, "call", ""))
+    key = (site[0], site[1], getattr(site, "call", ""), getattr(site, "function", ""))
     text = _locations.get(key)
     if text is None:
-        name = "".join(c if c in _SITE_CHARS else "_" for c in os.path.basename(key[0]))[:160] or "kernel"
-        text = f"{name}:{key[1]}" + (f":{key[2]}" if key[2] and key[1] else "")
+        name = _site_text(os.path.basename(key[0]), 96) or "kernel"
+        text = f"{name}:{key[1]}"
+        if key[1]:
+            text += (f":{key[2]}" if key[2] else "") + (f"@{_site_text(key[3], 40)}" if key[3] else "")
         _locations[key] = text
-    return text
+    if not loops:
+        return text
+    shown = [(n, v) for n, v in loops if 0 <= v <= 0xFFFFFFFF][-MAX_LOOP_INDICES:]
+    if not shown or len(text) + sum(len(n) + 1 for n, _ in shown) + 1 > 248:  # the trace's limit
+        return text
+    return f"{text}[{','.join(f'{n}={v}' for n, v in shown)}]"
 
 
 def fail(reason):

@@ -6,7 +6,7 @@ from . import _values
 from ._allocator import PARTITIONS
 from ._compute import check_on_chip, compute, to_sbuf
 from ._dtypes import dtype_of
-from ._errors import fail, kernel_site
+from ._errors import _deferred_sites, fail, kernel_site
 from ._ops import Pending, copy, value
 from ._tracer import ENGINE_QUEUES, tracer
 
@@ -57,7 +57,13 @@ class MatmulPending(Pending):
         self._emit(dst, accumulate=False)
 
     def accumulate_into(self, dst):
-        self._emit(dst, accumulate=True)
+        # `acc += nl.matmul(...)`: the records name the call that made the matmul, as a deferred
+        # op's do, not the `+=` (which no nl/nisa function is on the way to)
+        _deferred_sites.append(self.site)
+        try:
+            self._emit(dst, accumulate=True)
+        finally:
+            _deferred_sites.pop()
         self.result = dst
 
     def _emit(self, dst, accumulate):

@@ -130,6 +130,7 @@ class Tracer:
         self.waited = {}  # (queue, other lane) -> value already waited for
         self.next_dma = 0
         self.loop_kinds = []  # the kinds of the enclosing range loops
+        self.loop_indices = []  # their [name, iteration] (outermost first): records' loc= indices
         self.flops = 0
         self.hbm_bytes = 0
         self.names = {}
@@ -220,7 +221,7 @@ class Tracer:
         """Append a record reading and writing the given views; returns it."""
         if self.unwritten:
             self.flush()
-        fields["loc"] = kernel_location()  # the kernel line and nki call (docs/trace-format.md, loc=)
+        fields["loc"] = kernel_location(self.loop_indices)  # kernel line, call, loops (docs/trace-format.md)
         for view in (*reads, *writes):
             slot = view.storage.slot
             if slot.owner is not None and slot.owner is not view.storage.root and slot.region != "hbm":
@@ -350,7 +351,7 @@ class Tracer:
         else:
             kind = next(k for k, q in ENGINE_QUEUES.items() if q == queue)
             sync = Record(kind, queue, compute_fields(scratch, scratch, 1, "sync"))
-        sync.fields["loc"] = kernel_location()  # the kernel call whose record it orders
+        sync.fields["loc"] = kernel_location(self.loop_indices)  # the kernel call whose record it orders
         # its lane, as lane() names it: partition 0's DMA engine, the ldweights, an SBUF write
         sync.lane = queue + (":engines0" if queue.startswith("qSyncIO") else
                              ":ldweights" if queue == ENGINE_QUEUES["pe"] else ":sbuf")

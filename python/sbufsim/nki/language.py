@@ -1,6 +1,10 @@
 """nki.language as traced by sbufsim (docs/nki.md): tensors, loops, loads/stores, matmul and the
 element-wise and reduction ops, each becoming trace records on its engine."""
 
+import linecache as _linecache
+import re as _re
+import sys as _sys
+
 from . import _allocator, _compute, _errors, _matmul, _ops, _spmd, _tracer, _values
 from ._compiler import Buffer
 from ._dtypes import DTYPES, dtype_of
@@ -118,12 +122,36 @@ class _Range:
             _tracer._current.note_empty_loop(call, args)
 
     def __iter__(self):
-        loops = _tracer.tracer().loop_kinds
+        t = _tracer.tracer()
+        loops, indices = t.loop_kinds, t.loop_indices
         loops.append(self.kind)
+        # the loop's iteration, named as the kernel's `for` names it, for the records' loc=
+        entry = [_loop_name(_sys._getframe(1), len(indices)), 0]
+        indices.append(entry)
         try:
-            yield from self.values
+            for value in self.values:
+                entry[1] = value
+                yield value
         finally:
             loops.pop()
+            for i in range(len(indices) - 1, -1, -1):
+                if indices[i] is entry:
+                    del indices[i]
+                    break
+
+
+_loop_names = {}  # (file, line) of a `for` -> its variable's name
+
+
+def _loop_name(frame, depth):
+    """The variable of the kernel's `for NAME in nl.affine_range(...)` at `frame`'s line (read
+    once per line), else i<depth>: a loc= index name (docs/trace-format.md)."""
+    key = (frame.f_code.co_filename, frame.f_lineno)
+    name = _loop_names.get(key)
+    if name is None:
+        found = _re.findall(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b", _linecache.getline(*key))
+        name = _loop_names[key] = found[0][:12] if len(found) == 1 else ""
+    return name or f"i{depth}"
 
     def __len__(self):
         return len(self.values)
