@@ -101,6 +101,32 @@ TEST(CliCheck, A_race_after_a_rejected_record_says_to_fix_that_record_first) {
         << r.out;
 }
 
+// A record with a source location is named by its kernel line after the trace line, in a rule's
+// message and a race's, and a race names the other side's kernel line too, also when it is found
+// after later records were read (line 5 starts once line 6 signals it).
+TEST(CliCheck, Check_and_race_messages_name_the_kernel_lines) {
+    const std::string t = sbufsim::test::write_temp(
+        "cli_trace_kernel_lines.trc",
+        "sbufsim-trace 1 gen=cayman\n"
+        "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=4096 signal=1 "
+        "loc=softmax.py:40:nl.load@softmax_kernel[i=0]\n"
+        "act queue=qAct0 src=bf16@0x0[1][2048] dst=bf16@0x10000[1][2048] partitions=129 fn=exp "
+        "loc=softmax.py:42:nl.exp@softmax_kernel[i=1]\n"
+        "act queue=qAct0 src=bf16@0x0[1][2048] dst=bf16@0x20000[1][2048] partitions=128 fn=copy "
+        "loc=softmax.py:44:nl.copy@softmax_kernel[i=0]\n"
+        "dve queue=qDve0 src=bf16@0x0[1][2048] dst=bf16@0x30000[1][2048] partitions=128 fn=copy wait=2 "
+        "loc=softmax.py:46:nl.copy@softmax_kernel\n"
+        "dma queue=qSyncIO1 engine=1 src=hbm dst=bf16@0x40000 partitions=128 bytes=4096 signal=2 "
+        "loc=softmax.py:48:nl.load@softmax_kernel\n");
+    const Result r = run("check " + t);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(has(r, t + ":3 (softmax.py:42 nl.exp): partitions: 129 partitions")) << r.out;
+    EXPECT_TRUE(has(r, t + ":4 (softmax.py:44 nl.copy): src: ACT line 4 reads SBUF") &&
+                has(r, "which DMA queue qSyncIO0 line 2 (softmax.py:40 nl.load) writes"))
+        << r.out;
+    EXPECT_TRUE(has(r, t + ":5 (softmax.py:46 nl.copy): src: DVE line 5 reads SBUF")) << r.out;
+}
+
 TEST(CliCheck, Zero_region_1_is_fine_on_mariana) {
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen mariana").rc, 0);
     EXPECT_EQ(run("check " + data("zero_region_1.trc") + " --gen cayman").rc, 1);

@@ -357,5 +357,31 @@ TEST(Timeline, Gemm_1024x4096x1024_at_the_default_detail_is_valid_and_under_20_M
     std::filesystem::remove(path);
 }
 
+// Each instruction's slice names its record's source location in its args (`source`, as loc=
+// writes it, loop indices included), so a click in Perfetto names the kernel line; a record
+// without one has no `source`.
+TEST(Timeline, Instruction_slices_carry_their_source_location) {
+    const std::string path = test::temp("timeline_source.trc");
+    {
+        std::ofstream f(path);
+        f << "sbufsim-trace 1 gen=cayman\n"
+             "dma queue=qSyncIO0 src=hbm dst=bf16@0x0[1][512] partitions=128 bytes=1024 signal=1 "
+             "loc=softmax.py:40:nl.load@softmax_kernel[i=3]\n"
+             "act queue=qAct0 src=bf16@0x0[1][512] dst=bf16@0x4000[1][512] partitions=128 fn=exp wait=1 "
+             "signal=2 loc=softmax.py:42:nl.exp@softmax_kernel[i=3]\n"
+             "dma queue=qSyncIO1 src=bf16@0x4000[1][512] dst=hbm partitions=128 bytes=1024 wait=2\n";
+    }
+    const Replayed r = replay_with_probe(path);
+    std::multiset<std::string> sources;  // the instruction slices' args.source
+    for (const auto& s : events(timeline(r), "X"))
+        if (s.get<std::string>("cat") == "instr") sources.insert(s.get<std::string>("args.source", "(none)"));
+    // The ACT instruction's slice, and the load's and the store's (a slice per DMA engine of the
+    // transfer): the load's carry its location, the store's none.
+    EXPECT_EQ(sources.count("softmax.py:42:nl.exp@softmax_kernel[i=3]"), 1u);
+    EXPECT_GT(sources.count("softmax.py:40:nl.load@softmax_kernel[i=3]"), 0u);
+    EXPECT_GT(sources.count("(none)"), 0u);
+    EXPECT_EQ(std::set<std::string>(sources.begin(), sources.end()).size(), 3u);
+}
+
 }  // namespace
 }  // namespace sbufsim

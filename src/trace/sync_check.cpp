@@ -105,6 +105,11 @@ void SyncCheck::add_record(const Record& rec, std::vector<TraceError>& out, bool
     }
     Instr in;
     in.line = rec.line;
+    if (rec.has_site()) {
+        in.site = rec.site_id;
+        if (site_labels_.size() <= rec.site_id) site_labels_.resize(rec.site_id + 1u);
+        if (site_labels_[rec.site_id].empty()) site_labels_[rec.site_id] = site_label(rec.site);
+    }
     const auto [q, fresh] =
         queue_index_.try_emplace(rec.queue_id, static_cast<std::uint32_t>(queue_names_.size()));
     if (fresh) queue_names_.emplace_back(rec.queue);
@@ -176,7 +181,8 @@ void SyncCheck::start(std::uint32_t u, const Instr& head, std::vector<TraceError
     UnitLanes& lanes = units_[u].lanes;
     lanes.started(rules_, head.lane, head.shape, before);
     const CompletionLane& lane = lanes.lanes()[head.lane];
-    const UnitPosition me{lane.id, lane.count, head.line, u};
+    UnitPosition me{lane.id, lane.count, head.line, u};
+    me.site = head.site;
     conflicts_.clear();
     hazards_.start(head.footprint, me, before, conflicts_);
     for (const Conflict& c : conflicts_) out.push_back(describe(head, u, c));
@@ -293,9 +299,15 @@ std::size_t SyncCheck::kept_signals() const {
     return std::clamp<std::size_t>(kKeptClockEntries / per_signal, 1, kKeptSignals);
 }
 
+std::string SyncCheck::site_of(SiteId site) const {
+    return site < site_labels_.size() ? site_labels_[site] : std::string();
+}
+
 TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflict& c) const {
     const std::string me = units_[u].label + " line " + num(head.line);
-    const std::string other = units_[c.other.queue].label + " line " + num(c.other.line);
+    const std::string other_site = site_of(c.other.site);
+    const std::string other = units_[c.other.queue].label + " line " + num(c.other.line) +
+                              (other_site.empty() ? "" : " (" + other_site + ")");
     const std::string where = std::string(c.region == Region::psum ? "PSUM" : "SBUF") + " partition " +
                               num(c.partition) + " bytes " + hex(c.lo) + "-" + hex(c.hi - 1);
     std::string why;
@@ -330,7 +342,9 @@ TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflic
     why += "; order them: make line " + num(late) + " wait for a signal " + early_unit +
            " sends at or after line " + num(early) + ", or line " + num(early) + " for one " + late_unit +
            " sends at or after line " + num(late);
-    return TraceError{file_, head.line, c.field, why, std::string(kRaceRule)};
+    TraceError e{file_, head.line, c.field, why, std::string(kRaceRule)};
+    e.source = site_of(head.site);  // the race may be found after later records were read
+    return e;
 }
 
 std::string SyncCheck::describe(std::uint32_t unit) const {

@@ -35,6 +35,7 @@ struct UnitPosition {
     std::uint64_t line = 0;
     std::uint32_t queue = 0;  // its in-order queue (its unit: a lane of it, completion_order.h)
     bool extent = false;      // its operand's runs were taken as their whole extent (OperandSpan)
+    SiteId site = kNoSite;    // its record's source location: a race names the other side's line
     bool present() const { return unit != kNoUnit; }
     friend bool operator==(const UnitPosition&, const UnitPosition&) = default;
 };

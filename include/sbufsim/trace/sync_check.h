@@ -75,6 +75,7 @@ private:
         CompletionShape shape;    // for the completion rules (completion_order.h)
         std::uint32_t lane = 0;   // its lane's position in its unit's UnitLanes
         Footprint footprint;      // what it reads and writes on chip
+        SiteId site = kNoSite;    // its record's source location (site_labels_)
     };
     struct Unit {
         std::string engine;                 // "PE array", "ACT", "DMA", "Q7 core 3", ...
@@ -114,6 +115,11 @@ private:
     std::vector<Unit> units_;
     std::unordered_map<std::uint64_t, std::uint32_t> unit_index_;  // (kind class, id) -> unit
     std::vector<std::string> queue_names_;
+    // By SiteId, the source location of the records' sites as findings name them ("softmax.py:42
+    // nl.exp", site_label()): a race found when an instruction starts, after later records were
+    // read, names both sides' kernel lines.
+    std::vector<std::string> site_labels_;
+    std::string site_of(SiteId site) const;
     std::unordered_map<NameId, std::uint32_t> queue_index_;
     std::vector<std::uint64_t> value_;                    // semaphore values in the game
     std::vector<std::uint64_t> total_;                    // every signal of the trace, per semaphore
