@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -264,6 +265,52 @@ TEST(CliNki, O_with_sbt_keeps_the_binary_form) {
     ASSERT_TRUE(std::regex_search(r.out, m, std::regex("total ([0-9]+) cycles"))) << r.out;
     EXPECT_NE(again.out.find("\"total_cycles\": " + m[1].str()), std::string::npos)
         << again.out.substr(0, 400);
+}
+
+// A trace kept with -o (text or binary) reports by kernel line whenever it is replayed: the
+// tiled GEMM's lines, its `acc += nl.matmul(...)` named nl.matmul. `nki --annotate` without a
+// file prints the kernel's own file, only the function that made records.
+TEST(CliNki, A_kept_trace_reports_by_kernel_line_when_replayed_and_annotate_takes_the_kernel_file) {
+    const std::string dir = fresh("lines");
+    const std::string kernel = dir + "/mm.py";
+    const std::string source = slurp(std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/matmul.py");
+    std::ofstream(kernel) << source;
+    // The source line (1-based) of the first line holding `text`.
+    const auto line_of = [&](const std::string& text) {
+        const std::size_t at = source.find(text);
+        return at == std::string::npos ? 0 : 1 + std::count(source.begin(), source.begin() + at, '\n');
+    };
+    const std::vector<std::string> traced{
+        "nki",     kernel + "::matmul_tiled", "--input", "lhsT=bf16[256,256]",
+        "--input", "rhs=bf16[256,512]",       "--quiet"};
+    for (const std::string& kept : {dir + "/k.trc", dir + "/k.sbt"}) {
+        std::vector<std::string> args = traced;
+        args.insert(args.end(), {"-o", kept});
+        ASSERT_EQ(sbufsim_process(args, "nki_lines_").rc, 0);
+        const CliOut again = sbufsim_process({"run", kept, "--quiet", "--json", "-"}, "nki_lines_");
+        ASSERT_EQ(again.rc, 0) << again.err;
+        for (const auto& [text, call] :
+             {std::pair<std::string, std::string>{"acc += nl.matmul(a, b, ", "nl.matmul"},
+              {"a[...] = nl.load(lhsT[k * TILE_K", "nl.load"},
+              {"nl.store(result[m * TILE_M", "nl.store"}}) {
+            const std::regex row("\"mm\\.py:" + std::to_string(line_of(text)) + "\": \\{\\s*\"calls\": \"" +
+                                 call + "\"");
+            EXPECT_TRUE(std::regex_search(again.out, row)) << kept << ": " << text << "\n"
+                                                           << again.out.substr(0, 600);
+        }
+    }
+    std::vector<std::string> args = traced;
+    args.pop_back();                              // --quiet: the report and the source are wanted
+    args.insert(args.begin() + 2, "--annotate");  // before --input: the kernel's own file
+    const CliOut shown = sbufsim_process(args, "nki_lines_");
+    ASSERT_EQ(shown.rc, 0) << shown.err;
+    EXPECT_NE(shown.out.find("| " + kernel), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("| def matmul_tiled(lhsT, rhs):"), std::string::npos) << shown.out;
+    EXPECT_EQ(shown.out.find("def matmul_hoisted"), std::string::npos) << shown.out;  // made no records
+    // The stationary load, two thirds of the critical path, is among the lines marked hottest.
+    const std::regex hot(">>[^|\n]* " + std::to_string(line_of("a[...] = nl.load(lhsT[k * TILE_K")) +
+                         " \\| ");
+    EXPECT_TRUE(std::regex_search(shown.out, hot)) << shown.out;
 }
 
 // --grid G launches the kernel as kernel[G] from the command line: the same records as the

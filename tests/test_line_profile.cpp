@@ -132,5 +132,74 @@ TEST(LineProfile, A_kept_trace_in_either_form_reports_the_same_lines) {
     EXPECT_EQ(line_rows, pa.rows.size());
 }
 
+// A kernel site names its call and the function holding the line ("@function"); grouping by
+// FILE:LINE is the same with or without them.
+TEST(LineProfile, A_site_names_its_call_and_function) {
+    SiteParts p = split_site("attn.py:88:nl.matmul@attn_fwd[i,k]");
+    EXPECT_EQ(p.key, "attn.py:88");
+    EXPECT_EQ(p.call, "nl.matmul");
+    EXPECT_EQ(p.function, "attn_fwd");
+    EXPECT_EQ(p.index_names, "i,k");
+    p = split_site("attn.py:90@attn_fwd");
+    EXPECT_EQ(p.line, 90u);
+    EXPECT_EQ(p.call, "");
+    EXPECT_EQ(p.function, "attn_fwd");
+    EXPECT_EQ(site_label("attn.py:88:nl.matmul@attn_fwd[i,k]"), "attn.py:88 nl.matmul");
+}
+
+// --annotate prints the functions that made records, each line's figures beside it, the hottest
+// marked, and leaves the rest of the file out.
+TEST(LineProfile, Annotate_prints_only_the_functions_that_made_records) {
+    const std::string source =
+        "import nki.language as nl\n"         // 1
+        "\n"                                  // 2
+        "\n"                                  // 3
+        "def unused(x):\n"                    // 4
+        "    return nl.load(x)\n"             // 5
+        "\n"                                  // 6
+        "\n"                                  // 7
+        "# the kernel\n"                      // 8
+        "@nki.jit\n"                          // 9
+        "def kern(x):\n"                      // 10
+        "    \"\"\"A docstring\n"             // 11
+        "at the left margin.\"\"\"\n"         // 12
+        "    for i in nl.affine_range(4):\n"  // 13
+        "        t = nl.load(x[i])\n"         // 14
+        "        nl.store(x[i], value=t)\n"   // 15
+        "    return x\n"                      // 16
+        "\n"                                  // 17
+        "\n"                                  // 18
+        "def after(x):\n"                     // 19
+        "    return x\n";                     // 20
+    const ReplayResult r = replay_text(
+        "sbufsim-trace 1 gen=cayman\n"
+        "dma queue=qSyncIO0 src=hbm dst=bf16@0x0[1][512] partitions=128 bytes=1024 signal=1 "
+        "loc=k.py:14:nl.load@kern[i=0]\n"
+        "dma queue=qSyncIO1 src=bf16@0x0[1][512] dst=hbm partitions=128 bytes=1024 wait=1 "
+        "loc=k.py:15:nl.store@kern[i=0]\n");
+    std::ostringstream out;
+    EXPECT_EQ(print_annotated(out, line_profile(r), "dir/k.py", source), 2u);
+    const std::string text = out.str();
+    for (const char* shown : {"| dir/k.py", "    8 | # the kernel", "    9 | @nki.jit",
+                              "   10 | def kern(x):", "   12 | at the left margin.", "   16 |     return x"})
+        EXPECT_NE(text.find(shown), std::string::npos) << shown << "\n" << text;
+    for (const char* left_out : {"def unused", "def after", "import nki"})
+        EXPECT_EQ(text.find(left_out), std::string::npos) << left_out << "\n" << text;
+    EXPECT_NE(text.find("... |"), std::string::npos) << text;
+    // Both lines have figures and are the hottest; their instructions are counted beside them.
+    std::istringstream lines(text);
+    std::size_t hot = 0;
+    for (std::string line; std::getline(lines, line);)
+        if (line.find(" | ") != std::string::npos && line.ends_with("nl.load(x[i])"))
+            hot += line.starts_with(">>");
+        else if (line.ends_with("nl.store(x[i], value=t)"))
+            hot += line.starts_with(">>");
+    EXPECT_EQ(hot, 2u) << text;
+    // A file the profile names no line of prints nothing.
+    std::ostringstream none;
+    EXPECT_EQ(print_annotated(none, line_profile(r), "other.py", source), 0u);
+    EXPECT_EQ(none.str(), "");
+}
+
 }  // namespace
 }  // namespace sbufsim

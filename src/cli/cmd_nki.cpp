@@ -53,6 +53,8 @@ constexpr const char* kHelp =
     ")\n"
     "  --timeout SEC              stop the tracing after SEC seconds (with --sweep-param: each point's\n"
     "                             tracing, and its replay); default 0, no limit\n"
+    "  --annotate [FILE.py]       print the kernel's functions that made records (FILE.py: default the\n"
+    "                             kernel's file) with each line's figures in a margin (docs/report.md)\n"
     "  --sweep-param NAME=V1,V2   a tiling sweep: trace the kernel at every value (repeatable: the\n"
     "                             cartesian product), replay the points in parallel with `sbufsim\n"
     "                             sweep` and print a table of cycles, MFU and HBM bandwidth\n"

@@ -123,9 +123,9 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
          "write a VCD waveform (per-bank busy/conflict/winner/grants, TDM slot, per-client "
          "stall/grant, engine busy) for GTKWave; implies --scheduler clocked")
         ("annotate", po::value(&r.annotate)->value_name("FILE"),
-         "print the kernel source FILE with each line's figures in a margin (critical path, busy, "
-         "stalls, semaphore wait, DMA, instructions; the hottest lines marked >>), from the trace's "
-         "source locations (docs/report.md)")
+         "print the functions of the kernel source FILE that made records, each line's figures in a "
+         "margin (critical path, busy, stalls, semaphore wait, DMA, instructions; the hottest lines "
+         "marked >>), from the trace's source locations (docs/report.md)")
         ("hierarchy", po::bool_switch(&r.hierarchy),
          "print the SystemC model's sc_object tree after the run, with every module's CSRs (name, "
          "offset, value) and signals (value); implies --scheduler clocked")

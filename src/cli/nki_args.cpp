@@ -18,6 +18,14 @@ bool parse_nki_args(const std::vector<std::string>& args, NkiArgs& a, Io io) {
                           key == "--timeout";
         if (key == "--help" || key == "-h") {
             a.help = true;
+        } else if (key == "--annotate") {
+            // --annotate [FILE.py]: the kernel's own file unless a file follows (not an option, not
+            // the kernel's FILE::FUNCTION)
+            a.annotate = true;
+            if (!has_eq && i + 1 < args.size() && !args[i + 1].starts_with('-') &&
+                args[i + 1].find("::") == std::string::npos)
+                value = args[++i];
+            a.annotate_file = value;
         } else if (ours) {
             if (!has_eq) {
                 if (i + 1 >= args.size()) {
@@ -43,6 +51,10 @@ bool parse_nki_args(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             a.run_args.push_back(args[i]);
         }
     }
+    if (a.annotate)  // `sbufsim run --annotate FILE` of the traced kernel
+        a.run_args.insert(a.run_args.end(),
+                          {"--annotate", a.annotate_file.empty() ? a.kernel.substr(0, a.kernel.find("::"))
+                                                                 : a.annotate_file});
     return true;
 }
 

@@ -16,8 +16,10 @@ struct NkiArgs {
     bool sweep = false;                    // --sweep-param given
     std::vector<std::string> run_args;
     bool help = false;
-    std::string timeout_text;  // --timeout as given
-    double timeout = 0;        // seconds the tracer may run (0: no limit)
+    std::string timeout_text;   // --timeout as given
+    double timeout = 0;         // seconds the tracer may run (0: no limit)
+    bool annotate = false;      // --annotate [FILE]: the replay's --annotate, of the kernel's file
+    std::string annotate_file;  // FILE when given
 };
 
 // Splits the command line: what the tracer needs, everything else for `sbufsim run`. False after

@@ -6,6 +6,8 @@
 #include <map>
 #include <ostream>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/types/number.h"
@@ -113,6 +115,7 @@ LineProfile line_profile(const ReplayResult& r) {
                 rows.back().line = p.line;
             }
             row = it->second;
+            if (rows[row].function.empty()) rows[row].function = p.function;
             const std::string call(p.call);  // a generator step's name is its key already
             std::string& calls = rows[row].calls;
             if (!call.empty() && (", " + calls + ", ").find(", " + call + ", ") == std::string::npos)
@@ -195,39 +198,137 @@ bool annotate_source(std::ostream& out, std::ostream& err, const ReplayResult& r
     return true;
 }
 
+namespace {
+
+// The kernel source in lines, with what the excerpt needs of Python's layout: each line's
+// indentation (-1 for a blank or comment-only line, or one inside a triple-quoted string: they
+// neither open nor close a block).
+struct SourceLines {
+    std::vector<std::string_view> text;  // [0] is line 1
+    std::vector<int> indent;
+};
+
+std::size_t count_of(std::string_view line, std::string_view what) {
+    std::size_t n = 0;
+    for (std::size_t at = line.find(what); at != std::string_view::npos;
+         at = line.find(what, at + what.size()))
+        ++n;
+    return n;
+}
+
+SourceLines split_lines(std::string_view source) {
+    SourceLines s;
+    bool in_string = false;  // inside a triple-quoted string at the line's start
+    std::size_t from = 0;
+    while (from < source.size()) {
+        const std::size_t end = std::min(source.find('\n', from), source.size());
+        std::string_view line = source.substr(from, end - from);
+        if (line.ends_with('\r')) line.remove_suffix(1);
+        from = end + 1;
+        const std::size_t first = line.find_first_not_of(" \t");
+        const bool blank = first == std::string_view::npos || line[first] == '#';
+        s.text.push_back(line);
+        s.indent.push_back(blank || in_string ? -1 : static_cast<int>(first));
+        if ((count_of(line, "\"\"\"") + count_of(line, "'''")) % 2) in_string = !in_string;
+    }
+    return s;
+}
+
+// Whether the line is `def NAME(` (any def when `name` is empty), `async def` too.
+bool is_def(std::string_view line, std::string_view name) {
+    line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+    if (line.starts_with("async ")) line.remove_prefix(std::min(line.find_first_not_of(' ', 5), line.size()));
+    if (!line.starts_with("def ")) return false;
+    line.remove_prefix(std::min(line.find_first_not_of(' ', 4), line.size()));
+    if (name.empty()) return true;
+    return line.starts_with(name) && line.size() > name.size() &&
+           (line[name.size()] == '(' || line[name.size()] == ' ');
+}
+
+// The `def` line (0-based) of the function holding line `n`: the one named `function` before it
+// when the records name it, else the innermost def around it by indentation; none: size().
+std::size_t def_around(const SourceLines& s, std::size_t n, std::string_view function) {
+    int inner = s.indent[n] >= 0 ? s.indent[n] : 1 << 20;
+    for (std::size_t k = n + 1; k-- > 0;) {
+        if (!function.empty()) {
+            if (is_def(s.text[k], function)) return k;
+        } else if (s.indent[k] >= 0 && s.indent[k] < inner) {
+            if (is_def(s.text[k], {})) return k;
+            inner = s.indent[k];
+        }
+    }
+    return s.text.size();
+}
+
+// The lines [first, last] (0-based) of the function holding line `n`: its decorators, its `def`
+// and its body; {n, n} when it is in none.
+std::pair<std::size_t, std::size_t> function_around(const SourceLines& s, std::size_t n,
+                                                    std::string_view function) {
+    std::size_t def = def_around(s, n, function);
+    if (def == s.text.size() && !function.empty()) def = def_around(s, n, {});  // renamed since
+    if (def == s.text.size()) return {n, n};
+    const int indent = s.indent[def];
+    std::size_t first = def;
+    while (first > 0 && s.indent[first - 1] == indent &&
+           s.text[first - 1].substr(static_cast<std::size_t>(indent)).starts_with('@'))
+        --first;
+    std::size_t last = def;
+    for (std::size_t k = def + 1; k < s.text.size(); ++k) {
+        if (s.indent[k] >= 0 && s.indent[k] <= indent) break;
+        if (s.indent[k] >= 0) last = k;
+    }
+    return {first, std::max(last, n)};
+}
+
+}  // namespace
+
 std::size_t print_annotated(std::ostream& os, const LineProfile& p, const std::string& source_path,
                             const std::string& source) {
     const std::string name = source_path.substr(source_path.find_last_of('/') + 1);
     std::map<std::uint32_t, const LineRow*> at;
     for (const LineRow& r : p.rows)
         if (r.line && r.file.substr(r.file.find_last_of('/') + 1) == name) at[r.line] = &r;
+    const SourceLines s = split_lines(source);
+    // What is shown: each function that made records, with kContext lines before it (a comment,
+    // a constant it uses); a line with figures outside any function, with kContext around it.
+    constexpr std::size_t kContext = 2;
+    std::vector<bool> shown_line(s.text.size(), false);
+    std::size_t shown = 0;
+    for (const auto& [line, r] : at) {
+        if (line > s.text.size()) continue;  // the file is shorter than the trace's lines
+        ++shown;
+        const auto [first, last] = function_around(s, line - 1, r->function);
+        const bool alone = first == last && first == line - 1;
+        const std::size_t to = std::min(s.text.size() - 1, last + (alone ? kContext : 0));
+        for (std::size_t k = first >= kContext ? first - kContext : 0; k <= to; ++k) shown_line[k] = true;
+    }
+    if (shown == 0) return 0;
     // The hottest lines: the three of most critical-path cycles, if they have any.
     std::vector<const LineRow*> hot;
     for (const auto& [line, r] : at) hot.push_back(r);
     std::stable_sort(hot.begin(), hot.end(),
                      [](const LineRow* a, const LineRow* b) { return a->c.critical > b->c.critical; });
     if (hot.size() > 3) hot.resize(3);
-    char head[96];
+    char head[112];
     std::snprintf(head, sizeof head, "  %5s %10s %10s %10s %10s %8s %6s", "crit%", "crit cyc", "busy",
                   "stalls", "sem wait", "DMA MiB", "instr");
     const std::string margin(std::string(head).size(), ' ');
-    os << head << " | " << source_path << "\n";
-    std::size_t shown = 0, n = 0, from = 0;
-    while (from <= source.size()) {
-        const std::size_t end = std::min(source.find('\n', from), source.size());
-        if (from == source.size() && end == from) break;
-        const std::string text = source.substr(from, end - from);
-        from = end + 1;
-        ++n;
-        const auto it = at.find(static_cast<std::uint32_t>(n));
+    os << head << "  line | " << source_path << "\n";
+    for (std::size_t k = 0; k < s.text.size(); ++k) {
+        if (!shown_line[k]) {
+            if (k == 0 || shown_line[k - 1]) os << margin << "   ... |\n";  // lines left out
+            continue;
+        }
+        char number[16];
+        std::snprintf(number, sizeof number, " %5zu", k + 1);
+        const auto it = at.find(static_cast<std::uint32_t>(k + 1));
         if (it == at.end()) {
-            os << margin << " | " << text << "\n";
+            os << margin << number << " | " << s.text[k] << "\n";
             continue;
         }
         const LineRow& r = *it->second;
-        ++shown;
         const bool is_hot = std::find(hot.begin(), hot.end(), &r) != hot.end() && r.c.critical > 0;
-        char buf[96];
+        char buf[112];
         std::snprintf(
             buf, sizeof buf, "%s%5.1f %10llu %10llu %10llu %10llu %8.2f %6llu", is_hot ? ">>" : "  ",
             100 * r.critical_share, static_cast<unsigned long long>(r.c.critical),
@@ -235,7 +336,7 @@ std::size_t print_annotated(std::ostream& os, const LineProfile& p, const std::s
             static_cast<unsigned long long>(r.c.sem_wait),
             static_cast<double>(r.c.dma_bytes) / (1024.0 * 1024.0),
             static_cast<unsigned long long>(r.c.instructions));
-        os << buf << " | " << text << "\n";
+        os << buf << number << " | " << s.text[k] << "\n";
     }
     return shown;
 }

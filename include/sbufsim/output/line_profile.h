@@ -22,8 +22,9 @@ struct LineRow {
     std::string key;   // "tiled_gemm.py:42", "gemm:matmul", or "(no location)"
     std::string file;  // "tiled_gemm.py" ("" for a generator step)
     std::uint32_t line = 0;
-    std::string calls;  // the nki calls (or steps) of the line's sites, "nl.load" or "nl.load, nl.add"
-    SiteCounters c;     // summed over the line's sites
+    std::string calls;     // the nki calls (or steps) of the line's sites, "nl.load" or "nl.load, nl.add"
+    std::string function;  // the kernel function holding the line, when its sites name it ("" if not)
+    SiteCounters c;        // summed over the line's sites
     std::array<std::uint64_t, kStallCauses> stalls{};  // the kernel's stall cycles apportioned to it
     double critical_share = 0;                         // c.critical / the run's cycles
     double dma_gbps = 0;  // c.dma_bytes over the line's DMA busy time (0 without one)
@@ -43,9 +44,11 @@ LineProfile line_profile(const ReplayResult& r);
 void print_line_profile(std::ostream& os, const LineProfile& p, std::size_t max_rows);
 // The kernel source with each line's figures in a left margin, as `perf annotate` shows it:
 // critical-path share and cycles, busy cycles, stall cycles, semaphore wait, DMA MiB,
-// instructions; the three lines of most critical-path cycles marked `>>`. The rows whose file
-// is `source_path`'s (by its file name) are shown; `source` is that file's text. Returns the
-// number of source lines that carry figures (0: the profile names no line of that file).
+// instructions, the line's number; the three lines of most critical-path cycles marked `>>`.
+// The rows whose file is `source_path`'s (by its file name) are shown; `source` is that file's
+// text, of which only the functions holding those lines are printed (with two lines before
+// each; `...` for what is left out). Returns the number of source lines that carry figures (0:
+// the profile names no line of that file, and nothing is printed).
 std::size_t print_annotated(std::ostream& os, const LineProfile& p, const std::string& source_path,
                             const std::string& source);
 
