@@ -26,12 +26,15 @@ from ._errors import NkiError, in_package
 _NEVER = ("nki", "neuronxcc", "sbufsim")
 
 
+_IMPORTLIB = os.path.dirname(os.path.abspath(importlib.abc.__file__)) + os.sep
+
+
 def _kernel_frame():
     """(file, line) of the innermost frame outside this package and importlib, or None."""
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not name.startswith("<") and not in_package(name) and "importlib" not in name:
+        if not name.startswith("<") and not in_package(name) and not name.startswith(_IMPORTLIB):
             return name, frame.f_lineno
         frame = frame.f_back
     return None
