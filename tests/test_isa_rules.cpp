@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "gen_params.h"
 #include "sbufsim/address/isa_rules.h"
@@ -46,7 +47,7 @@ TEST(MatmulColGrp, Active_columns_limit_of_every_table_row) {
         EXPECT_TRUE(s3d3_mm_valid_col_group_active_columns(r.col_grp, r.max_cols)) << hex(r.col_grp);
         const Verdict over = s3d3_mm_valid_col_group_active_columns(r.col_grp, r.max_cols + 1);
         EXPECT_FALSE(over) << hex(r.col_grp);
-        EXPECT_TRUE(contains(over.reason, "seed 000 §5.2")) << over.reason;
+        EXPECT_TRUE(contains(over.reason, "use a wider group (0xf takes 128) or split the matmul")) << over.reason;
         EXPECT_FALSE(s3d3_mm_valid_col_group_active_columns(r.col_grp, 0)) << hex(r.col_grp);
     }
 }
@@ -77,7 +78,8 @@ TEST(MatmulColGrp, Q3_alone_fails_xbus_validation) {
         const Verdict v = s3d3_mm_valid_xbus_sel(0x8, xbus);
         ASSERT_FALSE(v) << "xbus " << hex(xbus);
         EXPECT_EQ(v.reason,
-                  "col_grp 0x8 (quadrant 3 alone) fails xbus_sel validation — hardware bug, seed 000 §5.2; use 0xc or 0xf");
+                  "col_grp 0x8 (quadrant 3 alone) has no valid xbus_sel: the hardware's selection check rejects every "
+                  "value for it; use 0xc or 0xf");
     }
     EXPECT_FALSE(mm_col_grp_valid(m, 0x8, 32, 0x08));
 }
@@ -117,7 +119,7 @@ TEST(MatmulPsumFlags, Accepts_exactly_0_to_3) {
     for (std::uint32_t f = 4; f < 256; ++f) {
         const Verdict v = mm_psum_flags(f);
         EXPECT_FALSE(v) << f;
-        EXPECT_TRUE(contains(v.reason, "seed 000 §5.4")) << v.reason;
+        EXPECT_TRUE(contains(v.reason, "acc_flags=mid|begin|end|single")) << v.reason;
     }
     EXPECT_EQ(kBeginMatmulGroup | kEndMatmulGroup, 3u);  // SINGLE = begin|end
 }
@@ -135,7 +137,7 @@ TEST(MatmulZeroRegion, Size4096_rejected_on_cayman_accepted_on_mariana) {
     EXPECT_FALSE(cayman);
     EXPECT_TRUE(contains(cayman.reason, "SIZE4096")) << cayman.reason;
     EXPECT_TRUE(contains(cayman.reason, "cayman")) << cayman.reason;
-    EXPECT_TRUE(contains(cayman.reason, "seed 000 §5.3")) << cayman.reason;
+    EXPECT_TRUE(contains(cayman.reason, "use psum_zero_region=0 on cayman")) << cayman.reason;
     EXPECT_TRUE(valid_zero_region(1, gen_params("mariana")));
 }
 
@@ -283,7 +285,7 @@ TEST(Q7Keystone, Gpsimd_operand_in_psum_is_rejected_no_axi_path) {
         const Verdict v = gpsimd_operand_valid(m, Addr4::immediate(m.psum_addr(0, 0)));
         EXPECT_FALSE(v) << gen;
         EXPECT_TRUE(contains(v.reason, "no AXI aperture")) << v.reason;
-        EXPECT_TRUE(contains(v.reason, "seed 000 §7.4")) << v.reason;
+        EXPECT_TRUE(contains(v.reason, "Stage the tensor in SBUF")) << v.reason;
         EXPECT_TRUE(contains(v.reason, "0x2802000000")) << v.reason;
         EXPECT_TRUE(gpsimd_operand_valid(m, Addr4::immediate(m.sbuf_addr(17, 0x40)))) << gen;
     }
@@ -331,7 +333,7 @@ TEST(XposeTile, Src_rows_must_be_16) {
     for (std::uint32_t r : {0u, 1u, 8u, 15u, 17u, 32u}) {
         const Verdict v = has_valid_xpose_tile_rows(isa, r);
         EXPECT_FALSE(v) << r;
-        EXPECT_TRUE(contains(v.reason, "seed 000 §6.2")) << v.reason;
+        EXPECT_TRUE(contains(v.reason, "tiles of 16 source rows")) << v.reason;
     }
 }
 
@@ -387,6 +389,52 @@ TEST(Dtype, Sizes_and_names) {
         EXPECT_EQ(parse_dtype(to_string(t)), t) << to_string(t);
     }
     EXPECT_TRUE(contains(dtype_names(), "fp8e3"));
+}
+
+// A rule message is read by someone fixing a kernel or a trace: it names the fact and a fix in the
+// user's words, never the simulator's function names, the hardware headers' constants or the
+// documents the rules were read from.
+TEST(RuleMessages, Name_no_internals_and_say_what_to_do) {
+    const AddressMap m(gen_params("cayman"));
+    const IsaParams isa;
+    const std::vector<std::string> reasons = {
+        tensor_start_addr_valid(m, Addr4::immediate(m.sbuf_addr(0, 1)), Dtype::fp32, WriteTensor::False,
+                                AllowedInPSUM::True, AllowedInSBUF::True)
+            .reason,
+        tensor_start_addr_valid(m, Addr4::immediate(m.psum_addr(0, 0)), Dtype::bf16, WriteTensor::True,
+                                AllowedInPSUM::True, AllowedInSBUF::True)
+            .reason,
+        tt_valid_partitions(m, Addr4::immediate(m.sbuf_addr(0, 0)), Addr4::immediate(m.sbuf_addr(40, 0))).reason,
+        tt_valid_partitions(m, Addr4::immediate(m.psum_addr(0, 0)), Addr4::immediate(m.psum_addr(1, 0))).reason,
+        gpsimd_operand_valid(m, Addr4::immediate(m.psum_addr(0, 0))).reason,
+        valid_mm_psum_quadrant(m, 0x5).reason,
+        s3d3_mm_valid_col_group_active_columns(0x1, 33).reason,
+        s3d3_mm_valid_xbus_sel(0xf, 0x1).reason,
+        mm_psum_flags(4).reason,
+        valid_zero_region(4, gen_params("cayman")).reason,
+        valid_zero_region(1, gen_params("cayman")).reason,
+        mm_dst_dtype_valid(Dtype::bf16, Dtype::bf16).reason,
+        has_valid_xpose_tile_rows(isa, 8).reason,
+        has_valid_xpose_src_rows(isa, 8).reason,
+        has_valid_xpose_tile_cols(isa, 1, Dtype::fp8e4).reason,
+        has_valid_xpose_tile_cols(isa, 1000, Dtype::bf16).reason,
+        xpose_dst_aligned(isa, 3).reason,
+        dma_gather_xpose_valid(isa, 8, 1, 1, 0, 0).reason,
+        dma_gather_xpose_valid(isa, 16, 1, 2, 0, 0).reason,
+        dma_gather_xpose_valid(isa, 16, 1, 1, 0, 3).reason,
+    };
+    for (const std::string& r : reasons) {
+        ASSERT_FALSE(r.empty());
+        for (const char* internal : {"seed 0", "s3d3", "mm_psum_flags", "tt_valid_partitions", "addr_aligned_dtype",
+                                     "MAX_PLUS_ONE", "BEGIN_MATMUL_GROUP", "STATE_BUF", "PSUM_BUF"})
+            EXPECT_FALSE(contains(r, internal)) << internal << " in: " << r;
+        // A fix: what to use, set, start, split, pad, copy, write or stage instead.
+        const bool fix = contains(r, "use ") || contains(r, "set ") || contains(r, "start ") || contains(r, "split") ||
+                         contains(r, "pad ") || contains(r, "copy ") || contains(r, "write ") || contains(r, "Stage") ||
+                         contains(r, "transpose ") || contains(r, "place ") || contains(r, "give ") ||
+                         contains(r, "acc_flags=") || contains(r, "a gather transpose writes");
+        EXPECT_TRUE(fix) << "no fix in: " << r;
+    }
 }
 
 }  // namespace

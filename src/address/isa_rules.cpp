@@ -77,25 +77,25 @@ Verdict tensor_start_addr_valid(const AddressMap& m, const Addr4& addr, Dtype dt
     if (!addr_aligned_dtype(addr.addr_immediate, dtype))
         return Verdict::fail("start address " + hex(addr.addr_immediate) + " is not aligned to the " +
                              std::to_string(dtype_size(dtype)) + "-byte " + std::string(to_string(dtype)) +
-                             " (addr_aligned_dtype, seed 000 §1.1, §2.2)");
+                             ": start the tensor at a multiple of " + std::to_string(dtype_size(dtype)) + " bytes");
     const bool in_psum = m.addr_in_psum(a);
     const bool in_sbuf = m.addr_in_sbuf(a);
     if (!in_psum && !in_sbuf) return Verdict::fail(m.explain(m.decode(a)));
     if (in_psum && allow_psum == AllowedInPSUM::False)
         return Verdict::fail("operand at " + hex(a) + " is in PSUM, but this operand may only be in SBUF; place it in SBUF [" +
-                             hex(m.sbuf().region_offset) + ", " + hex(m.sbuf().region_offset + m.sbuf().region_size) + ") (seed 000 §2.2)");
+                             hex(m.sbuf().region_offset) + ", " + hex(m.sbuf().region_offset + m.sbuf().region_size) + ")");
     if (in_sbuf && allow_sbuf == AllowedInSBUF::False && !m.has_psum())
         return Verdict::fail(
             "operand at " + hex(a) +
             " is in SBUF, but this operand may only be in PSUM, which this "
             "generation does not have: the instruction cannot run on it; replay the trace under a "
-            "generation with PSUM (seed 000 §2.2)");
+            "generation with PSUM");
     if (in_sbuf && allow_sbuf == AllowedInSBUF::False)
         return Verdict::fail("operand at " + hex(a) + " is in SBUF, but this operand may only be in PSUM; place it in PSUM from " +
-                             hex(m.psum().region_offset) + " (seed 000 §2.2)");
+                             hex(m.psum().region_offset));
     if (in_psum && write == WriteTensor::True && !type_size_check(dtype, 4))
-        return Verdict::fail("a PSUM write must be a 4-byte dtype (the fp32 accumulator domain), not " +
-                             std::string(to_string(dtype)) + " (seed 000 §2.2)");
+        return Verdict::fail("a PSUM write must be a 4-byte dtype (PSUM accumulates in fp32), not " +
+                             std::string(to_string(dtype)) + ": write fp32 (or int32) to PSUM and cast on the copy out");
     // Beyond the header pseudo-code: there is no SRAM in the decode pad (seed 000 §1).
     const Decoded d = m.decode(a);
     if (!d.valid()) return Verdict::fail(m.explain(d));
@@ -122,11 +122,12 @@ Verdict tt_valid_partitions(const AddressMap& m, const Addr4& a0, const Addr4& a
         return Verdict::fail("tensor_tensor SBUF operands " + hex(x) + " (quadrant " +
                              std::to_string(m.get_sbuf_quadrant_id(x)) + ") and " + hex(y) + " (quadrant " +
                              std::to_string(m.get_sbuf_quadrant_id(y)) +
-                             ") must be in the same 32-partition quadrant (tt_valid_partitions, seed 000 §2.2)");
+                             ") must be in the same 32-partition quadrant: tensor_tensor reads both SBUF operands "
+                             "through one quadrant; start both in one quadrant, or copy one there first");
     }
     if (xp && yp)
         return Verdict::fail("tensor_tensor may touch at most one PSUM operand; both " + hex(x) + " and " + hex(y) +
-                             " are in PSUM (tt_valid_partitions, seed 000 §2.2)");
+                             " are in PSUM: copy one of them to SBUF first");
     return Verdict::fail(m.explain(m.decode(xs || xp ? y : x)));
 }
 
@@ -135,10 +136,10 @@ Verdict tt_valid_partitions(const AddressMap& m, const Addr4& a0, const Addr4& a
 namespace {
 
 std::string no_axi_path(const AddressMap& m, std::uint32_t a) {
-    return "GPSIMD/Q7 operand " + hex(a) + " is in PSUM, which no AXI master can reach: the Q7 sees SBUF only "
-           "through axi2sram and the pinned NX window onto STATE_BUF (SoC " + hex(m.sbuf().soc_base) +
-           "); PSUM_BUF (SoC " + hex(m.psum().soc_base) +
-           ") has no AXI aperture (seed 000 §7.4, seed 002 §3). Stage the tensor in SBUF.";
+    return "GPSIMD/Q7 operand " + hex(a) + " is in PSUM, which the GpSimd cores cannot reach: they see the "
+           "State Buffer only, through the axi2sram bridge (SBUF at SoC " + hex(m.sbuf().soc_base) +
+           "); PSUM (SoC " + hex(m.psum().soc_base) +
+           ") has no AXI aperture. Stage the tensor in SBUF (copy it there with ACT or DVE) first.";
 }
 
 }  // namespace
@@ -188,7 +189,8 @@ const ColGroup* find_group(std::uint32_t mask) {
 
 std::string not_a_group(std::string_view field, std::uint32_t v) {
     return std::string(field) + " " + hex(v) +
-           " is not a column/row group: valid masks are 0xf, 0x3, 0xc, 0x1, 0x2, 0x4, 0x8 (seed 000 §5.2)";
+           " is not a column/row group of the PE array: use 0xf (all four 32-row quadrants), 0x3 or 0xc "
+           "(a half), or 0x1, 0x2, 0x4 (one quadrant)";
 }
 
 Checked<std::uint32_t> group_partition(const AddressMap& m, std::string_view field, std::uint32_t mask) {
@@ -214,7 +216,7 @@ Verdict s3d3_mm_valid_col_group_active_columns(std::uint32_t col_grp, std::uint3
     if (num_active_cols < 1 || num_active_cols > g->max_cols)
         return Verdict::fail("num_active_cols " + std::to_string(num_active_cols) + " does not fit col_grp " +
                              hex(col_grp) + ": 1.." + std::to_string(g->max_cols) +
-                             " columns (s3d3_mm_valid_col_group_active_columns, seed 000 §5.2)");
+                             " columns; use a wider group (0xf takes 128) or split the matmul");
     return Verdict::pass();
 }
 
@@ -228,12 +230,12 @@ Verdict s3d3_mm_valid_xbus_sel(std::uint32_t col_grp, std::uint32_t xbus_sel) {
     if (!g) return Verdict::fail(not_a_group("col_grp", col_grp));
     if (!g->xbus_sel)
         return Verdict::fail("col_grp " + hex(col_grp) +
-                             " (quadrant 3 alone) fails xbus_sel validation — hardware bug, seed 000 §5.2; "
-                             "use 0xc or 0xf");
+                             " (quadrant 3 alone) has no valid xbus_sel: the hardware's selection check "
+                             "rejects every value for it; use 0xc or 0xf");
     if (xbus_sel != *g->xbus_sel)
         return Verdict::fail("xbus_sel " + hex(xbus_sel) + " does not match col_grp " + hex(col_grp) +
                              ", which requires xbus_sel " + hex(*g->xbus_sel) +
-                             " (s3d3_mm_valid_xbus_sel, seed 000 §5.2)");
+                             "; set xbus_sel=" + hex(*g->xbus_sel) + " or leave it out");
     return Verdict::pass();
 }
 
@@ -247,8 +249,8 @@ Verdict mm_col_grp_valid(const AddressMap& m, std::uint32_t col_grp, std::uint32
 Verdict mm_psum_flags(std::uint32_t flags) {
     if (flags <= (kBeginMatmulGroup | kEndMatmulGroup)) return Verdict::pass();
     return Verdict::fail("psum_accumulate_flags " + hex(flags) +
-                         " is not BEGIN_MATMUL_GROUP (1) | END_MATMUL_GROUP (2): mm_psum_flags accepts {0,1,2,3} "
-                         "(seed 000 §5.4)");
+                         " is not a matmul-group flag set: 0 (accumulate), 1 (the group's first matmul: "
+                         "overwrite), 2 (its last), 3 (a group of one); in a trace, acc_flags=mid|begin|end|single");
 }
 
 Verdict valid_zero_region(std::uint32_t value, const Params& p) {
@@ -256,12 +258,14 @@ Verdict valid_zero_region(std::uint32_t value, const Params& p) {
         "SIZE2048", "SIZE4096", "SIZE8192", "SIZE16384"};
     if (value >= kMatmulZeroRegionMaxPlusOne)
         return Verdict::fail("psum_zero_region " + std::to_string(value) +
-                             " is out of range: MATMUL_ZERO_REGION_MAX_PLUS_ONE = 4 (seed 000 §5.3)");
+                             " is out of range: use 0 (2 KiB), 1 (4 KiB), 2 (8 KiB) or 3 (16 KiB), up to " +
+                             std::to_string(p.isa.matmul_zero_region_max) + " on " + p.generation);
     if (value > p.isa.matmul_zero_region_max)
         return Verdict::fail("MATMUL_ZERO_REGION " + std::string(names[value]) + " = " + std::to_string(value) +
                              " does not exist on " + p.generation + ": its enum ends at " +
                              std::string(names[std::min<std::uint32_t>(p.isa.matmul_zero_region_max, 3)]) +
-                             " (sunda/cayman: SIZE2048 only; 2/4/8-bank regions from mariana, seed 000 §5.3)");
+                             " (sunda and cayman zero 2 KiB only; 2-, 4- and 8-bank regions come with mariana): "
+                             "use psum_zero_region=0 on " + p.generation);
     return Verdict::pass();
 }
 
@@ -277,7 +281,8 @@ Verdict mm_dst_dtype_valid(Dtype in_dtype, Dtype dst_dtype) {
     if (dst_dtype == want) return Verdict::pass();
     return Verdict::fail("Matmul destination dtype " + std::string(to_string(dst_dtype)) + " for " +
                          std::string(to_string(in_dtype)) + " input must be " + std::string(to_string(want)) +
-                         " (PSUM is the fp32 accumulator; uint32 for uint8 input, seed 000 §5.1)");
+                         " (PSUM accumulates in fp32, and in uint32 for uint8 input): write " +
+                         std::string(to_string(want)) + " and cast on the copy out");
 }
 
 // ---- transpose ---------------------------------------------------------------------------------
@@ -286,7 +291,8 @@ Verdict has_valid_xpose_tile_rows(const IsaParams& isa, std::uint32_t tile_src_r
     if (tile_src_rows == isa.xpose_tile_rows) return Verdict::pass();
     return Verdict::fail("tile_src_rows " + std::to_string(tile_src_rows) + " must be " +
                          std::to_string(isa.xpose_tile_rows) +
-                         ": the axi2sram crossbar tile is 16 source rows (seed 000 §6.2)");
+                         ": the transposing crossbar moves tiles of " + std::to_string(isa.xpose_tile_rows) +
+                         " source rows; set tile_src_rows=" + std::to_string(isa.xpose_tile_rows));
 }
 
 Verdict has_valid_xpose_src_rows(const IsaParams& isa, std::uint32_t src_rows) {
@@ -294,25 +300,27 @@ Verdict has_valid_xpose_src_rows(const IsaParams& isa, std::uint32_t src_rows) {
     if (src_rows != 0 && src_rows % tile == 0) return Verdict::pass();
     return Verdict::fail(std::to_string(src_rows) + " source rows: a transposing DMA moves whole " + std::to_string(tile) +
                          "-row crossbar tiles, so give a multiple of " + std::to_string(tile) +
-                         " (tile_src_rows == 16, gather transpose src_num_elem % 16 == 0, seed 000 §6.2; nki.isa "
-                         "dma_transpose: src.shape[0] divisible by 16)");
+                         " (nki.isa dma_transpose: src.shape[0] divisible by 16); pad the rows or split the transfer");
 }
 
 Verdict has_valid_xpose_tile_cols(const IsaParams& isa, std::uint32_t tile_src_cols, Dtype out_dtype) {
     const std::uint32_t size = dtype_size(out_dtype);
     if (size != 2 && size != 4)
         return Verdict::fail("transpose out_dtype " + std::string(to_string(out_dtype)) +
-                             " is not a 2- or 4-byte type; only those have a tile_src_cols limit (seed 000 §6.2)");
+                             " is not a 2- or 4-byte type, the only sizes the transposing crossbar moves; "
+                             "transpose bf16/fp16 or fp32 data");
     const std::uint32_t max = size == 2 ? isa.xpose_max_cols_2b : isa.xpose_max_cols_4b;
     if (tile_src_cols >= 1 && tile_src_cols <= max) return Verdict::pass();
     return Verdict::fail("tile_src_cols " + std::to_string(tile_src_cols) + " must be 1.." + std::to_string(max) +
-                         " for a " + std::to_string(size) + "-byte out_dtype (seed 000 §6.2)");
+                         " for a " + std::to_string(size) + "-byte out_dtype; split the columns into tiles of " +
+                         std::to_string(max) + " or fewer");
 }
 
 Verdict xpose_dst_aligned(const IsaParams& isa, std::uint32_t dst_start_addr) {
     if (dst_start_addr % isa.xpose_dst_align == 0) return Verdict::pass();
     return Verdict::fail("transpose destination " + hex(dst_start_addr) + " must be " +
-                         std::to_string(isa.xpose_dst_align) + "-byte aligned (xbar transpose, seed 000 §6.2)");
+                         std::to_string(isa.xpose_dst_align) + "-byte aligned: the transposing crossbar writes whole " +
+                         std::to_string(isa.xpose_dst_align) + "-byte lines; start the destination on one");
 }
 
 Verdict dma_direct2d_xpose_valid(const IsaParams& isa, std::uint32_t tile_src_rows, std::uint32_t tile_src_cols,
@@ -328,14 +336,17 @@ Verdict dma_gather_xpose_valid(const IsaParams& isa, std::uint32_t src_num_elem_
     if (src_num_elem_gather % isa.xpose_tile_rows != 0)
         return Verdict::fail("src_num_elem[gather_dim] " + std::to_string(src_num_elem_gather) +
                              " must be a multiple of " + std::to_string(isa.xpose_tile_rows) +
-                             " (row-tile alignment, seed 000 §6.2)");
+                             ": the transposing crossbar moves whole row tiles; pad the gathered rows");
     if (src_num_elem_1 != dst_num_elem_0)
         return Verdict::fail("src_num_elem[1] " + std::to_string(src_num_elem_1) + " must equal dst_num_elem[0] " +
-                             std::to_string(dst_num_elem_0) + " (index count preserved, seed 000 §6.2)");
+                             std::to_string(dst_num_elem_0) + ": a gather transpose writes one destination row per "
+                             "gathered index");
     if (Verdict v = xpose_dst_aligned(isa, dst_start_addr); !v) return v;
     if (dst_step_elem_1 % isa.xpose_dst_align != 0)
         return Verdict::fail("dst_step_elem[1] " + std::to_string(dst_step_elem_1) + " must be a multiple of " +
-                             std::to_string(isa.xpose_dst_align) + " (xbar transpose, seed 000 §6.2)");
+                             std::to_string(isa.xpose_dst_align) + ": each destination row starts on a whole "
+                             "crossbar line; use a row step that is a multiple of " +
+                             std::to_string(isa.xpose_dst_align));
     return Verdict::pass();
 }
 
