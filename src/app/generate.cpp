@@ -161,38 +161,46 @@ void finish_gemm_options(GemmOptions& o, const GemmTilingText& f) {
     if (!f.out_offset.empty()) o.out_offset = parse_u32("out-offset", f.out_offset);
 }
 
-// One output trace: a file (format from --format or the extension) or stdout.
-class Output {
+// One output trace: a file (format from --format or the extension) or stdout. The mark and the
+// header go out with the first record (or at close()), so that an option a generator refuses
+// before its first record leaves stdout empty rather than holding a header it cannot take back.
+class Output final : public RecordSink {
 public:
     Output(const std::string& path, const std::string& format, const std::string& generation, Io io,
            const OutputPolicy& policy)
-        : path_(path) {
-        TraceFormat fmt = path.empty() || path == "-" ? TraceFormat::text : format_for_path(path);
+        : path_(path), generation_(generation), os_(&io.out) {
+        fmt_ = path.empty() || path == "-" ? TraceFormat::text : format_for_path(path);
         if (format == "binary")
-            fmt = TraceFormat::binary;
+            fmt_ = TraceFormat::binary;
         else if (format == "text")
-            fmt = TraceFormat::text;
+            fmt_ = TraceFormat::text;
         else if (!format.empty())
             throw WorkloadError("--format '" + format + "': expected text or binary");
-        if (!to_stdout() && fmt != format_for_path(path)) note_extension(io.err, path, fmt);
-        std::ostream* os = &io.out;
+        if (!to_stdout() && fmt_ != format_for_path(path)) note_extension(io.err, path, fmt_);
         if (!to_stdout()) {
             file_ = std::make_unique<OutputFile>(path, policy);
-            os = &file_->stream();
+            os_ = &file_->stream();
         }
-        if (fmt == TraceFormat::text) *os << trace_mark("gen") << '\n';
-        writer_ = std::make_unique<TraceWriter>(*os, fmt, TraceHeader{kTraceFormatVersion, generation});
-        sink_ = std::make_unique<TraceWriterSink>(*writer_);
     }
-    RecordSink& sink() { return *sink_; }
+    RecordSink& sink() { return *this; }
+    void write(const Record& rec) override { started().write(rec); }
     bool to_stdout() const { return path_.empty() || path_ == "-"; }
     void close() {
+        TraceWriter& w = started();
         if (file_) file_->check();  // a failed write, with its OS reason
-        writer_->finish();
+        w.finish();
         if (file_) file_->commit();
     }
 
 private:
+    TraceWriter& started() {
+        if (!writer_) {
+            if (fmt_ == TraceFormat::text) *os_ << trace_mark("gen") << '\n';
+            writer_ = std::make_unique<TraceWriter>(*os_, fmt_, TraceHeader{kTraceFormatVersion, generation_});
+        }
+        return *writer_;
+    }
+
     // The readers take either format under any name, but a name that says the other format
     // misleads whoever lists the folder, and `convert` chooses its output format by the name.
     static void note_extension(std::ostream& err, const std::string& path, TraceFormat fmt) {
@@ -202,10 +210,11 @@ private:
             << (binary ? "*.sbt" : "*.trc") << ", or leave --format out to take the format from the name\n";
     }
 
-    std::string path_;
+    std::string path_, generation_;
+    TraceFormat fmt_ = TraceFormat::text;
+    std::ostream* os_;
     std::unique_ptr<OutputFile> file_;
     std::unique_ptr<TraceWriter> writer_;
-    std::unique_ptr<TraceWriterSink> sink_;
 };
 
 std::string mib(std::uint64_t bytes) {
@@ -336,7 +345,6 @@ Written generate_random_trace(const GenerateRequest& r, const Params& params, co
     if (!p) throw WorkloadError("--pattern '" + r.pattern + "': expected uniform, hotspot or strided");
     ropt.pattern = *p;
     ropt.stride = static_cast<std::uint32_t>(r.conv.stride);
-    // Refused before the header goes out (to stdout it could not be taken back).
     if (ropt.records == 0) throw WorkloadError("--records must be at least 1");
     Output out(r.output, r.format, params.generation, io, policy);
     const RandomStats st = generate_random(params, ropt, out.sink());

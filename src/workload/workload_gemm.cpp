@@ -347,7 +347,7 @@ void GemmEmitter::State::validate_options(const GemmShape& bounds) {
             "); give --block-n " + std::to_string(n_fit) + " --block-m " + std::to_string(m_fit) +
             // A result tile of one bank is the least a group takes: a smaller --tile-m frees none.
             (tile_banks > 1 ? ", or a smaller --tile-m" : "") + " (at most " +
-            std::to_string(p.arr_seq.max_groups) + " accumulation groups, PUBLIC_FACTS)");
+            std::to_string(p.arr_seq.max_groups) + " accumulation groups)");
     }
     if (opt.bufs == 0 || opt.out_bufs == 0) fail("--bufs and --out-bufs must be at least 1");
     const std::uint32_t max_queues = std::min<std::uint32_t>(64, p.isa.num_semaphores - 4);
@@ -357,8 +357,8 @@ void GemmEmitter::State::validate_options(const GemmShape& bounds) {
     if (opt.row_quadrant > 3) fail("--row-quadrant must be 0..3");
     if (opt.psum_quadrant > 2)
         fail("--psum-quadrant " + std::to_string(opt.psum_quadrant) +
-             ": 0..2 — col_grp 0x8 (PSUM quadrant 3 alone) fails xbus_sel validation, a hardware bug "
-             "(seed 000 §5.2)");
+             ": use 0..2; PSUM quadrant 3 alone (col_grp 0x8) has no valid xbus_sel, a hardware limit, so "
+             "n-tiles of 32 columns or fewer go to quadrants 0-2");
 
     queues = opt.dma_queues;
     sem_pe = queues;
