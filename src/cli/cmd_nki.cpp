@@ -48,6 +48,9 @@ constexpr const char* kHelp =
     "  --grid G0[,G1,...]         launch the kernel as kernel[G0, G1, ...] (SPMD): its instances run on\n"
     "                             one NeuronCore one after another, nl.program_id(axis) telling each\n"
     "                             its index (docs/nki.md, SPMD grids)\n"
+    "  --loop-buffers N           the buffers an SBUF tile re-bound in an affine_range loop rotates\n"
+    "                             over (1 to 8; default 3; a PSUM tile takes at most 2: docs/nki.md,\n"
+    "                             Operands and the allocator)\n"
     "  -o, --output FILE          keep the trace there (default: a temporary file); FILE.sbt keeps the\n"
     "                             binary form\n"
     "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3

@@ -13,7 +13,7 @@ bool parse_nki_args(const std::vector<std::string>& args, NkiArgs& a, Io io) {
             key = key.substr(0, key.find('='));
         }
         const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" ||
-                            key == "--values-out" || key == "--grid";
+                            key == "--values-out" || key == "--grid" || key == "--loop-buffers";
         const bool ours = tracer || key == "--gen" || key == "-o" || key == "--output" || key == "--python" ||
                           key == "--timeout";
         if (key == "--help" || key == "-h") {

@@ -12,7 +12,7 @@ namespace sbufsim::cli {
 
 struct NkiArgs {
     std::string kernel, gen = "cayman", output, python;
-    std::vector<std::string> tracer_args;  // --input/--param/--sweep-param/--values-out/--grid, as given
+    std::vector<std::string> tracer_args;  // --input/--param/--sweep-param/--values-out/--grid/--loop-buffers
     bool sweep = false;                    // --sweep-param given
     std::vector<std::string> run_args;
     bool help = false;

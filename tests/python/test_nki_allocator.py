@@ -1,6 +1,8 @@
-"""The allocator's single-buffer fallback: a kernel whose double-buffered loop tiles do not fit
-SBUF is traced again with the largest of them given one buffer (docs/nki.md, "Operands and the
-allocator"); what does not fit even then fails at the allocation's line."""
+"""The allocator's loop tiles and its fallback: a tile re-bound in an affine_range loop rotates over
+loop_buffers buffers (3 unless given); a kernel whose loop tiles do not fit SBUF is traced again
+with the largest of them given a buffer fewer, until it fits (docs/nki.md, "Operands and the
+allocator"); what does not fit even then fails at the allocation's line. The fallback tests give
+loop_buffers=2, the figures they were written for."""
 
 import re
 import textwrap
@@ -41,7 +43,8 @@ def kernel(tmp_path):
 
 def test_tiles_that_fit_double_buffered_keep_two_buffers(kernel):
     # 2 x (8 KiB + 4 KiB) per partition fits sunda's 192 KiB: both tiles alternate two buffers.
-    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, {"BIG": 2048, "SMALL": 1024}, generation="sunda")
+    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, {"BIG": 2048, "SMALL": 1024}, generation="sunda",
+                   loop_buffers=2)
     big, small = addresses(kt)[0::2], addresses(kt)[1::2]
     assert big[0] != big[1] and big[0] == big[2]
     assert small[0] != small[1] and small[0] == small[2]
@@ -50,19 +53,75 @@ def test_tiles_that_fit_double_buffered_keep_two_buffers(kernel):
 def test_the_largest_loop_tile_falls_back_to_one_buffer(kernel):
     # 2 x (64 KiB + 40 KiB) = 208 KiB does not fit sunda's 192 KiB; with the 64 KiB tile single-
     # buffered, 64 + 2 x 40 = 144 KiB does: the big tile reuses one buffer, the small keeps two.
-    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, generation="sunda")
+    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, generation="sunda", loop_buffers=2)
     big, small = addresses(kt)[0::2], addresses(kt)[1::2]
     assert len(set(big)) == 1
     assert small[0] != small[1] and small[0] == small[2]
     # cayman's 224 KiB holds both double-buffered
-    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, generation="cayman")
+    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, generation="cayman", loop_buffers=2)
     assert len(set(addresses(kt)[0::2])) == 2
+
+
+def test_loop_tiles_rotate_over_three_buffers_unless_told(kernel):
+    # 3 x (8 KiB + 4 KiB) per partition fits: each tile's loads cycle through three addresses.
+    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, {"BIG": 2048, "SMALL": 1024}, generation="sunda")
+    big, small = addresses(kt)[0::2], addresses(kt)[1::2]
+    assert len(set(big[:3])) == 3 and big[3] == big[0]
+    assert len(set(small[:3])) == 3 and small[3] == small[0]
+    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, {"BIG": 2048, "SMALL": 1024}, generation="sunda",
+                   loop_buffers=1)
+    assert len(set(addresses(kt))) == 2  # one buffer each
+
+
+PSUM_LOOP = textwrap.dedent("""\
+    import nki
+    import nki.language as nl
+
+    @nki.jit
+    def k(a, b):
+        out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        ta = nl.load(a)
+        tb = nl.load(b)
+        for i in nl.affine_range(4):
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            acc[...] = nl.matmul(ta, tb, transpose_x=True)
+            nl.store(out, value=acc)
+        return out
+    """)
+
+
+def test_a_psum_loop_tile_keeps_two_of_the_eight_banks(tmp_path):
+    path = tmp_path / "psum_loop.py"
+    path.write_text(PSUM_LOOP)
+    banks = {}
+    for n in (1, 3, 4):
+        kt = nki.trace(f"{path}::k", {"a": "bf16[128,128]", "b": "bf16[128,512]"}, loop_buffers=n)
+        banks[n] = [re.search(r"dst=\w+@(0x[0-9a-f]+)", r).group(1) for r in kt.records if r.startswith("matmul")]
+    assert len(set(banks[1])) == 1
+    assert len(set(banks[3])) == 2 and banks[3][0] == banks[3][2]
+    assert banks[4] == banks[3]
+
+
+def test_the_fallback_takes_one_buffer_at_a_time(kernel):
+    # 3 x (48 KiB + 24 KiB) = 216 KiB does not fit sunda's 192 KiB; with the 48 KiB tile given two
+    # buffers, 96 + 72 = 168 KiB does: the big tile alternates two buffers, the small keeps three.
+    kt = nki.trace(kernel, {"a": "fp32[128,16384]"}, {"BIG": 12288, "SMALL": 6144}, generation="sunda")
+    big, small = addresses(kt)[0::2], addresses(kt)[1::2]
+    assert len(set(big)) == 2 and big[0] == big[2]
+    assert len(set(small)) == 3
+
+
+@pytest.mark.parametrize("bad", [0, 9, 2.5, True, "3"])
+def test_a_loop_buffer_count_out_of_range_is_refused(kernel, bad):
+    with pytest.raises(nki.NkiError, match="loop_buffers .*an integer from 1 to 8"):
+        nki.trace(kernel, {"a": "fp32[128,16384]"}, generation="sunda", loop_buffers=bad)
 
 
 def test_what_does_not_fit_single_buffered_is_placed_by_liveness(kernel):
     # 128 KiB + 80 KiB per partition: over 192 KiB even with one buffer each; but `big` is never
     # read after its load, so placed by liveness `small` takes its bytes.
-    kt = nki.trace(kernel, {"a": "fp32[128,32768]"}, {"BIG": 32768, "SMALL": 20480}, generation="sunda")
+    kt = nki.trace(kernel, {"a": "fp32[128,32768]"}, {"BIG": 32768, "SMALL": 20480}, generation="sunda",
+                   loop_buffers=2)
     big, small = addresses(kt)[0::2], addresses(kt)[1::2]
     assert big[0] == small[0]
 
@@ -140,3 +199,17 @@ def test_more_live_tiles_than_fit_fail_at_their_line(live):
     message = str(e.value)
     # nor with each accumulator's bank free after its last use (liveness, the last fallback)
     assert re.search(r"live\.py:12: PSUM is full even with each tile freed after its last use", message), message
+
+
+def test_the_command_line_takes_the_loop_buffer_count(kernel, tmp_path, capsys):
+    from sbufsim.nki.__main__ import main
+    line = [kernel, "--input", "a=fp32[128,16384]", "--param", "BIG=2048", "--param", "SMALL=1024", "--gen", "sunda"]
+    out = tmp_path / "two.trc"
+    assert main([*line, "--loop-buffers", "2", "-o", str(out)]) == 0
+    loads = [re.search(r"dst=\w+@(0x[0-9a-f]+)", r).group(1) for r in out.read_text().splitlines()
+             if r.startswith("dma") and "src=hbm" in r]
+    assert len(set(loads[0::2])) == 2 and len(set(loads[1::2])) == 2
+    with pytest.raises(SystemExit) as e:
+        main([*line, "--loop-buffers", "0", "-o", str(tmp_path / "zero.trc")])
+    assert e.value.code == 2
+    assert "an integer from 1 to 8" in capsys.readouterr().err

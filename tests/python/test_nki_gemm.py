@@ -78,7 +78,8 @@ def test_stages_get_faster_at_2048_cubed(tmp_path):
 
 def test_the_line_frame_adds_up_and_puts_the_tiled_gemms_load_first(tmp_path):
     """result.frame("line"): one row per kernel line, its columns adding up to the run's totals;
-    in the tiled GEMM the stationary load inside the K loop holds most of the critical path."""
+    in the tiled GEMM the moving-data load inside the K loop (rhs, four times the lhsT load's bytes)
+    holds most of the critical path."""
     pytest.importorskip("pandas")
     kt = traced("matmul.py::matmul_tiled", {"lhsT": "bf16[512,512]", "rhs": "bf16[512,1024]"})
     result = replay(kt, tmp_path)
@@ -93,4 +94,4 @@ def test_the_line_frame_adds_up_and_puts_the_tiled_gemms_load_first(tmp_path):
     with open(example("matmul.py")) as f:
         source = f.read()
     line_no = int(top.split(":")[1])
-    assert "nl.load(lhsT" in source.splitlines()[line_no - 1], top
+    assert "nl.load(rhs" in source.splitlines()[line_no - 1], top

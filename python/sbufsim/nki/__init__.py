@@ -48,6 +48,7 @@ class KernelTrace:
         self.empty_loops = tracer.empty_loop_notes()
         # kernel lines that read an on-chip tile nothing had written (file:line: what)
         self.unwritten_reads = tracer.unwritten_read_notes()
+        self.traces = 1  # how many times trace() ran the kernel to find its buffers (trace() sets it)
 
     def nothing_to_replay(self):
         """Why `sbufsim nki` refuses this trace (it has no records: a replay of nothing reports
@@ -371,13 +372,16 @@ def kernel_parameters(kernel):
     return [p.name for p in parameters if p.kind != p.VAR_POSITIONAL]
 
 
-def trace(kernel, inputs, params=None, generation="cayman", grid=None):
+def trace(kernel, inputs, params=None, generation="cayman", grid=None, loop_buffers=None):
     """Trace KERNEL ('file.py::func', or a function) called with HBM tensors made from inputs
     ({name: 'bf16[4096,2048]'}, in the function's argument order) and keyword params; with
     grid=(g0, ...) as the launch kernel[g0, ...](...) (its instances one after another, _spmd.py).
+    loop_buffers: the buffers a tile re-bound in an affine_range loop rotates over (default
+    LOOP_BUFFERS, 3; docs/nki.md, "Operands and the allocator").
     Raises NkiError with the kernel's file:line for what the front-end cannot model."""
     if _tracer._current is not None:
         raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
+    loop_buffers = check_loop_buffers(_tracer.LOOP_BUFFERS if loop_buffers is None else loop_buffers)
     if isinstance(kernel, os.PathLike):
         kernel = os.fspath(kernel)
     if not isinstance(kernel, str) and not callable(kernel):
@@ -387,8 +391,9 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
                         f"not {type(inputs).__name__}")
     if params is not None and not isinstance(params, dict):
         raise TypeError(f"params: a dict of keyword -> value, not {type(params).__name__}")
-    # A kernel that does not fit with two buffers for every tile re-bound in an affine_range
-    # loop is traced again with the largest such tile single-buffered, until it fits; a line
+    # A kernel that does not fit with loop_buffers buffers for every tile re-bound in an
+    # affine_range loop is traced again with the largest such tile given one buffer fewer, until
+    # it fits (`single`: site -> its buffers); a line
     # whose tiles are live several at once (a list of accumulators, a + b of two tiles of one
     # line) is traced again with a buffer more for it, until each live tile has its own
     # (docs/nki.md, "Operands and the allocator").
@@ -397,48 +402,67 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None):
     # loses its second buffer.
     # What does not fit even then is placed by liveness (liveness.py): each SBUF tile's bytes are
     # free after its last use, as the compiler's allocator has it.
-    single, extra, caps, placement = set(), {}, {}, None
+    single, extra, caps, placement = {}, {}, {}, None
+    runs = _runs[0]
     while True:
         try:
-            return _trace_once(kernel, inputs, params, generation, frozenset(single), dict(extra), grid, dict(caps),
-                               placement)
+            return _counted(runs, _trace_once(kernel, inputs, params, generation, dict(single), dict(extra), grid, dict(caps),
+                               placement, loop_buffers=loop_buffers))
         except Clobbered as e:
-            extra[e.key] = e.buffers + 1
+            extra[e.key] = max(e.buffers + 1, e.needed)
         except OutOfSpace as e:
             if e.blocks:
                 banks, key = e.blocks[0]
                 caps[key] = banks // 2
                 continue
-            candidates = [key for _, key in e.doubled if key not in single]
+            candidates = [key for _, key in e.doubled]  # sites with more than one buffer
             if not candidates and placement is None and e.key is not None:
-                placement = _placement(kernel, inputs, params, generation, grid, single, extra, caps)
+                placement = _placement(kernel, inputs, params, generation, grid, single, extra, caps, loop_buffers)
                 continue
             if not candidates:
-                tried = ([f"{len(single)} loop tile(s) given one buffer instead of two"] if single else []) + (
+                tried = ([f"{len(single)} loop tile(s) given fewer than {loop_buffers} buffers"] if single else []) + (
                     [f"a buffer for each live tile of {len(extra)} line(s) that keep several"] if extra else []) + (
                     [f"{len(caps)} PSUM block tensor(s) given fewer banks"] if caps else [])
                 if tried:
                     raise OutOfSpace(f"{e} (even with {' and '.join(tried)})") from None
                 raise
-            single.add(candidates[0])
+            single[candidates[0]] = single.get(candidates[0], loop_buffers) - 1
 
 
-def _placement(kernel, inputs, params, generation, grid, single, extra, caps):
+_runs = [0]  # the kernel traces _trace_once has run (KernelTrace.traces: those of one trace())
+
+
+def _counted(runs, kt):
+    """kt with the number of times trace() ran the kernel since `runs` (_runs[0] then): 1 when it
+    fitted at once, one more per retry (Clobbered, OutOfSpace) and per measuring trace."""
+    kt.traces = _runs[0] - runs
+    return kt
+
+
+def check_loop_buffers(n):
+    """The loop-tile buffer count, checked: an int from 1 to 8 (NkiError otherwise)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 8:
+        raise NkiError(f"loop_buffers {n!r}: the buffers of a tile re-bound in an affine_range loop, an integer "
+                       "from 1 to 8 (default 3)")
+    return n
+
+
+def _placement(kernel, inputs, params, generation, grid, single, extra, caps, loop_buffers):
     """Offsets for every SBUF and PSUM tile from their lifetimes (liveness.py): a trace without
     limits measures them, with two buffers for loop tiles where they fit, else with the loop tiles
-    that had to give up their second buffer single-buffered."""
+    that had to give up buffers with those fewer."""
     from . import liveness
     _, sbuf_size, _, _, psum_banks = GEOMETRY[generation]
     memories = liveness.memories(sbuf_size, psum_banks)
-    for tried in (frozenset(), frozenset(single)):
+    for tried in ({}, dict(single)):
         extra_ = dict(extra)
         while True:
             try:
                 tracer = _trace_once(kernel, inputs, params, generation, tried, dict(extra_), grid, dict(caps),
-                                     measure=True)
+                                     measure=True, loop_buffers=loop_buffers)
                 break
             except Clobbered as e:
-                extra_[e.key] = e.buffers + 1
+                extra_[e.key] = max(e.buffers + 1, e.needed)
         double = {key for key, entry in tracer.alloc.sites.items() if len(entry[0]) > 1}
         try:
             return {name: liveness.placement(liveness.lifetimes(tracer.tiles[name], double), memory)
@@ -449,8 +473,9 @@ def _placement(kernel, inputs, params, generation, grid, single, extra, caps):
 
 
 def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None, placement=None,
-                measure=False):
-    tracer = _tracer.Tracer(generation, single, extra, caps, placement, measure)
+                measure=False, loop_buffers=_tracer.LOOP_BUFFERS):
+    _runs[0] += 1
+    tracer = _tracer.Tracer(generation, single, extra, caps, placement, measure, loop_buffers)
     _tracer._current = tracer
     try:
         with _shim(), _kernel_folder(kernel.rpartition("::")[0] if isinstance(kernel, str) else None):

@@ -1,4 +1,5 @@
 """python3 -m sbufsim.nki KERNEL.py::FUNC --input NAME=DTYPE[SHAPE]... [--param NAME=V]... [--gen G]
+[--loop-buffers N]
 -o OUT.trc: the trace `sbufsim nki` replays. Exit status 3 with file:line when the kernel cannot
 be traced, 2 for a bad command line.
 
@@ -22,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from . import KernelExpr, NkiError, kernel_parameters, trace
+from . import KernelExpr, NkiError, check_loop_buffers, kernel_parameters, trace
 
 
 def _pairs(values, what):
@@ -53,6 +54,14 @@ def _grid(text):
               file=sys.stderr)
         sys.exit(2)
     return sizes
+
+
+def _loop_buffers(text):
+    """--loop-buffers N: the buffers of a tile re-bound in an affine_range loop (1 to 8)."""
+    try:
+        return check_loop_buffers(int(text))
+    except (ValueError, NkiError):
+        raise argparse.ArgumentTypeError(f"{text!r}: an integer from 1 to 8 (default 3)") from None
 
 
 def _param(text):
@@ -106,9 +115,9 @@ def _not_ours(paths):
 
 def _trace_point(job):
     """One sweep point in a worker process: (trace path, flops, hbm bytes, error or None)."""
-    kernel, inputs, params, generation, grid, path, keep = job
+    kernel, inputs, params, generation, grid, path, keep, loop_buffers = job
     try:
-        kt = trace(kernel, inputs, params, generation=generation, grid=grid)
+        kt = trace(kernel, inputs, params, generation=generation, grid=grid, loop_buffers=loop_buffers)
     except NkiError as e:
         return path, 0, 0, str(e)
     except TypeError as e:
@@ -277,7 +286,7 @@ def _restore(written, backup):
 
 
 def _sweep_points(args, inputs, params, names, points, paths, backup, written):
-    jobs = [(args.kernel, inputs, {**params, **point}, args.gen, _grid(args.grid), path, backup)
+    jobs = [(args.kernel, inputs, {**params, **point}, args.gen, _grid(args.grid), path, backup, args.loop_buffers)
             for point, path in zip(points, paths)]
     workers = min(len(jobs), _jobs(args.run_args) or os.cpu_count() or 1)
     traced = _trace_points(jobs, workers, _timeout(args.run_args))
@@ -346,6 +355,7 @@ def main(argv=None):
     parser.add_argument("--keep-traces", action="store_true")
     parser.add_argument("--gen", default="cayman")
     parser.add_argument("--grid")
+    parser.add_argument("--loop-buffers", type=_loop_buffers)
     parser.add_argument("-o", "--output")
     parser.add_argument("--values-out")
     parser.add_argument("--run-args", nargs=argparse.REMAINDER)
@@ -375,7 +385,7 @@ def main(argv=None):
         print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
         return 2
     try:
-        kt = trace(args.kernel, inputs, params, generation=args.gen, grid=grid)
+        kt = trace(args.kernel, inputs, params, generation=args.gen, grid=grid, loop_buffers=args.loop_buffers)
     except NkiError as e:
         print(f"sbufsim nki: {e}", file=sys.stderr)
         return 3

@@ -47,22 +47,23 @@ class Allocator:
     """The NKI compiler's default placement as this front-end reads it: every allocation site
     (the kernel's file:line of nl.ndarray/zeros or of an op that makes a new tile) owns its own
     buffers, bump-allocated per partition (SBUF) or in whole 2 KiB banks (PSUM). A site executed
-    again — its tile re-bound in the next loop iteration — reuses its buffers in rotation: two
-    inside an affine_range loop (the next iteration's loads may overlap this one's compute), one
-    inside sequential_range or outside any loop. Sites in `single` get one buffer wherever they
-    are: trace() gives the largest double-buffered sites one buffer when a kernel does not fit
-    otherwise, as the compiler gives up overlap before it gives up the kernel. Sites in `extra`
+    again — its tile re-bound in the next loop iteration — reuses its buffers in rotation: the
+    tracer's loop_buffers inside an affine_range loop (the next iterations' loads may overlap
+    this one's compute), one inside sequential_range or outside any loop. Sites in `single`
+    ({key: buffers}) get at most that many wherever they are: trace() takes a buffer at a time
+    from the largest multi-buffered sites when a kernel does not fit otherwise, as the compiler
+    gives up overlap before it gives up the kernel. Sites in `extra`
     ({key: buffers}) get that many at least: trace() found more of their tiles live at once
     (Clobbered), and they are never single-buffered."""
 
-    def __init__(self, generation, single=frozenset(), extra=None, caps=None, placement=None, measure=False):
+    def __init__(self, generation, single=None, extra=None, caps=None, placement=None, measure=False):
         if generation not in GEOMETRY:
             raise NkiError(_unmodelled_generation(generation))
         self.sbuf_stride, self.sbuf_size, self.psum_offset, self.psum_stride, self.psum_banks = GEOMETRY[generation]
         self.sbuf_next = SCRATCH_BYTES
         self.psum_next_bank = 0
         self.sites = {}  # (site, shape, dtype, buffer) -> [slots, next index]
-        self.single = single
+        self.single = single or {}
         self.extra = extra or {}
         self.block_sites = set()
         # liveness (liveness.py): `measure` places tiles without a limit, to learn their
@@ -91,7 +92,7 @@ class Allocator:
             if key in self.extra:
                 rotation = max(rotation, self.extra[key])
             elif key in self.single:
-                rotation = 1
+                rotation = min(rotation, self.single[key])
             try:
                 size = bytes_per_partition
                 if key in self.caps:

@@ -20,6 +20,11 @@ DMA_LANES_PER_ENGINE = 8  # dma.lanes_per_engine
 NUM_SEMAPHORES = 256  # isa.num_semaphores, every generation (seed 004)
 ENGINE_QUEUES = {"pe": "qPE0", "act": "qAct0", "pool": "qPool0", "dve": "qDve0"}
 MAX_WAITS = 2
+# Buffers an SBUF tile re-bound in an affine_range loop rotates over (the compiler's count is not
+# published): 3, fixed by the trn2 tiled GEMM's profile; a PSUM loop tile keeps at most 2 of the
+# 8 banks (docs/nki.md, "Operands and the allocator").
+LOOP_BUFFERS = 3
+PSUM_LOOP_BUFFERS = 2
 HAZARD_PAGE = 4096  # bytes per partition of SBUF per hazard history, for tiles placed by liveness
 
 _current = None  # the Tracer of the kernel being traced
@@ -118,8 +123,10 @@ class Tracer:
     order of first use, so a value counts the lane's finished records); a record that depends on
     another queue's record waits for that record's lane to reach its place there."""
 
-    def __init__(self, generation, single=frozenset(), extra=None, caps=None, placement=None, measure=False):
+    def __init__(self, generation, single=frozenset(), extra=None, caps=None, placement=None, measure=False,
+                 loop_buffers=LOOP_BUFFERS):
         self.generation = generation
+        self.loop_buffers = loop_buffers
         self.alloc = Allocator(generation, single, extra, caps, placement, measure)
         self.pages = {}  # SBUF page -> its hazard history (tiles placed by liveness)
         self.tiles = {"sbuf": [], "psum": []}  # every on-chip tile in allocation order (liveness.py)
@@ -167,8 +174,10 @@ class Tracer:
         return notes
 
     # --- allocation -------------------------------------------------------------------------
-    def rotation(self):
-        return 2 if self.loop_kinds and self.loop_kinds[-1] == "affine" else 1
+    def rotation(self, buffer="sbuf"):
+        if not (self.loop_kinds and self.loop_kinds[-1] == "affine"):
+            return 1
+        return self.loop_buffers if buffer == "sbuf" else min(self.loop_buffers, PSUM_LOOP_BUFFERS)
 
     def new_tensor(self, shape, dtype, buffer, name=None, site=None):
         if self.unwritten:  # in program order: an earlier op's tile before this one's
@@ -189,7 +198,7 @@ class Tracer:
                 raise fail(f"tile {label} {shape}: partition dimension {shape[pdim]} is over {PARTITIONS}; "
                            "split it or mark another dimension with nl.par_dim")
             key = (site, shape, dtype.name, buffer)
-            storage.slot = self.alloc.slot(key, buffer, storage.bytes_per_partition, self.rotation(),
+            storage.slot = self.alloc.slot(key, buffer, storage.bytes_per_partition, self.rotation(buffer),
                                            blocks=storage.psum_blocks)
             if storage.psum_blocks:
                 storage.banks = storage.slot.size // PSUM_BANK_BYTES
@@ -255,7 +264,21 @@ class Tracer:
         storage = view.storage
         error = Clobbered(f"tile {storage.name}: a newer tile of its line took its buffer while it was in use")
         error.key, error.buffers = storage.key, self.alloc.buffers(storage.key)
+        error.needed = self._tiles_since(storage.root)
         raise error
+
+    def _tiles_since(self, root):
+        """The tiles of root's site allocated since root, root included: each of them may still be
+        in use (root is), so the site needs at least that many buffers. Any fewer clobbers root at
+        this same use, since the site's n-th tile takes buffer n modulo their number, so trace()
+        asks for them all at once instead of one more per trace."""
+        count = 1
+        for tile in reversed(self.tiles[root.buffer]):
+            if tile is root:
+                return count
+            if tile.key == root.key:
+                count += 1
+        return count
 
     def _append(self, record):
         key = record.lane

@@ -158,7 +158,8 @@ def _loop_name(frame, depth):
 
 
 def affine_range(*args, **_):
-    """A loop whose tiles rotate over two buffers (iterations may overlap); directives are accepted."""
+    """A loop whose SBUF tiles rotate over three buffers, PSUM tiles over two (`--loop-buffers`;
+    iterations may overlap); directives are accepted."""
     return _Range("affine", args, "affine_range")
 
 
