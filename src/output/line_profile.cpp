@@ -191,10 +191,11 @@ bool annotate_source(std::ostream& out, std::ostream& err, const ReplayResult& r
     const LineProfile p = line_profile(r);
     out << "\n";
     if (print_annotated(out, p, path, text.str()) == 0)
-        err << "sbufsim run: note: --annotate " << path << ": " << r.trace
-            << (p.empty() ? " has no source locations (loc=, docs/trace-format.md)"
-                          : " names no line of that file (its lines: " + p.rows.front().key + ", ...)")
-            << "\n";
+        err << "sbufsim run: note: --annotate " << path << ": "
+            << (p.empty() ? "the trace has no source locations (loc=, docs/trace-format.md)"
+                          : "the trace's records name no line of that file (they name " + p.rows.front().key +
+                                ", ...)")
+            << "\n";  // not the trace's path: under `sbufsim nki` it is a scratch file
     return true;
 }
 
