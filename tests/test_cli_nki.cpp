@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -342,6 +343,40 @@ TEST(CliNki, Grid_launches_the_kernel_as_its_spmd_launch_would) {
     EXPECT_NE(zero.err.find("--grid '0': expected one to four positive sizes"), std::string::npos)
         << zero.err;
     EXPECT_FALSE(fs::exists(dir + "/g0.trc"));
+}
+
+// --loop-buffers reaches the tracer: the tiled GEMM's loads cycle through that many SBUF
+// buffers (default 3, docs/nki.md "Operands and the allocator"); out of range is a usage error.
+TEST(CliNki, Loop_buffers_sets_the_buffers_a_loop_tile_rotates_over) {
+    const std::string dir = fresh("loop_buffers");
+    const std::string example = std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/matmul.py::matmul_tiled";
+    const auto traced = [&](const std::vector<std::string>& extra) {
+        std::vector<std::string> args{
+            "nki", example, "--input", "lhsT=bf16[512,512]", "--input", "rhs=bf16[512,512]", "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return sbufsim_process(args, "nki_loop_buffers_");
+    };
+    // The distinct SBUF addresses the lhsT loads (the first load of each K step) write.
+    const auto lhs_buffers = [](const std::string& path) {
+        std::set<std::string> addresses;
+        const std::regex load(R"(dma queue=\S+ src=hbm\S* dst=\w+@(0x[0-9a-f]+).*nl\.load)");
+        const std::string text = slurp(path);
+        std::istringstream lines(text);
+        int n = 0;
+        for (std::string line; std::getline(lines, line);)
+            if (std::smatch m; std::regex_search(line, m, load) && n++ % 2 == 0) addresses.insert(m[1]);
+        return addresses.size();
+    };
+    const CliOut two = traced({"--loop-buffers", "2", "-o", dir + "/two.trc"});
+    ASSERT_EQ(two.rc, 0) << two.err;
+    const CliOut three = traced({"-o", dir + "/three.trc"});
+    ASSERT_EQ(three.rc, 0) << three.err;
+    EXPECT_EQ(lhs_buffers(dir + "/two.trc"), 2u);
+    EXPECT_EQ(lhs_buffers(dir + "/three.trc"), 3u);
+    const CliOut zero = traced({"--loop-buffers=0", "-o", dir + "/zero.trc"});
+    EXPECT_EQ(zero.rc, 2);
+    EXPECT_NE(zero.err.find("an integer from 1 to 8"), std::string::npos) << zero.err;
+    EXPECT_FALSE(fs::exists(dir + "/zero.trc"));
 }
 
 TEST(CliNki, Help_says_the_kernel_runs_as_python_with_the_users_rights) {
