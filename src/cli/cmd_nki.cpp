@@ -2,7 +2,6 @@
 // API (sbufsim/app/nki.h), replay the trace with `sbufsim run` (every option the tracer does not
 // take is run's, or with --sweep-param sweep's) and add the kernel-level figures. docs/nki.md.
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -12,16 +11,11 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/nki_args.h"
+#include "cli/nki_package.h"
 #include "sbufsim/app/nki.h"
 
 #ifndef SBUFSIM_PYTHON3
 #define SBUFSIM_PYTHON3 "/usr/bin/python3"
-#endif
-#ifndef SBUFSIM_BIN_TO_PYTHON
-#define SBUFSIM_BIN_TO_PYTHON ""
-#endif
-#ifndef SBUFSIM_BIN_TO_PYTHON_USER
-#define SBUFSIM_BIN_TO_PYTHON_USER SBUFSIM_BIN_TO_PYTHON
 #endif
 
 namespace sbufsim::cli {
@@ -70,21 +64,6 @@ constexpr const char* kHelp =
     "      --input rhs=bf16[2048,2048] --param TILES_IN_BLOCK_M=4\n"
     "  sbufsim nki examples/nki/matmul.py::matmul_blocked --input lhsT=bf16[2048,2048] \\\n"
     "      --input rhs=bf16[2048,2048] --sweep-param TILES_IN_BLOCK_M=1,2,4,8\n";
-
-// Where the sbufsim Python package is: $SBUFSIM_PYTHONPATH, a build tree (python/ beside the
-// executable), or an install (SBUFSIM_BIN_TO_PYTHON from bin/; SBUFSIM_BIN_TO_PYTHON_USER in the
-// user's own prefix, ~/.local, where the package goes to the user's site folder).
-std::string package_dir() {
-    if (const char* env = std::getenv("SBUFSIM_PYTHONPATH"); env && *env) return env;
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    const fs::path bin = exe.parent_path();
-    for (const fs::path& dir : {bin / "python", (bin / SBUFSIM_BIN_TO_PYTHON).lexically_normal(),
-                                (bin / SBUFSIM_BIN_TO_PYTHON_USER).lexically_normal()})
-        if (fs::is_regular_file(dir / "sbufsim" / "nki" / "__init__.py", ec)) return dir.string();
-    return {};
-}
 
 // The checks of a --sweep-param command line: no trace kept, no single run's outputs, and every
 // option of the sweep as `sbufsim sweep` takes it.
@@ -207,16 +186,14 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
             return kExitInput;
         }
     }
-    const std::string pythonpath = package_dir();
+    const std::string pythonpath = nki_package_dir();
     if (pythonpath.empty()) {
         io.err
             << "sbufsim nki: the sbufsim Python package (sbufsim/nki/) is not next to this executable; "
                "build with SBUFSIM_BUILD_PYTHON or set SBUFSIM_PYTHONPATH to the folder holding sbufsim/\n";
         return kExitUsage;
     }
-    std::string python = a.python;
-    if (python.empty())
-        python = std::getenv("SBUFSIM_PYTHON") ? std::getenv("SBUFSIM_PYTHON") : SBUFSIM_PYTHON3;
+    const std::string python = nki_python(a.python);
     // A private scratch folder (mode 700, a random name), removed on every way out: return,
     // exception, SIGINT/SIGTERM/SIGHUP (the handler of remove_temporaries_on_signals()).
     const ScratchDir scratch_dir("sbufsim-nki");
