@@ -48,7 +48,9 @@ class KernelTrace:
         self.empty_loops = tracer.empty_loop_notes()
         # kernel lines that read an on-chip tile nothing had written (file:line: what)
         self.unwritten_reads = tracer.unwritten_read_notes()
-        self.traces = 1  # how many times trace() ran the kernel to find its buffers (trace() sets it)
+        # how many times trace() ran the kernel to find its buffers: 1 when it fitted at once, one
+        # more per retry (a tile clobbered, a memory full) and per trace measuring tile lifetimes
+        self.traces = _runs[0]
 
     def nothing_to_replay(self):
         """Why `sbufsim nki` refuses this trace (it has no records: a replay of nothing reports
@@ -395,7 +397,8 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None, loop_buff
     # affine_range loop is traced again with the largest such tile given one buffer fewer, until
     # it fits (`single`: site -> its buffers); a line
     # whose tiles are live several at once (a list of accumulators, a + b of two tiles of one
-    # line) is traced again with a buffer more for it, until each live tile has its own
+    # line) is traced again with a buffer for each of its tiles allocated since the one found in
+    # use (Clobbered.needed: fewer clobber it at that same use), until each live tile has its own
     # (docs/nki.md, "Operands and the allocator").
     # A PSUM tensor with block dimensions that leaves too few banks for the others is traced again
     # with half its banks (its blocks share them modulo their number), before any loop tile
@@ -403,11 +406,11 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None, loop_buff
     # What does not fit even then is placed by liveness (liveness.py): each SBUF tile's bytes are
     # free after its last use, as the compiler's allocator has it.
     single, extra, caps, placement = {}, {}, {}, None
-    runs = _runs[0]
+    _runs[0] = 0  # the kernel's traces so far (KernelTrace.traces)
     while True:
         try:
-            return _counted(runs, _trace_once(kernel, inputs, params, generation, dict(single), dict(extra), grid, dict(caps),
-                               placement, loop_buffers=loop_buffers))
+            return _trace_once(kernel, inputs, params, generation, dict(single), dict(extra), grid, dict(caps),
+                               placement, loop_buffers=loop_buffers)
         except Clobbered as e:
             extra[e.key] = max(e.buffers + 1, e.needed)
         except OutOfSpace as e:
@@ -427,16 +430,6 @@ def trace(kernel, inputs, params=None, generation="cayman", grid=None, loop_buff
                     raise OutOfSpace(f"{e} (even with {' and '.join(tried)})") from None
                 raise
             single[candidates[0]] = single.get(candidates[0], loop_buffers) - 1
-
-
-_runs = [0]  # the kernel traces _trace_once has run (KernelTrace.traces: those of one trace())
-
-
-def _counted(runs, kt):
-    """kt with the number of times trace() ran the kernel since `runs` (_runs[0] then): 1 when it
-    fitted at once, one more per retry (Clobbered, OutOfSpace) and per measuring trace."""
-    kt.traces = _runs[0] - runs
-    return kt
 
 
 def check_loop_buffers(n):
@@ -470,6 +463,9 @@ def _placement(kernel, inputs, params, generation, grid, single, extra, caps, lo
         except OutOfSpace as e:
             error = e
     raise error
+
+
+_runs = [0]  # the kernel traces _trace_once has run since trace() started (KernelTrace.traces)
 
 
 def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None, placement=None,

@@ -136,11 +136,14 @@ def out_of_space(reason):
 
 class Clobbered(NkiError):
     """A tile read or written after a newer tile of its allocation site took its buffer: the
-    site needs more buffers than it has (`key`; `buffers`, what it had). trace() traces the kernel
-    again with one more for that site, as the compiler keeps every live tile in a buffer of its own."""
+    site needs more buffers than it has (`key`; `buffers`, what it had; `needed`, the tiles of the
+    site allocated since the clobbered one, itself included, that may all still be in use). trace()
+    traces the kernel again with `needed` buffers for that site, as the compiler keeps every live
+    tile in a buffer of its own."""
 
     key = None
     buffers = 0
+    needed = 0
 
 
 class NotModelled(NkiError, AttributeError):
