@@ -62,7 +62,8 @@ TEST_P(EveryShippedTrace, Each_engine_split_adds_up_to_the_total_cycles) {
 INSTANTIATE_TEST_SUITE_P(Traces, EveryShippedTrace,
                          ::testing::Values("access_mix.trc", "act_vs_matmul_collide.trc", "dma_load.trc",
                                            "dma_transpose.trc", "dma_vs_compute.trc", "matmul_kloop.trc",
-                                           "q7_gpsimd.trc", "resnet50_head.trc", "transformer_layer_head.trc"),
+                                           "q7_gpsimd.trc", "resnet50_head.trc",
+                                           "transformer_layer_head.trc"),
                          [](const auto& i) {
                              std::string n = i.param.substr(0, i.param.find('.'));
                              return n;
@@ -70,10 +71,11 @@ INSTANTIATE_TEST_SUITE_P(Traces, EveryShippedTrace,
 
 TEST(CriticalPath, Follows_a_semaphore_wait_from_the_load_to_its_consumer) {
     // ACT waits for the DMA load: the path is the DMA (start-up + transfer), then ACT.
-    const std::string path = write_temp("cp_sem.trc",
-                                        "sbufsim-trace 1 gen=cayman\n"
-                                        "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=2048 signal=1\n"
-                                        "act queue=qAct0 src=bf16@0x0[1][1024] dst=bf16@0x30000[1][1024] partitions=128 fn=copy wait=1\n");
+    const std::string path = write_temp(
+        "cp_sem.trc",
+        "sbufsim-trace 1 gen=cayman\n"
+        "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=2048 signal=1\n"
+        "act queue=qAct0 src=bf16@0x0[1][1024] dst=bf16@0x30000[1][1024] partitions=128 fn=copy wait=1\n");
     const ReplayResult r = replay_trace(cayman(), path);
     const CriticalPathStats& cp = r.critical_path;
     EXPECT_EQ(cp.total(), r.total_cycles);
@@ -146,10 +148,11 @@ TEST(CriticalPath, A_dma_waits_for_the_signal_that_start_up_makes_the_later) {
 
 TEST(CriticalPath, Without_a_wait_the_engines_run_in_parallel_and_the_longer_one_is_the_path) {
     // Same two instructions, no semaphore: the ACT copy runs at once, the DMA alone is the path.
-    const std::string path = write_temp("cp_free.trc",
-                                        "sbufsim-trace 1 gen=cayman\n"
-                                        "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=2048\n"
-                                        "act queue=qAct0 src=bf16@0x8000[1][64] dst=bf16@0x30000[1][64] partitions=128 fn=copy\n");
+    const std::string path =
+        write_temp("cp_free.trc",
+                   "sbufsim-trace 1 gen=cayman\n"
+                   "dma queue=qSyncIO0 engine=0 src=hbm dst=bf16@0x0 partitions=128 bytes=2048\n"
+                   "act queue=qAct0 src=bf16@0x8000[1][64] dst=bf16@0x30000[1][64] partitions=128 fn=copy\n");
     const ReplayResult r = replay_trace(cayman(), path);
     const Bottleneck b = analyse(r);
     ASSERT_EQ(b.path.size(), 1u);
@@ -293,9 +296,11 @@ TEST(Mfu, Mx_matmuls_count_four_macs_per_pe_and_say_which_peak_they_pass) {
     // bf16 peak its MFU goes past 100 %, and the finding says which peak it is measured against.
     std::string text = "sbufsim-trace 1 gen=mariana\n";
     for (int i = 0; i < 16; ++i)
-        text += "ldweights queue=qPE0 src=fp8e4x4@0x0[1][128] src2=uint8@0x4000[1][128] rows=128 cols=128\n"
-                "matmul queue=qPE0 src=fp8e4x4@0x8000[1][512] src2=uint8@0x6000[1][512] dst=fp32@0x2000000[1][512] "
-                "num_active_rows=128 num_active_cols=128\n";
+        text +=
+            "ldweights queue=qPE0 src=fp8e4x4@0x0[1][128] src2=uint8@0x4000[1][128] rows=128 cols=128\n"
+            "matmul queue=qPE0 src=fp8e4x4@0x8000[1][512] src2=uint8@0x6000[1][512] "
+            "dst=fp32@0x2000000[1][512] "
+            "num_active_rows=128 num_active_cols=128\n";
     const ReplayResult r = replay_trace(test::shipped_params("mariana"), write_temp("mfu_mx.trc", text));
     const Bottleneck b = analyse(r);
     EXPECT_GT(b.mfu, 3.5);
@@ -449,7 +454,8 @@ TEST(Bottleneck, Mfu_counts_the_matmul_macs_against_the_array_peak) {
     const Bottleneck b = analyse(r);
     // 32 matmuls of 128 rows x 128 columns x 512 moving elements.
     EXPECT_EQ(r.arr_seq.macs, 32ull * 128 * 128 * 512);
-    EXPECT_DOUBLE_EQ(b.mfu, static_cast<double>(r.arr_seq.macs) / (static_cast<double>(r.total_cycles) * 128 * 128));
+    EXPECT_DOUBLE_EQ(b.mfu,
+                     static_cast<double>(r.arr_seq.macs) / (static_cast<double>(r.total_cycles) * 128 * 128));
     EXPECT_LE(b.mfu, b.pe_utilisation + 1e-12);  // full 128x128 tiles: MFU = streaming share
     EXPECT_GT(b.sbuf_bank_utilisation, 0.0);
     EXPECT_LE(b.sbuf_bank_utilisation, 1.0);
@@ -500,7 +506,9 @@ TEST(Bottleneck, Dma_finding_names_descriptors_shorter_than_the_per_descriptor_m
         // 16 transfers in one queue: their data phases, not the start-up, are the path.
         std::string text = "sbufsim-trace 1 gen=cayman\n";
         for (int i = 0; i < 16; ++i)
-            text += "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=128 bytes=" + std::to_string(row_bytes) + "\n";
+            text +=
+                "dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=128 bytes=" + std::to_string(row_bytes) +
+                "\n";
         const std::string path = write_temp(name, text);
         const ReplayResult r = replay_trace(cayman(), path);
         EXPECT_DOUBLE_EQ(r.dma_full_run_bytes, 78 * 27.2);
@@ -776,6 +784,71 @@ TEST(Bottleneck, Access_only_finding_names_the_client_with_the_most_work_or_the_
         first_finding("access_only_sparse.trc", "0 act_rd rd 0x0 1 32\n2000 pe_client_0 rd 0x0 1 32\n");
     EXPECT_GE(rs.total_cycles, 2000u);
     EXPECT_EQ(fs.advice, "the records' issue cycles, not the banks, set the run's length") << fs.text;
+}
+
+}  // namespace
+}  // namespace sbufsim
+
+namespace sbufsim {
+namespace {
+
+ReplayResult replay_attention(const AttentionShape& shape) {
+    std::ostringstream out;
+    TraceWriter w(out, TraceFormat::text, TraceHeader{1, "cayman"});
+    TraceWriterSink sink(w);
+    generate_attention(cayman(), shape, GemmOptions{}, sink);
+    w.finish();
+    return replay_trace(cayman(), write_temp("bottleneck_attention.trc", out.str()));
+}
+
+// One head of 512 x 128: DMA, DVE and ACT hand the path to each other at semaphores and none
+// holds half of it (DMA 40 %, DVE 38 %, ACT 20 %): the run is their sum, and the verdict says
+// so rather than "bound by DMA", with what overlapping them could give back.
+TEST(Verdict, Engines_that_take_turns_on_the_path_are_serial_not_bound_by_the_largest) {
+    const ReplayResult r = replay_attention({512, 1, 128});
+    const Bottleneck b = analyse(r);
+    ASSERT_LT(b.bound_share, 0.5);
+    ASSERT_GE(r.critical_path.semaphore_edges, 4u);
+    EXPECT_EQ(b.verdict.rfind("serial, not overlapped: DMA ", 0), 0u) << b.verdict;
+    EXPECT_EQ(b.bound_by, "DMA");  // the JSON's bound_by still names the largest group
+    ASSERT_FALSE(b.findings.empty());
+    EXPECT_NE(b.findings.front().text.find("of the critical path take turns"), std::string::npos)
+        << b.findings.front().text;
+    EXPECT_NE(b.findings.front().advice.find("overlapped fully, the run approaches its largest part, DMA's"),
+              std::string::npos)
+        << b.findings.front().advice;
+    // A group that holds most of the path keeps its verdict.
+    const Bottleneck gemm = analyse(replay_gemm({1024, 1024, 4096, "g"}, GemmOptions{}));
+    EXPECT_EQ(gemm.verdict.rfind("bound by PE: ", 0), 0u) << gemm.verdict;
+}
+
+// DMA start-up latency second to the transfers on the path is a finding of its own.
+TEST(Verdict, Dma_start_up_latency_under_the_transfers_has_a_finding) {
+    const Bottleneck b = analyse(replay_trace(cayman(), shipped("dma_load.trc")));
+    ASSERT_EQ(b.bound_by, "DMA");  // compute 88.3 %, latency 11.7 %
+    const Finding f = finding_with(b, "DMA start-up latency is ");
+    EXPECT_NE(f.text.find("(11.7 %) of the critical path, 1 transfer on it"), std::string::npos) << f.text;
+    EXPECT_NE(f.advice.find("fewer, larger descriptors"), std::string::npos) << f.advice;
+}
+
+// A PE-bound run whose path is a tenth DMA or more is not called compute-bound: its matmuls
+// wait for loads (at 4 buffers, 13.5 % of the path). One with little DMA on its path is.
+TEST(Verdict, No_compute_bound_while_much_of_the_path_is_dma) {
+    GemmOptions few;
+    few.bufs = 4;
+    const ReplayResult r = replay_gemm({1024, 1024, 4096, "g"}, few);
+    Bottleneck b = analyse(r);
+    double dma = 0;
+    for (const PathGroup& g : b.path)
+        if (g.name == "DMA") dma = static_cast<double>(g.total()) / static_cast<double>(b.total);
+    ASSERT_EQ(b.bound_by, "PE") << b.verdict;
+    ASSERT_GE(dma, 0.10);
+    Finding f = finding_with(b, "The PE array computes");
+    EXPECT_EQ(f.text.find("compute-bound ("), std::string::npos) << f.text;
+    EXPECT_NE(f.text.find("not compute-bound while the matmuls wait for loads"), std::string::npos) << f.text;
+    b = analyse(replay_trace(cayman(), shipped("matmul_kloop.trc")));
+    f = finding_with(b, "The PE array computes");
+    EXPECT_NE(f.text.find(": compute-bound (MFU 91.2 %)"), std::string::npos) << f.text;
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ using namespace sbufsim::test;
 using Out = CliOut;
 
 TEST(CliRun, Default_workload_runs_without_a_trace) {
-    const Out o = sbufsim({"run"});
+    const Out o = sbufsim({"run", "--details"});
     EXPECT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_NE(o.out.find("matmul_kloop.trc"), std::string::npos);
     EXPECT_NE(o.out.find("128x128 32"), std::string::npos) << o.out;
@@ -40,7 +40,7 @@ TEST(CliRun, Default_workload_runs_without_a_trace) {
 // The TDM slot table says which class goes first in each slot, and that a cycle granting both
 // classes counts in both columns.
 TEST(CliRun, The_tdm_slot_table_names_each_slots_class) {
-    const Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "--set", "tdm.dma_slots=2"});
+    const Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "--set", "tdm.dma_slots=2", "--details"});
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_NE(
         o.out.find("TDM slots (first: the class with precedence; compute, dma: cycles with a grant of that "
@@ -90,21 +90,87 @@ TEST(CliRun, A_trace_on_standard_input_is_read_from_dash) {
     }
 }
 
-// Several traces: after their reports, one table side by side, the fewest cycles marked.
-TEST(CliRun, Several_traces_end_with_a_comparison) {
-    const Out o = sbufsim({"run", shipped("matmul_kloop.trc"), shipped("dma_vs_compute.trc")});
+// Two tilings of one GEMM do the same matmul work: one table side by side, each run against the
+// fewest cycles. With --details each run's report comes first.
+TEST(CliRun, Runs_of_the_same_work_are_compared_with_the_fewest) {
+    const std::string bm1 = temp("cmp_bm1.sbt"), bm2 = temp("cmp_bm2.sbt");
+    ASSERT_EQ(sbufsim({"gen", "gemm", "--m", "1024", "--n", "512", "--k", "1024", "-o", bm1}).rc, kExitOk);
+    ASSERT_EQ(
+        sbufsim({"gen", "gemm", "--m", "1024", "--n", "512", "--k", "1024", "--block-m", "2", "-o", bm2}).rc,
+        kExitOk);
+    const Out o = sbufsim({"run", bm1, bm2});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
-    const auto at = o.out.find("comparison of 2 runs");
+    const auto at = o.out.find("comparison of 2 runs of the same matmul work");
     ASSERT_NE(at, std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("critical path:"), std::string::npos) << o.out;  // no report of its own
     const std::string table = o.out.substr(at);
-    // Each run's row: its cycles, then how far over the fewest; dma_vs_compute's 50400 cycles
-    // are (50400 / 17970 - 1) = +180.5 % over matmul_kloop's.
-    EXPECT_TRUE(std::regex_search(table, std::regex(R"(matmul_kloop\.trc +17970 +fewest +PE 91\.4%)")))
+    EXPECT_TRUE(std::regex_search(table, std::regex(R"(cmp_bm\d\.sbt +\d+ +fewest +(PE|DMA) )"))) << table;
+    EXPECT_TRUE(std::regex_search(table, std::regex(R"(cmp_bm\d\.sbt +\d+ +\+\d+\.\d% +(PE|DMA) )")))
         << table;
-    EXPECT_TRUE(
-        std::regex_search(table, std::regex(R"(dma_vs_compute\.trc +50400 +\+180\.5 % +DMA 100\.0%)")))
-        << table;
+    const Out full = sbufsim({"run", bm1, bm2, "--details"});
+    EXPECT_LT(full.out.find("critical path:"), full.out.find("comparison of 2 runs")) << full.out;
     EXPECT_EQ(sbufsim({"run", shipped("matmul_kloop.trc")}).out.find("comparison of"), std::string::npos);
+}
+
+// Runs of different work (a network's layers): no "vs fewest", which would compare a large layer
+// with a small one, but each row's share of their sum and a total row; runs with the same figures
+// share a row.
+TEST(CliRun, Runs_of_different_work_get_their_shares_and_a_total_row) {
+    const Out o = sbufsim(
+        {"run", shipped("matmul_kloop.trc"), shipped("dma_vs_compute.trc"), shipped("matmul_kloop.trc")});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    EXPECT_NE(o.out.find("3 runs of different work, one after another: 86340 cycles"), std::string::npos)
+        << o.out;
+    EXPECT_EQ(o.out.find("vs fewest"), std::string::npos) << o.out;
+    // 17970 x 2 of 86340 = 41.6 %, 50400 = 58.4 %; the total's path is DMA's 50400 of 86340.
+    EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(dma_vs_compute\.trc +50400 +58\.4% +DMA 100\.0%)")))
+        << o.out;
+    EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(matmul_kloop\.trc x2 +17970 +41\.6% +PE 91\.4%)")))
+        << o.out;
+    EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(\ntotal \(3 runs\) +86340 +100\.0% +DMA 58\.)")))
+        << o.out;
+}
+
+// The summary a run prints by default is one screen (at most 30 lines of at most 120 columns) on
+// the default workload and the generated GEMM, attention and convolution: the verdict, the
+// critical path by engine, MFU and MBU, and findings with something to gain only. --details
+// prints every table, and the JSON is the same either way.
+TEST(CliRun, The_default_summary_fits_one_screen_and_details_prints_every_table) {
+    const std::string g = temp("screen_gemm.sbt"), a = temp("screen_attention.sbt"),
+                      c = temp("screen_conv.sbt");
+    ASSERT_EQ(sbufsim({"gen", "gemm", "--m", "1024", "--n", "1024", "--k", "4096", "-o", g}).rc, kExitOk);
+    ASSERT_EQ(sbufsim({"gen", "attention", "--seq", "512", "--heads", "4", "--dhead", "128", "-o", a}).rc,
+              kExitOk);
+    ASSERT_EQ(sbufsim({"gen", "conv", "--h", "28", "--w", "28", "--c", "128", "--k", "128", "--r", "3", "--s",
+                       "3", "-o", c})
+                  .rc,
+              kExitOk);
+    for (const std::vector<std::string>& traces : {std::vector<std::string>{}, {g}, {a}, {c}}) {
+        std::vector<std::string> args = {"run"};
+        args.insert(args.end(), traces.begin(), traces.end());
+        const Out o = sbufsim(args);
+        ASSERT_EQ(o.rc, kExitOk) << o.err;
+        std::istringstream in(o.out);
+        std::size_t lines = 0;
+        for (std::string line; std::getline(in, line); ++lines) EXPECT_LE(line.size(), 120u) << line;
+        EXPECT_LE(lines, 30u) << o.out;
+        EXPECT_NE(o.out.find("\nutilisation: MFU "), std::string::npos) << o.out;
+        EXPECT_NE(o.out.find(", MBU "), std::string::npos) << o.out;
+        EXPECT_EQ(o.out.find("nothing to gain"), std::string::npos) << o.out;
+        EXPECT_EQ(o.out.find("clients (active only)"), std::string::npos) << o.out;
+        EXPECT_NE(o.out.find("\n--details: "), std::string::npos) << o.out;
+        args.push_back("--details");
+        const Out full = sbufsim(args);
+        for (const char* table : {"\nengines (cycles;", "\nclients (active only)", "\nbanks (used only;"})
+            EXPECT_NE(full.out.find(table), std::string::npos) << table;
+    }
+    // The default workload's ACT semaphore finding has nothing to gain: only --details tells it.
+    EXPECT_NE(
+        sbufsim({"run", "--details"}).out.find("try: nothing to gain in run time from more buffers for act"),
+        std::string::npos);
+    const Out brief = sbufsim({"run", g, "--quiet", "--json", "-"});
+    const Out full = sbufsim({"run", g, "--quiet", "--json", "-", "--details"});
+    EXPECT_EQ(brief.out, full.out);
 }
 
 TEST(CliRun, Json_parses_and_its_totals_equal_the_summary) {
@@ -146,8 +212,10 @@ TEST(CliRun, Stats_text_carries_the_json_values_with_descriptions_and_units) {
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     ASSERT_EQ(o.out.rfind("---------- Begin sbufsim statistics: ", 0), 0u) << o.out.substr(0, 200);
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(o.err, m, std::regex("total ([0-9]+) cycles"))) << o.err;  // summary on stderr
-    EXPECT_TRUE(std::regex_search(o.out, std::regex("\nrun\\.total_cycles +" + m[1].str() + " +# [^\n]+ \\(cycles\\)\n")))
+    ASSERT_TRUE(std::regex_search(o.err, m, std::regex("total ([0-9]+) cycles")))
+        << o.err;  // summary on stderr
+    EXPECT_TRUE(std::regex_search(
+        o.out, std::regex("\nrun\\.total_cycles +" + m[1].str() + " +# [^\n]+ \\(cycles\\)\n")))
         << o.out.substr(0, 600);
     EXPECT_NE(o.out.find("\n---------- End sbufsim statistics ----------\n"), std::string::npos);
     // A second document on stdout is refused before anything runs.
@@ -172,18 +240,20 @@ TEST(CliRun, Csv_on_stdout_is_alone_and_quotes_fields_per_rfc4180) {
     EXPECT_NE(o.out.find(quoted), std::string::npos) << o.out.substr(0, 400);
     EXPECT_NE(o.err.find("total 27716 cycles"), std::string::npos);  // the summary went to stderr
     // A text value with a comma (the verdict) is quoted too.
-    EXPECT_NE(o.out.find(",bottleneck,,verdict,\"bound by DMA: 100.0 % of the critical path ("), std::string::npos);
+    EXPECT_NE(o.out.find(",bottleneck,,verdict,\"bound by DMA: 100.0 % of the critical path ("),
+              std::string::npos);
 }
 
 TEST(CliRun, From_reruns_a_result_file_with_identical_statistics) {
     const std::string first = temp("from_first.json");
     const std::string again = temp("from_again.json");
-    Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "-q", "--set", "tdm.dma_slots=2", "--tdm.max_slots=8",
-                     "--json", first});
+    Out o = sbufsim({"run", shipped("dma_vs_compute.trc"), "-q", "--set", "tdm.dma_slots=2",
+                     "--tdm.max_slots=8", "--json", first});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     const std::string recorded = slurp(first);
     // The settings that differ from the generation are recorded with where they came from.
-    EXPECT_NE(recorded.find("\"tdm.dma_slots\": {\"value\": \"2\", \"from\": \"command line\"}"), std::string::npos)
+    EXPECT_NE(recorded.find("\"tdm.dma_slots\": {\"value\": \"2\", \"from\": \"command line\"}"),
+              std::string::npos)
         << recorded.substr(0, 1500);
     EXPECT_NE(recorded.find("\"tdm.max_slots\": {\"value\": \"8\""), std::string::npos);
     o = sbufsim({"run", "--from", first, "-q", "--json", again});
@@ -198,11 +268,11 @@ TEST(CliRun, Key_flags_parse_as_set_and_a_mistyped_one_names_the_key) {
     // run, gen and bench build the --<key> flags only when a long option is not one of their own:
     // a key flag must still work, and a typo must still be matched against the keys.
     const std::string trace = shipped("dma_vs_compute.trc");
-    const Out flag = sbufsim({"run", trace, "--tdm.dma_slots=2"});
-    const Out set = sbufsim({"run", trace, "--set", "tdm.dma_slots=2"});
+    const Out flag = sbufsim({"run", trace, "--tdm.dma_slots=2", "--details"});
+    const Out set = sbufsim({"run", trace, "--set", "tdm.dma_slots=2", "--details"});
     ASSERT_EQ(flag.rc, kExitOk) << flag.err;
     EXPECT_EQ(flag.out, set.out);
-    EXPECT_NE(flag.out, sbufsim({"run", trace}).out);  // the key did something
+    EXPECT_NE(flag.out, sbufsim({"run", trace, "--details"}).out);  // the key did something
     for (const std::vector<std::string>& cmd :
          {std::vector<std::string>{"run", trace}, {"bench", "--cycles", "1000"}}) {
         std::vector<std::string> args = cmd;
@@ -246,6 +316,28 @@ TEST(CliRun, From_takes_options_given_now_over_the_recorded_ones_and_says_when_t
     EXPECT_NE(o.err.find("its statistics will differ from the recorded ones"), std::string::npos) << o.err;
 }
 
+// A recorded trace moved since the result was written: the error names the result and every
+// place the trace was looked for (a relative path: from here, and beside the result).
+TEST(CliRun, From_names_the_result_and_where_it_looked_when_the_trace_moved) {
+    const std::string trace = temp("from_moved.trc"), result = temp("from_moved.json");
+    std::ofstream(trace) << slurp(shipped("dma_load.trc"));
+    ASSERT_EQ(sbufsim({"run", trace, "-q", "--json", result}).rc, kExitOk);
+    std::string json = slurp(result);
+    const std::string relative = "gone/from_moved.trc";
+    json.replace(json.find("\"" + trace + "\""), trace.size() + 2, "\"" + relative + "\"");
+    std::ofstream(result) << json;
+    const Out o = sbufsim({"run", "--from", result, "-q"});
+    EXPECT_EQ(o.rc, kExitInput);
+    const std::string beside = std::filesystem::path(result).parent_path().string() + "/" + relative;
+    EXPECT_NE(
+        o.err.find("--from " + result + ": the trace it records, " + relative + ", is not there any more"),
+        std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("(looked for " + relative + " from here and " + beside + " beside the result)"),
+              std::string::npos)
+        << o.err;
+}
+
 TEST(CliRun, From_refuses_a_file_that_is_not_a_result) {
     const std::string bad = temp("not_a_result.json");
     std::ofstream(bad) << "{\"tool\": \"sbufsim\"}\n";
@@ -267,7 +359,9 @@ TEST(CliRun, From_reads_the_result_as_data_never_as_options) {
                                  notes + "\"}]}\n";
     const Out o = sbufsim({"run", "--from", result, "-q"});
     EXPECT_EQ(o.rc, kExitInput) << o.err;
-    EXPECT_NE(o.err.find("./--force"), std::string::npos) << "not read as a path: " << o.err;
+    // Looked for as a file, not taken as the option.
+    EXPECT_NE(o.err.find("the trace it records, --force, is not there any more"), std::string::npos)
+        << "not read as a path: " << o.err;
     EXPECT_EQ(slurp(notes), "my notes\n");
 }
 
@@ -297,11 +391,12 @@ TEST(CliRun, List_metrics_shows_units_directions_and_the_families) {
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_TRUE(std::regex_search(o.out, std::regex("\\n  total_cycles +cycles +lower +cycles until")));
     EXPECT_TRUE(std::regex_search(o.out, std::regex("\\n  engine.<engine>.busy_fraction +fraction +higher")));
-    EXPECT_TRUE(std::regex_search(o.out, std::regex("\\n  client.<client>.stall_bank_conflict +beat-cycles +lower")));
+    EXPECT_TRUE(
+        std::regex_search(o.out, std::regex("\\n  client.<client>.stall_bank_conflict +beat-cycles +lower")));
 }
 
 TEST(CliRun, Summary_opens_with_the_verdict_and_the_critical_path) {
-    const Out o = sbufsim({"run", shipped("dma_load.trc")});
+    const Out o = sbufsim({"run", shipped("dma_load.trc"), "--details"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_NE(o.out.find("\nbound by DMA: 100.0 % of the critical path (compute 88.3 %, latency 11.7 %)\n"),
               std::string::npos)
@@ -320,7 +415,7 @@ TEST(CliRun, Summary_shows_dma_engines_with_equal_figures_as_one_row) {
                                         "dma queue=qA src=hbm dst=bf16@0x0 partitions=128 bytes=64\n"
                                         "dma queue=qB src=hbm dst=bf16@0x40 partitions=1 bytes=64 "
                                         "engine=0\n");
-    const Out o = sbufsim({"run", path});
+    const Out o = sbufsim({"run", path, "--details"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_0 +2 ")));
     EXPECT_TRUE(std::regex_search(o.out, std::regex("\\ndma_1\\.\\.15 +1 ")));
@@ -328,9 +423,11 @@ TEST(CliRun, Summary_shows_dma_engines_with_equal_figures_as_one_row) {
               std::string::npos)
         << o.out;
     EXPECT_NE(o.out.find("\n  dma_1..15: each 8 descriptors, 512 B,"), std::string::npos) << o.out;
-    const std::string engines =
-        o.out.substr(0, o.out.find("\n-- bank kernel --"));  // its client table lists each
-    EXPECT_EQ(engines.find("dma_7"), std::string::npos) << engines;
+    // The client and fairness tables merge them too; the bank table its PSUM banks used alike.
+    EXPECT_EQ(o.out.find("\ndma_7 "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("  (dma_1..15: each client of the range has the figures shown)\n"),
+              std::string::npos)
+        << o.out;
     // The figures of the merged row are each engine's (the JSON keeps every engine).
     const Out j = sbufsim({"run", path, "--quiet", "--csv", "-"});
     for (const char* e : {"dma_1", "dma_15"})
@@ -360,7 +457,7 @@ TEST(CliRun, Races_are_counted_listed_and_warned_of) {
     const Out csv = sbufsim({"run", path, "--quiet", "--csv", "-"});
     EXPECT_EQ(csv.rc, kExitOk) << csv.err;
     EXPECT_NE(csv.out.find(",run,,races,2\n"), std::string::npos) << csv.out;
-    const Out run = sbufsim({"run", path});
+    const Out run = sbufsim({"run", path, "--details"});
     EXPECT_NE(run.out.find("\nraces: 2 pairs of instructions on different queues touch the same bytes"),
               std::string::npos)
         << run.out;
@@ -390,7 +487,8 @@ TEST(CliRun, Races_are_counted_listed_and_warned_of) {
 }
 
 TEST(CliRun, Invalid_trace_is_refused_and_lenient_counts_skipped_records) {
-    const std::string path = write_temp("cli_invalid.trc",
+    const std::string path = write_temp(
+        "cli_invalid.trc",
         "sbufsim-trace 1 gen=cayman\n"
         "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x1000[1][64] partitions=32\n"
         "q7 queue=qGpSimd0 core=0 op=rd operand=fp32@0x2000000 partitions=16 bytes=64\n"
@@ -422,7 +520,8 @@ TEST(CliRun, Invalid_trace_is_refused_and_lenient_counts_skipped_records) {
 }
 
 TEST(CliRun, Deadlock_exits_with_input_error_naming_the_queue) {
-    const std::string path = write_temp("cli_deadlock.trc",
+    const std::string path = write_temp(
+        "cli_deadlock.trc",
         "sbufsim-trace 1 gen=cayman\n"
         "act queue=qAct0 src=bf16@0x0[1][64] dst=bf16@0x1000[1][64] partitions=32 wait=1 signal=2\n"
         "dve queue=qDve0 src=bf16@0x2000[1][64] dst=bf16@0x3000[1][64] partitions=32 wait=2 signal=1\n");
@@ -443,7 +542,8 @@ std::string json_without_scheduler(const std::string& json) {
 
 TEST(CliRun, Clocked_scheduler_reports_the_fast_schedulers_statistics) {
     const Out fast = sbufsim({"run", shipped("dma_vs_compute.trc"), "--quiet", "--json", "-"});
-    const Out clocked = sbufsim({"run", shipped("dma_vs_compute.trc"), "--quiet", "--json", "-", "--scheduler", "clocked"});
+    const Out clocked =
+        sbufsim({"run", shipped("dma_vs_compute.trc"), "--quiet", "--json", "-", "--scheduler", "clocked"});
     ASSERT_EQ(fast.rc, kExitOk) << fast.err;
     ASSERT_EQ(clocked.rc, kExitOk) << clocked.err;
     EXPECT_NE(clocked.out.find("\"scheduler\": \"clocked\""), std::string::npos);
@@ -677,20 +777,40 @@ TEST(CliRun, Vcd_onto_a_fifo_or_a_device_writes_in_place_and_checks_every_byte) 
 }
 
 TEST(CliRun, Hierarchy_lists_every_block_with_its_csrs_and_signals) {
-    const Out o = sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--hierarchy", "--set", "tdm.dma_slots=2"});
+    const Out o =
+        sbufsim({"run", shipped("dma_load.trc"), "--quiet", "--hierarchy", "--set", "tdm.dma_slots=2"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
-    for (const char* line :
-         {"  tpb  sc_module", "    tdm  sc_module", "    pool_throttler  sc_module", "    act_throttler  sc_module",
-          "    dve_throttler  sc_module", "    arr_seq  sc_module", "    axi2sram  sc_module",
-          "    sbuf_cluster_7_1  sc_module", "    psum_cluster3_bank7  sc_module", "  arbiter  sc_module",
-          "    [tpb_sbuf_cluster]", "        tdm_cfg @0x0 = 0x20008", "      [tpb_sbuf_pool_act.act_throttler]",
-          "      slot  sc_signal = ", "      rd_tokens  sc_signal = ", "      [arr_seq_top]", "      [arr_seq_cluster]",
-          "        queue_cfg @0x0 = 0x11000", "(read-only)", "        mem_cfg @0x4 = 0x0",
-          "  dma_0  sc_module", "    axi  sc_module", "  q7_7  sc_module", "      queue_cfg  sc_signal = 69632"})
-        EXPECT_NE(o.out.find(line), std::string::npos) << "missing: " << line << "\n" << o.out.substr(0, 3000);
+    for (const char* line : {"  tpb  sc_module",
+                             "    tdm  sc_module",
+                             "    pool_throttler  sc_module",
+                             "    act_throttler  sc_module",
+                             "    dve_throttler  sc_module",
+                             "    arr_seq  sc_module",
+                             "    axi2sram  sc_module",
+                             "    sbuf_cluster_7_1  sc_module",
+                             "    psum_cluster3_bank7  sc_module",
+                             "  arbiter  sc_module",
+                             "    [tpb_sbuf_cluster]",
+                             "        tdm_cfg @0x0 = 0x20008",
+                             "      [tpb_sbuf_pool_act.act_throttler]",
+                             "      slot  sc_signal = ",
+                             "      rd_tokens  sc_signal = ",
+                             "      [arr_seq_top]",
+                             "      [arr_seq_cluster]",
+                             "        queue_cfg @0x0 = 0x11000",
+                             "(read-only)",
+                             "        mem_cfg @0x4 = 0x0",
+                             "  dma_0  sc_module",
+                             "    axi  sc_module",
+                             "  q7_7  sc_module",
+                             "      queue_cfg  sc_signal = 69632"})
+        EXPECT_NE(o.out.find(line), std::string::npos) << "missing: " << line << "\n"
+                                                       << o.out.substr(0, 3000);
     for (const char c : o.out)
-        ASSERT_TRUE(c == '\n' || std::isprint(static_cast<unsigned char>(c))) << "a signal printed as a raw byte";
-    EXPECT_NE(o.out.find("    dma_0_stall  sc_signal = 0\n"), std::string::npos) << "stall codes print as numbers";
+        ASSERT_TRUE(c == '\n' || std::isprint(static_cast<unsigned char>(c)))
+            << "a signal printed as a raw byte";
+    EXPECT_NE(o.out.find("    dma_0_stall  sc_signal = 0\n"), std::string::npos)
+        << "stall codes print as numbers";
     const Out bad = sbufsim({"run", shipped("dma_load.trc"), "--hierarchy", "--scheduler", "fast"});
     EXPECT_EQ(bad.rc, kExitUsage);
     EXPECT_NE(bad.err.find("--hierarchy"), std::string::npos) << bad.err;

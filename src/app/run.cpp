@@ -354,11 +354,13 @@ int replay_one(RunContext& c, const std::string& path, RunReport& rep) {
     // (Benchmarks and sweeps open their readers without, and so skip the hash.)
     const auto digest = reader.digest();
     rep.info.trace_digest = digest ? hex16(*digest) : file_digest(path);
-    if (!r.quiet) {
-        print_summary(c.summary, rep);
-        c.summary << "\n";
+    // Several traces on one screen: their table alone, unless every report is asked for.
+    if (!r.quiet && (r.details || c.traces == 1)) {
+        print_summary(c.summary, rep, r.details ? Detail::full : Detail::brief);
+        if (r.details) c.summary << "\n";
     }
-    if (!r.annotate.empty() && !annotate_source(c.summary, c.io.err, rep.result, r.annotate)) return kExitInput;
+    if (!r.annotate.empty() && !annotate_source(c.summary, c.io.err, rep.result, r.annotate))
+        return kExitInput;
     return kExitOk;
 }
 
@@ -455,7 +457,7 @@ RunResult run_traces(const RunRequest& request, Io io) {
         if (const int rc = replay_said(c, path, rep); rc != kExitOk) return {rc, {}};
         result.runs.push_back(std::move(rep));
     }
-    if (!r.quiet) print_comparison(summary, result.runs);
+    if (!r.quiet) print_comparison(summary, result.runs, r.details ? Detail::full : Detail::brief);
     if (!r.json.empty()) write_to(outputs, "json", io, result.runs, write_json);
     if (!r.csv.empty()) write_to(outputs, "csv", io, result.runs, write_csv);
     if (!r.stats.empty()) write_to(outputs, "stats", io, result.runs, write_stats);

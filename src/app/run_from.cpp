@@ -105,6 +105,17 @@ RecordedRuns read_recorded_runs(const std::string& result, std::ostream& err) {
         // A relative trace path is taken from where the result was written, if not found here.
         const std::filesystem::path beside = std::filesystem::path(result).parent_path() / trace;
         if (!std::filesystem::exists(trace) && std::filesystem::exists(beside)) trace = beside.string();
+        // A trace moved since: say which result named it and every place it was looked for.
+        if (!trace.empty() && !std::filesystem::exists(trace)) {
+            const bool two = beside.string() != trace;
+            err << "sbufsim run: --from " << result << ": the trace it records, " << trace
+                << ", is not there any more (looked for " << trace
+                << (two ? " from here and " + beside.string() + " beside the result" : std::string())
+                << "); put it "
+                << "back, or copy it " << (two ? "beside the result" : "to that path") << "\n";
+            recorded.status = kExitInput;
+            return recorded;
+        }
         warn_if_changed(result, trace, run.get<std::string>("run.trace_digest", ""), err);
         recorded.traces.push_back(trace);
         recorded.generations.push_back(run.get<std::string>("run.generation", ""));

@@ -117,9 +117,15 @@ int run(const std::vector<std::string>& argv, Io io, Failure* failure) {
     }
     std::vector<std::string> names;
     for (const auto& c : commands()) names.emplace_back(c.name);
-    io.err << "sbufsim: unknown command '" << printable(argv[0]) << "'" << did_you_mean(argv[0], names)
-           << "\n\n";
-    print_usage(io.err);
+    // One line: the near miss, or else the commands; the whole usage is `sbufsim --help`'s.
+    const std::string hint = did_you_mean(argv[0], names);
+    io.err << "sbufsim: unknown command '" << printable(argv[0]) << "'";
+    if (hint.empty()) {
+        io.err << "; the commands:";
+        for (const std::string& n : names) io.err << " " << n;
+        io.err << " (sbufsim --help)";
+    }
+    io.err << hint << "\n";
     return kExitUsage;
 }
 

@@ -19,6 +19,7 @@ const char* kExamples =
     "\nexamples:\n"
     "  sbufsim run                                   the default workload (traces/matmul_kloop.trc)\n"
     "  sbufsim run traces/dma_load.trc --json out.json\n"
+    "  sbufsim run gemm.sbt --details                every finding and every table (clients, banks, ...)\n"
     "  sbufsim run traces/act_vs_matmul_collide.trc --set tdm.dma_slots=2 --csv out.csv\n"
     "  sbufsim run my.trc --lenient --json -          skip invalid records; only JSON on stdout\n"
     "  sbufsim run --from out.json                   re-run the run out.json records (same statistics)\n"
@@ -108,6 +109,11 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
          "write the statistics as text, one a line with its description and unit, as gem5's "
          "stats.txt ('-' = stdout)")
         ("quiet,q", po::bool_switch(&r.quiet), "no text summary")
+        ("details", po::bool_switch(&r.details),
+         "the full summary: every finding and the engine, source-line, PE, DMA, client and bank tables "
+         "(and, with several traces, each trace's); without it, one screen: the verdict, the gain bound, the "
+         "critical path by engine, MFU and MBU and the three largest findings with something to gain, or "
+         "for several traces their table")
         ("from", po::value(&from)->value_name("RESULT"),
          "re-run the runs a --json RESULT file records: its trace, generation, scheduler, --lenient and "
          "every setting that differs from the generation file (further options apply on top)")

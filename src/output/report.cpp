@@ -17,6 +17,7 @@
 #include "sbufsim/output/line_profile.h"
 #include "sbufsim/output/metrics.h"
 #include "sbufsim/types/number.h"
+#include "sbufsim/types/text.h"
 
 namespace sbufsim {
 
@@ -74,14 +75,16 @@ std::string col(const std::string& s, std::size_t w, bool right = true) {
     return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
 }
 
-double share(Cycle part, Cycle total) { return total ? static_cast<double>(part) / static_cast<double>(total) : 0; }
+double share(Cycle part, Cycle total) {
+    return total ? static_cast<double>(part) / static_cast<double>(total) : 0;
+}
 
 }  // namespace
 
-void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
+bool nothing_to_gain(const Finding& f) { return f.advice.rfind("nothing to gain", 0) == 0; }
+
+void print_critical_path(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
     const CriticalPathStats& cp = r.critical_path;
-    os << b.verdict << "\n";
-    if (!b.headroom.empty()) os << b.headroom << "\n";
     std::uint64_t on_path = 0;
     for (const PathGroup& g : b.path) on_path += g.instructions;
     os << "critical path: " << on_path << (on_path == 1 ? " instruction, " : " instructions, ")
@@ -97,6 +100,12 @@ void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck&
         for (std::size_t c = 0; c < kPathCauses; ++c) os << col(std::to_string(g.cycles[c]), 11);
         os << col(std::to_string(g.instructions), 8) << "\n";
     }
+}
+
+void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
+    os << b.verdict << "\n";
+    if (!b.headroom.empty()) os << b.headroom << "\n";
+    print_critical_path(os, r, b);
     // MFU counts dense bf16 MACs per PE and cycle: fp8 double-row and MX matmuls go past 100 %.
     os << "utilisation: PE " << format_fixed(100 * b.pe_utilisation, 1) << " %, MFU "
        << format_fixed(100 * b.mfu, 1) << (b.mfu > 1 ? " % of the bf16 peak" : " %") << ", SBUF banks "
@@ -123,68 +132,25 @@ struct EngineColumn {
     std::size_t width;
     const char* field;  // engine.<engine>.<field>
 };
-constexpr EngineColumn kEngineColumns[] = {
-    {"instr", 8, "instructions"},          {"compute", 11, "compute_cycles"},
-    {"bank wait", 11, "bank_wait_cycles"}, {"sem wait", 11, "semaphore_wait_cycles"},
-    {"port wait", 11, "port_wait_cycles"}, {"idle", 11, "idle_cycles"},
-    {"busy%", 7, "busy_share"},            {"read B", 12, "bytes_read"},
-    {"written B", 12, "bytes_written"}};
-
-// A row of a per-engine table: the engine's name and the rest of its line.
-struct EngineRow {
-    std::string name, figures;
-    std::size_t engines = 1;  // how many engines it stands for (merge_alike)
-};
-
-// The number after a name's last '_' (dma_7: 7), or none.
-std::optional<std::size_t> engine_index(const std::string& name) {
-    const std::size_t us = name.rfind('_');
-    if (us == std::string::npos || us + 1 == name.size()) return std::nullopt;
-    std::size_t v = 0;
-    for (std::size_t i = us + 1; i < name.size(); ++i) {
-        if (name[i] < '0' || name[i] > '9') return std::nullopt;
-        v = v * 10 + static_cast<std::size_t>(name[i] - '0');
-    }
-    return v;
-}
-
-// Consecutive engines of one family (dma_0, dma_1, ...) with the same figures become one row
-// named dma_0..15: a load spread over the sixteen DMA engines would repeat one line sixteen times.
-std::vector<EngineRow> merge_alike(const std::vector<EngineRow>& rows) {
-    std::vector<EngineRow> out;
-    std::size_t first = 0;  // index of the run's first engine
-    for (const EngineRow& row : rows) {
-        const std::optional<std::size_t> i = engine_index(row.name);
-        if (!out.empty() && i && out.back().figures == row.figures) {
-            const std::string& head = out.back().name;
-            const std::size_t stem = row.name.rfind('_') + 1;
-            if (head.compare(0, stem, row.name, 0, stem) == 0 && *i == first + out.back().engines) {
-                ++out.back().engines;
-                continue;
-            }
-        }
-        out.push_back(row);
-        first = i.value_or(0);
-    }
-    for (EngineRow& row : out)
-        if (row.engines > 1) row.name += ".." + std::to_string(*engine_index(row.name) + row.engines - 1);
-    return out;
-}
-
-// Under a table that merged rows: what such a row stands for.
-void explain_merged(std::ostream& os, const std::vector<EngineRow>& rows) {
-    std::string merged;
-    for (const EngineRow& row : rows)
-        if (row.engines > 1) merged += (merged.empty() ? "" : ", ") + row.name;
-    if (!merged.empty()) os << "  (" << merged << ": each engine of the range has the figures shown)\n";
-}
+constexpr EngineColumn kEngineColumns[] = {{"instr", 8, "instructions"},
+                                           {"compute", 11, "compute_cycles"},
+                                           {"bank wait", 11, "bank_wait_cycles"},
+                                           {"sem wait", 11, "semaphore_wait_cycles"},
+                                           {"port wait", 11, "port_wait_cycles"},
+                                           {"idle", 11, "idle_cycles"},
+                                           {"busy%", 7, "busy_share"},
+                                           {"read B", 12, "bytes_read"},
+                                           {"written B", 12, "bytes_written"}};
 
 void print_engine_table(std::ostream& os, const ReplayResult& r, const Bottleneck& b) {
     // The port-wait column only where an NC-v2 shared port held an engine back.
-    const bool ports = std::any_of(b.engines.begin(), b.engines.end(), [](const EngineBreakdown& e) { return e.port_wait; });
-    auto shown = [&](const EngineColumn& c) { return ports || std::string_view(c.field) != "port_wait_cycles"; };
-    os << "\nengines (cycles; compute + bank wait + semaphore wait + " << (ports ? "port wait + " : "") << "idle = "
-       << r.total_cycles << ")\n"
+    const bool ports =
+        std::any_of(b.engines.begin(), b.engines.end(), [](const EngineBreakdown& e) { return e.port_wait; });
+    auto shown = [&](const EngineColumn& c) {
+        return ports || std::string_view(c.field) != "port_wait_cycles";
+    };
+    os << "\nengines (cycles; compute + bank wait + semaphore wait + " << (ports ? "port wait + " : "")
+       << "idle = " << r.total_cycles << ")\n"
        << col("engine", 10, false);
     std::vector<std::string> names;
     for (const EngineColumn& c : kEngineColumns) {
@@ -194,9 +160,9 @@ void print_engine_table(std::ostream& os, const ReplayResult& r, const Bottlenec
     }
     os << "\n";
     const std::vector<std::optional<MetricValue>> values = metric_typed_values(names, r);
-    std::vector<EngineRow> rows;
+    std::vector<TableRow> rows;
     for (std::size_t i = 0; i < b.engines.size(); ++i) {
-        EngineRow row{b.engines[i].name, {}};
+        TableRow row{b.engines[i].name, {}};
         std::size_t column = 0;
         for (const EngineColumn& c : kEngineColumns) {
             if (!shown(c)) continue;
@@ -206,14 +172,14 @@ void print_engine_table(std::ostream& os, const ReplayResult& r, const Bottlenec
         }
         rows.push_back(std::move(row));
     }
-    rows = merge_alike(rows);
-    for (const EngineRow& row : rows) os << col(row.name, 10, false) << row.figures << "\n";
-    explain_merged(os, rows);
+    rows = merge_numbered_rows(rows);
+    for (const TableRow& row : rows) os << col(row.name, 10, false) << row.figures << "\n";
+    os << merged_rows_note(rows, "engine");
 }
 
 // The DMA engines that moved data, one line each (engines alike merged).
 void print_dma_engines(std::ostream& os, const ReplayResult& r) {
-    std::vector<EngineRow> rows;
+    std::vector<TableRow> rows;
     for (std::size_t i = 0; i < r.dma.size(); ++i) {
         const DmaStats& s = r.dma[i];
         if (!s.descriptors) continue;
@@ -224,38 +190,14 @@ void print_dma_engines(std::ostream& os, const ReplayResult& r) {
                             format_fixed(ns > 0 ? static_cast<double>(s.bytes) / ns : 0, 2) +
                             " GB/s while active"});
     }
-    for (const EngineRow& row : merge_alike(rows))
-        os << "\n  " << row.name << ": " << (row.engines > 1 ? "each " : "") << row.figures;
+    for (const TableRow& row : merge_numbered_rows(rows))
+        os << "\n  " << row.name << ": " << (row.count > 1 ? "each " : "") << row.figures;
 }
 
 }  // namespace
 
-void print_comparison(std::ostream& os, const std::vector<RunReport>& runs) {
-    if (runs.size() < 2) return;
-    Cycle fewest = runs.front().result.total_cycles;
-    std::size_t name_w = 5;
-    for (const RunReport& rep : runs) {
-        fewest = std::min(fewest, rep.result.total_cycles);
-        name_w = std::max(name_w, rep.result.trace.size());
-    }
-    os << "comparison of " << runs.size() << " runs (\"vs fewest\": cycles over the run with the fewest)\n"
-       << col("trace", name_w + 2, false) << col("cycles", 12) << col("vs fewest", 11) << col("bound by", 13)
-       << col("MFU", 8) << col("DMA GB/s", 10) << col("bank stalls", 13) << "\n";
-    for (const RunReport& rep : runs) {
-        const ReplayResult& r = rep.result;
-        const Bottleneck b = analyse(r);
-        const double over =
-            fewest ? static_cast<double>(r.total_cycles) / static_cast<double>(fewest) - 1 : 0;
-        os << col(r.trace, name_w + 2, false) << col(std::to_string(r.total_cycles), 12)
-           << col(r.total_cycles == fewest ? "fewest" : "+" + format_fixed(100 * over, 1) + " %", 11)
-           << col(b.bound_by.empty() ? "-" : b.bound_by + " " + format_fixed(100 * b.bound_share, 1) + "%",
-                  13)
-           << col(format_fixed(100 * b.mfu, 1) + "%", 8) << col(format_fixed(r.dma_gbps(), 1), 10)
-           << col(std::to_string(total_stalls(r.kernel, StallCause::bank_conflict)), 13) << "\n";
-    }
-}
-
-void print_summary(std::ostream& os, const RunReport& rep) {
+void print_summary(std::ostream& os, const RunReport& rep, Detail detail) {
+    if (detail == Detail::brief) return print_brief(os, rep);
     const ReplayResult& r = rep.result;
     const Stats& k = r.kernel;
     os << "trace " << r.trace << "  (gen " << r.generation << ", scheduler " << rep.info.scheduler
@@ -289,10 +231,12 @@ void print_summary(std::ostream& os, const RunReport& rep) {
         for (const auto& [shape, n] : a.shapes) os << "  " << shape << " " << n;
         os << "\n";
     }
-    os << "PSUM groups: " << a.groups_begun << " begun, " << a.groups_ended << " ended, peak " << a.peak_open_groups
-       << " open, " << a.group_limit_exceeded << " over the limit; " << a.psum_banks_zeroed << " banks zeroed, "
-       << a.psum_write_bytes << " B written, " << a.psum_accumulate_bytes << " B accumulated\n";
-    os << "DMA: " << r.dma_bytes() << " B, achieved " << format_fixed(r.dma_gbps(), 2) << " GB/s over the run";
+    os << "PSUM groups: " << a.groups_begun << " begun, " << a.groups_ended << " ended, peak "
+       << a.peak_open_groups << " open, " << a.group_limit_exceeded << " over the limit; "
+       << a.psum_banks_zeroed << " banks zeroed, " << a.psum_write_bytes << " B written, "
+       << a.psum_accumulate_bytes << " B accumulated\n";
+    os << "DMA: " << r.dma_bytes() << " B, achieved " << format_fixed(r.dma_gbps(), 2)
+       << " GB/s over the run";
     print_dma_engines(os, r);
     os << "\n";
     // Beat-cycles are per client and overlap in time, so their sum is no part of the run's cycles;
@@ -300,7 +244,8 @@ void print_summary(std::ostream& os, const RunReport& rep) {
     // engine nothing (the moving stream is paced by the array), and a request waiting for an
     // earlier one is ordering, not contention.
     os << "client beat-cycles stalled (summed over clients, overlapping in time)\n  lost to other traffic:";
-    for (StallCause c : {StallCause::bank_conflict, StallCause::tdm, StallCause::throttle, StallCause::psum_backpressure})
+    for (StallCause c :
+         {StallCause::bank_conflict, StallCause::tdm, StallCause::throttle, StallCause::psum_backpressure})
         os << "  " << to_string(c) << " " << total_stalls(k, c);
     os << "\n  by design (turns, ordering):";
     for (StallCause c : {StallCause::stage1_loss, StallCause::dependency})
@@ -320,7 +265,8 @@ void print_summary(std::ostream& os, const RunReport& rep) {
 }
 
 void write_json(std::ostream& os, const std::vector<RunReport>& runs) {
-    os << "{\n  \"tool\": \"sbufsim\",\n  \"version\": " << json_string(SBUFSIM_VERSION) << ",\n  \"runs\": [";
+    os << "{\n  \"tool\": \"sbufsim\",\n  \"version\": " << json_string(SBUFSIM_VERSION)
+       << ",\n  \"runs\": [";
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const std::vector<ReportRow> rows = report_rows(runs[i]);
         os << (i ? "," : "") << "\n    {\n      \"trace\": " << json_string(runs[i].result.trace);
@@ -371,8 +317,8 @@ void write_csv(std::ostream& os, const std::vector<RunReport>& runs) {
     os << "trace,section,name,metric,value\n";
     for (const auto& run : runs) {
         for (const ReportRow& r : report_rows(run))
-            os << csv_field(run.result.trace) << "," << csv_field(r.section) << "," << csv_field(r.name) << ","
-               << csv_field(r.metric) << "," << csv_field(r.value.str()) << "\n";
+            os << csv_field(run.result.trace) << "," << csv_field(r.section) << "," << csv_field(r.name)
+               << "," << csv_field(r.metric) << "," << csv_field(r.value.str()) << "\n";
     }
 }
 

@@ -63,6 +63,9 @@ struct RunRequest {
     std::string scheduler = "fast";
     bool scheduler_given = false;  // --vcd and --hierarchy imply clocked unless another was given
     bool quiet = false, lenient = false, force = false, hierarchy = false;
+    // The full summary of every trace (every finding, every table); else one screen: a trace's
+    // verdict and findings, or the table of several traces (output/report.h, Detail).
+    bool details = false;
     RunVisuals visuals;
     std::string annotate;  // a kernel source to print with each line's figures (run --annotate)
     // Opens the clocked scheduler (throws ConfigError when it cannot be used); called before any

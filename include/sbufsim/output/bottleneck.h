@@ -38,6 +38,9 @@ struct Finding {
     Cycle cycles = 0;     // how much it is about (orders the findings)
     std::string text;     // what happened, with the number
     std::string advice;   // what to try
+    // How much of `advice` the one-screen summary shows (the rest, a caveat such as what a
+    // low-confidence constant makes of the figure, only the full one); npos: all of it.
+    std::size_t brief_advice = std::string::npos;
 };
 
 struct Bottleneck {

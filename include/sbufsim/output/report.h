@@ -53,15 +53,32 @@ std::vector<RunInfo::Setting> effective_settings(const LoadedConfig& cfg);
 // Sum of the kernel's stall cycles of one cause over all clients.
 std::uint64_t total_stalls(const Stats& s, StallCause c);
 
-// The run's summary: the bottleneck section first (print_bottleneck), then engines, PE, PSUM,
-// DMA, client stalls and the bank kernel's report.
-void print_summary(std::ostream& os, const RunReport& r);
-// Several runs side by side (sbufsim run T1 T2 ...: two tilings of one computation, say): per
-// run its cycles, how far from the fewest, what bounded it, MFU, DMA bandwidth and bank stalls.
-void print_comparison(std::ostream& os, const std::vector<RunReport>& runs);
+// How much of a run the text summary shows: `brief`, one screen (at most 30 lines of at most
+// 120 columns on the shipped and generated workloads): the verdict, the gain bound, the critical
+// path by engine, MFU and MBU, and the three largest findings with something to gain; `full`
+// (run --details): every finding and every table. The JSON, CSV and stats text are the same
+// either way.
+enum class Detail { brief, full };
+inline constexpr std::size_t kScreenColumns = 120;
+
+// The run's summary. Full: the bottleneck section first (print_bottleneck), then engines, source
+// lines, PE, PSUM, DMA, client stalls and the bank kernel's report.
+void print_summary(std::ostream& os, const RunReport& r, Detail detail = Detail::full);
+// The one-screen summary (Detail::brief).
+void print_brief(std::ostream& os, const RunReport& r);
+// Several runs (sbufsim run T1 T2 ...), after their own summaries (or, brief, instead of them):
+// their sum, and a table of one row per run. Runs that do the same matmul work (two tilings of
+// one computation) are compared with the fewest cycles ("vs fewest"); runs that do different
+// work (the layers of a network) each with their share of the sum, and a total row. Runs with
+// the same figures share a row; brief keeps the rows that hold the most cycles.
+void print_comparison(std::ostream& os, const std::vector<RunReport>& runs, Detail detail = Detail::full);
 // The verdict, the critical path by engine group and cause, the utilisation figures and the
 // findings (bottleneck.h).
 void print_bottleneck(std::ostream& os, const ReplayResult& r, const Bottleneck& b);
+// The critical path's line and its table by engine group and cause (a part of print_bottleneck).
+void print_critical_path(std::ostream& os, const ReplayResult& r, const Bottleneck& b);
+// Whether a finding's advice says it has nothing to gain in run time (shown only in full).
+bool nothing_to_gain(const Finding& f);
 // {"tool": "sbufsim", "version": ..., "runs": [ {...}, ... ]}
 void write_json(std::ostream& os, const std::vector<RunReport>& runs);
 // Long form: trace,section,name,metric,value (one number per row), RFC 4180 quoting: a
