@@ -22,6 +22,13 @@ inline Params shipped_params(const std::string& generation,
 
 inline Params cayman() { return shipped_params("cayman"); }
 
+// `p` with the TensorE ramp off (pe.ramp_start = 1): for a test that pins a matmul's exact cycles
+// for a reason other than the ramp (the ramp has its own tests, ArrSeqThrottle and validate P16).
+inline Params no_ramp(Params p) {
+    p.pe.ramp_start = 1;
+    return p;
+}
+
 // cayman read with one 8-byte ECC word per beat and each request in one burst: the reading under
 // which the shipped conflict traces (act_vs_matmul_collide.trc) do conflict, for tests of the
 // conflict accounting (docs/engines.md, SBUF ports).

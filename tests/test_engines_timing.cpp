@@ -359,7 +359,7 @@ TEST(ArrSeqThrottle, A_burst_starts_at_half_rate_and_an_idle_gap_re_engages_the_
 TEST(ArrSeqCsr, Disable_dependency_check_single_threads_the_queue) {
     // Background LoadStationary overlaps the matmul before it; a single-threaded queue cannot.
     auto end = [](bool single) {
-        Params p = cayman();
+        Params p = test::no_ramp(cayman());  // exact matmul cycles: the ramp off
         p.arr_seq.disable_dependency_check = single;
         PeQueue q(p);
         for (int i = 0; i < 4; ++i) {
@@ -377,7 +377,7 @@ TEST(ArrSeqCsr, Flush_p2f_fifos_holds_a_matmul_until_the_earlier_psum_writes_dra
     // Short matmuls (N = 64) release the array before their PSUM writes issue
     // (timing.pe_drain_latency = 128 after the start), so without the flush they run back to back.
     auto end = [](bool flush) {
-        Params p = cayman();
+        Params p = test::no_ramp(cayman());  // exact matmul cycles: the ramp off
         p.arr_seq.flush_p2f_fifos = flush;
         PeQueue q(p);
         for (int i = 0; i < 4; ++i) q.a.push(psum_matmul(64, 3));

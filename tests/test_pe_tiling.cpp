@@ -58,7 +58,7 @@ std::string two_row_tiles(const std::string& first_tile, const std::string& seco
 }
 
 TEST(PeTiles, Matmuls_on_disjoint_row_tiles_stream_at_the_same_time) {
-    const Params p = test::cayman();
+    const Params p = test::no_ramp(test::cayman());  // exact matmul cycles: the ramp off
     const ReplayResult r = run(p, two_row_tiles(row_tile(0), row_tile(64)));
     const InstrEvent mm0 = event(r, 3), ldw1 = event(r, 4), mm1 = event(r, 5);
     // Tile 1's LdWeights starts as tile 0's matmul latches its weights; its matmul follows the
@@ -114,22 +114,24 @@ std::string chain(int n, bool transpose) {
 }
 
 TEST(BackgroundTranspose, A_transpose_streams_beside_the_one_before_on_nc_v4_only) {
-    const ReplayResult m = run(test::shipped_params("mariana"), chain(3, true));
+    // exact transpose cycles: the ramp off (test::no_ramp)
+    const ReplayResult m = run(test::no_ramp(test::shipped_params("mariana")), chain(3, true));
     // The second transpose starts once its weights are in, while the first still streams; the
     // third waits for the first: at most two streams per block.
     EXPECT_LT(event(m, 5).start, event(m, 3).start + 128);
     EXPECT_GE(event(m, 7).start, event(m, 3).start + 128);
     EXPECT_LT(event(m, 7).start, event(m, 5).start + 128);
-    const ReplayResult c = run(test::cayman(), chain(3, true));
+    const ReplayResult c = run(test::no_ramp(test::cayman()), chain(3, true));
     EXPECT_GE(event(c, 5).start, event(c, 3).start + 128);
     // pe.background_transpose with the sequencer's disable_bg_xpose clear runs them on cayman as
     // mariana does; with the CSR set (its reset value) mariana runs them one after the other.
-    Params bg = test::cayman();
+    Params bg = test::no_ramp(test::cayman());
     bg.pe.background_transpose = true;
     bg.arr_seq.disable_bg_xpose = false;
     const ReplayResult b = run(bg, chain(3, true));
     EXPECT_EQ(event(b, 5).start - event(b, 3).start, event(m, 5).start - event(m, 3).start);
-    const ReplayResult off = run(test::shipped_params("mariana", {{"arr_seq.disable_bg_xpose", "true"}}), chain(3, true));
+    const ReplayResult off =
+        run(test::no_ramp(test::shipped_params("mariana", {{"arr_seq.disable_bg_xpose", "true"}})), chain(3, true));
     EXPECT_GE(event(off, 5).start, event(off, 3).start + 128);
 }
 
@@ -160,8 +162,9 @@ TEST(TransposeMode, An_fp32_transpose_streams_at_twice_the_fp32_matmul_rate_from
         const ReplayResult r = run(p, fp32_pair(transpose));
         return event(r, 5).start - event(r, 3).start;
     };
-    EXPECT_EQ(interval(test::cayman(), true), 128u * 2);
-    EXPECT_EQ(interval(test::cayman(), false), 128u * 4);
+    // exact matmul cycles: the ramp off (test::no_ramp)
+    EXPECT_EQ(interval(test::no_ramp(test::cayman()), true), 128u * 2);
+    EXPECT_EQ(interval(test::no_ramp(test::cayman()), false), 128u * 4);
     EXPECT_EQ(interval(test::shipped_params("sunda"), true), 128u * 4);
     EXPECT_EQ(test::shipped_params("mariana").timing.transpose_fp32_factor, 2u);
 }

@@ -55,7 +55,8 @@ TEST(ReplayGolden, Dma_load_moves_one_tile_at_engine_bandwidth_after_startup) {
 }
 
 TEST(ReplayGolden, Matmul_kloop_counts_matmuls_groups_and_pe_time) {
-    const ReplayResult r = run("matmul_kloop.trc");
+    // exact matmul cycles (pe_stream below): the ramp off (test::no_ramp)
+    const ReplayResult r = replay_trace(test::no_ramp(cayman()), shipped("matmul_kloop.trc"), ReplayOptions{});
     // 8 output tiles x K = 4: 32 LdWeights + 32 Matmuls (128x128), 8 ACT evacuations.
     EXPECT_EQ(r.arr_seq.matmuls, 32u);
     EXPECT_EQ(r.arr_seq.ldweights, 32u);

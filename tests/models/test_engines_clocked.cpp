@@ -128,7 +128,8 @@ std::string matmul_stream(const std::string& dtype, std::uint32_t free, std::uin
 
 TEST(MatmulStream, Bf16_free_size_512_streams_at_the_cost_model_ii) {
     const TempTrace t("mm_bf16_512.trc", matmul_stream("bf16", 512, 8));
-    const ReplayResult r = run_clocked(params_for("cayman"), t.path());
+    // exact matmul cycles: the ramp off (test::no_ramp)
+    const ReplayResult r = run_clocked(test::no_ramp(params_for("cayman")), t.path());
     // ii = max(512, 64) = 512 PE cycles per matmul: 8 x 512 = 4096 streaming cycles.
     EXPECT_EQ(r.arr_seq.matmuls, 8u);
     EXPECT_EQ(r.arr_seq.ldweights, 1u);
@@ -165,8 +166,9 @@ TEST(MatmulStream, Bf16_free_size_512_streams_at_the_cost_model_ii) {
 TEST(MatmulStream, Free_size_32_costs_the_64_cycle_floor) {
     const TempTrace t32("mm_bf16_32.trc", matmul_stream("bf16", 32, 8));
     const TempTrace t64("mm_bf16_64.trc", matmul_stream("bf16", 64, 8));
-    const ReplayResult r = run_clocked(params_for("cayman"), t32.path());
-    const ReplayResult r64 = run_clocked(params_for("cayman"), t64.path());
+    // exact matmul cycles: the ramp off (test::no_ramp)
+    const ReplayResult r = run_clocked(test::no_ramp(params_for("cayman")), t32.path());
+    const ReplayResult r64 = run_clocked(test::no_ramp(params_for("cayman")), t64.path());
     // ii = max(32, 64) = 64 PE cycles: 8 x 64 = 512, the same cost-model sum as free size 64.
     EXPECT_EQ(r.arr_seq.matmuls, 8u);
     EXPECT_EQ(r.arr_seq.pe_stream, 8u * 64);
@@ -194,8 +196,9 @@ TEST(MatmulStream, Free_size_32_costs_the_64_cycle_floor) {
 TEST(MatmulStream, Fp32_moving_data_costs_four_times_bf16) {
     const TempTrace tf("mm_fp32_512.trc", matmul_stream("fp32", 512, 8));
     const TempTrace tb("mm_bf16_512.trc", matmul_stream("bf16", 512, 8));
-    const ReplayResult f = run_clocked(params_for("cayman"), tf.path());
-    const ReplayResult b = run_clocked(params_for("cayman"), tb.path());
+    // exact matmul cycles: the ramp off (test::no_ramp)
+    const ReplayResult f = run_clocked(test::no_ramp(params_for("cayman")), tf.path());
+    const ReplayResult b = run_clocked(test::no_ramp(params_for("cayman")), tb.path());
     // ii = max(512, 64) x 4 = 2048 PE cycles: 8 x 2048 = 16384 = 4 x the bf16 stream's 4096.
     EXPECT_EQ(f.arr_seq.pe_stream, 16384u);
     EXPECT_EQ(f.arr_seq.pe_stream, 4 * b.arr_seq.pe_stream);
@@ -236,7 +239,8 @@ std::string act_vs_matmul(std::uint32_t act_src, std::uint32_t act_dst) {
 TEST(QuadrantConflict, Act_and_a_matmul_moving_read_on_the_same_quadrant_conflict) {
     // ACT reads partitions 0..31 (q0, the matmul's quadrant) and writes 32..63 (q1).
     const TempTrace t("act_mm_same.trc", act_vs_matmul(0x18000, 0x818000));
-    const ReplayResult r = run_clocked(params_for("cayman", kWordBeats), t.path());
+    // the conflict's cycles as the stream runs without the ramp
+    const ReplayResult r = run_clocked(test::no_ramp(params_for("cayman", kWordBeats)), t.path());
     // act_rd is ready from 0 but pe_rd (stage-2 priority 1 over act_rd's 0) holds banks 0..3,
     // for the LdWeights 0..7 and then for the moving read until 135: 136 bank-conflict stalls,
     // 8 charged to pe_client_4 and 128 to pe_client_0, the stage-1 winners pe_rd stood for.
@@ -261,7 +265,8 @@ TEST(QuadrantConflict, Act_and_a_matmul_moving_read_on_the_same_quadrant_conflic
 TEST(QuadrantConflict, Disjoint_quadrants_do_not_conflict) {
     // ACT reads partitions 64..95 (q2) and writes 96..127 (q3); the matmul reads q0.
     const TempTrace t("act_mm_apart.trc", act_vs_matmul(0x1018000, 0x1818000));
-    const ReplayResult r = run_clocked(params_for("cayman", kWordBeats), t.path());
+    // the stream's cycles without the ramp
+    const ReplayResult r = run_clocked(test::no_ramp(params_for("cayman", kWordBeats)), t.path());
     EXPECT_EQ(total_stalls(r.kernel, StallCause::bank_conflict), 0u);
     for (const char* act : {"act_rd", "act_wr"})
         for (const char* pe : {"pe_client_0", "pe_client_4"}) {
@@ -432,7 +437,8 @@ class ZeroRegion : public ::testing::TestWithParam<ZeroCase> {};
 // (2048 << Z) / 2048 = 2^Z banks.
 TEST_P(ZeroRegion, Begin_zeroes_its_region_or_the_checker_refuses_it) {
     const ZeroCase& c = GetParam();
-    const Params p = params_for(c.gen);
+    // exact matmul cycles: the ramp off (test::no_ramp)
+    const Params p = test::no_ramp(params_for(c.gen));
     ASSERT_EQ(p.psum.bank_size, 2048u);
     const std::uint32_t max = c.gen == "mariana" ? 3 : 0;
     ASSERT_EQ(p.isa.matmul_zero_region_max, max);
@@ -493,7 +499,8 @@ TEST(ZeroRegionGroup, Only_begin_zeroes_mid_and_end_accumulate) {
                       "num_active_cols=128 acc_flags=mid zero_region=3\n"
                       "matmul queue=qPE0 src=bf16@0x800[1][512] dst=fp32@0x2000000[1][512] num_active_rows=128 "
                       "num_active_cols=128 acc_flags=end zero_region=3\n");
-    const ReplayResult r = run_clocked(params_for("mariana"), t.path());
+    // exact matmul cycles: the ramp off (test::no_ramp)
+    const ReplayResult r = run_clocked(test::no_ramp(params_for("mariana")), t.path());
     EXPECT_EQ(r.arr_seq.psum_banks_zeroed, 8u);
     EXPECT_EQ(r.arr_seq.groups_begun, 1u);
     EXPECT_EQ(r.arr_seq.groups_ended, 1u);
