@@ -26,7 +26,9 @@ using sbufsim::test::slurp;
 std::string tmp(const std::string& name) { return sbufsim::test::temp("cli_sweep_" + name); }
 
 // Each call is the built binary in a process of its own.
-Out sbufsim(const std::vector<std::string>& args) { return sbufsim::test::sbufsim_process(args, "cli_sweep_"); }
+Out sbufsim(const std::vector<std::string>& args) {
+    return sbufsim::test::sbufsim_process(args, "cli_sweep_");
+}
 
 std::vector<std::string> lines(const std::string& text) {
     std::vector<std::string> v;
@@ -79,7 +81,7 @@ struct RunMetrics {
 };
 
 RunMetrics run_point(const std::string& trace, const std::vector<std::string>& sets) {
-    std::vector<std::string> args = {"run", trace, "--json", tmp("run.json")};
+    std::vector<std::string> args = {"run", trace, "--json", tmp("run.json"), "--details"};
     for (const auto& s : sets) args.insert(args.end(), {"--set", s});
     const Out o = sbufsim(args);
     EXPECT_EQ(o.rc, 0) << o.err;
@@ -100,7 +102,8 @@ RunMetrics run_point(const std::string& trace, const std::vector<std::string>& s
         std::istringstream is(l);
         std::vector<std::string> tok;
         for (std::string w; is >> w;) tok.push_back(w);
-        if (in_clients && tok.size() == 16 && tok[0] != "client") m.worst_p99 = std::max<std::uint64_t>(m.worst_p99, std::stoull(tok[14]));
+        if (in_clients && tok.size() == 16 && tok[0] != "client")
+            m.worst_p99 = std::max<std::uint64_t>(m.worst_p99, std::stoull(tok[14]));
         if (l.rfind("Jain's index ", 0) == 0) m.jain = l.substr(13);
     }
     return m;
@@ -123,7 +126,8 @@ TEST(CliSweep, Rows_equal_the_same_points_run_one_by_one) {
     for (const auto& r : rows) {
         SCOPED_TRACE("dma_slots " + r.at("tdm.dma_slots") + " strict " + r.at("tdm.strict"));
         EXPECT_EQ(r.at("status"), "ok");
-        const RunMetrics m = run_point(trace, {"tdm.dma_slots=" + r.at("tdm.dma_slots"), "tdm.strict=" + r.at("tdm.strict")});
+        const RunMetrics m =
+            run_point(trace, {"tdm.dma_slots=" + r.at("tdm.dma_slots"), "tdm.strict=" + r.at("tdm.strict")});
         EXPECT_EQ(r.at("total_cycles"), m.json.get<std::string>("run.total_cycles"));
         EXPECT_EQ(r.at("time_ns"), m.json.get<std::string>("run.time_ns"));
         EXPECT_EQ(r.at("pe_utilisation"), m.json.get<std::string>("pe.utilisation"));
@@ -132,7 +136,9 @@ TEST(CliSweep, Rows_equal_the_same_points_run_one_by_one) {
         EXPECT_EQ(r.at("throttle_stalls"), m.json.get<std::string>("stalls.throttle"));
         EXPECT_EQ(r.at("dma_gbps"), m.json.get<std::string>("dma.achieved_gbps"));
         for (const char* c : {"pe", "act", "pool", "dve", "dma", "q7", "psum"})
-            EXPECT_EQ(r.at(std::string("bank_conflict_") + c), std::to_string(m.bank_by_class.count(c) ? m.bank_by_class.at(c) : 0)) << c;
+            EXPECT_EQ(r.at(std::string("bank_conflict_") + c),
+                      std::to_string(m.bank_by_class.count(c) ? m.bank_by_class.at(c) : 0))
+                << c;
         EXPECT_EQ(r.at("worst_p99_latency"), std::to_string(m.worst_p99));
         EXPECT_EQ(fixed4(r.at("jain_fairness")), m.jain);
     }
@@ -141,8 +147,13 @@ TEST(CliSweep, Rows_equal_the_same_points_run_one_by_one) {
 }
 
 TEST(CliSweep, One_two_four_workers_and_three_shards_give_one_table) {
-    const std::vector<std::string> base = {"sweep", shipped("act_vs_matmul_collide.trc"), shipped("access_mix.trc"),
-                                           "--vary", "tdm.dma_slots=0:6:2", "--vary", "arbiter.stage2.pe_rd.prio=1,5",
+    const std::vector<std::string> base = {"sweep",
+                                           shipped("act_vs_matmul_collide.trc"),
+                                           shipped("access_mix.trc"),
+                                           "--vary",
+                                           "tdm.dma_slots=0:6:2",
+                                           "--vary",
+                                           "arbiter.stage2.pe_rd.prio=1,5",
                                            "--quiet"};
     auto with = [&](std::vector<std::string> extra) {
         std::vector<std::string> a = base;
@@ -178,8 +189,8 @@ TEST(CliSweep, One_two_four_workers_and_three_shards_give_one_table) {
 TEST(CliSweep, Invalid_point_is_reported_in_its_row_and_the_rest_completes) {
     const std::string out = tmp("invalid.csv");
     std::remove(out.c_str());
-    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=4,9,2", "--jobs", "2",
-                           "--out", out});
+    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=4,9,2", "--jobs",
+                           "2", "--out", out});
     EXPECT_EQ(o.rc, 1) << o.err;
     const auto rows = table(slurp(out));
     ASSERT_EQ(rows.size(), 3u);
@@ -189,7 +200,8 @@ TEST(CliSweep, Invalid_point_is_reported_in_its_row_and_the_rest_completes) {
     EXPECT_NE(rows[1].at("message").find("tdm.dma_slots = 9 exceeds tdm.max_slots = 8"), std::string::npos);
     EXPECT_EQ(rows[2].at("status"), "ok");
     EXPECT_NE(rows[2].at("total_cycles"), "");
-    EXPECT_NE(o.out.find("invalid: " + shipped("dma_vs_compute.trc") + " tdm.dma_slots=9"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("invalid: " + shipped("dma_vs_compute.trc") + " tdm.dma_slots=9"), std::string::npos)
+        << o.out;
 }
 
 TEST(CliSweep, A_point_that_never_finishes_times_out_in_its_row) {
@@ -217,8 +229,11 @@ TEST(CliSweep, A_point_that_never_finishes_times_out_in_its_row) {
 TEST(CliSweep, Resume_runs_only_the_missing_points) {
     const std::string out = tmp("resume.csv");
     std::remove(out.c_str());
-    const std::vector<std::string> args = {"sweep", shipped("act_vs_matmul_collide.trc"), "--vary",
-                                           "tdm.dma_slots=0:5", "--jobs", "2", "--out", out, "--log-level", "info"};
+    const std::vector<std::string> args = {"sweep",       shipped("act_vs_matmul_collide.trc"),
+                                           "--vary",      "tdm.dma_slots=0:5",
+                                           "--jobs",      "2",
+                                           "--out",       out,
+                                           "--log-level", "info"};
     Out o = sbufsim(args);
     ASSERT_EQ(o.rc, 0) << o.err;
     const std::string full = slurp(out);
@@ -236,7 +251,11 @@ TEST(CliSweep, Resume_runs_only_the_missing_points) {
     // Lose rows 1 and 4 (dma_slots 0 and 3): one deleted, one cut off as by an interruption.
     {
         std::ofstream f(out);
-        f << ls[0] << "\n" << ls[2] << "\n" << ls[3] << "\n" << ls[5] << "\n" << ls[6] << "\n"
+        f << ls[0] << "\n"
+          << ls[2] << "\n"
+          << ls[3] << "\n"
+          << ls[5] << "\n"
+          << ls[6] << "\n"
           << ls[4].substr(0, ls[4].size() / 3);
     }
     o = sbufsim(args);
@@ -309,8 +328,8 @@ TEST(CliSweep, Resume_replaces_rows_of_another_base_configuration_or_trace_only_
     std::remove(out.c_str());
     std::ofstream(trace) << slurp(shipped("act_vs_matmul_collide.trc"));
     auto args = [&](const std::string& set) {
-        return std::vector<std::string>{"sweep", trace, "--vary", "tdm.dma_slots=1,2", "--jobs", "2", "--out", out,
-                                        "--set", set};
+        return std::vector<std::string>{
+            "sweep", trace, "--vary", "tdm.dma_slots=1,2", "--jobs", "2", "--out", out, "--set", set};
     };
     Out o = sbufsim(args("arbiter.stage2.act_rd.prio=1"));
     ASSERT_EQ(o.rc, 0) << o.err;
@@ -333,7 +352,8 @@ TEST(CliSweep, Resume_replaces_rows_of_another_base_configuration_or_trace_only_
     forced.push_back("--force");
     o = sbufsim(forced);
     ASSERT_EQ(o.rc, 0) << o.err;
-    EXPECT_NE(o.err.find("2 rows of " + out + " came from another base configuration"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("2 rows of " + out + " came from another base configuration"), std::string::npos)
+        << o.err;
     EXPECT_NE(o.out.find("ran 2 points"), std::string::npos) << o.out;
     EXPECT_EQ(lines(slurp(out)).size(), 3u);
     EXPECT_NE(slurp(out), first);
@@ -494,6 +514,39 @@ TEST(CliSweep, Lenient_replays_another_generations_trace_and_counts_what_it_skip
                   .at("base_digest"));
 }
 
+// The table on the terminal fits 120 columns, its fractions at 4 significant digits; the CSV
+// keeps the metric names and all 10 digits.
+TEST(CliSweep, The_table_fits_120_columns_at_4_significant_digits) {
+    const std::string csv = tmp("narrow.csv");
+    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--set", "tdm.strict=true", "--vary",
+                           "tdm.dma_slots=1:7", "--rank-by", "total_cycles", "--out", csv});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const auto ls = lines(o.out);
+    ASSERT_GE(ls.size(), 9u) << o.out;
+    for (std::size_t i = 1; i < 9; ++i) EXPECT_LE(ls[i].size(), 120u) << ls[i];
+    EXPECT_EQ(ls[1].rfind("tdm.dma_slots  cycles  pe_util  bank_stalls  tdm_stalls", 0), 0u) << ls[1];
+    EXPECT_NE(o.out.find("  99.86  "), std::string::npos) << o.out;  // dma_gbps 99.86438095
+    EXPECT_EQ(o.out.find("99.864"), std::string::npos) << o.out;
+    const std::string file = slurp(csv);
+    EXPECT_NE(file.find(",total_cycles,"), std::string::npos);
+    EXPECT_NE(file.find("99.86438095"), std::string::npos);
+}
+
+// --best replays the best ok point and prints its report: the varied keys as --set.
+TEST(CliSweep, Best_prints_the_chosen_points_report) {
+    const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--set", "tdm.strict=true", "--vary",
+                           "tdm.dma_slots=1,2,7", "--rank-by", "total_cycles", "--best"});
+    ASSERT_EQ(o.rc, 0) << o.err;
+    const auto at =
+        o.out.find("\nthe best point: " + shipped("dma_vs_compute.trc") + " --set tdm.dma_slots=7\n");
+    ASSERT_NE(at, std::string::npos) << o.out;
+    const std::string report = o.out.substr(at);
+    EXPECT_NE(report.find("\ntotal 50400 cycles"), std::string::npos)
+        << report;  // 7 slots: 50400 (the table's)
+    EXPECT_NE(report.find("\nbound by DMA: "), std::string::npos) << report;
+    EXPECT_EQ(sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--best", "--quiet"}).rc, 2);  // usage
+}
+
 TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     const std::string json = tmp("rank.json");
     const Out o = sbufsim({"sweep", shipped("dma_vs_compute.trc"), "--vary", "tdm.dma_slots=0,4,8", "--jobs",
@@ -502,7 +555,7 @@ TEST(CliSweep, Rank_by_prints_the_best_points_first) {
     EXPECT_NE(o.out.find("best first by dma_gbps (highest first)"), std::string::npos) << o.out;
     const auto ls = lines(o.out);
     ASSERT_GE(ls.size(), 5u);
-    EXPECT_NE(ls[1].find("  worst_p99_latency  worst_p99_client  "), std::string::npos) << ls[1];
+    EXPECT_NE(ls[1].find("  p99  p99_client  "), std::string::npos) << ls[1];
     std::map<std::string, std::string> client_of;  // dma_slots -> worst_p99_client, from the JSON
     boost::property_tree::ptree rows;
     boost::property_tree::read_json(json, rows);
@@ -527,12 +580,15 @@ TEST(CliSweep, Rank_by_says_when_the_best_is_a_tie) {
     const std::string a = shipped("dma_vs_compute.trc");
     Out o = sbufsim({"sweep", a, "--vary", "tdm.dma_slots=0:8", "--rank-by", "total_cycles"});
     ASSERT_EQ(o.rc, 0) << o.err;
-    EXPECT_NE(
-        o.out.find("\n9 of 9 ok points tie at the best total_cycles (50400): total_cycles does not tell them "
-                   "apart; to choose among them by another metric, rank by it after these (--rank-by "
-                   "total_cycles,METRIC)\n"),
-        std::string::npos)
+    // The note is wrapped at the terminal's 120 columns.
+    const std::string joined = std::regex_replace(o.out, std::regex("\n  "), " ");
+    EXPECT_NE(joined.find(
+                  "\n9 of 9 ok points tie at the best total_cycles (50400): total_cycles does not tell them "
+                  "apart; to choose among them by another metric, rank by it after these (--rank-by "
+                  "total_cycles,METRIC)\n"),
+              std::string::npos)
         << o.out;
+    for (const auto& l : lines(o.out)) EXPECT_LE(l.size(), 120u) << l;
     // Doing so: the tying points by fairness, not the table by fairness (whose fairest point
     // could be a slower one). Every point here ties, so the order is fairness's own.
     o = sbufsim(
@@ -683,18 +739,21 @@ TEST(CliSweep, A_key_that_changed_no_metric_gets_a_note) {
 TEST(CliSweep, Rank_by_a_per_engine_metric_adds_its_column) {
     const std::string csv = tmp("engine_metric.csv");
     std::remove(csv.c_str());
-    const Out o = sbufsim({"sweep", shipped("act_vs_matmul_collide.trc"), "--vary", "arbiter.stage2.act_wr.prio=0,7",
-                           "--jobs", "2", "--metric", "engine.act.bank_wait_cycles", "--rank-by",
-                           "engine.pe.busy_fraction", "--out", csv});
+    const Out o =
+        sbufsim({"sweep", shipped("act_vs_matmul_collide.trc"), "--vary", "arbiter.stage2.act_wr.prio=0,7",
+                 "--jobs", "2", "--metric", "engine.act.bank_wait_cycles", "--rank-by",
+                 "engine.pe.busy_fraction", "--out", csv});
     ASSERT_EQ(o.rc, 0) << o.err;
-    EXPECT_NE(o.out.find("best first by engine.pe.busy_fraction (highest first)"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("best first by engine.pe.busy_fraction (highest first)"), std::string::npos)
+        << o.out;
     const auto ls = lines(slurp(csv));
     ASSERT_EQ(ls.size(), 3u);
     EXPECT_NE(ls[0].find(",jain_fairness,engine.act.bank_wait_cycles,engine.pe.busy_fraction,base,base_"
                          "digest,status,message"),
               std::string::npos)
         << ls[0];
-    const Out bad = sbufsim({"sweep", shipped("access_mix.trc"), "--vary", "tdm.dma_slots=1", "--metric", "engine.act.idle_cycle"});
+    const Out bad = sbufsim({"sweep", shipped("access_mix.trc"), "--vary", "tdm.dma_slots=1", "--metric",
+                             "engine.act.idle_cycle"});
     EXPECT_EQ(bad.rc, 2);
     EXPECT_NE(bad.err.find("did you mean 'engine.act.idle_cycles'"), std::string::npos) << bad.err;
     EXPECT_EQ(o.err.find("warning"), std::string::npos) << o.err;

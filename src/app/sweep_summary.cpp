@@ -2,13 +2,21 @@
 // failed points, keys that changed nothing, and the warnings about empty or partial columns.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <iomanip>
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sbufsim/types/number.h"
+#include "sbufsim/types/text.h"
 #include "sweep_parts.h"
 
 namespace sbufsim::app::sweep_parts {
+
+// The terminal's width the table and its notes keep within.
+constexpr std::size_t kNoteColumns = 120;
 
 std::size_t axis_count(const std::vector<std::string>& cols) {
     return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), "total_cycles") - cols.begin()) - 1;
@@ -27,6 +35,32 @@ bool extra_metric(const std::string& col) {
     const auto& d = sweep::metrics();
     return col != "message" && col != "status" && col != "base" && col != "base_digest" &&
            std::none_of(d.begin(), d.end(), [&](const sweep::Metric& m) { return m.name == col; });
+}
+
+// The terminal's name of a headline column, short enough for the table to fit 120 columns (the
+// CSV and JSON keep the metric's name).
+std::string header(const std::string& col) {
+    static const std::vector<std::pair<std::string, std::string>> kShort = {
+        {"total_cycles", "cycles"},
+        {"pe_utilisation", "pe_util"},
+        {"bank_conflict_stalls", "bank_stalls"},
+        {"throttle_stalls", "thr_stalls"},
+        {"worst_p99_latency", "p99"},
+        {"worst_p99_client", "p99_client"},
+        {"jain_fairness", "jain"}};
+    for (const auto& [name, brief] : kShort)
+        if (col == name) return brief;
+    return col;
+}
+
+// A cell as the terminal shows it: a number with a fraction at 4 significant digits (the CSV and
+// JSON keep all 10), anything else as it is.
+std::string shown_cell(const std::string& cell) {
+    if (cell.find_first_of(".eE") == std::string::npos) return cell;
+    char* end = nullptr;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (end != cell.c_str() + cell.size()) return cell;
+    return format_number(v, 4);
 }
 
 void print_table(std::ostream& os, const std::vector<std::string>& cols, const std::vector<Row>& rows,
@@ -49,8 +83,8 @@ void print_table(std::ostream& os, const std::vector<std::string>& cols, const s
     const std::size_t n = top == 0 ? order.size() : std::min(top, order.size());
     std::vector<std::size_t> width;
     for (auto c : pick) {
-        std::size_t w = cols[c].size();
-        for (std::size_t i = 0; i < n; ++i) w = std::max(w, rows[order[i]][c].size());
+        std::size_t w = header(cols[c]).size();
+        for (std::size_t i = 0; i < n; ++i) w = std::max(w, shown_cell(rows[order[i]][c]).size());
         width.push_back(w);
     }
     auto line = [&](auto cell) {
@@ -58,8 +92,8 @@ void print_table(std::ostream& os, const std::vector<std::string>& cols, const s
             os << (k ? "  " : "") << std::setw(static_cast<int>(width[k])) << cell(pick[k]);
         os << "\n";
     };
-    line([&](std::size_t c) { return cols[c]; });
-    for (std::size_t i = 0; i < n; ++i) line([&](std::size_t c) { return rows[order[i]][c]; });
+    line([&](std::size_t c) { return header(cols[c]); });
+    for (std::size_t i = 0; i < n; ++i) line([&](std::size_t c) { return shown_cell(rows[order[i]][c]); });
     if (n < order.size()) os << "... " << order.size() - n << " more rows (--top 0 shows all)\n";
 }
 
@@ -115,7 +149,9 @@ void print_ranked(std::ostream& os, const Plan& o, const std::vector<std::string
     if (one_row_each) {
         print_table(os, cols, rows, order, o.top);
         if (const std::size_t ties = sweep::ties_at_best(cols, rows, order, ms); ties > 1)
-            os << tie_note(ties, ok_rows(cols, rows, order), cols, rows[order[0]], ms, "traces") << "\n";
+            os << wrap_text(tie_note(ties, ok_rows(cols, rows, order), cols, rows[order[0]], ms, "traces"),
+                            kNoteColumns, 2)
+               << "\n";
         return;
     }
     std::string tied;  // the traces whose best is a tie, for the comparison below
@@ -126,7 +162,9 @@ void print_ranked(std::ostream& os, const Plan& o, const std::vector<std::string
         if (traces.size() > 1) os << "\n" << t << ":\n";
         print_table(os, cols, rows, mine, o.top);
         if (const std::size_t ties = sweep::ties_at_best(cols, rows, mine, ms); ties > 1) {
-            os << tie_note(ties, ok_rows(cols, rows, mine), cols, rows[mine[0]], ms) << "\n";
+            os << wrap_text(tie_note(ties, ok_rows(cols, rows, mine), cols, rows[mine[0]], ms), kNoteColumns,
+                            2)
+               << "\n";
             tied += (tied.empty() ? "" : ", ") + t;
         }
     }
@@ -142,7 +180,9 @@ void print_ranked(std::ostream& os, const Plan& o, const std::vector<std::string
           "as two tilings):\n";
     print_table(os, cols, rows, bests, 0);
     if (const std::size_t ties = sweep::ties_at_best(cols, rows, bests, ms); ties > 1)
-        os << tie_note(ties, ok_rows(cols, rows, bests), cols, rows[bests[0]], ms, "traces") << "\n";
+        os << wrap_text(tie_note(ties, ok_rows(cols, rows, bests), cols, rows[bests[0]], ms, "traces"),
+                        kNoteColumns, 2)
+           << "\n";
     if (!tied.empty())
         os << "(the best of " << tied
            << " is one of several tying points: its settings are the first of them in "

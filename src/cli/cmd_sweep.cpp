@@ -1,7 +1,11 @@
 // sbufsim sweep: the command line of `sweep` (sbufsim/app/sweep.h): its options into a
 // SweepRequest. docs/sweeps.md.
+#include <algorithm>
+
 #include "cli/commands.h"
+#include "sbufsim/app/run.h"
 #include "sbufsim/app/sweep.h"
+#include "sbufsim/types/text.h"
 
 namespace po = boost::program_options;
 
@@ -18,6 +22,7 @@ const char* kExamples =
     "      --vary throttler.act_rd.window_len=8,16,32 --vary throttler.act_rd.transfer_cnt=2,4,8 \\\n"
     "      --zip --json thr.json\n"
     "  sbufsim sweep T.trc --vary tdm.dma_slots=0:15 --shard $SLURM_ARRAY_TASK_ID/4 --out part.csv\n"
+    "  sbufsim sweep T1 T2 --vary tdm.dma_slots=1:7 --rank-by total_cycles --best   the best point's report\n"
     "\npoints: the cartesian product of the --vary lists, first --vary outermost (or --zip: the\n"
     "lists side by side). Rows: trace, the varied keys, then the metrics below, status, message;\n"
     "trace-major, then point order. --shard I/N runs the I-th of N contiguous blocks of rows; only\n"
@@ -33,11 +38,43 @@ const char* kExamples =
     "configuration error or a refused output path, 3 unreadable trace or an output that could not\n"
     "be written, 4 internal error.\n";
 
+// --best: the best ok row (by --rank-by, else total_cycles) replayed as `run` replays a trace,
+// its varied keys as --set, so its one-screen report says why it is the best.
+int show_best_point(const SweepRequest& o, const SweepResult& result, Io io) {
+    const std::vector<std::string>& cols = result.columns;
+    std::vector<sweep::Metric> ms;
+    for (const std::string& name : split(o.rank_by.empty() ? "total_cycles" : o.rank_by, ','))
+        if (const auto m = sweep::find_metric(name)) ms.push_back(*m);
+    const std::size_t status = cols.size() - 2;
+    const std::vector<std::size_t> order = sweep::rank(cols, result.rows, ms);
+    const auto ok = std::find_if(order.begin(), order.end(),
+                                 [&](std::size_t i) { return result.rows[i][status] == sweep::kStatusOk; });
+    if (ok == order.end()) {
+        io.out << "\n--best: no point is ok, so none is replayed\n";
+        return kExitOk;
+    }
+    const sweep::Row& row = result.rows[*ok];
+    RunRequest r;
+    r.traces = {row[0]};
+    r.config = o.base;
+    r.lenient = o.lenient;
+    const std::size_t axes =
+        static_cast<std::size_t>(std::find(cols.begin(), cols.end(), "total_cycles") - cols.begin());
+    io.out << "\nthe best point: " << row[0];
+    for (std::size_t c = 1; c < axes; ++c) {
+        r.config.overrides.push_back(Setting{cols[c], row[c], Origin{}, {}});
+        io.out << " --set " << cols[c] << "=" << row[c];
+    }
+    io.out << "\n";
+    return run_traces(r, io).status;
+}
+
 int sweep_command(const std::vector<std::string>& args, Io io, bool options_only) {
     SweepRequest o;
     ConfigOptions config;
     std::string log_level;
     unsigned jobs = 0;
+    bool best = false;
     po::options_description desc("sbufsim sweep TRACE... [--vary KEY=VALUES]... [options]");
     // clang-format off
     desc.add_options()("help,h", "show this help")
@@ -55,6 +92,9 @@ int sweep_command(const std::vector<std::string>& args, Io io, bool options_only
          "add a metric column (repeatable; per engine, client or critical-path group too: "
          "engine.pe.busy_fraction; sbufsim run --list-metrics)")
         ("top", po::value(&o.top)->value_name("N"), "rows in the terminal summary (default 20, 0 = all)")
+        ("best", po::bool_switch(&best),
+         "after the table, replay the best ok point (by --rank-by, else total_cycles) and print its "
+         "report, as sbufsim run TRACE --set KEY=VALUE... would")
         ("no-header", po::bool_switch(&o.no_header), "no CSV header (default for shards other than 0)")
         ("timeout", po::value(&o.timeout)->value_name("SEC"),
          "kill a point still running after SEC seconds; its row says 'timeout' (default 0: no limit)")
@@ -82,7 +122,12 @@ int sweep_command(const std::vector<std::string>& args, Io io, bool options_only
     if (args_in.vm.count("jobs")) o.jobs = jobs;
     o.base = make_load_request(config, args_in.parsed);
     o.options_only = options_only;
-    return run_sweep(o, io).status;
+    if (best && (o.out == "-" || o.json == "-" || o.quiet))
+        throw ConfigError("--best prints a report after the table: not with --out -, --json - or --quiet");
+    const SweepResult result = run_sweep(o, io);
+    if (!best || options_only || result.rows.empty()) return result.status;
+    const int shown = show_best_point(o, result, io);
+    return shown != kExitOk ? shown : result.status;
 }
 
 }  // namespace
