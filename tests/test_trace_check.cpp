@@ -109,7 +109,8 @@ TEST(TraceCheck, An_operand_says_how_much_it_moves_once) {
 
 TEST(TraceCheck, Q7_operand_in_psum_has_no_axi_path) {
     expect_one("q7 queue=qPool0 core=0 op=rd operand=bf16@0x2000000[1][64] partitions=16\n", "operand",
-               "no AXI aperture (seed 000 §7.4");
+               "no AXI aperture. Stage the tensor in SBUF (copy it there with ACT or DVE) first. (GpSimd AXI reach, "
+               "seed 000 §7.4");
 }
 
 TEST(TraceCheck, An_access_pattern_whose_extent_wraps_64_bits_is_rejected) {

@@ -77,25 +77,25 @@ Verdict tensor_start_addr_valid(const AddressMap& m, const Addr4& addr, Dtype dt
     if (!addr_aligned_dtype(addr.addr_immediate, dtype))
         return Verdict::fail("start address " + hex(addr.addr_immediate) + " is not aligned to the " +
                              std::to_string(dtype_size(dtype)) + "-byte " + std::string(to_string(dtype)) +
-                             ": start the tensor at a multiple of " + std::to_string(dtype_size(dtype)) + " bytes");
+                             ": start the tensor at a multiple of " + std::to_string(dtype_size(dtype)) + " bytes", "dtype alignment, seed 000 §1.1, §2.2");
     const bool in_psum = m.addr_in_psum(a);
     const bool in_sbuf = m.addr_in_sbuf(a);
     if (!in_psum && !in_sbuf) return Verdict::fail(m.explain(m.decode(a)));
     if (in_psum && allow_psum == AllowedInPSUM::False)
         return Verdict::fail("operand at " + hex(a) + " is in PSUM, but this operand may only be in SBUF; place it in SBUF [" +
-                             hex(m.sbuf().region_offset) + ", " + hex(m.sbuf().region_offset + m.sbuf().region_size) + ")");
+                             hex(m.sbuf().region_offset) + ", " + hex(m.sbuf().region_offset + m.sbuf().region_size) + ")", "operand placement, seed 000 §2.2");
     if (in_sbuf && allow_sbuf == AllowedInSBUF::False && !m.has_psum())
         return Verdict::fail(
             "operand at " + hex(a) +
             " is in SBUF, but this operand may only be in PSUM, which this "
             "generation does not have: the instruction cannot run on it; replay the trace under a "
-            "generation with PSUM");
+            "generation with PSUM", "operand placement, seed 000 §2.2");
     if (in_sbuf && allow_sbuf == AllowedInSBUF::False)
         return Verdict::fail("operand at " + hex(a) + " is in SBUF, but this operand may only be in PSUM; place it in PSUM from " +
-                             hex(m.psum().region_offset));
+                             hex(m.psum().region_offset), "operand placement, seed 000 §2.2");
     if (in_psum && write == WriteTensor::True && !type_size_check(dtype, 4))
         return Verdict::fail("a PSUM write must be a 4-byte dtype (PSUM accumulates in fp32), not " +
-                             std::string(to_string(dtype)) + ": write fp32 (or int32) to PSUM and cast on the copy out");
+                             std::string(to_string(dtype)) + ": write fp32 (or int32) to PSUM and cast on the copy out", "PSUM write dtype, seed 000 §2.2");
     // Beyond the header pseudo-code: there is no SRAM in the decode pad (seed 000 §1).
     const Decoded d = m.decode(a);
     if (!d.valid()) return Verdict::fail(m.explain(d));
@@ -123,11 +123,11 @@ Verdict tt_valid_partitions(const AddressMap& m, const Addr4& a0, const Addr4& a
                              std::to_string(m.get_sbuf_quadrant_id(x)) + ") and " + hex(y) + " (quadrant " +
                              std::to_string(m.get_sbuf_quadrant_id(y)) +
                              ") must be in the same 32-partition quadrant: tensor_tensor reads both SBUF operands "
-                             "through one quadrant; start both in one quadrant, or copy one there first");
+                             "through one quadrant; start both in one quadrant, or copy one there first", "tensor_tensor partitions, seed 000 §2.2");
     }
     if (xp && yp)
         return Verdict::fail("tensor_tensor may touch at most one PSUM operand; both " + hex(x) + " and " + hex(y) +
-                             " are in PSUM: copy one of them to SBUF first");
+                             " are in PSUM: copy one of them to SBUF first", "tensor_tensor partitions, seed 000 §2.2");
     return Verdict::fail(m.explain(m.decode(xs || xp ? y : x)));
 }
 
@@ -147,7 +147,7 @@ std::string no_axi_path(const AddressMap& m, std::uint32_t a) {
 Verdict gpsimd_operand_valid(const AddressMap& m, const Addr4& addr) {
     if (addr_from_register(m, addr)) return Verdict::pass();
     const std::uint32_t a = m.addr_imm_mask(addr.addr_immediate);
-    if (m.addr_in_psum(a)) return Verdict::fail(no_axi_path(m, a));
+    if (m.addr_in_psum(a)) return Verdict::fail(no_axi_path(m, a), "GpSimd AXI reach, seed 000 §7.4, seed 002 §3");
     const Decoded d = m.decode(a);
     if (!d.valid()) return Verdict::fail(m.explain(d));
     return Verdict::pass();
@@ -196,7 +196,7 @@ std::string not_a_group(std::string_view field, std::uint32_t v) {
 Checked<std::uint32_t> group_partition(const AddressMap& m, std::string_view field, std::uint32_t mask) {
     Checked<std::uint32_t> r;
     if (const ColGroup* g = find_group(mask)) r.value = g->first_quadrant * m.isa().quadrant_partitions;
-    else r.reason = not_a_group(field, mask);
+    else r.reason = not_a_group(field, mask), r.rule = "col_grp table, seed 000 §5.2";
     return r;
 }
 
@@ -212,11 +212,11 @@ Checked<std::uint32_t> valid_mm_sbuf_quadrant(const AddressMap& m, std::uint32_t
 
 Verdict s3d3_mm_valid_col_group_active_columns(std::uint32_t col_grp, std::uint32_t num_active_cols) {
     const ColGroup* g = find_group(col_grp);
-    if (!g) return Verdict::fail(not_a_group("col_grp", col_grp));
+    if (!g) return Verdict::fail(not_a_group("col_grp", col_grp), "col_grp table, seed 000 §5.2");
     if (num_active_cols < 1 || num_active_cols > g->max_cols)
         return Verdict::fail("num_active_cols " + std::to_string(num_active_cols) + " does not fit col_grp " +
                              hex(col_grp) + ": 1.." + std::to_string(g->max_cols) +
-                             " columns; use a wider group (0xf takes 128) or split the matmul");
+                             " columns; use a wider group (0xf takes 128) or split the matmul", "col_grp table, seed 000 §5.2");
     return Verdict::pass();
 }
 
@@ -227,21 +227,21 @@ std::optional<std::uint32_t> mm_xbus_sel_for(std::uint32_t col_grp) {
 
 Verdict s3d3_mm_valid_xbus_sel(std::uint32_t col_grp, std::uint32_t xbus_sel) {
     const ColGroup* g = find_group(col_grp);
-    if (!g) return Verdict::fail(not_a_group("col_grp", col_grp));
+    if (!g) return Verdict::fail(not_a_group("col_grp", col_grp), "col_grp table, seed 000 §5.2");
     if (!g->xbus_sel)
         return Verdict::fail("col_grp " + hex(col_grp) +
                              " (quadrant 3 alone) has no valid xbus_sel: the hardware's selection check "
-                             "rejects every value for it; use 0xc or 0xf");
+                             "rejects every value for it; use 0xc or 0xf", "col_grp table, seed 000 §5.2");
     if (xbus_sel != *g->xbus_sel)
         return Verdict::fail("xbus_sel " + hex(xbus_sel) + " does not match col_grp " + hex(col_grp) +
                              ", which requires xbus_sel " + hex(*g->xbus_sel) +
-                             "; set xbus_sel=" + hex(*g->xbus_sel) + " or leave it out");
+                             "; set xbus_sel=" + hex(*g->xbus_sel) + " or leave it out", "col_grp table, seed 000 §5.2");
     return Verdict::pass();
 }
 
 Verdict mm_col_grp_valid(const AddressMap& m, std::uint32_t col_grp, std::uint32_t num_active_cols,
                          std::uint32_t xbus_sel) {
-    if (auto q = valid_mm_psum_quadrant(m, col_grp); !q) return Verdict::fail(q.reason);
+    if (auto q = valid_mm_psum_quadrant(m, col_grp); !q) return Verdict::fail(q.reason, q.rule);
     if (Verdict v = s3d3_mm_valid_col_group_active_columns(col_grp, num_active_cols); !v) return v;
     return s3d3_mm_valid_xbus_sel(col_grp, xbus_sel);
 }
@@ -250,7 +250,7 @@ Verdict mm_psum_flags(std::uint32_t flags) {
     if (flags <= (kBeginMatmulGroup | kEndMatmulGroup)) return Verdict::pass();
     return Verdict::fail("psum_accumulate_flags " + hex(flags) +
                          " is not a matmul-group flag set: 0 (accumulate), 1 (the group's first matmul: "
-                         "overwrite), 2 (its last), 3 (a group of one); in a trace, acc_flags=mid|begin|end|single");
+                         "overwrite), 2 (its last), 3 (a group of one); in a trace, acc_flags=mid|begin|end|single", "accumulate flags, seed 000 §5.4");
 }
 
 Verdict valid_zero_region(std::uint32_t value, const Params& p) {
@@ -259,13 +259,13 @@ Verdict valid_zero_region(std::uint32_t value, const Params& p) {
     if (value >= kMatmulZeroRegionMaxPlusOne)
         return Verdict::fail("psum_zero_region " + std::to_string(value) +
                              " is out of range: use 0 (2 KiB), 1 (4 KiB), 2 (8 KiB) or 3 (16 KiB), up to " +
-                             std::to_string(p.isa.matmul_zero_region_max) + " on " + p.generation);
+                             std::to_string(p.isa.matmul_zero_region_max) + " on " + p.generation, "zero region, seed 000 §5.3");
     if (value > p.isa.matmul_zero_region_max)
         return Verdict::fail("MATMUL_ZERO_REGION " + std::string(names[value]) + " = " + std::to_string(value) +
                              " does not exist on " + p.generation + ": its enum ends at " +
                              std::string(names[std::min<std::uint32_t>(p.isa.matmul_zero_region_max, 3)]) +
                              " (sunda and cayman zero 2 KiB only; 2-, 4- and 8-bank regions come with mariana): "
-                             "use psum_zero_region=0 on " + p.generation);
+                             "use psum_zero_region=0 on " + p.generation, "zero region, seed 000 §5.3");
     return Verdict::pass();
 }
 
@@ -275,14 +275,14 @@ Verdict mm_dst_dtype_valid(Dtype in_dtype, Dtype dst_dtype) {
     if (is_mx(in_dtype)) {
         if (dst_dtype == Dtype::fp32 || dst_dtype == Dtype::bf16) return Verdict::pass();
         return Verdict::fail("MX matmul destination dtype " + std::string(to_string(dst_dtype)) +
-                             " must be fp32 or bf16 (nki.isa nc_matmul_mx)");
+                             " must be fp32 or bf16: write fp32 or bf16 to PSUM", "nki.isa nc_matmul_mx");
     }
     const Dtype want = in_dtype == Dtype::uint8 ? Dtype::uint32 : Dtype::fp32;
     if (dst_dtype == want) return Verdict::pass();
     return Verdict::fail("Matmul destination dtype " + std::string(to_string(dst_dtype)) + " for " +
                          std::string(to_string(in_dtype)) + " input must be " + std::string(to_string(want)) +
                          " (PSUM accumulates in fp32, and in uint32 for uint8 input): write " +
-                         std::string(to_string(want)) + " and cast on the copy out");
+                         std::string(to_string(want)) + " and cast on the copy out", "matmul dtypes, seed 000 §5.1");
 }
 
 // ---- transpose ---------------------------------------------------------------------------------
@@ -292,7 +292,7 @@ Verdict has_valid_xpose_tile_rows(const IsaParams& isa, std::uint32_t tile_src_r
     return Verdict::fail("tile_src_rows " + std::to_string(tile_src_rows) + " must be " +
                          std::to_string(isa.xpose_tile_rows) +
                          ": the transposing crossbar moves tiles of " + std::to_string(isa.xpose_tile_rows) +
-                         " source rows; set tile_src_rows=" + std::to_string(isa.xpose_tile_rows));
+                         " source rows; set tile_src_rows=" + std::to_string(isa.xpose_tile_rows), "transpose tile, seed 000 §6.2");
 }
 
 Verdict has_valid_xpose_src_rows(const IsaParams& isa, std::uint32_t src_rows) {
@@ -300,7 +300,7 @@ Verdict has_valid_xpose_src_rows(const IsaParams& isa, std::uint32_t src_rows) {
     if (src_rows != 0 && src_rows % tile == 0) return Verdict::pass();
     return Verdict::fail(std::to_string(src_rows) + " source rows: a transposing DMA moves whole " + std::to_string(tile) +
                          "-row crossbar tiles, so give a multiple of " + std::to_string(tile) +
-                         " (nki.isa dma_transpose: src.shape[0] divisible by 16); pad the rows or split the transfer");
+                         " (nki.isa dma_transpose: src.shape[0] divisible by 16); pad the rows or split the transfer", "transpose tile, seed 000 §6.2; nki.isa dma_transpose");
 }
 
 Verdict has_valid_xpose_tile_cols(const IsaParams& isa, std::uint32_t tile_src_cols, Dtype out_dtype) {
@@ -308,19 +308,19 @@ Verdict has_valid_xpose_tile_cols(const IsaParams& isa, std::uint32_t tile_src_c
     if (size != 2 && size != 4)
         return Verdict::fail("transpose out_dtype " + std::string(to_string(out_dtype)) +
                              " is not a 2- or 4-byte type, the only sizes the transposing crossbar moves; "
-                             "transpose bf16/fp16 or fp32 data");
+                             "transpose bf16/fp16 or fp32 data", "transpose tile, seed 000 §6.2");
     const std::uint32_t max = size == 2 ? isa.xpose_max_cols_2b : isa.xpose_max_cols_4b;
     if (tile_src_cols >= 1 && tile_src_cols <= max) return Verdict::pass();
     return Verdict::fail("tile_src_cols " + std::to_string(tile_src_cols) + " must be 1.." + std::to_string(max) +
                          " for a " + std::to_string(size) + "-byte out_dtype; split the columns into tiles of " +
-                         std::to_string(max) + " or fewer");
+                         std::to_string(max) + " or fewer", "transpose tile, seed 000 §6.2");
 }
 
 Verdict xpose_dst_aligned(const IsaParams& isa, std::uint32_t dst_start_addr) {
     if (dst_start_addr % isa.xpose_dst_align == 0) return Verdict::pass();
     return Verdict::fail("transpose destination " + hex(dst_start_addr) + " must be " +
                          std::to_string(isa.xpose_dst_align) + "-byte aligned: the transposing crossbar writes whole " +
-                         std::to_string(isa.xpose_dst_align) + "-byte lines; start the destination on one");
+                         std::to_string(isa.xpose_dst_align) + "-byte lines; start the destination on one", "transpose tile, seed 000 §6.2");
 }
 
 Verdict dma_direct2d_xpose_valid(const IsaParams& isa, std::uint32_t tile_src_rows, std::uint32_t tile_src_cols,
@@ -336,17 +336,17 @@ Verdict dma_gather_xpose_valid(const IsaParams& isa, std::uint32_t src_num_elem_
     if (src_num_elem_gather % isa.xpose_tile_rows != 0)
         return Verdict::fail("src_num_elem[gather_dim] " + std::to_string(src_num_elem_gather) +
                              " must be a multiple of " + std::to_string(isa.xpose_tile_rows) +
-                             ": the transposing crossbar moves whole row tiles; pad the gathered rows");
+                             ": the transposing crossbar moves whole row tiles; pad the gathered rows", "transpose tile, seed 000 §6.2");
     if (src_num_elem_1 != dst_num_elem_0)
         return Verdict::fail("src_num_elem[1] " + std::to_string(src_num_elem_1) + " must equal dst_num_elem[0] " +
                              std::to_string(dst_num_elem_0) + ": a gather transpose writes one destination row per "
-                             "gathered index");
+                             "gathered index", "transpose tile, seed 000 §6.2");
     if (Verdict v = xpose_dst_aligned(isa, dst_start_addr); !v) return v;
     if (dst_step_elem_1 % isa.xpose_dst_align != 0)
         return Verdict::fail("dst_step_elem[1] " + std::to_string(dst_step_elem_1) + " must be a multiple of " +
                              std::to_string(isa.xpose_dst_align) + ": each destination row starts on a whole "
                              "crossbar line; use a row step that is a multiple of " +
-                             std::to_string(isa.xpose_dst_align));
+                             std::to_string(isa.xpose_dst_align), "transpose tile, seed 000 §6.2");
     return Verdict::pass();
 }
 

@@ -71,7 +71,7 @@ struct TraceChecker::Ctx {
         ++found;
     }
     bool verdict(const char* field, const Verdict& v) {
-        if (!v) error(field, v.reason);
+        if (!v) error(field, v.reason, v.rule);
         return v.ok;
     }
 
@@ -634,13 +634,13 @@ void TraceChecker::check_matmul(Ctx& c) {
 
     // row_grp selects the moving tensor's quadrant; col_grp the PSUM destination's (seed 000 §5.2).
     if (auto q = valid_mm_sbuf_quadrant(map_, r.row_grp); !q)
-        c.error("row_grp", q.reason);
+        c.error("row_grp", q.reason, q.rule);
     else if (src.valid() && src.partition != *q.value)
         c.error("src", "the moving tensor starts at partition " + num(src.partition) + " but row_grp " +
                            hex(r.row_grp) + " selects partition " + num(*q.value),
                 "valid_mm_sbuf_quadrant, seed 000 §5.2");
     if (auto q = valid_mm_psum_quadrant(map_, r.col_grp); !q) {
-        c.error("col_grp", q.reason);
+        c.error("col_grp", q.reason, q.rule);
     } else {
         if (dst.valid() && dst.partition != *q.value)
             c.error("dst", "the destination starts at PSUM partition " + num(dst.partition) + " but col_grp " +

@@ -3,8 +3,9 @@
 // (seed 000 §7.4, seed 002 §3).
 //
 // Every rule returns a Verdict (or a Checked<T> when it also produces a value) whose reason
-// says, in words and with the seed section, why an operand was rejected. These run when a trace
-// is loaded, never per cycle.
+// says in the user's words why an operand was rejected and what to change, and whose rule names
+// the hardware rule and where it was read (printed after the words, as the trace checker's other
+// findings are). These run when a trace is loaded, never per cycle.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +22,10 @@ namespace sbufsim {
 struct Verdict {
     bool ok = true;
     std::string reason;  // empty when ok
+    std::string rule;    // the rule and its source, e.g. "col_grp table, seed 000 §5.2"
 
     static Verdict pass() { return {}; }
-    static Verdict fail(std::string why) { return {false, std::move(why)}; }
+    static Verdict fail(std::string why, std::string rule = {}) { return {false, std::move(why), std::move(rule)}; }
     explicit operator bool() const { return ok; }
 };
 
@@ -32,6 +34,7 @@ template <class T>
 struct Checked {
     std::optional<T> value;
     std::string reason;  // empty when value is set
+    std::string rule;    // as Verdict::rule
 
     bool ok() const { return value.has_value(); }
     explicit operator bool() const { return ok(); }
