@@ -38,9 +38,10 @@ TEST(App, A_run_request_reports_each_trace_as_the_replay_does) {
         EXPECT_EQ(result.runs[i].info.scheduler, "fast");
         EXPECT_EQ(result.runs[i].info.trace_digest.size(), 16u);
     }
-    // The summaries on `out`, one per trace.
-    EXPECT_NE(out.str().find("trace " + r.traces[0]), std::string::npos);
-    EXPECT_NE(out.str().find("trace " + r.traces[1]), std::string::npos);
+    // The summary on `out`: one table, a row per trace and the total.
+    EXPECT_NE(out.str().find(r.traces[0] + " "), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find(r.traces[1] + " "), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("total (2 runs)"), std::string::npos) << out.str();
 }
 
 TEST(App, A_run_request_with_a_document_on_out_moves_the_summary_to_err) {
