@@ -105,7 +105,8 @@ def dma_transpose(dst, src, trigger=None, four_byte=False):
         raise fail(f"dma_transpose of {src.shape} into {dst.shape}: the destination is the transpose, {(cols, rows)}")
     wide = four_byte and src.dtype.size == 4
     if (src.dtype.size != 2 and not wide) or dst.dtype is not src.dtype:
-        raise fail(f"dma_transpose moves 2-byte data (nki.isa dma_transpose{'; nl.load_transpose2d also 4-byte' if four_byte else ''}); "
+        also = "; nl.load_transpose2d also 4-byte" if four_byte else ""
+        raise fail(f"dma_transpose moves 2-byte data (nki.isa dma_transpose{also}); "
                    f"src is {src.dtype.name}, dst {dst.dtype.name}")
     if rows % XPOSE_TILE_ROWS:
         raise fail(f"dma_transpose of {rows} source rows: the crossbar moves whole {XPOSE_TILE_ROWS}-row tiles "

@@ -1,7 +1,8 @@
 """The Neuron compiler's module paths below the public API that public reference kernels import:
 `neuronxcc.nki.language.constants` (sizeinbytes), `neuronxcc.nki.compiler.backends.neuron.
-tensor` (local_tile) and `.indexing` (TileIndex, an annotation: the index nl.arange makes). They exist while a kernel is traced (__init__._shim); a name of theirs the
-front-end lacks is refused at the kernel's line, as a public one is."""
+tensor` (local_tile) and `.indexing` (TileIndex, an annotation: the index nl.arange makes). They
+exist while a kernel is traced (__init__._shim); a name of theirs the front-end lacks is refused
+at the kernel's line, as a public one is."""
 
 from ._dtypes import dtype_of
 from ._errors import module_getattr, not_modelled
