@@ -196,17 +196,21 @@ void print_dma_engines(std::ostream& os, const ReplayResult& r) {
 
 }  // namespace
 
+void print_totals(std::ostream& os, const ReplayResult& r) {
+    os << "total " << r.total_cycles << " cycles = " << format_fixed(r.time_ns(), 1) << " ns at the PE clock "
+       << format_fixed(r.pe_clock_ghz, 2) << " GHz;  " << r.records << " records (" << r.instructions
+       << " instructions, " << r.access_records << " access records";
+    if (r.skipped) os << ", " << r.skipped << " invalid record" << (r.skipped == 1 ? "" : "s") << " skipped";
+    os << ")\n";
+}
+
 void print_summary(std::ostream& os, const RunReport& rep, Detail detail) {
     if (detail == Detail::brief) return print_brief(os, rep);
     const ReplayResult& r = rep.result;
     const Stats& k = r.kernel;
     os << "trace " << r.trace << "  (gen " << r.generation << ", scheduler " << rep.info.scheduler
        << ", digest " << rep.info.trace_digest << ", config " << rep.info.config_hash << ")\n";
-    os << "total " << r.total_cycles << " cycles = " << format_fixed(r.time_ns(), 1) << " ns at the PE clock "
-       << format_fixed(r.pe_clock_ghz, 2) << " GHz;  " << r.records << " records (" << r.instructions
-       << " instructions, " << r.access_records << " access records";
-    if (r.skipped) os << ", " << r.skipped << " invalid record" << (r.skipped == 1 ? "" : "s") << " skipped";
-    os << ")\n";
+    print_totals(os, r);
     if (r.races)
         os << "races: " << r.races << " pair" << (r.races == 1 ? "" : "s")
            << " of instructions on different queues touch the same bytes, one writing, with no wait ordering "

@@ -51,11 +51,7 @@ std::string brief_head(const RunReport& rep, const Bottleneck& b) {
     const ReplayResult& r = rep.result;
     std::ostringstream os;
     os << "trace " << r.trace << "  (gen " << r.generation << ", scheduler " << rep.info.scheduler << ")\n";
-    os << "total " << r.total_cycles << " cycles = " << format_fixed(r.time_ns(), 1) << " ns at the PE clock "
-       << format_fixed(r.pe_clock_ghz, 2) << " GHz;  " << r.records << " records (" << r.instructions
-       << " instructions, " << r.access_records << " access records";
-    if (r.skipped) os << ", " << r.skipped << " invalid record" << (r.skipped == 1 ? "" : "s") << " skipped";
-    os << ")\n";
+    print_totals(os, r);
     if (r.races)
         print_wrapped(os,
                       "races: " + std::to_string(r.races) + (r.races == 1 ? " pair" : " pairs") +

@@ -66,6 +66,10 @@ inline constexpr std::size_t kScreenColumns = 120;
 void print_summary(std::ostream& os, const RunReport& r, Detail detail = Detail::full);
 // The one-screen summary (Detail::brief).
 void print_brief(std::ostream& os, const RunReport& r);
+
+// The run's size: "total N cycles = T ns at the PE clock F GHz;  R records (I instructions, A
+// access records[, S invalid records skipped])", as both reports open with it.
+void print_totals(std::ostream& os, const ReplayResult& r);
 // Several runs (sbufsim run T1 T2 ...), after their own summaries (or, brief, instead of them):
 // their sum, and a table of one row per run. Runs that do the same matmul work (two tilings of
 // one computation) are compared with the fewest cycles ("vs fewest"); runs that do different
