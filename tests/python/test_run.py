@@ -201,14 +201,38 @@ def test_a_vcd_onto_a_device_is_written_in_place_and_every_write_checked(traces,
     sbufsim.run(trace, vcd=regular)
     fifo = tmp_path / "pipe.vcd"
     os.mkfifo(fifo)
+    # The read end is open before the run starts (a FIFO nobody reads is refused), and the reader
+    # is a daemon that polls it: a thread blocked in open() or read() would otherwise keep pytest
+    # from exiting when the run fails.
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    written = threading.Event()
     got = []
-    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+
+    def drain():
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:  # the writer is there, with nothing new yet
+                chunk = None
+            if chunk:
+                got.append(chunk)
+            elif chunk == b"" and written.is_set():  # no writer left, and the run is over
+                return
+            else:
+                time.sleep(0.001)
+
+    reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    sbufsim.run(trace, vcd=fifo)
-    reader.join(timeout=60)
+    try:
+        sbufsim.run(trace, vcd=fifo)
+    finally:
+        written.set()
+        reader.join(timeout=60)
+        os.close(fd)
     undated = lambda b: re.sub(rb"\$date\n[^$]*\$end", b"", b)  # SystemC stamps the second it wrote
-    assert got and undated(got[0]) == undated(regular.read_bytes())
-    assert len(got[0]) > 100_000
+    assert not reader.is_alive()
+    assert undated(b"".join(got)) == undated(regular.read_bytes())
+    assert len(b"".join(got)) > 100_000
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
