@@ -681,8 +681,8 @@ void line_finding(const ReplayResult& r, std::vector<Finding>& out) {
     if (top.total_stalls()) f.text += ", " + std::to_string(top.total_stalls()) + " bank stall cycles";
     f.text += ")";
     f.advice =
-        "the line to work on first; `sbufsim run TRACE --annotate KERNEL.py` prints each line's figures "
-        "beside the source";
+        "the line to work on first; `--annotate KERNEL.py` (on `sbufsim run` or `sbufsim nki`) prints each "
+        "line's figures beside the source";
     out.push_back(std::move(f));
 }
 

@@ -397,7 +397,8 @@ def main(argv=None):
         print(f"sbufsim nki: {why}", file=sys.stderr)
         return 3
     kt.write_scratch(args.output)  # sbufsim nki's own file: it writes -o itself, with the mark
-    print(f"{kt.name}: {len(kt.records)} records, {kt.flops} matmul flops, {kt.hbm_bytes} HBM bytes")
+    print(f"{kt.name}: traced, {len(kt.records)} records ({kt.flops / 1e9:.1f} GFLOP of matmul, "
+          f"{kt.hbm_bytes / (1 << 20):.1f} MiB of HBM traffic)")
     for note in kt.empty_loops:
         print(f"note: {note}: its body is not in the trace")
     for note in kt.unwritten_reads:
