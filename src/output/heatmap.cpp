@@ -1,11 +1,10 @@
 #include "sbufsim/output/heatmap.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
-#include <utility>
 
 #include "sbufsim/output/svg.h"
+#include "sbufsim/types/text.h"
 
 namespace sbufsim {
 
@@ -247,23 +246,15 @@ bool same_row(const BlockMatrix& m, std::size_t a, std::size_t b) {
                       m.cycles.begin() + static_cast<std::ptrdiff_t>(b * n));
 }
 
-// "dma_4..7" for dma_4 .. dma_7 (one stem, numbers in a run), else "dma_4 +3"; " (each)" follows.
+// "dma_4..7" for dma_4 .. dma_7 (one family, numbers in a run: named as the report's tables name
+// merged rows, merge_numbered_rows), else "dma_4 +3"; " (each)" follows.
 std::string group_label(const std::vector<std::string>& names) {
     if (names.size() == 1) return names.front();
-    const auto split = [](const std::string& name) {
-        std::size_t d = name.size();
-        while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1]))) --d;
-        return std::pair{name.substr(0, d), name.substr(d)};
-    };
-    const auto [stem, first] = split(names.front());
-    bool run = !first.empty() && first.size() < 9;
-    for (std::size_t i = 1; run && i < names.size(); ++i) {
-        const auto [s, digits] = split(names[i]);
-        run = s == stem && !digits.empty() && digits.size() < 9 &&
-              std::stoul(digits) == std::stoul(first) + i;
-    }
-    const std::string head = run ? names.front() + ".." + split(names.back()).second
-                                 : names.front() + " +" + std::to_string(names.size() - 1);
+    std::vector<TableRow> rows;
+    for (const std::string& name : names) rows.push_back(TableRow{name, "", 1});
+    const std::vector<TableRow> merged = merge_numbered_rows(rows);
+    const std::string head =
+        merged.size() == 1 ? merged.front().name : names.front() + " +" + std::to_string(names.size() - 1);
     return head + " (each)";
 }
 
