@@ -320,7 +320,7 @@ std::size_t print_annotated(std::ostream& os, const LineProfile& p, const std::s
             if (k == 0 || shown_line[k - 1]) os << margin << "   ... |\n";  // lines left out
             continue;
         }
-        char number[16];
+        char number[24];  // " " and a size_t of up to 20 digits
         std::snprintf(number, sizeof number, " %5zu", k + 1);
         const auto it = at.find(static_cast<std::uint32_t>(k + 1));
         if (it == at.end()) {
