@@ -484,6 +484,10 @@ std::optional<ConsistencyError> check_consistency(const Params& p) {
         return err("dma.hbm_gbps", "dma.hbm_gbps = " + format_number(p.dma.hbm_gbps, 6) +
                                        " is below 0.01 GB/s, the least bandwidth the DMA model times (as "
                                        "dma.engine_gbps); set 0 for no HBM limit, or at least 0.01");
+    if (p.dma.hbm_shared_gbps > 0 && p.dma.hbm_shared_gbps < kMinHbmGbps)
+        return err("dma.hbm_shared_gbps", "dma.hbm_shared_gbps = " + format_number(p.dma.hbm_shared_gbps, 6) +
+                                              " is below 0.01 GB/s, the least bandwidth the DMA model times; set 0 "
+                                              "for no shared limit, or at least 0.01");
     if (const std::uint32_t c = declared_clients(p); c > kMaxKernelClients)
         return err("dma.engines", "dma.engines = " + n(p.dma.engines) + " and q7.cores = " + n(p.q7.cores) + " declare " +
                                       n(c) + " arbiter clients, more than the " + n(kMaxKernelClients) +

@@ -200,6 +200,10 @@ std::vector<KeySpec> build_table() {
                      {"", "seeds/README.md", HO, "generation codename (inferentia, sunda, cayman, mariana, maverick)"}));
     t.push_back(text("gen.neuroncore", [](Params& p) -> auto& { return p.neuroncore; },
                      {"", "seeds/README.md", HO, "NeuronCore version of the generation (v1..v5)"}));
+    t.push_back(u32("gen.lnc", [](Params& p) -> auto& { return p.lnc; }, 1, 8,
+                    {"cores", "Logical NeuronCore configuration (LNC=2 the default on Trainium2; trn1 LNC=1)", PUB,
+                     "physical NeuronCores of one logical NeuronCore: the cores `sbufsim nki` runs an SPMD "
+                     "launch's instances on (--cores overrides)"}));
 
     // --- sbuf ------------------------------------------------------------------------------
     t.push_back(u32("sbuf.partitions", [](Params& p) -> auto& { return p.sbuf.partitions; }, 1, 128,
@@ -399,6 +403,11 @@ std::vector<KeySpec> build_table() {
         "dma.hbm_gbps", [](Params & p) -> auto& { return p.dma.hbm_gbps; }, 0, 1e6,
         {"GB/s", "chip HBM bandwidth / NeuronCores (trn1/trn2/trn3 architecture pages)", PUB,
          "HBM bandwidth shared by the DMA engines of one NeuronCore (0 = unlimited; else at least 0.01)"}));
+    t.push_back(f64(
+        "dma.hbm_shared_gbps", [](Params & p) -> auto& { return p.dma.hbm_shared_gbps; }, 0, 1e6,
+        {"GB/s", "LNC configuration: each HBM bank shared by two physical NeuronCores (trn2: 2.9 TB/s / 4 banks)", LI,
+         "HBM bandwidth the cores of an SPMD launch share: while k of them stream, each core's HBM side is "
+         "min(dma.hbm_gbps, this / k) (0 = no shared limit)"}));
     t.push_back(u32("dma.prefetch_depth", [](Params& p) -> auto& { return p.dma.prefetch_depth; }, 1, 1024,
                     {"transfers", "modelling choice: the bandwidth guide's aggregate rates need the ~1300 ns start-up overlapped", MOD,
                      "leading transfers of a DMA queue whose semaphore-to-start latency runs while earlier ones move data"}));

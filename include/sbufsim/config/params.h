@@ -131,6 +131,7 @@ struct DmaParams {
     double xfer_fixed_ns = 211;                // per transfer and engine (descriptor set-up)
     double pkt_min_ns = 78;                    // minimum time of one descriptor
     double hbm_gbps = 362.5;                   // HBM bandwidth of one NeuronCore (0 = unlimited)
+    double hbm_shared_gbps = 725;              // HBM bandwidth the cores of a launch share (0 = no limit)
     std::uint32_t prefetch_depth = 4;          // transfers per queue counting down their start-up
     std::uint32_t outstanding = 2;             // shares in flight per engine (overheads overlap data)
     double hwdge_ns = 600;                     // one hardware-DGE DMA instruction on its DGE block
@@ -275,6 +276,7 @@ struct EngineTiming {
 struct Params {
     std::string generation = "cayman";
     std::string neuroncore = "v3";
+    std::uint32_t lnc = 2;  // physical NeuronCores of a logical NeuronCore: an SPMD launch's cores
     SbufParams sbuf;
     PsumParams psum;
     IsaParams isa;
