@@ -308,6 +308,23 @@ def test_sweep_param_marks_no_point_fastest_when_the_points_do_different_work(cl
     assert "note: the points do different matmul work (2 flop counts, 8388608 to 12582912)" in done.stdout
 
 
+def test_sweep_param_replaying_points_while_tracing_others_gives_the_rows_of_one_sweep(cli, tmp_path):
+    # More points than worker slots and no table of the sweep's own: the traced points are replayed
+    # in batches while the others are traced. --out replays them all in one sweep at the end; the
+    # rows, the fastest mark and the note are the same.
+    kernel = _strips_kernel(tmp_path, 512)
+    common = ["nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]",
+              "--sweep-param", "TN=32,64,128,256,512", "--jobs", "2"]
+    streamed = cli(*common)
+    assert streamed.returncode == 0, streamed.stdout + streamed.stderr
+    whole = cli(*common, "--out", tmp_path / "tn.csv", cwd=tmp_path)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    assert "5 points, traced in 2 processes" in streamed.stdout and "traces kept in" in whole.stdout
+    rows = streamed.stdout.splitlines()[1:]
+    assert len(rows) == 2 + 5 and "<- fastest" in streamed.stdout
+    assert rows == whole.stdout.splitlines()[1:]
+
+
 def test_sweep_param_with_out_keeps_named_traces_beside_the_table_and_resumes(cli, tmp_path):
     kernel = _strips_kernel(tmp_path, 512)
     common = ["nki", f"{kernel}::k", "--input", "aT=bf16[128,128]", "--input", "b=bf16[128,512]"]

@@ -473,6 +473,7 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
     _runs[0] += 1
     tracer = _tracer.Tracer(generation, single, extra, caps, placement, measure, loop_buffers)
     _tracer._current = tracer
+    collecting = _tracer.pause_collector()
     try:
         with _shim(), _kernel_folder(kernel.rpartition("::")[0] if isinstance(kernel, str) else None):
             if isinstance(kernel, str):
@@ -516,6 +517,7 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
                 outputs = [_values.get(_ops.value(v)) for v in returned if isinstance(v, (View, _ops.Pending))]
     finally:
         _tracer._current = None
+        _tracer.resume_collector(collecting)
     if measure:
         return tracer
     return KernelTrace(tracer, name, outputs, kernel_file)

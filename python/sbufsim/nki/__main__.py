@@ -187,21 +187,33 @@ def _death(process):
     return f"the point's tracer exited with status {code} without a result"
 
 
-def _trace_points(jobs, workers, timeout):
+def _trace_points(jobs, workers, timeout, replays=None):
     """_trace_point of every job, each in a process of its own, at most `workers` at once. A point
     whose process dies (the out-of-memory killer) or outlives `timeout` seconds is that point's
-    error: a Pool never hears of a worker killed mid-task, and the sweep waited forever."""
+    error: a Pool never hears of a worker killed mid-task, and the sweep waited forever.
+    replays (a _Replays, or None): the traced points are replayed while others are traced, a
+    replay of a batch of them taking one of the `workers` slots."""
     context = multiprocessing.get_context("fork")
     results, pending, running = [None] * len(jobs), list(range(len(jobs)))[::-1], {}
-    while pending or running:
-        while pending and len(running) < workers:
+    while pending or running or (replays and replays.waiting()):
+        while len(running) + (replays.running() if replays else 0) < workers:
+            if replays and replays.start(bool(pending), workers - len(running) - replays.running()):
+                continue
+            if not pending:
+                break
             i = pending.pop()
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_trace_into, args=(jobs[i], send), daemon=True)
             process.start()
             send.close()
             running[i] = (process, receive, time.monotonic())
-        ready = multiprocessing.connection.wait([r for _, r, _ in running.values()], timeout=0.2)
+        ready = multiprocessing.connection.wait([r for _, r, _ in running.values()] +
+                                                (replays.pipes() if replays else []), timeout=0.2)
+        if replays and replays.collect(ready):
+            for process, _, _ in running.values():  # the sweep refused its options: no point goes on
+                process.kill()
+                process.join()
+            return None
         for i, (process, receive, started) in list(running.items()):
             path = jobs[i][4]
             if receive in ready:
@@ -219,7 +231,68 @@ def _trace_points(jobs, workers, timeout):
             process.join()
             receive.close()
             del running[i]
+            if replays and results[i][3] is None:
+                replays.add(results[i][0])
     return results
+
+
+# Options of `sbufsim sweep` that act on its whole table (write, rank, shard or replay it again):
+# with one of them the points are replayed by one sweep once all are traced.
+_WHOLE_TABLE = {"--out", "-o", "--best", "--shard", "--rank-by", "--top", "--json", "--no-header"}
+
+
+def _whole_table(run_args):
+    return any(arg.split("=", 1)[0] in _WHOLE_TABLE or (arg.startswith("-o") and not arg.startswith("--"))
+               for arg in run_args)
+
+
+class _Replays:
+    """The points replayed while others are still traced: `sbufsim sweep` of a batch of traced
+    points in one of the sweep's worker slots (--jobs 1 each: the slots are the parallelism), a
+    batch once `batch` traces wait or, when no point is left to trace, all that wait, split over
+    the free slots. rows: trace -> its row; failed: (status, stderr) of a sweep that refused."""
+
+    def __init__(self, command, batch):
+        self.command, self.batch = command, batch
+        self.queue, self.active, self.rows, self.failed = [], {}, {}, None
+
+    def add(self, path):
+        self.queue.append(path)
+
+    def waiting(self):
+        return bool(self.queue or self.active)
+
+    def running(self):
+        return len(self.active)
+
+    def pipes(self):
+        return [process.stdout for process in self.active.values()]
+
+    def start(self, tracing_left, free):
+        """Starts a batch when one is due; False when none is."""
+        if not self.queue or (tracing_left and len(self.queue) < self.batch):
+            return False
+        take = len(self.queue) if tracing_left else -(-len(self.queue) // free)
+        paths, self.queue = self.queue[:take], self.queue[take:]
+        process = subprocess.Popen([*self.command[:1], "sweep", *paths, *self.command[1:]], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        self.active[process.stdout] = process
+        return True
+
+    def collect(self, ready):
+        """Reads the batches that ended; True when a sweep refused (its status is in failed)."""
+        for pipe in [p for p in ready if p in self.active]:
+            process = self.active.pop(pipe)
+            out, err = process.communicate()
+            if process.returncode not in (0, 1):
+                self.failed = (process.returncode, err)
+                for other in self.active.values():
+                    other.kill()
+                    other.communicate()
+                self.active = {}
+                return True
+            self.rows.update({row["trace"]: row for row in json.loads(out)})
+        return False
 
 
 def _unknown_parameter(kernel, names):
@@ -288,13 +361,24 @@ def _restore(written, backup):
 def _sweep_points(args, inputs, params, names, points, paths, backup, written):
     jobs = [(args.kernel, inputs, {**params, **point}, args.gen, _grid(args.grid), path, backup, args.loop_buffers)
             for point, path in zip(points, paths)]
-    workers = min(len(jobs), _jobs(args.run_args) or os.cpu_count() or 1)
-    traced = _trace_points(jobs, workers, _timeout(args.run_args))
+    run_args = list(args.run_args or [])
+    workers = min(len(jobs), _jobs(run_args) or os.cpu_count() or 1)
+    replays = None
+    if not args.keep_traces and not _whole_table(run_args) and workers > 1 and len(jobs) > workers:
+        # the traced points replayed while the others are traced (the table is this command's):
+        # the replays fill the cores a tracer leaves idle, and the last replays are short
+        mine = [a for i, a in enumerate(run_args) if not (a == "--jobs" or a.startswith("--jobs=") or
+                                                          (i and run_args[i - 1] == "--jobs"))]
+        replays = _Replays([args.sweep_binary, "--gen", args.gen, *mine, "--jobs", "1", "--json", "-", "--quiet"],
+                           batch=max(2, -(-len(jobs) // (2 * workers))))
+    traced = _trace_points(jobs, workers, _timeout(run_args), replays)
+    if traced is None:
+        sys.stderr.write(replays.failed[1])
+        return replays.failed[0]
     written.extend(t[0] for t in traced if t[3] is None)
     ok = [t for t in traced if t[3] is None]
-    rows_by_trace = {}
-    if ok:
-        run_args = list(args.run_args or [])
+    rows_by_trace = replays.rows if replays else {}
+    if ok and replays is None:
         command = [args.sweep_binary, "sweep", *[t[0] for t in ok], "--gen", args.gen, *run_args,
                    "--json", "-", "--quiet"]
         done = subprocess.run(command, capture_output=True, text=True)

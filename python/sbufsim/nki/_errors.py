@@ -56,6 +56,23 @@ class Site(tuple):
     function = ""
 
 
+# code object of this package -> the call a kernel makes through it: "nl.load"; ("nl",) for an nl
+# element-wise function (the frame's `fn` names it); "" for none of its own. Found once per
+# function, not per frame of every record's walk.
+_package_codes = {}
+
+
+def _package_call(code, module):
+    api = _API_MODULES.get(module)
+    if api is not None:
+        # nl's element-wise functions are made by a factory (language._binary): each one's code
+        # is `op`, its name the factory's `fn`
+        return (api,) if code.co_name == "op" else f"{api}.{code.co_name}"
+    if code.co_name in _OPERATORS and module in _OPERATOR_MODULES:
+        return _OPERATORS[code.co_name]  # `a + b`, `t[...] = x`: the op it lowers to
+    return ""
+
+
 def kernel_site():
     """(file, line) of the innermost frame outside this package: the kernel's call (a Site: with
     the outermost nl/nisa function on the way, the one the kernel called)."""
@@ -65,19 +82,16 @@ def kernel_site():
     call = ""
     while frame is not None:
         code = frame.f_code
-        if not in_package(code.co_filename):
-            site = Site((code.co_filename, frame.f_lineno))
-            site.call = call
-            site.function = code.co_name if not code.co_name.startswith("<") else ""  # not <lambda>
-            return site
-        api = _API_MODULES.get(frame.f_globals.get("__name__"))
-        if api is not None:
-            # nl's element-wise functions are made by a factory (language._binary): each one's
-            # code is `op`, its name the factory's `fn`
-            name = frame.f_locals.get("fn", "op") if code.co_name == "op" else code.co_name
-            call = f"{api}.{name}"
-        elif code.co_name in _OPERATORS and frame.f_globals.get("__name__") in _OPERATOR_MODULES:
-            call = _OPERATORS[code.co_name]  # `a + b`, `t[...] = x`: the op it lowers to
+        named = _package_codes.get(code)
+        if named is None:
+            if not in_package(code.co_filename):
+                site = Site((code.co_filename, frame.f_lineno))
+                site.call = call
+                site.function = code.co_name if not code.co_name.startswith("<") else ""  # not <lambda>
+                return site
+            named = _package_codes[code] = _package_call(code, frame.f_globals.get("__name__"))
+        if named:
+            call = named if type(named) is str else f"{named[0]}.{frame.f_locals.get('fn', 'op')}"
         frame = frame.f_back
     return Site(("<kernel>", 0))
 
@@ -86,6 +100,11 @@ def kernel_site():
 _SITE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:+/@-")
 _locations = {}  # (file, line, call, function) -> its loc= text without loop indices
 MAX_LOOP_INDICES = 4  # a location's loop indices in a trace (the innermost loops')
+# Changes of the tracer's loop indices (language._Range: a loop entered, advanced or left): the
+# records between two changes share their loc= indices, formatted once ([epoch, "m=0,k=1" or
+# None, the characters the limit counts, the indices' list]).
+loop_epoch = [0]
+_loop_text = [-1, None, 0, None]
 
 
 def _site_text(text, limit):
@@ -108,10 +127,14 @@ def kernel_location(loops=()):
         _locations[key] = text
     if not loops:
         return text
-    shown = [(n, v) for n, v in loops if 0 <= v <= 0xFFFFFFFF][-MAX_LOOP_INDICES:]
-    if not shown or len(text) + sum(len(n) + 1 for n, _ in shown) + 1 > 248:  # the trace's limit
+    if _loop_text[0] != loop_epoch[0] or _loop_text[3] is not loops:
+        shown = [(n, v) for n, v in loops if 0 <= v <= 0xFFFFFFFF][-MAX_LOOP_INDICES:]
+        _loop_text[:] = [loop_epoch[0], ",".join([f"{n}={v}" for n, v in shown]) if shown else None,
+                         len(shown) + sum([len(n) for n, _ in shown]), loops]
+    indices, size = _loop_text[1], _loop_text[2]
+    if indices is None or len(text) + size + 1 > 248:  # the trace's limit
         return text
-    return f"{text}[{','.join(f'{n}={v}' for n, v in shown)}]"
+    return text + "[" + indices + "]"
 
 
 def fail(reason):

@@ -227,16 +227,18 @@ class View:
         overhang = self.overhang
         gather = None
         for d, index in zip(kept, key):
-            if isinstance(index, Arange) and not self.on_chip:
-                dims[d], why = _range_index(dims[d], index, d, self.storage.name)
-                overhang = overhang or why
-                continue
-            if not self.on_chip and (isinstance(index, View) or hasattr(index, "materialise")):
-                if gather is not None or any(dims[k][3] for k in kept if k < d):
-                    raise fail(f"{self.storage.name}: a tile index (a gather) is modelled as the first indexed "
-                               "dimension, one per access")
-                dims[d], gather = _gather_index(dims[d], index, d, self.storage.name)
-                continue
+            kind = type(index)
+            if kind is not slice and kind is not int:  # (the usual indices: neither a range nor a tile)
+                if isinstance(index, Arange) and not self.on_chip:
+                    dims[d], why = _range_index(dims[d], index, d, self.storage.name)
+                    overhang = overhang or why
+                    continue
+                if not self.on_chip and (isinstance(index, View) or hasattr(index, "materialise")):
+                    if gather is not None or any(dims[k][3] for k in kept if k < d):
+                        raise fail(f"{self.storage.name}: a tile index (a gather) is modelled as the first "
+                                   "indexed dimension, one per access")
+                    dims[d], gather = _gather_index(dims[d], index, d, self.storage.name)
+                    continue
             dims[d] = _index(dims[d], index, d, self.storage.name)
         if self.on_chip and dims[self.storage.pdim][3] and sum([dim[3] for dim in dims]) < 2:
             # An on-chip tile has a partition and a free dimension: t[:, i] of a [P, N] tile is

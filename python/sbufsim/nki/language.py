@@ -128,9 +128,12 @@ class _Range:
         # the loop's iteration, named as the kernel's `for` names it, for the records' loc=
         entry = [_loop_name(_sys._getframe(1), len(indices)), 0]
         indices.append(entry)
+        epoch = _errors.loop_epoch  # every change of the indices counted (_errors.kernel_location)
+        epoch[0] += 1
         try:
             for value in self.values:
                 entry[1] = value
+                epoch[0] += 1
                 yield value
         finally:
             loops.pop()
@@ -138,6 +141,7 @@ class _Range:
                 if indices[i] is entry:
                     del indices[i]
                     break
+            epoch[0] += 1
 
 
 _loop_names = {}  # (file, line) of a `for` -> its variable's name
