@@ -2,6 +2,7 @@
 // API (sbufsim/app/nki.h), replay the trace with `sbufsim run` (every option the tracer does not
 // take is run's, or with --sweep-param sweep's) and add the kernel-level figures. docs/nki.md.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -13,6 +14,9 @@
 #include "cli/nki_args.h"
 #include "cli/nki_package.h"
 #include "sbufsim/app/nki.h"
+#include "sbufsim/config/config.h"
+#include "sbufsim/types/number.h"
+#include "sbufsim/types/text.h"
 
 #ifndef SBUFSIM_PYTHON3
 #define SBUFSIM_PYTHON3 "/usr/bin/python3"
@@ -39,9 +43,12 @@ constexpr const char* kHelp =
     "  --param NAME=VALUE         a keyword argument: a Python literal (TILES_IN_BLOCK_M=4), or a call\n"
     "                             or attribute of the kernel module's names (kargs=Args(eps=1e-6))\n"
     "  --gen G                    the generation (sunda, cayman, mariana); default cayman\n"
-    "  --grid G0[,G1,...]         launch the kernel as kernel[G0, G1, ...] (SPMD): its instances run on\n"
-    "                             one NeuronCore one after another, nl.program_id(axis) telling each\n"
-    "                             its index (docs/nki.md, SPMD grids)\n"
+    "  --grid G0[,G1,...]         launch the kernel as kernel[G0, G1, ...] (SPMD), nl.program_id(axis)\n"
+    "                             telling each instance its index; the instances run on the logical\n"
+    "                             NeuronCore's physical cores, one after another on each, and the\n"
+    "                             launch takes as long as the latest core (docs/nki.md, SPMD grids)\n"
+    "  --cores N                  the physical NeuronCores an SPMD launch runs on (1 to 8; default the\n"
+    "                             generation's gen.lnc: 2 on cayman, 1 on sunda)\n"
     "  --loop-buffers N           the buffers an SBUF tile re-bound in an affine_range loop rotates\n"
     "                             over (1 to 8; default 3; a PSUM tile takes at most 2: docs/nki.md,\n"
     "                             Operands and the allocator)\n"
@@ -141,6 +148,174 @@ int replay_kernel(const NkiArgs& a, const std::string& trace, const std::string&
     return kExitOk;
 }
 
+// A number after `"key":` in a run's JSON (the first occurrence: the run section comes first).
+double json_number_of(const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\":");
+    return at == std::string::npos ? 0.0 : std::strtod(json.c_str() + at + key.size() + 3, nullptr);
+}
+
+// The configuration the replay loads (--gen, --config, --set and the key flags among the run
+// options): the launch's cores and their HBM share come from it. Throws ConfigError.
+Params replay_params(const NkiArgs& a) {
+    namespace po = boost::program_options;
+    ConfigOptions opts;
+    po::options_description desc;
+    desc.add(config_options(opts));
+    std::vector<std::string> args = {"--gen", a.gen}, rest;
+    args.insert(args.end(), a.run_args.begin(), a.run_args.end());
+    add_key_flags_if_named(desc, args);
+    desc.add_options()("rest", po::value(&rest));  // the run's other options' values
+    po::positional_options_description positional;
+    positional.add("rest", -1);
+    const po::parsed_options parsed =
+        po::command_line_parser(args).options(desc).positional(positional).allow_unregistered().run();
+    po::variables_map vm;
+    po::store(parsed, vm);
+    po::notify(vm);
+    return load_config(make_load_request(opts, parsed)).params;
+}
+
+// --cores N (1 to 8), else the generation's gen.lnc; 0 after saying why on io.err.
+unsigned launch_cores(const NkiArgs& a, const Params& p, Io io) {
+    if (a.cores_text.empty()) return p.lnc;
+    const auto n = parse_unsigned(a.cores_text);
+    if (!n || *n < 1 || *n > 8) {
+        io.err << "sbufsim nki: --cores '" << a.cores_text
+               << "': the physical NeuronCores a launch runs on, an integer from 1 to 8\n";
+        return 0;
+    }
+    return static_cast<unsigned>(*n);
+}
+
+// One core of a launch: its trace, the instances it ran and its replay's figures.
+struct CoreRun {
+    std::string trace;
+    long instances = 0;
+    std::string summary, bound_by;
+    double cycles = 0, time_ns = 0;
+    KernelTotals totals;
+};
+
+// The cores' traces the tracer listed beside the kernel's (`TRACE.cores`: one line per core,
+// "INSTANCES PATH"); empty when the launch ran on one core.
+std::vector<CoreRun> core_traces(const std::string& traced) {
+    std::vector<CoreRun> cores;
+    std::istringstream in(read_text(traced + ".cores"));
+    CoreRun c;
+    while (in >> c.instances >> c.trace) cores.push_back(c);
+    return cores;
+}
+
+// HBM bandwidth of each of `streaming` cores of a launch (dma.hbm_shared_gbps split among them,
+// each at most dma.hbm_gbps; docs/nki.md, SPMD grids).
+double hbm_share(const Params& p, std::size_t streaming) {
+    if (p.dma.hbm_shared_gbps <= 0 || streaming == 0) return p.dma.hbm_gbps;
+    const double share = std::max(0.01, p.dma.hbm_shared_gbps / static_cast<double>(streaming));
+    return p.dma.hbm_gbps > 0 ? std::min(p.dma.hbm_gbps, share) : share;
+}
+
+// The run options without the files a run writes (--json, --csv, ...): every core is replayed
+// into scratch files, and only the latest core's replay writes the user's.
+std::vector<std::string> without_outputs(const std::vector<std::string>& args) {
+    static const std::vector<std::string> written = {"--json",     "--csv",     "--stats",
+                                                     "--timeline", "--heatmap", "--vcd"};
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string key = args[i].substr(0, args[i].find('='));
+        if (std::find(written.begin(), written.end(), key) == written.end()) {
+            kept.push_back(args[i]);
+        } else if (args[i].find('=') == std::string::npos) {
+            ++i;  // its value
+        }
+    }
+    return kept;
+}
+
+// `"key": "text"` of a JSON document ("" when absent).
+std::string json_text(const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\":");
+    if (at == std::string::npos) return {};
+    const auto open = json.find('"', at + key.size() + 3);
+    const auto close = open == std::string::npos ? open : json.find('"', open + 1);
+    return close == std::string::npos ? std::string() : json.substr(open + 1, close - open - 1);
+}
+
+// The launch's lines: its time (the latest core's), each core's, and the kernel's figures over
+// the launch (every core's flops and HBM bytes, against the cores' PE arrays).
+void print_launch(std::ostream& os, const std::vector<CoreRun>& cores, std::size_t latest, double share) {
+    long instances = 0;
+    KernelTotals all;
+    for (const CoreRun& c : cores) {
+        instances += c.instances;
+        all.flops += c.totals.flops;
+        all.hbm_bytes += c.totals.hbm_bytes;
+    }
+    const CoreRun& last = cores[latest];
+    os << "launch: " << instances << " instances on " << cores.size() << " NeuronCores, "
+       << format_fixed(last.cycles, 0) << " cycles = " << format_fixed(last.time_ns, 1)
+       << " ns (the latest core, " << latest << "); each core's HBM side " << format_number(share, 4)
+       << " GB/s\n";
+    for (std::size_t i = 0; i < cores.size(); ++i)
+        os << "  core " << i << ": " << cores[i].instances << " instances, "
+           << format_fixed(cores[i].cycles, 0) << " cycles, bound by "
+           << (cores[i].bound_by.empty() ? "?" : cores[i].bound_by) << "\n";
+    const double peak = 2.0 * 128 * 128 * static_cast<double>(cores.size());
+    os << "kernel: " << format_fixed(all.flops / 1e9, 1) << " GFLOP of matmul, "
+       << format_fixed(all.hbm_bytes / (1 << 20), 1) << " MiB HBM traffic over the launch\n";
+    if (last.cycles > 0 && last.time_ns > 0)
+        os << "  MFU " << format_fixed(100.0 * all.flops / (last.cycles * peak), 1) << "% of " << cores.size()
+           << " PE arrays' peak, " << format_fixed(all.flops / last.time_ns / 1e3, 1) << " TFLOP/s; HBM "
+           << format_fixed(all.hbm_bytes / last.time_ns, 1) << " GB/s achieved over "
+           << format_fixed(last.cycles, 0) << " cycles\n";
+}
+
+// Replays each core of a launch (check_line() passed; `cores` from core_traces()) with its share
+// of the HBM bandwidth, then prints the latest core's summary and the launch's lines. The user's
+// output files (--json, ...) are the latest core's replay's.
+int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p, const std::string& tmp,
+                  bool machine, Io io) {
+    const double share = hbm_share(p, cores.size());
+    std::vector<std::string> share_set;  // each core's replay at its share of the HBM bandwidth
+    if (share != p.dma.hbm_gbps) share_set = {"--set", "dma.hbm_gbps=" + format_number(share, 9)};
+    std::vector<std::string> shared_args = without_outputs(a.run_args);
+    const bool user_outputs = shared_args.size() != a.run_args.size();
+    shared_args.insert(shared_args.end(), share_set.begin(), share_set.end());
+    std::size_t latest = 0;
+    for (std::size_t i = 0; i < cores.size(); ++i) {
+        const std::string json = (fs::path(tmp) / ("core" + std::to_string(i) + ".json")).string();
+        std::vector<std::string> args = {cores[i].trace, "--gen", a.gen};
+        args.insert(args.end(), shared_args.begin(), shared_args.end());
+        args.insert(args.end(), {"--json", json});
+        std::ostringstream captured;
+        if (const int rc = cmd_run(args, Io{captured, io.err}); rc != kExitOk) {
+            io.out << captured.str();
+            return rc;
+        }
+        const std::string stats = read_text(json);
+        cores[i].summary = captured.str();
+        cores[i].cycles = json_number_of(stats, "total_cycles");
+        cores[i].time_ns = json_number_of(stats, "time_ns");
+        cores[i].bound_by = json_text(stats, "bound_by");
+        cores[i].totals = kernel_totals(cores[i].trace);
+        if (cores[i].cycles > cores[latest].cycles) latest = i;
+    }
+    std::ostream& text = machine ? io.err : io.out;
+    if (user_outputs) {
+        // the user's files, of the latest core's replay (its summary printed by that replay)
+        std::vector<std::string> args = {cores[latest].trace, "--gen", a.gen};
+        args.insert(args.end(), a.run_args.begin(), a.run_args.end());
+        args.insert(args.end(), share_set.begin(), share_set.end());
+        std::ostringstream captured;
+        if (const int rc = cmd_run(args, machine ? io : Io{captured, io.err}); rc != kExitOk) return rc;
+        if (!machine) cores[latest].summary = captured.str();
+    }
+    if (!machine)
+        text << kernel_summary(cores[latest].summary, cores[latest].trace,
+                               a.kernel + ", core " + std::to_string(latest) + " of the launch");
+    print_launch(text, cores, latest, share);
+    return kExitOk;
+}
+
 // What is checked of the command line before anything runs or is written: the kernel's
 // FILE::FUNCTION form, the outputs, and the options of the replay (`sbufsim run`'s, its
 // configuration included: a mistyped --set should not wait for a long trace to be reported) or of
@@ -214,12 +389,26 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     const bool machine = gives_stdout(a.run_args, {"--json", "--csv"});
     std::ostream& text = machine ? io.err : io.out;
 
-    const NkiTraceRequest request{a.kernel, a.gen, a.tracer_args, python, pythonpath, a.timeout};
+    // The launch's cores: --cores, else the generation's gen.lnc (the replay's configuration).
+    Params params;
+    try {
+        params = replay_params(a);
+    } catch (const ConfigError& e) {
+        io.err << "sbufsim nki: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    const unsigned cores = launch_cores(a, params, io);
+    if (cores == 0) return kExitUsage;
+    std::vector<std::string> tracer_args = a.tracer_args;
+    tracer_args.insert(tracer_args.end(), {"--cores", std::to_string(cores)});
+    const NkiTraceRequest request{a.kernel, a.gen, tracer_args, python, pythonpath, a.timeout};
     if (const int rc = trace_kernel(request, traced, text, io.err); rc != kExitOk) return rc;
     if (kept) {
         if (const int rc = keep_trace(traced, *kept, io.err); rc != kExitOk) return rc;
     }
-
+    // A launch whose instances ran on several cores: each core replayed, the latest one's time.
+    if (std::vector<CoreRun> launch = core_traces(traced); launch.size() > 1)
+        return replay_launch(a, std::move(launch), params, tmp.string(), machine, io);
     return replay_kernel(a, trace, traced, tmp.string(), machine, io);
 }
 

@@ -15,7 +15,7 @@ bool parse_nki_args(const std::vector<std::string>& args, NkiArgs& a, Io io) {
         const bool tracer = key == "--input" || key == "--param" || key == "--sweep-param" ||
                             key == "--values-out" || key == "--grid" || key == "--loop-buffers";
         const bool ours = tracer || key == "--gen" || key == "-o" || key == "--output" || key == "--python" ||
-                          key == "--timeout";
+                          key == "--timeout" || key == "--cores";
         if (key == "--help" || key == "-h") {
             a.help = true;
         } else if (key == "--annotate") {
@@ -43,6 +43,8 @@ bool parse_nki_args(const std::vector<std::string>& args, NkiArgs& a, Io io) {
                 a.python = value;
             else if (key == "--timeout")
                 a.timeout_text = value;
+            else if (key == "--cores")
+                a.cores_text = value;
             else
                 a.output = value;
         } else if (key.rfind('-', 0) != 0 && a.kernel.empty()) {

@@ -17,6 +17,7 @@ struct NkiArgs {
     std::vector<std::string> run_args;
     bool help = false;
     std::string timeout_text;   // --timeout as given
+    std::string cores_text;     // --cores N as given ("": the generation's gen.lnc)
     double timeout = 0;         // seconds the tracer may run (0: no limit)
     bool annotate = false;      // --annotate [FILE]: the replay's --annotate, of the kernel's file
     std::string annotate_file;  // FILE when given

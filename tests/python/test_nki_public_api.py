@@ -74,14 +74,15 @@ def test_spmd_launch_runs_every_instance_with_its_program_id(tmp_path):
             return add_kernel[2, 3](a, b)
     """)
     inputs = {"a": "fp16[256,768]", "b": "fp16[256,768]"}
-    kt = nki.trace(k, inputs)
+    kt = nki.trace(k, inputs, cores=1)  # every instance on one core (test_nki_spmd_cores.py: several)
     assert kinds(kt).count("dve") == 6 and kinds(kt).count("dma") == 18
     assert kt.hbm_bytes == 3 * 256 * 768 * 2  # every instance its own tile: each element read and written once
     np = pytest.importorskip("numpy")
     a, b = (np.random.default_rng(s).random((256, 768)).astype(np.float16) for s in (1, 2))
-    values = nki.trace(k, {"a": a, "b": b})  # every instance writes its block of the one shared_hbm output
+    # every instance writes its block of the one shared_hbm output, on cayman's two cores
+    values = nki.trace(k, {"a": a, "b": b})
     np.testing.assert_allclose(values.outputs[0], a.astype(np.float32) + b, rtol=1e-3)
-    grid = nki.trace(k.replace("::k", "::add_kernel"), inputs, grid=(2, 3))
+    grid = nki.trace(k.replace("::k", "::add_kernel"), inputs, grid=(2, 3), cores=1)
     assert grid.records == kt.records
     check_semaphores(kt)
     with pytest.raises(nki.NkiError, match=r"k\.py:\d+: AssertionError"):
@@ -409,7 +410,7 @@ def test_a_launchs_instances_share_one_core(tmp_path, cli_json):
     cycles = {}
     for g in (1, 4):
         path = tmp_path / f"grid{g}.trc"
-        nki.trace(k, {"a": "bf16[512,2048]", "b": "bf16[512,2048]"}, grid=(g,)).write_scratch(path)
+        nki.trace(k, {"a": "bf16[512,2048]", "b": "bf16[512,2048]"}, grid=(g,), cores=1).write_scratch(path)
         cycles[g] = cli_json(path)["run"]["total_cycles"]
     assert 2 * cycles[1] < cycles[4] <= 4 * cycles[1], cycles
 

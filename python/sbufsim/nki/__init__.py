@@ -51,6 +51,9 @@ class KernelTrace:
         # how many times trace() ran the kernel to find its buffers: 1 when it fitted at once, one
         # more per retry (a tile clobbered, a memory full) and per trace measuring tile lifetimes
         self.traces = _runs[0]
+        # the launch's cores (trace() sets them): this trace's core, the launch instances it ran,
+        # and every traced core's KernelTrace (core 0's lists them all)
+        self.core, self.instances, self.cores = 0, 0, [self]
 
     def nothing_to_replay(self):
         """Why `sbufsim nki` refuses this trace (it has no records: a replay of nothing reports
@@ -374,15 +377,70 @@ def kernel_parameters(kernel):
     return [p.name for p in parameters if p.kind != p.VAR_POSITIONAL]
 
 
-def trace(kernel, inputs, params=None, generation="cayman", grid=None, loop_buffers=None):
+def trace(kernel, inputs, params=None, generation="cayman", grid=None, loop_buffers=None, cores=None):
     """Trace KERNEL ('file.py::func', or a function) called with HBM tensors made from inputs
     ({name: 'bf16[4096,2048]'}, in the function's argument order) and keyword params; with
-    grid=(g0, ...) as the launch kernel[g0, ...](...) (its instances one after another, _spmd.py).
+    grid=(g0, ...) as the launch kernel[g0, ...](...) (_spmd.py).
+    cores: the physical NeuronCores an SPMD launch's instances run on (default: the generation's
+    gen.lnc, 2 on cayman); each core is traced on its own, a full replay of its instances. The
+    KernelTrace returned is core 0's; `.cores` holds every traced core's (itself first when the
+    launch spread over several, else only itself), `.instances` the launch instances of each.
     loop_buffers: the buffers a tile re-bound in an affine_range loop rotates over (default
     LOOP_BUFFERS, 3; docs/nki.md, "Operands and the allocator").
     Raises NkiError with the kernel's file:line for what the front-end cannot model."""
     if _tracer._current is not None:
         raise NkiError("sbufsim.nki.trace() is already tracing a kernel")
+    count = check_cores(default_cores(generation) if cores is None else cores)
+    carry = {} if count > 1 else None  # the shared_hbm values each core leaves for the next
+    traces, assigned = [], None
+    for core in range(count):
+        if assigned is not None and not assigned[core]:
+            continue  # no instance of any launch runs there
+        _spmd._cores = _spmd.Cores(count, core, carry)
+        try:
+            kt = _trace_core(kernel, inputs, params, generation, grid, loop_buffers)
+            assigned = assigned or list(_spmd._cores.instances)
+        finally:
+            _spmd._cores = _spmd.Cores()
+        kt.core, kt.instances = core, assigned[core]
+        traces.append(kt)
+    first = traces[0]
+    first.cores = traces
+    if len(traces) > 1 and traces[-1].outputs is not None:
+        first.outputs = traces[-1].outputs  # the last core's shared outputs hold every core's writes
+    return first
+
+
+def default_cores(generation):
+    """The generation's gen.lnc: the physical NeuronCores of its logical NeuronCore."""
+    from .._config import Config, generations
+    if generation not in generations():
+        return 1  # the tracer refuses it, naming the generations
+    return int(Config(generation)["gen.lnc"])
+
+
+def hbm_share(generation, cores):
+    """The HBM bandwidth (GB/s) of each of `cores` cores streaming at once: dma.hbm_shared_gbps
+    split among them, each at most dma.hbm_gbps (docs/nki.md, "SPMD grids"); `sbufsim nki` replays
+    each core of a launch with it as dma.hbm_gbps."""
+    from .._config import Config
+    config = Config(generation)
+    hbm, shared = float(config["dma.hbm_gbps"]), float(config["dma.hbm_shared_gbps"])
+    if shared <= 0:
+        return hbm
+    share = max(0.01, shared / cores)
+    return min(hbm, share) if hbm > 0 else share
+
+
+def check_cores(n):
+    """The core count, checked: an int from 1 to 8 (NkiError otherwise)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 8:
+        raise NkiError(f"cores {n!r}: the physical NeuronCores an SPMD launch runs on, an integer from 1 to 8")
+    return n
+
+
+def _trace_core(kernel, inputs, params, generation, grid, loop_buffers):
+    """trace() of the core _spmd._cores names: the kernel traced until it fits."""
     loop_buffers = check_loop_buffers(_tracer.LOOP_BUFFERS if loop_buffers is None else loop_buffers)
     if isinstance(kernel, os.PathLike):
         kernel = os.fspath(kernel)
@@ -471,6 +529,7 @@ _runs = [0]  # the kernel traces _trace_once has run since trace() started (Kern
 def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None, placement=None,
                 measure=False, loop_buffers=_tracer.LOOP_BUFFERS):
     _runs[0] += 1
+    _spmd._cores.instances = [0] * _spmd._cores.count  # counted again by this trace's launches
     tracer = _tracer.Tracer(generation, single, extra, caps, placement, measure, loop_buffers)
     _tracer._current = tracer
     collecting = _tracer.pause_collector()

@@ -117,7 +117,8 @@ def _trace_point(job):
     """One sweep point in a worker process: (trace path, flops, hbm bytes, error or None)."""
     kernel, inputs, params, generation, grid, path, keep, loop_buffers = job
     try:
-        kt = trace(kernel, inputs, params, generation=generation, grid=grid, loop_buffers=loop_buffers)
+        # one core: a sweep point is one trace, its launch's instances one after another
+        kt = trace(kernel, inputs, params, generation=generation, grid=grid, loop_buffers=loop_buffers, cores=1)
     except NkiError as e:
         return path, 0, 0, str(e)
     except TypeError as e:
@@ -462,6 +463,7 @@ def main(argv=None):
     parser.add_argument("--gen", default="cayman")
     parser.add_argument("--grid")
     parser.add_argument("--loop-buffers", type=_loop_buffers)
+    parser.add_argument("--cores", type=int)
     parser.add_argument("-o", "--output")
     parser.add_argument("--values-out")
     parser.add_argument("--run-args", nargs=argparse.REMAINDER)
@@ -491,7 +493,8 @@ def main(argv=None):
         print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
         return 2
     try:
-        kt = trace(args.kernel, inputs, params, generation=args.gen, grid=grid, loop_buffers=args.loop_buffers)
+        kt = trace(args.kernel, inputs, params, generation=args.gen, grid=grid, loop_buffers=args.loop_buffers,
+                   cores=args.cores)
     except NkiError as e:
         print(f"sbufsim nki: {e}", file=sys.stderr)
         return 3
@@ -503,8 +506,11 @@ def main(argv=None):
         print(f"sbufsim nki: {why}", file=sys.stderr)
         return 3
     kt.write_scratch(args.output)  # sbufsim nki's own file: it writes -o itself, with the mark
-    print(f"{kt.name}: traced, {len(kt.records)} records ({kt.flops / 1e9:.1f} GFLOP of matmul, "
-          f"{kt.hbm_bytes / (1 << 20):.1f} MiB of HBM traffic)")
+    if len(kt.cores) > 1:
+        _write_cores(kt, args.output)
+    else:
+        print(f"{kt.name}: traced, {len(kt.records)} records ({kt.flops / 1e9:.1f} GFLOP of matmul, "
+              f"{kt.hbm_bytes / (1 << 20):.1f} MiB of HBM traffic)")
     for note in kt.empty_loops:
         print(f"note: {note}: its body is not in the trace")
     for note in kt.unwritten_reads:
@@ -512,6 +518,23 @@ def main(argv=None):
     if kt.outputs is not None:
         return _report_values(kt, args.values_out)
     return 0
+
+
+def _write_cores(kt, output):
+    """A launch on several cores: each core's trace beside OUTPUT (core 0's is OUTPUT itself) and
+    OUTPUT.cores listing them ("INSTANCES PATH" a line), which `sbufsim nki` replays core by core."""
+    lines = []
+    for core in kt.cores:
+        path = output if core is kt else f"{output}.core{core.core}"
+        if core is not kt:
+            core.write_scratch(path)
+        lines.append(f"{core.instances} {path}\n")
+    with open(f"{output}.cores", "w", encoding="utf-8") as f:
+        f.writelines(lines)
+    records = " + ".join(str(len(c.records)) for c in kt.cores)
+    flops, hbm = sum(c.flops for c in kt.cores), sum(c.hbm_bytes for c in kt.cores)
+    print(f"{kt.name}: traced on {len(kt.cores)} NeuronCores, {records} records ({flops / 1e9:.1f} GFLOP of "
+          f"matmul, {hbm / (1 << 20):.1f} MiB of HBM traffic)")
 
 
 def _report_values(kt, path):

@@ -1,10 +1,13 @@
 """SPMD launches (docs/nki.md, "SPMD grids"): `kernel[g]` / `kernel[g0, g1]` runs the kernel once
 per point of the launch grid, with nl.program_id / num_programs / program_ndim answering for that
-instance. This front-end models one NeuronCore: the instances run on it one after another, in
-row-major order of the grid, each tracing its own records (their tiles reuse the buffers of their
-allocation sites, and the semaphores order one instance's reads after the previous one's
-writes). That is a faithful first model of a launch on a single core; instances on several cores
-(nl.nc, LNC=2) are traced the same way and their times add up instead of overlapping."""
+instance. The instances run on the physical NeuronCores of the logical core (`cores`, the
+generation's gen.lnc unless told otherwise): a grid dimension made with nl.nc(n) (directly or as a
+factor of nl.spmd_dim) names the core of each instance, its index along that factor modulo the
+cores, as the nl.nc and nl.spmd_dim references assign them; without one, the instances in row-major
+order are split into one contiguous block per core. Each core is traced on its own, a full replay
+of its instances one after another in row-major order (their tiles reuse the buffers of their
+allocation sites, and the semaphores order one instance's reads after the previous one's writes);
+trace() traces the kernel once per core (`Cores.core` the one being traced)."""
 
 import functools
 import itertools
@@ -32,20 +35,62 @@ def _outside_trace():
 
 
 class NeuronCores(int):
-    """nl.nc(n): a launch dimension spread over n NeuronCores (here: n instances, one after another)."""
+    """nl.nc(n): a launch dimension whose index names the physical NeuronCore of an instance."""
+
+
+class SpmdDim(int):
+    """nl.spmd_dim(a, nl.nc(2), ...): a launch dimension of the product of its factors, its index
+    their row-major combination (`factors` keeps them: an nl.nc factor names the core)."""
+    factors = ()
 
 
 def nc(n):
-    """n NeuronCores of a launch dimension (nl.spmd_dim); here n instances, one after another."""
+    """n NeuronCores of a launch dimension: its index is the instance's physical core."""
     return NeuronCores(n)
 
 
 def spmd_dim(*sizes):
-    """nl.spmd_dim(grid_x, nl.nc(2)): one launch dimension of the product of its sizes."""
+    """nl.spmd_dim(grid_x, nl.nc(2)): one launch dimension of the product of its sizes, an nl.nc
+    factor naming the core of each instance."""
     total = 1
     for s in sizes:
         total *= int(s)
-    return total
+    dim = SpmdDim(total)
+    dim.factors = tuple(sizes)
+    return dim
+
+
+class Cores:
+    """The physical cores a launch runs on while a kernel is traced: `count` of them, `core` the
+    one this trace replays (the instances of the others are skipped); `instances[c]` counts the
+    instances assigned to core c over the trace's launches. `carry`: the shared_hbm values the
+    cores traced before left, by allocation site, so that the last core's outputs hold every
+    instance's writes."""
+
+    def __init__(self, count=1, core=0, carry=None):
+        self.count, self.core, self.carry = count, core, carry
+        self.instances = [0] * count
+
+
+_cores = Cores()
+
+
+def core_of(spec, ids, index, total, count):
+    """The physical core of the instance at `ids` (row-major `index` of `total`) of a launch whose
+    grid entries are `spec`, on `count` cores: its index along the grid's first nl.nc factor modulo
+    the cores (nl.nc and nl.spmd_dim references); without one, its contiguous block of the
+    row-major order."""
+    for axis, entry in enumerate(spec):
+        factors = getattr(entry, "factors", None) or ((entry,) if isinstance(entry, NeuronCores) else ())
+        if not any(isinstance(f, NeuronCores) for f in factors):
+            continue
+        x, parts = ids[axis], []
+        for f in reversed(factors):
+            parts.append(x % int(f))
+            x //= int(f)
+        parts.reverse()
+        return next(p for p, f in zip(parts, factors) if isinstance(f, NeuronCores)) % count
+    return index * count // total
 
 
 def program_id(axis):
@@ -79,10 +124,11 @@ def _size(values):
 
 
 def _grid(key):
-    """The launch grid of kernel[key]: a tuple of positive instance counts."""
+    """The launch grid of kernel[key]: a tuple of positive instance counts (the entries themselves:
+    an nl.nc or nl.spmd_dim entry keeps its factors for core_of)."""
     dims = tuple(key) if isinstance(key, (tuple, list)) else (key,)
     try:
-        dims = tuple(int(d) for d in dims)
+        dims = tuple(d if isinstance(d, int) else int(d) for d in dims)
     except (TypeError, ValueError):
         raise fail(f"kernel[{key!r}]: a launch grid is one or more integers (nl.spmd_dim, nl.nc included)") from None
     if not dims or any(d <= 0 for d in dims):
@@ -91,15 +137,27 @@ def _grid(key):
 
 
 def launch(func, dims, args, kwargs):
-    """Runs func once per point of the grid `dims`, one after another; the last instance's result
-    is the launch's (its shared_hbm outputs are the same tensors in every instance)."""
+    """Runs func once per point of the grid `dims` assigned to the core being traced
+    (_cores.core), one after another; the last such instance's result is the launch's (its
+    shared_hbm outputs are the same tensors in every instance); None on a core given none of its
+    instances, which traces nothing of it."""
     saved = _program.ids, _program.dims, _program.shared
     result = None
     _program.shared = {}
+    total = _size(dims)
     try:
-        for ids in itertools.product(*(range(d) for d in dims)):
-            _program.ids, _program.dims = ids, dims
+        for index, ids in enumerate(itertools.product(*(range(d) for d in dims))):
+            core = core_of(dims, ids, index, total, _cores.count)
+            _cores.instances[core] += 1
+            if core != _cores.core:
+                continue
+            _program.ids, _program.dims = ids, tuple(int(d) for d in dims)
             result = func(*args, **kwargs)
+        if _cores.carry is not None:
+            for key, tensor in _program.shared.items():
+                values = getattr(tensor.storage, "values", None)
+                if values is not None:
+                    _cores.carry[key] = values.copy()
     finally:
         _program.ids, _program.dims, _program.shared = saved
     return result
@@ -111,7 +169,11 @@ def shared_tensor(key, make):
     if _program.shared is None:
         return make()
     if key not in _program.shared:
-        _program.shared[key] = make()
+        tensor = _program.shared[key] = make()
+        carried = (_cores.carry or {}).get(key)
+        values = getattr(tensor.storage, "values", None)
+        if carried is not None and values is not None and values.shape == carried.shape:
+            values[...] = carried  # the cores traced before wrote their instances' parts
     return _program.shared[key]
 
 

@@ -13,7 +13,7 @@ import re
 MODULES = [("language", "nl"), ("isa", "nisa"), ("_compiler", "nki.compiler"), ("_typing", "nki.typing")]
 # nki's own top-level names (the `nki` module is built in __init__._shim)
 TOP_LEVEL = {
-    "jit": "the kernel runs under the tracer; kernel[grid](...) launches its instances one after another",
+    "jit": "the kernel runs under the tracer; kernel[grid](...) launches its instances on the logical core's cores",
     "baremetal": "as nki.jit", "benchmark": "as nki.jit (a decorator; no benchmark is run)",
     "profile": "as nki.jit (a decorator; no profile is taken)", "trace": "as nki.jit",
 }
