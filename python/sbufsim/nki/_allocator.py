@@ -35,6 +35,7 @@ class Slot:
     partition. Hazards are tracked per slot (tiles rotating through it share its history)."""
 
     placed = False  # placed by liveness (Allocator.slot): hazards then per page of SBUF
+    deferred = ()  # an HBM tensor's reads before anything wrote it: [(view, record)] (Tracer.emit)
 
     def __init__(self, region, offset, size):
         self.region, self.offset, self.size = region, offset, size

@@ -27,6 +27,10 @@ MAX_WAITS = 2
 LOOP_BUFFERS = 3
 PSUM_LOOP_BUFFERS = 2
 HAZARD_PAGE = 4096  # bytes per partition of SBUF per hazard history, for tiles placed by liveness
+# Reads of an HBM tensor nothing has written wait for nothing: their hazard notes are deferred to
+# the tensor's first write, if any (Tracer.emit). False notes each at once (the plain tracing,
+# which tests/python/test_nki_trace_fast_paths.py compares the traces with).
+DEFER_UNWRITTEN_READS = True
 
 _current = None  # the Tracer of the kernel being traced
 
@@ -94,10 +98,12 @@ def _local_name(storage):
 # a shape as the kernel gives it (a tuple, a list, nl.par_dim marks) -> (its tuple of ints, the
 # partition dimension): a tile allocated in a loop gives the same shape every iteration
 _shapes = {}
+_INT = {int}
 
 
 def _shape(shape):
-    key = shape if type(shape) is tuple and all(type(n) is int for n in shape) else None
+    # exactly ints: a ParDim equals its int, so a shape marking one would share the key
+    key = shape if type(shape) is tuple and {*map(type, shape)} == _INT else None
     known = _shapes.get(key) if key is not None else None
     if known is not None:
         return known
@@ -262,23 +268,49 @@ class Tracer:
                 self._note_unwritten_read(view.storage)
         record = Record(kind, queue, fields)
         record.lane = lane(kind, queue, fields, reads, writes)
-        # each view's hazard domains, found once for both the hazards and their notes
-        read_domains = [self._domains(view) for view in reads]
+        # each view's hazard domains, found once for both the hazards and their notes; none for a
+        # read of an HBM tensor nothing has written (an input): it waits for nothing, and is noted
+        # when something first writes the tensor (_domains), if ever
+        on_chip_writes = DEFER_UNWRITTEN_READS and all([view.on_chip for view in writes])
+        read_domains = [None if on_chip_writes and self._unwritten_hbm(view) else self._domains(view)
+                        for view in reads]
         write_domains = [self._domains(view) for view in writes]
         deps = {}
         hazards = self._hazards
         for domains in read_domains:
-            hazards(domains, queue, deps, False)
+            if domains is not None:
+                hazards(domains, queue, deps, False)
         for domains in write_domains:
             hazards(domains, queue, deps, True)
         if deps:
             self._waits(record, deps)
         self._append(record)
         for view, domains in zip(reads, read_domains):
-            self._note(view, domains, record, write=False)
+            if domains is None:
+                view.storage.root.last_use = len(self.records)
+                slot = view.storage.hbm_slot
+                if slot.deferred:
+                    slot.deferred.append((view, record))
+                else:
+                    slot.deferred = [(view, record)]
+            else:
+                self._note(view, domains, record, write=False)
         for view, domains in zip(writes, write_domains):
             self._note(view, domains, record, write=True)
         return record
+
+    def _unwritten_hbm(self, view):
+        return not view.on_chip and not self._hbm_slot(view).writes
+
+    def _note_deferred(self, slot):
+        """The reads of an HBM tensor deferred until its first write, noted in their order, as
+        _note would have noted each."""
+        deferred, slot.deferred = slot.deferred, ()
+        for view, record in deferred:
+            for _, (p0, p1, lo, hi) in self._domains(view):
+                key = (p0, p1, lo, hi, record.queue)
+                slot.reads.pop(key, None)
+                slot.reads[key] = (p0, p1, lo, hi, record)
 
     def _clobbered(self, view):
         """A tile whose buffer a newer tile of its site has taken is still in use (emit checks
@@ -321,6 +353,8 @@ class Tracer:
         slot = view.storage.slot
         if slot.region == "hbm":
             slot = self._hbm_slot(view)
+            if slot.deferred:
+                self._note_deferred(slot)
         p0, p1, lo, hi = footprint = view.footprint()
         if not slot.placed:
             return ((slot, footprint),)
