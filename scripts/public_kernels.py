@@ -215,9 +215,10 @@ def _run(c, full, out, trace_path=None):
         out.put(("failed", time.monotonic() - start, 0, f"{type(e).__name__}: {text}".splitlines()[0][:300]))
         return
     seconds = time.monotonic() - start
-    if trace_path:
-        kt.write_scratch(trace_path)
-    out.put(("traced", seconds, len(kt.records), ""))
+    if trace_path:  # an SPMD launch on several cores: core i's trace beside core 0's, TRACE.coreI
+        for core in kt.cores:
+            core.write_scratch(trace_path + (f".core{core.core}" if core.core else ""))
+    out.put(("traced", seconds, sum(len(core.records) for core in kt.cores), ""))
 
 
 def _case(ctx, c, full, timeout, trace_path=None):
@@ -242,19 +243,30 @@ def _case(ctx, c, full, timeout, trace_path=None):
         proc.join()
 
 
-def _replay(exe, trace_path, timeout):
-    """`check`'s verdict and `run`'s total cycles of a written trace, as a short text."""
+def _replay(exe, trace_path, timeout, generation):
+    """`check`'s verdict and `run`'s total cycles of a written trace, as a short text; a launch on
+    several cores (TRACE.core1, ...): each core checked and replayed with its share of the HBM
+    bandwidth (sbufsim.nki.hbm_share), the launch's cycles its latest core's."""
+    paths = [trace_path] + sorted((p for p in (f"{trace_path}.core{i}" for i in range(1, 9)) if os.path.exists(p)))
+    share = []
+    if len(paths) > 1:
+        from sbufsim import nki
+        share = ["--set", f"dma.hbm_gbps={nki.hbm_share(generation, len(paths))!r}"]
     try:
-        check = subprocess.run([exe, "check", trace_path], capture_output=True, text=True, timeout=timeout)
-        findings = [line for line in check.stdout.splitlines() if line.strip()]
-        verdict = "check ok" if check.returncode == 0 else f"check: {len(findings)} finding(s): " + (
-            findings[0] if findings else check.stderr.strip()[:200])
-        run = subprocess.run([exe, "run", trace_path, "--json", "-", "--quiet"], capture_output=True, text=True,
-                             timeout=timeout)
-        if run.returncode != 0:
-            return f"{verdict}; run failed: {run.stderr.strip()[:200]}"
-        cycles = json.loads(run.stdout)["runs"][0]["run"]["total_cycles"]
-        return f"{verdict}; {cycles} cycles"
+        verdicts, cycles = [], []
+        for path in paths:
+            check = subprocess.run([exe, "check", path], capture_output=True, text=True, timeout=timeout)
+            findings = [line for line in check.stdout.splitlines() if line.strip()]
+            verdicts.append("check ok" if check.returncode == 0 else f"check: {len(findings)} finding(s): " + (
+                findings[0] if findings else check.stderr.strip()[:200]))
+            run = subprocess.run([exe, "run", path, "--json", "-", "--quiet", "--gen", generation, *share],
+                                 capture_output=True, text=True, timeout=timeout)
+            if run.returncode != 0:
+                return f"{verdicts[-1]}; run failed: {run.stderr.strip()[:200]}"
+            cycles.append(json.loads(run.stdout)["runs"][0]["run"]["total_cycles"])
+        verdict = next((v for v in verdicts if v != "check ok"), "check ok")
+        cores = f" (the latest of {len(paths)} cores: {' / '.join(map(str, cycles))})" if len(paths) > 1 else ""
+        return f"{verdict}; {max(cycles)} cycles{cores}"
     except subprocess.TimeoutExpired:
         return "check/run: no result within the timeout"
     except OSError as e:  # the executable missing or being rebuilt
@@ -284,7 +296,7 @@ def main():
         traced += status == "traced"
         detail = f"{records} records" if status == "traced" else reason
         if status == "traced" and args.sbufsim:
-            detail += "  " + _replay(args.sbufsim, trace_path, args.timeout)
+            detail += "  " + _replay(args.sbufsim, trace_path, args.timeout, c["gen"])
         print(f"{c['name']:34} {status:7} {seconds:6.1f} s  {detail}", flush=True)
     print(f"{traced} of {len(cases)} cases traced")
     return 0 if traced == len(cases) else 1

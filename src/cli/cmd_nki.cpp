@@ -192,7 +192,7 @@ struct CoreRun {
     std::string trace;
     long instances = 0;
     std::string summary, bound_by;
-    double cycles = 0, time_ns = 0;
+    double cycles = 0, time_ns = 0, records = 0;
     KernelTotals totals;
 };
 
@@ -241,7 +241,8 @@ std::string json_text(const std::string& json, const std::string& key) {
 }
 
 // The launch's lines: its time (the latest core's), each core's, and the kernel's figures over
-// the launch (every core's flops and HBM bytes, against the cores' PE arrays).
+// the launch (every core's flops and HBM bytes, against the cores' PE arrays). With the latest
+// core's summary (at most 26 lines) they keep a two-core launch within one screen of 30.
 void print_launch(std::ostream& os, const std::vector<CoreRun>& cores, std::size_t latest, double share) {
     long instances = 0;
     KernelTotals all;
@@ -256,17 +257,17 @@ void print_launch(std::ostream& os, const std::vector<CoreRun>& cores, std::size
        << " ns (the latest core, " << latest << "); each core's HBM side " << format_number(share, 4)
        << " GB/s\n";
     for (std::size_t i = 0; i < cores.size(); ++i)
-        os << "  core " << i << ": " << cores[i].instances << " instances, "
-           << format_fixed(cores[i].cycles, 0) << " cycles, bound by "
+        os << "  core " << i << ": " << cores[i].instances << " instances, " << cores[i].records
+           << " records, " << format_fixed(cores[i].cycles, 0) << " cycles, bound by "
            << (cores[i].bound_by.empty() ? "?" : cores[i].bound_by) << "\n";
     const double peak = 2.0 * 128 * 128 * static_cast<double>(cores.size());
     os << "kernel: " << format_fixed(all.flops / 1e9, 1) << " GFLOP of matmul, "
-       << format_fixed(all.hbm_bytes / (1 << 20), 1) << " MiB HBM traffic over the launch\n";
+       << format_fixed(all.hbm_bytes / (1 << 20), 1) << " MiB HBM traffic";
     if (last.cycles > 0 && last.time_ns > 0)
-        os << "  MFU " << format_fixed(100.0 * all.flops / (last.cycles * peak), 1) << "% of " << cores.size()
-           << " PE arrays' peak, " << format_fixed(all.flops / last.time_ns / 1e3, 1) << " TFLOP/s; HBM "
-           << format_fixed(all.hbm_bytes / last.time_ns, 1) << " GB/s achieved over "
-           << format_fixed(last.cycles, 0) << " cycles\n";
+        os << "; MFU " << format_fixed(100.0 * all.flops / (last.cycles * peak), 1) << "% of " << cores.size()
+           << " PE arrays, " << format_fixed(all.flops / last.time_ns / 1e3, 1) << " TFLOP/s; HBM "
+           << format_fixed(all.hbm_bytes / last.time_ns, 1) << " GB/s";
+    os << "\n";
 }
 
 // Replays each core of a launch (check_line() passed; `cores` from core_traces()) with its share
@@ -296,6 +297,7 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
         cores[i].cycles = json_number_of(stats, "total_cycles");
         cores[i].time_ns = json_number_of(stats, "time_ns");
         cores[i].bound_by = json_text(stats, "bound_by");
+        cores[i].records = json_number_of(stats, "records");
         cores[i].totals = kernel_totals(cores[i].trace);
         if (cores[i].cycles > cores[latest].cycles) latest = i;
     }
@@ -311,7 +313,7 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
     }
     if (!machine)
         text << kernel_summary(cores[latest].summary, cores[latest].trace,
-                               a.kernel + ", core " + std::to_string(latest) + " of the launch");
+                               a.kernel + ", core " + std::to_string(latest));
     print_launch(text, cores, latest, share);
     return kExitOk;
 }

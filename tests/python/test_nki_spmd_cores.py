@@ -47,7 +47,7 @@ def k(a):
 """
 
 LAUNCH = re.compile(r"^launch: (\d+) instances on (\d+) NeuronCores, (\d+) cycles", re.M)
-CORE = re.compile(r"^  core (\d+): (\d+) instances, (\d+) cycles, bound by (\S+)", re.M)
+CORE = re.compile(r"^  core (\d+): (\d+) instances, \d+ records, (\d+) cycles, bound by (\S+)", re.M)
 
 
 def kernel_file(tmp_path, body, name):
@@ -164,7 +164,7 @@ def test_a_two_dimensional_grid_from_the_command_line(cli, tmp_path):
     assert [n for n, _, _ in cores] == [4, 4]
     assert "launch: 8 instances on 2 NeuronCores" in report
     latest = max(range(2), key=lambda i: (cores[i][1], -i))
-    assert f"core {latest} of the launch" in report  # the summary above is the latest core's
+    assert f"::k, core {latest} (traced" in report  # the summary above is the latest core's
     one_screen(cli, tmp_path, k, "--input", "a=bf16[256,1024]", "--grid", "2,4")
     bad = cli("nki", k, "--input", "a=bf16[256,1024]", "--grid", "2,4", "--cores", "9")
     assert bad.returncode == 2 and "--cores '9'" in bad.stderr

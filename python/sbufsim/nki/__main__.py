@@ -522,7 +522,8 @@ def main(argv=None):
 
 def _write_cores(kt, output):
     """A launch on several cores: each core's trace beside OUTPUT (core 0's is OUTPUT itself) and
-    OUTPUT.cores listing them ("INSTANCES PATH" a line), which `sbufsim nki` replays core by core."""
+    OUTPUT.cores listing them ("INSTANCES PATH" a line), which `sbufsim nki` replays core by core
+    and reports (its records, cycles and bound-by a line each)."""
     lines = []
     for core in kt.cores:
         path = output if core is kt else f"{output}.core{core.core}"
@@ -530,11 +531,7 @@ def _write_cores(kt, output):
             core.write_scratch(path)
         lines.append(f"{core.instances} {path}\n")
     with open(f"{output}.cores", "w", encoding="utf-8") as f:
-        f.writelines(lines)
-    records = " + ".join(str(len(c.records)) for c in kt.cores)
-    flops, hbm = sum(c.flops for c in kt.cores), sum(c.hbm_bytes for c in kt.cores)
-    print(f"{kt.name}: traced on {len(kt.cores)} NeuronCores, {records} records ({flops / 1e9:.1f} GFLOP of "
-          f"matmul, {hbm / (1 << 20):.1f} MiB of HBM traffic)")
+        f.writelines(lines)  # the launch's lines after the replay say what each core traced
 
 
 def _report_values(kt, path):
