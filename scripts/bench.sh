@@ -10,9 +10,10 @@
 # shipped trace and on the GEMM (`sbufsim bench --trace`), the GEMM 1024x4096x1024 generated and
 # replayed (wall and CPU time of each process), the NKI front-end's tracing of the tiled fp32 GEMM
 # [8192,4096] @ [8192,8192] (examples/nki/matmul.py::matmul_tiled, the kernel-optimization guide's
-# shape: records/s, and its time against the replay of the same trace), and the start-up time of
-# `sbufsim --version`. The tracer runs as `sbufsim nki` runs it: under $SBUFSIM_PYTHON (default
-# python3), the package from $SBUFSIM_PYTHONPATH, else the build's python/.
+# shape: records/s, and its time against the replay of the same trace, and that replay's cycles/s),
+# a tiling sweep of the fully blocked GEMM at 2048^3 (`sbufsim nki --sweep-param`, points/s), and
+# the start-up time of `sbufsim --version`. The tracer runs as `sbufsim nki` runs it: under
+# $SBUFSIM_PYTHON (default python3), the package from $SBUFSIM_PYTHONPATH, else the build's python/.
 # Rates are medians of the repetitions, in CPU time (the machine is shared: wall time moves with
 # the load on the other cores). Writes only into a temporary folder of its own, removed at exit.
 set -euo pipefail
@@ -89,5 +90,19 @@ read -r tw tc < <(time_median trace_gemm)
 read -r rw rc < <(time_median "$sbufsim" run "$tmp/tiled.trc" --quiet)
 echo "| NKI tracer, matmul_tiled fp32 [8192,4096]@[8192,8192] ($records records), k records/s of CPU | $(awk -v n="$records" -v c="$tc" 'BEGIN { printf "%.1f", n / c / 1e3 }') |"
 echo "| NKI tracer / replay of that trace, CPU (trace ${tc} s, \`sbufsim run --quiet\` ${rc} s) | $(awk -v t="$tc" -v r="$rc" 'BEGIN { printf "%.2fx", t / r }') |"
+cycles=$("$sbufsim" run "$tmp/tiled.trc" --json - --quiet | jq -r '.runs[0].run.total_cycles')
+echo "| replay of that trace, M cycles/s of CPU ($cycles cycles) | $(awk -v n="$cycles" -v c="$rc" 'BEGIN { printf "%.1f", n / c / 1e6 }') |"
+# A tiling sweep as an autotuner runs it: `sbufsim nki --sweep-param` of the fully blocked GEMM
+# at 2048^3 bf16, 12 tilings traced and replayed on every core; points per second of wall time
+# (the sweep's own parallelism) and of CPU time (all its processes).
+sweep_points=12
+sweep_gemm() {
+    SBUFSIM_PYTHON=$python SBUFSIM_PYTHONPATH=$pythonpath "$sbufsim" nki "$here/examples/nki/matmul.py::matmul_block_all" \
+        --input 'lhsT=bf16[2048,2048]' --input 'rhs=bf16[2048,2048]' --sweep-param TILES_IN_BLOCK_M=4,8,16 \
+        --sweep-param TILES_IN_BLOCK_N=1,2 --sweep-param TILES_IN_BLOCK_K=4,8
+}
+sweep_gemm >/dev/null || { echo "bench.sh: sbufsim nki --sweep-param of matmul_block_all failed" >&2; exit 1; }
+read -r sw sc < <(time_median sweep_gemm)
+echo "| NKI tiling sweep, matmul_block_all bf16 2048^3, $sweep_points tilings, points/s of wall / of CPU (${sw} s / ${sc} s) | $(awk -v n="$sweep_points" -v w="$sw" -v c="$sc" 'BEGIN { printf "%.1f / %.1f", n / w, n / c }') |"
 read -r w c < <(time_median "$sbufsim" --version)
 echo "| start-up: \`sbufsim --version\` wall / CPU, ms | $(awk -v w="$w" -v c="$c" 'BEGIN { printf "%.1f / %.1f", w * 1e3, c * 1e3 }') |"
