@@ -32,8 +32,18 @@ if [[ -n $layout && $layout != *"no modified files"* && $layout != *"did not mod
   echo "lint.sh: note: the lines above differ from .clang-format (new code: git clang-format $base)" >&2
 fi
 mapfile -t sources < <(git diff --name-only --diff-filter=AM "$base" -- 'src/*.cpp' 'src/*.cc' 'models/*.cpp')
+# A unity build (SBUFSIM_UNITY_BUILD, the default) lists batches in compile_commands.json, not the
+# sources: clang-tidy reads the commands of a configure-only tree beside it, one unit per file.
+db=$build
+if ((${#sources[@]})) && grep -q '^SBUFSIM_UNITY_BUILD:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  db=$build/compile-db
+  if ! cmake -S "$here" -B "$db" -DSBUFSIM_UNITY_BUILD=OFF -Wno-dev >"$build/compile-db.log" 2>&1; then
+    echo "lint.sh: configuring $db for clang-tidy failed; see $build/compile-db.log" >&2
+    exit 2
+  fi
+fi
 if ((${#sources[@]})); then
-  if ! clang-tidy -p "$build" --quiet "${sources[@]}" 2>/dev/null; then
+  if ! clang-tidy -p "$db" --quiet "${sources[@]}" 2>/dev/null; then
     echo "lint.sh: clang-tidy found problems in: ${sources[*]}" >&2
     failed=1
   fi

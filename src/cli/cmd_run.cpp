@@ -15,7 +15,7 @@ namespace sbufsim::cli {
 
 namespace {
 
-const char* kExamples =
+const char* kRunExamples =
     "\nexamples:\n"
     "  sbufsim run                                   the default workload (traces/matmul_kloop.trc)\n"
     "  sbufsim run traces/dma_load.trc --json out.json\n"
@@ -170,7 +170,7 @@ int run_command(const std::vector<std::string>& args, Io io, bool options_only) 
                "conflicts, TDM use, PE utilisation, PSUM groups and DMA bandwidth. With no TRACE, replays\n"
                "the shipped default workload (from $SBUFSIM_TRACE_DIR, else share/sbufsim/traces next to\n"
                "the executable).\n\n"
-            << desc << kExamples;
+            << desc << kRunExamples;
         return kExitOk;
     }
     if (list_metrics) {

@@ -13,7 +13,7 @@ namespace sbufsim::cli {
 
 namespace {
 
-const char* kExamples =
+const char* kSweepExamples =
     "\nexamples:\n"
     "  sbufsim sweep traces/dma_vs_compute.trc --vary tdm.dma_slots=0:8 --out tdm.csv\n"
     "  sbufsim sweep traces/act_vs_matmul_collide.trc --vary arbiter.stage2.pe_rd.prio=0:7 \\\n"
@@ -116,7 +116,7 @@ int sweep_command(const std::vector<std::string>& args, Io io, bool options_only
     if (args_in.vm.count("help")) {
         io.out << "Replay traces over many configurations, in parallel worker processes, one row per\n"
                   "(trace, point), and write the table as CSV and/or JSON.\n\n"
-               << desc << sweep_metric_help() << kExamples;
+               << desc << sweep_metric_help() << kSweepExamples;
         return kExitOk;
     }
     if (args_in.vm.count("jobs")) o.jobs = jobs;

@@ -17,8 +17,6 @@ namespace {
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
-std::string pct(double share) { return format_fixed(100 * share, 1) + " %"; }
-
 // Cycle counts with thousands separators, as a person reads them.
 std::string num(std::uint64_t v) {
     const std::string digits = std::to_string(v);
@@ -215,12 +213,12 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
     // so HBM traffic is measured against its own limit too.
     const bool hbm_limited = r.hbm_peak_gbps > 0 && r.hbm_bytes() > 0;
     const std::string hbm = hbm_limited
-                                ? ", and the HBM side " + pct(b.hbm_bandwidth_utilisation) +
+                                ? ", and the HBM side " + format_share(b.hbm_bandwidth_utilisation) +
                                       " of dma.hbm_gbps (" + format_number(r.hbm_peak_gbps, 4) + " GB/s)"
                                 : std::string();
     Finding f{n,
-              "DMA transfers are " + share + "; the DMA engines move " + pct(b.dma_bandwidth_utilisation) +
-                  " of their peak bandwidth over the run" + hbm,
+              "DMA transfers are " + share + "; the DMA engines move " +
+                  format_share(b.dma_bandwidth_utilisation) + " of their peak bandwidth over the run" + hbm,
               std::string()};
     // Earlier loads overlap compute only where compute is on the path: a path of DMA alone (a
     // generator's pipelined trace whose loads already run ahead) has none to hide them under.
@@ -238,7 +236,7 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
     for (std::size_t i = 0; i < tries.size(); ++i)
         f.advice += (i == 0 ? "" : i + 1 == tries.size() ? ", or " : ", ") + tries[i];
     if (!overlap)
-        f.advice += " (the critical path is " + pct(dma_path) +
+        f.advice += " (the critical path is " + format_share(dma_path) +
                     " DMA: loading earlier has no compute on it to overlap)";
     if (hbm_limited && b.hbm_bandwidth_utilisation >= kHbmBound)
         f.advice =
@@ -252,8 +250,9 @@ Finding dma_transfer_finding(const ReplayResult& r, const Bottleneck& b, Cycle n
     const double short_share = runs ? static_cast<double>(short_runs) / static_cast<double>(runs) : 0;
     if (short_share >= 0.25) {
         const std::string full = num(static_cast<std::uint64_t>(r.dma_full_run_bytes));
-        f.text += "; " + pct(short_share) + " of their descriptors (contiguous runs) are shorter than " +
-                  full + " B and each takes the per-descriptor minimum (dma.pkt_min_ns)";
+        f.text += "; " + format_share(short_share) +
+                  " of their descriptors (contiguous runs) are shorter than " + full +
+                  " B and each takes the per-descriptor minimum (dma.pkt_min_ns)";
         f.advice = "lengthen the contiguous run per partition to " + full +
                    " B or more (wider tiles along the free axis), then " + f.advice;
         f.brief_advice = f.advice.size();
@@ -326,8 +325,8 @@ Finding access_only_finding(const Stats& k, Cycle n) {
                 "check their cycles"};
     const std::string& c = busiest->name;
     const double share = ratio(static_cast<double>(occupied(*busiest)), static_cast<double>(n));
-    const std::string text = "The trace has only access records, and " + c + " has work " + pct(share) +
-                             " of the run: " + num(busiest->beats) +
+    const std::string text = "The trace has only access records, and " + c + " has work " +
+                             format_share(share) + " of the run: " + num(busiest->beats) +
                              " beats (a client moves one a cycle at most) and " +
                              num(busiest->total_stalls()) + " stalled cycles of " + num(n);
     // Below half, the clients wait for their records more than for the banks.
@@ -344,8 +343,9 @@ constexpr double kDmaNotComputeBound = 0.10;
 Finding dma_latency_finding(Cycle n, Cycle total, std::uint64_t instructions) {
     return {n,
             "DMA start-up latency is " + num(n) + " cycles (" +
-                pct(ratio(static_cast<double>(n), static_cast<double>(total))) + ") of the critical path, " +
-                num(instructions) + (instructions == 1 ? " transfer" : " transfers") +
+                format_share(ratio(static_cast<double>(n), static_cast<double>(total))) +
+                ") of the critical path, " + num(instructions) +
+                (instructions == 1 ? " transfer" : " transfers") +
                 " on it, each waiting timing.dma_startup_ns before its data moves",
             "use fewer, larger descriptors (each pays timing.dma_startup_ns) or issue them earlier so the "
             "start-up overlaps compute"};
@@ -358,9 +358,9 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
         if (share < 0.10 || out.size() - before >= 3) break;
         const PathCause c = dominant(g);
         const Cycle n = g.cycles[cause(c)];
-        const std::string on_path = num(n) + " cycles (" +
-                                    pct(ratio(static_cast<double>(n), static_cast<double>(b.total))) +
-                                    ") of the critical path";
+        const std::string on_path =
+            num(n) + " cycles (" + format_share(ratio(static_cast<double>(n), static_cast<double>(b.total))) +
+            ") of the critical path";
         const std::string per = g.instructions
                                     ? ", " + num(g.instructions) +
                                           (g.instructions == 1 ? " instruction" : " instructions") + " on it"
@@ -402,16 +402,17 @@ void path_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Findi
             std::string others;
             for (const PathGroup& o : b.path)
                 if (o.name != "PE" && others.size() < 40)
-                    others += (others.empty() ? "" : ", ") + o.name + " " +
-                              pct(ratio(static_cast<double>(o.total()), static_cast<double>(b.total)));
+                    others +=
+                        (others.empty() ? "" : ", ") + o.name + " " +
+                        format_share(ratio(static_cast<double>(o.total()), static_cast<double>(b.total)));
             // "compute-bound" only where PE bounds the run, not beside another group's verdict,
             // nor while DMA holds a large share of the path (loads the matmuls wait for).
             const double dma = path_share(b, "DMA");
-            const std::string mfu = "MFU " + pct(b.mfu) + (b.mfu > 1 ? " of the bf16 peak" : "");
+            const std::string mfu = "MFU " + format_share(b.mfu) + (b.mfu > 1 ? " of the bf16 peak" : "");
             const std::string how =
                 b.bound_by != "PE" ? " (" + mfu + ")"
                 : dma >= kDmaNotComputeBound
-                    ? " (" + mfu + "), but DMA is " + pct(dma) +
+                    ? " (" + mfu + "), but DMA is " + format_share(dma) +
                           " of the path: not compute-bound while the matmuls wait for loads"
                     : ": compute-bound (" + mfu + ")";
             out.push_back({n, "The PE array computes for " + on_path + per + how,
@@ -500,9 +501,9 @@ void tdm_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Findin
     const std::string mine = dma ? "DMA" : "compute", other = dma ? "compute" : "DMA";
     Finding f{most,
               "TDM held " + worst->name + " back " + num(most) + " cycles (" +
-                  pct(ratio(static_cast<double>(most), static_cast<double>(total))) + " of the run) in the " +
-                  other + " class's slots; " + num(sum) + " beat-cycles over the " + num(clients) + " " +
-                  mine + "-class client" + (clients > 1 ? "s" : "") + " it held",
+                  format_share(ratio(static_cast<double>(most), static_cast<double>(total))) +
+                  " of the run) in the " + other + " class's slots; " + num(sum) + " beat-cycles over the " +
+                  num(clients) + " " + mine + "-class client" + (clients > 1 ? "s" : "") + " it held",
               std::string(dma ? "give the DMA class more of the period (raise tdm.dma_slots"
                               : "give the compute class more of the period (lower tdm.dma_slots") +
                   " of tdm.max_slots), or set tdm.strict=false to let it take the banks the " + other +
@@ -563,9 +564,9 @@ Finding stationary_finding(Cycle n, const Bottleneck& b) {
         return {n, std::move(text),
                 "load the stationary tiles earlier (the next block's under this block's matmuls): the PE "
                 "array is " +
-                    pct(pe) + " of the critical path"};
+                    format_share(pe) + " of the critical path"};
     return {n, std::move(text),
-            "nothing to gain in run time from loading them earlier: the PE array is " + pct(pe) +
+            "nothing to gain in run time from loading them earlier: the PE array is " + format_share(pe) +
                 " of the critical path"};
 }
 
@@ -590,26 +591,28 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
                 : "its producers run late (see the critical path); more buffers let it run ahead";
         if (waits_for_bound && on_path < kOffPathShare)
             advice = "nothing to gain in run time from more buffers for " + waiter->name + ": it is " +
-                     (on_path > 0 ? pct(on_path) + " of the critical path"
+                     (on_path > 0 ? format_share(on_path) + " of the critical path"
                                   : std::string("not on the critical path")) +
                      ", and its waits end when " + b.bound_by + "'s part gets shorter";
-        out.push_back({waiter->sem_wait,
-                       waiter->name + " waited " + num(waiter->sem_wait) + " cycles (" +
-                           pct(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
-                           " of the run) for semaphores",
-                       std::move(advice)});
+        out.push_back(
+            {waiter->sem_wait,
+             waiter->name + " waited " + num(waiter->sem_wait) + " cycles (" +
+                 format_share(ratio(static_cast<double>(waiter->sem_wait), static_cast<double>(b.total))) +
+                 " of the run) for semaphores",
+             std::move(advice)});
     }
     const EngineBreakdown* shut = nullptr;
     for (const auto& e : b.engines)
         if (e.port_wait && (!shut || e.port_wait > shut->port_wait)) shut = &e;
     if (shut && ratio(static_cast<double>(shut->port_wait), static_cast<double>(b.total)) >= 0.05)
-        out.push_back({shut->port_wait,
-                       shut->name + " waited " + num(shut->port_wait) + " cycles (" +
-                           pct(ratio(static_cast<double>(shut->port_wait), static_cast<double>(b.total))) +
-                           " of the run) for a port the other side held: on NC-v2 VectorE and GpSimd do not "
-                           "access SBUF together, nor VectorE and ScalarE PSUM (concurrency.*)",
-                       "move the work between DVE and POOL/ACT so the two sides do not alternate on the same "
-                       "memory, or batch each side's instructions into longer runs"});
+        out.push_back(
+            {shut->port_wait,
+             shut->name + " waited " + num(shut->port_wait) + " cycles (" +
+                 format_share(ratio(static_cast<double>(shut->port_wait), static_cast<double>(b.total))) +
+                 " of the run) for a port the other side held: on NC-v2 VectorE and GpSimd do not "
+                 "access SBUF together, nor VectorE and ScalarE PSUM (concurrency.*)",
+             "move the work between DVE and POOL/ACT so the two sides do not alternate on the same "
+             "memory, or batch each side's instructions into longer runs"});
     const ArrSeqStats& a = r.arr_seq;
     if (a.backpressure_cycles)
         out.push_back(
@@ -646,17 +649,18 @@ void set_floor(Bottleneck& b) {
         b.floor_engine = "arr_seq";
         b.floor_cycles = peak_cycles;
         b.gain_limit = ratio(total - static_cast<double>(peak_cycles), total);
-        b.headroom = "at most " + pct(b.gain_limit) + " to gain: the matmuls' multiply-accumulates take " +
-                     num(peak_cycles) + " cycles at the PE array's peak (MFU " + pct(b.mfu) +
+        b.headroom = "at most " + format_share(b.gain_limit) +
+                     " to gain: the matmuls' multiply-accumulates take " + num(peak_cycles) +
+                     " cycles at the PE array's peak (MFU " + format_share(b.mfu) +
                      "), however PE's part is arranged";
         return;
     }
     b.gain_limit = ratio(total - static_cast<double>(b.floor_cycles), total);
     if (ratio(static_cast<double>(b.floor_cycles), total) < Bottleneck::kFloorShown) return;
-    b.headroom = "at most " + pct(b.gain_limit) + " to gain by shortening " + b.bound_by +
+    b.headroom = "at most " + format_share(b.gain_limit) + " to gain by shortening " + b.bound_by +
                  "'s part: " + b.floor_engine + (group_of(b.floor_engine) == "PE" ? " (the PE array)" : "") +
                  " computes " + num(b.floor_cycles) + " cycles (" +
-                 pct(ratio(static_cast<double>(b.floor_cycles), total)) + " of the run) whatever " +
+                 format_share(ratio(static_cast<double>(b.floor_cycles), total)) + " of the run) whatever " +
                  b.bound_by + " does";
 }
 
@@ -672,7 +676,7 @@ void line_finding(const ReplayResult& r, std::vector<Finding>& out) {
     const LineRow& top = p.rows.front();
     Finding f;
     f.cycles = top.c.critical;
-    f.text = top.key + (top.calls.empty() ? "" : " " + top.calls) + ": " + pct(top.critical_share) +
+    f.text = top.key + (top.calls.empty() ? "" : " " + top.calls) + ": " + format_share(top.critical_share) +
              " of the critical path (" + std::to_string(top.c.critical) + " cycles; " +
              std::to_string(top.c.instructions) + " instructions";
     if (top.c.dma_bytes)
@@ -698,7 +702,8 @@ std::string turn_takers(const Bottleneck& b) {
     std::string s;
     for (const PathGroup& g : b.path) {
         const double share = ratio(static_cast<double>(g.total()), static_cast<double>(b.total));
-        if (share >= 0.10 && g.name != "kernel") s += (s.empty() ? "" : ", ") + g.name + " " + pct(share);
+        if (share >= 0.10 && g.name != "kernel")
+            s += (s.empty() ? "" : ", ") + g.name + " " + format_share(share);
     }
     return s;
 }
@@ -716,7 +721,7 @@ std::optional<Finding> serial_finding(const ReplayResult& r, const Bottleneck& b
             " semaphore waits, each engine waiting for the other's result, so the run " + "is their sum",
         "overlap them: give the loads and the compute separate buffers (double-buffer) so the next "
         "tile loads while this one computes; overlapped fully, the run approaches its largest part, " +
-            b.path.front().name + "'s " + pct(b.bound_share)};
+            b.path.front().name + "'s " + format_share(b.bound_share)};
 }
 
 std::string serial_verdict(const Bottleneck& b) {
@@ -749,8 +754,8 @@ Bottleneck analyse(const ReplayResult& r) {
         for (std::size_t c = 0; c < kPathCauses; ++c)
             if (top.cycles[c])
                 causes += std::string(causes.empty() ? "" : ", ") + to_string(static_cast<PathCause>(c)) +
-                          " " + pct(ratio(static_cast<double>(top.cycles[c]), total));
-        b.verdict = "bound by " + top.name + ": " + pct(b.bound_share) + " of the critical path" +
+                          " " + format_share(ratio(static_cast<double>(top.cycles[c]), total));
+        b.verdict = "bound by " + top.name + ": " + format_share(b.bound_share) + " of the critical path" +
                     (top.name == "kernel" ? "" : " (" + causes + ")");
     }
     set_floor(b);

@@ -21,20 +21,20 @@ constexpr std::size_t kBriefFindings = 3;
 // 26 of the screen's 30 lines: `nki` adds its tracer's line and the kernel's figures.
 constexpr std::size_t kScreenLines = 26;
 
-std::string pct(double share) { return format_fixed(100 * share, 1) + " %"; }
-
 // MFU and MBU, as neuron-profile names them: the PE array's multiply-accumulates against its
 // peak, and the HBM side's bandwidth against dma.hbm_gbps; then the engines' own figures.
 std::string utilisation_line(const ReplayResult& r, const Bottleneck& b) {
-    std::string s = "utilisation: MFU " + pct(b.mfu) + (b.mfu > 1 ? " of the bf16 peak" : "") + ", MBU ";
+    std::string s =
+        "utilisation: MFU " + format_share(b.mfu) + (b.mfu > 1 ? " of the bf16 peak" : "") + ", MBU ";
     if (r.hbm_bytes() == 0)
         s += "0.0 % (no HBM transfers)";
     else if (r.hbm_peak_gbps > 0)
-        s += pct(b.hbm_bandwidth_utilisation) + " of " + format_number(r.hbm_peak_gbps, 4) + " GB/s HBM";
+        s += format_share(b.hbm_bandwidth_utilisation) + " of " + format_number(r.hbm_peak_gbps, 4) +
+             " GB/s HBM";
     else
         s += "- (dma.hbm_gbps = 0: unlimited)";
-    return s + ", PE array " + pct(b.pe_utilisation) + ", DMA engines " + pct(b.dma_bandwidth_utilisation) +
-           " of " + format_fixed(r.dma_peak_gbps, 0) + " GB/s";
+    return s + ", PE array " + format_share(b.pe_utilisation) + ", DMA engines " +
+           format_share(b.dma_bandwidth_utilisation) + " of " + format_fixed(r.dma_peak_gbps, 0) + " GB/s";
 }
 
 // `text` from column `start`, its further lines from column `indent`, within the screen's width.

@@ -24,7 +24,7 @@ std::string col(const std::string& s, std::size_t w, bool right = true) {
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
-std::string pct(double share) { return format_fixed(100 * share, 1) + "%"; }
+std::string pct_compact(double share) { return format_fixed(100 * share, 1) + "%"; }
 
 // What a row of the table shows of one run (or of several alike, or of their sum).
 struct RunFigures {
@@ -41,10 +41,12 @@ struct RunFigures {
             if (!top || g.total() > top->total()) top = &g;
         }
         return top ? top->name + " " +
-                         pct(ratio(static_cast<double>(top->total()), static_cast<double>(total)))
+                         pct_compact(ratio(static_cast<double>(top->total()), static_cast<double>(total)))
                    : "-";
     }
-    std::string mbu() const { return hbm_peak_bytes > 0 ? pct(ratio(hbm_bytes, hbm_peak_bytes)) : "-"; }
+    std::string mbu() const {
+        return hbm_peak_bytes > 0 ? pct_compact(ratio(hbm_bytes, hbm_peak_bytes)) : "-";
+    }
     void add(const RunFigures& o) {
         cycles += o.cycles, macs += o.macs, peak_macs += o.peak_macs, ns += o.ns;
         dma_bytes += o.dma_bytes, hbm_bytes += o.hbm_bytes, hbm_peak_bytes += o.hbm_peak_bytes;
@@ -83,13 +85,13 @@ struct Row {
 };
 
 std::string row_key(const RunFigures& f) {
-    return std::to_string(f.cycles) + "|" + f.bound() + "|" + pct(ratio(f.macs, f.peak_macs)) + "|" +
+    return std::to_string(f.cycles) + "|" + f.bound() + "|" + pct_compact(ratio(f.macs, f.peak_macs)) + "|" +
            f.mbu() + "|" + format_fixed(ratio(f.dma_bytes, f.ns), 1) + "|" + std::to_string(f.bank_stalls);
 }
 
 // The columns every row has after its name and its cycles.
 std::string common_columns(const RunFigures& f) {
-    return col(f.bound(), 13) + col(pct(ratio(f.macs, f.peak_macs)), 8) + col(f.mbu(), 8) +
+    return col(f.bound(), 13) + col(pct_compact(ratio(f.macs, f.peak_macs)), 8) + col(f.mbu(), 8) +
            col(format_fixed(ratio(f.dma_bytes, f.ns), 1), 10) + col(std::to_string(f.bank_stalls), 13);
 }
 
@@ -160,7 +162,7 @@ void print_network(std::ostream& os, const std::vector<RunReport>& runs, std::si
         }
         const std::string name = row.runs > 1 ? row.name + " x" + std::to_string(row.runs) : row.name;
         os << col(name, name_w, false) << col(std::to_string(row.each.cycles), 10)
-           << col(pct(ratio(static_cast<double>(cycles_of(row)), static_cast<double>(sum.cycles))), 8)
+           << col(pct_compact(ratio(static_cast<double>(cycles_of(row)), static_cast<double>(sum.cycles))), 8)
            << common_columns(row.each) << "\n";
     }
     if (rest_runs)
@@ -168,7 +170,7 @@ void print_network(std::ostream& os, const std::vector<RunReport>& runs, std::si
                       " rows, --details)",
                   name_w, false)
            << col(std::to_string(rest.cycles), 10)
-           << col(pct(ratio(static_cast<double>(rest.cycles), static_cast<double>(sum.cycles))), 8)
+           << col(pct_compact(ratio(static_cast<double>(rest.cycles), static_cast<double>(sum.cycles))), 8)
            << common_columns(rest) << "\n";
     os << col("total (" + std::to_string(runs.size()) + " runs)", name_w, false)
        << col(std::to_string(sum.cycles), 10) << col("100.0%", 8) << common_columns(sum) << "\n";

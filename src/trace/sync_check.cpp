@@ -12,8 +12,6 @@ constexpr std::string_view kDeadlockRule = "semaphores, docs/trace-format.md";
 constexpr std::string_view kRaceRule = "races, docs/trace-format.md";
 constexpr std::string_view kCompletionRule = "completion order, docs/trace-format.md";
 
-std::string num(std::uint64_t v) { return std::to_string(v); }
-
 // a[u] = max(a[u], b[u]) for every unit.
 void join(std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
     if (a.size() < b.size()) a.resize(b.size(), 0);
@@ -65,7 +63,8 @@ std::uint32_t SyncCheck::unit_of(const Record& rec) {
     const auto [it, fresh] = unit_index_.try_emplace(key, static_cast<std::uint32_t>(units_.size()));
     if (fresh) {
         static constexpr const char* kEngines[] = {"PE array", "ACT", "POOL", "DVE", "DMA"};
-        const std::string engine = key >> 32 == 5 ? "Q7 core " + num(rec.core) : kEngines[key < 4 ? key : 4];
+        const std::string engine =
+            key >> 32 == 5 ? "Q7 core " + std::to_string(rec.core) : kEngines[key < 4 ? key : 4];
         units_.push_back(
             Unit{engine, key >> 32 == 4 ? "DMA queue " + std::string(rec.queue) : engine, {}, 0, {}, {}, {}});
     }
@@ -96,7 +95,7 @@ void SyncCheck::add_record(const Record& rec, std::vector<TraceError>& out, bool
         stopped_ = true;
         out.push_back(TraceError{
             file_, rec.line, "queue",
-            "more than " + num(kMaxUnits) +
+            "more than " + std::to_string(kMaxUnits) +
                 " queues (engines, DMA queues and the DMA engines of their transfers, Q7 cores): the " +
                 "semaphore and race check follows at most that many and stops here, so the " +
                 "records from this line on are not checked for deadlocks and races",
@@ -281,13 +280,15 @@ TraceError SyncCheck::early_wait(const MetWait& m, const Unit::Signaller& x, std
                                  const Instr& later) const {
     const std::string& unit = units_[u].label;
     const std::string why =
-        units_[m.unit].label + " line " + num(m.line) + " waits for semaphore " + num(x.sem[j]) +
-        " >= " + num(m.value) + ", a count " + unit + " line " + num(x.line) + " signals toward, but " +
-        unit + " line " + num(later.line) + " signals " + num(x.sem[j]) + " too and can complete first (" +
+        units_[m.unit].label + " line " + std::to_string(m.line) + " waits for semaphore " +
+        std::to_string(x.sem[j]) + " >= " + std::to_string(m.value) + ", a count " + unit + " line " +
+        std::to_string(x.line) + " signals toward, but " + unit + " line " + std::to_string(later.line) +
+        " signals " + std::to_string(x.sem[j]) + " too and can complete first (" +
         overtake_reason(x.shape, later.shape, rules_.background_transpose()) +
-        "): the wait can be met while line " + num(x.line) + " is still running, and nothing orders line " +
-        num(m.line) + " after it; wait for a semaphore that only instructions completing after line " +
-        num(x.line) + " signal";
+        "): the wait can be met while line " + std::to_string(x.line) +
+        " is still running, and nothing orders line " + std::to_string(m.line) +
+        " after it; wait for a semaphore that only instructions completing after line " +
+        std::to_string(x.line) + " signal";
     return TraceError{file_, m.line, "wait", why, std::string(kCompletionRule)};
 }
 
@@ -304,12 +305,12 @@ std::string SyncCheck::site_of(SiteId site) const {
 }
 
 TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflict& c) const {
-    const std::string me = units_[u].label + " line " + num(head.line);
+    const std::string me = units_[u].label + " line " + std::to_string(head.line);
     const std::string other_site = site_of(c.other.site);
-    const std::string other = units_[c.other.queue].label + " line " + num(c.other.line) +
+    const std::string other = units_[c.other.queue].label + " line " + std::to_string(c.other.line) +
                               (other_site.empty() ? "" : " (" + other_site + ")");
     const std::string where = std::string(c.region == Region::psum ? "PSUM" : "SBUF") + " partition " +
-                              num(c.partition) + " bytes " + hex(c.lo) + "-" + hex(c.hi - 1);
+                              std::to_string(c.partition) + " bytes " + hex(c.lo) + "-" + hex(c.hi - 1);
     std::string why;
     switch (c.kind) {
         case Conflict::Kind::read_after_write:
@@ -339,9 +340,9 @@ TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflic
                         late = me_later ? head.line : c.other.line;
     const std::string& early_unit = me_later ? units_[c.other.queue].label : units_[u].label;
     const std::string& late_unit = me_later ? units_[u].label : units_[c.other.queue].label;
-    why += "; order them: make line " + num(late) + " wait for a signal " + early_unit +
-           " sends at or after line " + num(early) + ", or line " + num(early) + " for one " + late_unit +
-           " sends at or after line " + num(late);
+    why += "; order them: make line " + std::to_string(late) + " wait for a signal " + early_unit +
+           " sends at or after line " + std::to_string(early) + ", or line " + std::to_string(early) +
+           " for one " + late_unit + " sends at or after line " + std::to_string(late);
     TraceError e{file_, head.line, c.field, why, std::string(kRaceRule)};
     e.source = site_of(head.site);  // the race may be found after later records were read
     return e;
@@ -349,7 +350,8 @@ TraceError SyncCheck::describe(const Instr& head, std::uint32_t u, const Conflic
 
 std::string SyncCheck::describe(std::uint32_t unit) const {
     const Instr& head = units_[unit].pending.front();
-    return units_[unit].engine + " queue " + queue_names_[head.queue] + " (line " + num(head.line) + ")";
+    return units_[unit].engine + " queue " + queue_names_[head.queue] + " (line " +
+           std::to_string(head.line) + ")";
 }
 
 std::size_t SyncCheck::finish(std::vector<TraceError>& out) {
@@ -419,14 +421,16 @@ std::size_t SyncCheck::finish(std::vector<TraceError>& out) {
         if (scc.size() == 1) {
             const Stuck& st = stuck.at(first);
             const std::uint64_t by = st.signallers.at(first).first;
-            why = describe(first) + " waits for semaphore " + num(st.sem) + " >= " + num(st.want) +
-                  ", which stays at " + num(value_[st.sem]) + ": the signals still to come are " +
-                  (by == head.line ? "its own (it signals " + num(st.sem) + " when it completes)"
-                                   : "from its own queue's later line " + num(by)) +
+            why = describe(first) + " waits for semaphore " + std::to_string(st.sem) +
+                  " >= " + std::to_string(st.want) + ", which stays at " + std::to_string(value_[st.sem]) +
+                  ": the signals still to come are " +
+                  (by == head.line ? "its own (it signals " + std::to_string(st.sem) + " when it completes)"
+                                   : "from its own queue's later line " + std::to_string(by)) +
                   ", which cannot run before it (a self-wait; `run` would deadlock); signal semaphore " +
-                  num(st.sem) + " from another queue or earlier in this one, or lower the wait's value";
+                  std::to_string(st.sem) +
+                  " from another queue or earlier in this one, or lower the wait's value";
         } else {
-            why = "semaphore cycle between " + num(scc.size()) +
+            why = "semaphore cycle between " + std::to_string(scc.size()) +
                   " queues, none of which can start (`run` would deadlock):";
             for (std::uint32_t u : scc) {
                 const Stuck& st = stuck.at(u);
@@ -434,8 +438,9 @@ std::size_t SyncCheck::finish(std::vector<TraceError>& out) {
                 for (const auto& [v, at] : st.signallers)
                     if (std::count(scc.begin(), scc.end(), v) && (by.first == 0 || at.first < by.first))
                         by = at;
-                why += " " + describe(u) + " waits for semaphore " + num(st.sem) + " >= " + num(st.want) +
-                       ", signalled next by " + queue_names_[by.second] + " line " + num(by.first) + ";";
+                why += " " + describe(u) + " waits for semaphore " + std::to_string(st.sem) +
+                       " >= " + std::to_string(st.want) + ", signalled next by " + queue_names_[by.second] +
+                       " line " + std::to_string(by.first) + ";";
             }
             why += " move one of these signals before its queue's wait, or remove a wait";
         }

@@ -22,8 +22,6 @@ constexpr std::string_view kMatmulRule = "matmul, seed 000 §5.1";
 // at which a cycle count wraps (2^62 cycles is about 60 years at 2.4 GHz).
 constexpr std::uint64_t kMaxAccessCycle = std::uint64_t{1} << 62;
 
-std::string num(std::uint64_t v) { return std::to_string(v); }
-
 // PUBLIC_FACTS: >64 partitions start at 0; 33–64 at 0 or 64; 1–32 at 0, 32, 64 or 96.
 bool start_partition_valid(std::uint32_t first, std::uint32_t count) {
     if (count > 64) return first == 0;
@@ -108,24 +106,28 @@ struct TraceChecker::Ctx {
             // The count itself is wrong wherever the operand starts: said once, of the field.
             if (!too_many_partitions)
                 error("partitions",
-                      num(partitions) + " partitions, more than the " + num(array_partitions) + " of " +
-                          std::string(to_string(d.region)) + "; use at most " + num(array_partitions) +
+                      std::to_string(partitions) + " partitions, more than the " +
+                          std::to_string(array_partitions) + " of " + std::string(to_string(d.region)) +
+                          "; use at most " + std::to_string(array_partitions) +
                           " (split the access into several instructions)",
                       "partition range, seed 000 §2");
             too_many_partitions = true;
         } else if (std::uint64_t{d.partition} + partitions > array_partitions) {
             error(field,
-                  "starts at partition " + num(d.partition) + " and spans " + num(partitions) +
-                      " partitions, past the " + num(array_partitions) + " of " +
-                      std::string(to_string(d.region)) +
+                  "starts at partition " + std::to_string(d.partition) + " and spans " +
+                      std::to_string(partitions) + " partitions, past the " +
+                      std::to_string(array_partitions) + " of " + std::string(to_string(d.region)) +
                       (partitions == array_partitions
                            ? "; start at partition 0"
-                           : "; start at partition " + num(array_partitions - partitions) + " or lower") +
+                           : "; start at partition " + std::to_string(array_partitions - partitions) +
+                                 " or lower") +
                       ", or use fewer partitions",
                   "partition range, seed 000 §2");
         } else if (start_rule && !start_partition_valid(d.partition, partitions)) {
-            error(field, "an access of " + num(partitions) + " partitions may not start at partition " +
-                             num(d.partition) + " (more than 64 start at 0; 33-64 at 0 or 64; 1-32 at 0, 32, 64 or 96)",
+            error(field,
+                  "an access of " + std::to_string(partitions) + " partitions may not start at partition " +
+                      std::to_string(d.partition) +
+                      " (more than 64 start at 0; 33-64 at 0 or 64; 1-32 at 0, 32, 64 or 96)",
                   kStartRule);
         }
         size(field, o);
@@ -171,7 +173,7 @@ struct TraceChecker::Ctx {
             if (o.sizes[d] == 0) {
                 error(
                     field,
-                    "dimension " + num(d) +
+                    "dimension " + std::to_string(d) +
                         " of the access pattern has size 0, so it moves nothing; give every size at least 1",
                     kRule);
                 return;
@@ -180,9 +182,10 @@ struct TraceChecker::Ctx {
         const std::uint64_t bytes = o.elements() * dtype_size(o.dtype);
         if (bytes != rec.bytes)
             error(field,
-                  "the access pattern moves " + num(o.elements()) + " " + std::string(to_string(o.dtype)) +
-                      " elements (" + num(bytes) + " bytes) per partition, but bytes=" + num(rec.bytes) +
-                      "; make them agree" + (dma ? "" : ", or drop bytes= (the pattern gives the size)"),
+                  "the access pattern moves " + std::to_string(o.elements()) + " " +
+                      std::string(to_string(o.dtype)) + " elements (" + std::to_string(bytes) +
+                      " bytes) per partition, but bytes=" + std::to_string(rec.bytes) + "; make them agree" +
+                      (dma ? "" : ", or drop bytes= (the pattern gives the size)"),
                   kRule);
     }
 };
@@ -202,9 +205,10 @@ TraceChecker::TraceChecker(const Params& params, std::string file)
 void TraceChecker::check_header(const TraceHeader& h, std::vector<TraceError>& out) {
     // A text trace is version 1; a binary one 1 or 2 (the reader refused any other).
     if (h.version != kTraceFormatVersion && h.version != kBinaryFormatVersion)
-        out.push_back(TraceError{file_, h.line, "header",
-                                 "format version " + num(h.version) + " is not " + num(kTraceFormatVersion),
-                                 "trace format v1, docs/trace-format.md"});
+        out.push_back(TraceError{
+            file_, h.line, "header",
+            "format version " + std::to_string(h.version) + " is not " + std::to_string(kTraceFormatVersion),
+            "trace format v1, docs/trace-format.md"});
     if (!h.generation.empty() && h.generation != params_.generation)
         out.push_back(TraceError{
             file_, h.line, "gen",
@@ -304,12 +308,14 @@ void TraceChecker::check_access(Ctx& c) {
     last_client_ = -1;
     // Access cycles drive the kernel's issue times: a trace must not go back in time.
     if (r.cycle < last_cycle_)
-        c.error("cycle", "cycle " + num(r.cycle) + " is before cycle " + num(last_cycle_) + " of line " +
-                             num(last_cycle_line_) + ": access records must have non-decreasing cycles",
+        c.error("cycle",
+                "cycle " + std::to_string(r.cycle) + " is before cycle " + std::to_string(last_cycle_) +
+                    " of line " + std::to_string(last_cycle_line_) +
+                    ": access records must have non-decreasing cycles",
                 "trace format v1, docs/trace-format.md");
     else if (r.cycle > kMaxAccessCycle)
         c.error("cycle",
-                "cycle " + num(r.cycle) + " is past " + num(kMaxAccessCycle) +
+                "cycle " + std::to_string(r.cycle) + " is past " + std::to_string(kMaxAccessCycle) +
                     ", the last cycle a run can count to (2^62); start the trace's cycles lower",
                 "trace format v1, docs/trace-format.md");
     else {
@@ -356,26 +362,32 @@ void TraceChecker::check_access(Ctx& c) {
     }
     const std::uint32_t parts = d.region == Region::psum ? map_.psum().partitions : map_.sbuf().partitions;
     if (r.partitions == 0 || std::uint64_t{d.partition} + r.partitions > parts)
-        c.error("partitions", num(r.partitions) + " partitions from partition " + num(d.partition) +
-                                  " do not fit the " + num(parts) + " partitions of " + std::string(to_string(d.region)),
+        c.error("partitions",
+                std::to_string(r.partitions) + " partitions from partition " + std::to_string(d.partition) +
+                    " do not fit the " + std::to_string(parts) + " partitions of " +
+                    std::string(to_string(d.region)),
                 "partition range, seed 000 §2");
     const std::uint64_t active = d.region == Region::psum ? map_.psum().partition_active : map_.sbuf().partition_active;
     if (r.bytes == 0 || std::uint64_t{d.offset} + r.bytes > active)
         c.error("bytes",
-                r.bytes == 0 ? std::string("must be at least 1")
-                             : num(r.bytes) + " bytes from offset " + hex(d.offset) + " run past the end of the partition: " +
-                                   map_.partition_holds(d.region) + "; " +
-                                   (r.bytes <= active ? "start at offset " + hex(active - r.bytes) + " or lower, or "
-                                                      : std::string()) +
-                                   "move at most " + num(active - std::min<std::uint64_t>(d.offset, active)) +
-                                   " bytes from this offset",
+                r.bytes == 0
+                    ? std::string("must be at least 1")
+                    : std::to_string(r.bytes) + " bytes from offset " + hex(d.offset) +
+                          " run past the end of the partition: " + map_.partition_holds(d.region) + "; " +
+                          (r.bytes <= active ? "start at offset " + hex(active - r.bytes) + " or lower, or "
+                                             : std::string()) +
+                          "move at most " +
+                          std::to_string(active - std::min<std::uint64_t>(d.offset, active)) +
+                          " bytes from this offset",
                 kActiveRule);
     if (port.q7) {
         const std::uint32_t core = static_cast<std::uint32_t>(std::strtoul(info.name.c_str() + 3, nullptr, 10));
         const std::uint32_t lo = core * params_.q7.partitions_per_core, hi = lo + params_.q7.partitions_per_core;
         if (d.partition < lo || std::uint64_t{d.partition} + r.partitions > hi)
-            c.error("partitions", info.name + " reaches partitions [" + num(lo) + ", " + num(hi) + ") only; this access covers [" +
-                                      num(d.partition) + ", " + num(std::uint64_t{d.partition} + r.partitions) + ")",
+            c.error("partitions",
+                    info.name + " reaches partitions [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                        ") only; this access covers [" + std::to_string(d.partition) + ", " +
+                        std::to_string(std::uint64_t{d.partition} + r.partitions) + ")",
                     kQ7Rule);
     }
 }
@@ -386,9 +398,11 @@ void TraceChecker::check_dma(Ctx& c) {
         c.error("dst", "a DMA moves data to or from SBUF: src and dst cannot both be hbm", "DMA, seed 000 §8");
     if (r.bytes == 0) c.error("bytes", "must be at least 1", "trace format v1, docs/trace-format.md");
     if (r.has_engine() && r.engine >= params_.dma.engines)
-        c.error("engine", "DMA engine " + num(r.engine) + " does not exist: " + params_.generation + " has " +
-                              num(params_.dma.engines) + " (0.." + num(params_.dma.engines - 1) +
-                              "); drop engine= to let the queue pick one", "dma.engines, PUBLIC_FACTS DMA");
+        c.error("engine",
+                "DMA engine " + std::to_string(r.engine) + " does not exist: " + params_.generation +
+                    " has " + std::to_string(params_.dma.engines) + " (0.." +
+                    std::to_string(params_.dma.engines - 1) + "); drop engine= to let the queue pick one",
+                "dma.engines, PUBLIC_FACTS DMA");
     check_dma_trigger(c);
     if (r.dst_rmw_add) check_dma_rmw(c);
     // DMA engines are AXI masters like the Q7: SBUF through axi2sram, no path to PSUM (seed 000 §7.4).
@@ -410,8 +424,10 @@ void TraceChecker::check_dma(Ctx& c) {
     c.verdict("partitions", has_valid_xpose_src_rows(params_.isa, r.partitions));
     const std::uint32_t w = dtype_size(r.dst.dtype);
     if (r.bytes % w != 0) {
-        c.error("bytes", num(r.bytes) + " bytes per source row is not a whole number of " +
-                             std::string(to_string(r.dst.dtype)) + " elements", "axi2sram transpose, seed 000 §6.2");
+        c.error("bytes",
+                std::to_string(r.bytes) + " bytes per source row is not a whole number of " +
+                    std::string(to_string(r.dst.dtype)) + " elements",
+                "axi2sram transpose, seed 000 §6.2");
         return;
     }
     const std::uint32_t cols = r.bytes / w;
@@ -460,7 +476,8 @@ void TraceChecker::check_dma_trigger(Ctx& c) {
         c.error("issuer", "software DGE runs on the GpSimd engine: issuer must be pool (or left out), not " +
                               std::string(to_string(r.issuer)), kDgeRule);
     if (r.has_priority() && r.priority > 3)
-        c.error("priority", "DMA QoS class " + num(r.priority) + " does not exist: 0..3, 0 highest",
+        c.error("priority",
+                "DMA QoS class " + std::to_string(r.priority) + " does not exist: 0..3, 0 highest",
                 "nki.isa dma_copy priority; trn3 arch guide, DMA QoS");
     // nki.isa dma_copy `priority`: "Currently not supported when DGE is turned off
     // (dge_mode=nki.isa.dge_mode.none)". A record without dge= is the nki default (the compiler
@@ -474,12 +491,16 @@ void TraceChecker::check_dma_trigger(Ctx& c) {
 void TraceChecker::check_ldweights(Ctx& c) {
     const Record& r = c.rec;
     if (r.rows == 0 || r.rows > params_.pe.rows)
-        c.error("rows", "must be 1.." + num(params_.pe.rows) + " (the PE array's rows)", "PE array, seed 000 §5.1");
+        c.error("rows", "must be 1.." + std::to_string(params_.pe.rows) + " (the PE array's rows)",
+                "PE array, seed 000 §5.1");
     if (r.cols == 0 || r.cols > params_.pe.cols)
-        c.error("cols", "must be 1.." + num(params_.pe.cols) + " (the PE array's columns)", "PE array, seed 000 §5.1");
+        c.error("cols", "must be 1.." + std::to_string(params_.pe.cols) + " (the PE array's columns)",
+                "PE array, seed 000 §5.1");
     if (r.partitions != 0 && r.partitions != r.rows)
-        c.error("partitions", num(r.partitions) + " differs from rows " + num(r.rows) +
-                                  ": the stationary tile has one row per partition", "LdWeights, seed 000 §5.1");
+        c.error("partitions",
+                std::to_string(r.partitions) + " differs from rows " + std::to_string(r.rows) +
+                    ": the stationary tile has one row per partition",
+                "LdWeights, seed 000 §5.1");
     // LdWeights: tensor3d_valid(src, ..., AllowedInPSUM::False, AllowedInSBUF::True) (seed 000 §5.1).
     c.operand("src", r.src, r.rows, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, true);
     check_pe_tile(c, r.rows, r.cols);
@@ -525,8 +546,10 @@ void TraceChecker::check_pe_mx(Ctx& c, std::uint32_t rows) {
             c.error("src2", "an MX scale tile is uint8, not " + std::string(to_string(r.src2.dtype)), kMxRule);
     }
     if (r.has_tile_size() && r.tile_size[1] != params_.pe.cols)
-        c.error("tile_size", "MX matmuls have only row tiling: the tile has all " + num(params_.pe.cols) +
-                                 " columns (tile_size ROWS," + num(params_.pe.cols) + ")", kMxRule);
+        c.error("tile_size",
+                "MX matmuls have only row tiling: the tile has all " + std::to_string(params_.pe.cols) +
+                    " columns (tile_size ROWS," + std::to_string(params_.pe.cols) + ")",
+                kMxRule);
     if (r.kind != RecordKind::matmul) return;
     if (r.transpose) c.error("transpose", "an MX matmul cannot transpose: drop transpose=1", kMxRule);
     if (r.perf_opt == PerfOpt::double_row)
@@ -535,10 +558,11 @@ void TraceChecker::check_pe_mx(Ctx& c, std::uint32_t rows) {
     if (r.dst.onchip() && (r.dst.dtype == Dtype::fp32 || r.dst.dtype == Dtype::bf16)) {
         const std::uint64_t max = params_.psum.bank_size / dtype_size(r.dst.dtype);
         if (r.src.elements() > max)
-            c.error("src", "an MX matmul's moving tile is at most " + num(max) + " x4 columns with a " +
-                               std::string(to_string(r.dst.dtype)) + " result (one PSUM bank); this one has " +
-                               num(r.src.elements()) + ": split the moving tile" +
-                               (r.dst.dtype == Dtype::fp32 ? " or write a bf16 result (up to 1024)" : ""),
+            c.error("src",
+                    "an MX matmul's moving tile is at most " + std::to_string(max) + " x4 columns with a " +
+                        std::string(to_string(r.dst.dtype)) + " result (one PSUM bank); this one has " +
+                        std::to_string(r.src.elements()) + ": split the moving tile" +
+                        (r.dst.dtype == Dtype::fp32 ? " or write a bf16 result (up to 1024)" : ""),
                     kMxRule);
     }
 }
@@ -571,46 +595,59 @@ void TraceChecker::check_pe_tile(Ctx& c, std::uint32_t rows, std::uint32_t cols)
     for (std::size_t i = 0; i < 2; ++i) {
         const std::uint32_t size = r.tile_size[i], pos = r.tile_position[i];
         std::string sizes;
-        for (std::uint32_t v = min; v <= dim[i]; v *= 2) sizes += (sizes.empty() ? "" : ", ") + num(v);
+        for (std::uint32_t v = min; v <= dim[i]; v *= 2)
+            sizes += (sizes.empty() ? "" : ", ") + std::to_string(v);
         if (size < min || size > dim[i] || (size & (size - 1)) != 0) {
-            c.error("tile_size", "a tile of " + num(size) + " PE " + axis[i] + "s does not exist on " + params_.generation +
-                                     ": " + axis[i] + " tiles are " + sizes + " (pe.tile_min = " + num(min) +
-                                     "; 2x 64 row tiles on NeuronCore-v2, 4x 32 from v3)",
+            c.error("tile_size",
+                    "a tile of " + std::to_string(size) + " PE " + axis[i] + "s does not exist on " +
+                        params_.generation + ": " + axis[i] + " tiles are " + sizes + " (pe.tile_min = " +
+                        std::to_string(min) + "; 2x 64 row tiles on NeuronCore-v2, 4x 32 from v3)",
                     kTileRule);
             placed = false;
         } else if (pos % size != 0 || pos + size > dim[i]) {
             std::string starts;
-            for (std::uint32_t v = 0; v + size <= dim[i]; v += size) starts += (starts.empty() ? "" : ", ") + num(v);
-            c.error("tile_position", "a " + num(size) + "-" + axis[i] + " tile may not start at " + axis[i] + " " + num(pos) +
-                                         ": it starts at a multiple of its size inside the " + num(dim[i]) + " " + axis[i] +
-                                         "s (" + starts + ")",
+            for (std::uint32_t v = 0; v + size <= dim[i]; v += size)
+                starts += (starts.empty() ? "" : ", ") + std::to_string(v);
+            c.error("tile_position",
+                    "a " + std::to_string(size) + "-" + axis[i] + " tile may not start at " + axis[i] + " " +
+                        std::to_string(pos) + ": it starts at a multiple of its size inside the " +
+                        std::to_string(dim[i]) + " " + axis[i] + "s (" + starts + ")",
                     kTileRule);
             placed = false;
         }
     }
     if (placed && (rows > r.tile_size[0] || cols > r.tile_size[1]))
-        c.error("tile_size", "the stationary (" + num(rows) + " partitions x " + num(cols) + " columns) does not fit the " +
-                                 num(r.tile_size[0]) + " x " + num(r.tile_size[1]) +
-                                 " tile: use a larger tile_size or a smaller stationary", kTileRule);
+        c.error("tile_size",
+                "the stationary (" + std::to_string(rows) + " partitions x " + std::to_string(cols) +
+                    " columns) does not fit the " + std::to_string(r.tile_size[0]) + " x " +
+                    std::to_string(r.tile_size[1]) + " tile: use a larger tile_size or a smaller stationary",
+                kTileRule);
     // "double_row performance mode cannot be combined with Tensor Engine column tiling mode".
     if (r.kind == RecordKind::matmul && r.perf_opt == PerfOpt::double_row && r.tile_size[1] < dim[1])
-        c.error("perf_opt", "double_row cannot be combined with column tiling (tile_size " + num(r.tile_size[0]) + "," +
-                                num(r.tile_size[1]) + "): use " + num(dim[1]) + " columns or drop perf_opt", kTileRule);
+        c.error("perf_opt",
+                "double_row cannot be combined with column tiling (tile_size " +
+                    std::to_string(r.tile_size[0]) + "," + std::to_string(r.tile_size[1]) + "): use " +
+                    std::to_string(dim[1]) + " columns or drop perf_opt",
+                kTileRule);
 }
 
 void TraceChecker::check_matmul(Ctx& c) {
     const Record& r = c.rec;
     if (r.num_active_rows == 0 || r.num_active_rows > params_.pe.rows)
-        c.error("num_active_rows", "must be 1.." + num(params_.pe.rows) + ": the PE array on " + params_.generation +
-                                       " has " + num(params_.pe.rows) + " rows",
+        c.error("num_active_rows",
+                "must be 1.." + std::to_string(params_.pe.rows) + ": the PE array on " + params_.generation +
+                    " has " + std::to_string(params_.pe.rows) + " rows",
                 std::string(kMatmulRule));
     if (r.num_active_cols == 0 || r.num_active_cols > params_.pe.cols)
-        c.error("num_active_cols", "must be 1.." + num(params_.pe.cols) + ": the PE array on " + params_.generation +
-                                       " has " + num(params_.pe.cols) + " columns",
+        c.error("num_active_cols",
+                "must be 1.." + std::to_string(params_.pe.cols) + ": the PE array on " + params_.generation +
+                    " has " + std::to_string(params_.pe.cols) + " columns",
                 std::string(kMatmulRule));
     if (r.partitions != 0 && r.partitions != r.num_active_rows)
-        c.error("partitions", num(r.partitions) + " differs from num_active_rows " + num(r.num_active_rows) +
-                                  " (the moving tensor's partitions); give them the same value",
+        c.error("partitions",
+                std::to_string(r.partitions) + " differs from num_active_rows " +
+                    std::to_string(r.num_active_rows) +
+                    " (the moving tensor's partitions); give them the same value",
                 std::string(kMatmulRule));
     // Moving tensor: SBUF only. Destination: PSUM only, FP32 (UINT32 for UINT8 input).
     const Decoded src = c.operand("src", r.src, r.num_active_rows, AllowedInPSUM::False, AllowedInSBUF::True,
@@ -636,15 +673,17 @@ void TraceChecker::check_matmul(Ctx& c) {
     if (auto q = valid_mm_sbuf_quadrant(map_, r.row_grp); !q)
         c.error("row_grp", q.reason, q.rule);
     else if (src.valid() && src.partition != *q.value)
-        c.error("src", "the moving tensor starts at partition " + num(src.partition) + " but row_grp " +
-                           hex(r.row_grp) + " selects partition " + num(*q.value),
+        c.error("src",
+                "the moving tensor starts at partition " + std::to_string(src.partition) + " but row_grp " +
+                    hex(r.row_grp) + " selects partition " + std::to_string(*q.value),
                 "valid_mm_sbuf_quadrant, seed 000 §5.2");
     if (auto q = valid_mm_psum_quadrant(map_, r.col_grp); !q) {
         c.error("col_grp", q.reason, q.rule);
     } else {
         if (dst.valid() && dst.partition != *q.value)
-            c.error("dst", "the destination starts at PSUM partition " + num(dst.partition) + " but col_grp " +
-                               hex(r.col_grp) + " selects partition " + num(*q.value),
+            c.error("dst",
+                    "the destination starts at PSUM partition " + std::to_string(dst.partition) +
+                        " but col_grp " + hex(r.col_grp) + " selects partition " + std::to_string(*q.value),
                     "valid_mm_psum_quadrant, seed 000 §5.2");
         c.verdict("num_active_cols", s3d3_mm_valid_col_group_active_columns(r.col_grp, r.num_active_cols));
         // col_grp 0x8 has no xbus_sel at all (the q3 HW bug): blame col_grp, not xbus_sel.
@@ -659,9 +698,11 @@ void TraceChecker::check_matmul(Ctx& c) {
         pattern_extent(r.dst, 0, lo, hi);
         const std::uint64_t base = dst.offset / region * region;
         if (std::int64_t(dst.offset) + lo < std::int64_t(base) || dst.offset + std::uint64_t(hi) > base + region)
-            c.error("dst", "the result covers bytes [" + num(dst.offset + lo) + ", " + num(dst.offset + hi) +
-                               ") of each PSUM partition, crossing the " + num(region) +
-                               "-byte zero region it accumulates in (zero_region " + num(r.zero_region) + ")",
+            c.error("dst",
+                    "the result covers bytes [" + std::to_string(dst.offset + lo) + ", " +
+                        std::to_string(dst.offset + hi) + ") of each PSUM partition, crossing the " +
+                        std::to_string(region) + "-byte zero region it accumulates in (zero_region " +
+                        std::to_string(r.zero_region) + ")",
                     "MATMUL_ZERO_REGION, seed 000 §5.3, §5.5");
     }
 }
@@ -716,8 +757,10 @@ void TraceChecker::check_q7(Ctx& c) {
     const Record& r = c.rec;
     if (r.op == Op::raw) c.error("op", "a Q7 load/store is rd or wr", "seed 000 §7.3");
     if (r.core >= params_.q7.cores) {
-        c.error("core", "GpSimd core " + num(r.core) + " does not exist: " + params_.generation + " has " +
-                            num(params_.q7.cores), std::string(kQ7Rule));
+        c.error("core",
+                "GpSimd core " + std::to_string(r.core) + " does not exist: " + params_.generation + " has " +
+                    std::to_string(params_.q7.cores),
+                std::string(kQ7Rule));
         return;
     }
     if (!r.src.onchip()) {
@@ -731,9 +774,10 @@ void TraceChecker::check_q7(Ctx& c) {
     if (!d.valid()) return;
     const std::uint32_t lo = r.core * params_.q7.partitions_per_core, hi = lo + params_.q7.partitions_per_core;
     if (d.partition < lo || std::uint64_t{d.partition} + r.partitions > hi)
-        c.error("partitions", "core " + num(r.core) + " reaches partitions [" + num(lo) + ", " + num(hi) +
-                                  ") only; this access covers [" + num(d.partition) + ", " +
-                                  num(std::uint64_t{d.partition} + r.partitions) + ")",
+        c.error("partitions",
+                "core " + std::to_string(r.core) + " reaches partitions [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + ") only; this access covers [" + std::to_string(d.partition) + ", " +
+                    std::to_string(std::uint64_t{d.partition} + r.partitions) + ")",
                 kQ7Rule);
 }
 
@@ -743,8 +787,10 @@ void TraceChecker::check_semaphores(Ctx& c) {
     for (std::uint32_t i = 0; i < r.num_waits && i < kMaxWaits; ++i) {
         const SemWait& w = r.waits[i];
         if (w.sem >= n) {
-            c.error("wait", "semaphore " + num(w.sem) + " does not exist (0.." + num(n - 1) +
-                                "; isa.num_semaphores sets the count)", kSemRule);
+            c.error("wait",
+                    "semaphore " + std::to_string(w.sem) + " does not exist (0.." + std::to_string(n - 1) +
+                        "; isa.num_semaphores sets the count)",
+                    kSemRule);
             continue;
         }
         const std::uint32_t v = waits_.resolve(r.queue_id, w);
@@ -755,8 +801,10 @@ void TraceChecker::check_semaphores(Ctx& c) {
     }
     for (std::uint32_t i = 0; i < r.num_signals && i < kMaxSignals; ++i) {
         if (r.signals[i] >= n)
-            c.error("signal", "semaphore " + num(r.signals[i]) + " does not exist (0.." + num(n - 1) +
-                                  "; isa.num_semaphores sets the count)", kSemRule);
+            c.error("signal",
+                    "semaphore " + std::to_string(r.signals[i]) + " does not exist (0.." +
+                        std::to_string(n - 1) + "; isa.num_semaphores sets the count)",
+                    kSemRule);
         else
             ++signals_[r.signals[i]];
     }
@@ -765,14 +813,14 @@ void TraceChecker::check_semaphores(Ctx& c) {
 // The records the reader rejected were not counted: one of them may carry the missing signal.
 std::string TraceChecker::rejected_note() const {
     if (rejected_ == 0) return "";
-    return "; or fix the record rejected at line " + num(first_rejected_) +
-           (rejected_ > 1 ? " (and " + num(rejected_ - 1) + " more)" : std::string()) +
+    return "; or fix the record rejected at line " + std::to_string(first_rejected_) +
+           (rejected_ > 1 ? " (and " + std::to_string(rejected_ - 1) + " more)" : std::string()) +
            " first: a signal it carries is not counted";
 }
 
 void TraceChecker::note_cascade(std::vector<TraceError>& out, std::size_t from) const {
     if (rejected_ == 0) return;
-    const std::string line = num(first_rejected_);
+    const std::string line = std::to_string(first_rejected_);
     for (std::size_t i = from; i < out.size(); ++i) {
         TraceError& e = out[i];
         // Only what the semaphore game decides (races, completion order, circles of waits); a
@@ -782,8 +830,8 @@ void TraceChecker::note_cascade(std::vector<TraceError>& out, std::size_t from) 
         if (e.line <= first_rejected_ || (!race && !deadlock) || e.reason.find("rejected at line") != std::string::npos)
             continue;
         e.reason += "; fix the record rejected at line " + line +
-                    (rejected_ > 1 ? " (and " + num(rejected_ - 1) + " more)" : std::string()) + " first: the " +
-                    (race ? "race" : "deadlock") + " check ran without it";
+                    (rejected_ > 1 ? " (and " + std::to_string(rejected_ - 1) + " more)" : std::string()) +
+                    " first: the " + (race ? "race" : "deadlock") + " check ran without it";
     }
 }
 
@@ -791,14 +839,14 @@ std::size_t TraceChecker::finish(std::vector<TraceError>& out) {
     std::size_t found = 0;
     for (std::uint32_t s = 0; s < signals_.size(); ++s) {
         if (max_wait_[s] <= signals_[s]) continue;
-        out.push_back(
-            TraceError{file_, max_wait_line_[s], "wait",
-                       "waits for semaphore " + num(s) + " to reach " + num(max_wait_[s]) +
-                           " but the whole trace signals it only " + num(signals_[s]) +
-                           " times: this wait can never be satisfied (the queue would hang); add the missing "
-                           "signal=" +
-                           num(s) + " or lower the wait's value" + rejected_note(),
-                       std::string(kSemRule)});
+        out.push_back(TraceError{
+            file_, max_wait_line_[s], "wait",
+            "waits for semaphore " + std::to_string(s) + " to reach " + std::to_string(max_wait_[s]) +
+                " but the whole trace signals it only " + std::to_string(signals_[s]) +
+                " times: this wait can never be satisfied (the queue would hang); add the missing "
+                "signal=" +
+                std::to_string(s) + " or lower the wait's value" + rejected_note(),
+            std::string(kSemRule)});
         ++found;
     }
     return found;

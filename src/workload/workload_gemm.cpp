@@ -97,12 +97,21 @@ bool matmul_input(Dtype t) {
     }
 }
 
-// Where a loaded slice sits and the signal its consumer waits for.
+}  // namespace
+
+// Where a loaded slice sits and the signal its consumer waits for. Outside the anonymous
+// namespace: GemmEmitter::State, a member of a named class, holds it.
+namespace gemm_emit {
 struct LoadRef {
     std::uint32_t queue = 0;   // the semaphore it signals (dma_semaphore())
     std::uint64_t count = 0;   // that semaphore's value once the load completed
     std::uint32_t offset = 0;  // slot byte offset in the partition
 };
+}  // namespace gemm_emit
+
+namespace {
+
+using gemm_emit::LoadRef;
 
 // One GEMM's tiling and the loads written ahead of the PE (GemmEmitter::State::run). Steps run
 // over n-blocks, m-blocks inside them, k-tiles innermost: step s = (nb * MBLK + mb) * KT + kt.

@@ -27,4 +27,7 @@ std::string format_number(double v, int digits = kMachineDigits, Notation notati
 // format_number(v, decimals, Notation::fixed).
 inline std::string format_fixed(double v, int decimals) { return format_number(v, decimals, Notation::fixed); }
 
+// A share in [0, 1] as a person reads it in the reports: "12.3 %".
+inline std::string format_share(double share) { return format_fixed(100 * share, 1) + " %"; }
+
 }  // namespace sbufsim
