@@ -371,10 +371,20 @@ class View:
         if len(pattern) > 3:
             raise fail(f"tile {self.storage.name}{list(self.shape)}: its free dimensions need {len(pattern)} "
                        "access-pattern dimensions, the ISA has 3; index fewer dimensions at once")
-        addr = allocator.address(self.storage.slot, self.partition_start(), offset * self.dtype.size)
-        steps = ",".join([str(s) for s, _ in pattern])
-        sizes = ",".join([str(n) for _, n in pattern])
-        return f"{self.dtype.trace_name}@0x{addr:x}[{steps}][{sizes}]"
+        dtype = self.storage.dtype
+        addr = allocator.address(self.storage.slot, self.partition_start(), offset * dtype.size)
+        key = (dtype.trace_name, addr, *pattern)
+        text = _operands.get(key)
+        if text is None:
+            steps = ",".join([str(s) for s, _ in pattern])
+            sizes = ",".join([str(n) for _, n in pattern])
+            text = _operands[key] = f"{dtype.trace_name}@0x{addr:x}[{steps}][{sizes}]"
+        return text
+
+
+# (dtype, address, access pattern) -> the operand's text: a loop's tiles take the same few buffers,
+# so their operands repeat
+_operands = {}
 
 
 def _slice_text(index):
