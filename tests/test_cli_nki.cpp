@@ -348,6 +348,44 @@ TEST(CliNki, Grid_launches_the_kernel_as_its_spmd_launch_would) {
     EXPECT_FALSE(fs::exists(dir + "/g0.trc"));
 }
 
+// A launch of eight instances on cayman's two cores (gen.lnc = 2): one line per core, four
+// instances each, the launch as long as the latest core, and its summary that core's; the run's
+// --json FILE is the latest core's replay. --cores 1 runs all eight on one core, which takes
+// longer (the row blocks are DMA-bound and each core moves its own).
+TEST(CliNki, A_launch_on_two_cores_reports_the_launch_and_each_core) {
+    const std::string dir = fresh("launch");
+    const std::string example = std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/spmd_add.py::spmd_add";
+    const auto traced = [&](const std::vector<std::string>& extra) {
+        std::vector<std::string> args{"nki",     example,           "--input", "a=bf16[1000,512]",
+                                      "--input", "b=bf16[1000,512]"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return sbufsim_process(args, "nki_launch_");
+    };
+    const CliOut two = traced({"--json", dir + "/two.json"});
+    ASSERT_EQ(two.rc, 0) << two.err;
+    const std::regex launch(R"(launch: 8 instances on 2 NeuronCores, (\d+) cycles)");
+    const std::regex core(R"(  core (\d): 4 instances, 23 records, (\d+) cycles, bound by DMA)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(two.out, m, launch)) << two.out;
+    const long cycles = std::stol(m[1]);
+    long latest = 0;
+    int cores = 0;
+    for (auto it = std::sregex_iterator(two.out.begin(), two.out.end(), core); it != std::sregex_iterator();
+         ++it) {
+        ++cores;
+        latest = std::max(latest, std::stol((*it)[2]));
+    }
+    EXPECT_EQ(cores, 2) << two.out;
+    EXPECT_EQ(cycles, latest);
+    EXPECT_NE(slurp(dir + "/two.json").find("\"total_cycles\": " + std::to_string(cycles)),
+              std::string::npos);
+    const CliOut one = traced({"--cores", "1"});
+    ASSERT_EQ(one.rc, 0) << one.err;
+    EXPECT_EQ(one.out.find("launch:"), std::string::npos) << one.out;
+    ASSERT_TRUE(std::regex_search(one.out, m, std::regex(R"(total (\d+) cycles)")));
+    EXPECT_GT(std::stol(m[1]), cycles);
+}
+
 // --loop-buffers reaches the tracer: the tiled GEMM's loads cycle through that many SBUF
 // buffers (default 3, docs/nki.md "Operands and the allocator"); out of range is a usage error.
 TEST(CliNki, Loop_buffers_sets_the_buffers_a_loop_tile_rotates_over) {
