@@ -253,9 +253,8 @@ void print_launch(std::ostream& os, const std::vector<CoreRun>& cores, std::size
     }
     const CoreRun& last = cores[latest];
     os << "launch: " << instances << " instances on " << cores.size() << " NeuronCores, "
-       << format_fixed(last.cycles, 0) << " cycles = " << format_fixed(last.time_ns, 1)
-       << " ns (the latest core, " << latest << "); each core's HBM side " << format_number(share, 4)
-       << " GB/s\n";
+       << format_fixed(last.cycles, 0) << " cycles = " << format_fixed(last.time_ns, 1) << " ns, core "
+       << latest << "'s; HBM " << format_number(share, 4) << " GB/s a core\n";
     for (std::size_t i = 0; i < cores.size(); ++i)
         os << "  core " << i << ": " << cores[i].instances << " instances, " << cores[i].records
            << " records, " << format_fixed(cores[i].cycles, 0) << " cycles, bound by "
@@ -311,9 +310,17 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
         if (const int rc = cmd_run(args, machine ? io : Io{captured, io.err}); rc != kExitOk) return rc;
         if (!machine) cores[latest].summary = captured.str();
     }
-    if (!machine)
-        text << kernel_summary(cores[latest].summary, cores[latest].trace,
-                               a.kernel + ", core " + std::to_string(latest));
+    if (!machine) {
+        // the summary names the kernel and its core, and which core's trace -o keeps
+        std::string summary = cores[latest].summary;
+        const std::string named = "trace " + cores[latest].trace + "  (";
+        if (const std::size_t at = summary.find(named); at != std::string::npos)
+            summary.replace(at, named.size(),
+                            "trace " + a.kernel + ", core " + std::to_string(latest) +
+                                (a.output.empty() ? " (not kept: -o FILE.trc keeps core 0's)  ("
+                                                  : " (-o keeps core 0's)  ("));
+        text << summary;
+    }
     print_launch(text, cores, latest, share);
     return kExitOk;
 }

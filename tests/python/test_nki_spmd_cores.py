@@ -150,9 +150,9 @@ def test_hbm_bound_instances_share_the_bank_the_cores_stream_from(cli, tmp_path)
     two, cores, report = launch(cli, k, 256, 8192, "--grid", "2")
     assert all(b == "DMA" for _, _, b in cores), report
     assert abs(two - single) <= 0.05 * single, (single, two)
-    assert "each core's HBM side 362.5 GB/s" in report
+    assert "; HBM 362.5 GB/s a core" in report
     narrow, cores, report = launch(cli, k, 256, 8192, "--grid", "2", "--set", "dma.hbm_shared_gbps=362.5")
-    assert "each core's HBM side 181.2 GB/s" in report
+    assert "; HBM 181.2 GB/s a core" in report
     assert narrow > 1.3 * single, (single, narrow)
     alone, _, _ = launch(cli, k, 128, 8192, "--grid", "1", "--set", "dma.hbm_gbps=181.25")
     assert abs(narrow - alone) <= 0.02 * alone  # each core replayed at its share
@@ -164,7 +164,7 @@ def test_a_two_dimensional_grid_from_the_command_line(cli, tmp_path):
     assert [n for n, _, _ in cores] == [4, 4]
     assert "launch: 8 instances on 2 NeuronCores" in report
     latest = max(range(2), key=lambda i: (cores[i][1], -i))
-    assert f"::k, core {latest} (traced" in report  # the summary above is the latest core's
+    assert f"::k, core {latest} (not kept" in report  # the summary above is the latest core's
     one_screen(cli, tmp_path, k, "--input", "a=bf16[256,1024]", "--grid", "2,4")
     bad = cli("nki", k, "--input", "a=bf16[256,1024]", "--grid", "2,4", "--cores", "9")
     assert bad.returncode == 2 and "--cores '9'" in bad.stderr
