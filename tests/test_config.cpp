@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -221,13 +222,46 @@ INSTANTIATE_TEST_SUITE_P(Seeds, ObservedConstant, ::testing::ValuesIn(kObserved)
 
 // ---- shipped files --------------------------------------------------------------------------
 
-TEST(GenerationFiles, Every_shipped_generation_sets_every_key_itself) {
+// tests/data/generation_values.txt records every key's value on each generation: a generation
+// file that loses a line, or a declaration whose default moves, changes a generation's value here.
+TEST(GenerationFiles, Every_shipped_generation_keeps_its_recorded_values) {
+    std::ifstream in(std::string(SBUFSIM_TEST_DATA_DIR) + "/generation_values.txt");
+    ASSERT_TRUE(in) << "cannot read tests/data/generation_values.txt";
+    std::map<std::string, LoadedConfig> loaded;
+    std::set<std::string> seen_gens;
+    int checked = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream fields(line);
+        std::string gen, key, eq, value;
+        fields >> gen >> key >> eq;
+        std::getline(fields >> std::ws, value);
+        ASSERT_EQ(eq, "=") << line;
+        const KeySpec* k = find_key(key);
+        ASSERT_NE(k, nullptr) << key << " is recorded but no longer declared: restate the record";
+        if (!loaded.count(gen)) loaded.emplace(gen, load_gen(gen));
+        seen_gens.insert(gen);
+        EXPECT_EQ(k->get(loaded.at(gen).params), value) << gen << " " << key;
+        ++checked;
+    }
+    EXPECT_EQ(seen_gens, std::set<std::string>(generation_names().begin(), generation_names().end()));
+    EXPECT_GE(checked, static_cast<int>(5 * 200));
+}
+
+// A generation file states only what differs from the key table's declaration, in value or in
+// citation: a line that restates the declared default under the declared citation is clutter.
+TEST(GenerationFiles, Every_stated_line_differs_from_the_declaration) {
     for (const auto& gen : generation_names()) {
-        const LoadedConfig cfg = load_gen(gen);
-        EXPECT_EQ(cfg.params.generation, gen);
-        for (std::size_t i = 0; i < key_table().size(); ++i)
-            EXPECT_EQ(cfg.origins[i].file, cfg.generation_file)
-                << gen << ".ini does not set " << key_table()[i].name;
+        for (const Setting& s : read_ini(find_data_file(DataKind::configs, gen + ".ini"))) {
+            if (s.key == "gen.name" || s.key == "gen.neuroncore") continue;
+            const KeySpec* k = find_key(s.key);
+            ASSERT_NE(k, nullptr) << s.key;
+            const bool same_value =
+                canonical_value(*k, s.value, s.origin) == canonical_value(*k, k->default_text, s.origin);
+            const bool same_cite = s.comment == k->source + " | " + std::string(to_string(k->confidence));
+            EXPECT_FALSE(same_value && same_cite) << s.origin.describe() << ": " << s.key
+                                                  << " restates its declaration; leave it out";
+        }
     }
 }
 
@@ -398,9 +432,10 @@ TEST(ConfigErrors, Dma_slots_over_max_slots) {
     expect_error(with_set("cayman", "tdm.dma_slots=9"), {"tdm.dma_slots = 9 exceeds tdm.max_slots = 8", "seed 000 §7.2"});
 }
 
-TEST(ConfigErrors, A_generation_file_that_leaves_a_key_out_is_refused) {
+TEST(GenerationFiles, A_key_a_generation_file_leaves_out_holds_its_declaration) {
     // A copy of sunda.ini without its sbuf.partition_active line, in a --config-dir of its own:
-    // the key would otherwise take cayman's 0x38000, tagged HIGH/OBSERVED.
+    // the key holds its declared default (cayman's 0x38000) under the declaration's citation,
+    // and its origin says so.
     const fs::path dir = test::temp("gen_dir");
     fs::create_directories(dir);
     std::ifstream in(find_data_file(DataKind::configs, "sunda.ini"));
@@ -420,8 +455,15 @@ TEST(ConfigErrors, A_generation_file_that_leaves_a_key_out_is_refused) {
     LoadRequest r;
     r.generation = "sunda";
     r.config_dir = dir.string();
-    expect_error(r, {(dir / "sunda.ini").string() + ": sets no value for 'sbuf.partition_active'",
-                     "a generation file sets every key"});
+    const LoadedConfig cfg = load_config(r);
+    const KeySpec* k = find_key("sbuf.partition_active");
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->get(cfg.params), k->default_text);
+    EXPECT_EQ(load_gen("sunda").params.sbuf.partition_active, 0x30000u);
+    const std::size_t i = static_cast<std::size_t>(k - key_table().data());
+    EXPECT_EQ(cfg.origins[i].describe(), "default");
+    EXPECT_NE(render_ini(cfg).find("partition_active = " + k->default_text), std::string::npos);
+    EXPECT_NE(render_ini(cfg).find(k->source + " | " + std::string(to_string(k->confidence))), std::string::npos);
     fs::remove_all(dir);
 }
 
@@ -436,7 +478,8 @@ TEST(ConfigLoad, A_generation_file_rewritten_between_loads_is_read_again) {
         std::ifstream in(find_data_file(DataKind::configs, "sunda.ini"));
         text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
-    const std::string slots = "\ndma_slots = ";
+    // gen.lnc: a one-digit value sunda.ini states (1).
+    const std::string slots = "\nlnc = ";
     const std::size_t at = text.find(slots);
     ASSERT_NE(at, std::string::npos);
     const char shipped = text[at + slots.size()];
@@ -451,12 +494,12 @@ TEST(ConfigLoad, A_generation_file_rewritten_between_loads_is_read_again) {
     const char other = shipped == '1' ? '2' : '1';
     for (const char value : {shipped, other, shipped}) {
         write(value);
-        EXPECT_EQ(load_config(r).params.tdm.dma_slots, static_cast<unsigned>(value - '0'));
+        EXPECT_EQ(load_config(r).params.lnc, static_cast<unsigned>(value - '0'));
     }
     write('x');
-    for (int i = 0; i < 2; ++i) expect_error(r, {(dir / "sunda.ini").string(), "tdm.dma_slots"});
+    for (int i = 0; i < 2; ++i) expect_error(r, {(dir / "sunda.ini").string(), "gen.lnc"});
     write(shipped);
-    EXPECT_EQ(load_config(r).params.tdm.dma_slots, static_cast<unsigned>(shipped - '0'));
+    EXPECT_EQ(load_config(r).params.lnc, static_cast<unsigned>(shipped - '0'));
     fs::remove_all(dir);
 }
 

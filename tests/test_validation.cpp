@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sbufsim/config/config.h"
 #include "sbufsim/validation/validation.h"
 #include "temp_files.h"
 
@@ -21,7 +22,9 @@ const ValidationCase& find_case(const std::string& id) {
     throw std::runtime_error("no validation case " + id);
 }
 
-// A copy of the shipped configs in which cayman.ini's line starting with `key =` reads `value`.
+// A copy of the shipped configs in which cayman.ini sets `key` (a name in its section, as
+// "dma_slots" of [tdm]) to `value`: its line rewritten where cayman.ini states the key, else the
+// key added in its section at the end (a key the file leaves out holds its declared default).
 std::string configs_with(const std::string& name, const std::string& key, const std::string& value) {
     namespace fs = std::filesystem;
     const fs::path dir = test::temp(name);
@@ -38,7 +41,16 @@ std::string configs_with(const std::string& name, const std::string& key, const 
         }
         out << line << "\n";
     }
-    EXPECT_TRUE(found) << key << " is not in cayman.ini";
+    if (!found) {
+        std::string full;
+        for (const KeySpec& k : key_table())
+            if (k.name.size() > key.size() && k.name.compare(k.name.size() - key.size(), key.size(), key) == 0 &&
+                k.name[k.name.size() - key.size() - 1] == '.')
+                full = k.name;
+        EXPECT_FALSE(full.empty()) << key << " is no declared key";
+        const std::size_t dot = full.find('.');
+        out << "\n[" << full.substr(0, dot) << "]\n" << full.substr(dot + 1) << " = " << value << "\n";
+    }
     std::ofstream(dir / "cayman.ini") << out.str();
     return dir.string();
 }
