@@ -200,19 +200,20 @@ ReplayResult replay_gemm(const GemmShape& shape, const GemmOptions& o, const Par
 // buffers do not help; stalls of an engine that waited for no bank on the critical path are said
 // to have cost no run time, with no setting offered to shorten it.
 TEST(Findings, Advice_follows_what_bounds_the_run) {
-    // matmul_kloop: PE-bound, ACT waits for its PSUM tiles. ACT is 8.6 % of the critical path
+    // matmul_kloop: PE-bound, ACT waits for its PSUM tiles. ACT is 7.9 % of the critical path
     // (under kOffPathShare): more buffers for it cannot shorten the run.
     Bottleneck b = analyse(replay_trace(cayman(), shipped("matmul_kloop.trc")));
     ASSERT_EQ(b.bound_by, "PE");
     Finding f = finding_with(b, "act waited");
     EXPECT_EQ(
         f.advice,
-        "nothing to gain in run time from more buffers for act: it is 8.6 % of the critical path, and its "
+        "nothing to gain in run time from more buffers for act: it is 7.9 % of the critical path, and its "
         "waits end when PE's part gets shorter");
 
     // resnet50_head: DMA-bound; its LdWeights wait for their loads after their moving data; half its
-    // DMA engines idle.
-    b = analyse(replay_trace(cayman(), shipped("resnet50_head.trc")));
+    // DMA engines idle. (The TensorE ramp off: its finding would take the LdWeights one's place
+    // among the Bottleneck::kMaxFindings.)
+    b = analyse(replay_trace(test::no_ramp(cayman()), shipped("resnet50_head.trc")));
     ASSERT_EQ(b.bound_by, "DMA");
     f = finding_with(b, "LdWeights waited");
     EXPECT_NE(f.advice.find("the run is bound by DMA: load the stationary tiles earlier"), std::string::npos)
@@ -301,7 +302,8 @@ TEST(Mfu, Mx_matmuls_count_four_macs_per_pe_and_say_which_peak_they_pass) {
             "matmul queue=qPE0 src=fp8e4x4@0x8000[1][512] src2=uint8@0x6000[1][512] "
             "dst=fp32@0x2000000[1][512] "
             "num_active_rows=128 num_active_cols=128\n";
-    const ReplayResult r = replay_trace(test::shipped_params("mariana"), write_temp("mfu_mx.trc", text));
+    // The ramp off: 16 matmuls are a burst shorter than the TensorE ramp, which would hide the count.
+    const ReplayResult r = replay_trace(test::no_ramp(test::shipped_params("mariana")), write_temp("mfu_mx.trc", text));
     const Bottleneck b = analyse(r);
     EXPECT_GT(b.mfu, 3.5);
     EXPECT_LE(b.mfu, 4.0);
@@ -848,7 +850,7 @@ TEST(Verdict, No_compute_bound_while_much_of_the_path_is_dma) {
     EXPECT_NE(f.text.find("not compute-bound while the matmuls wait for loads"), std::string::npos) << f.text;
     b = analyse(replay_trace(cayman(), shipped("matmul_kloop.trc")));
     f = finding_with(b, "The PE array computes");
-    EXPECT_NE(f.text.find(": compute-bound (MFU 91.2 %)"), std::string::npos) << f.text;
+    EXPECT_NE(f.text.find(": compute-bound (MFU 82.9 %)"), std::string::npos) << f.text;
 }
 
 }  // namespace

@@ -326,7 +326,7 @@ TEST(ArrSeqThrottle, A_burst_starts_at_half_rate_and_an_idle_gap_re_engages_the_
     // Neuron Explorer, Understanding throttling (Trn2/Trn3): ~50 % at first, full after ~3 us,
     // re-engaged after ~3 us below 50 % (read: an idle gap of 1.5 us).
     Params p = cayman();
-    p.pe.ramp_start = 0.5;  // the docs' figure (the shipped configurations keep it off)
+    ASSERT_EQ(p.pe.ramp_start, 0.5);  // the docs' figure, cayman's (trn2) setting
     Kernel k(p);
     Semaphores s(256);
     ArrSeq a(k, s, p, p.timing, nullptr, 0);
@@ -353,7 +353,22 @@ TEST(ArrSeqThrottle, A_burst_starts_at_half_rate_and_an_idle_gap_re_engages_the_
     p.pe.ramp_start = 1;  // no throttle
     PeQueue q(p);
     q.a.push(moving_matmul(0, 128));
-    EXPECT_LT(q.run(), throttled_queue.run());
+    const Cycle full_rate = q.run(), slowed = throttled_queue.run();
+    EXPECT_LT(full_rate, slowed);
+    // The statistics say what the throttle cost and how often it engaged; nothing without it.
+    EXPECT_EQ(throttled_queue.a.arr_stats().ramp_engaged, 1u);
+    EXPECT_GT(throttled_queue.a.arr_stats().ramp_cycles, 0u);
+    EXPECT_LE(throttled_queue.a.arr_stats().ramp_cycles, slowed - full_rate);
+    EXPECT_EQ(q.a.arr_stats().ramp_engaged, 0u);
+    EXPECT_EQ(q.a.arr_stats().ramp_cycles, 0u);
+}
+
+// The throttle is on where AWS's docs name it (Trn2 and Trn3: "starts at roughly 50% utilization",
+// Neuron Explorer, Understanding throttling) and off on the generations they do not.
+TEST(ArrSeqThrottle, Trn2_and_trn3_start_at_half_rate_the_other_generations_have_no_ramp) {
+    for (const char* gen : {"cayman", "mariana"}) EXPECT_EQ(test::shipped_params(gen).pe.ramp_start, 0.5) << gen;
+    for (const char* gen : {"sunda", "inferentia", "maverick"})
+        EXPECT_EQ(test::shipped_params(gen).pe.ramp_start, 1.0) << gen;
 }
 
 TEST(ArrSeqCsr, Disable_dependency_check_single_threads_the_queue) {

@@ -428,7 +428,7 @@ TEST(Workload_gemm, Mariana_can_use_a_wider_moving_tile) {
 // with a slice = 128 partitions x 2 KiB = 256 KiB at 27 GB/s = 9.71 us = 23302 cycles and a
 // start-up of 1 us = 2400 cycles at 2.4 GHz.
 TEST(Workload_gemm, Replay_reaches_the_cost_model_pe_time_within_fill_and_drain) {
-    const Params p = cayman();
+    const Params p = test::no_ramp(cayman());  // the cost model streams at the array's full rate
     GemmOptions o;
     o.dtype = Dtype::fp32;   // fp32: 4x PE time per byte moved, so the DMA keeps up in steady state
     GemmStats st;
@@ -448,7 +448,7 @@ TEST(Workload_gemm, Replay_reaches_the_cost_model_pe_time_within_fill_and_drain)
 // A narrow GEMM: 40 moving columns against a 16-column stationary stream max(40, min(64, 16)) =
 // 40 cycles per matmul, not max(40, 64): the summary gen prints is what the replay streams.
 TEST(Workload_gemm, The_cost_model_pe_time_is_what_a_narrow_gemm_streams) {
-    const Params p = cayman();
+    const Params p = test::no_ramp(cayman());  // the cost model streams at the array's full rate
     GemmStats st;
     const std::string text = generate(p, {40, 16, 1024, "narrow"}, GemmOptions{}, &st);
     EXPECT_EQ(st.pe_cycles, 8u * 40);

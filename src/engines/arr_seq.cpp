@@ -188,7 +188,10 @@ void ArrSeq::track_group(const ArrSeqInstr& i) {
 }
 
 Cycle ArrSeq::throttled(std::uint32_t ii, Cycle now) {
-    if (!ramp_started_ || now >= ramp_busy_until_ + ramp_gap_) ramp_from_ = now;  // (re-)engaged
+    if (!ramp_started_ || now >= ramp_busy_until_ + ramp_gap_) {  // (re-)engaged
+        ramp_from_ = now;
+        ++arr_.ramp_engaged;
+    }
     ramp_started_ = true;
     const double since = static_cast<double>(now - ramp_from_);
     const double rate = ramp_start_ + ramp_slope_ * since;
@@ -212,8 +215,9 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
     ArrSeqInstr i = in;
     // The stationary latched on the tile (its first block; an LdWeights loads all its blocks).
     i.stationary_cols = loaded_cols_[static_cast<std::size_t>(__builtin_ctzll(blocks))];
-    const std::uint32_t ii =
-        static_cast<std::uint32_t>(ramp_start_ < 1 ? throttled(matmul_ii(i), now) : matmul_ii(i));
+    const std::uint32_t full_rate = matmul_ii(i);
+    const std::uint32_t ii = static_cast<std::uint32_t>(ramp_start_ < 1 ? throttled(full_rate, now) : full_rate);
+    arr_.ramp_cycles += ii - full_rate;
     const std::size_t slot = static_cast<std::size_t>(__builtin_ctzll(~streams_active_));
     streams_active_ |= std::uint64_t{1} << slot;
     Stream& st = streams_[slot];

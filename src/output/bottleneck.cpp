@@ -523,6 +523,35 @@ void tdm_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Findin
     out.push_back(std::move(f));
 }
 
+// The TensorE throttle (pe.ramp_*, the Neuron Explorer docs' "Understanding throttling"): after an
+// idle gap the array starts near half rate and takes about pe.ramp_ns to reach full rate, so short
+// bursts of matmuls between long gaps never stream at the peak.
+Finding ramp_finding(const ReplayResult& r, const Bottleneck& b) {
+    const Cycle added = r.arr_seq.ramp_cycles;
+    Finding f{added,
+              "the TensorE throttle slowed the matmuls by " + num(added) + " cycles (" +
+                  format_share(ratio(static_cast<double>(added), static_cast<double>(b.total))) +
+                  " of the run): after an idle gap the array starts at pe.ramp_start of its rate and reaches "
+                  "full rate over pe.ramp_ns",
+              ""};
+    const std::uint64_t gaps = r.arr_seq.ramp_engaged > 0 ? r.arr_seq.ramp_engaged - 1 : 0;
+    if (gaps == 0)
+        f.advice = "the throttle engaged once, at the first matmul: a kernel pays it once per start, so it "
+                   "weighs less in longer runs (more work per launch)";
+    else
+        f.advice = "it engaged " + num(r.arr_seq.ramp_engaged) + " times, " + num(gaps) +
+                   " after idle gaps of the array: keep the PE array streaming (issue the next matmuls' loads "
+                   "earlier so that bursts run back to back)";
+    Cycle on_path = 0;
+    for (const PathGroup& g : b.path)
+        if (g.name == "PE") on_path = g.total();
+    if (on_path == 0) {
+        f.text += "; PE is not on the critical path, so this did not lengthen the run";
+        f.advice = "nothing to gain in run time from fewer PE gaps";
+    }
+    return f;
+}
+
 // Throttler stalls (seed 000 §7.2): the client held most, its keys, and whether the run paid.
 void throttle_finding(const ReplayResult& r, const Bottleneck& bn, std::vector<Finding>& out) {
     const ClientStats* worst = most_held(r.kernel, StallCause::throttle);
@@ -626,6 +655,7 @@ void engine_findings(const ReplayResult& r, const Bottleneck& b, std::vector<Fin
                        "issue each LdWeights earlier, under the previous matmul: it loads the array's "
                        "background weights while the array streams"});
     if (a.stationary_wait) out.push_back(stationary_finding(a.stationary_wait, b));
+    if (a.ramp_cycles) out.push_back(ramp_finding(r, b));
     throttle_finding(r, b, out);
     if (r.tdm_strict) tdm_finding(r, b, out);
 }

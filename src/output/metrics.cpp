@@ -442,6 +442,14 @@ Section pe_section() {
          c_("busy_cycles", "cycles",
             "array occupancy (streaming plus bank-stall extension; array-equivalent, as stream_cycles)",
             Better::none, [](const Context& c, std::size_t) { return pe(c).pe_busy; }),
+         c_("ramp_cycles", "cycles",
+            "cycles the TensorE throttle (pe.ramp_*) added to matmuls' initiation intervals: the "
+            "array streams below its full rate for about pe.ramp_ns after an idle gap",
+            Better::lower, [](const Context& c, std::size_t) { return pe(c).ramp_cycles; }),
+         c_("ramp_engaged", "count",
+            "times the TensorE throttle engaged: at the first matmul and at each after an idle gap of "
+            "(1 - pe.ramp_reengage) x pe.ramp_window_ns",
+            Better::lower, [](const Context& c, std::size_t) { return pe(c).ramp_engaged; }),
          c_("weight_wait_cycles", "cycles", "cycles a matmul at the head waited for its LdWeights to finish",
             Better::lower, [](const Context& c, std::size_t) { return pe(c).weight_wait; }),
          c_("stationary_wait_cycles", "cycles",

@@ -228,6 +228,7 @@ void print_summary(std::ostream& os, const RunReport& rep, Detail detail) {
        << " streaming cycles, " << a.pe_busy << " busy), " << a.matmuls << " matmuls, " << a.ldweights
        << " ldweights"
        << (a.ldweights_replaced ? " (" + std::to_string(a.ldweights_replaced) + " replaced unused)" : "")
+       << (a.ramp_cycles ? ", TensorE throttle " + std::to_string(a.ramp_cycles) + " cycles" : "")
        << ", weight wait " << a.weight_wait << ", stationary wait " << a.stationary_wait
        << ", p2fifo back-pressure " << a.backpressure_cycles << " cycles\n";
     if (!a.shapes.empty()) {

@@ -18,6 +18,12 @@ def traced(kernel, inputs, params=None, generation="cayman"):
     return nki.trace(f"{example(path)}::{func}", inputs, params, generation=generation)
 
 
+def no_ramp(generation="cayman"):
+    """The generation with the TensorE ramp off: for a test that pins a matmul's streaming cycles
+    for a reason other than the ramp (tests/test_engines_timing.cpp holds the ramp)."""
+    return sbufsim.Config(generation, {"pe.ramp_start": 1})
+
+
 def replay(kt, tmp_path, config=None):
     path = kt.write(str(tmp_path / f"{kt.name}.trc"))
     return sbufsim.run(path, config)

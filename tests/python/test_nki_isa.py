@@ -8,7 +8,7 @@ import pytest
 
 from sbufsim import nki
 from sbufsim.nki._compute import INSTRUCTIONS
-from nki_helpers import check_semaphores, replay, traced
+from nki_helpers import check_semaphores, no_ramp, replay, traced
 
 
 def compute_records(kt):
@@ -233,7 +233,7 @@ def test_double_row_matmul_carries_perf_opt_and_halves_the_stream(tmp_path):
     matmuls = [r for r in fast.records if r.startswith("matmul")]
     assert len(matmuls) == 16 and all(field(r, "perf_opt") == "double_row" for r in matmuls)
     assert not any("perf_opt" in r for r in plain.records)
-    streamed = lambda kt: replay(kt, tmp_path)["pe"]["stream_cycles"]
+    streamed = lambda kt: replay(kt, tmp_path, no_ramp())["pe"]["stream_cycles"]
     assert streamed(fast) * 2 == streamed(plain)
 
 
@@ -448,7 +448,7 @@ def test_nc_matmul_mx_reads_its_scales_and_does_four_times_the_macs(tmp_path):
     scale_loads = [r for r in kt.records if r.startswith("dma") and "dst=uint8@" in r]
     assert len(scale_loads) == 4 * 2 * 4 and all(field(r, "partitions") == "4" for r in scale_loads)
     assert kt.flops == 4 * 4 * 2 * 128 * 128 * 512   # 4 K tiles, K = 4 x 128 each
-    assert replay(kt, tmp_path)["pe"]["stream_cycles"] == 4 * 512    # as bf16 of as many columns
+    assert replay(kt, tmp_path, no_ramp("mariana"))["pe"]["stream_cycles"] == 4 * 512  # as bf16 of as many columns
 
 
 def test_nc_matmul_mx_is_refused_before_neuroncore_v4_and_with_plain_data(tmp_path):
@@ -496,7 +496,7 @@ def test_one_zero_hint_halves_an_fp32_matmul(tmp_path):
     plain, hinted = nki.trace(k, inputs), nki.trace(k, inputs, {"HINT": True})
     assert all(field(r, "onezero") == "1" for r in hinted.records if r.startswith("matmul"))
     assert not any("onezero" in r for r in plain.records)
-    streamed = lambda kt: replay(kt, tmp_path)["pe"]["stream_cycles"]
+    streamed = lambda kt: replay(kt, tmp_path, no_ramp())["pe"]["stream_cycles"]
     assert streamed(hinted) * 2 == streamed(plain)
 
 

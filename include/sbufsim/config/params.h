@@ -108,7 +108,7 @@ struct PeParams {
     bool background_transpose = false;         // a PE transpose may overlap another matmul (NC-v4)
     bool transpose_passthrough = true;         // a PE transpose may write PSUM in its data's dtype (NC-v3+)
     bool mx = false;                           // MXFP8/MXFP4 quad-packed matmuls (nc_matmul_mx, NC-v4+)
-    double ramp_start = 1;                     // TensorE throttle: rate a burst starts at (1 = none)
+    double ramp_start = 0.5;                   // TensorE throttle: rate a burst starts at (1 = none)
     double ramp_ns = 3000;                     // from ramp_start to full rate
     double ramp_window_ns = 3000;              // the window whose utilisation re-engages the limit
     double ramp_reengage = 0.5;                // below this utilisation over the window

@@ -110,6 +110,10 @@ struct ArrSeqStats {
     // Cycles an LdWeights at the head waited for its semaphores (its stationary tile's load) while
     // the matmul after it had its data and its PE blocks.
     Cycle stationary_wait = 0;
+    // Cycles the TensorE throttle (pe.ramp_*) added to matmuls' initiation intervals: the array
+    // streamed at less than its full rate after an idle gap.
+    Cycle ramp_cycles = 0;
+    std::uint64_t ramp_engaged = 0;  // times the throttle engaged: the first matmul and each after a gap
     std::uint64_t macs = 0;        // multiply-accumulates: rows x cols x moving elements per matmul
     // Matmul counts by tile shape "RxC" (num_active_rows x num_active_cols), in first-seen
     // order, like arr_seq_ififo_perf_matmul's tile_RxC counters (seed 000 §5.6).
