@@ -303,7 +303,8 @@ TEST(Mfu, Mx_matmuls_count_four_macs_per_pe_and_say_which_peak_they_pass) {
             "dst=fp32@0x2000000[1][512] "
             "num_active_rows=128 num_active_cols=128\n";
     // The ramp off: 16 matmuls are a burst shorter than the TensorE ramp, which would hide the count.
-    const ReplayResult r = replay_trace(test::no_ramp(test::shipped_params("mariana")), write_temp("mfu_mx.trc", text));
+    const ReplayResult r =
+        replay_trace(test::no_ramp(test::shipped_params("mariana")), write_temp("mfu_mx.trc", text));
     const Bottleneck b = analyse(r);
     EXPECT_GT(b.mfu, 3.5);
     EXPECT_LE(b.mfu, 4.0);

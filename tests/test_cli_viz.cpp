@@ -120,8 +120,9 @@ TEST(CliViz, Timeline_and_heatmap_files_parse_and_plot_reads_run_json) {
     const std::string tl = temp("t.json"), hm = temp("h.svg"), js = temp("s.json"), pl = temp("p.svg");
     // The TensorE ramp off: the trace's matmuls at the pace it was written for, where no client
     // loses a beat to another at the default beats (asserted below).
-    const Out o = sbufsim({"run", shipped("act_vs_matmul_collide.trc"), "--set", "pe.ramp_start=1", "--timeline", tl,
-                           "--window", "0:3000", "--heatmap", hm, "--window-stats", "64", "--json", js, "--quiet"});
+    const Out o =
+        sbufsim({"run", shipped("act_vs_matmul_collide.trc"), "--set", "pe.ramp_start=1", "--timeline", tl,
+                 "--window", "0:3000", "--heatmap", hm, "--window-stats", "64", "--json", js, "--quiet"});
     ASSERT_EQ(o.rc, kExitOk) << o.err;
     // The window cuts the timeline, not the heatmap: said.
     EXPECT_NE(o.err.find("note: --window 0:3000 cuts the timeline only; --heatmap covers the whole run"),

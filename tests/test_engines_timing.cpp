@@ -366,7 +366,8 @@ TEST(ArrSeqThrottle, A_burst_starts_at_half_rate_and_an_idle_gap_re_engages_the_
 // The throttle is on where AWS's docs name it (Trn2 and Trn3: "starts at roughly 50% utilization",
 // Neuron Explorer, Understanding throttling) and off on the generations they do not.
 TEST(ArrSeqThrottle, Trn2_and_trn3_start_at_half_rate_the_other_generations_have_no_ramp) {
-    for (const char* gen : {"cayman", "mariana"}) EXPECT_EQ(test::shipped_params(gen).pe.ramp_start, 0.5) << gen;
+    for (const char* gen : {"cayman", "mariana"})
+        EXPECT_EQ(test::shipped_params(gen).pe.ramp_start, 0.5) << gen;
     for (const char* gen : {"sunda", "inferentia", "maverick"})
         EXPECT_EQ(test::shipped_params(gen).pe.ramp_start, 1.0) << gen;
 }

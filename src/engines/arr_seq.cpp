@@ -216,7 +216,8 @@ void ArrSeq::start_matmul(const ArrSeqInstr& in, std::uint64_t blocks, Cycle now
     // The stationary latched on the tile (its first block; an LdWeights loads all its blocks).
     i.stationary_cols = loaded_cols_[static_cast<std::size_t>(__builtin_ctzll(blocks))];
     const std::uint32_t full_rate = matmul_ii(i);
-    const std::uint32_t ii = static_cast<std::uint32_t>(ramp_start_ < 1 ? throttled(full_rate, now) : full_rate);
+    const std::uint32_t ii =
+        static_cast<std::uint32_t>(ramp_start_ < 1 ? throttled(full_rate, now) : full_rate);
     arr_.ramp_cycles += ii - full_rate;
     const std::size_t slot = static_cast<std::size_t>(__builtin_ctzll(~streams_active_));
     streams_active_ |= std::uint64_t{1} << slot;

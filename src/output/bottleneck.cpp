@@ -536,12 +536,14 @@ Finding ramp_finding(const ReplayResult& r, const Bottleneck& b) {
               ""};
     const std::uint64_t gaps = r.arr_seq.ramp_engaged > 0 ? r.arr_seq.ramp_engaged - 1 : 0;
     if (gaps == 0)
-        f.advice = "the throttle engaged once, at the first matmul: a kernel pays it once per start, so it "
-                   "weighs less in longer runs (more work per launch)";
+        f.advice =
+            "the throttle engaged once, at the first matmul: a kernel pays it once per start, so it "
+            "weighs less in longer runs (more work per launch)";
     else
-        f.advice = "it engaged " + num(r.arr_seq.ramp_engaged) + " times, " + num(gaps) +
-                   " after idle gaps of the array: keep the PE array streaming (issue the next matmuls' loads "
-                   "earlier so that bursts run back to back)";
+        f.advice =
+            "it engaged " + num(r.arr_seq.ramp_engaged) + " times, " + num(gaps) +
+            " after idle gaps of the array: keep the PE array streaming (issue the next matmuls' loads "
+            "earlier so that bursts run back to back)";
     Cycle on_path = 0;
     for (const PathGroup& g : b.path)
         if (g.name == "PE") on_path = g.total();
