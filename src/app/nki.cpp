@@ -29,7 +29,6 @@ namespace sbufsim::app {
 namespace {
 
 // The PE array: 128 x 128 MACs per cycle, 2 flops each (bf16; seed 000 §5).
-constexpr double kPeakFlopsPerCycle = 2.0 * 128 * 128;
 
 // Milliseconds of a --timeout that timeout_problem() accepted (at most kMaxTimeoutSeconds).
 long long timeout_ms(double seconds) { return static_cast<long long>(std::ceil(seconds * 1000)); }
@@ -105,13 +104,6 @@ std::string trace_header_of(const std::string& path) {
     while (std::getline(in, line))
         if (!line.empty() && line[0] != '#') return line.substr(0, 80);
     return {};
-}
-
-// A number after `"key":` in the run's JSON (the first occurrence; keys are unique per section
-// and the run section comes first).
-double json_number(const std::string& json, const std::string& key) {
-    const auto at = json.find("\"" + key + "\":");
-    return at == std::string::npos ? 0.0 : std::strtod(json.c_str() + at + key.size() + 3, nullptr);
 }
 
 // `report_mfu`: the run report's MFU (a fraction; < 0 when the run wrote none). The two count
@@ -314,6 +306,19 @@ int sweep_kernel(const NkiSweepRequest& r, Io io) {
         return end.started ? kExitInput : kExitUsage;
     }
     return end.code;
+}
+
+double json_number(const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\":");
+    return at == std::string::npos ? 0.0 : std::strtod(json.c_str() + at + key.size() + 3, nullptr);
+}
+
+std::string json_text(const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\":");
+    if (at == std::string::npos) return {};
+    const auto open = json.find('"', at + key.size() + 3);
+    const auto close = open == std::string::npos ? open : json.find('"', open + 1);
+    return close == std::string::npos ? std::string() : json.substr(open + 1, close - open - 1);
 }
 
 std::string kernel_summary(std::string summary, const std::string& traced, const std::string& kernel) {

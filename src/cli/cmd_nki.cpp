@@ -14,6 +14,7 @@
 #include "cli/nki_args.h"
 #include "cli/nki_package.h"
 #include "sbufsim/app/nki.h"
+#include "sbufsim/app/nki_launch.h"
 #include "sbufsim/config/config.h"
 #include "sbufsim/types/number.h"
 #include "sbufsim/types/text.h"
@@ -148,12 +149,6 @@ int replay_kernel(const NkiArgs& a, const std::string& trace, const std::string&
     return kExitOk;
 }
 
-// A number after `"key":` in a run's JSON (the first occurrence: the run section comes first).
-double json_number_of(const std::string& json, const std::string& key) {
-    const auto at = json.find("\"" + key + "\":");
-    return at == std::string::npos ? 0.0 : std::strtod(json.c_str() + at + key.size() + 3, nullptr);
-}
-
 // The configuration the replay loads (--gen, --config, --set and the key flags among the run
 // options): the launch's cores and their HBM share come from it. Throws ConfigError.
 Params replay_params(const NkiArgs& a) {
@@ -187,88 +182,6 @@ unsigned launch_cores(const NkiArgs& a, const Params& p, Io io) {
     return static_cast<unsigned>(*n);
 }
 
-// One core of a launch: its trace, the instances it ran and its replay's figures.
-struct CoreRun {
-    std::string trace;
-    long instances = 0;
-    std::string summary, bound_by;
-    double cycles = 0, time_ns = 0, records = 0;
-    KernelTotals totals;
-};
-
-// The cores' traces the tracer listed beside the kernel's (`TRACE.cores`: one line per core,
-// "INSTANCES PATH"); empty when the launch ran on one core.
-std::vector<CoreRun> core_traces(const std::string& traced) {
-    std::vector<CoreRun> cores;
-    std::istringstream in(read_text(traced + ".cores"));
-    CoreRun c;
-    while (in >> c.instances >> c.trace) cores.push_back(c);
-    return cores;
-}
-
-// HBM bandwidth of each of `streaming` cores of a launch (dma.hbm_shared_gbps split among them,
-// each at most dma.hbm_gbps; docs/nki.md, SPMD grids).
-double hbm_share(const Params& p, std::size_t streaming) {
-    if (p.dma.hbm_shared_gbps <= 0 || streaming == 0) return p.dma.hbm_gbps;
-    const double share = std::max(0.01, p.dma.hbm_shared_gbps / static_cast<double>(streaming));
-    return p.dma.hbm_gbps > 0 ? std::min(p.dma.hbm_gbps, share) : share;
-}
-
-// The run options without the files a run writes (--json, --csv, ...): every core is replayed
-// into scratch files, and only the latest core's replay writes the user's.
-std::vector<std::string> without_outputs(const std::vector<std::string>& args) {
-    static const std::vector<std::string> written = {"--json",     "--csv",     "--stats",
-                                                     "--timeline", "--heatmap", "--vcd"};
-    std::vector<std::string> kept;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string key = args[i].substr(0, args[i].find('='));
-        if (std::find(written.begin(), written.end(), key) == written.end()) {
-            kept.push_back(args[i]);
-        } else if (args[i].find('=') == std::string::npos) {
-            ++i;  // its value
-        }
-    }
-    return kept;
-}
-
-// `"key": "text"` of a JSON document ("" when absent).
-std::string json_text(const std::string& json, const std::string& key) {
-    const auto at = json.find("\"" + key + "\":");
-    if (at == std::string::npos) return {};
-    const auto open = json.find('"', at + key.size() + 3);
-    const auto close = open == std::string::npos ? open : json.find('"', open + 1);
-    return close == std::string::npos ? std::string() : json.substr(open + 1, close - open - 1);
-}
-
-// The launch's lines: its time (the latest core's), each core's, and the kernel's figures over
-// the launch (every core's flops and HBM bytes, against the cores' PE arrays). With the latest
-// core's summary (at most 26 lines) they keep a two-core launch within one screen of 30.
-void print_launch(std::ostream& os, const std::vector<CoreRun>& cores, std::size_t latest, double share) {
-    long instances = 0;
-    KernelTotals all;
-    for (const CoreRun& c : cores) {
-        instances += c.instances;
-        all.flops += c.totals.flops;
-        all.hbm_bytes += c.totals.hbm_bytes;
-    }
-    const CoreRun& last = cores[latest];
-    os << "launch: " << instances << " instances on " << cores.size() << " NeuronCores, "
-       << format_fixed(last.cycles, 0) << " cycles = " << format_fixed(last.time_ns, 1) << " ns, core "
-       << latest << "'s; HBM " << format_number(share, 4) << " GB/s a core\n";
-    for (std::size_t i = 0; i < cores.size(); ++i)
-        os << "  core " << i << ": " << cores[i].instances << " instances, " << cores[i].records
-           << " records, " << format_fixed(cores[i].cycles, 0) << " cycles, bound by "
-           << (cores[i].bound_by.empty() ? "?" : cores[i].bound_by) << "\n";
-    const double peak = 2.0 * 128 * 128 * static_cast<double>(cores.size());
-    os << "kernel: " << format_fixed(all.flops / 1e9, 1) << " GFLOP of matmul, "
-       << format_fixed(all.hbm_bytes / (1 << 20), 1) << " MiB HBM traffic";
-    if (last.cycles > 0 && last.time_ns > 0)
-        os << "; MFU " << format_fixed(100.0 * all.flops / (last.cycles * peak), 1) << "% of " << cores.size()
-           << " PE arrays, " << format_fixed(all.flops / last.time_ns / 1e3, 1) << " TFLOP/s; HBM "
-           << format_fixed(all.hbm_bytes / last.time_ns, 1) << " GB/s";
-    os << "\n";
-}
-
 // Replays each core of a launch (check_line() passed; `cores` from core_traces()) with its share
 // of the HBM bandwidth, then prints the latest core's summary and the launch's lines. The user's
 // output files (--json, ...) are the latest core's replay's.
@@ -291,13 +204,7 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
             io.out << captured.str();
             return rc;
         }
-        const std::string stats = read_text(json);
-        cores[i].summary = captured.str();
-        cores[i].cycles = json_number_of(stats, "total_cycles");
-        cores[i].time_ns = json_number_of(stats, "time_ns");
-        cores[i].bound_by = json_text(stats, "bound_by");
-        cores[i].records = json_number_of(stats, "records");
-        cores[i].totals = kernel_totals(cores[i].trace);
+        read_core_replay(cores[i], captured.str(), read_text(json));
         if (cores[i].cycles > cores[latest].cycles) latest = i;
     }
     std::ostream& text = machine ? io.err : io.out;
@@ -312,14 +219,7 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
     }
     if (!machine) {
         // the summary names the kernel and its core, and which core's trace -o keeps
-        std::string summary = cores[latest].summary;
-        const std::string named = "trace " + cores[latest].trace + "  (";
-        if (const std::size_t at = summary.find(named); at != std::string::npos)
-            summary.replace(at, named.size(),
-                            "trace " + a.kernel + ", core " + std::to_string(latest) +
-                                (a.output.empty() ? " (not kept: -o FILE.trc keeps core 0's)  ("
-                                                  : " (-o keeps core 0's)  ("));
-        text << summary;
+        text << launch_summary(cores[latest], latest, a.kernel, !a.output.empty());
     }
     print_launch(text, cores, latest, share);
     return kExitOk;

@@ -61,6 +61,14 @@ int sweep_kernel(const NkiSweepRequest& request, Io io);
 // binary form; committed. kExitOk, or kExitInput after saying why on `err`.
 int keep_trace(const std::string& traced, OutputFile& kept, std::ostream& err);
 
+// The PE array's peak: 128 x 128 multiply-accumulates a cycle, two flops each.
+inline constexpr double kPeakFlopsPerCycle = 2.0 * 128 * 128;
+
+// A number after `"key":` in a run's JSON, 0 when absent (the first occurrence; keys are unique
+// per section and the run section comes first), and `"key": "text"`'s text, "" when absent.
+double json_number(const std::string& json, const std::string& key);
+std::string json_text(const std::string& json, const std::string& key);
+
 // The kernel's matmul flops and HBM bytes (the `# nki` line the tracer writes after the header).
 struct KernelTotals {
     double flops = 0, hbm_bytes = 0;
