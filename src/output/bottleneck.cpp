@@ -544,10 +544,7 @@ Finding ramp_finding(const ReplayResult& r, const Bottleneck& b) {
             "it engaged " + num(r.arr_seq.ramp_engaged) + " times, " + num(gaps) +
             " after idle gaps of the array: keep the PE array streaming (issue the next matmuls' loads "
             "earlier so that bursts run back to back)";
-    Cycle on_path = 0;
-    for (const PathGroup& g : b.path)
-        if (g.name == "PE") on_path = g.total();
-    if (on_path == 0) {
+    if (path_share(b, "PE") == 0) {
         f.text += "; PE is not on the critical path, so this did not lengthen the run";
         f.advice = "nothing to gain in run time from fewer PE gaps";
     }
