@@ -252,6 +252,31 @@ TEST(CliNki, Sweep_options_are_checked_before_any_point_is_traced) {
     }
 }
 
+// --quiet (or -q) prints nothing, as `sbufsim run --quiet` does: not the tracer's line, not the
+// kernel's figures, on one core or a launch on two; -o is still written and errors still said.
+TEST(CliNki, Quiet_prints_nothing_but_still_keeps_the_trace) {
+    const std::string dir = fresh("quiet");
+    const std::string transpose = std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/transpose.py";
+    const CliOut loud = nki(dir, transpose, {});
+    ASSERT_EQ(loud.rc, 0) << loud.out;
+    EXPECT_NE(loud.out.find("transpose: traced"), std::string::npos) << loud.out;
+    for (const char* flag : {"--quiet", "-q"}) {
+        const CliOut quiet = nki(dir, transpose, {flag, "-o", dir + "/kept.trc"});
+        EXPECT_EQ(quiet.rc, 0) << quiet.out;
+        EXPECT_EQ(quiet.out, "") << flag;
+        EXPECT_TRUE(fs::exists(dir + "/kept.trc"));
+        fs::remove(dir + "/kept.trc");
+    }
+    const std::string spmd = std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/spmd_add.py::spmd_add";
+    const CliOut launch = sbufsim_process(
+        {"nki", spmd, "--input", "a=bf16[1000,512]", "--input", "b=bf16[1000,512]", "-q"}, "nki_quiet_");
+    EXPECT_EQ(launch.rc, 0) << launch.err;
+    EXPECT_EQ(launch.out, "");
+    const CliOut bad = nki(dir, transpose, {"-q", "--set", "sbuf.no_such_key=1"});
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.out.find("no_such_key"), std::string::npos) << bad.out;
+}
+
 TEST(CliNki, O_with_sbt_keeps_the_binary_form) {
     const std::string dir = fresh("sbt");
     const std::string out = dir + "/k.sbt";

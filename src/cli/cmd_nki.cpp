@@ -19,59 +19,10 @@
 #include "sbufsim/types/number.h"
 #include "sbufsim/types/text.h"
 
-#ifndef SBUFSIM_PYTHON3
-#define SBUFSIM_PYTHON3 "/usr/bin/python3"
-#endif
-
 namespace sbufsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kHelp =
-    "usage: sbufsim nki KERNEL.py::FUNC --input NAME=DTYPE[D0,D1,...]... [--param NAME=VALUE]...\n"
-    "                   [--gen G] [-o TRACE.trc|TRACE.sbt] [--python EXE] [--timeout SEC] [run options]\n"
-    "       sbufsim nki KERNEL.py::FUNC --input ... --sweep-param NAME=V1,V2... [sweep options]\n\n"
-    "Trace an NKI kernel written against the public API (import nki / nki.language / nki.isa, or\n"
-    "neuronxcc.nki) with sbufsim's tracing implementation of it, replay the trace like `sbufsim\n"
-    "run` and add the kernel's MFU (matmul flops against the PE array's 2 x 128 x 128 per cycle)\n"
-    "and achieved HBM bandwidth. docs/nki.md lists the supported calls.\n\n"
-    "The kernel file is executed as Python, with your rights: like `python3 KERNEL.py`, it can read,\n"
-    "write and delete whatever you can and reach the network. Trace only kernels you would run.\n\n"
-    "  --input NAME=DTYPE[SHAPE]  an HBM argument of the kernel, e.g. lhsT=bf16[4096,2048]\n"
-    "  --input NAME=[DTYPE:]F.npy the argument with values (numpy): the kernel's output is computed\n"
-    "                             while it is traced; --values-out OUT.npy keeps it\n"
-    "  --param NAME=VALUE         a keyword argument: a Python literal (TILES_IN_BLOCK_M=4), or a call\n"
-    "                             or attribute of the kernel module's names (kargs=Args(eps=1e-6))\n"
-    "  --gen G                    the generation (sunda, cayman, mariana); default cayman\n"
-    "  --grid G0[,G1,...]         launch the kernel as kernel[G0, G1, ...] (SPMD), nl.program_id(axis)\n"
-    "                             telling each instance its index; the instances run on the logical\n"
-    "                             NeuronCore's physical cores, one after another on each, and the\n"
-    "                             launch takes as long as the latest core (docs/nki.md, SPMD grids)\n"
-    "  --cores N                  the physical NeuronCores an SPMD launch runs on (1 to 8; default the\n"
-    "                             generation's gen.lnc: 2 on cayman, 1 on sunda)\n"
-    "  --loop-buffers N           the buffers an SBUF tile re-bound in an affine_range loop rotates\n"
-    "                             over (1 to 8; default 3; a PSUM tile takes at most 2: docs/nki.md,\n"
-    "                             Operands and the allocator)\n"
-    "  -o, --output FILE          keep the trace there (default: a temporary file); FILE.sbt keeps the\n"
-    "                             binary form\n"
-    "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3
-    ")\n"
-    "  --timeout SEC              stop the tracing after SEC seconds (with --sweep-param: each point's\n"
-    "                             tracing, and its replay); default 0, no limit\n"
-    "  --annotate [FILE.py]       print the kernel's functions that made records (FILE.py: default the\n"
-    "                             kernel's file) with each line's figures in a margin (docs/report.md)\n"
-    "  --sweep-param NAME=V1,V2   a tiling sweep: trace the kernel at every value (repeatable: the\n"
-    "                             cartesian product), replay the points in parallel with `sbufsim\n"
-    "                             sweep` and print a table of cycles, MFU and HBM bandwidth\n"
-    "every other option goes to `sbufsim run` (--set, --config, --json, --scheduler, ...), or with\n"
-    "--sweep-param to `sbufsim sweep` (--set, --config, --jobs, --timeout, --out; with --out TABLE.csv\n"
-    "the points' traces are kept in TABLE.traces/, named by their parameters).\n\n"
-    "example:\n"
-    "  sbufsim nki examples/nki/matmul.py::matmul_blocked --input lhsT=bf16[2048,2048] \\\n"
-    "      --input rhs=bf16[2048,2048] --param TILES_IN_BLOCK_M=4\n"
-    "  sbufsim nki examples/nki/matmul.py::matmul_blocked --input lhsT=bf16[2048,2048] \\\n"
-    "      --input rhs=bf16[2048,2048] --sweep-param TILES_IN_BLOCK_M=1,2,4,8\n";
 
 // The checks of a --sweep-param command line: no trace kept, no single run's outputs, and every
 // option of the sweep as `sbufsim sweep` takes it.
@@ -119,11 +70,18 @@ int sweep_points(const NkiArgs& a, const std::string& python, const std::string&
     return sweep_kernel(request, io);
 }
 
+// Where the tracer's words and the kernel's figures go: stderr beside a document on stdout
+// (--json - / --csv -), nowhere with --quiet (as `sbufsim run --quiet` prints nothing), else stdout.
+std::ostream& words_stream(const NkiArgs& a, bool machine, Io io) {
+    static std::ostream nowhere(nullptr);  // a stream without a buffer drops what it is given
+    return a.quiet ? nowhere : machine ? io.err : io.out;
+}
+
 // Replays the traced kernel as `sbufsim run` does, its JSON into a scratch file (or the user's own
 // --json) for the kernel figures, which follow on `text`'s stream.
 int replay_kernel(const NkiArgs& a, const std::string& trace, const std::string& traced,
                   const std::string& tmp, bool machine, Io io) {
-    std::ostream& text = machine ? io.err : io.out;
+    std::ostream& text = words_stream(a, machine, io);
     // Replay as `sbufsim run` does, its JSON into a scratch file for the kernel figures.
     const std::string json = (fs::path(tmp) / "run.json").string();
     // The user's own --json FILE (the last one given): the figures read it back ("-": none).
@@ -207,7 +165,7 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
         read_core_replay(cores[i], captured.str(), read_text(json));
         if (cores[i].cycles > cores[latest].cycles) latest = i;
     }
-    std::ostream& text = machine ? io.err : io.out;
+    std::ostream& text = words_stream(a, machine, io);
     if (user_outputs) {
         // the user's files, of the latest core's replay (its summary printed by that replay)
         std::vector<std::string> args = {cores[latest].trace, "--gen", a.gen};
@@ -217,7 +175,7 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
         if (const int rc = cmd_run(args, machine ? io : Io{captured, io.err}); rc != kExitOk) return rc;
         if (!machine) cores[latest].summary = captured.str();
     }
-    if (!machine) {
+    if (!machine && !a.quiet) {
         // the summary names the kernel and its core, and which core's trace -o keeps
         text << launch_summary(cores[latest], latest, a.kernel, !a.output.empty());
     }
@@ -259,7 +217,7 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     NkiArgs a;
     if (!parse_nki_args(args, a, io) || !parse_nki_timeout(a, io)) return kExitUsage;
     if (a.help) {
-        io.out << kHelp;
+        io.out << nki_help();
         return kExitOk;
     }
     if (const int rc = check_line(a, io); rc != kExitOk) return rc;
@@ -296,7 +254,7 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     // A document on stdout (--json - / --csv -) stays alone there: the tracer's words and the
     // kernel figures go to stderr with the run's summary.
     const bool machine = gives_stdout(a.run_args, {"--json", "--csv"});
-    std::ostream& text = machine ? io.err : io.out;
+    std::ostream& text = words_stream(a, machine, io);
 
     // The launch's cores: --cores, else the generation's gen.lnc (the replay's configuration).
     Params params;

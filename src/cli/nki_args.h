@@ -21,7 +21,11 @@ struct NkiArgs {
     double timeout = 0;         // seconds the tracer may run (0: no limit)
     bool annotate = false;      // --annotate [FILE]: the replay's --annotate, of the kernel's file
     std::string annotate_file;  // FILE when given
+    bool quiet = false;         // --quiet/-q among the run's options: nothing on stdout
 };
+
+// `sbufsim nki --help`.
+const char* nki_help();
 
 // Splits the command line: what the tracer needs, everything else for `sbufsim run`. False after
 // saying why on io.err.
