@@ -1,6 +1,7 @@
 // The shipped inputs tests replay against: a generation's configuration as loaded from
-// configs/<gen>.ini (load_config) and the traces in traces/. tests/gen_params.h instead builds
-// Params by hand, independent of the files.
+// configs/<gen>.ini (load_config) and the traces in traces/. Tests take a generation's values from
+// its file, never from a copy of their own: tests/data/generation_values.txt pins what the files
+// hold (test_config.cpp), and each HIGH/OBSERVED constant has its own test asserting its number.
 #pragma once
 
 #include <string>
@@ -21,6 +22,12 @@ inline Params shipped_params(const std::string& generation,
 }
 
 inline Params cayman() { return shipped_params("cayman"); }
+
+// The shipped generations, oldest first.
+inline const std::vector<std::string>& all_generations() {
+    static const std::vector<std::string> gens{"inferentia", "sunda", "cayman", "mariana", "maverick"};
+    return gens;
+}
 
 // `p` with the TensorE ramp off (pe.ramp_start = 1): for a test that pins a matmul's exact cycles
 // for a reason other than the ramp (the ramp has its own tests, ArrSeqThrottle and validate P16).

@@ -6,20 +6,20 @@
 #include <string>
 #include <vector>
 
-#include "gen_params.h"
 #include "sbufsim/address/address.h"
 #include "sbufsim/config/config.h"
+#include "shipped.h"
 
 namespace sbufsim {
 namespace {
 
 using test::all_generations;
-using test::gen_params;
+using test::shipped_params;
 
 // ---- decode: known points ---------------------------------------------------------------------
 
 TEST(AddressDecode, Cayman_psum_starts_at_32MiB_magnitude_test) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     // seed 000 §2 QUIRK: anything at/above 0x2000000 (and below +PSUM_BUF_SZ) is PSUM.
     EXPECT_TRUE(m.addr_in_sbuf(0x1ffffff));
     EXPECT_FALSE(m.addr_in_psum(0x1ffffff));
@@ -30,7 +30,7 @@ TEST(AddressDecode, Cayman_psum_starts_at_32MiB_magnitude_test) {
 }
 
 TEST(AddressDecode, Cayman_known_addresses) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const Decoded s = m.decode(0x5600);
     EXPECT_EQ(s.region, Region::sbuf);
     EXPECT_EQ(s.partition, 0u);
@@ -53,20 +53,20 @@ TEST(AddressDecode, Cayman_known_addresses) {
 }
 
 TEST(AddressDecode, Addr_imm_mask_keeps_29_bits) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_EQ(m.addr_imm_mask(0xe0005600u), 0x5600u);
     EXPECT_EQ(m.addr_imm_mask(0x1fffffffu), 0x1fffffffu);
 }
 
 TEST(AddressDecode, Wider_than_29_bits_is_reported_not_masked) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const Decoded d = m.decode(0x20000000);
     EXPECT_EQ(d.status, DecodeStatus::too_wide);
     EXPECT_NE(m.explain(d).find("29-bit"), std::string::npos) << m.explain(d);
 }
 
 TEST(AddressDecode, Above_psum_is_off_chip) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const Decoded d = m.decode(0x2400000);
     EXPECT_EQ(d.region, Region::none);
     EXPECT_EQ(d.status, DecodeStatus::off_chip);
@@ -74,7 +74,7 @@ TEST(AddressDecode, Above_psum_is_off_chip) {
 }
 
 TEST(AddressDecode, Pad_offset_is_invalid_with_reason) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const Decoded d = m.decode(m.sbuf_addr(5, 0x38000));
     EXPECT_EQ(d.region, Region::sbuf);
     EXPECT_EQ(d.partition, 5u);
@@ -93,14 +93,14 @@ TEST(AddressDecode, Pad_offset_is_invalid_with_reason) {
 // ---- decode: maverick has no PSUM ---------------------------------------------------------------
 
 TEST(MaverickNoPsum, Addr_in_psum_is_always_false) {
-    const AddressMap m(gen_params("maverick"));
+    const AddressMap m(shipped_params("maverick"));
     EXPECT_FALSE(m.has_psum());
     for (std::uint32_t a : {0x0u, 0x2000000u, 0x2000800u, 0x23fffffu, 0x8000000u, 0x1fffffffu})
         EXPECT_FALSE(m.addr_in_psum(a)) << hex(a);
 }
 
 TEST(MaverickNoPsum, Former_psum_window_is_sbuf_on_maverick) {
-    const AddressMap m(gen_params("maverick"));
+    const AddressMap m(shipped_params("maverick"));
     // STATE_BUF_SZ = 0x8000000 covers 0x2000000: partition 32 of the 1 MiB stride (seed 000 §1).
     const Decoded d = m.decode(0x2000000);
     EXPECT_EQ(d.region, Region::sbuf);
@@ -109,7 +109,7 @@ TEST(MaverickNoPsum, Former_psum_window_is_sbuf_on_maverick) {
 }
 
 TEST(MaverickNoPsum, Beyond_sbuf_says_no_psum) {
-    const AddressMap m(gen_params("maverick"));
+    const AddressMap m(shipped_params("maverick"));
     const Decoded d = m.decode(0x8000000);
     EXPECT_EQ(d.status, DecodeStatus::off_chip);
     EXPECT_NE(m.explain(d).find("and maverick has no PSUM; give an address inside SBUF (seed 000 §1)"), std::string::npos)
@@ -117,7 +117,7 @@ TEST(MaverickNoPsum, Beyond_sbuf_says_no_psum) {
 }
 
 TEST(MaverickNoPsum, Psum_location_is_rejected) {
-    const AddressMap m(gen_params("maverick"));
+    const AddressMap m(shipped_params("maverick"));
     const Decoded d = m.decode_location(Region::psum, 0, 0);
     EXPECT_EQ(d.status, DecodeStatus::no_psum);
     EXPECT_EQ(m.explain(d), "maverick has no PSUM; place the operand in SBUF [0x0, 0x8000000) (seed 000 §1)");
@@ -125,7 +125,7 @@ TEST(MaverickNoPsum, Psum_location_is_rejected) {
 }
 
 TEST(AddressDecode, Location_checks_partition_count_and_stride) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_EQ(m.decode_location(Region::sbuf, 128, 0).status, DecodeStatus::partition_out_of_range);
     EXPECT_EQ(m.decode_location(Region::sbuf, 0, 0x40000).status, DecodeStatus::offset_beyond_stride);
     EXPECT_EQ(m.decode_location(Region::psum, 0, 0x8000).status, DecodeStatus::offset_beyond_stride);
@@ -136,7 +136,7 @@ TEST(AddressDecode, Location_checks_partition_count_and_stride) {
 }
 
 TEST(AddressDecode, Inferentia_psum_has_64_partitions) {
-    const AddressMap m(gen_params("inferentia"));
+    const AddressMap m(shipped_params("inferentia"));
     EXPECT_TRUE(m.decode(m.psum_addr(63, 0)).valid());
     const Decoded d = m.decode_location(Region::psum, 64, 0);
     EXPECT_EQ(d.status, DecodeStatus::partition_out_of_range);
@@ -147,49 +147,12 @@ TEST(AddressDecode, Inferentia_psum_has_64_partitions) {
 }
 
 TEST(AddressDecode, Partition_beyond_count_inside_region_is_out_of_range) {
-    Params p = gen_params("inferentia");
+    Params p = shipped_params("inferentia");
     p.psum.region_size = 0x200000;  // a region wider than 64 partitions × stride
     const AddressMap m(p);
     const Decoded d = m.decode(m.psum_addr(64, 0));
     EXPECT_EQ(d.region, Region::psum);
     EXPECT_EQ(d.status, DecodeStatus::partition_out_of_range);
-}
-
-// The hand-built test geometry must not drift from the shipped generation files.
-TEST(GenParams, Match_shipped_configs_on_address_geometry) {
-    for (const auto& gen : all_generations()) {
-        const Params a = gen_params(gen);
-        Params b;
-        try {
-            LoadRequest request;
-            request.generation = gen;
-            b = load_config(request).params;
-        } catch (const ConfigError& e) {
-            FAIL() << gen << ": " << e.what();
-        }
-        SCOPED_TRACE(gen);
-        EXPECT_EQ(a.sbuf.partitions, b.sbuf.partitions);
-        EXPECT_EQ(a.sbuf.partition_stride, b.sbuf.partition_stride);
-        EXPECT_EQ(a.sbuf.partition_active, b.sbuf.partition_active);
-        EXPECT_EQ(a.sbuf.region_offset, b.sbuf.region_offset);
-        EXPECT_EQ(a.sbuf.region_size, b.sbuf.region_size);
-        EXPECT_EQ(a.sbuf.clusters, b.sbuf.clusters);
-        EXPECT_EQ(a.sbuf.half_select, b.sbuf.half_select);
-        EXPECT_EQ(a.sbuf.half_offset_bit, b.sbuf.half_offset_bit);
-        EXPECT_EQ(a.sbuf.soc_base, b.sbuf.soc_base);
-        EXPECT_EQ(a.psum.partitions, b.psum.partitions);
-        EXPECT_EQ(a.psum.banks, b.psum.banks);
-        EXPECT_EQ(a.psum.bank_size, b.psum.bank_size);
-        EXPECT_EQ(a.psum.isa_banks, b.psum.isa_banks);
-        EXPECT_EQ(a.psum.isa_bank_size, b.psum.isa_bank_size);
-        EXPECT_EQ(a.psum.partition_stride, b.psum.partition_stride);
-        EXPECT_EQ(a.psum.partition_active, b.psum.partition_active);
-        EXPECT_EQ(a.psum.region_offset, b.psum.region_offset);
-        EXPECT_EQ(a.psum.region_size, b.psum.region_size);
-        EXPECT_EQ(a.psum.soc_base, b.psum.soc_base);
-        EXPECT_EQ(a.isa.matmul_zero_region_max, b.isa.matmul_zero_region_max);
-        EXPECT_EQ(a.isa.quadrant_partitions, b.isa.quadrant_partitions);
-    }
 }
 
 // ---- decode: round trip over every partition and edge offset of every generation ----------------
@@ -240,7 +203,7 @@ void expect_round_trip(const AddressMap& m, Region region) {
 
 TEST(AddressDecode, Round_trip_every_partition_and_edge_offset_every_generation) {
     for (const auto& gen : all_generations()) {
-        const AddressMap m(gen_params(gen));
+        const AddressMap m(shipped_params(gen));
         expect_round_trip(m, Region::sbuf);
         if (m.has_psum()) expect_round_trip(m, Region::psum);
     }
@@ -250,7 +213,7 @@ TEST(AddressDecode, Sbuf_region_is_exactly_partitions_times_stride) {
     // seed 000 §1: 128 × stride == STATE_BUF_SZ on every generation; the last byte decodes to
     // partition 127 and the next byte is no longer SBUF.
     for (const auto& gen : all_generations()) {
-        const AddressMap m(gen_params(gen));
+        const AddressMap m(shipped_params(gen));
         const auto end = static_cast<std::uint32_t>(m.sbuf().region_size);
         EXPECT_EQ(m.decode(end - 1).partition, 127u) << gen;
         EXPECT_FALSE(m.addr_in_sbuf(end)) << gen;
@@ -264,7 +227,7 @@ struct SbufBankRow {
 };
 
 TEST(SbufEccBank, Partition_half_select_cluster_is_16_partitions_half_is_8) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     ASSERT_EQ(m.sbuf().half_select, HalfSelect::partition);
     const SbufBankRow rows[] = {
         {0, 0, 0, 0},   {7, 0x30000, 0, 0}, {8, 0, 0, 1},    {15, 0, 0, 1},  {16, 0, 1, 0},
@@ -279,7 +242,7 @@ TEST(SbufEccBank, Partition_half_select_cluster_is_16_partitions_half_is_8) {
 }
 
 TEST(SbufEccBank, Offset_half_select_uses_offset_bit) {
-    Params p = gen_params("cayman");
+    Params p = shipped_params("cayman");
     p.sbuf.half_select = HalfSelect::offset;
     p.sbuf.half_offset_bit = 17;
     const AddressMap m(p);
@@ -300,7 +263,7 @@ struct PsumBankRow {
 };
 
 TEST(PsumEccBank, Cluster_is_column_group_bank_is_offset_over_2048) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const PsumBankRow rows[] = {
         {0, 0, 0, 0, 0},        {0, 2047, 0, 0, 0},     {0, 2048, 0, 1, 1},   {31, 0x3fff, 0, 7, 7},
         {32, 0, 1, 0, 8},       {64, 0x1000, 2, 2, 18}, {96, 0x3800, 3, 7, 31}, {127, 0x3800, 3, 7, 31},
@@ -315,7 +278,7 @@ TEST(PsumEccBank, Cluster_is_column_group_bank_is_offset_over_2048) {
 }
 
 TEST(PsumEccBank, Sunda_isa_bank_is_1024_bytes_hw_bank_2048) {
-    const AddressMap m(gen_params("sunda"));
+    const AddressMap m(shipped_params("sunda"));
     const EccBank b = m.psum_ecc_bank(0, 1024);
     EXPECT_EQ(b.hw_bank, 0u);
     EXPECT_EQ(b.isa_bank, 1u);  // seed 000 §4.2 GOTCHA: 16 × 1024 ISA banks
@@ -370,13 +333,13 @@ void check_sbuf_masks(const AddressMap& m, std::uint32_t max_bytes, int samples)
 }
 
 TEST(SbufBankMask, Matches_brute_force_partition_half_select) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     check_sbuf_masks(m, 256, 2000);
 }
 
 TEST(SbufBankMask, Matches_brute_force_offset_half_select_small_block) {
     // A small half-select bit makes every sampled range cross blocks in all the ways that matter.
-    Params p = gen_params("sunda");
+    Params p = shipped_params("sunda");
     p.sbuf.half_select = HalfSelect::offset;
     p.sbuf.half_offset_bit = 5;
     const AddressMap m(p);
@@ -384,7 +347,7 @@ TEST(SbufBankMask, Matches_brute_force_offset_half_select_small_block) {
 }
 
 TEST(SbufBankMask, Offset_half_select_bit17_boundaries) {
-    Params p = gen_params("cayman");
+    Params p = shipped_params("cayman");
     p.sbuf.half_select = HalfSelect::offset;
     const AddressMap m(p);
     struct Row {
@@ -410,7 +373,7 @@ TEST(SbufBankMask, Offset_half_select_bit17_boundaries) {
 }
 
 TEST(SbufBankMask, Partition_range_maps_to_contiguous_banks) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_EQ(m.sbuf_bank_mask(0, 128, 0, 8), 0xffff);
     EXPECT_EQ(m.sbuf_bank_mask(0, 8, 0, 8), 0x0001);
     EXPECT_EQ(m.sbuf_bank_mask(7, 2, 0, 8), 0x0003);
@@ -433,11 +396,12 @@ void check_psum_masks(const AddressMap& m, int samples) {
 }
 
 TEST(PsumBankMask, Matches_brute_force) {
-    for (const char* gen : {"cayman", "sunda", "inferentia"}) check_psum_masks(AddressMap(gen_params(gen)), 300);
+    for (const char* gen : {"cayman", "sunda", "inferentia"})
+        check_psum_masks(AddressMap(shipped_params(gen)), 300);
 }
 
 TEST(PsumBankMask, Known_masks) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_EQ(m.psum_bank_mask(0, 128, 0, 0x4000), 0xffffffffu);     // everything
     EXPECT_EQ(m.psum_bank_mask(0, 32, 0x800, 2048), 0x00000002u);    // cluster 0, bank 1
     EXPECT_EQ(m.psum_bank_mask(31, 2, 0x7ff, 2), 0x00000303u);       // clusters 0-1, banks 0-1
@@ -447,7 +411,7 @@ TEST(PsumBankMask, Known_masks) {
 
 TEST(BankMask, Single_byte_mask_is_the_decoded_bank_bit) {
     for (const auto& gen : all_generations()) {
-        const AddressMap m(gen_params(gen));
+        const AddressMap m(shipped_params(gen));
         for (std::uint32_t p : {0u, 9u, 31u, 32u, 63u}) {
             for (std::uint32_t off : {0u, 0x800u, 0x1fffu}) {
                 EXPECT_EQ(m.sbuf_bank_mask(p, 1, off, 1), 1u << m.decode(m.sbuf_addr(p, off)).bank.index) << gen;
@@ -463,7 +427,7 @@ TEST(BankMask, Single_byte_mask_is_the_decoded_bank_bit) {
 // ---- geometry sanity ----------------------------------------------------------------------------
 
 TEST(AddressMapGeometry, Rejects_zero_stride) {
-    Params p = gen_params("cayman");
+    Params p = shipped_params("cayman");
     p.sbuf.partition_stride = 0;
     EXPECT_THROW(AddressMap{p}, std::invalid_argument);
 }
@@ -472,7 +436,7 @@ TEST(AddressMapGeometry, Rejects_zero_stride) {
 // partition, offset and status for every address, valid or not, of every generation.
 TEST(AddressLocate, Lands_where_decode_does_on_every_generation) {
     for (const auto& gen : all_generations()) {
-        const AddressMap m(gen_params(gen));
+        const AddressMap m(shipped_params(gen));
         std::uint64_t valid = 0;
         for (std::uint64_t a = 0; a < (std::uint64_t{1} << 30); a += 0x1ff3) {  // odd step: every offset class
             const Decoded want = m.decode(a), got = m.locate(a);

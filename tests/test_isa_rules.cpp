@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "gen_params.h"
 #include "sbufsim/address/isa_rules.h"
+#include "shipped.h"
 
 namespace sbufsim {
 namespace {
 
 using test::all_generations;
-using test::gen_params;
+using test::shipped_params;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
@@ -33,7 +33,7 @@ constexpr ColGrpRow kColGrpTable[] = {
 };
 
 TEST(MatmulColGrp, Psum_quadrant_of_every_table_row) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     for (const auto& r : kColGrpTable) {
         const auto q = valid_mm_psum_quadrant(m, r.col_grp);
         ASSERT_TRUE(q.ok()) << hex(r.col_grp) << ": " << q.reason;
@@ -70,7 +70,7 @@ TEST(MatmulColGrp, Xbus_sel_of_every_table_row) {
 TEST(MatmulColGrp, Q3_alone_fails_xbus_validation) {
     // seed 000 §5.2 HW BUG: col_grp 0x8 maps to partition 96 and allows 32 columns, but no
     // xbus_sel value passes — not even the "natural" 0x08.
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_EQ(*valid_mm_psum_quadrant(m, 0x8).value, 96u);
     EXPECT_TRUE(s3d3_mm_valid_col_group_active_columns(0x8, 32));
     EXPECT_FALSE(mm_xbus_sel_for(0x8).has_value());
@@ -85,13 +85,13 @@ TEST(MatmulColGrp, Q3_alone_fails_xbus_validation) {
 }
 
 TEST(MatmulColGrp, Q3_reachable_through_upper_half_and_full_groups) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_TRUE(mm_col_grp_valid(m, 0xc, 64, 0x04));
     EXPECT_TRUE(mm_col_grp_valid(m, 0xf, 128, 0x10));
 }
 
 TEST(MatmulColGrp, Non_group_masks_are_rejected) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     for (std::uint32_t mask : {0x0u, 0x5u, 0x6u, 0x7u, 0x9u, 0xau, 0xbu, 0xdu, 0xeu, 0x10u, 0xffu}) {
         const auto q = valid_mm_psum_quadrant(m, mask);
         EXPECT_FALSE(q.ok()) << hex(mask);
@@ -104,7 +104,7 @@ TEST(MatmulColGrp, Non_group_masks_are_rejected) {
 
 TEST(MatmulRowGrp, Sbuf_quadrant_of_every_table_row) {
     // seed 000 §5.2: the mirror table 0xf/0x3→0, 0xc→64, 0x1→0, 0x2→32, 0x4→64, 0x8→96.
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     for (const auto& r : kColGrpTable) {
         const auto q = valid_mm_sbuf_quadrant(m, r.col_grp);
         ASSERT_TRUE(q.ok()) << hex(r.col_grp) << ": " << q.reason;
@@ -126,24 +126,24 @@ TEST(MatmulPsumFlags, Accepts_exactly_0_to_3) {
 
 TEST(MatmulZeroRegion, Size2048_only_on_sunda_and_cayman) {
     for (const char* gen : {"sunda", "cayman"}) {
-        const Params p = gen_params(gen);
+        const Params p = shipped_params(gen);
         EXPECT_TRUE(valid_zero_region(0, p)) << gen;
         for (std::uint32_t v = 1; v < 5; ++v) EXPECT_FALSE(valid_zero_region(v, p)) << gen << " " << v;
     }
 }
 
 TEST(MatmulZeroRegion, Size4096_rejected_on_cayman_accepted_on_mariana) {
-    const Verdict cayman = valid_zero_region(1, gen_params("cayman"));
+    const Verdict cayman = valid_zero_region(1, shipped_params("cayman"));
     EXPECT_FALSE(cayman);
     EXPECT_TRUE(contains(cayman.reason, "SIZE4096")) << cayman.reason;
     EXPECT_TRUE(contains(cayman.reason, "cayman")) << cayman.reason;
     EXPECT_TRUE(contains(cayman.reason, "use psum_zero_region=0 on cayman")) << cayman.reason;
-    EXPECT_TRUE(valid_zero_region(1, gen_params("mariana")));
+    EXPECT_TRUE(valid_zero_region(1, shipped_params("mariana")));
 }
 
 TEST(MatmulZeroRegion, Zero_to_3_on_mariana_and_maverick) {
     for (const char* gen : {"mariana", "maverick"}) {
-        const Params p = gen_params(gen);
+        const Params p = shipped_params(gen);
         for (std::uint32_t v = 0; v < 4; ++v) EXPECT_TRUE(valid_zero_region(v, p)) << gen << " " << v;
         EXPECT_FALSE(valid_zero_region(4, p)) << gen;  // MATMUL_ZERO_REGION_MAX_PLUS_ONE = 4
     }
@@ -166,7 +166,7 @@ Verdict place(const AddressMap& m, std::uint32_t a, Dtype t, WriteTensor w = Wri
 }
 
 TEST(TensorStartAddrValid, Register_marker_bypasses_placement) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     Addr4 r = Addr4::reg(63);
     r.addr_immediate = 0x1fffffff;  // would be off-chip and misaligned as an immediate
     EXPECT_TRUE(tensor_start_addr_valid(m, r, Dtype::fp32, WriteTensor::True, AllowedInPSUM::False,
@@ -174,7 +174,7 @@ TEST(TensorStartAddrValid, Register_marker_bypasses_placement) {
 }
 
 TEST(TensorStartAddrValid, Register_bypass_needs_regnum_below_64_and_zero_reserved) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     Addr4 r = Addr4::reg(64);
     r.addr_immediate = 0x1fffffff;
     EXPECT_FALSE(addr_from_register(m, r));
@@ -190,7 +190,7 @@ TEST(TensorStartAddrValid, Register_bypass_needs_regnum_below_64_and_zero_reserv
 }
 
 TEST(TensorStartAddrValid, Dtype_alignment_1_2_4_8) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_TRUE(place(m, 0x101, Dtype::uint8));
     EXPECT_TRUE(place(m, 0x102, Dtype::bf16));
     EXPECT_FALSE(place(m, 0x101, Dtype::bf16));
@@ -203,14 +203,14 @@ TEST(TensorStartAddrValid, Dtype_alignment_1_2_4_8) {
 }
 
 TEST(TensorStartAddrValid, Must_be_on_chip) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const Verdict v = place(m, 0x2400000, Dtype::fp32);
     EXPECT_FALSE(v);
     EXPECT_TRUE(contains(v.reason, "neither in SBUF")) << v.reason;
 }
 
 TEST(TensorStartAddrValid, Allowed_in_psum_and_sbuf_flags) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const std::uint32_t psum = m.psum_addr(0, 0), sbuf = m.sbuf_addr(0, 0);
     // LdWeights src: AllowedInPSUM::False (seed 000 §7.4).
     const Verdict lw = place(m, psum, Dtype::bf16, WriteTensor::False, AllowedInPSUM::False);
@@ -225,7 +225,7 @@ TEST(TensorStartAddrValid, Allowed_in_psum_and_sbuf_flags) {
 }
 
 TEST(TensorStartAddrValid, Psum_writes_must_be_4_byte) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const std::uint32_t psum = m.psum_addr(2, 0x800);
     const Verdict v = place(m, psum, Dtype::bf16, WriteTensor::True);
     EXPECT_FALSE(v);
@@ -237,7 +237,7 @@ TEST(TensorStartAddrValid, Psum_writes_must_be_4_byte) {
 }
 
 TEST(TensorStartAddrValid, Decode_pad_start_is_rejected) {
-    const AddressMap m(gen_params("sunda"));
+    const AddressMap m(shipped_params("sunda"));
     EXPECT_TRUE(place(m, m.sbuf_addr(9, 0x2fff0), Dtype::fp32));
     const Verdict v = place(m, m.sbuf_addr(9, 0x30000), Dtype::fp32);
     EXPECT_FALSE(v);
@@ -249,7 +249,7 @@ TEST(TensorStartAddrValid, Decode_pad_start_is_rejected) {
 // ---- tensor_tensor and quadrants (seed 000 §2.1–§2.2) --------------------------------------------
 
 TEST(TtValidPartitions, At_most_one_psum_operand_or_same_sbuf_quadrant) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const auto I = [](std::uint32_t a) { return Addr4::immediate(a); };
     const std::uint32_t s0 = m.sbuf_addr(0, 0), s31 = m.sbuf_addr(31, 0x100), s32 = m.sbuf_addr(32, 0);
     const std::uint32_t p0 = m.psum_addr(0, 0), p64 = m.psum_addr(64, 0);
@@ -267,7 +267,7 @@ TEST(TtValidPartitions, At_most_one_psum_operand_or_same_sbuf_quadrant) {
 }
 
 TEST(SameQuadrant, Sbuf_and_psum_quadrants_are_32_partitions) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_TRUE(addresses_in_same_sbuf_quadrant(m, m.sbuf_addr(64, 0), m.sbuf_addr(95, 0x37fff)));
     EXPECT_FALSE(addresses_in_same_sbuf_quadrant(m, m.sbuf_addr(63, 0), m.sbuf_addr(64, 0)));
     EXPECT_FALSE(addresses_in_same_sbuf_quadrant(m, m.sbuf_addr(0, 0), m.psum_addr(0, 0)));
@@ -280,7 +280,7 @@ TEST(SameQuadrant, Sbuf_and_psum_quadrants_are_32_partitions) {
 
 TEST(Q7Keystone, Gpsimd_operand_in_psum_is_rejected_no_axi_path) {
     for (const auto& gen : all_generations()) {
-        const AddressMap m(gen_params(gen));
+        const AddressMap m(shipped_params(gen));
         if (!m.has_psum()) continue;
         const Verdict v = gpsimd_operand_valid(m, Addr4::immediate(m.psum_addr(0, 0)));
         EXPECT_FALSE(v) << gen;
@@ -292,7 +292,7 @@ TEST(Q7Keystone, Gpsimd_operand_in_psum_is_rejected_no_axi_path) {
 }
 
 TEST(Q7Keystone, Gpsimd_tensor_tensor_is_the_sbuf_sbuf_subset) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const Addr4 s = Addr4::immediate(m.sbuf_addr(3, 0)), p = Addr4::immediate(m.psum_addr(3, 0));
     EXPECT_TRUE(tt_valid_partitions(m, s, p));          // fine for ACT/POOL/DVE
     EXPECT_FALSE(gpsimd_tt_valid_partitions(m, s, p));  // not for a Q7
@@ -302,13 +302,13 @@ TEST(Q7Keystone, Gpsimd_tensor_tensor_is_the_sbuf_sbuf_subset) {
 }
 
 TEST(Q7Keystone, Gpsimd_operand_in_pad_or_off_chip_is_rejected) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     EXPECT_FALSE(gpsimd_operand_valid(m, Addr4::immediate(m.sbuf_addr(0, 0x38000))));
     EXPECT_FALSE(gpsimd_operand_valid(m, Addr4::immediate(0x2400000)));
 }
 
 TEST(MaverickNoPsum, Any_psum_placement_is_rejected) {
-    const AddressMap m(gen_params("maverick"));
+    const AddressMap m(shipped_params("maverick"));
     // Above STATE_BUF_SZ there is nothing at all on maverick.
     const Verdict v = place(m, 0x8000000, Dtype::fp32, WriteTensor::True);
     EXPECT_FALSE(v);
@@ -395,7 +395,7 @@ TEST(Dtype, Sizes_and_names) {
 // user's words, never the simulator's function names, the hardware headers' constants or the
 // documents the rules were read from.
 TEST(RuleMessages, Name_no_internals_and_say_what_to_do) {
-    const AddressMap m(gen_params("cayman"));
+    const AddressMap m(shipped_params("cayman"));
     const IsaParams isa;
     const std::vector<std::string> reasons = {
         tensor_start_addr_valid(m, Addr4::immediate(m.sbuf_addr(0, 1)), Dtype::fp32, WriteTensor::False,
@@ -404,15 +404,17 @@ TEST(RuleMessages, Name_no_internals_and_say_what_to_do) {
         tensor_start_addr_valid(m, Addr4::immediate(m.psum_addr(0, 0)), Dtype::bf16, WriteTensor::True,
                                 AllowedInPSUM::True, AllowedInSBUF::True)
             .reason,
-        tt_valid_partitions(m, Addr4::immediate(m.sbuf_addr(0, 0)), Addr4::immediate(m.sbuf_addr(40, 0))).reason,
-        tt_valid_partitions(m, Addr4::immediate(m.psum_addr(0, 0)), Addr4::immediate(m.psum_addr(1, 0))).reason,
+        tt_valid_partitions(m, Addr4::immediate(m.sbuf_addr(0, 0)), Addr4::immediate(m.sbuf_addr(40, 0)))
+            .reason,
+        tt_valid_partitions(m, Addr4::immediate(m.psum_addr(0, 0)), Addr4::immediate(m.psum_addr(1, 0)))
+            .reason,
         gpsimd_operand_valid(m, Addr4::immediate(m.psum_addr(0, 0))).reason,
         valid_mm_psum_quadrant(m, 0x5).reason,
         s3d3_mm_valid_col_group_active_columns(0x1, 33).reason,
         s3d3_mm_valid_xbus_sel(0xf, 0x1).reason,
         mm_psum_flags(4).reason,
-        valid_zero_region(4, gen_params("cayman")).reason,
-        valid_zero_region(1, gen_params("cayman")).reason,
+        valid_zero_region(4, shipped_params("cayman")).reason,
+        valid_zero_region(1, shipped_params("cayman")).reason,
         mm_dst_dtype_valid(Dtype::bf16, Dtype::bf16).reason,
         has_valid_xpose_tile_rows(isa, 8).reason,
         has_valid_xpose_src_rows(isa, 8).reason,

@@ -4,10 +4,10 @@
 
 #include <sstream>
 
-#include "gen_params.h"
-#include "sbufsim/trace/trace.h"
 #include "sbufsim/trace/sync_check.h"
+#include "sbufsim/trace/trace.h"
 #include "sbufsim/trace/trace_check.h"
+#include "shipped.h"
 
 using namespace sbufsim;
 
@@ -17,7 +17,7 @@ namespace {
 std::vector<TraceError> check(const std::string& body, const std::string& gen = "cayman") {
     std::istringstream in("sbufsim-trace 1\n" + body);
     TraceReader r(in, "t.trc");
-    TraceChecker c(test::gen_params(gen), "t.trc");
+    TraceChecker c(test::shipped_params(gen), "t.trc");
     std::vector<TraceError> out;
     c.check_header(r.header(), out);
     Record rec;
@@ -280,7 +280,7 @@ TEST(TraceCheck, Semaphore_ids_and_unsatisfiable_waits) {
 TEST(TraceCheck, Header_generation_mismatch) {
     std::istringstream in("sbufsim-trace 1 gen=mariana\n");
     TraceReader r(in, "t.trc");
-    TraceChecker c(test::gen_params("cayman"), "t.trc");
+    TraceChecker c(test::shipped_params("cayman"), "t.trc");
     std::vector<TraceError> out;
     c.check_header(r.header(), out);
     ASSERT_EQ(out.size(), 1u);
@@ -344,7 +344,7 @@ TEST(TraceCheck, Rule_messages_name_the_generation_and_a_fix_not_internal_names)
 std::vector<TraceError> check_with_races(const std::string& body) {
     std::istringstream in("sbufsim-trace 1 gen=cayman\n" + body);
     TraceReader reader(in, "t.trc");
-    const Params p = test::gen_params("cayman");
+    const Params p = test::shipped_params("cayman");
     TraceChecker checker(p, "t.trc");
     SyncCheck sync(p, "t.trc");
     std::vector<TraceError> out;

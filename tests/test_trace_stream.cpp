@@ -5,10 +5,10 @@
 #include <fstream>
 #include <string>
 
-#include "gen_params.h"
 #include "sbufsim/output/report.h"
 #include "sbufsim/trace/trace.h"
 #include "sbufsim/trace/trace_check.h"
+#include "shipped.h"
 #include "temp_files.h"
 
 using namespace sbufsim;
@@ -66,7 +66,7 @@ TEST_P(Stream, Reading_and_checking_a_million_records_keeps_memory_flat) {
                              std::string(GetParam() == TraceFormat::binary ? kBinaryExtension : kTextExtension));
     write_trace(path, GetParam(), kRecords);
     TraceReader reader(path);
-    TraceChecker checker(test::gen_params("cayman"), path);
+    TraceChecker checker(test::shipped_params("cayman"), path);
     std::vector<TraceError> errors;
     Record rec;
     std::uint64_t n = 0;

@@ -6,9 +6,9 @@
 
 #include <systemc>
 
-#include "../gen_params.h"
-#include "sbufsim/kernel/kernel.h"
+#include "../shipped.h"
 #include "models/kernel/throttler.h"
+#include "sbufsim/kernel/kernel.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;
@@ -99,7 +99,7 @@ TEST_F(ThrottlerTest, Unknown_offsets_are_rejected) {
 }
 
 TEST_F(ThrottlerTest, Tokens_are_the_kernels_beats_left_in_the_window) {
-    Params p = test::gen_params("cayman");
+    Params p = test::shipped_params("cayman");
     p.throttler.act_rd = {true, 16, 3};  // 3 beats per 16 cycles
     Kernel k(p);
     Request r;

@@ -7,9 +7,9 @@
 
 #include <systemc>
 
-#include "../gen_params.h"
-#include "sbufsim/kernel/kernel.h"
+#include "../shipped.h"
 #include "models/top/tpb.h"
+#include "sbufsim/kernel/kernel.h"
 
 using namespace sbufsim;
 using namespace sbufsim::models;
@@ -33,7 +33,7 @@ protected:
 }  // namespace
 
 TEST_F(TpbTest, Cayman_has_16_sbuf_and_32_psum_bank_modules) {
-    Tpb& t = make(test::gen_params("cayman"));
+    Tpb& t = make(test::shipped_params("cayman"));
     EXPECT_EQ(t.sbuf_bank_count(), 16u) << "8 SBUF clusters x 2 halves (seed 000 §3)";
     EXPECT_EQ(t.psum_bank_count(), 32u) << "4 PSUM clusters x 8 (seed 000 §4)";
     EXPECT_STREQ(t.sbuf_bank(3, 1).name(), "tpb.sbuf_cluster_3_1");
@@ -46,7 +46,7 @@ TEST_F(TpbTest, Cayman_has_16_sbuf_and_32_psum_bank_modules) {
 }
 
 TEST_F(TpbTest, Maverick_has_16_sbuf_and_no_psum_bank_modules) {
-    Tpb& t = make(test::gen_params("maverick"));
+    Tpb& t = make(test::shipped_params("maverick"));
     EXPECT_EQ(t.sbuf_bank_count(), 16u);
     EXPECT_EQ(t.psum_bank_count(), 0u) << "PSUM_BUF_SZ = 0 on maverick (seed 000 §1)";
     EXPECT_THROW(t.psum_bank(0), std::invalid_argument);
@@ -54,7 +54,7 @@ TEST_F(TpbTest, Maverick_has_16_sbuf_and_no_psum_bank_modules) {
 }
 
 TEST_F(TpbTest, Inferentia_psum_has_two_clusters_of_four_banks) {
-    Params p = test::gen_params("inferentia");
+    Params p = test::shipped_params("inferentia");
     p.psum.ecc_banks = 8;  // configs/inferentia.ini: 2 PE column groups x 4 banks (LOW/INFERRED)
     Tpb& t = make(p);
     EXPECT_EQ(t.psum_bank_count(), 8u);
@@ -65,15 +65,15 @@ TEST_F(TpbTest, Inferentia_psum_has_two_clusters_of_four_banks) {
 TEST_F(TpbTest, Bank_options_reach_every_bank) {
     TpbOptions o;
     o.banks = {.functional = true, .erg_type = ErgType::parity};
-    Tpb& t = make(test::gen_params("cayman"), o);
+    Tpb& t = make(test::shipped_params("cayman"), o);
     EXPECT_TRUE(t.sbuf_bank(15).store().functional());
     EXPECT_EQ(t.psum_bank(31).erg().erg_type(), ErgType::parity);
-    Tpb& d = make(test::gen_params("cayman"));
+    Tpb& d = make(test::shipped_params("cayman"));
     EXPECT_FALSE(d.sbuf_bank(0).store().functional()) << "the backing store is off by default";
 }
 
 TEST_F(TpbTest, Csr_blocks_start_from_the_configuration) {
-    Params p = test::gen_params("cayman");
+    Params p = test::shipped_params("cayman");
     p.tdm.dma_slots = 2;
     p.throttler.act_rd = {true, 32, 4};
     p.axi2sram.transpose_en = false;
@@ -84,7 +84,7 @@ TEST_F(TpbTest, Csr_blocks_start_from_the_configuration) {
 }
 
 TEST_F(TpbTest, Csr_writes_reach_the_effective_params_and_the_bridge) {
-    Tpb& t = make(test::gen_params("cayman"));
+    Tpb& t = make(test::shipped_params("cayman"));
     t.write_sbuf_cluster_csr(models::Tdm::kBlockOffset, (4u << 16) | 8u);
     t.write_sbuf_cluster_csr(SbufClusterCsr::kRawConfig, 0);
     t.write_pool_act_csr(models::Throttler::offset(ThrottledEngine::pool, models::Throttler::kWrCfg0), 0);
@@ -98,7 +98,7 @@ TEST_F(TpbTest, Csr_writes_reach_the_effective_params_and_the_bridge) {
 }
 
 TEST_F(TpbTest, Injection_routes_to_the_bank_that_holds_the_address) {
-    Tpb& t = make(test::gen_params("cayman"));
+    Tpb& t = make(test::shipped_params("cayman"));
     // PSUM partition 70 (cluster 2), offset 5 × 2048 + 16 (bank 5): psum_cluster2_bank5.
     const std::uint32_t psum = 0x2000000 + 70 * 0x8000 + 5 * 2048 + 16;
     t.inject_bit_flip(psum, 0);
@@ -112,7 +112,7 @@ TEST_F(TpbTest, Injection_routes_to_the_bank_that_holds_the_address) {
 }
 
 TEST_F(TpbTest, Kernel_bank_stats_feed_the_bank_counters) {
-    const Params p = test::gen_params("cayman");
+    const Params p = test::shipped_params("cayman");
     Kernel k(p);
     const ClientId act = *k.client_index("act_rd");
     Request r;
@@ -129,12 +129,12 @@ TEST_F(TpbTest, Kernel_bank_stats_feed_the_bank_counters) {
     EXPECT_GT(busy, 0u);
     EXPECT_EQ(t.sbuf_bank(0).counters().busy_cycles, k.stats().banks[0].busy);
     EXPECT_EQ(t.sbuf_bank(15).counters().busy_cycles, 0u) << "partitions 0..31 never touch bank 15";
-    Kernel maverick(test::gen_params("maverick"));
+    Kernel maverick(test::shipped_params("maverick"));
     EXPECT_THROW(t.add_kernel_stats(maverick.stats()), std::invalid_argument) << "16 banks vs 48";
 }
 
 TEST_F(TpbTest, Tdm_throttlers_and_sequencer_are_modules_of_the_tpb) {
-    Tpb& t = make(test::gen_params("cayman"));
+    Tpb& t = make(test::shipped_params("cayman"));
     EXPECT_STREQ(t.tdm().name(), "tpb.tdm");
     EXPECT_STREQ(t.throttler(ThrottledEngine::pool).name(), "tpb.pool_throttler");
     EXPECT_STREQ(t.throttler(ThrottledEngine::dve).name(), "tpb.dve_throttler");
@@ -145,7 +145,7 @@ TEST_F(TpbTest, Tdm_throttlers_and_sequencer_are_modules_of_the_tpb) {
 }
 
 TEST_F(TpbTest, Sequencer_csrs_start_from_the_configuration) {
-    Params p = test::gen_params("cayman");
+    Params p = test::shipped_params("cayman");
     p.arr_seq.inter_instr_dly_cnt = 5;
     p.arr_seq.disable_bg_xpose = false;
     p.arr_seq.rg_stagger[2] = 0x1234;
@@ -163,7 +163,7 @@ TEST_F(TpbTest, Sequencer_csrs_start_from_the_configuration) {
 }
 
 TEST_F(TpbTest, Csr_writes_of_the_kernels_registers_ask_for_a_reprogram) {
-    Tpb& t = make(test::gen_params("cayman"));
+    Tpb& t = make(test::shipped_params("cayman"));
     Params out;
     EXPECT_FALSE(t.take_reprogram(out));
     t.write_sbuf_cluster_csr(SbufClusterCsr::kRawConfig, 0);

@@ -10,7 +10,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "../gen_params.h"
+#include "../shipped.h"
 #include "models/top/tpb.h"
 
 using namespace sbufsim;
@@ -51,7 +51,7 @@ protected:
     void SetUp() override {
         sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
         sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
-        tpb = std::make_unique<Tpb>("tpb", test::gen_params("cayman"));
+        tpb = std::make_unique<Tpb>("tpb", test::shipped_params("cayman"));
         host = std::make_unique<Host>("host");
         host->socket.bind(tpb->csr_socket);
     }
