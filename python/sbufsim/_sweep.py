@@ -1,4 +1,4 @@
-"""Sweeps from Python: the command line's `sbufsim sweep`, run in this process, on its worker
+"""Sweeps from Python: the application layer's sweep request (as `sbufsim sweep` runs it), in this process, on its worker
 processes (one simulation per process, so clocked points and crashes stay isolated; docs/sweeps.md)."""
 
 import itertools
@@ -8,7 +8,7 @@ import os
 import re
 import warnings
 
-from ._command import command
+from ._command import completed
 from .errors import Error
 from ._config import as_config
 from ._frames import frame
@@ -91,29 +91,18 @@ def sweep(traces, vary, config=None, *, zip=False, jobs=None, timeout=None, shar
             raise TypeError("sweep workers read trace files: write a built trace first "
                             f"({'kernel_trace' if trace.name.startswith('<nki') else 'trace'}.write(path))")
         paths.append(trace.path)
-    args = ["sweep", *paths]
-    for key, values in dict(vary).items():
-        args += ["--vary", f"{key}={_values(key, values)}"]
-    if zip:
-        args.append("--zip")
-    if jobs is not None:
-        args += ["--jobs", str(_whole("jobs", jobs))]
-    if timeout is not None:
-        args += ["--timeout", _timeout(timeout)]
+    varied = [f"{key}={_values(key, values)}" for key, values in dict(vary).items()]
+    if jobs is not None and _whole("jobs", jobs) < 0:
+        raise ValueError(f"jobs={jobs}: worker processes, 1 or more")  # 0 is the sweep's to refuse
+    seconds = 0.0 if timeout is None else float(_timeout(timeout))
     if shard is not None:
         index, count = shard
-        args += ["--shard", f"{int(index)}/{int(count)}"]
-    if out is not None:
-        args += ["--out", os.fspath(out)]
-    if lenient:
-        args.append("--lenient")
-    if force:
-        args.append("--force")
-    if config is not None:
-        args += as_config(config).cli_args()
-    args += ["--json", "-", "--quiet"]
+        shard = f"{int(index)}/{int(count)}"
+    base = as_config(config).request() if config is not None else ("", [], [], "")
     try:
-        done = command(*args, ok_statuses=(0, 1))
+        done = completed(core.sweep(*base, paths, varied, bool(zip), jobs, seconds, shard or "",
+                                    os.fspath(out) if out is not None else "", bool(lenient), bool(force)),
+                         "sweep", ok_statuses=(0, 1))
     except Error as e:
         raise _as_arguments(e) from None
     for line in done.stderr.splitlines():

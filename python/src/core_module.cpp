@@ -7,8 +7,10 @@
 //                      --json` writes (the Python side parses it into dicts) and the summary table
 //   check_trace,       the application layer's check and convert requests (sbufsim/app/), with
 //   convert_trace      the command line's streams, errors and exit status
-//   cli                the command line itself with captured streams (gen, sweep): same options,
-//                      same errors, same exit status
+//   sweep              the application layer's sweep request (app/sweep.h), its rows as the JSON
+//                      that `sbufsim sweep --json -` writes
+//   cli                the command line itself with captured streams (gen): same options, same
+//                      errors, same exit status
 //
 // The GIL is released while anything simulates. SystemC keeps its simulation context in globals,
 // so clocked runs take one process-wide lock: several threads may ask, one clocked run goes at a
@@ -19,6 +21,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -35,6 +38,7 @@
 #include "sbufsim/app/convert.h"
 #include "sbufsim/app/outputs.h"
 #include "sbufsim/app/run.h"
+#include "sbufsim/app/sweep.h"
 #include "sbufsim/config/config.h"
 #include "sbufsim/config/data_dirs.h"
 #include "sbufsim/kernel/clients.h"
@@ -366,6 +370,33 @@ PYBIND11_MODULE(_core, m) {
             });
         },
         py::arg("input"), py::arg("output"), py::arg("force") = false);
+
+    // `sweep TRACE... --vary ... --json - --quiet` (app/sweep.h): the rows as JSON on stdout.
+    m.def(
+        "sweep",
+        [](const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
+           const std::string& config_dir, const std::vector<std::string>& traces,
+           const std::vector<std::string>& vary, bool zip, std::optional<unsigned> jobs, double timeout,
+           const std::string& shard, const std::string& out, bool lenient, bool force) {
+            app::SweepRequest request;
+            request.traces = traces;
+            request.base = make_request(generation, files, overrides, config_dir);
+            request.vary = vary;
+            request.zip = zip;
+            request.jobs = jobs;
+            request.timeout = timeout;
+            request.shard = shard;
+            request.out = out;
+            request.json = "-";
+            request.quiet = true;
+            request.lenient = lenient;
+            request.force = force;
+            py::gil_scoped_release release;
+            return run_app("sweep", [&](app::Io io) { return app::run_sweep(request, io).status; });
+        },
+        py::arg("generation"), py::arg("files"), py::arg("overrides"), py::arg("config_dir"),
+        py::arg("traces"), py::arg("vary"), py::arg("zip"), py::arg("jobs"), py::arg("timeout"),
+        py::arg("shard"), py::arg("out"), py::arg("lenient"), py::arg("force"));
 
     m.def(
         "find_data_file",

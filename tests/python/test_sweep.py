@@ -1,4 +1,5 @@
-"""sweep(): the command line's sweep, its rows as dicts, in parallel worker processes."""
+"""sweep(): the application layer's sweep request (the command line's, with no argv between), its
+rows as dicts, in parallel worker processes."""
 
 import json
 
@@ -16,6 +17,22 @@ def test_rows_are_the_command_lines(traces, cli):
     assert table.ok and len(table) == 9 and table.axes == ["tdm.dma_slots"]
     assert [r["tdm.dma_slots"] for r in table] == list(range(9))
     assert table.rows[7]["total_cycles"] == 50400
+
+
+def test_sweep_binds_the_request_not_the_command_line(traces, monkeypatch):
+    from sbufsim._native import core
+
+    def no_command_line(*args, **kwargs):
+        raise AssertionError("sweep() went through the command line")
+
+    monkeypatch.setattr(core, "cli", no_command_line)
+    table = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, sbufsim.Config("cayman", {"tdm.strict": True}), jobs=1,
+                          timeout=60, shard=(0, 1))
+    assert len(table) == 2 and table.ok
+    with pytest.raises(ValueError, match=r"jobs=-1: worker processes, 1 or more"):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1]}, jobs=-1)
+    with pytest.raises(sbufsim.ConfigError, match="jobs must be at least 1"):
+        sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1]}, jobs=0)
 
 
 def test_ranking_follows_each_metrics_direction(traces):
