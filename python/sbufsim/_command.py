@@ -1,7 +1,7 @@
 """The command line, in process: command("gen", "gemm", ...) runs `sbufsim gen gemm ...` with its
 output captured; exit statuses 2-4 raise the matching sbufsim error with the command's message.
-The package's own modules call the compiled core's requests (check_trace, convert_trace, run)
-where one is bound, and this module for the commands that have none."""
+The package's own modules call the compiled core's requests (run, sweep, generate, check_trace,
+convert_trace) and never this; it is for what a script wants of the command line itself."""
 
 import os
 from dataclasses import dataclass

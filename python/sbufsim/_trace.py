@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 
 from . import errors
-from ._command import command, completed
+from ._command import completed
 from ._native import core
 
 _MAGIC = "sbufsim-trace 1"
@@ -206,31 +206,21 @@ def shipped_trace(name):
     return Trace.read(core.find_data_file("traces", name))
 
 
-def options(**values):
-    """Keyword arguments as command-line options: block_n=4 -> --block-n 4; True -> the bare
-    flag; None and False -> left out."""
-    args = []
-    for key, value in values.items():
-        flag = "--" + key.replace("_", "-")
-        if value is None or value is False:
-            continue
-        args += [flag] if value is True else [flag, str(value)]
-    return args
-
-
 def generate(kind, output, config=None, **shape):
-    """Write a trace with `sbufsim gen` and return it: generate("gemm", "g.sbt", m=1024, n=4096,
-    k=1024, bufs=2) is `sbufsim gen gemm --m 1024 --n 4096 --k 1024 --bufs 2 -o g.sbt`;
-    kind="topology" with topology="net.csv" for a SCALE-Sim file. `config` (a Config) adds its
-    --gen/--config/--set options. An existing `output` is replaced only when sbufsim wrote it,
-    unless force=True (as --force)."""
+    """Write a trace with the generators of `sbufsim gen` and return it: generate("gemm", "g.sbt",
+    m=1024, n=4096, k=1024, bufs=2) writes what `sbufsim gen gemm --m 1024 --n 4096 --k 1024 --bufs 2
+    -o g.sbt` writes; kind="topology" with topology="net.csv" for a SCALE-Sim file. Each keyword is
+    the option's name with '_' for '-' (True: a flag on; None and False: left out). `config` (a
+    Config) is the generation and settings. An existing `output` is replaced only when sbufsim
+    wrote it, unless force=True (as --force)."""
     from ._config import as_config
 
-    args = ["gen"] + ([] if kind == "topology" else [kind]) + options(**shape) + ["-o", os.fspath(output)]
-    if config is not None:
-        args += as_config(config).cli_args()
+    options = [(key.replace("_", "-"), "" if value is True else str(value))
+               for key, value in shape.items() if value is not None and value is not False]
+    options.append(("output", os.fspath(output)))
+    base = as_config(config).request() if config is not None else ("", [], [], "")
     try:
-        command(*args)
+        completed(core.generate("" if kind == "topology" else kind, options, *base), f"sbufsim gen {kind}")
     except errors.Error as e:
         raise _as_keywords(e) from None
     return Trace.read(output)

@@ -9,8 +9,9 @@
 //   convert_trace      the command line's streams, errors and exit status
 //   sweep              the application layer's sweep request (app/sweep.h), its rows as the JSON
 //                      that `sbufsim sweep --json -` writes
-//   cli                the command line itself with captured streams (gen): same options, same
-//                      errors, same exit status
+//   generate           the application layer's gen request (app/generate_options.h), from the
+//                      options as (name, text) pairs
+//   cli                the command line itself with captured streams (sbufsim.command)
 //
 // The GIL is released while anything simulates. SystemC keeps its simulation context in globals,
 // so clocked runs take one process-wide lock: several threads may ask, one clocked run goes at a
@@ -36,6 +37,7 @@
 #include "models/replay/clocked_replay.h"
 #include "sbufsim/app/check.h"
 #include "sbufsim/app/convert.h"
+#include "sbufsim/app/generate_options.h"
 #include "sbufsim/app/outputs.h"
 #include "sbufsim/app/run.h"
 #include "sbufsim/app/sweep.h"
@@ -370,6 +372,23 @@ PYBIND11_MODULE(_core, m) {
             });
         },
         py::arg("input"), py::arg("output"), py::arg("force") = false);
+
+    // `gen WORKLOAD --NAME TEXT...` (app/generate_options.h): workload "" for a topology file.
+    m.def(
+        "generate",
+        [](const std::string& workload, const std::vector<std::pair<std::string, std::string>>& options,
+           const std::string& generation, const std::vector<std::string>& files, const Overrides& overrides,
+           const std::string& config_dir) {
+            py::gil_scoped_release release;
+            return run_app("gen", [&](app::Io io) {
+                return app::generate(
+                    app::generate_request(workload, options,
+                                          make_request(generation, files, overrides, config_dir)),
+                    io);
+            });
+        },
+        py::arg("workload"), py::arg("options"), py::arg("generation"), py::arg("files"),
+        py::arg("overrides"), py::arg("config_dir"));
 
     // `sweep TRACE... --vary ... --json - --quiet` (app/sweep.h): the rows as JSON on stdout.
     m.def(

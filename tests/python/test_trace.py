@@ -123,6 +123,25 @@ def test_a_trace_file_is_read_lazily_but_its_header_at_once(tmp_path, traces):
         sbufsim.Trace.read(not_a_trace)
 
 
+def test_generate_binds_the_request_not_the_command_line(tmp_path, monkeypatch):
+    from sbufsim._native import core
+
+    def no_command_line(*args, **kwargs):
+        raise AssertionError("generate() went through the command line")
+
+    monkeypatch.setattr(core, "cli", no_command_line)
+    trace = sbufsim.generate("conv", tmp_path / "c.trc", sbufsim.Config("sunda"), h=8, w=8, c=16, k=16, r=3, s=3,
+                             pad=1, bufs=2, force=True)
+    assert core.trace_generation(str(trace.path)) == "sunda"
+    with pytest.raises(sbufsim.ConfigError, match=r"--pad is for conv, not gemm"):
+        sbufsim.generate("gemm", tmp_path / "p.trc", m=64, n=64, k=64, pad=1)
+    with pytest.raises(sbufsim.ConfigError, match=r"--k is missing: gemm needs --m, --n and --k"):
+        sbufsim.generate("gemm", tmp_path / "k.trc", m=64, n=64)
+    with pytest.raises(sbufsim.ConfigError, match=r"--m '-1': may not be negative"):
+        sbufsim.generate("gemm", tmp_path / "m.trc", m=-1, n=64, k=64)
+    assert not (tmp_path / "p.trc").exists() and not (tmp_path / "m.trc").exists()
+
+
 def test_generate_writes_the_command_lines_trace(tmp_path, cli):
     trace = sbufsim.generate("gemm", tmp_path / "g.sbt", m=256, n=512, k=256, bufs=2)
     done = cli("gen", "gemm", "--m", 256, "--n", 512, "--k", 256, "--bufs", 2, "-o", tmp_path / "cli.sbt")
