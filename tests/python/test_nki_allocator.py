@@ -136,6 +136,33 @@ def test_what_does_not_fit_even_by_liveness_fails_at_its_line(tmp_path):
     message = str(e.value)
     assert re.search(r"alloc\.py:10: SBUF is full even with each tile freed after its last use: tile \S+ needs "
                      r"81920 bytes per partition", message), message
+    assert "(held by line 8: 1 tile, 131072 bytes)" in message, message
+
+
+def test_full_sbuf_names_the_line_whose_tiles_live_together_and_what_to_do(tmp_path):
+    path = tmp_path / "kept.py"
+    path.write_text(textwrap.dedent("""\
+        import nki
+        import nki.language as nl
+
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((128, 512), dtype=a.dtype, buffer=nl.shared_hbm)
+            tiles = []
+            for i in nl.affine_range(8):
+                t = nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.sbuf)
+                t[...] = nl.load(a[0:128, 0:8192])
+                tiles.append(t)
+            for i in nl.affine_range(8):
+                nl.store(out[0:128, 0:512], value=tiles[i][0:128, 0:512])
+            return out
+        """))
+    # eight 32 KiB tiles of line 9 alive together: the sixth does not fit sunda's 192 KiB
+    with pytest.raises(nki.NkiError) as e:
+        nki.trace(f"{path}::k", {"a": "fp32[128,8192]"}, generation="sunda")
+    message = str(e.value)
+    assert re.search(r"kept\.py:9: SBUF is full .* \(held by line 9: 5 tiles, 163840 bytes\)\. ", message), message
+    assert "allocate fewer at once" in message and "Not modelled yet" in message
 
 
 LIVE = textwrap.dedent("""\

@@ -46,15 +46,35 @@ def lifetimes(tiles, double):
     return spans[::-1]
 
 
+def _held_by(live):
+    """What holds the memory when a tile does not fit, by the kernel line that allocated the live
+    tiles (largest share first, the first three), and what to do about it: the user's lever is the
+    line whose tiles are alive together."""
+    lines = {}
+    for storage, size in live:
+        filename, line = storage.key[0]
+        count, total = lines.get((filename, line), (0, 0))
+        lines[(filename, line)] = (count + 1, total + size)
+    if not lines:
+        return ""
+    top = sorted(lines.items(), key=lambda item: -item[1][1])[:3]
+    held = "; ".join(f"line {line}: {count} tile{'s' if count > 1 else ''}, {total} bytes"
+                     for (_, line), (count, total) in top)
+    return (f" (held by {held}). The tiles of a line that are alive together each take their own space: "
+            "allocate fewer at once (a smaller block of tiles, or the loads beside the matmuls that read "
+            "them); neuronx-cc may instead fuse the loop that fills them with the loop that reads them, "
+            "which sbufsim does not model (docs/nki.md, Not modelled yet)")
+
+
 def place(spans, memory):
     """First-fit (offset, size) for the spans in order, from the memory's first usable offset."""
-    active, offsets = [], []  # active: (offset, size, end)
+    active, offsets = [], []  # active: (offset, size, end, storage)
     capacity = memory.capacity
     for born, end, _, storage in spans:
         active = [a for a in active if a[2] > born]
         size = memory.size(storage)
         offset = memory.start
-        for a_offset, a_size, _ in sorted(active):
+        for a_offset, a_size, _, _ in sorted(active, key=lambda a: a[0]):
             if offset + size <= a_offset:
                 break
             offset = max(offset, a_offset + a_size)
@@ -63,9 +83,10 @@ def place(spans, memory):
             filename, line = storage.key[0]
             raise OutOfSpace(f"{filename}:{line}: {memory.name.upper()} is full even with each tile freed after its "
                              f"last use: tile {storage.name} needs {size} bytes per partition, {live} are held by "
-                             f"{len(active)} live tiles of {capacity - memory.start}")
+                             f"{len(active)} live tiles of {capacity - memory.start}"
+                             + _held_by([(a[3], a[1]) for a in active]))
         offsets.append((offset, size))
-        active.append((offset, size, end))
+        active.append((offset, size, end, storage))
     return offsets
 
 
@@ -79,7 +100,7 @@ def place_by_size(spans, memory):
     for i in order:
         born, end, _, storage = spans[i]
         size = memory.size(storage)
-        clash = sorted((o, s) for b, e, o, s in placed if b < end and born < e)
+        clash = sorted((o, s) for b, e, o, s, _ in placed if b < end and born < e)
         offset = memory.start
         for o, s in clash:
             if offset + size <= o:
@@ -89,8 +110,8 @@ def place_by_size(spans, memory):
             filename, line = storage.key[0]
             raise OutOfSpace(f"{filename}:{line}: {memory.name.upper()} is full even with each tile freed after its "
                              f"last use: tile {storage.name} needs {size} bytes per partition beside the tiles live "
-                             "with it")
-        placed.append((born, end, offset, size))
+                             "with it" + _held_by([(t, sz) for b, e, _, sz, t in placed if b <= born < e]))
+        placed.append((born, end, offset, size, storage))
         offsets[i] = (offset, size)
     return offsets
 
