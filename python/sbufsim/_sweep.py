@@ -1,5 +1,6 @@
-"""Sweeps from Python: the application layer's sweep request (as `sbufsim sweep` runs it), in this process, on its worker
-processes (one simulation per process, so clocked points and crashes stay isolated; docs/sweeps.md)."""
+"""Sweeps from Python: the application layer's sweep request (as `sbufsim sweep` runs it), in this
+process, on its worker processes (one simulation per process, so clocked points and crashes stay
+isolated; docs/sweeps.md)."""
 
 import itertools
 import json

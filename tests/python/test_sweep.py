@@ -26,8 +26,8 @@ def test_sweep_binds_the_request_not_the_command_line(traces, monkeypatch):
         raise AssertionError("sweep() went through the command line")
 
     monkeypatch.setattr(core, "cli", no_command_line)
-    table = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, sbufsim.Config("cayman", {"tdm.strict": True}), jobs=1,
-                          timeout=60, shard=(0, 1))
+    strict = sbufsim.Config("cayman", {"tdm.strict": True})
+    table = sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1, 2]}, strict, jobs=1, timeout=60, shard=(0, 1))
     assert len(table) == 2 and table.ok
     with pytest.raises(ValueError, match=r"jobs=-1: worker processes, 1 or more"):
         sbufsim.sweep(traces("dma_load.trc"), {"tdm.dma_slots": [1]}, jobs=-1)
