@@ -283,6 +283,7 @@ void set_generate_option(GenerateRequest& r, const std::string& name, const std:
         std::find_if(table.begin(), table.end(), [&](const GenOption& o) { return o.name == name; });
     if (it == table.end()) {
         std::vector<std::string> names;
+        names.reserve(table.size());
         for (const GenOption& o : table) names.push_back("--" + o.name);
         throw ConfigError("unrecognised option '--" + name + "'" + did_you_mean("--" + name, names));
     }

@@ -23,9 +23,10 @@ std::string key_reference_markdown() {
           "states only the values and citations that differ from these (`sbufsim config --gen GEN`\n"
           "prints every key of a generation with its unit, source and confidence). Confidence tags:\n"
           "HIGH/MED/LOW x OBSERVED/INFERRED from the seeds; PUBLIC = AWS public Neuron documentation;\n"
-          "MODEL/INFERRED = a modelling choice where the sources are silent. Every non-HIGH/OBSERVED value can be swept with `--set` or `sbufsim sweep`, except\n"
-          "the keys marked *recorded, no effect*: they are loaded, checked and echoed, but no model\n"
-          "reads them (the entry says why), and `sbufsim sweep --vary` refuses them.\n\n"
+          "MODEL/INFERRED = a modelling choice where the sources are silent. Every non-HIGH/OBSERVED\n"
+          "value can be swept with `--set` or `sbufsim sweep`, except the keys marked *recorded, no\n"
+          "effect*: they are loaded, checked and echoed, but no model reads them (the entry says why),\n"
+          "and `sbufsim sweep --vary` refuses them.\n\n"
           "| key | type | default | range / choices | unit | confidence | source | meaning |\n"
           "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& k : key_table()) {
