@@ -205,6 +205,47 @@ TEST(SweepChartJson, Read_picks_the_form_by_the_first_character) {
     EXPECT_EQ(c.lines, (std::vector<std::size_t>{2}));
 }
 
+// ---- keys from the traces' names (`sbufsim nki --sweep-param` tables) -------------------------
+
+const std::string kNoKeys = "trace,total_cycles,worst_p99_client,jain_fairness,status,message\n";
+
+TEST(SweepChartTraceNames, A_kernel_sweeps_parameters_become_its_keys_and_a_heat_chart) {
+    SweepTable t = table(kNoKeys +
+                         "\"t.traces/M=4,K=8.trc\",614273,dma_0,0.8,ok,\n"
+                         "\"t.traces/M=4,K=4.trc\",645225,dma_0,0.8,ok,\n"
+                         "\"t.traces/M=8,K=8.trc\",616099,dma_0,0.8,ok,\n"
+                         "\"t.traces/M=8,K=4.trc\",629846,dma_0,0.8,ok,\n");
+    ASSERT_EQ(t.keys, 0u);
+    keys_from_trace_names(t);
+    EXPECT_TRUE(t.keys_from_traces);
+    EXPECT_EQ(t.key_names(), (std::vector<std::string>{"M", "K"}));
+    EXPECT_EQ(t.rows[1], (sweep::Row{"t.traces/M=4,K=4.trc", "4", "4", "645225", "dma_0", "0.8", "ok", ""}));
+    const ChartModel m = build_chart(t, request("total_cycles"));
+    EXPECT_EQ(m.kind, ChartKind::heat);
+    EXPECT_EQ(m.x.key, "M");
+    EXPECT_EQ(m.y.key, "K");
+    ASSERT_TRUE(m.best.has_value());
+    EXPECT_EQ(*m.best, 614273);
+    EXPECT_EQ(m.traces.size(), 4u);  // each point's trace, for the subtitle and the generation
+}
+
+TEST(SweepChartTraceNames, Other_trace_names_or_varied_keys_leave_the_table_as_it_was) {
+    const auto unchanged = [](const std::string& text) {
+        SweepTable t = table(text);
+        const SweepTable before = t;
+        keys_from_trace_names(t);
+        EXPECT_FALSE(t.keys_from_traces) << text;
+        EXPECT_EQ(t.columns, before.columns) << text;
+        EXPECT_EQ(t.rows, before.rows) << text;
+    };
+    unchanged(kNoKeys + "M=4.trc,1,dma_0,0.8,ok,\na.trc,2,dma_0,0.8,ok,\n");             // one name is not
+    unchanged(kNoKeys + "M=4.trc,1,dma_0,0.8,ok,\nK=4.trc,2,dma_0,0.8,ok,\n");           // other names
+    unchanged(kNoKeys + "\"M=4,M=8.trc\",1,dma_0,0.8,ok,\n");                            // a name twice
+    unchanged(kNoKeys + "M=.trc,1,dma_0,0.8,ok,\n=4.trc,2,dma_0,0.8,ok,\n");             // empty parts
+    unchanged(kNoKeys + "total_cycles=4.trc,1,dma_0,0.8,ok,\n");                         // a column's name
+    unchanged(kHeader1 + "M=4.trc,2,100,dma_0,0.9,ok,\nM=8.trc,4,100,dma_0,0.7,ok,\n");  // keys varied
+}
+
 // ---- model: line charts ---------------------------------------------------------------------------
 
 TEST(SweepChartModel, One_numeric_key_is_a_sorted_line_with_every_point) {

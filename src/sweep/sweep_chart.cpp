@@ -239,9 +239,65 @@ SweepTable read_sweep_table(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) input_error(path + ": cannot read the file (" + std::strerror(errno) + ")");
-    if (looks_like_sweep_json(text.str())) return parse_sweep_json(text.str(), path);
-    std::istringstream csv(text.str());
-    return parse_sweep_csv(csv, path);
+    SweepTable table;
+    if (looks_like_sweep_json(text.str())) {
+        table = parse_sweep_json(text.str(), path);
+    } else {
+        std::istringstream csv(text.str());
+        table = parse_sweep_csv(csv, path);
+    }
+    keys_from_trace_names(table);
+    return table;
+}
+
+namespace {
+
+// "A=4,B=2" of a trace's file name without its extension as [(A, 4), (B, 2)]; empty when the
+// name is not of that form.
+std::vector<std::pair<std::string, std::string>> named_parameters(const std::string& trace) {
+    std::vector<std::pair<std::string, std::string>> out;
+    const std::string stem = std::filesystem::path(trace).stem().string();
+    std::size_t at = 0;
+    while (at <= stem.size()) {
+        const std::size_t comma = std::min(stem.find(',', at), stem.size());
+        const std::string part = stem.substr(at, comma - at);
+        const std::size_t eq = part.find('=');
+        if (eq == 0 || eq == std::string::npos || eq + 1 == part.size()) return {};
+        out.emplace_back(part.substr(0, eq), part.substr(eq + 1));
+        at = comma + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+void keys_from_trace_names(SweepTable& table) {
+    if (table.keys != 0 || table.rows.empty()) return;
+    std::vector<std::vector<std::pair<std::string, std::string>>> named;
+    for (const auto& row : table.rows) {
+        named.push_back(named_parameters(row[0]));
+        const auto& first = named.front();
+        const auto& now = named.back();
+        if (now.empty() || now.size() != first.size()) return;
+        for (std::size_t k = 0; k < now.size(); ++k)
+            if (now[k].first != first[k].first) return;
+    }
+    std::vector<std::string> names;
+    for (const auto& [name, value] : named.front()) {
+        if (std::find(names.begin(), names.end(), name) != names.end() ||
+            table.column(name) < table.columns.size())
+            return;  // a name twice, or one the table has as a column already
+        names.push_back(name);
+    }
+    table.columns.insert(table.columns.begin() + 1, names.begin(), names.end());
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        auto& row = table.rows[r];
+        std::vector<std::string> values;
+        for (const auto& [name, value] : named[r]) values.push_back(value);
+        row.insert(row.begin() + 1, values.begin(), values.end());
+    }
+    table.keys = names.size();
+    table.keys_from_traces = true;
 }
 
 ChartKind parse_chart_kind(const std::string& text) {
@@ -551,6 +607,7 @@ void summarise(const Selection& s, ChartModel& m) {
     if (m.better == sweep::Better::lower) m.best = m.min;
     if (m.better == sweep::Better::higher) m.best = m.max;
     if (m.best) mark_best(m);
+    if (s.table->keys_from_traces) m.traces = s.distinct(0);
     for (const auto& d : s.dims) {
         const auto values = s.distinct(s.table->column(d));
         if (d == kTraceColumn) m.traces = values;
@@ -591,7 +648,7 @@ ChartModel build_chart(const SweepTable& table, const ChartRequest& req) {
     Selection s;
     s.table = &table;
     for (std::size_t r = 0; r < table.rows.size(); ++r) s.rows.push_back(r);
-    s.dims.push_back(kTraceColumn);
+    if (!table.keys_from_traces) s.dims.push_back(kTraceColumn);  // else each trace is one point of the keys
     for (const auto& k : table.key_names()) s.dims.push_back(k);
     if (s.rows.empty()) input_error(table.source + ": the table has a header but no rows");
     for (const auto& w : req.where) apply_where(s, w);

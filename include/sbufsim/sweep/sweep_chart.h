@@ -45,6 +45,9 @@ struct SweepTable {
     std::vector<sweep::Row> rows;
     std::vector<std::size_t> lines;     // 1-based line of each row (its first line if quoted over several)
     std::size_t keys = 0;               // number of varied-key columns (columns 1..keys)
+    // The keys come from the traces' names (keys_from_trace_names): each trace is one point, so
+    // the trace is not a dimension of the chart beside them.
+    bool keys_from_traces = false;
 
     std::size_t column(const std::string& name) const;  // columns.size() when absent
     std::vector<std::string> key_names() const;         // columns 1..keys
@@ -63,8 +66,14 @@ SweepTable parse_sweep_csv(std::istream& in, const std::string& source);
 SweepTable parse_sweep_json(const std::string& text, const std::string& source);
 
 // Reads either form: JSON when the file's first character that is not white space is '[',
-// otherwise CSV. + ChartError(input) when unreadable.
+// otherwise CSV (then keys_from_trace_names). + ChartError(input) when unreadable.
 SweepTable read_sweep_table(const std::string& path);
+// A table that varies no key but whose traces are named by their parameters — a kernel's tiling
+// sweep (`sbufsim nki --sweep-param`), whose points' traces are `NAME=VALUE,NAME=VALUE.trc` —
+// gains those names as its keys (columns after the trace), so that a chart goes along them. A
+// table whose trace names are not all of that form, with the same names in the same order, is
+// left as it was.
+void keys_from_trace_names(SweepTable& table);
 bool looks_like_sweep_json(const std::string& text);  // that test, on the file's start
 
 enum class ChartKind { automatic, line, heat };
