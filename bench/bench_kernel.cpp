@@ -9,12 +9,13 @@
 //   BM_KernelSparse:    short requests with ~1000-cycle idle gaps (measures event skipping).
 #include <benchmark/benchmark.h>
 
-#include <vector>
-
-#include "sbufsim/kernel/kernel.h"
+#include "sbufsim/app/bench.h"
 
 namespace sbufsim {
 namespace {
+
+using app::run_on_traffic;
+using app::traffic_chunk;
 
 // bytes: per partition per request, 0 = the pattern's own; dense: queues refilled so that no
 // client runs dry inside a chunk (a client moves at most one beat per cycle).
@@ -25,30 +26,9 @@ void run(benchmark::State& state, TrafficPattern pattern, Cycle cycles, std::uin
         state.PauseTiming();
         Kernel kernel(params);
         SyntheticTraffic traffic(params, kernel.clients(), pattern, 42);
-        std::vector<Cycle> horizon(traffic.clients(), 0);
         state.ResumeTiming();
-        const bool saturated = pattern == TrafficPattern::saturated;
-        const Cycle chunk = saturated ? 4096 : 1 << 20;
-        while (kernel.now() < cycles) {
-            const Cycle end = std::min<Cycle>(kernel.now() + chunk, cycles);
-            for (std::uint32_t k = 0; k < traffic.clients(); ++k) {
-                if (saturated) {
-                    const std::uint64_t depth = dense ? chunk / 64 + 2 : chunk / 8 + 1;
-                    while (kernel.queued(traffic.client(k)) < depth) {
-                        Request r = traffic.next(k);
-                        if (bytes) r.bytes = bytes;
-                        static_cast<void>(kernel.submit(r));  // no queue limit
-                    }
-                } else {
-                    while (horizon[k] < end) {
-                        const Request r = traffic.next(k);
-                        horizon[k] = r.issue;
-                        static_cast<void>(kernel.submit(r));  // no queue limit: never refused
-                    }
-                }
-            }
-            kernel.run_until(end);
-        }
+        const Cycle chunk = traffic_chunk(pattern);
+        run_on_traffic(kernel, traffic, cycles, dense ? chunk / 64 + 2 : 0, bytes);
         state.PauseTiming();
         for (const auto& c : kernel.stats().clients) beats += c.beats;
         simulated += kernel.now();

@@ -12,24 +12,23 @@
 
 namespace sbufsim::app {
 
-int bench_kernel(const Params& p, const KernelBench& b, Io io) {
-    Kernel kernel(p, KernelOptions{});
-    SyntheticTraffic traffic(p, kernel.clients(), b.pattern, b.seed);
-    // Keep every client's queue topped up between chunks of cycles; the refill is outside the
-    // kernel's cycle loop but inside the timed region, as a trace replay's would be.
-    // saturated: at least one chunk's worth of beats queued per client (8-beat requests);
-    // sparse: every request that issues before the end of the next chunk.
-    const bool saturated = b.pattern == TrafficPattern::saturated;
-    const Cycle chunk = saturated ? 4096 : 1 << 20;
-    const std::uint64_t depth = chunk / 8 + 1;
+Cycle traffic_chunk(TrafficPattern pattern) { return pattern == TrafficPattern::saturated ? 4096 : 1 << 20; }
+
+void run_on_traffic(Kernel& kernel, SyntheticTraffic& traffic, Cycle cycles, std::uint64_t depth,
+                    std::uint32_t bytes) {
+    const bool saturated = traffic.pattern() == TrafficPattern::saturated;
+    const Cycle chunk = traffic_chunk(traffic.pattern());
+    if (depth == 0) depth = chunk / 8 + 1;
     std::vector<Cycle> horizon(traffic.clients(), 0);
-    const auto t0 = std::chrono::steady_clock::now();
-    while (kernel.now() < b.cycles) {
-        const Cycle end = std::min<Cycle>(kernel.now() + chunk, b.cycles);
+    while (kernel.now() < cycles) {
+        const Cycle end = std::min<Cycle>(kernel.now() + chunk, cycles);
         for (std::uint32_t k = 0; k < traffic.clients(); ++k) {
             if (saturated) {
-                while (kernel.queued(traffic.client(k)) < depth)
-                    static_cast<void>(kernel.submit(traffic.next(k)));  // no queue limit
+                while (kernel.queued(traffic.client(k)) < depth) {
+                    Request r = traffic.next(k);
+                    if (bytes) r.bytes = bytes;
+                    static_cast<void>(kernel.submit(r));  // no queue limit
+                }
             } else {
                 while (horizon[k] < end) {
                     const Request r = traffic.next(k);
@@ -40,6 +39,13 @@ int bench_kernel(const Params& p, const KernelBench& b, Io io) {
         }
         kernel.run_until(end);
     }
+}
+
+int bench_kernel(const Params& p, const KernelBench& b, Io io) {
+    Kernel kernel(p, KernelOptions{});
+    SyntheticTraffic traffic(p, kernel.clients(), b.pattern, b.seed);
+    const auto t0 = std::chrono::steady_clock::now();
+    run_on_traffic(kernel, traffic, b.cycles);
     const auto t1 = std::chrono::steady_clock::now();
     const Stats& st = kernel.stats();
     std::uint64_t beats = 0;

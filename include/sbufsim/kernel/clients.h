@@ -83,6 +83,7 @@ public:
     // The pattern's clients, k = 0 .. clients() - 1.
     std::uint32_t clients() const { return static_cast<std::uint32_t>(ids_.size()); }
     ClientId client(std::uint32_t k) const { return ids_[k]; }
+    TrafficPattern pattern() const { return pattern_; }
     // The next request of the pattern's client k; deterministic in the seed and the call order.
     Request next(std::uint32_t k);
 
