@@ -60,15 +60,6 @@ const std::map<std::string, std::vector<std::string>>& required_options() {
     return m;
 }
 
-const std::vector<std::string>& gemm_tiling_options() {
-    static const std::vector<std::string> names = {
-        "dtype",        "tile-m",        "block-n",    "block-m",           "bufs",
-        "out-bufs",     "stationary",    "dma-queues", "psum-bufs",         "psum-first-bank",
-        "row-quadrant", "psum-quadrant", "sbuf-base",  "stationary-offset", "moving-offset",
-        "out-offset"};
-    return names;
-}
-
 bool is_workload_option(const std::string& name) {
     const auto& tiling = gemm_tiling_options();
     return workload_options().count(name) || std::find(tiling.begin(), tiling.end(), name) != tiling.end();

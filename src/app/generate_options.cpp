@@ -75,9 +75,11 @@ GenOption bound(std::string name, std::string group, std::string value_name, std
     return o;
 }
 
+// The --help section of the GEMM tiling's options, which gemm_tiling_options() lists.
+const std::string kTilingGroup = "GEMM tiling and placement (gemm, attention, conv, --topology)";
+
 std::vector<GenOption> make_table() {
-    const std::string out = "Output", shape = "Shapes",
-                      tiling = "GEMM tiling and placement (gemm, attention, conv, --topology)",
+    const std::string out = "Output", shape = "Shapes", tiling = kTilingGroup,
                       stress = "Synthetic stress (random)";
     std::vector<GenOption> t;
     t.push_back(bound<std::string>(
@@ -275,6 +277,16 @@ std::string misplaced_option(const std::set<std::string>& given, const std::stri
 const std::vector<GenOption>& generate_option_table() {
     static const std::vector<GenOption> table = make_table();
     return table;
+}
+
+const std::vector<std::string>& gemm_tiling_options() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (const GenOption& o : generate_option_table())
+            if (o.group == kTilingGroup) v.push_back(o.name);
+        return v;
+    }();
+    return names;
 }
 
 void set_generate_option(GenerateRequest& r, const std::string& name, const std::string& text) {
