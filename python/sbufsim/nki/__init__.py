@@ -470,8 +470,10 @@ def _trace_core(kernel, inputs, params, generation, grid, loop_buffers):
             return _trace_once(kernel, inputs, params, generation, dict(single), dict(extra), grid, dict(caps),
                                placement, loop_buffers=loop_buffers)
         except Clobbered as e:
+            _tracer.collect_abandoned()
             extra[e.key] = max(e.buffers + 1, e.needed)
         except OutOfSpace as e:
+            _tracer.collect_abandoned()
             if e.blocks:
                 banks, key = e.blocks[0]
                 caps[key] = banks // 2
@@ -479,6 +481,7 @@ def _trace_core(kernel, inputs, params, generation, grid, loop_buffers):
             candidates = [key for _, key in e.doubled]  # sites with more than one buffer
             if not candidates and placement is None and e.key is not None:
                 placement = _placement(kernel, inputs, params, generation, grid, single, extra, caps, loop_buffers)
+                _tracer.collect_abandoned()  # the traces that measured the lifetimes
                 continue
             if not candidates:
                 tried = ([f"{len(single)} loop tile(s) given fewer than {loop_buffers} buffers"] if single else []) + (
@@ -513,6 +516,7 @@ def _placement(kernel, inputs, params, generation, grid, single, extra, caps, lo
                                      measure=True, loop_buffers=loop_buffers)
                 break
             except Clobbered as e:
+                _tracer.collect_abandoned()
                 extra_[e.key] = max(e.buffers + 1, e.needed)
         double = {key for key, entry in tracer.alloc.sites.items() if len(entry[0]) > 1}
         try:

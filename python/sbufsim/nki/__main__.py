@@ -11,6 +11,7 @@ options after --run-args go to it) and prints one table row per point."""
 import argparse
 import ast
 import difflib
+import gc
 import itertools
 import json
 import multiprocessing
@@ -492,6 +493,11 @@ def main(argv=None):
         # refused before the kernel is traced: a long trace should not end in a usage error
         print("sbufsim nki: --values-out needs numerical inputs (--input NAME=FILE.npy)", file=sys.stderr)
         return 2
+    # This process traces one kernel and ends. Its collector stays off: a trace's objects live
+    # until the process ends, so a collection after the trace (the tracer turns it back on) walks
+    # them all and frees nothing, and the exit's collection walks them again (gc.freeze below):
+    # 0.8 s of the 7.2 s the tiled fp32 GEMM [8192,4096] @ [8192,8192] takes.
+    gc.disable()
     try:
         kt = trace(args.kernel, inputs, params, generation=args.gen, grid=grid, loop_buffers=args.loop_buffers,
                    cores=args.cores)
@@ -515,6 +521,7 @@ def main(argv=None):
         print(f"note: {note}: its body is not in the trace")
     for note in kt.unwritten_reads:
         print(f"note: {note}")
+    gc.freeze()  # nothing is collected at exit: the process frees its memory as it ends
     if kt.outputs is not None:
         return _report_values(kt, args.values_out)
     return 0

@@ -51,6 +51,15 @@ def resume_collector(running):
         gc.enable()
 
 
+def collect_abandoned():
+    """After a trace that trace() abandons to trace the kernel again (a tile clobbered, a memory
+    full): its tiles and slots refer to each other, so only the collector frees them. A process
+    that turned the collector off for good (`sbufsim nki` tracing one kernel) collects them here,
+    once, rather than holding every abandoned trace's memory until it ends."""
+    if not gc.isenabled():
+        gc.collect()
+
+
 def tracer():
     """The Tracer of the kernel being traced (NkiError outside one)."""
     if _current is None:
