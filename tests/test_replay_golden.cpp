@@ -232,6 +232,32 @@ TEST(ReplayGolden, A_read_add_write_dma_takes_longer_before_neuroncore_v4_only) 
     EXPECT_EQ(data_cycles("mariana", " dst_rmw_op=add"), data_cycles("mariana", ""));
 }
 
+TEST(ReplayGolden, A_casting_dma_counts_the_hbm_ends_bytes_and_moves_the_tiles) {
+    // nki.isa dma_copy: "a cast will happen if the src and dst have different dtype". An fp32 tile
+    // stored as bf16 (`dst=bf16@hbm`) writes half its bytes to HBM; a bf16 tile loaded from fp32
+    // reads twice its own. The engine moves the SBUF side's bytes either way.
+    auto run_one = [](const std::string& name, const std::string& record) {
+        const std::string path = write_temp(name, "sbufsim-trace 1 gen=cayman\n" + record + "\n");
+        return replay_trace(cayman(), path);
+    };
+    const ReplayResult store =
+        run_one("cast_store.trc", "dma queue=qSyncIO0 src=fp32@0x0 dst=bf16@hbm partitions=8 bytes=4096");
+    const ReplayResult plain =
+        run_one("plain_store.trc", "dma queue=qSyncIO0 src=fp32@0x0 dst=hbm partitions=8 bytes=4096");
+    const ReplayResult load =
+        run_one("cast_load.trc", "dma queue=qSyncIO0 src=fp32@hbm dst=bf16@0x0 partitions=8 bytes=4096");
+    const ReplayResult same =
+        run_one("same_load.trc", "dma queue=qSyncIO0 src=bf16@hbm dst=bf16@0x0 partitions=8 bytes=4096");
+    EXPECT_EQ(store.hbm_bytes(), 8u * 4096 / 2);
+    EXPECT_EQ(plain.hbm_bytes(), 8u * 4096);
+    EXPECT_EQ(load.hbm_bytes(), 8u * 4096 * 2);
+    EXPECT_EQ(same.hbm_bytes(), 8u * 4096);  // bf16@hbm beside a bf16 tile: no cast
+    EXPECT_EQ(engine(store, "dma_0").bytes_read, 8u * 4096);
+    EXPECT_EQ(engine(load, "dma_0").bytes_written, 8u * 4096);
+    EXPECT_EQ(store.dma_bytes(), plain.dma_bytes());
+    EXPECT_EQ(store.total_cycles, plain.total_cycles);  // the HBM side is not what bounds one share
+}
+
 TEST(ReplayGolden, An_sbuf_to_sbuf_dma_writes_each_burst_after_reading_it) {
     // A copy inside SBUF reads and writes through one DMA client whose requests complete in
     // order: its bursts alternate (read i, write i), so the write keeps pace with the read and the

@@ -455,6 +455,20 @@ TEST(TraceCheck, Dma_read_add_write_takes_bf16_or_fp32_of_matching_dtypes) {
                "matching dtypes: src is bf16, dst fp32");
     expect_one("dma queue=qSyncIO0 src=hbm dst=bf16@0x0 partitions=16 bytes=256 transpose=1 dst_rmw_op=add\n",
                "dst_rmw_op", "cannot add into its destination");
+    // an HBM end with its own dtype is what is added, so it must match too
+    expect_clean("dma queue=qSyncIO0 src=bf16@hbm dst=bf16@0x0 partitions=8 bytes=128 dst_rmw_op=add\n");
+    expect_one("dma queue=qSyncIO0 src=fp32@hbm dst=bf16@0x0 partitions=8 bytes=128 dst_rmw_op=add\n", "src",
+               "matching dtypes: src is fp32, dst bf16");
+}
+
+TEST(TraceCheck, A_casting_dma_converts_except_through_the_transpose_crossbar) {
+    // nki.isa dma_copy: a cast where src and dst differ; nki.isa dma_transpose: one dtype.
+    expect_clean(
+        "dma queue=qSyncIO0 src=fp32@hbm dst=bf16@0x0 partitions=8 bytes=128\n"
+        "dma queue=qSyncIO1 src=fp32@0x1000 dst=bf16@hbm partitions=8 bytes=128\n"
+        "dma queue=qSyncIO2 src=bf16@hbm dst=bf16@0x2000 partitions=16 bytes=256 transpose=1\n");
+    expect_one("dma queue=qSyncIO0 src=fp32@hbm dst=bf16@0x0 partitions=16 bytes=256 transpose=1\n", "src",
+               "does not convert elements");
 }
 
 TEST(TraceCheck, Dma_trigger_modes_follow_the_dge_reference) {

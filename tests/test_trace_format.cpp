@@ -179,6 +179,30 @@ TEST(TraceText, Dma_read_add_write) {
     EXPECT_EQ(to_text(to_binary(text)), text);
 }
 
+TEST(TraceText, A_casting_dmas_hbm_end_carries_its_dtype) {
+    // `dtype@hbm`: the HBM tensor's element type where it is not the tile's (a casting DMA).
+    Operand o;
+    EXPECT_FALSE(parse_operand("bf16@hbm", o));
+    EXPECT_EQ(o.kind, Operand::Kind::hbm);
+    EXPECT_EQ(o.dtype, Dtype::bf16);
+    EXPECT_TRUE(o.hbm_typed);
+    EXPECT_EQ(format_operand(o), "bf16@hbm");
+    EXPECT_FALSE(parse_operand("hbm", o));
+    EXPECT_FALSE(o.hbm_typed);
+    EXPECT_EQ(format_operand(o), "hbm");
+    EXPECT_TRUE(parse_operand("bf17@hbm", o));
+    EXPECT_TRUE(parse_operand("bf16@hbm[1][2]", o));
+    const Record r = one("dma queue=qSyncIO0 src=fp32@0x40 dst=bfloat16@hbm partitions=8 bytes=128");
+    EXPECT_EQ(format_record(r), "dma queue=qSyncIO0 src=fp32@0x40 dst=bf16@hbm partitions=8 bytes=128");
+    // The binary form keeps the type (operand byte 3) and converts back to the same text.
+    for (const std::string line : {"dma queue=qSyncIO0 src=fp32@0x40 dst=bf16@hbm partitions=8 bytes=128",
+                                   "dma queue=qSyncIO1 src=fp8e4@hbm dst=bf16@0x0 partitions=8 bytes=128",
+                                   "dma queue=qSyncIO2 src=hbm dst=bf16@0x0 partitions=8 bytes=128"}) {
+        const std::string text = "sbufsim-trace 1 gen=cayman\n" + line + "\n";
+        EXPECT_EQ(to_text(to_binary(text)), text);
+    }
+}
+
 TEST(TraceText, A_required_field_written_as_zero_reads_back) {
     // The reader takes partitions=0 (the checker reports it); the writer must not drop a field the
     // kind requires, or the record it wrote would not read again.

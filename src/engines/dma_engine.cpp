@@ -262,12 +262,12 @@ void DmaEngine::start(std::uint32_t qi, Cycle now) {
         axi_flight_ = AxiTransfer{d.line, d.rd, d.wr, d.transpose, d.partitions, d.first_col, now, 0, 0};
     }
     if (d.hbm && shared_)
-        shared_->claim_hbm(d.order, engine_, now + fixed, d.bytes);  // hbm_through() follows
+        shared_->claim_hbm(d.order, engine_, now + fixed, hbm_side_bytes(d));  // hbm_through() follows
     ++dma_.transfers;
     dma_.descriptors += descriptors(d);
     dma_.short_descriptors += short_descriptors(d);
     dma_.bytes += d.bytes;
-    dma_.hbm_bytes += d.hbm ? d.bytes : 0;
+    dma_.hbm_bytes += d.hbm ? hbm_side_bytes(d) : 0;
     dma_.transposes += d.transpose ? 1 : 0;
     q.q.pop();
     --q.armed;

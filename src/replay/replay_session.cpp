@@ -202,6 +202,12 @@ void ReplaySession::dma_instr(const Record& r) {
     d.rmw = r.dst_rmw_add;
     d.sbuf_to_sbuf = r.src.onchip() && r.dst.onchip();
     d.hbm = !d.sbuf_to_sbuf;
+    const Operand& hbm_end = r.src.onchip() ? r.dst : r.src;
+    const Operand& chip_end = r.src.onchip() ? r.src : r.dst;
+    if (hbm_end.hbm_typed && chip_end.onchip() && hbm_end.dtype != chip_end.dtype) {
+        d.hbm_esz = static_cast<std::uint8_t>(dtype_size(hbm_end.dtype));
+        d.chip_esz = static_cast<std::uint8_t>(dtype_size(chip_end.dtype));
+    }
     d.priority = static_cast<std::uint8_t>(r.has_priority() ? r.priority : params_.dma.default_priority);
     d.order = dma_records_++;
     const std::uint32_t rs = contiguous_run_bytes(r.src), rd = contiguous_run_bytes(r.dst);

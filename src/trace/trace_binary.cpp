@@ -65,6 +65,7 @@ void put_operand(unsigned char* p, const Operand& o) {
     p[0] = static_cast<unsigned char>(o.kind);
     p[1] = static_cast<unsigned char>(o.dtype);
     p[2] = o.dims;
+    p[3] = o.hbm_typed ? 1 : 0;
     put<std::uint32_t>(p + 4, o.addr);
     for (std::size_t d = 0; d < kMaxDims; ++d) {
         put<std::int32_t>(p + 8 + 4 * d, o.steps[d]);
@@ -82,6 +83,7 @@ const char* get_operand(const unsigned char* p, Operand& o) {
     o.kind = static_cast<Operand::Kind>(p[0]);
     o.dtype = static_cast<Dtype>(p[1]);
     o.dims = p[2];
+    o.hbm_typed = p[3] == 1;
     o.addr = get<std::uint32_t>(p + 4);
     for (std::size_t d = 0; d < kMaxDims; ++d) {
         o.steps[d] = get<std::int32_t>(p + 8 + 4 * d);
@@ -469,13 +471,20 @@ struct BinaryDecoder {
             bool unused_dims_zero = true;
             for (std::size_t d = operands[i]->dims; d < kMaxDims; ++d)
                 unused_dims_zero = unused_dims_zero && operands[i]->steps[d] == 0 && operands[i]->sizes[d] == 0;
-            if (!all_zero(b + 56 + i * kOperandBytes + 3, 1) || !unused_dims_zero)
+            // byte 3: 1 for an hbm operand with its dtype (`bf16@hbm`), else 0
+            const unsigned char typed = b[56 + i * kOperandBytes + 3];
+            if (typed > (operands[i]->kind == Operand::Kind::hbm ? 1 : 0) || !unused_dims_zero)
                 return fail(fields[i], "steps or sizes past the operand's dims, or unused operand bytes, are not zero");
-            // An absent or hbm operand is a kind alone in the text form: nothing else may be set.
+            // An absent or hbm operand is a kind alone in the text form (an hbm one perhaps with its
+            // dtype): nothing else may be set.
             Operand bare;
             bare.kind = operands[i]->kind;
+            bare.hbm_typed = operands[i]->hbm_typed;
+            if (bare.hbm_typed) bare.dtype = operands[i]->dtype;
             if (operands[i]->kind != Operand::Kind::onchip && !(*operands[i] == bare))
-                return fail(fields[i], "an absent or hbm operand with a dtype, address or pattern set");
+                return fail(fields[i],
+                            "an absent or hbm operand with an address or pattern set, or an untyped one with "
+                            "a dtype");
         }
         return true;
     }

@@ -405,6 +405,16 @@ void TraceChecker::check_dma(Ctx& c) {
                 "dma.engines, PUBLIC_FACTS DMA");
     check_dma_trigger(c);
     if (r.dst_rmw_add) check_dma_rmw(c);
+    // A casting DMA (`dtype@hbm` unlike the on-chip end) converts each element; the crossbar of a
+    // transposing one moves them as they are (nki.isa dma_transpose: one dtype on both sides).
+    const Operand& chip = r.dst.onchip() ? r.dst : r.src;
+    for (const Operand* o : {&r.src, &r.dst})
+        if (r.transpose && o->hbm_typed && chip.onchip() && o->dtype != chip.dtype)
+            c.error(o == &r.src ? "src" : "dst",
+                    "a transposing DMA does not convert elements: the HBM end is " +
+                        std::string(to_string(o->dtype)) + ", the on-chip end " +
+                        std::string(to_string(chip.dtype)) + "; cast with a copy on chip",
+                    "nki.isa dma_transpose");
     // DMA engines are AXI masters like the Q7: SBUF through axi2sram, no path to PSUM (seed 000 §7.4).
     if (r.src.onchip())
         c.operand("src", r.src, r.partitions, AllowedInPSUM::False, AllowedInSBUF::True, WriteTensor::False, false);
@@ -445,19 +455,20 @@ void TraceChecker::check_dma(Ctx& c) {
 
 // Who triggers the DMA and how its descriptors are made (DGE reference; docs/engines.md "DMA triggers").
 // dst_rmw_op=add (nki.isa dma_copy; trn3 arch guide, SBUF Read-Add-Write: "BF16 or FP32,
-// matching dtypes"): the destination's dtype is what is added; an hbm end carries no dtype.
+// matching dtypes"): the destination's dtype is what is added; a plain `hbm` end has the other
+// end's dtype, a `dtype@hbm` one its own.
 void TraceChecker::check_dma_rmw(Ctx& c) {
     const Record& r = c.rec;
     constexpr std::string_view kRmwRule = "nki.isa dma_copy dst_rmw_op; trn3 arch guide, SBUF Read-Add-Write";
     if (r.transpose) c.error("dst_rmw_op", "a transposing DMA cannot add into its destination: drop one of them", kRmwRule);
-    const Operand* typed[2] = {&r.dst, &r.src};
-    for (const Operand* o : typed) {
-        if (!o->onchip()) continue;
+    const auto typed = [](const Operand& o) { return o.onchip() || o.hbm_typed; };
+    for (const Operand* o : {&r.dst, &r.src}) {
+        if (!typed(*o)) continue;
         if (o->dtype != Dtype::bf16 && o->dtype != Dtype::fp32)
             c.error(o == &r.dst ? "dst" : "src", "a read-add-write adds bf16 or fp32 data, not " + std::string(to_string(o->dtype)),
                     kRmwRule);
     }
-    if (r.src.onchip() && r.dst.onchip() && r.src.dtype != r.dst.dtype)
+    if (typed(r.src) && typed(r.dst) && r.src.dtype != r.dst.dtype)
         c.error("src", "a read-add-write needs matching dtypes: src is " + std::string(to_string(r.src.dtype)) +
                            ", dst " + std::string(to_string(r.dst.dtype)),
                 kRmwRule);

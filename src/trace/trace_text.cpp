@@ -282,6 +282,12 @@ std::optional<std::string> parse_operand(std::string_view text, Operand& out) {
         return "bad operand " + quoted(text) + ": expected dtype@addr[steps][sizes] or hbm";
     const auto dt = parse_dtype(text.substr(0, at));
     if (!dt) return "unknown dtype " + quoted(text.substr(0, at)) + " (one of " + dtype_names() + ")";
+    if (text.substr(at + 1) == "hbm") {  // a casting DMA's HBM end: its element type
+        out.kind = Operand::Kind::hbm;
+        out.dtype = *dt;
+        out.hbm_typed = true;
+        return std::nullopt;
+    }
     out.kind = Operand::Kind::onchip;
     out.dtype = *dt;
     std::string_view rest = text.substr(at + 1);
@@ -991,6 +997,10 @@ void append_dec(std::string& out, T v) {
 
 void append_operand(std::string& out, const Operand& o) {
     if (o.kind == Operand::Kind::hbm) {
+        if (o.hbm_typed) {
+            out += to_string(o.dtype);
+            out += '@';
+        }
         out += "hbm";
         return;
     }

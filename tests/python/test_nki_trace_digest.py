@@ -134,7 +134,7 @@ DIGESTS = {
     "matmul_tiled_2048": (4256, "015f3e7feca1045588840c707800f429"),
     "matmul_tiled_512_sunda": (72, "42562a7d72d08767d258b6640f08c74f"),
     "rmsnorm": (133, "269c192c64f35ed14b9fa55b77b1e6fe"),
-    "softmax": (32, "aa56ec5a878bd62ffac2da7b86efc2c9"),
+    "softmax": (32, "f6993cb21b43e4c287766b63e3f9e8e9"),
     "spmd_add": (23, "6d08ed5a0644cfffeba8132091b5c79a"),  # core 0 of two: row blocks 0-3
     "transpose": (321, "d41cfe24346919b2e6d546df0173b31a"),
     "transpose_sunda": (31, "74c106c73857bfe083d93dd120fa4bec"),

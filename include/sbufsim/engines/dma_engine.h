@@ -61,6 +61,9 @@ struct DmaInstr {
     std::uint32_t first_col = 0;     // transpose share: its first column of the record's tile
     bool sbuf_to_sbuf = false;
     bool hbm = false;                // one end is HBM (shares the HBM bandwidth)
+    // A casting DMA (`bf16@hbm` beside an fp32 tile): the HBM end's element size over the on-chip
+    // end's, which scales `bytes` to the HBM side's (hbm_side_bytes); 0 = the same elements.
+    std::uint8_t hbm_esz = 0, chip_esz = 0;
     std::uint32_t join = kNoJoin;    // DmaShared join whose last share fires the signals
     std::uint32_t trigger = kNoTrigger;  // DmaTriggers slot of the record's trigger
     bool trigger_claimed = false;        // armed, its trigger claimed: armed_at is set by take_triggers()
@@ -68,6 +71,12 @@ struct DmaInstr {
     std::uint8_t priority = 0;       // QoS class (0 first) under dma.queue_policy = priority
     Cycle armed_at = kNever;         // eligible from this cycle (its waits met + start-up)
 };
+
+// The bytes a share moves at its HBM end: `bytes` (the on-chip end's), scaled for a casting DMA.
+// The engine's own time stays that of the on-chip end's bytes (docs/engines.md, DMA).
+inline std::uint64_t hbm_side_bytes(const DmaInstr& d) {
+    return d.chip_esz ? d.bytes * d.hbm_esz / d.chip_esz : d.bytes;
+}
 
 struct DmaStats {
     std::uint64_t transfers = 0;       // shares started (one per record and engine)

@@ -95,7 +95,8 @@ inline constexpr NameId kNoName = 0xffff;
 using SiteId = std::uint16_t;
 inline constexpr SiteId kNoSite = 0xffff;
 
-// One tensor operand: `dtype@addr[steps][sizes]` as the profiler writes it, or `hbm` (DMA only).
+// One tensor operand: `dtype@addr[steps][sizes]` as the profiler writes it, or `hbm` (DMA only;
+// `dtype@hbm` when the HBM tensor's element type differs from the on-chip side's: a casting DMA).
 // Steps and sizes are in elements, innermost dimension first; `dims` says how many were written
 // (0 = `dtype@addr` alone: contiguous, extent given by the record's `bytes`). The partition count
 // is not part of the operand: it is the record's `partitions` (or implied, see Record).
@@ -104,6 +105,8 @@ struct Operand {
     Kind kind = Kind::absent;
     Dtype dtype = Dtype::fp32;
     std::uint8_t dims = 0;                          // 0..kMaxDims
+    // An hbm operand whose dtype was given (`bf16@hbm`); a plain `hbm` has the on-chip side's.
+    bool hbm_typed = false;
     std::uint32_t addr = 0;                         // 29-bit PartitionOffset (seed 000 §2); ≤ 32 bits parsed
     std::array<std::int32_t, kMaxDims> steps{};     // element steps; negative = reverse walk
     std::array<std::uint32_t, kMaxDims> sizes{};    // element counts

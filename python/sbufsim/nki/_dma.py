@@ -49,6 +49,15 @@ def _cut(view, limits):
     return cut
 
 
+def _endpoint(view, on_chip, t):
+    """A DMA operand: the on-chip one's access pattern, `hbm`, or `bf16@hbm` where the HBM tensor's
+    element type is not the tile's (a casting DMA: "a cast will happen if the src and dst have
+    different dtype", nki.isa dma_copy), so the replay counts the HBM end's own bytes."""
+    if view.on_chip or view.dtype is on_chip.dtype:
+        return view.operand(t.alloc)
+    return f"{view.dtype.trace_name}@hbm"
+
+
 def dma(dst, src, trigger=None, mask=None):
     """One DMA per transfer: partitions = the on-chip side's, bytes per partition its free size;
     `trigger` adds the dge/issuer/priority fields (nisa.dma_copy). A mask with limits moves only
@@ -73,7 +82,7 @@ def dma(dst, src, trigger=None, mask=None):
     if not (src.on_chip and dst.on_chip):
         # the HBM side's bytes: a casting DMA moves the on-chip side's dtype on the other end
         t.hbm_bytes += elements * (src if dst.on_chip else dst).dtype.size
-    fields = {"src": src.operand(t.alloc), "dst": dst.operand(t.alloc),
+    fields = {"src": _endpoint(src, on_chip, t), "dst": _endpoint(dst, on_chip, t),
               "partitions": on_chip.partitions, "bytes": on_chip.bytes_per_partition, **(trigger or {})}
     rmw = fields.get("dst_rmw_op") == "add"  # dst = dst + src: it reads dst too
     # a gather (an HBM index by a tile) waits for the tile that holds its row numbers
