@@ -340,7 +340,7 @@ TEST(CliNki, A_kept_trace_reports_by_kernel_line_when_replayed_and_annotate_take
 }
 
 // --grid G launches the kernel as kernel[G] from the command line: the same records as the
-// example's own launch of it over 8 row blocks (-o keeps core 0's: cayman's two cores run four
+// example's own launch of it over 8 row blocks (core 0's trace, at -o: cayman's two cores run four
 // each), which are those of half the grid on one core (--cores 1), and a size that is no size
 // refused before anything is traced.
 TEST(CliNki, Grid_launches_the_kernel_as_its_spmd_launch_would) {
@@ -371,6 +371,49 @@ TEST(CliNki, Grid_launches_the_kernel_as_its_spmd_launch_would) {
     EXPECT_NE(zero.err.find("--grid '0': expected one to four positive sizes"), std::string::npos)
         << zero.err;
     EXPECT_FALSE(fs::exists(dir + "/g0.trc"));
+}
+
+// -o of a launch on two cores keeps each core's trace: core 0's at the file, core 1's beside it
+// (k.core1.trc), each replayable alone with the cycles the launch reported for its core. A file of
+// someone else's where a core's trace goes is refused before anything is traced; a launch that
+// leaves a core idle writes nothing for it.
+TEST(CliNki, Output_of_a_launch_keeps_every_cores_trace) {
+    const std::string dir = fresh("launch_output");
+    const std::string example = std::string(SBUFSIM_SOURCE_DIR) + "/examples/nki/spmd_add.py::add_exp";
+    const auto traced = [&](const std::vector<std::string>& extra) {
+        std::vector<std::string> args{"nki",     example,           "--input", "a=bf16[1000,512]",
+                                      "--input", "b=bf16[1000,512]"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return sbufsim_process(args, "nki_launch_output_");
+    };
+    const CliOut two = traced({"--grid", "8", "-o", dir + "/k.sbt"});
+    ASSERT_EQ(two.rc, 0) << two.err;
+    EXPECT_NE(two.out.find("core N's in " + dir + "/k.coreN.sbt"), std::string::npos) << two.out;
+    const std::regex core(R"(  core (\d): 4 instances, 23 records, (\d+) cycles)");
+    int cores = 0;
+    for (auto it = std::sregex_iterator(two.out.begin(), two.out.end(), core); it != std::sregex_iterator();
+         ++it) {
+        ++cores;
+        const std::string kept = dir + ((*it)[1] == "0" ? "/k.sbt" : "/k.core" + (*it)[1].str() + ".sbt");
+        ASSERT_TRUE(fs::exists(kept)) << kept;
+        // alone, at the launch's share of the HBM bandwidth (two cores streaming: 362.5 GB/s each)
+        const CliOut alone =
+            sbufsim_process({"run", kept, "--set", "dma.hbm_gbps=362.5"}, "nki_launch_output_run_");
+        ASSERT_EQ(alone.rc, 0) << alone.err;
+        EXPECT_NE(alone.out.find("total " + (*it)[2].str() + " cycles"), std::string::npos) << alone.out;
+    }
+    EXPECT_EQ(cores, 2) << two.out;
+    EXPECT_FALSE(fs::exists(dir + "/k.core2.sbt"));
+    std::ofstream(dir + "/f.core1.trc") << "mine\n";
+    const CliOut refused = traced({"--grid", "8", "-o", dir + "/f.trc"});
+    EXPECT_EQ(refused.rc, 2) << refused.err;
+    EXPECT_NE(refused.err.find("f.core1.trc: exists and is not what this command writes"), std::string::npos)
+        << refused.err;
+    EXPECT_EQ(slurp(dir + "/f.core1.trc"), "mine\n");
+    EXPECT_FALSE(fs::exists(dir + "/f.trc"));
+    ASSERT_EQ(traced({"--grid", "1", "-o", dir + "/one.trc"}).rc, 0);
+    EXPECT_TRUE(fs::exists(dir + "/one.trc"));
+    EXPECT_FALSE(fs::exists(dir + "/one.core1.trc"));
 }
 
 // A launch of eight instances on cayman's two cores (gen.lnc = 2): one line per core, four

@@ -140,6 +140,18 @@ unsigned launch_cores(const NkiArgs& a, const Params& p, Io io) {
     return static_cast<unsigned>(*n);
 }
 
+// -o FILE, written (with sbufsim's mark) once the kernel traced: one file a core, core 0's at FILE
+// and the others' beside it (core_output_path), added to `kept` up to `cores`. Each is checked
+// when it is added, before anything is written; one never written leaves nothing behind.
+void keep_traces(const NkiArgs& a, std::size_t cores, std::vector<std::unique_ptr<OutputFile>>& kept) {
+    if (a.output.empty()) return;
+    const bool force = std::find(a.run_args.begin(), a.run_args.end(), "--force") != a.run_args.end();
+    const std::string kernel_file = a.kernel.substr(0, a.kernel.find("::"));  // never the output
+    for (std::size_t i = kept.size(); i < cores; ++i)
+        kept.push_back(std::make_unique<OutputFile>(core_output_path(a.output, i),
+                                                    trace_output_policy("-o trace", force, {kernel_file})));
+}
+
 // Replays each core of a launch (check_line() passed; `cores` from core_traces()) with its share
 // of the HBM bandwidth, then prints the latest core's summary and the launch's lines. The user's
 // output files (--json, ...) are the latest core's replay's.
@@ -177,7 +189,7 @@ int replay_launch(const NkiArgs& a, std::vector<CoreRun> cores, const Params& p,
     }
     if (!machine && !a.quiet) {
         // the summary names the kernel and its core, and which core's trace -o keeps
-        text << launch_summary(cores[latest], latest, a.kernel, !a.output.empty());
+        text << launch_summary(cores[latest], latest, a.kernel, a.output);
     }
     print_launch(text, cores, latest, share);
     return kExitOk;
@@ -243,14 +255,6 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     const std::string traced = (tmp / "kernel.trc").string();
     const std::string trace = a.output.empty() ? traced : a.output;
     if (a.sweep) return sweep_points(a, python, pythonpath, tmp.string(), io);
-    // -o FILE is checked before the kernel runs, and written (with sbufsim's mark) once it traced.
-    std::unique_ptr<OutputFile> kept;
-    if (!a.output.empty()) {
-        const bool force = std::find(a.run_args.begin(), a.run_args.end(), "--force") != a.run_args.end();
-        const std::string kernel_file = a.kernel.substr(0, a.kernel.find("::"));  // never the output
-        kept = std::make_unique<OutputFile>(a.output, trace_output_policy("-o trace", force, {kernel_file}));
-    }
-
     // A document on stdout (--json - / --csv -) stays alone there: the tracer's words and the
     // kernel figures go to stderr with the run's summary.
     const bool machine = gives_stdout(a.run_args, {"--json", "--csv"});
@@ -266,16 +270,23 @@ int cmd_nki(const std::vector<std::string>& args, Io io) {
     }
     const unsigned cores = launch_cores(a, params, io);
     if (cores == 0) return kExitUsage;
+    // -o is checked before the kernel runs: every core's file for a --grid launch, else core 0's
+    // (a kernel that launches a grid itself has the others' checked once it traced)
+    const bool grid = std::find(a.tracer_args.begin(), a.tracer_args.end(), "--grid") != a.tracer_args.end();
+    std::vector<std::unique_ptr<OutputFile>> kept;
+    keep_traces(a, grid ? cores : 1, kept);
     std::vector<std::string> tracer_args = a.tracer_args;
     tracer_args.insert(tracer_args.end(), {"--cores", std::to_string(cores)});
     const NkiTraceRequest request{a.kernel, a.gen, tracer_args, python, pythonpath, a.timeout};
     if (const int rc = trace_kernel(request, traced, text, io.err); rc != kExitOk) return rc;
-    if (kept) {
-        if (const int rc = keep_trace(traced, *kept, io.err); rc != kExitOk) return rc;
-    }
+    std::vector<CoreRun> launch = core_traces(traced);
+    keep_traces(a, launch.size(), kept);
+    for (std::size_t i = 0; i < kept.size() && i < std::max<std::size_t>(1, launch.size()); ++i)
+        if (const int rc = keep_trace(launch.empty() ? traced : launch[i].trace, *kept[i], io.err);
+            rc != kExitOk)
+            return rc;
     // A launch whose instances ran on several cores: each core replayed, the latest one's time.
-    if (std::vector<CoreRun> launch = core_traces(traced); launch.size() > 1)
-        return replay_launch(a, std::move(launch), params, tmp.string(), machine, io);
+    if (launch.size() > 1) return replay_launch(a, std::move(launch), params, tmp.string(), machine, io);
     return replay_kernel(a, trace, traced, tmp.string(), machine, io);
 }
 

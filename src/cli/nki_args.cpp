@@ -38,7 +38,8 @@ const char* nki_help() {
            "                             Operands and the allocator)\n"
            "  -o, --output FILE          keep the trace there (default: a temporary file); FILE.sbt keeps "
            "the\n"
-           "                             binary form\n"
+           "                             binary form; a launch on several cores keeps core N's beside it\n"
+           "                             (FILE.coreN.trc)\n"
            "  --python EXE               the interpreter (default $SBUFSIM_PYTHON, else " SBUFSIM_PYTHON3
            ")\n"
            "  --timeout SEC              stop the tracing after SEC seconds (with --sweep-param: each "

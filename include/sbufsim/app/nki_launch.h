@@ -37,8 +37,14 @@ std::vector<std::string> without_outputs(const std::vector<std::string>& args);
 // `core`'s figures from its replay's summary text and JSON.
 void read_core_replay(CoreRun& core, const std::string& summary, const std::string& run_json);
 
-// The latest core's summary naming the kernel and the core, and which core's trace -o keeps.
-std::string launch_summary(const CoreRun& latest, std::size_t index, const std::string& kernel, bool kept);
+// Where -o keeps core `index`'s trace of a launch: core 0's at OUTPUT itself, the others' beside
+// it with the core before the extension (k.trc: k.core1.trc; k.sbt: k.core1.sbt).
+std::string core_output_path(const std::string& output, std::size_t index);
+
+// The latest core's summary naming the kernel and the core, and where -o keeps the cores' traces
+// (`output`; empty: not kept).
+std::string launch_summary(const CoreRun& latest, std::size_t index, const std::string& kernel,
+                           const std::string& output);
 
 // The launch's lines: its time (the latest core's), each core's, and the kernel's figures over
 // the launch (every core's flops and HBM bytes, against the cores' PE arrays). With the latest
