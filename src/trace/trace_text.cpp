@@ -530,7 +530,7 @@ bool TraceReader::Impl::quick_access(std::string_view line, Record& rec) {
     const char* const end = p + line.size();
     // One or more separators, then the next field (always inlined: five calls a line, which GCC
     // may otherwise leave out of line).
-    auto separator = [&] [[gnu::always_inline]] {
+    auto separator = [&]() __attribute__((always_inline)) {
         const char* const from = p;
         while (p < end && field_separator(*p)) ++p;
         return p != from && p < end;
@@ -583,10 +583,13 @@ bool TraceReader::Impl::quick_access(std::string_view line, Record& rec) {
 }
 
 bool TraceReader::Impl::parse_access(std::string_view line, Record& rec) {
-    // `cycle client op address partitions bytes`; commas between fields are allowed.
-    if (line.find(',') != std::string_view::npos) {
+    // `cycle client op address partitions bytes`; commas between fields are allowed, but not
+    // taken apart inside a last `loc=`, whose loop indices they separate (as quick_access reads it).
+    const std::size_t fields_end = std::min(line.find("loc="), line.size());
+    if (line.substr(0, fields_end).find(',') != std::string_view::npos) {
         access_buf.assign(line);
-        std::replace(access_buf.begin(), access_buf.end(), ',', ' ');
+        std::replace(access_buf.begin(), access_buf.begin() + static_cast<std::ptrdiff_t>(fields_end), ',',
+                     ' ');
         line = access_buf;
     }
     std::array<std::string_view, 8> t;
