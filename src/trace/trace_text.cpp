@@ -554,9 +554,11 @@ bool TraceReader::Impl::quick_access(std::string_view line, Record& rec) {
         !number(std::numeric_limits<std::uint16_t>::max(), partitions) || !separator() ||
         !number(std::numeric_limits<std::uint32_t>::max(), bytes))
         return false;
+    const char* const after_bytes = p;
     while (p < end && field_separator(*p)) ++p;
     std::string_view loc;
-    if (end - p > 4 && std::memcmp(p, "loc=", 4) == 0) {  // a source location (trace.h)
+    // a source location (trace.h), a field of its own: `64loc=` is no number the general path reads
+    if (p != after_bytes && end - p > 4 && std::memcmp(p, "loc=", 4) == 0) {
         const char* const from = p + 4;
         while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != '\r') ++p;
         loc = std::string_view(from, static_cast<std::size_t>(p - from));
