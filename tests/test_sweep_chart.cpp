@@ -227,6 +227,12 @@ TEST(SweepChartTraceNames, A_kernel_sweeps_parameters_become_its_keys_and_a_heat
     ASSERT_TRUE(m.best.has_value());
     EXPECT_EQ(*m.best, 614273);
     EXPECT_EQ(m.traces.size(), 4u);  // each point's trace, for the subtitle and the generation
+    // The subtitle counts the traces instead of listing names the axes already say.
+    const std::string svg = render_chart(m, ChartInfo{"cayman (trace header)", ""});
+    EXPECT_NE(svg.find("sweep of 4 traces, one per point, each named by its parameters; generation cayman"),
+              std::string::npos)
+        << svg;
+    EXPECT_EQ(svg.find("M=4,K=8.trc"), std::string::npos) << svg;
 }
 
 TEST(SweepChartTraceNames, Other_trace_names_or_varied_keys_leave_the_table_as_it_was) {

@@ -608,6 +608,7 @@ void summarise(const Selection& s, ChartModel& m) {
     if (m.better == sweep::Better::higher) m.best = m.max;
     if (m.best) mark_best(m);
     if (s.table->keys_from_traces) m.traces = s.distinct(0);
+    m.traces_are_points = s.table->keys_from_traces;
     for (const auto& d : s.dims) {
         const auto values = s.distinct(s.table->column(d));
         if (d == kTraceColumn) m.traces = values;
@@ -779,6 +780,11 @@ std::vector<std::string> subtitle_of(const ChartModel& m, const ChartInfo& info)
     for (std::size_t i = 0; i < m.traces.size() && i < 3; ++i) names.push_back(file_name(m.traces[i]));
     std::string traces = "sweep of " + join(names);
     if (m.traces.size() > 3) traces += " (+" + std::to_string(m.traces.size() - 3) + " more)";
+    // A kernel's tiling sweep (`sbufsim nki --sweep-param`): each trace is named by its point,
+    // whose parameters are the axes already; their names would only repeat them.
+    if (m.traces_are_points)
+        traces = "sweep of " + std::to_string(m.traces.size()) +
+                 " traces, one per point, each named by its parameters";
     if (!info.generation.empty()) traces += "; generation " + info.generation;
     traces += "; " + std::to_string(m.points.size()) + " point(s) charted";
     if (!m.skipped.empty()) traces += ", " + std::to_string(m.skipped.size()) + " skipped (not ok)";

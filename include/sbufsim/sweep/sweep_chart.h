@@ -125,6 +125,7 @@ struct ChartModel {
     std::vector<ChartPoint> points;      // the ok rows, in table order
     std::vector<SkippedPoint> skipped;   // rows not ok, in table order
     std::vector<std::string> traces;     // the distinct traces charted, table order
+    bool traces_are_points = false;      // SweepTable::keys_from_traces: a trace per point, named by it
     std::vector<std::string> fixed;      // "key=value" of keys with one value (incl. --where)
     std::vector<std::string> bases;      // the charted rows' distinct `base` cells ("" = none set)
     double min = 0, max = 0;             // over points
