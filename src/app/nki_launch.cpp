@@ -46,24 +46,29 @@ void read_core_replay(CoreRun& core, const std::string& summary, const std::stri
     core.totals = kernel_totals(core.trace);
 }
 
-std::string core_output_path(const std::string& output, std::size_t index) {
-    if (index == 0) return output;
-    const std::string core = ".core" + std::to_string(index);
+namespace {
+
+// OUTPUT with `core` (".core1", ".coreN") before its extension, or at its end when it has none.
+std::string with_core(const std::string& output, const std::string& core) {
     const std::size_t slash = output.find_last_of('/');
     const std::size_t dot = output.find_last_of('.');
     const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
     return has_extension ? output.substr(0, dot) + core + output.substr(dot) : output + core;
 }
 
+}  // namespace
+
+std::string core_output_path(const std::string& output, std::size_t index) {
+    return index == 0 ? output : with_core(output, ".core" + std::to_string(index));
+}
+
 std::string launch_summary(const CoreRun& latest, std::size_t index, const std::string& kernel,
                            const std::string& output) {
     std::string summary = latest.summary;
     const std::string named = "trace " + latest.trace + "  (";
-    std::string others = core_output_path(output, 1);  // core N's file, as a pattern
-    others.replace(others.rfind(".core1") + 5, 1, "N");
-    const std::string kept = output.empty()
-                                 ? " (not kept: -o FILE.trc keeps each core's)"
-                                 : " (-o keeps core 0's in " + output + ", core N's in " + others + ")";
+    const std::string kept = output.empty() ? " (not kept: -o FILE.trc keeps each core's)"
+                                            : " (-o keeps core 0's in " + output + ", core N's in " +
+                                                  with_core(output, ".coreN") + ")";
     if (const std::size_t at = summary.find(named); at != std::string::npos)
         summary.replace(at, named.size(),
                         "trace " + kernel + ", core " + std::to_string(index) + kept + "  (");

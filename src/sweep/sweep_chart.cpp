@@ -774,17 +774,19 @@ std::string title_of(const ChartModel& m) {
     return t + (m.kind == ChartKind::heat ? " \u00d7 " + m.y.key : ", one line per " + m.y.key);
 }
 
-// The lines under the title: traces and generation, the metric's meaning, fixed settings, label.
-std::vector<std::string> subtitle_of(const ChartModel& m, const ChartInfo& info) {
+// The traces a chart draws: the first three by name, or, for a kernel's tiling sweep (`sbufsim nki
+// --sweep-param`), whose traces are named by their points' parameters (the axes already), a count.
+std::string traces_charted(const ChartModel& m) {
+    if (m.traces_are_points)
+        return std::to_string(m.traces.size()) + " traces, one per point, each named by its parameters";
     std::vector<std::string> names;
     for (std::size_t i = 0; i < m.traces.size() && i < 3; ++i) names.push_back(file_name(m.traces[i]));
-    std::string traces = "sweep of " + join(names);
-    if (m.traces.size() > 3) traces += " (+" + std::to_string(m.traces.size() - 3) + " more)";
-    // A kernel's tiling sweep (`sbufsim nki --sweep-param`): each trace is named by its point,
-    // whose parameters are the axes already; their names would only repeat them.
-    if (m.traces_are_points)
-        traces = "sweep of " + std::to_string(m.traces.size()) +
-                 " traces, one per point, each named by its parameters";
+    return join(names) + (m.traces.size() > 3 ? " (+" + std::to_string(m.traces.size() - 3) + " more)" : "");
+}
+
+// The lines under the title: traces and generation, the metric's meaning, fixed settings, label.
+std::vector<std::string> subtitle_of(const ChartModel& m, const ChartInfo& info) {
+    std::string traces = "sweep of " + traces_charted(m);
     if (!info.generation.empty()) traces += "; generation " + info.generation;
     traces += "; " + std::to_string(m.points.size()) + " point(s) charted";
     if (!m.skipped.empty()) traces += ", " + std::to_string(m.skipped.size()) + " skipped (not ok)";
