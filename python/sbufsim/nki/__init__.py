@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from . import _absent, _internal, _ops, _spmd, _tracer, _values
 from ._allocator import GEOMETRY
 from ._dtypes import _ALIASES, DTYPES, MX_DTYPES, MX_GENERATIONS, dtype_of
-from ._errors import _PACKAGE_DIR, Clobbered, NkiError, OutOfSpace, module_getattr
+from ._errors import _PACKAGE_DIR, Clobbered, DirectConflict, NkiError, OutOfSpace, module_getattr
 from ._view import View
 
 __all__ = ["trace", "KernelTrace", "NkiError", "parse_input", "kernel_expr"]
@@ -463,12 +463,23 @@ def _trace_core(kernel, inputs, params, generation, grid, loop_buffers):
     # loses its second buffer.
     # What does not fit even then is placed by liveness (liveness.py): each SBUF tile's bytes are
     # free after its last use, as the compiler's allocator has it.
-    single, extra, caps, placement = {}, {}, {}, None
+    # A direct allocation (nki.compiler) that meets the front-end's own placements has the kernel
+    # traced again with the direct allocations' bytes kept clear (DirectConflict).
+    single, extra, caps, placement, reserved = {}, {}, {}, None, ()
     _runs[0] = 0  # the kernel's traces so far (KernelTrace.traces)
     while True:
         try:
             return _trace_once(kernel, inputs, params, generation, dict(single), dict(extra), grid, dict(caps),
-                               placement, loop_buffers=loop_buffers)
+                               placement, loop_buffers=loop_buffers, reserved=reserved)
+        except DirectConflict as e:
+            _tracer.collect_abandoned()
+            if reserved:  # the kernel placed its tensors elsewhere than in the trace that reserved them
+                name = kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "the kernel")
+                raise NkiError(f"{name}: its direct allocations (nki.compiler mod_alloc / alloc) "
+                               "moved between two traces of the kernel; sbufsim traces a kernel more than once, so "
+                               "their addresses must come from the kernel's arguments and body, not from state kept "
+                               "between calls (a module-level running address)") from None
+            reserved, placement = e.ranges, None
         except Clobbered as e:
             _tracer.collect_abandoned()
             extra[e.key] = max(e.buffers + 1, e.needed)
@@ -480,7 +491,8 @@ def _trace_core(kernel, inputs, params, generation, grid, loop_buffers):
                 continue
             candidates = [key for _, key in e.doubled]  # sites with more than one buffer
             if not candidates and placement is None and e.key is not None:
-                placement = _placement(kernel, inputs, params, generation, grid, single, extra, caps, loop_buffers)
+                placement = _placement(kernel, inputs, params, generation, grid, single, extra, caps, loop_buffers,
+                                       reserved)
                 _tracer.collect_abandoned()  # the traces that measured the lifetimes
                 continue
             if not candidates:
@@ -501,19 +513,19 @@ def check_loop_buffers(n):
     return n
 
 
-def _placement(kernel, inputs, params, generation, grid, single, extra, caps, loop_buffers):
+def _placement(kernel, inputs, params, generation, grid, single, extra, caps, loop_buffers, reserved=()):
     """Offsets for every SBUF and PSUM tile from their lifetimes (liveness.py): a trace without
     limits measures them, with two buffers for loop tiles where they fit, else with the loop tiles
     that had to give up buffers with those fewer."""
     from . import liveness
     _, sbuf_size, _, _, psum_banks = GEOMETRY[generation]
-    memories = liveness.memories(sbuf_size, psum_banks)
+    memories = liveness.memories(sbuf_size, psum_banks, reserved)
     for tried in ({}, dict(single)):
         extra_ = dict(extra)
         while True:
             try:
                 tracer = _trace_once(kernel, inputs, params, generation, tried, dict(extra_), grid, dict(caps),
-                                     measure=True, loop_buffers=loop_buffers)
+                                     measure=True, loop_buffers=loop_buffers, reserved=reserved)
                 break
             except Clobbered as e:
                 _tracer.collect_abandoned()
@@ -531,10 +543,10 @@ _runs = [0]  # the kernel traces _trace_once has run since trace() started (Kern
 
 
 def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None, placement=None,
-                measure=False, loop_buffers=_tracer.LOOP_BUFFERS):
+                measure=False, loop_buffers=_tracer.LOOP_BUFFERS, reserved=()):
     _runs[0] += 1
     _spmd._cores.instances = [0] * _spmd._cores.count  # counted again by this trace's launches
-    tracer = _tracer.Tracer(generation, single, extra, caps, placement, measure, loop_buffers)
+    tracer = _tracer.Tracer(generation, single, extra, caps, placement, measure, loop_buffers, reserved)
     _tracer._current = tracer
     collecting = _tracer.pause_collector()
     try:
@@ -578,6 +590,16 @@ def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, ca
             outputs = None
             if tracer.values:
                 outputs = [_values.get(_ops.value(v)) for v in returned if isinstance(v, (View, _ops.Pending))]
+        conflict = tracer.alloc.conflict()
+        if conflict is not None:
+            raise conflict
+    except (OutOfSpace, Clobbered):
+        # a trace whose placements met a direct allocation is traced again with it reserved
+        # first: what ran out or clobbered may not in that trace
+        conflict = tracer.alloc.conflict()
+        if conflict is not None:
+            raise conflict from None
+        raise
     finally:
         _tracer._current = None
         _tracer.resume_collector(collecting)

@@ -3,7 +3,7 @@ the buffers every allocation site of a kernel gets in it."""
 
 import difflib
 
-from ._errors import NkiError, OutOfSpace, out_of_space
+from ._errors import DirectConflict, NkiError, OutOfSpace, out_of_space
 
 
 # generations: the on-chip geometry the allocator places tiles in (docs/address-model.md)
@@ -30,11 +30,34 @@ def _unmodelled_generation(generation):
     return f"unknown generation {generation!r}" + (f" (did you mean {close[0]!r}?)" if close else "") + f": {models}"
 
 
+def clear(ranges, memory, offset, size, partition=None):
+    """The lowest offset from `offset` (aligned as the memory's tiles are) where `size` bytes meet
+    none of the direct allocations' `ranges` ([(memory, p0, p1, lo, hi)]) of `memory` (of
+    `partition`'s bytes, or of any partition's)."""
+    unit = ALIGN if memory == "sbuf" else PSUM_BANK_BYTES
+    taken = sorted((lo, hi) for m, p0, p1, lo, hi in ranges
+                   if m == memory and (partition is None or p0 <= partition < p1))
+    moved = True
+    while moved:
+        moved = False
+        for lo, hi in taken:
+            if lo < offset + size and offset < hi:
+                offset, moved = -(-hi // unit) * unit, True
+    return offset
+
+
+def scratch_offset(reserved):
+    """Where the synchronisation records' scratch goes: SBUF bytes [0, 64) of partition 0, or
+    the lowest 64 free bytes of partition 0 where the kernel allocated those directly."""
+    return clear(reserved, "sbuf", 0, SCRATCH_BYTES, partition=0)
+
+
 class Slot:
     """One physical buffer: a region, the byte offset inside each partition, bytes per
     partition. Hazards are tracked per slot (tiles rotating through it share its history)."""
 
-    placed = False  # placed by liveness (Allocator.slot): hazards then per page of SBUF
+    placed = False  # placed by liveness (Allocator.slot) or directly: hazards then per page of SBUF
+    partition = 0  # the first partition (a direct allocation's base_partition)
     deferred = ()  # an HBM tensor's reads before anything wrote it: [(view, record)] (Tracer.emit)
 
     def __init__(self, region, offset, size):
@@ -57,11 +80,22 @@ class Allocator:
     ({key: buffers}) get that many at least: trace() found more of their tiles live at once
     (Clobbered), and they are never single-buffered."""
 
-    def __init__(self, generation, single=None, extra=None, caps=None, placement=None, measure=False):
+    def __init__(self, generation, single=None, extra=None, caps=None, placement=None, measure=False, reserved=()):
         if generation not in GEOMETRY:
             raise NkiError(_unmodelled_generation(generation))
         self.sbuf_stride, self.sbuf_size, self.psum_offset, self.psum_stride, self.psum_banks = GEOMETRY[generation]
-        self.sbuf_next = SCRATCH_BYTES
+        # Direct allocation (nki.compiler's mod_alloc, alloc): the bytes the kernel's directly
+        # allocated tensors take, [(memory, p0, p1, lo, hi)]: `reserved` those an earlier trace of
+        # the kernel found where this allocator had put the scratch or a tile of its own
+        # (DirectConflict), `direct` this trace's. Nothing of the allocator's goes there.
+        self.reserved, self.direct_ranges = list(reserved), []
+        self.given = {"sbuf": [], "psum": []}  # (lo, hi) of the allocator's own slots, every partition
+        self.scratch = Slot("sbuf", scratch_offset(self.reserved), SCRATCH_BYTES)
+        if self.scratch.offset + SCRATCH_BYTES > self.sbuf_size:
+            raise NkiError(f"the kernel's direct allocations leave no {SCRATCH_BYTES} bytes of partition 0's SBUF "
+                           "free for the synchronisation records' operands (docs/nki.md, Semaphores)")
+        self.given["sbuf"].append((self.scratch.offset, self.scratch.offset + SCRATCH_BYTES))
+        self.sbuf_next = SCRATCH_BYTES if self.scratch.offset == 0 else 0
         self.psum_next_bank = 0
         self.sites = {}  # (site, shape, dtype, buffer) -> [slots, next index]
         self.single = single or {}
@@ -74,7 +108,6 @@ class Allocator:
         if measure:
             self.sbuf_size, self.psum_banks = 1 << 40, 1 << 20
         self.caps = caps or {}  # PSUM block tensors' sites -> at most this many banks (trace() lowers it)
-        self.scratch = Slot("sbuf", 0, SCRATCH_BYTES)
 
     def slot(self, key, buffer, bytes_per_partition, rotation, blocks=False):
         """A buffer for the site `key` (rotating over `rotation` of them). blocks: a PSUM tensor
@@ -87,6 +120,7 @@ class Allocator:
                 offset, size = offsets[self.counts[buffer] - 1]
                 slot = Slot(buffer, offset, size)
                 slot.placed = True
+                self.given[buffer].append((offset, offset + size))
                 return slot
         entry = self.sites.get(key)
         if entry is None:
@@ -124,22 +158,53 @@ class Allocator:
     def _new(self, buffer, size, blocks=False):
         if buffer == "psum":
             banks = -(-size // PSUM_BANK_BYTES)
+            self.psum_next_bank = self._clear("psum", self.psum_next_bank * PSUM_BANK_BYTES,
+                                              PSUM_BANK_BYTES) // PSUM_BANK_BYTES
             if blocks:  # at least one bank, at most the free ones
                 banks = max(1, min(banks, self.psum_banks - self.psum_next_bank))
+            start = self._clear("psum", self.psum_next_bank * PSUM_BANK_BYTES, banks * PSUM_BANK_BYTES)
+            self.psum_next_bank = start // PSUM_BANK_BYTES
             if self.psum_next_bank + banks > self.psum_banks:
                 raise out_of_space(f"PSUM is full: this tile needs {banks} of the {self.psum_banks} 2 KiB banks per "
                                    f"partition and {self.psum_next_bank} are taken by other allocation sites (with "
                                    "their rotation); use fewer or smaller PSUM tiles")
             slot = Slot("psum", self.psum_next_bank * PSUM_BANK_BYTES, banks * PSUM_BANK_BYTES if blocks else size)
             self.psum_next_bank += banks
+            self.given["psum"].append((slot.offset, self.psum_next_bank * PSUM_BANK_BYTES))
             return slot
-        offset = self.sbuf_next
+        offset = self._clear("sbuf", self.sbuf_next, size)
         if offset + size > self.sbuf_size:
             raise out_of_space(f"SBUF is full: this tile needs {size} bytes per partition, {self.sbuf_size - offset} "
                                f"are left of {self.sbuf_size} (allocation sites are never freed in this model); use "
                                "smaller tiles or fewer live ones")
         self.sbuf_next = offset + -(-size // ALIGN) * ALIGN
+        self.given["sbuf"].append((offset, self.sbuf_next))
         return Slot("sbuf", offset, size)
+
+    def _clear(self, memory, offset, size):
+        """The lowest offset from `offset` (aligned as the memory's tiles are) where `size` bytes
+        meet no directly allocated bytes and not the scratch: with none, `offset` itself."""
+        scratch = [("sbuf", 0, 1, self.scratch.offset, self.scratch.offset + SCRATCH_BYTES)]
+        return clear(self.reserved + self.direct_ranges + scratch, memory, offset, size)
+
+    def direct(self, memory, ranges):
+        """Note a directly allocated tensor's bytes, [(p0, p1, lo, hi)] in `memory`. Where they meet
+        the allocator's own (the scratch, a tile placed earlier) this trace cannot stand, but it
+        runs on to learn every direct allocation of the kernel (none depends on the placement of
+        the others): conflict() then has trace() trace again with all of them reserved."""
+        ranges = [(memory, *r) for r in dict.fromkeys(ranges)]
+        self.direct_ranges.extend(ranges)
+        for _, p0, p1, lo, hi in ranges:
+            scratch = memory == "sbuf" and p0 == 0 and lo < self.scratch.offset + SCRATCH_BYTES \
+                and self.scratch.offset < hi
+            if scratch or any(a < hi and lo < b for a, b in self.given[memory][1 if memory == "sbuf" else 0:]):
+                self.conflicts = True
+
+    conflicts = False  # a direct allocation met the allocator's own placements (direct())
+
+    def conflict(self):
+        """The DirectConflict this trace ends with, or None."""
+        return DirectConflict(self.reserved + self.direct_ranges) if self.conflicts else None
 
     def address(self, slot, partition, byte):
         if slot.region == "psum":

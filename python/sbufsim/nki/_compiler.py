@@ -3,29 +3,98 @@ directives are accepted and change nothing in the trace: it is the kernel as wri
 without the compiler's transformations anyway (`skip_middle_end_transformations`,
 `no_reorder`), and its allocator is this front-end's (`enable_stack_allocator`).
 
-Direct allocation (`ncc.sbuf.mod_alloc(base_addr=, num_free_tiles=)`, `ncc.psum.mod_alloc(
-base_bank=, num_bank_tiles=)`, `ncc.psum.alloc(func)`, `ncc.sbuf.auto_alloc()`) names the buffer
-and, here, only the buffer: the tile is placed by the front-end's allocator as an `nl.sbuf` /
-`nl.psum` tile of the same shape would be. The addresses are not honoured because bytes 0-63 of
-partition 0 hold the synchronisation records' scratch (docs/nki.md, "Semaphores"), which a
-kernel's `base_addr=0` would overwrite."""
+Direct allocation is honoured: `ncc.sbuf.mod_alloc(base_addr=, num_free_tiles=)`,
+`ncc.psum.mod_alloc(base_bank=, num_bank_tiles=)` and `ncc.sbuf.alloc(func)` /
+`ncc.psum.alloc(func)` place each block of the tensor where the public API reference says
+(nki.compiler.sbuf.mod_alloc: block index modulo the tile counts, linearised, times the tile's
+size, plus the base), so blocks that share bytes wait for each other as on hardware.
+`auto_alloc()` leaves the tensor to the front-end's allocator."""
+
+import functools
+from math import prod
+
+from ._errors import fail
 
 
 class Buffer(str):
     """A memory (the string 'sbuf' or 'psum', as nl.sbuf and nl.psum are) with the direct-allocation
-    methods; what they return is the same memory."""
+    methods. What they return is the same memory with a placement (_Direct)."""
 
     def __repr__(self):
-        return f"the {str(self).upper()} memory; .mod_alloc / .alloc / .auto_alloc accepted, placed by the front-end"
+        return f"the {str(self).upper()} memory; .mod_alloc / .alloc / .auto_alloc place its tensors"
 
-    def mod_alloc(self, *args, **kwargs):
-        return Buffer(str(self))
+    def mod_alloc(self, base_addr=None, *, base_bank=None, base_partition=0, num_par_tiles=(), num_free_tiles=(),
+                  num_bank_tiles=()):
+        if str(self) == "psum":
+            if base_bank is None:
+                raise fail("ncc.psum.mod_alloc: base_bank= is required (the first PSUM bank of the tensor)")
+            return _Direct("psum", _modulo(base_partition, num_par_tiles, "num_par_tiles"),
+                           _modulo(base_addr or 0, num_free_tiles, "num_free_tiles"),
+                           _modulo(base_bank, num_bank_tiles, "num_bank_tiles"))
+        if base_addr is None:
+            raise fail("ncc.sbuf.mod_alloc: base_addr= is required (the byte offset inside each partition)")
+        if base_bank is not None or num_bank_tiles:
+            raise fail("ncc.sbuf.mod_alloc: base_bank and num_bank_tiles are PSUM's (ncc.psum.mod_alloc)")
+        return _Direct("sbuf", _modulo(base_partition, num_par_tiles, "num_par_tiles"),
+                       _modulo(base_addr, num_free_tiles, "num_free_tiles"))
 
-    def alloc(self, *args, **kwargs):
-        return Buffer(str(self))
+    def alloc(self, func):
+        if not callable(func):
+            raise fail(f"ncc.{self}.alloc(func): func must be callable (block index, partitions, bytes per "
+                       f"partition) -> {'(bank, partition, byte)' if self == 'psum' else '(partition, byte)'}, "
+                       f"not {type(func).__name__}")
+        return _Direct(str(self), func=func)
 
     def auto_alloc(self, *args, **kwargs):
         return Buffer(str(self))
+
+
+def _modulo(base, tiles, name):
+    """nki.compiler's modulo_allocate_func: (block index, tile size) -> the index modulo `tiles`
+    (one count per leading block dimension; () puts every block at the base), linearised over
+    `tiles`, times the tile size, plus base."""
+    if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+        raise fail(f"direct allocation: base {base!r} must be a non-negative integer")
+    if isinstance(tiles, int):
+        tiles = (tiles,)
+    if not isinstance(tiles, tuple) or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in tiles):
+        raise fail(f"direct allocation: {name}={tiles!r} must be a tuple of positive integers")
+
+    def place(index, scale):
+        shape = tiles or (1,) * len(index)
+        wrapped = [i % n for i, n in zip(index, shape)]
+        return base + scale * sum(i * prod(shape[d + 1:]) for d, i in enumerate(wrapped))
+    return place
+
+
+class _Direct(Buffer):
+    """A memory with a direct placement: block index -> (partition, byte offset in the partition),
+    PSUM's byte offset being its bank's offset plus the byte inside the bank."""
+
+    def __new__(cls, memory, partition=None, byte=None, bank=None, func=None):
+        self = super().__new__(cls, memory)
+        self.partition, self.byte, self.bank, self.func = partition, byte, bank, func
+        return self
+
+    def __repr__(self):
+        return f"the {str(self).upper()} memory, directly allocated"
+
+    def place(self, index, partitions, bytes_per_partition):
+        """(partition, byte offset, bank or None) of block `index` (a tuple) of a tensor whose
+        tiles take `partitions` partitions and `bytes_per_partition` bytes each."""
+        if self.func is None:
+            bank = None if self.bank is None else self.bank(index, 1)
+            return self.partition(index, partitions), self.byte(index, bytes_per_partition), bank
+        where = self.func(idx=index, pdim_size=partitions, fdim_size=bytes_per_partition)  # the names NKI calls it by
+        size = 3 if self == "psum" else 2
+        if not isinstance(where, (tuple, list)) or len(where) != size or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in where):
+            raise fail(f"ncc.{self}.alloc: the function returned {where!r} for block {index}; it must return "
+                       + ("(bank, partition, byte in the bank)" if size == 3 else "(partition, byte)")
+                       + " as non-negative integers")
+        if size == 3:
+            return where[1], where[2], where[0]
+        return where[0], where[1], None
 
 
 sbuf, psum = Buffer("sbuf"), Buffer("psum")
@@ -39,7 +108,26 @@ def _switch(func=None, **_options):
     return func
 
 
-skip_middle_end_transformations = enable_stack_allocator = force_auto_alloc = _switch
+skip_middle_end_transformations = enable_stack_allocator = _switch
+
+
+def force_auto_alloc(func=None, **_options):
+    """The kernel with its direct allocations ignored: every tensor placed by the front-end's
+    allocator, as nki.compiler's force_auto_alloc has the compiler place them (what a kernel's
+    hand placement gains is the difference)."""
+    if func is None or not callable(func):
+        return force_auto_alloc
+
+    @functools.wraps(func)
+    def auto(*args, **kwargs):
+        from . import _tracer
+        tracer = _tracer.tracer()
+        before, tracer.force_auto = tracer.force_auto, True
+        try:
+            return func(*args, **kwargs)
+        finally:
+            tracer.force_auto = before
+    return auto
 
 
 class _Directive:

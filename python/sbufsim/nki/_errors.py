@@ -169,6 +169,17 @@ class Clobbered(NkiError):
     needed = 0
 
 
+class DirectConflict(NkiError):
+    """A directly allocated tensor (nki.compiler mod_alloc/alloc) takes bytes the front-end's
+    allocator had already given to its synchronisation scratch or to a tile it placed: trace()
+    traces the kernel again with `ranges` ([(memory, p0, p1, lo, hi)], every direct allocation
+    seen so far) kept clear of its own."""
+
+    def __init__(self, ranges):
+        super().__init__("a direct allocation meets the front-end's own placement")
+        self.ranges = ranges
+
+
 class NotModelled(NkiError, AttributeError):
     """A name of the NKI API (or a tensor attribute) the front-end does not model. Also an
     AttributeError, so hasattr() and getattr(x, name, default) probe it as Python expects."""

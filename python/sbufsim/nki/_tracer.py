@@ -6,8 +6,10 @@ on a synchronisation record before it. It allocates the kernel's tensors (Alloca
 PSUM accumulation groups. docs/nki.md describes the model."""
 
 import gc
+import itertools
 import linecache
 import sys
+from math import prod
 
 from . import _values
 from ._allocator import PARTITIONS, PSUM_BANK_BYTES, Allocator, Slot
@@ -161,10 +163,10 @@ class Tracer:
     another queue's record waits for that record's lane to reach its place there."""
 
     def __init__(self, generation, single=frozenset(), extra=None, caps=None, placement=None, measure=False,
-                 loop_buffers=LOOP_BUFFERS):
+                 loop_buffers=LOOP_BUFFERS, reserved=()):
         self.generation = generation
         self.loop_buffers = loop_buffers
-        self.alloc = Allocator(generation, single, extra, caps, placement, measure)
+        self.alloc = Allocator(generation, single, extra, caps, placement, measure, reserved)
         self.pages = {}  # SBUF page -> its hazard history (tiles placed by liveness)
         self.tiles = {"sbuf": [], "psum": []}  # every on-chip tile in allocation order (liveness.py)
         self.unwritten = []  # ops that must be traced though nothing used them yet (must_write)
@@ -174,6 +176,14 @@ class Tracer:
         self.waited = {}  # (queue, other lane) -> value already waited for
         self.next_dma = 0
         self.loop_kinds = []  # the kinds of the enclosing range loops
+        # Per enclosing range loop, the serial number of its current iteration (of all loops'
+        # iterations so far, `iterations`): NKI traces an affine_range or sequential_range body
+        # once, so a direct allocation in it is placed once, whatever Python state (a running
+        # address) the body changes as it runs again here. direct_places: (allocation, its
+        # ordinal in the iteration) -> where its blocks are; direct_ordinals counts the ordinals.
+        self.loop_serials, self.iterations = [], 0
+        self.force_auto = False  # under nki.compiler.force_auto_alloc: direct allocations ignored
+        self.direct_places, self.direct_ordinals = {}, {}
         self.loop_indices = []  # their [name, iteration] (outermost first): records' loc= indices
         self.flops = 0
         self.hbm_bytes = 0
@@ -219,6 +229,9 @@ class Tracer:
     def new_tensor(self, shape, dtype, buffer, name=None, site=None):
         if self.unwritten:  # in program order: an earlier op's tile before this one's
             self.flush()
+        # nki.compiler's direct allocation, unless the kernel is under force_auto_alloc
+        direct = buffer if hasattr(buffer, "place") and not self.force_auto else None
+        buffer = str(buffer)
         dtype = dtype_of(dtype)
         if dtype.name in MX_DTYPES and self.generation not in MX_GENERATIONS:
             raise fail(f"{dtype.name} is an MX quad type of NeuronCore-v4; {self.generation} has none (trace with "
@@ -235,6 +248,8 @@ class Tracer:
                 raise fail(f"tile {label} {shape}: partition dimension {shape[pdim]} is over {PARTITIONS}; "
                            "split it or mark another dimension with nl.par_dim")
             key = (site, shape, dtype.name, buffer)
+            if direct is not None:
+                return self._direct(storage, direct, key)
             storage.slot = self.alloc.slot(key, buffer, storage.bytes_per_partition, self.rotation(buffer),
                                            blocks=storage.psum_blocks)
             if storage.psum_blocks:
@@ -246,6 +261,61 @@ class Tracer:
         else:
             storage.slot = Slot("hbm", 0, 0)
         return View(storage)
+
+    def _direct(self, storage, placement, key):
+        """A directly allocated tensor: each block where `placement` puts it (its own slot, its
+        hazards per page of the memory, as tiles placed by liveness); the allocator keeps its own
+        placements clear of these bytes (Allocator.direct)."""
+        memory, pdim, shape = storage.buffer, storage.pdim, storage.shape
+        partitions, size = shape[pdim], prod(shape[pdim + 1:]) * storage.dtype.size
+        memo = self._direct_memo(key)
+        table = self.direct_places.get(memo)
+        if table is None:
+            table = [self._block(placement, index, partitions, size, storage)
+                     for index in itertools.product(*[range(n) for n in shape[:pdim]])]
+            self.alloc.direct(memory, [(p, p + partitions, byte, byte + size) for p, byte in table])
+            if memo is not None:
+                self.direct_places[memo] = table
+        storage.slot = Slot(memory, 0, 0)
+        storage.slot.placed = True
+        if pdim == 0:  # one tile: its slot is where it is (a reshape's alias shares it)
+            storage.slot.partition, storage.slot.offset = table[0]
+        else:
+            storage.direct = table
+        storage.key = key
+        storage.slot.owner = storage
+        storage.born = storage.last_use = len(self.records)
+        return View(storage)
+
+    def _direct_memo(self, key):
+        """The allocation's key in direct_places: its site and its ordinal among the site's
+        allocations in the current iteration of the innermost affine or sequential loop; None
+        outside such loops (the kernel's Python runs once there, in NKI as here)."""
+        for kind, serial in zip(reversed(self.loop_kinds), reversed(self.loop_serials)):
+            if kind != "static":
+                count = self.direct_ordinals.get((key, serial), 0)
+                self.direct_ordinals[(key, serial)] = count + 1
+                return key, count
+        return None
+
+    def _block(self, placement, index, partitions, size, storage):
+        """(partition, byte offset in the memory) of one block of a directly allocated tensor,
+        checked against the memory's bounds."""
+        p, byte, bank = placement.place(index, partitions, size)
+        where = f"tile {storage.name} block {index}" if index else f"tile {storage.name}"
+        if storage.buffer == "psum":
+            if bank >= self.alloc.psum_banks or byte + size > PSUM_BANK_BYTES:
+                raise fail(f"{where}: PSUM bank {bank} byte {byte} with {size} bytes per partition is outside the "
+                           f"{self.alloc.psum_banks} banks of {PSUM_BANK_BYTES} bytes; a PSUM tile stays in one bank")
+            byte += bank * PSUM_BANK_BYTES
+        elif byte + size > self.alloc.sbuf_size:
+            raise fail(f"{where}: SBUF bytes {byte}..{byte + size} of each partition pass the {self.alloc.sbuf_size} "
+                       f"a partition has on {self.generation}")
+        if p + partitions > PARTITIONS:
+            raise fail(f"{where}: partitions {p}..{p + partitions} pass the {PARTITIONS} of the memory")
+        if byte % storage.dtype.size:
+            raise fail(f"{where}: byte offset {byte} is not a whole number of {storage.dtype.name} elements")
+        return p, byte
 
     # --- records ----------------------------------------------------------------------------
     def dma_queue(self):

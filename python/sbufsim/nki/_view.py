@@ -3,6 +3,7 @@ dimension and its layout), and the View a kernel holds of it (nl.ndarray's whole
 slice, a reshape, a broadcast), which gives a record its operand, dtype@addr[steps][sizes]
 (docs/trace-format.md), and its footprint for the hazards."""
 
+import itertools
 from math import prod
 
 from ._allocator import PSUM_BANK_BYTES, Slot
@@ -27,6 +28,9 @@ class Storage:
     """A tensor's memory: HBM (no addresses) or an on-chip slot with a partition dimension."""
 
     hbm_slot = None  # an HBM tensor's hazard history (Tracer._hbm_slot), shared with its reshapes
+    # a directly allocated tensor with block dimensions: (partition, byte offset) of each block,
+    # in row-major order of the block indices (Tracer._direct)
+    direct = None
 
     def __init__(self, name, shape, dtype, buffer, pdim, slot=None):
         self.name, self.shape, self.dtype, self.buffer, self.pdim, self.slot = name, shape, dtype, buffer, pdim, slot
@@ -153,6 +157,7 @@ class View:
         shape = storage.shape[:-1] + (last // new.size,)
         alias = Storage(storage.name, shape, new, storage.buffer, storage.pdim, storage.slot)
         alias.root, alias.key, alias.written = storage.root, getattr(storage, "key", None), storage.written
+        alias.direct = storage.direct  # byte offsets: the same for any dtype of the same bytes
         if storage.buffer == "hbm":  # hazards of HBM are tracked per tensor: the alias shares them
             alias.hbm_slot = storage.root.__dict__.setdefault("hbm_slot", Slot("hbm", 0, 0))
         return View(alias)
@@ -297,15 +302,24 @@ class View:
 
     # --- operands ----------------------------------------------------------------------------
     def partition_start(self):
-        return self.dims[self.storage.pdim][0] if self.on_chip else 0
+        if not self.on_chip:
+            return 0
+        storage = self.storage
+        start = self.dims[storage.pdim][0] + storage.slot.partition
+        if storage.direct is not None:
+            start += storage.direct[self._first_block()][0]
+        return start
 
     def free_pattern(self):
         """(element offset, [(step, size)] innermost first) of the free dimensions, merged."""
         storage = self.storage
         strides = storage.strides
         skip = storage.pdim if storage.buffer in ("sbuf", "psum") else -1  # on chip: not the partitions
-        offset, dims = 0, []
-        for d, (start, step, size, _) in enumerate(self.dims):
+        offset, dims, dimensions = 0, [], enumerate(self.dims)
+        if storage.direct is not None:  # its blocks where they were put, then the free dimensions
+            offset, dims = self._direct_blocks()
+            dimensions = enumerate(self.dims[skip + 1:], skip + 1)
+        for d, (start, step, size, _) in dimensions:
             if d == skip:
                 continue
             stride = strides[d]
@@ -321,6 +335,44 @@ class View:
             else:
                 merged.append((step, size))
         return offset, merged or [(1, 1)]
+
+    def _first_block(self):
+        """The row-major index of the first block a directly allocated tensor's view reaches."""
+        storage, index = self.storage, 0
+        for d in range(storage.pdim):
+            index = index * storage.shape[d] + self.dims[d][0]
+        return index
+
+    def _direct_blocks(self):
+        """(element offset, [(step, size)] outermost first) of the blocks a view of a directly
+        allocated tensor spans: they must lie evenly spaced in one partition range, as one access
+        pattern reaches them (mod_alloc's blocks do unless their index wraps within the view)."""
+        storage, pdim = self.storage, self.storage.pdim
+        table, size = storage.direct, storage.dtype.size
+        spans = [(d, start, step, n) for d, (start, step, n, _) in enumerate(self.dims[:pdim]) if n > 1]
+        first = self._first_block()
+        partition, byte = table[first]
+        strides = [prod(storage.shape[d + 1:pdim]) for d in range(pdim)]
+        dims = []
+        for d, _, step, n in spans:
+            p, b = table[first + step * strides[d]]
+            if p != partition or b == byte or (b - byte) % size:
+                raise self._uneven_blocks()
+            dims.append(((b - byte) // size, n))
+        for steps in itertools.product(*[range(n) for _, _, _, n in spans]):
+            index = first + sum(k * step * strides[d] for k, (d, _, step, _) in zip(steps, spans))
+            expected = byte + size * sum(k * delta for k, (delta, _) in zip(steps, dims))
+            if table[index] != (partition, expected):
+                raise self._uneven_blocks()
+        return byte // size, dims
+
+    def _uneven_blocks(self):
+        storage = self.storage
+        spanned = [f"{start}:{start + step * (n - 1) + 1}" + (f":{step}" if step != 1 else "")
+                   for start, step, n, _ in self.dims[:storage.pdim]]
+        return fail(f"tile {storage.name}[{', '.join(spanned)}]: its directly allocated blocks share bytes or lie "
+                    "unevenly (num_free_tiles / the allocation function); one access pattern cannot reach them, so "
+                    "index one block at a time")
 
     def _wrap_blocks(self, offset, dims):
         """The offset of a PSUM block tensor's view with its blocks taken modulo its banks; a view

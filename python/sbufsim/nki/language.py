@@ -70,7 +70,7 @@ def par_dim(n):
 
 def ndarray(shape, dtype, buffer=sbuf, name="", **_):
     """An allocation (no record): on chip, a buffer of its line (docs/nki.md, the allocator)."""
-    make = lambda: _tracer.tracer().new_tensor(shape, dtype, str(buffer), name=name or None)
+    make = lambda: _tracer.tracer().new_tensor(shape, dtype, buffer, name=name or None)
     if isinstance(buffer, _SharedHBM):  # one tensor for every instance of a launch
         return _spmd.shared_tensor((_errors.kernel_site(), tuple(shape), str(dtype)), make)
     return make()
@@ -123,8 +123,10 @@ class _Range:
 
     def __iter__(self):
         t = _tracer.tracer()
-        loops, indices = t.loop_kinds, t.loop_indices
+        loops, indices, serials = t.loop_kinds, t.loop_indices, t.loop_serials
         loops.append(self.kind)
+        serials.append(0)
+        level, counted = len(serials) - 1, self.kind != "static"
         # the loop's iteration, named as the kernel's `for` names it, for the records' loc=
         entry = [_loop_name(_sys._getframe(1), len(indices)), 0]
         indices.append(entry)
@@ -134,9 +136,13 @@ class _Range:
             for value in self.values:
                 entry[1] = value
                 epoch[0] += 1
+                if counted:  # a new iteration of a body NKI traces once (Tracer.direct_places)
+                    t.iterations += 1
+                    serials[level] = t.iterations
                 yield value
         finally:
             loops.pop()
+            serials.pop()
             for i in range(len(indices) - 1, -1, -1):
                 if indices[i] is entry:
                     del indices[i]
@@ -173,8 +179,9 @@ def sequential_range(*args, **_):
 
 
 def static_range(*args, **_):
-    """As sequential_range (the loop is unrolled by Python anyway)."""
-    return _Range("sequential", args, "static_range")
+    """As sequential_range (the loop is unrolled by Python, in NKI too: its body runs, and allocates,
+    once per iteration)."""
+    return _Range("static", args, "static_range")
 
 
 def arange(*args):

@@ -6,7 +6,7 @@ tile of its line is allocated, so that consecutive iterations keep distinct buff
 overlap. Tiles are then packed first-fit in allocation order, a tile's bytes free once its
 lifetime has ended, and the kernel is traced again with those offsets."""
 
-from ._allocator import ALIGN, PSUM_BANK_BYTES, SCRATCH_BYTES
+from ._allocator import ALIGN, PSUM_BANK_BYTES, SCRATCH_BYTES, scratch_offset
 from ._errors import OutOfSpace
 
 # A PSUM tensor with block dimensions placed by liveness holds at most this many banks, its blocks
@@ -18,8 +18,10 @@ class Memory:
     """Where tiles are packed: the first usable offset, the unit offsets and sizes round to, the
     capacity (bytes per partition)."""
 
-    def __init__(self, name, start, align, capacity):
+    def __init__(self, name, start, align, capacity, taken=()):
         self.name, self.start, self.align, self.capacity = name, start, align, capacity
+        # (offset, size, end, storage) held all along: the kernel's direct allocations
+        self.taken = [(offset, size, 0, None) for offset, size in taken]
 
     def size(self, storage):
         if self.name == "psum" and storage.psum_blocks:
@@ -27,9 +29,15 @@ class Memory:
         return -(-max(storage.bytes_per_partition, 1) // self.align) * self.align
 
 
-def memories(sbuf_capacity, psum_banks):
-    return {"sbuf": Memory("sbuf", SCRATCH_BYTES, ALIGN, sbuf_capacity),
-            "psum": Memory("psum", 0, PSUM_BANK_BYTES, psum_banks * PSUM_BANK_BYTES)}
+def memories(sbuf_capacity, psum_banks, reserved=()):
+    """The memories tiles are packed in; `reserved` ([(memory, p0, p1, lo, hi)]): bytes the kernel
+    allocated directly, which no tile of the front-end's may take (the SBUF's scratch then goes
+    to the lowest free bytes of partition 0: Allocator, so the packing starts at 0)."""
+    taken = {m: [(lo, hi - lo) for memory, _, _, lo, hi in reserved if memory == m] for m in ("sbuf", "psum")}
+    if taken["sbuf"]:
+        taken["sbuf"].append((scratch_offset(reserved), SCRATCH_BYTES))
+    return {"sbuf": Memory("sbuf", 0 if taken["sbuf"] else SCRATCH_BYTES, ALIGN, sbuf_capacity, taken["sbuf"]),
+            "psum": Memory("psum", 0, PSUM_BANK_BYTES, psum_banks * PSUM_BANK_BYTES, taken["psum"])}
 
 
 def lifetimes(tiles, double):
@@ -74,7 +82,7 @@ def place(spans, memory):
         active = [a for a in active if a[2] > born]
         size = memory.size(storage)
         offset = memory.start
-        for a_offset, a_size, _, _ in sorted(active, key=lambda a: a[0]):
+        for a_offset, a_size, _, _ in sorted(active + memory.taken if memory.taken else active, key=lambda a: a[0]):
             if offset + size <= a_offset:
                 break
             offset = max(offset, a_offset + a_size)
@@ -100,7 +108,7 @@ def place_by_size(spans, memory):
     for i in order:
         born, end, _, storage = spans[i]
         size = memory.size(storage)
-        clash = sorted((o, s) for b, e, o, s, _ in placed if b < end and born < e)
+        clash = sorted([(o, s) for b, e, o, s, _ in placed if b < end and born < e] + [t[:2] for t in memory.taken])
         offset = memory.start
         for o, s in clash:
             if offset + size <= o:
