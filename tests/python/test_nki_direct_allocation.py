@@ -231,3 +231,34 @@ def test_direct_allocations_that_move_between_traces_are_refused(tmp_path):
         return t
     with pytest.raises(sbufsim.InputError, match="moved between two traces of the kernel"):
         nki.trace(k, {"a": "bf16[128,512]"})
+
+
+def test_ndarray_address_places_the_tensor(tmp_path):
+    # nl.ndarray(..., address=(partition_offset, free_offset)): SBUF at that partition and byte,
+    # PSUM at byte offset 3 banks in (bank 3); the blocks of a block tensor one after another
+    k = kernel(tmp_path, """\
+        def k(a, b):
+            out = nl.ndarray((64, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+            lhs = nl.ndarray((64, 64), dtype=a.dtype, buffer=nl.sbuf, address=(64, 2048))
+            lhs[...] = nl.load(a)
+            rhs = nl.ndarray((2, nl.par_dim(64), 512), dtype=b.dtype, buffer=nl.sbuf, address=(64, 8192))
+            acc = nl.ndarray((2, nl.par_dim(64), 512), dtype=nl.float32, buffer=nl.psum, address=(0, 3 * 2048))
+            for j in nl.affine_range(2):
+                rhs[j] = nl.load(b[:, j * 512:(j + 1) * 512])
+                acc[j] = nisa.nc_matmul(lhs, rhs[j])
+                nl.store(out[:, j * 512:(j + 1) * 512], value=nl.copy(acc[j]))
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[64,64]", "b": "bf16[64,1024]"})
+    partition = 0x40000  # the SBUF partition stride
+    assert addresses(kt, "dma", "dst")[:2] == [64 * partition + 2048, 64 * partition + 8192]
+    assert addresses(kt, "matmul", "src") == [64 * partition + 8192, 64 * partition + 8192 + 1024]
+    psum = 0x2000000  # PSUM partition 0
+    assert [a - psum for a in addresses(kt, "matmul", "dst")] == [3 * 2048, 4 * 2048]
+    with pytest.raises(sbufsim.InputError, match="address=\\(1, 2, 3\\): on chip, \\(partition_offset, free_offset\\)"):
+        nki.trace(kernel(tmp_path, """\
+            def k(a):
+                t = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.sbuf, address=(1, 2, 3))
+                t[...] = nl.load(a)
+                return t
+        """, "bad"), {"a": "bf16[128,64]"})

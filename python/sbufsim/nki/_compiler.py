@@ -13,6 +13,7 @@ size, plus the base), so blocks that share bytes wait for each other as on hardw
 import functools
 from math import prod
 
+from ._allocator import PSUM_BANK_BYTES
 from ._errors import fail
 
 
@@ -60,11 +61,33 @@ def _modulo(base, tiles, name):
     if not isinstance(tiles, tuple) or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in tiles):
         raise fail(f"direct allocation: {name}={tiles!r} must be a tuple of positive integers")
 
-    def place(index, scale):
+    def place(index, scale, _blocks):
         shape = tiles or (1,) * len(index)
         wrapped = [i % n for i, n in zip(index, shape)]
         return base + scale * sum(i * prod(shape[d + 1:]) for d, i in enumerate(wrapped))
     return place
+
+
+def _in_order(base):
+    """Block index -> base plus the index linearised over the tensor's blocks, times the tile
+    size: the blocks one after another, as the tensor's own layout has them."""
+    return lambda index, scale, blocks: base + scale * sum(i * prod(blocks[d + 1:]) for d, i in enumerate(index))
+
+
+def at_address(memory, address):
+    """`nl.ndarray(..., address=(partition_offset, free_offset))` (nki.language.ndarray): the
+    tensor's first partition and its first byte in each partition (PSUM: bank * 2 KiB + byte),
+    its blocks, if any, one after another from there (in PSUM, a bank each)."""
+    if not isinstance(address, (tuple, list)) or len(address) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in address):
+        raise fail(f"nl.ndarray address={address!r}: on chip, (partition_offset, free_offset) as non-negative "
+                   "integers")
+    partition, free = address
+    constant = _modulo(partition, (), "address")
+    if memory == "psum":
+        bank, byte = divmod(free, PSUM_BANK_BYTES)
+        return _Direct("psum", constant, _modulo(byte, (), "address"), _in_order(bank))
+    return _Direct("sbuf", constant, _in_order(free))
 
 
 class _Direct(Buffer):
@@ -79,12 +102,14 @@ class _Direct(Buffer):
     def __repr__(self):
         return f"the {str(self).upper()} memory, directly allocated"
 
-    def place(self, index, partitions, bytes_per_partition):
-        """(partition, byte offset, bank or None) of block `index` (a tuple) of a tensor whose
-        tiles take `partitions` partitions and `bytes_per_partition` bytes each."""
+    def place(self, index, partitions, bytes_per_partition, blocks):
+        """(partition, byte offset, bank or None) of block `index` (a tuple) of a tensor of
+        `blocks` blocks whose tiles take `partitions` partitions and `bytes_per_partition` bytes
+        each."""
         if self.func is None:
-            bank = None if self.bank is None else self.bank(index, 1)
-            return self.partition(index, partitions), self.byte(index, bytes_per_partition), bank
+            bank = None if self.bank is None else self.bank(index, 1, blocks)
+            return (self.partition(index, partitions, blocks), self.byte(index, bytes_per_partition, blocks),
+                    bank)
         where = self.func(idx=index, pdim_size=partitions, fdim_size=bytes_per_partition)  # the names NKI calls it by
         size = 3 if self == "psum" else 2
         if not isinstance(where, (tuple, list)) or len(where) != size or not all(

@@ -301,7 +301,7 @@ class Tracer:
     def _block(self, placement, index, partitions, size, storage):
         """(partition, byte offset in the memory) of one block of a directly allocated tensor,
         checked against the memory's bounds."""
-        p, byte, bank = placement.place(index, partitions, size)
+        p, byte, bank = placement.place(index, partitions, size, storage.shape[:storage.pdim])
         where = f"tile {storage.name} block {index}" if index else f"tile {storage.name}"
         if storage.buffer == "psum":
             if bank >= self.alloc.psum_banks or byte + size > PSUM_BANK_BYTES:

@@ -51,7 +51,7 @@ def rows():
                     defined_in.startswith("sbufsim.nki") or defined_in == "functools"):
                 continue
             if name in ("Buffer", "TileGrid", "DTYPES", "Arange", "ParDim", "BN_STATS_FMAX", "MX_DTYPES", "dtype_of",
-                        "fail", "module_getattr", "NeuronCores"):
+                        "fail", "module_getattr", "NeuronCores", "at_address", "PSUM_BANK_BYTES"):
                 continue  # helpers of the module, not NKI names
             kind = _kind(obj)
             summary = _summary(obj) if kind != "value" else (

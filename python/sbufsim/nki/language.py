@@ -5,7 +5,7 @@ import linecache as _linecache
 import re as _re
 import sys as _sys
 
-from . import _allocator, _compute, _errors, _matmul, _ops, _spmd, _tracer, _values
+from . import _allocator, _compiler, _compute, _errors, _matmul, _ops, _spmd, _tracer, _values
 from ._compiler import Buffer
 from ._dtypes import DTYPES, dtype_of
 from ._errors import fail, module_getattr
@@ -68,8 +68,11 @@ def par_dim(n):
     return ParDim(n)
 
 
-def ndarray(shape, dtype, buffer=sbuf, name="", **_):
-    """An allocation (no record): on chip, a buffer of its line (docs/nki.md, the allocator)."""
+def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **_):
+    """An allocation (no record): on chip, a buffer of its line (docs/nki.md, the allocator), or
+    where `address` (partition_offset, free_offset) puts it; an HBM address changes nothing here."""
+    if address is not None and str(buffer) in ("sbuf", "psum"):
+        buffer = _compiler.at_address(str(buffer), address)
     make = lambda: _tracer.tracer().new_tensor(shape, dtype, buffer, name=name or None)
     if isinstance(buffer, _SharedHBM):  # one tensor for every instance of a launch
         return _spmd.shared_tensor((_errors.kernel_site(), tuple(shape), str(dtype)), make)
