@@ -27,6 +27,21 @@ TEST(CliGen, Gemm_writes_a_clean_trace_and_a_summary) {
     expect_clean(path);
 }
 
+// --help comes first in the option list, as in every command's help, and --log-level last in
+// its group: the order of the workload option table does not push them below the outputs.
+TEST(CliGen, Help_lists_help_first) {
+    const Out o = sbufsim({"gen", "--help"});
+    ASSERT_EQ(o.rc, kExitOk) << o.err;
+    const std::size_t help = o.out.find("-h [ --help ]");
+    const std::size_t output = o.out.find("-o [ --output ]");
+    const std::size_t log_level = o.out.find("--log-level");
+    const std::size_t shapes = o.out.find("Shapes:");
+    ASSERT_NE(help, std::string::npos) << o.out;
+    EXPECT_LT(help, output);
+    EXPECT_LT(output, log_level);
+    EXPECT_LT(log_level, shapes);
+}
+
 // A ResNet 3x3 layer with --pad 1 keeps its 28x28 size; without, it is SCALE-Sim's valid 26x26.
 // The summary gives the output and the im2col GEMM, so the size is seen before any run.
 TEST(CliGen, Conv_summary_gives_the_output_size_and_its_gemm) {

@@ -61,6 +61,9 @@ po::options_description gen_options(std::map<std::string, std::string>& given,
     for (const GenOption& o : generate_option_table()) {
         if (!groups.count(o.group)) {
             groups.emplace(o.group, po::options_description(o.group));
+            // --help first, as every command lists it (--log-level ends the same group below)
+            if (order.empty())
+                groups.at(o.group).add_options()("help,h", po::bool_switch(&help), "show this help");
             order.push_back(o.group);
         }
         po::options_description& d = groups.at(o.group);
@@ -75,7 +78,6 @@ po::options_description gen_options(std::map<std::string, std::string>& given,
         if (o.show_default) value->default_value(o.get(defaults));
         d.add_options()(name.c_str(), value, o.help.c_str());
     }
-    groups.at(order.front()).add_options()("help,h", po::bool_switch(&help), "show this help");
     add_log_level_option(groups.at(order.front()), log_level);
     for (const std::string& g : order) visible.add(groups.at(g));
     visible.add(config_options(cfg));
