@@ -69,6 +69,11 @@ def test_blocks_that_share_bytes_wait_for_each_other(tmp_path):
     # the second block's load overwrites the first block's bytes: it waits for ACT's read of them
     # (write after read), which two alternating blocks do not need
     assert "wait=" in loads(shared)[1] and "wait=" not in loads(alternate)[1]
+    # the one place's cost is noted at the tensor's line, and only there: buf (one place) is,
+    # res (two) is not, nor is buf with two places
+    assert len(shared.shared_blocks) == 1 and not alternate.shared_blocks
+    assert re.search(r"shared\.py:\d+: the 4 blocks of tile buf share one place \(direct allocation\), so 3 "
+                     r"writes into it \(line \d+\) wait", shared.shared_blocks[0])
     (tmp_path / "s").mkdir()
     (tmp_path / "a").mkdir()
     slow = replay(shared, tmp_path / "s")

@@ -48,6 +48,7 @@ class KernelTrace:
         self.empty_loops = tracer.empty_loop_notes()
         # kernel lines that read an on-chip tile nothing had written (file:line: what)
         self.unwritten_reads = tracer.unwritten_read_notes()
+        self.shared_blocks = tracer.shared_block_notes()
         # how many times trace() ran the kernel to find its buffers: 1 when it fitted at once, one
         # more per retry (a tile clobbered, a memory full) and per trace measuring tile lifetimes
         self.traces = _runs[0]

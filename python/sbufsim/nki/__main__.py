@@ -519,7 +519,7 @@ def main(argv=None):
               f"{kt.hbm_bytes / (1 << 20):.1f} MiB of HBM traffic)")
     for note in kt.empty_loops:
         print(f"note: {note}: its body is not in the trace")
-    for note in kt.unwritten_reads:
+    for note in kt.unwritten_reads + kt.shared_blocks:
         print(f"note: {note}")
     gc.freeze()  # nothing is collected at exit: the process frees its memory as it ends
     if kt.outputs is not None:

@@ -184,6 +184,9 @@ class Tracer:
         self.loop_serials, self.iterations = [], 0
         self.force_auto = False  # under nki.compiler.force_auto_alloc: direct allocations ignored
         self.direct_places, self.direct_ordinals = {}, {}
+        # ((file, line), tensor) -> [blocks, places, writes that waited, {their kernel lines}] of
+        # direct tensors whose blocks share bytes (shared_block_notes)
+        self.shared_blocks = {}
         self.loop_indices = []  # their [name, iteration] (outermost first): records' loc= indices
         self.flops = 0
         self.hbm_bytes = 0
@@ -211,6 +214,19 @@ class Tracer:
     def unwritten_read_notes(self):
         """One line per kernel line that read an on-chip tile nothing had written."""
         return [f"{filename}:{line}: {what}" for (filename, line), what in self.unwritten_reads.items()]
+
+    def shared_block_notes(self):
+        """One line per directly allocated tensor whose blocks all share one place and whose writes
+        waited for that: the blocks cannot overlap, and the lever is a second place."""
+        notes = []
+        for (filename, line), (name, blocks, waited, lines) in self.shared_blocks.items():
+            if waited:
+                at = ("lines " if len(lines) > 1 else "line ") + ", ".join(str(n) for n in lines)
+                notes.append(f"{filename}:{line}: the {blocks} blocks of tile {name} share one place (direct "
+                             f"allocation), so {waited} writes into it ({at}) wait for another block's use of the "
+                             f"same bytes to end; what that costs is the semaphore wait of {at} (--details), and "
+                             "two places (num_free_tiles=(2,)) would remove those waits")
+        return notes
 
     def empty_loop_notes(self):
         """One line per range loop that ran zero times: its file:line, the call, the source line."""
@@ -282,6 +298,8 @@ class Tracer:
             storage.slot.partition, storage.slot.offset = table[0]
         else:
             storage.direct = table
+            if len(table) > 1 and len(set(table)) == 1:  # [name, blocks, writes that waited, their lines]
+                storage.shared = self.shared_blocks.setdefault(key[0], [storage.name, len(table), 0, {}])
         storage.key = key
         storage.slot.owner = storage
         storage.born = storage.last_use = len(self.records)
@@ -359,7 +377,16 @@ class Tracer:
         for domains in read_domains:
             if domains is not None:
                 hazards(domains, queue, deps, False)
-        for domains in write_domains:
+        for view, domains in zip(writes, write_domains):
+            shared = view.storage.root.shared
+            if shared is not None:  # a direct tensor whose blocks share bytes: does this write wait?
+                waited = {}
+                hazards(domains, queue, waited, True)
+                if waited:
+                    if shared[2] == 0:
+                        shared[0] = _local_name(view.storage.root).strip("'")
+                    shared[2] += 1
+                    shared[3].setdefault(kernel_site()[1], True)
             hazards(domains, queue, deps, True)
         if deps:
             self._waits(record, deps)

@@ -31,6 +31,7 @@ class Storage:
     # a directly allocated tensor with block dimensions: (partition, byte offset) of each block,
     # in row-major order of the block indices (Tracer._direct)
     direct = None
+    shared = None  # of such a tensor whose blocks all share one place: Tracer.shared_blocks' entry
 
     def __init__(self, name, shape, dtype, buffer, pdim, slot=None):
         self.name, self.shape, self.dtype, self.buffer, self.pdim, self.slot = name, shape, dtype, buffer, pdim, slot
