@@ -267,3 +267,14 @@ def test_ndarray_address_places_the_tensor(tmp_path):
                 t[...] = nl.load(a)
                 return t
         """, "bad"), {"a": "bf16[128,64]"})
+
+
+def test_a_tensor_of_too_many_blocks_is_refused_at_its_line(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            t = nl.ndarray((1 << 30, nl.par_dim(128), 1), dtype=a.dtype,
+                           buffer=ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(1,)))
+            return t
+    """)
+    with pytest.raises(sbufsim.InputError, match=r"k\.py:\d+: tile \w+ .*: 1073741824 blocks, each placed"):
+        nki.trace(k, {"a": "bf16[128,512]"})

@@ -34,6 +34,10 @@ HAZARD_PAGE = 4096  # bytes per partition of SBUF per hazard history, for tiles 
 # which tests/python/test_nki_trace_fast_paths.py compares the traces with).
 DEFER_UNWRITTEN_READS = True
 
+# A directly allocated tensor's blocks are each placed when it is declared (Tracer._direct): a
+# bound on their number keeps a hostile declaration from taking the tracer's time and memory.
+MAX_DIRECT_BLOCKS = 1 << 16
+
 _current = None  # the Tracer of the kernel being traced
 
 
@@ -284,6 +288,11 @@ class Tracer:
         placements clear of these bytes (Allocator.direct)."""
         memory, pdim, shape = storage.buffer, storage.pdim, storage.shape
         partitions, size = shape[pdim], prod(shape[pdim + 1:]) * storage.dtype.size
+        blocks = prod(shape[:pdim])
+        if blocks > MAX_DIRECT_BLOCKS:
+            raise fail(f"tile {storage.name} {shape}: {blocks} blocks, each placed on its own; sbufsim places at most "
+                       f"{MAX_DIRECT_BLOCKS} blocks of a directly allocated tensor (declare fewer blocks: a kernel "
+                       "indexes each one it uses)")
         memo = self._direct_memo(key)
         table = self.direct_places.get(memo)
         if table is None:
