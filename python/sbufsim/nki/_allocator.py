@@ -46,6 +46,18 @@ def clear(ranges, memory, offset, size, partition=None):
     return offset
 
 
+def _merged(ranges):
+    """[(p0, p1, lo, hi)] with the ranges of the same partitions that touch or overlap made one:
+    a tensor's blocks laid one after another are one range."""
+    merged = []
+    for p0, p1, lo, hi in sorted(ranges):
+        if merged and merged[-1][:2] == (p0, p1) and lo <= merged[-1][3]:
+            merged[-1] = (p0, p1, merged[-1][2], max(hi, merged[-1][3]))
+        else:
+            merged.append((p0, p1, lo, hi))
+    return merged
+
+
 def scratch_offset(reserved):
     """Where the synchronisation records' scratch goes: SBUF bytes [0, 64) of partition 0, or
     the lowest 64 free bytes of partition 0 where the kernel allocated those directly."""
@@ -192,7 +204,7 @@ class Allocator:
         the allocator's own (the scratch, a tile placed earlier) this trace cannot stand, but it
         runs on to learn every direct allocation of the kernel (none depends on the placement of
         the others): conflict() then has trace() trace again with all of them reserved."""
-        ranges = [(memory, *r) for r in dict.fromkeys(ranges)]
+        ranges = [(memory, *r) for r in _merged(ranges)]
         self.direct_ranges.extend(ranges)
         for _, p0, p1, lo, hi in ranges:
             scratch = memory == "sbuf" and p0 == 0 and lo < self.scratch.offset + SCRATCH_BYTES \

@@ -188,8 +188,8 @@ class Tracer:
         self.loop_serials, self.iterations = [], 0
         self.force_auto = False  # under nki.compiler.force_auto_alloc: direct allocations ignored
         self.direct_places, self.direct_ordinals = {}, {}
-        # ((file, line), tensor) -> [blocks, places, writes that waited, {their kernel lines}] of
-        # direct tensors whose blocks share bytes (shared_block_notes)
+        # (file, line) -> [tensor name, blocks, writes that waited, {their kernel lines}] of the
+        # direct tensors whose blocks all share one place (shared_block_notes)
         self.shared_blocks = {}
         self.loop_indices = []  # their [name, iteration] (outermost first): records' loc= indices
         self.flops = 0

@@ -353,6 +353,9 @@ class View:
         spans = [(d, start, step, n) for d, (start, step, n, _) in enumerate(self.dims[:pdim]) if n > 1]
         first = self._first_block()
         partition, byte = table[first]
+        if byte % size:  # a view as a wider dtype (.view) of a block at an odd offset for it
+            raise fail(f"tile {storage.name}: its block at byte {byte} does not start at a whole number of "
+                       f"{storage.dtype.name} elements")
         strides = [prod(storage.shape[d + 1:pdim]) for d in range(pdim)]
         dims = []
         for d, _, step, n in spans:
