@@ -274,6 +274,36 @@ def test_sweep_param_does_not_call_a_point_without_the_kernels_work_fastest(cli,
     assert len(fastest) == 1 and fastest[0] in ("128", "256")
 
 
+def test_sweep_param_ranks_element_wise_points_by_the_same_bytes(cli, tmp_path):
+    # No point does a matmul: the points that move the same HBM bytes are ranked among themselves
+    # (the status once read "0 matmul flops where the other points do None"); a tiling that drops
+    # a remainder moves fewer bytes, and then none is called fastest.
+    kernel = tmp_path / "scale.py"
+    kernel.write_text(textwrap.dedent("""\
+        import nki.language as nl
+
+        def k(a, TN=128):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            for n in nl.affine_range(a.shape[1] // TN):
+                t = nl.load(a[:, n * TN:(n + 1) * TN])
+                nl.store(out[:, n * TN:(n + 1) * TN], value=nl.multiply(t, 2.0))
+            return out
+        """))
+
+    def rows_of(cols, values):
+        done = cli("nki", f"{kernel}::k", "--input", f"a=bf16[128,{cols}]", "--sweep-param", f"TN={values}")
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout, {line.split()[0]: line for line in done.stdout.splitlines()
+                             if re.match(r"\s*\d+\s", line)}
+    out, rows = rows_of(1024, "128,256,512")
+    assert "None" not in out and "other work" not in out
+    assert all(line.rstrip().endswith(("ok", "<- fastest")) for line in rows.values()), out
+    assert sum(line.endswith("<- fastest") for line in rows.values()) == 1
+    out, rows = rows_of(768, "256,512")  # 768 // 512 drops 256 columns
+    assert "<- fastest" not in out
+    assert "note: the points move different HBM bytes (2 counts" in out
+
+
 def _strips_kernel(tmp_path, cols):
     """A kernel of `cols // TN` matmuls over strips of TN columns (a remainder of cols is dropped)."""
     kernel = tmp_path / f"strips{cols}.py"

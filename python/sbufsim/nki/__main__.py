@@ -413,10 +413,13 @@ def _sweep_points(args, inputs, params, names, points, paths, backup, written):
     # The kernel's work. A point with no matmul at all (a tile past the input that skips the loop
     # body) is not ranked. When the points that do matmuls agree on their flops, the fastest of
     # them is marked; when they do not (an M // BM that drops a remainder at some tilings), none
-    # is: which one computes the whole result is the kernel's to say, not the count's.
+    # is: which one computes the whole result is the kernel's to say, not the count's. A kernel
+    # with no matmul at any point (element-wise work) is ranked when its points move the same HBM
+    # bytes, by the same reasoning.
     works = sorted({t[1] for t in ok if t[1] > 0})
-    most = works[-1] if works else None
-    ranked = len(works) == 1
+    most = works[-1] if works else 0
+    moved = sorted({t[2] for t in ok})
+    ranked = len(works) == 1 or (not works and len(moved) == 1)
     table, best = [], None
     for point, (path, flops, hbm_bytes, error) in zip(points, traced):
         row = rows_by_trace.get(path, {})
@@ -449,6 +452,10 @@ def _sweep_points(args, inputs, params, names, points, paths, backup, written):
         print(f"note: the points do different matmul work ({len(works)} flop counts, {works[0]} to {most}), so none "
               "is marked fastest: a point that does less may leave part of the result uncomputed (a loop bound "
               "such as M // BM drops a remainder); check that each point covers the whole input")
+    elif not works and len(moved) > 1:
+        print(f"note: the points move different HBM bytes ({len(moved)} counts, {moved[0]} to {moved[-1]}), so none "
+              "is marked fastest: a point that moves less may leave part of the input untouched (a loop bound "
+              "such as N // TN drops a remainder); check that each point covers the whole input")
     return 0 if len(ok) == len(points) and all(r.get("status") == "ok" for r in rows_by_trace.values()) else 1
 
 
