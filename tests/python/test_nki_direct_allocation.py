@@ -103,28 +103,37 @@ def test_psum_mod_alloc_places_blocks_bank_by_bank(tmp_path):
     check_semaphores(kt)
 
 
+def two_strips(rows, declarations):
+    """A kernel k(a, b) of two 512-column matmul strips: `declarations` (the kernel's lines, at
+    its body's indent) make lhs, rhs (two blocks) and acc (two PSUM blocks) as the test places them."""
+    return textwrap.dedent(f"""\
+        def k(a, b):
+            out = nl.ndarray(({rows}, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+        {{}}
+            for j in nl.affine_range(2):
+                rhs[j] = nl.load(b[:, j * 512:(j + 1) * 512])
+                acc[j] = nisa.nc_matmul(lhs, rhs[j])
+                nl.store(out[:, j * 512:(j + 1) * 512], value=nl.copy(acc[j]))
+            return out
+        """).format(textwrap.indent(textwrap.dedent(declarations), " " * 4).rstrip())
+
+
 def test_alloc_calls_the_kernel_function_by_the_names_nki_uses(tmp_path):
     # the reference allocated attention binds its bank map by keyword (functools.partial), so the
     # function is called with idx=, pdim_size=, fdim_size=
-    k = kernel(tmp_path, """\
+    k = kernel(tmp_path, textwrap.dedent("""\
         def psum_addr(bank_map, idx, pdim_size, fdim_size):
             return (bank_map[idx], 0, 0)
 
         def sbuf_addr(idx, pdim_size, fdim_size):
             return (0, 8192 + 3 * fdim_size * idx[0])
 
-        def k(a, b):
-            out = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+        """) + two_strips(128, """\
             lhs = nl.load(a)
             rhs = nl.ndarray((2, nl.par_dim(128), 512), dtype=b.dtype, buffer=ncc.sbuf.alloc(sbuf_addr))
             acc = nl.ndarray((2, nl.par_dim(128), 512), dtype=nl.float32,
                              buffer=ncc.psum.alloc(functools.partial(psum_addr, bank_map={(0,): 5, (1,): 1})))
-            for j in nl.affine_range(2):
-                rhs[j] = nl.load(b[:, j * 512:(j + 1) * 512])
-                acc[j] = nisa.nc_matmul(lhs, rhs[j])
-                nl.store(out[:, j * 512:(j + 1) * 512], value=nl.copy(acc[j]))
-            return out
-    """)
+        """))
     kt = nki.trace(k, {"a": "bf16[128,128]", "b": "bf16[128,1024]"})
     assert [a - 0x2000000 for a in addresses(kt, "matmul", "dst")] == [5 * 2048, 1 * 2048]
     assert addresses(kt, "matmul", "src") == [8192, 8192 + 3 * 1024]
@@ -241,19 +250,12 @@ def test_direct_allocations_that_move_between_traces_are_refused(tmp_path):
 def test_ndarray_address_places_the_tensor(tmp_path):
     # nl.ndarray(..., address=(partition_offset, free_offset)): SBUF at that partition and byte,
     # PSUM at byte offset 3 banks in (bank 3); the blocks of a block tensor one after another
-    k = kernel(tmp_path, """\
-        def k(a, b):
-            out = nl.ndarray((64, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+    k = kernel(tmp_path, two_strips(64, """\
             lhs = nl.ndarray((64, 64), dtype=a.dtype, buffer=nl.sbuf, address=(64, 2048))
             lhs[...] = nl.load(a)
             rhs = nl.ndarray((2, nl.par_dim(64), 512), dtype=b.dtype, buffer=nl.sbuf, address=(64, 8192))
             acc = nl.ndarray((2, nl.par_dim(64), 512), dtype=nl.float32, buffer=nl.psum, address=(0, 3 * 2048))
-            for j in nl.affine_range(2):
-                rhs[j] = nl.load(b[:, j * 512:(j + 1) * 512])
-                acc[j] = nisa.nc_matmul(lhs, rhs[j])
-                nl.store(out[:, j * 512:(j + 1) * 512], value=nl.copy(acc[j]))
-            return out
-    """)
+        """))
     kt = nki.trace(k, {"a": "bf16[64,64]", "b": "bf16[64,1024]"})
     partition = 0x40000  # the SBUF partition stride
     assert addresses(kt, "dma", "dst")[:2] == [64 * partition + 2048, 64 * partition + 8192]
