@@ -280,3 +280,24 @@ def test_a_tensor_of_too_many_blocks_is_refused_at_its_line(tmp_path):
     """)
     with pytest.raises(sbufsim.InputError, match=r"k\.py:\d+: tile \w+ .*: 1073741824 blocks, each placed"):
         nki.trace(k, {"a": "bf16[128,512]"})
+
+
+def test_numpy_integers_place_as_python_ones(tmp_path):
+    # a kernel may compute its addresses with numpy (np.prod of a shape is an np.int64)
+    pytest.importorskip("numpy")
+    k = kernel(tmp_path, """\
+        import numpy as np
+
+        def k(a):
+            t = nl.ndarray((2, nl.par_dim(128), 512), dtype=a.dtype,
+                           buffer=ncc.sbuf.mod_alloc(base_addr=np.int64(4096), num_free_tiles=(np.int32(2),)))
+            u = nl.ndarray((128, 512), dtype=a.dtype, buffer=ncc.sbuf.alloc(
+                lambda idx, pdim_size, fdim_size: (np.int32(0), np.prod((8, 1024)))))
+            t[0] = nl.load(a)
+            t[1] = nl.exp(t[0])
+            u[...] = nl.exp(t[1])
+            return u
+    """)
+    kt = nki.trace(k, {"a": "bf16[128,512]"})
+    assert addresses(kt, "dma", "dst")[0] == 4096
+    assert addresses(kt, "act", "dst") == [4096 + 1024, 8192]

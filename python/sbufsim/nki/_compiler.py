@@ -11,6 +11,7 @@ size, plus the base), so blocks that share bytes wait for each other as on hardw
 `auto_alloc()` leaves the tensor to the front-end's allocator."""
 
 import functools
+import numbers
 from math import prod
 
 from ._allocator import PSUM_BANK_BYTES
@@ -50,16 +51,34 @@ class Buffer(str):
         return Buffer(str(self))
 
 
+def _integer(value, least=0):
+    """`value` as a Python int when it is an integer (numpy's too, not a bool) of at least
+    `least`, else None: a kernel may compute its addresses with numpy."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        return None
+    return int(value)
+
+
+def _integers(values, size, least=0):
+    """A tuple or list of `size` integers (None: any size) as Python ints, else None."""
+    if not isinstance(values, (tuple, list)) or (size is not None and len(values) != size):
+        return None
+    values = [_integer(v, least) for v in values]
+    return None if None in values else tuple(values)
+
+
 def _modulo(base, tiles, name):
     """nki.compiler's modulo_allocate_func: (block index, tile size) -> the index modulo `tiles`
     (one count per leading block dimension; () puts every block at the base), linearised over
     `tiles`, times the tile size, plus base."""
-    if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+    checked = _integer(base)
+    if checked is None:
         raise fail(f"direct allocation: base {base!r} must be a non-negative integer")
-    if isinstance(tiles, int):
-        tiles = (tiles,)
-    if not isinstance(tiles, tuple) or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in tiles):
+    base = checked
+    counts = _integers((tiles,) if _integer(tiles) is not None else tiles, None, least=1)
+    if counts is None:
         raise fail(f"direct allocation: {name}={tiles!r} must be a tuple of positive integers")
+    tiles = counts
 
     def place(index, scale, _blocks):
         shape = tiles or (1,) * len(index)
@@ -78,11 +97,11 @@ def at_address(memory, address):
     """`nl.ndarray(..., address=(partition_offset, free_offset))` (nki.language.ndarray): the
     tensor's first partition and its first byte in each partition (PSUM: bank * 2 KiB + byte),
     its blocks, if any, one after another from there (in PSUM, a bank each)."""
-    if not isinstance(address, (tuple, list)) or len(address) != 2 or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in address):
+    checked = _integers(address, 2)
+    if checked is None:
         raise fail(f"nl.ndarray address={address!r}: on chip, (partition_offset, free_offset) as non-negative "
                    "integers")
-    partition, free = address
+    partition, free = checked
     constant = _modulo(partition, (), "address")
     if memory == "psum":
         bank, byte = divmod(free, PSUM_BANK_BYTES)
@@ -112,14 +131,14 @@ class _Direct(Buffer):
                     bank)
         where = self.func(idx=index, pdim_size=partitions, fdim_size=bytes_per_partition)  # the names NKI calls it by
         size = 3 if self == "psum" else 2
-        if not isinstance(where, (tuple, list)) or len(where) != size or not all(
-                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in where):
+        checked = _integers(where, size)
+        if checked is None:
             raise fail(f"ncc.{self}.alloc: the function returned {where!r} for block {index}; it must return "
                        + ("(bank, partition, byte in the bank)" if size == 3 else "(partition, byte)")
                        + " as non-negative integers")
         if size == 3:
-            return where[1], where[2], where[0]
-        return where[0], where[1], None
+            return checked[1], checked[2], checked[0]
+        return checked[0], checked[1], None
 
 
 sbuf, psum = Buffer("sbuf"), Buffer("psum")
