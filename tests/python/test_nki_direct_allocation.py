@@ -269,6 +269,18 @@ def test_ndarray_address_places_the_tensor(tmp_path):
                 t[...] = nl.load(a)
                 return t
         """, "bad"), {"a": "bf16[128,64]"})
+    # an HBM tensor's (free_offset,) changes nothing in the trace; another form is refused
+    hbm = """\
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm, address={})
+            nl.store(out, value=nl.load(a))
+            return out
+    """
+    plain = nki.trace(kernel(tmp_path, hbm.format("None"), "plain"), {"a": "bf16[128,64]"})
+    placed = nki.trace(kernel(tmp_path, hbm.format("(4096,)"), "placed"), {"a": "bf16[128,64]"})
+    assert [re.sub(r" loc=\S+", "", r) for r in plain.records] == [re.sub(r" loc=\S+", "", r) for r in placed.records]
+    with pytest.raises(sbufsim.InputError, match=r"address=\(0, 1\): for an HBM tensor, \(free_offset,\)"):
+        nki.trace(kernel(tmp_path, hbm.format("(0, 1)"), "bad_hbm"), {"a": "bf16[128,64]"})
 
 
 def test_a_tensor_of_too_many_blocks_is_refused_at_its_line(tmp_path):

@@ -93,10 +93,17 @@ def _in_order(base):
     return lambda index, scale, blocks: base + scale * sum(i * prod(blocks[d + 1:]) for d, i in enumerate(index))
 
 
-def at_address(memory, address):
+def at_address(buffer, address):
     """`nl.ndarray(..., address=(partition_offset, free_offset))` (nki.language.ndarray): the
     tensor's first partition and its first byte in each partition (PSUM: bank * 2 KiB + byte),
-    its blocks, if any, one after another from there (in PSUM, a bank each)."""
+    its blocks, if any, one after another from there (in PSUM, a bank each). An HBM tensor's
+    `(free_offset,)` is checked and changes nothing: HBM addresses do not enter the model."""
+    memory = str(buffer)
+    if memory not in ("sbuf", "psum"):
+        if _integers(address, 1) is None:
+            raise fail(f"nl.ndarray address={address!r}: for an HBM tensor, (free_offset,) as a non-negative "
+                       "integer")
+        return buffer
     checked = _integers(address, 2)
     if checked is None:
         raise fail(f"nl.ndarray address={address!r}: on chip, (partition_offset, free_offset) as non-negative "

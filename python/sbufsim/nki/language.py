@@ -71,8 +71,8 @@ def par_dim(n):
 def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **_):
     """An allocation (no record): on chip, a buffer of its line (docs/nki.md, the allocator), or
     where `address` (partition_offset, free_offset) puts it; an HBM address changes nothing here."""
-    if address is not None and str(buffer) in ("sbuf", "psum"):
-        buffer = _compiler.at_address(str(buffer), address)
+    if address is not None:
+        buffer = _compiler.at_address(buffer, address)
     make = lambda: _tracer.tracer().new_tensor(shape, dtype, buffer, name=name or None)
     if isinstance(buffer, _SharedHBM):  # one tensor for every instance of a launch
         return _spmd.shared_tensor((_errors.kernel_site(), tuple(shape), str(dtype)), make)
