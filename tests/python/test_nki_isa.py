@@ -157,6 +157,16 @@ def test_an_inputs_unknown_dtype_is_named_with_the_input_and_is_an_input_error(t
     assert isinstance(e.value, sbufsim.InputError) and e.value.exit_status == 3
 
 
+def test_an_input_with_an_empty_dimension_is_named_not_placed_in_the_interpreter(tmp_path):
+    # the message named "<frozen runpy>:88", the innermost frame outside the package
+    k = kernel(tmp_path, """\
+        def k(a):
+            nl.store(a, value=nl.copy(nl.load(a)))
+        """)
+    with pytest.raises(nki.NkiError, match=r"^input a: shape \(0, 512\): every dimension must be positive"):
+        nki.trace(k, {"a": "bf16[0,512]"})
+
+
 def test_scalar_engine_copy_is_an_activation_on_neuroncore_v2(tmp_path):
     k = kernel(tmp_path, """\
         def k(a):

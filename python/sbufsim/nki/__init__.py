@@ -127,6 +127,15 @@ def parse_input(spec, name=None):
     """'bf16[4096,2048]' (or a (dtype, shape) pair) -> (DType, shape, None); 'x.npy',
     'bf16:x.npy' or a numpy array -> (DType, shape, values): the dtype before the colon, else
     the array's (float64, which a NeuronCore lacks, is refused; errors name the input `name`)."""
+    dtype, shape, values = _parsed_input(spec, name)
+    if any(n <= 0 for n in shape):
+        what = f"input {name}" if name else f"input {spec!r}" if isinstance(spec, str) else "an input"
+        raise NkiError(f"{what}: shape {shape}: every dimension must be positive (a kernel argument holds at "
+                       "least one element)")
+    return dtype, shape, values
+
+
+def _parsed_input(spec, name):
     if isinstance(spec, tuple):
         return _input_dtype(spec[0], spec), tuple(spec[1]), None
     if hasattr(spec, "shape") and hasattr(spec, "dtype"):
