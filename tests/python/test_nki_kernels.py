@@ -424,6 +424,14 @@ def test_an_input_or_param_given_twice_is_refused(cli):
     assert "--input lhsT given twice (lhsT=bf16[128,128] and lhsT=bf16[256,128]); give it once" in done.stderr
 
 
+def test_an_argument_the_kernel_does_not_take_is_said_with_those_it_does(cli):
+    done = cli("nki", f"{example('matmul.py')}::matmul_tiled", "--input", "lhs=bf16[128,128]",
+               "--input", "rhs=bf16[128,512]")
+    assert done.returncode == 3
+    assert "--input lhs: matmul_tiled has no parameter 'lhs' (did you mean 'lhsT'?); it takes lhsT, rhs" \
+        in done.stderr, done.stderr
+
+
 def test_without_o_the_summary_names_the_kernel_not_a_removed_file(cli):
     kernel = f"{example('matmul.py')}::matmul_tiled"
     done = cli("nki", kernel, "--input", "lhsT=bf16[128,128]", "--input", "rhs=bf16[128,512]")

@@ -512,7 +512,11 @@ def main(argv=None):
         print(f"sbufsim nki: {e}", file=sys.stderr)
         return 3
     except TypeError as e:
-        print(f"sbufsim nki: {args.kernel}: {e} (give each kernel argument with --input or --param)",
+        # a name the kernel does not take, said with the names it does (on this path only: the
+        # kernel's file is loaded once more)
+        problem = _unknown_parameter(args.kernel, [*(("--param", n) for n in params),
+                                                   *(("--input", n) for n in inputs)])
+        print(f"sbufsim nki: {problem or f'{args.kernel}: {e}'} (give each kernel argument with --input or --param)",
               file=sys.stderr)
         return 3
     if why := kt.nothing_to_replay():
