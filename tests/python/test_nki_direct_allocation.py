@@ -313,3 +313,33 @@ def test_numpy_integers_place_as_python_ones(tmp_path):
     kt = nki.trace(k, {"a": "bf16[128,512]"})
     assert addresses(kt, "dma", "dst")[0] == 4096
     assert addresses(kt, "act", "dst") == [4096 + 1024, 8192]
+
+
+def test_tiles_placed_by_lifetimes_keep_clear_of_direct_bytes(tmp_path):
+    # eight lines of 16 KiB tiles and their eight results take 256 KiB with a buffer each, more
+    # than there is, but at most five and a result are live at once: they are placed by their
+    # lifetimes, 16 KiB apart from byte 64, which puts the fifth over the direct tile at 64 KiB
+    # (declared first) unless it is kept clear
+    load = ("    t{0} = nl.ndarray((128, 8192), dtype=a.dtype, buffer=nl.sbuf)\n"
+            "    t{0}[...] = nl.load(a[:, {0} * 8192:({0} + 1) * 8192])\n")
+    use = "    nl.store(out[:, {0} * 8192:({0} + 1) * 8192], value=nl.exp(t{0}))\n"
+    body = "".join(load.format(i) for i in range(5))
+    body += "".join(use.format(i - 5) + load.format(i) for i in range(5, 8))
+    body += "".join(use.format(i) for i in range(3, 8))
+    path = tmp_path / "k.py"
+    path.write_text(HEADER + "\n\ndef k(a, b):\n"
+                    "    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n"
+                    "    d = nl.ndarray((128, 512), dtype=b.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=65536))\n"
+                    "    d[...] = nl.load(b)\n" + body +
+                    "    nl.store(b, value=nl.exp(d))\n"
+                    "    return out\n")
+    kt = nki.trace(f"{path}::k", {"a": "bf16[128,65536]", "b": "bf16[128,512]"})
+    direct = (65536, 65536 + 1024)
+    loads = [int(re.search(r" dst=\w+@0x([0-9a-f]+)\[", r).group(1), 16) for r in kt.records
+             if r.startswith("dma") and "src=hbm" in r]
+    assert loads[0] == direct[0]
+    spans = [(addr, addr + 16384) for addr in loads[1:]]  # the eight tiles
+    assert len(spans) == 8 and kt.traces > 2  # placed by lifetimes, with the direct bytes reserved
+    assert all(hi <= direct[0] or direct[1] <= lo for lo, hi in spans), spans
+    path_trc = kt.write(str(tmp_path / "k.trc"))
+    assert sbufsim.Trace.read(path_trc).check() == []

@@ -133,6 +133,8 @@ class Allocator:
                 slot = Slot(buffer, offset, size)
                 slot.placed = True
                 self.given[buffer].append((offset, offset + size))
+                if any(m == buffer and lo < offset + size and offset < hi for m, _, _, lo, hi in self.direct_ranges):
+                    self.conflicts = True  # placed by lifetimes measured without this trace's direct bytes
                 return slot
         entry = self.sites.get(key)
         if entry is None:
