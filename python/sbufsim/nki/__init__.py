@@ -475,7 +475,7 @@ def _trace_core(kernel, inputs, params, generation, grid, loop_buffers):
     # free after its last use, as the compiler's allocator has it.
     # A direct allocation (nki.compiler) that meets the front-end's own placements has the kernel
     # traced again with the direct allocations' bytes kept clear (DirectConflict).
-    single, extra, caps, placement, reserved = {}, {}, {}, None, ()
+    single, extra, caps, placement, reserved, retraces = {}, {}, {}, None, (), 0
     _runs[0] = 0  # the kernel's traces so far (KernelTrace.traces)
     while True:
         try:
@@ -483,13 +483,16 @@ def _trace_core(kernel, inputs, params, generation, grid, loop_buffers):
                                placement, loop_buffers=loop_buffers, reserved=reserved)
         except DirectConflict as e:
             _tracer.collect_abandoned()
-            if reserved:  # the kernel placed its tensors elsewhere than in the trace that reserved them
+            retraces += 1
+            if retraces > MAX_DIRECT_RETRACES:  # each trace placed them elsewhere
                 name = kernel if isinstance(kernel, str) else getattr(kernel, "__name__", "the kernel")
-                raise NkiError(f"{name}: its direct allocations (nki.compiler mod_alloc / alloc) "
-                               "moved between two traces of the kernel; sbufsim traces a kernel more than once, so "
+                raise NkiError(f"{name}: its direct allocations (nki.compiler mod_alloc / alloc) still meet the "
+                               f"front-end's own placements after {MAX_DIRECT_RETRACES} traces with them kept clear: "
+                               "they move from one trace to the next. sbufsim traces a kernel more than once, so "
                                "their addresses must come from the kernel's arguments and body, not from state kept "
                                "between calls (a module-level running address)") from None
-            reserved, placement = e.ranges, None
+            # every direct allocation seen so far: a trace cut short may not have reached them all
+            reserved, placement = tuple(dict.fromkeys((*reserved, *e.ranges))), None
         except Clobbered as e:
             _tracer.collect_abandoned()
             extra[e.key] = max(e.buffers + 1, e.needed)
@@ -550,6 +553,11 @@ def _placement(kernel, inputs, params, generation, grid, single, extra, caps, lo
 
 
 _runs = [0]  # the kernel traces _trace_once has run since trace() started (KernelTrace.traces)
+
+# Traces again with a kernel's direct allocations kept clear (DirectConflict) before trace() gives
+# up: one is enough for a kernel traced to its end, a few more for one cut short (a full memory, a
+# clobbered tile) before its later direct allocations.
+MAX_DIRECT_RETRACES = 8
 
 
 def _trace_once(kernel, inputs, params, generation, single, extra, grid=None, caps=None, placement=None,
