@@ -343,3 +343,28 @@ def test_tiles_placed_by_lifetimes_keep_clear_of_direct_bytes(tmp_path):
     assert all(hi <= direct[0] or direct[1] <= lo for lo, hi in spans), spans
     path_trc = kt.write(str(tmp_path / "k.trc"))
     assert sbufsim.Trace.read(path_trc).check() == []
+
+
+def test_a_helper_called_twice_an_iteration_places_each_call_once(tmp_path):
+    # one allocation line (the helper's) made twice each iteration: its first and second
+    # allocations keep the places the first iteration gave them
+    k = kernel(tmp_path, """\
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            state = {"addr": 1024}
+
+            def tile():
+                t = nl.ndarray((nl.par_dim(128), 512), dtype=a.dtype,
+                               buffer=ncc.sbuf.mod_alloc(base_addr=state["addr"]))
+                state["addr"] += 1024
+                return t
+            for i in nl.affine_range(3):
+                x, y = tile(), tile()
+                x[...] = nl.load(a[i * 128:(i + 1) * 128, :])
+                y[...] = nl.exp(x)
+                nl.store(out[i * 128:(i + 1) * 128, :], value=y)
+            return out
+    """)
+    kt = nki.trace(k, {"a": "bf16[384,512]"})
+    assert addresses(kt, "dma", "dst") == [1024] * 3
+    assert addresses(kt, "act", "dst") == [2048] * 3

@@ -102,11 +102,11 @@ class Allocator:
         # (DirectConflict), `direct` this trace's. Nothing of the allocator's goes there.
         self.reserved, self.direct_ranges = list(reserved), []
         self.given = {"sbuf": [], "psum": []}  # (lo, hi) of the allocator's own slots, every partition
+        self.conflicts = False  # a direct allocation met the allocator's own placements (direct())
         self.scratch = Slot("sbuf", scratch_offset(self.reserved), SCRATCH_BYTES)
         if self.scratch.offset + SCRATCH_BYTES > self.sbuf_size:
             raise NkiError(f"the kernel's direct allocations leave no {SCRATCH_BYTES} bytes of partition 0's SBUF "
                            "free for the synchronisation records' operands (docs/nki.md, Semaphores)")
-        self.given["sbuf"].append((self.scratch.offset, self.scratch.offset + SCRATCH_BYTES))
         self.sbuf_next = SCRATCH_BYTES if self.scratch.offset == 0 else 0
         self.psum_next_bank = 0
         self.sites = {}  # (site, shape, dtype, buffer) -> [slots, next index]
@@ -211,10 +211,8 @@ class Allocator:
         for _, p0, p1, lo, hi in ranges:
             scratch = memory == "sbuf" and p0 == 0 and lo < self.scratch.offset + SCRATCH_BYTES \
                 and self.scratch.offset < hi
-            if scratch or any(a < hi and lo < b for a, b in self.given[memory][1 if memory == "sbuf" else 0:]):
+            if scratch or any(a < hi and lo < b for a, b in self.given[memory]):
                 self.conflicts = True
-
-    conflicts = False  # a direct allocation met the allocator's own placements (direct())
 
     def conflict(self):
         """The DirectConflict this trace ends with, or None."""

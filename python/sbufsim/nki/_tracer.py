@@ -184,7 +184,8 @@ class Tracer:
         # iterations so far, `iterations`): NKI traces an affine_range or sequential_range body
         # once, so a direct allocation in it is placed once, whatever Python state (a running
         # address) the body changes as it runs again here. direct_places: (allocation, its
-        # ordinal in the iteration) -> where its blocks are; direct_ordinals counts the ordinals.
+        # ordinal in the iteration) -> where its blocks are; direct_ordinals: allocation -> (the
+        # iteration it was last made in, its ordinal there).
         self.loop_serials, self.iterations = [], 0
         self.force_auto = False  # under nki.compiler.force_auto_alloc: direct allocations ignored
         self.direct_places, self.direct_ordinals = {}, {}
@@ -320,8 +321,10 @@ class Tracer:
         outside such loops (the kernel's Python runs once there, in NKI as here)."""
         for kind, serial in zip(reversed(self.loop_kinds), reversed(self.loop_serials)):
             if kind != "static":
-                count = self.direct_ordinals.get((key, serial), 0)
-                self.direct_ordinals[(key, serial)] = count + 1
+                # a site's innermost such loop is always the same one, its serials increasing
+                last, count = self.direct_ordinals.get(key, (None, 0))
+                count = count + 1 if last == serial else 0
+                self.direct_ordinals[key] = (serial, count)
                 return key, count
         return None
 
