@@ -941,6 +941,9 @@ TEST(TraceText, Source_locations_read_split_and_write_back) {
     EXPECT_EQ(error_of("act queue=q src=bf16@0 dst=bf16@0 partitions=1 loc=a.py:1 loc=a.py:2\n").field,
               "loc");
     EXPECT_EQ(error_of("0 dma_0 rd 0x0 1 8 loc=x\"y\n").field, "loc");
+    // An empty location is refused however the line ends (the one-pass reading took it as none).
+    for (const char* line : {"0 dma_0 rd 0x0 1 8 loc= \n", "0 dma_0 rd 0x0 1 8 loc=#x\n", "0 dma_0 rd 0x0 1 8 loc=\r\n"})
+        EXPECT_EQ(error_of(line).field, "loc") << line;
 }
 
 TEST(TraceRoundTrip, Source_locations_cost_one_site_record_each_and_a_location_record_per_record) {
