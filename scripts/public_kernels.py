@@ -3,7 +3,7 @@
 the shapes its own driver (a __main__ block, a *_torch.py script or a unit test) uses, and print
 one line per case: traced (records, seconds) or failed (seconds, the front-end's reason).
 
-    scripts/public_kernels.py ROOT [ROOT...] [--only SUBSTRING] [--timeout S]
+    scripts/public_kernels.py ROOT [ROOT...] [--only SUBSTRING] [--timeout S] [--sbufsim EXE [--top-line]]
 
 The kernels are not part of sbufsim: each ROOT is a checkout (or `git archive`) of nki-samples,
 and a case's file is looked up under each ROOT in turn. The current tree has the tutorials; the
@@ -243,17 +243,26 @@ def _case(ctx, c, full, timeout, trace_path=None):
         proc.join()
 
 
-def _replay(exe, trace_path, timeout, generation):
+def _top_line(lines):
+    """The source line with the largest share of the critical path, as `FILE:LINE CALLS SHARE %`."""
+    if not lines:
+        return "no source lines"
+    where, line = max(lines.items(), key=lambda item: item[1]["critical_share"])
+    return f"{where} {line['calls']} {100 * line['critical_share']:.1f} %"
+
+
+def _replay(exe, trace_path, timeout, generation, top_line=False):
     """`check`'s verdict and `run`'s total cycles of a written trace, as a short text; a launch on
     several cores (TRACE.core1, ...): each core checked and replayed with its share of the HBM
-    bandwidth (sbufsim.nki.hbm_share), the launch's cycles its latest core's."""
+    bandwidth (sbufsim.nki.hbm_share), the launch's cycles its latest core's. With top_line, core
+    0's line with the largest share of its critical path too."""
     paths = [trace_path] + sorted((p for p in (f"{trace_path}.core{i}" for i in range(1, 9)) if os.path.exists(p)))
     share = []
     if len(paths) > 1:
         from sbufsim import nki
         share = ["--set", f"dma.hbm_gbps={nki.hbm_share(generation, len(paths))!r}"]
     try:
-        verdicts, cycles = [], []
+        verdicts, cycles, tops = [], [], []
         for path in paths:
             check = subprocess.run([exe, "check", path], capture_output=True, text=True, timeout=timeout)
             findings = [line for line in check.stdout.splitlines() if line.strip()]
@@ -263,10 +272,12 @@ def _replay(exe, trace_path, timeout, generation):
                                  capture_output=True, text=True, timeout=timeout)
             if run.returncode != 0:
                 return f"{verdicts[-1]}; run failed: {run.stderr.strip()[:200]}"
-            cycles.append(json.loads(run.stdout)["runs"][0]["run"]["total_cycles"])
+            result = json.loads(run.stdout)["runs"][0]
+            cycles.append(result["run"]["total_cycles"])
+            tops.append(_top_line(result.get("line")))
         verdict = next((v for v in verdicts if v != "check ok"), "check ok")
         cores = f" (the latest of {len(paths)} cores: {' / '.join(map(str, cycles))})" if len(paths) > 1 else ""
-        return f"{verdict}; {max(cycles)} cycles{cores}"
+        return f"{verdict}; {max(cycles)} cycles{cores}" + (f"; top line {tops[0]}" if top_line else "")
     except subprocess.TimeoutExpired:
         return "check/run: no result within the timeout"
     except OSError as e:  # the executable missing or being rebuilt
@@ -280,6 +291,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--sbufsim", metavar="EXE", help="check each trace with `EXE check` and replay it with "
                         "`EXE run` (its cycles and the check's findings are printed after the record count)")
+    parser.add_argument("--top-line", action="store_true", help="with --sbufsim, also the source line with the "
+                        "largest share of the critical path (core 0's), as docs/nki.md's table of them gives it")
     args = parser.parse_args()
     _package_path(args.sbufsim)
     cases = [c for c in CASES if not args.only or args.only in c["name"]]
@@ -296,7 +309,7 @@ def main():
         traced += status == "traced"
         detail = f"{records} records" if status == "traced" else reason
         if status == "traced" and args.sbufsim:
-            detail += "  " + _replay(args.sbufsim, trace_path, args.timeout, c["gen"])
+            detail += "  " + _replay(args.sbufsim, trace_path, args.timeout, c["gen"], args.top_line)
         print(f"{c['name']:34} {status:7} {seconds:6.1f} s  {detail}", flush=True)
     print(f"{traced} of {len(cases)} cases traced")
     return 0 if traced == len(cases) else 1

@@ -467,12 +467,14 @@ class Tracer:
     def _domains(self, view):
         """(hazard history, footprint) pairs of a view: its slot's own history, or, for tiles placed
         by liveness (tiles of different lines sharing bytes), the 4 KiB pages of SBUF it covers,
-        with the footprint in absolute bytes."""
+        with the footprint in absolute bytes. An HBM tensor's history is in rows and bytes of a
+        row (View.hbm_rects)."""
         slot = view.storage.slot
         if slot.region == "hbm":
             slot = self._hbm_slot(view)
             if slot.deferred:
                 self._note_deferred(slot)
+            return [(slot, rect) for rect in view.hbm_rects()]
         p0, p1, lo, hi = footprint = view.footprint()
         if not slot.placed:
             return ((slot, footprint),)

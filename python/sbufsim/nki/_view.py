@@ -418,6 +418,31 @@ class View:
             return cached[2]
         return self._shape_of_access()[1]
 
+    def hbm_rects(self):
+        """The bytes an HBM view touches, for its hazards: (row0, row1, byte lo, byte hi) rectangles
+        that cover them, a row being the tensor's last dimension in bytes (the tensor's as
+        declared, for a reshape or another dtype of it too: they share its hazards). A tile of a
+        [rows, columns] tensor is one exact rectangle, so tiles side by side do not meet, where the
+        bounds of their flat bytes would (row 0 of the right tile lies between rows 0 and 1 of the
+        left one). A gather covers the tensor."""
+        root = self.storage.root
+        width = root.shape[-1] * root.dtype.size
+        if self.gather is not None:  # its rows are data
+            return ((0, prod(root.shape[:-1]), 0, width),)
+        size = self.dtype.size
+        offset, pattern = self.free_pattern()
+        step, count = pattern[0]
+        run, outer = (count * size, pattern[1:]) if step == 1 else (size, pattern)
+        outer = [(step * size, count) for step, count in outer if count > 1 and step != 0]
+        start = offset * size
+        column = start % width
+        if column + run <= width and all(step % width == 0 for step, _ in outer):
+            rows = _row_runs(start // width, [(step // width, count) for step, count in outer])
+            return tuple((r0, r1, column, column + run) for r0, r1 in rows)
+        _, _, lo, hi = self.footprint()  # the flat bytes' bounds, in whole rows unless within one
+        r0, r1 = lo // width, (hi - 1) // width + 1
+        return ((r0, r1, lo % width, (hi - 1) % width + 1),) if r1 - r0 == 1 else ((r0, r1, 0, width),)
+
     def operand(self, allocator):
         """The profiler's dtype@addr[steps][sizes] (docs/trace-format.md)."""
         if not self.on_chip:
@@ -436,6 +461,26 @@ class View:
             sizes = ",".join([str(n) for _, n in pattern])
             text = _operands[key] = f"{dtype.trace_name}@0x{addr:x}[{steps}][{sizes}]"
         return text
+
+
+# An HBM view's hazards cover at most this many row ranges (View.hbm_rects), else their bounds.
+MAX_HBM_RECTS = 8
+
+
+def _row_runs(base, dims):
+    """The row ranges [(r0, r1)] that rows base + sum(k_i * step_i), 0 <= k_i < count_i, fall in:
+    the dimensions that tile whole rows merged into one run, one range per start of the rest, or
+    their bounds when those are more than MAX_HBM_RECTS."""
+    dims = sorted(dims)
+    length = 1
+    while dims and dims[0][0] == length:  # rows next to each other: one longer run
+        length *= dims.pop(0)[1]
+    starts = prod(count for _, count in dims)
+    if starts > MAX_HBM_RECTS:
+        return ((base, base + sum((count - 1) * step for step, count in dims) + length),)
+    return tuple((base + offset, base + offset + length)
+                 for offset in sorted({sum(k * step for k, (step, _) in zip(ks, dims))
+                                       for ks in itertools.product(*(range(count) for _, count in dims))}))
 
 
 # (dtype, address, access pattern) -> the operand's text: a loop's tiles take the same few buffers,
