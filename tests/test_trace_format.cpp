@@ -942,7 +942,8 @@ TEST(TraceText, Source_locations_read_split_and_write_back) {
               "loc");
     EXPECT_EQ(error_of("0 dma_0 rd 0x0 1 8 loc=x\"y\n").field, "loc");
     // An empty location is refused however the line ends (the one-pass reading took it as none).
-    for (const char* line : {"0 dma_0 rd 0x0 1 8 loc= \n", "0 dma_0 rd 0x0 1 8 loc=#x\n", "0 dma_0 rd 0x0 1 8 loc=\r\n"})
+    for (const char* line :
+         {"0 dma_0 rd 0x0 1 8 loc= \n", "0 dma_0 rd 0x0 1 8 loc=#x\n", "0 dma_0 rd 0x0 1 8 loc=\r\n"})
         EXPECT_EQ(error_of(line).field, "loc") << line;
 }
 
