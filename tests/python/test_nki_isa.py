@@ -66,6 +66,15 @@ def test_the_front_ends_instruction_table_is_what_a_kernel_of_every_instruction_
             g = nisa.tensor_tensor_scan(v, x, initial=0, op0=nl.multiply, op1=nl.add)
             h = nisa.nc_transpose(g[0:32, 0:32], engine=nisa.vector_engine)
             top = nisa.max8(src=x)
+            ex = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.exponential(ex, x, max_value=m)
+            rs = nisa.range_select(on_true_tile=ex, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=m, bound1=m)
+            pr = nl.ndarray((128, 512), dtype=nl.uint8, buffer=nl.sbuf)
+            nisa.memset(pr, 1)
+            sr = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.select_reduce(sr, pr, rs, 0.0)
+            dr = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dropout(dr, sr, 0.5)
             data = nl.ndarray((128, 512), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
             scale = nl.ndarray((128, 512), dtype=nl.uint8, buffer=nl.sbuf)
             nisa.quantize_mx(data, nl.load(q[0:128, 0:2048]), scale)
@@ -600,3 +609,148 @@ def test_quantize_mx_is_a_vector_engine_instruction_of_neuroncore_v4(tmp_path):
     # on cayman the x4 tile it would write is refused where it is made
     with pytest.raises(nki.NkiError, match=r"k.py:7: float8_e4m3fn_x4 is an MX quad type of NeuronCore-v4; cayman"):
         nki.trace(k, {"x": "bf16[128,2048]"})
+
+
+def test_exponential_is_one_vector_engine_record_of_neuroncore_v4_at_four_elements_a_cycle(tmp_path):
+    # nki.isa exponential: dst = exp(src - max_value), NeuronCore-v4 and newer; the trn3 guide
+    # gives VectorE's exponential four times ScalarE's rate (docs/engines.md: N/4, where an fp32
+    # tensor_scalar on VectorE takes N)
+    k = kernel(tmp_path, """\
+        def k(a, EXP):
+            x = nl.load(a[0:128, 0:4096])
+            s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            e = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.sbuf)
+            if EXP:
+                nisa.exponential(e, x, max_value=1.0, reduce_res=s, reduce_cmd=nisa.reduce_cmd.reset_reduce)
+            else:
+                e[...] = nisa.tensor_scalar(x, nl.subtract, 1.0)
+            nl.store(a[0:128, 0:4096], value=e)
+            nl.store(a[0:128, 0:1], value=s)
+        """)
+    busy = {}
+    for exp in (True, False):
+        kt = nki.trace(k, {"a": "fp32[128,4096]"}, {"EXP": exp}, generation="mariana")
+        check_semaphores(kt)
+        (e,) = compute_records(kt)
+        assert e.startswith("dve") and field(e, "isa") == ("exponential" if exp else "tensor_scalar")
+        busy[exp] = replay(kt, tmp_path)["engine"]["dve"]["busy_cycles"]
+    assert busy[True] > 0 and busy[False] == 4 * busy[True]
+    with pytest.raises(nki.NkiError, match=r"k.py:10: exponential is available on NeuronCore-v4 and newer \(nki.isa\); "
+                                           r"cayman has none \(trace with --gen mariana\)"):
+        nki.trace(k, {"a": "fp32[128,4096]"}, {"EXP": True})
+
+
+def test_exponential_values_subtract_the_maximum_and_sum_each_partition(tmp_path):
+    np = pytest.importorskip("numpy")
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:64])
+            m = nisa.tensor_reduce(nl.max, x, axis=1, keepdims=True)
+            s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            e = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.exponential(dst=e, src=x, max_value=m, reduce_res=s, reduce_cmd=nisa.reduce_cmd.reset_reduce)
+            nl.store(a[0:128, 0:64], value=e)
+            nl.store(a[0:128, 64:65], value=s)
+            return a
+        """)
+    a = np.random.default_rng(3).standard_normal((128, 65)).astype(np.float32)
+    (out,) = nki.trace(k, {"a": a}, generation="mariana").outputs
+    want = np.exp(a[:, 0:64] - a[:, 0:64].max(axis=1, keepdims=True))
+    assert np.allclose(out[:, 0:64], want, rtol=1e-6) and np.allclose(out[:, 64], want.sum(axis=1), rtol=1e-5)
+
+
+RANGE_SELECT = """\
+    def k(a, b):
+        x = nl.load(a[0:128, 0:64])
+        lo = nl.load(b[0:128, 0:1])
+        hi = nl.load(b[0:128, 1:2])
+        r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        {call}
+        nl.store(a[0:128, 0:64], value=y)
+        nl.store(a[0:128, 64:65], value=r)
+        return a
+"""
+
+
+def test_range_select_keeps_the_columns_inside_the_bounds_and_reduces_them(tmp_path):
+    np = pytest.importorskip("numpy")
+    returning = "y = nisa.range_select(on_true_tile=x, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=lo, " \
+                "bound1=hi, reduce_res=r, range_start=8, on_false_value=-9.0)"
+    into = "y = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)\n        " \
+           "nisa.range_select(y, x, nl.greater_equal, nl.less, lo, hi, reduce_res=r, range_start=8, " \
+           "on_false_value=-9.0)"
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((128, 65)).astype(np.float32)
+    b = np.stack([rng.integers(0, 40, 128), rng.integers(40, 80, 128)], axis=1).astype(np.float32)
+    columns = np.arange(64) + 8
+    keep = (columns[None, :] >= b[:, 0:1]) & (columns[None, :] < b[:, 1:2])
+    want = np.where(keep, a[:, 0:64], -9.0)
+    for n, call in enumerate((returning, into)):
+        k = kernel(tmp_path, RANGE_SELECT.format(call=call), name=f"k{n}").replace(f"::k{n}", "::k")
+        kt = nki.trace(k, {"a": a.copy(), "b": b})
+        (out,) = kt.outputs
+        assert np.array_equal(out[:, 0:64], want) and np.array_equal(out[:, 64], want.max(axis=1))
+        (rs,) = [r for r in compute_records(kt) if field(r, "isa") == "range_select"]
+        assert rs.startswith("dve") and field(rs, "fn") == "greater_equal+less"
+    with pytest.raises(nki.NkiError, match=r"range_select is available on NeuronCore-v3 and newer \(nki.isa\); sunda "
+                                           r"has none \(trace with --gen cayman or mariana\)"):
+        nki.trace(k, {"a": "fp32[128,65]", "b": "fp32[128,2]"}, generation="sunda")
+
+
+def test_select_reduce_picks_by_the_predicate_into_dst_with_the_maximum(tmp_path):
+    np = pytest.importorskip("numpy")
+    k = kernel(tmp_path, """\
+        def k(a, p, REVERSE):
+            x = nl.load(a[0:128, 0:64])
+            pred = nl.load(p[0:128, 0:64])
+            other = nl.load(a[0:128, 64:65])
+            r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            y = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.select_reduce(y, pred, x, other, reduce_res=r, reduce_op=nl.maximum, reverse_pred=REVERSE)
+            nl.store(a[0:128, 0:64], value=y)
+            nl.store(a[0:128, 64:65], value=r)
+            return a
+        """)
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((128, 65)).astype(np.float32)
+    p = rng.integers(0, 2, (128, 64)).astype(np.uint8)
+    for reverse in (False, True):
+        kt = nki.trace(k, {"a": a.copy(), "p": p}, {"REVERSE": reverse})
+        (out,) = kt.outputs
+        keep = (p == 0) if reverse else (p != 0)
+        want = np.where(keep, a[:, 0:64], a[:, 64:65])
+        assert np.array_equal(out[:, 0:64], want) and np.array_equal(out[:, 64], want.max(axis=1))
+        (sr,) = [r for r in compute_records(kt) if field(r, "isa") == "select_reduce"]
+        assert sr.startswith("dve") and field(sr, "src2") is not None  # on_true and the predicate
+    bad = kernel(tmp_path, """\
+        def bad(a, p):
+            x = nl.load(a[0:128, 0:64])
+            pred = nl.load(p[0:128, 0:64])
+            r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+            y = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.select_reduce(y, pred, x, 0.0, reduce_res=r, reduce_op=nl.add)
+        """, name="bad")
+    with pytest.raises(nki.NkiError, match=r"bad.py:10: select_reduce reduce_op=add: nki.isa supports only the "
+                                           r"maximum"):
+        nki.trace(bad, {"a": "fp32[128,64]", "p": "uint8[128,64]"})
+
+
+def test_dropout_is_one_vector_engine_record_in_both_forms_and_refuses_values(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a, b):
+            x = nl.load(a[0:128, 0:512])
+            prob = nl.load(b[0:128, 0:1])
+            y = nisa.dropout(x, prob)
+            z = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dropout(z, y, 0.25)
+            nl.store(a[0:128, 0:512], value=z)
+        """)
+    kt = nki.trace(k, {"a": "fp32[128,512]", "b": "fp32[128,1]"})
+    check_semaphores(kt)
+    drops = [r for r in compute_records(kt) if field(r, "isa") == "dropout"]
+    assert len(drops) == 2 and all(r.startswith("dve") and field(r, "src").endswith("[1][512]") for r in drops)
+    # the second reads what the first wrote; the first's probabilities come from a load it waits for
+    assert field(drops[1], "src") == field(drops[0], "dst") and " wait=" in drops[0]
+    np = pytest.importorskip("numpy")
+    with pytest.raises(nki.NkiError, match=r"k.py:8: numerical values of dropout .* are not modelled"):
+        nki.trace(k, {"a": np.zeros((128, 512), np.float32), "b": np.zeros((128, 1), np.float32)})

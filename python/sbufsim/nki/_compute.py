@@ -14,9 +14,10 @@ from ._tracer import ENGINE_QUEUES, compute_fields, tracer
 # costs its records by it (docs/engines.md, "Per-instruction cost"). An instruction added to the
 # front-end is added here (docs/nki.md, "Adding an instruction").
 INSTRUCTIONS = (
-    "activation", "activation_reduce", "affine_select", "bn_aggr", "bn_stats", "iota", "max8", "memset",
-    "quantize_mx", "reciprocal", "scalar_tensor_tensor", "tensor_copy", "tensor_copy_predicated", "tensor_reduce",
-    "tensor_scalar", "tensor_scalar_reduce", "tensor_tensor", "tensor_tensor_scan", "transpose",
+    "activation", "activation_reduce", "affine_select", "bn_aggr", "bn_stats", "dropout", "exponential", "iota",
+    "max8", "memset", "quantize_mx", "range_select", "reciprocal", "scalar_tensor_tensor", "select_reduce",
+    "tensor_copy", "tensor_copy_predicated", "tensor_reduce", "tensor_scalar", "tensor_scalar_reduce",
+    "tensor_tensor", "tensor_tensor_scan", "transpose",
 )
 QUADRANT = 32  # partitions per SBUF quadrant (seed 000 §2.2: two SBUF sources start in one)
 FILL_SOURCE = 48  # scratch byte offset read by fills of PSUM tiles (16-byte aligned, never written)

@@ -414,6 +414,147 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **_
     return _ops.lazy("pool", "affine_select", [x], x.shape, dtype, isa="affine_select")
 
 
+_FP32_MIN = -3.4028234663852886e38  # range_select's on_false_value when none is given (nki.isa)
+# The generations an instruction exists on (nki.isa: range_select NeuronCore-v3 and newer,
+# exponential NeuronCore-v4 and newer).
+_NC_V3, _NC_V4 = {"cayman", "mariana"}, {"mariana"}
+_REDUCE_NAMES = {"amax": "max", "amin": "min"}  # numpy's names, the public defaults of reduce_op
+
+
+def _available(name, generations, version):
+    generation = _tracer.tracer().generation
+    if generation not in generations:
+        names = " or ".join(sorted(generations))
+        raise fail(f"{name} is available on NeuronCore-v{version} and newer (nki.isa); {generation} has none "
+                   f"(trace with --gen {names})")
+
+
+def _reduced(pending, reduce_res):
+    """A result whose instruction also writes reduce_res: traced whether or not the result is used."""
+    if reduce_res is not None and isinstance(pending, _ops.Pending):
+        _tracer.tracer().must_write(pending)
+    return pending
+
+
+def exponential(dst=None, src=None, max_value=0.0, reduce_res=None, reduce_cmd=None, reduce_init=0.0, name=None,
+                **_):
+    """exp(src - max_value) element-wise on the Vector Engine (NeuronCore-v4), max_value a number
+    or a [P, 1] tile, the sum of each partition's results into reduce_res when given: one `dve
+    isa=exponential` record (its cost, N/4, the trn3 guide's four times ScalarE's rate)."""
+    _available("exponential", _NC_V4, 4)
+    if dst is None or src is None:
+        raise fail("exponential(dst, src, max_value=...): nki.isa writes its result into dst; give both tiles")
+    x, out = _ops.value(src), _ops.value(dst)
+    vector = _ops.value(max_value) if _is_tile(max_value) else None
+    also = [_ops.value(reduce_res)] if reduce_res is not None else []
+    init = _ops.value(reduce_init) if _is_tile(reduce_init) else None
+    if (init is not None or reduce_init != 0.0) and reduce_cmd != "load_reduce":
+        raise fail("exponential reduce_init: nki.isa loads it only with reduce_cmd=load_reduce; leave it 0.0 "
+                   "otherwise")
+
+    def values(v):
+        shift = _ops.free_column(_values.get(vector) if vector is not None else max_value, v.shape)
+        result = _values.np.exp(v - shift)
+        if not also:
+            return result
+        start = _values.get(init).reshape(-1, *([1] * (v.ndim - 1))) if init is not None else reduce_init
+        return result, _values.reduction("add", result, tuple(range(1, result.ndim)), True) + start
+    _ops.lazy("dve", "exp", [x], x.shape, None, dst=out, isa="exponential", also_writes=also, values=values,
+              extra_reads=[vector, init])
+    return dst
+
+
+def range_select(dst=None, on_true_tile=None, comp_op0=None, comp_op1=None, bound0=None, bound1=None,
+                 reduce_cmd=None, reduce_res=None, reduce_op=None, range_start=0, on_false_value=_FP32_MIN,
+                 mask=None, dtype=None, name=None, **_):
+    """on_true_tile's elements whose free index plus range_start passes both comparisons with the
+    [P, 1] bounds, on_false_value elsewhere, on the Vector Engine (NeuronCore-v3 and newer),
+    reduced into reduce_res when given (max unless reduce_op says): one `dve isa=range_select`
+    record reading the tile (the bounds are read too: in the hazards, not in the cost)."""
+    _available("range_select", _NC_V3, 3)
+    if on_true_tile is None or comp_op0 is None or comp_op1 is None or bound0 is None or bound1 is None:
+        raise fail("range_select needs on_true_tile, comp_op0, comp_op1, bound0 and bound1 (nki.isa)")
+    x = _ops.value(on_true_tile)
+    bounds = [_ops.value(b) if _is_tile(b) else None for b in (bound0, bound1)]
+    for given, tile in zip((bound0, bound1), bounds):
+        if tile is not None and (tile.partitions != x.partitions or tile.free_elements != 1):
+            raise fail(f"range_select bound {tile.shape}: a bound is one value per partition, [{x.partitions}, 1]")
+    also = [_ops.value(reduce_res)] if reduce_res is not None else []
+    first, second = _fn(comp_op0), _fn(comp_op1)
+    reduce = _REDUCE_NAMES.get(_fn(reduce_op), _fn(reduce_op)) if reduce_op is not None else "max"
+
+    def values(v):
+        np = _values.np
+        index = np.arange(v[0].size, dtype=np.float32).reshape(v.shape[1:]) + range_start
+        low, high = (_ops.free_column(_values.get(t) if t is not None else b, v.shape)
+                     for t, b in zip(bounds, (bound0, bound1)))
+        keep = (_values.binary(first)(index, low) != 0) & (_values.binary(second)(index, high) != 0)
+        result = np.where(keep, v, np.float32(on_false_value))
+        if not also:
+            return result
+        return result, _values.reduction(reduce, result, tuple(range(1, result.ndim)), True)
+    pending = _ops.lazy("dve", f"{first}+{second}", [x], x.shape, dtype, dst=_ops.value(dst) if dst is not None
+                        else None, isa="range_select", also_writes=also, values=values, extra_reads=bounds)
+    return dst if dst is not None else _reduced(pending, reduce_res)
+
+
+def select_reduce(dst=None, predicate=None, on_true=None, on_false=None, reduce_res=None, reduce_cmd=None,
+                  reduce_op=None, reverse_pred=False, mask=None, dtype=None, name=None, **_):
+    """on_true where the predicate holds (or fails, with reverse_pred), on_false (a number or a
+    [P, 1] tile) elsewhere, into dst on the Vector Engine, the maximum of each partition's results
+    into reduce_res when given: one `dve isa=select_reduce` record reading on_true and the
+    predicate (N with one of them in PSUM, else 2N)."""
+    if dst is None or predicate is None or on_true is None or on_false is None:
+        raise fail("select_reduce(dst, predicate, on_true, on_false, ...): nki.isa writes into dst; give all four")
+    if reduce_op is not None and _REDUCE_NAMES.get(_fn(reduce_op), _fn(reduce_op)) != "max":
+        raise fail(f"select_reduce reduce_op={_fn(reduce_op)}: nki.isa supports only the maximum")
+    x, pred, out = _ops.value(on_true), _ops.value(predicate), _ops.value(dst)
+    if x.buffer == pred.buffer == "psum":
+        raise fail("select_reduce with on_true and the predicate in PSUM: nki.isa allows one of them there")
+    if pred.free_elements != x.free_elements or pred.partitions != x.partitions:
+        raise fail(f"select_reduce of on_true {x.shape} and predicate {pred.shape}: nki.isa needs one shape")
+    other = _ops.value(on_false) if _is_tile(on_false) else None
+    also = [_ops.value(reduce_res)] if reduce_res is not None else []
+
+    def values(v, p):
+        np = _values.np
+        keep = (p != 0) if not reverse_pred else (p == 0)
+        result = np.where(keep, v, _ops.free_column(_values.get(other) if other is not None else on_false, v.shape))
+        if not also:
+            return result
+        return result, _values.reduction("max", result, tuple(range(1, result.ndim)), True)
+    _ops.lazy("dve", "select+max" if also else "select", [x, pred], x.shape, None, dst=out, isa="select_reduce",
+              also_writes=also, values=values, extra_reads=[other])
+    return dst
+
+
+def dropout(*args, **kwargs):
+    """Each element of data zeroed with probability prob (a number or a [P, 1] tile), on the
+    Vector Engine: one `dve isa=dropout` record (its cost, N, the nki.isa estimate). Which
+    elements drop is random, so values mode refuses it. Both forms: dropout(data, prob) returns
+    the result, dropout(dst, data, prob) writes it into dst."""
+    dst = kwargs.pop("dst", None)
+    if dst is None and len(args) == 3:
+        dst, args = args[0], args[1:]
+    return _dropout(*args, dst=dst, **kwargs)
+
+
+def _dropout(data=None, prob=None, dst=None, mask=None, dtype=None, name=None, **_):
+    if data is None or prob is None:
+        raise fail("dropout needs data and prob (nki.isa)")
+    if _tracer.tracer().values:
+        raise fail("numerical values of dropout (a random choice of elements) are not modelled: trace without --input")
+    x = _ops.value(data)
+    vector = _ops.value(prob) if _is_tile(prob) else None
+    if vector is not None and (vector.partitions != x.partitions or vector.free_elements != 1):
+        raise fail(f"dropout prob {vector.shape}: a tile of probabilities is one per partition, [{x.partitions}, 1]")
+    if not _is_tile(prob) and not 0.0 <= float(prob) <= 1.0:
+        raise fail(f"dropout prob={prob}: a probability is 0.0 to 1.0")
+    pending = _ops.lazy("dve", "dropout", [x], x.shape, dtype, dst=_ops.value(dst) if dst is not None else None,
+                        isa="dropout", extra_reads=[vector])
+    return dst if dst is not None else pending
+
+
 # ops names usable as op= arguments alongside nl.* (nl.add etc. carry their own __name__)
 add, subtract, multiply, maximum, minimum = _nl.add, _nl.subtract, _nl.multiply, _nl.maximum, _nl.minimum
 
