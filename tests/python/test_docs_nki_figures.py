@@ -38,3 +38,14 @@ def test_the_blocked_gemm_sweeps_figures_are_current(tmp_path):
     for m, cycles in points.items():
         kt = traced("matmul.py::matmul_blocked", mm, {"TILES_IN_BLOCK_M": m})
         assert replay(kt, tmp_path).total_cycles == cycles, f"TILES_IN_BLOCK_M={m}"
+
+
+def test_the_gemm_stages_table_is_current(tmp_path):
+    table = quoted(r"\| stage \| records \| HBM traffic \| cycles \|.*?\n\n").group(0)
+    rows = re.findall(r"^\| `(\w+)`[^|]* \| (\d+) \| [^|]+ \| ([0-9,]+) \|", table, flags=re.M)
+    assert [name for name, _, _ in rows] == ["matmul_tiled", "matmul_hoisted", "matmul_blocked", "matmul_block_all"]
+    mm = {"lhsT": "bf16[2048,2048]", "rhs": "bf16[2048,2048]"}
+    for name, records, cycles in rows:
+        kt = traced(f"matmul.py::{name}", mm, {"TILES_IN_BLOCK_M": 4} if name == "matmul_blocked" else None)
+        measured = (len(kt.records), replay(kt, tmp_path).total_cycles)
+        assert measured == (int(records), int(cycles.replace(",", ""))), name
