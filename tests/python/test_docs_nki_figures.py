@@ -49,3 +49,13 @@ def test_the_gemm_stages_table_is_current(tmp_path):
         kt = traced(f"matmul.py::{name}", mm, {"TILES_IN_BLOCK_M": 4} if name == "matmul_blocked" else None)
         measured = (len(kt.records), replay(kt, tmp_path).total_cycles)
         assert measured == (int(records), int(cycles.replace(",", ""))), name
+
+
+def test_the_annotated_tiled_gemm_is_current(tmp_path):
+    block = quoted(r"  crit%   crit cyc .*?```").group(0)
+    shown = {int(line): int(cycles) for cycles, line in
+             re.findall(r"^(?:>>|  ) +[0-9.]+ +(\d+) +\d+ +\d+ +\d+ +[0-9.]+ +\d+ +(\d+) \|", block, flags=re.M)}
+    assert sorted(shown) == [26, 27, 28, 29, 30]
+    kt = traced("matmul.py::matmul_tiled", {"lhsT": "bf16[2048,2048]", "rhs": "bf16[2048,2048]"})
+    lines = replay(kt, tmp_path)["line"]
+    assert {int(where.split(":")[1]): line["critical_cycles"] for where, line in lines.items()} == shown
