@@ -716,6 +716,7 @@ void line_finding(const ReplayResult& r, std::vector<Finding>& out) {
     f.advice =
         "the line to work on first; `--annotate KERNEL.py` (on `sbufsim run` or `sbufsim nki`) prints each "
         "line's figures beside the source";
+    f.source_line = true;
     out.push_back(std::move(f));
 }
 
@@ -810,8 +811,9 @@ Bottleneck analyse(const ReplayResult& r) {
         if (b.findings.size() < Bottleneck::kMaxFindings &&
             ratio(static_cast<double>(f.cycles), total) >= Bottleneck::kMinShare)
             b.findings.push_back(std::move(f));
-    // Last, so that the findings of a trace without locations read as they did.
-    if (b.findings.size() < Bottleneck::kMaxFindings) line_finding(r, b.findings);
+    // The top source line, when the trace has locations, a place of its own beyond kMaxFindings:
+    // last, so that the findings of a trace without locations read as they did.
+    line_finding(r, b.findings);
     return b;
 }
 

@@ -73,11 +73,15 @@ void print_brief(std::ostream& os, const RunReport& rep) {
     const std::string head = brief_head(rep, b);
     os << head;
     // The findings with something to gain, largest first, as many of the three as the screen
-    // holds with "findings" and the --details line.
+    // holds with "findings" and the --details line; the top source line's among them whatever
+    // comes before it (it is the last).
     std::size_t lines = line_count(head) + 2;
+    const bool line_kept = std::any_of(b.findings.begin(), b.findings.end(),
+                                       [](const Finding& f) { return f.source_line && !nothing_to_gain(f); });
     std::vector<std::string> shown;
     for (const Finding& f : b.findings) {
-        if (nothing_to_gain(f) || shown.size() == kBriefFindings) continue;
+        const std::size_t slots = kBriefFindings - (line_kept && !f.source_line ? 1 : 0);
+        if (nothing_to_gain(f) || shown.size() >= slots) continue;
         std::ostringstream one;
         print_wrapped(one, std::to_string(shown.size() + 1) + ". " + f.text, 2, 5);
         const bool cut = f.brief_advice < f.advice.size();

@@ -41,6 +41,10 @@ struct Finding {
     // How much of `advice` the one-screen summary shows (the rest, a caveat such as what a
     // low-confidence constant makes of the figure, only the full one); npos: all of it.
     std::size_t brief_advice = std::string::npos;
+    // The kernel line that holds most of the critical path (a trace with source locations): kept
+    // among the findings and on the one screen whatever else there is, as the answer a kernel
+    // engineer asks for first.
+    bool source_line = false;
 };
 
 struct Bottleneck {
@@ -67,7 +71,7 @@ struct Bottleneck {
     double gain_limit = 1;
     std::string headroom;
     static constexpr double kFloorShown = 0.5;
-    std::vector<Finding> findings;        // largest first, at most kMaxFindings
+    std::vector<Finding> findings;        // largest first, at most kMaxFindings, then the top source line
     static constexpr std::size_t kMaxFindings = 5;
     // A finding off the critical path (a blocked client, p2fifo back-pressure, LdWeights waits,
     // throttling) is told only when it is about this share of the run's cycles or more: a client
