@@ -404,8 +404,9 @@ namespace {
 // The line under the settings that tells what the stall panels cost the run: at most the bank
 // waits of its critical path.
 std::string path_line(const HeatmapInfo::Path& p, Cycle total) {
-    return "critical path: bound by " + p.bound_by + "; its instructions waited " +
-           std::to_string(p.bank_wait) + " cycles for SBUF/PSUM access (" +
+    const std::string head = "critical path: bound by " + p.bound_by + "; its instructions waited ";
+    if (p.bank_wait == 0) return head + "no cycle for SBUF/PSUM access: the stalls below did not lengthen this run";
+    return head + std::to_string(p.bank_wait) + " cycles for SBUF/PSUM access (" +
            svg::num(100.0 * static_cast<double>(p.bank_wait) / static_cast<double>(total), 3) +
            " % of the run): the stalls below lengthen this run by at most that";
 }
