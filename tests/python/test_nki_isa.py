@@ -754,3 +754,30 @@ def test_dropout_is_one_vector_engine_record_in_both_forms_and_refuses_values(tm
     np = pytest.importorskip("numpy")
     with pytest.raises(nki.NkiError, match=r"k.py:8: numerical values of dropout .* are not modelled"):
         nki.trace(k, {"a": np.zeros((128, 512), np.float32), "b": np.zeros((128, 1), np.float32)})
+
+
+@pytest.mark.parametrize("call,reason", [
+    ("nisa.dropout(x, 1.5)", r"dropout prob=1.5: a probability is 0.0 to 1.0"),
+    ("nisa.dropout(x, 'half')", r"dropout prob='half': a number or a \[P, 1\] tile"),
+    ("nisa.dropout(x, x)", r"dropout prob \(128, 512\): one value per partition of a \[128, \.\.\.\] tile, \[128, 1\]"),
+    ("nisa.range_select(on_true_tile=x, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=x, bound1=1.0)",
+     r"range_select bound \(128, 512\): one value per partition"),
+    ("nisa.range_select(on_true_tile=x, comp_op0=x, comp_op1=nl.less, bound0=0.0, bound1=1.0)",
+     r"a tile given where an operator belongs"),
+    ("nisa.select_reduce(y, p, x, x)", r"select_reduce on_false \(128, 512\): one value per partition"),
+    ("nisa.select_reduce(y, p, x, None)", r"select_reduce\(dst, predicate, on_true, on_false, \.\.\.\)"),
+    ("nisa.exponential(y, x, max_value='big')", r"exponential max_value='big': a number or a \[P, 1\] tile"),
+    ("nisa.exponential(y, x, reduce_init=2.0)",
+     r"exponential reduce_init: nki.isa loads it only with reduce_cmd=load_reduce"),
+    ("nisa.exponential(src=x)", r"exponential\(dst, src, max_value=\.\.\.\): nki.isa writes its result into dst"),
+])
+def test_the_vector_engine_selects_and_dropout_refuse_what_nki_refuses_at_the_kernels_line(tmp_path, call, reason):
+    k = kernel(tmp_path, f"""\
+        def k(a, b):
+            x = nl.load(a[0:128, 0:512])
+            p = nl.load(b[0:128, 0:512])
+            y = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            r = {call}
+        """)
+    with pytest.raises(nki.NkiError, match=r"k.py:9: " + reason):
+        nki.trace(k, {"a": "fp32[128,512]", "b": "uint8[128,512]"}, generation="mariana")

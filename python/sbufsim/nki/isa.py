@@ -429,6 +429,21 @@ def _available(name, generations, version):
                    f"(trace with --gen {names})")
 
 
+def _number(name, value):
+    """A scalar operand: a Python or numpy number, else a refusal naming `name`."""
+    if isinstance(value, bool) or not hasattr(value, "__float__"):
+        raise fail(f"{name}={value!r}: a number or a [P, 1] tile")
+    return float(value)
+
+
+def _per_partition(name, tile, data):
+    """A [P, 1] operand of `data` (one value per partition), or a refusal naming `name`."""
+    if tile is not None and (tile.partitions != data.partitions or tile.free_elements != 1):
+        raise fail(f"{name} {tile.shape}: one value per partition of a [{data.partitions}, ...] tile, "
+                   f"[{data.partitions}, 1]")
+    return tile
+
+
 def _reduced(pending, reduce_res):
     """A result whose instruction also writes reduce_res: traced whether or not the result is used."""
     if reduce_res is not None and isinstance(pending, _ops.Pending):
@@ -445,10 +460,12 @@ def exponential(dst=None, src=None, max_value=0.0, reduce_res=None, reduce_cmd=N
     if dst is None or src is None:
         raise fail("exponential(dst, src, max_value=...): nki.isa writes its result into dst; give both tiles")
     x, out = _ops.value(src), _ops.value(dst)
-    vector = _ops.value(max_value) if _is_tile(max_value) else None
-    also = [_ops.value(reduce_res)] if reduce_res is not None else []
-    init = _ops.value(reduce_init) if _is_tile(reduce_init) else None
-    if (init is not None or reduce_init != 0.0) and reduce_cmd != "load_reduce":
+    vector = _per_partition("exponential max_value", _ops.value(max_value) if _is_tile(max_value) else None, x)
+    also = [_per_partition("exponential reduce_res", _ops.value(reduce_res), x)] if reduce_res is not None else []
+    init = _per_partition("exponential reduce_init", _ops.value(reduce_init) if _is_tile(reduce_init) else None, x)
+    if not _is_tile(max_value):
+        _number("exponential max_value", max_value)
+    if (init is not None or _number("exponential reduce_init", reduce_init) != 0.0) and reduce_cmd != "load_reduce":
         raise fail("exponential reduce_init: nki.isa loads it only with reduce_cmd=load_reduce; leave it 0.0 "
                    "otherwise")
 
@@ -475,11 +492,12 @@ def range_select(dst=None, on_true_tile=None, comp_op0=None, comp_op1=None, boun
     if on_true_tile is None or comp_op0 is None or comp_op1 is None or bound0 is None or bound1 is None:
         raise fail("range_select needs on_true_tile, comp_op0, comp_op1, bound0 and bound1 (nki.isa)")
     x = _ops.value(on_true_tile)
-    bounds = [_ops.value(b) if _is_tile(b) else None for b in (bound0, bound1)]
+    bounds = [_per_partition("range_select bound", _ops.value(b) if _is_tile(b) else None, x) for b in (bound0, bound1)]
     for given, tile in zip((bound0, bound1), bounds):
-        if tile is not None and (tile.partitions != x.partitions or tile.free_elements != 1):
-            raise fail(f"range_select bound {tile.shape}: a bound is one value per partition, [{x.partitions}, 1]")
-    also = [_ops.value(reduce_res)] if reduce_res is not None else []
+        if tile is None:
+            _number("range_select bound", given)
+    _number("range_select on_false_value", on_false_value)
+    also = [_per_partition("range_select reduce_res", _ops.value(reduce_res), x)] if reduce_res is not None else []
     first, second = _fn(comp_op0), _fn(comp_op1)
     reduce = _REDUCE_NAMES.get(_fn(reduce_op), _fn(reduce_op)) if reduce_op is not None else "max"
 
@@ -513,8 +531,10 @@ def select_reduce(dst=None, predicate=None, on_true=None, on_false=None, reduce_
         raise fail("select_reduce with on_true and the predicate in PSUM: nki.isa allows one of them there")
     if pred.free_elements != x.free_elements or pred.partitions != x.partitions:
         raise fail(f"select_reduce of on_true {x.shape} and predicate {pred.shape}: nki.isa needs one shape")
-    other = _ops.value(on_false) if _is_tile(on_false) else None
-    also = [_ops.value(reduce_res)] if reduce_res is not None else []
+    other = _per_partition("select_reduce on_false", _ops.value(on_false) if _is_tile(on_false) else None, x)
+    if other is None:
+        _number("select_reduce on_false", on_false)
+    also = [_per_partition("select_reduce reduce_res", _ops.value(reduce_res), x)] if reduce_res is not None else []
 
     def values(v, p):
         np = _values.np
@@ -545,10 +565,8 @@ def _dropout(data=None, prob=None, dst=None, mask=None, dtype=None, name=None, *
     if _tracer.tracer().values:
         raise fail("numerical values of dropout (a random choice of elements) are not modelled: trace without --input")
     x = _ops.value(data)
-    vector = _ops.value(prob) if _is_tile(prob) else None
-    if vector is not None and (vector.partitions != x.partitions or vector.free_elements != 1):
-        raise fail(f"dropout prob {vector.shape}: a tile of probabilities is one per partition, [{x.partitions}, 1]")
-    if not _is_tile(prob) and not 0.0 <= float(prob) <= 1.0:
+    vector = _per_partition("dropout prob", _ops.value(prob) if _is_tile(prob) else None, x)
+    if not _is_tile(prob) and not 0.0 <= _number("dropout prob", prob) <= 1.0:
         raise fail(f"dropout prob={prob}: a probability is 0.0 to 1.0")
     pending = _ops.lazy("dve", "dropout", [x], x.shape, dtype, dst=_ops.value(dst) if dst is not None else None,
                         isa="dropout", extra_reads=[vector])
