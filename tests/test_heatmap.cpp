@@ -533,10 +533,11 @@ TEST(Heatmap, The_critical_path_line_bounds_what_the_stalls_cost) {
     // No bank wait on the path: said as such, not as "at most that" of 0 %.
     info.path = heatmap_path({group("ACT", 700, 0), group("DMA", 100, 0)}, 1000);
     ASSERT_TRUE(info.path.has_value());
-    EXPECT_NE(render_heatmap(WindowSeries{}, BlockMatrix{}, info)
-                  .find("critical path: bound by ACT; its instructions waited no cycle for SBUF/PSUM access: the "
-                        "stalls below did not lengthen this run"),
-              std::string::npos);
+    EXPECT_NE(
+        render_heatmap(WindowSeries{}, BlockMatrix{}, info)
+            .find("critical path: bound by ACT; its instructions waited no cycle for SBUF/PSUM access: the "
+                  "stalls below did not lengthen this run"),
+        std::string::npos);
     info.path.reset();
     EXPECT_EQ(render_heatmap(WindowSeries{}, BlockMatrix{}, info).find("critical path"), std::string::npos);
 }

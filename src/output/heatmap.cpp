@@ -251,6 +251,7 @@ bool same_row(const BlockMatrix& m, std::size_t a, std::size_t b) {
 std::string group_label(const std::vector<std::string>& names) {
     if (names.size() == 1) return names.front();
     std::vector<TableRow> rows;
+    rows.reserve(names.size());
     for (const std::string& name : names) rows.push_back(TableRow{name, "", 1});
     const std::vector<TableRow> merged = merge_numbered_rows(rows);
     const std::string head =
@@ -405,7 +406,8 @@ namespace {
 // waits of its critical path.
 std::string path_line(const HeatmapInfo::Path& p, Cycle total) {
     const std::string head = "critical path: bound by " + p.bound_by + "; its instructions waited ";
-    if (p.bank_wait == 0) return head + "no cycle for SBUF/PSUM access: the stalls below did not lengthen this run";
+    if (p.bank_wait == 0)
+        return head + "no cycle for SBUF/PSUM access: the stalls below did not lengthen this run";
     return head + std::to_string(p.bank_wait) + " cycles for SBUF/PSUM access (" +
            svg::num(100.0 * static_cast<double>(p.bank_wait) / static_cast<double>(total), 3) +
            " % of the run): the stalls below lengthen this run by at most that";

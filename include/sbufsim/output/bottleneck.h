@@ -71,7 +71,7 @@ struct Bottleneck {
     double gain_limit = 1;
     std::string headroom;
     static constexpr double kFloorShown = 0.5;
-    std::vector<Finding> findings;        // largest first, at most kMaxFindings, then the top source line
+    std::vector<Finding> findings;  // largest first, at most kMaxFindings, then the top source line
     static constexpr std::size_t kMaxFindings = 5;
     // A finding off the critical path (a blocked client, p2fifo back-pressure, LdWeights waits,
     // throttling) is told only when it is about this share of the run's cycles or more: a client
