@@ -557,18 +557,16 @@ bool TraceReader::Impl::quick_access(std::string_view line, Record& rec) {
     const char* const after_bytes = p;
     while (p < end && field_separator(*p)) ++p;
     std::string_view loc;
-    bool has_loc = false;
     // a source location (trace.h), a field of its own: `64loc=` is no number the general path reads
     if (p != after_bytes && end - p >= 4 && std::memcmp(p, "loc=", 4) == 0) {
-        has_loc = true;
         const char* const from = p + 4;
         while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != '\r') ++p;
         loc = std::string_view(from, static_cast<std::size_t>(p - from));
+        if (loc.empty()) return false;  // the general path refuses an empty location, saying why
         while (p < end && (*p == ' ' || *p == '\t')) ++p;
     }
     if (p != end && *p != '#' && !(*p == '\r' && p + 1 == end)) return false;
-    // An empty `loc=` is refused by the general path, which says why; so is a location it cannot read.
-    if (has_loc && (loc.empty() || parse_location(loc, reader->sites_, rec))) return false;
+    if (!loc.empty() && parse_location(loc, reader->sites_, rec)) return false;  // the general path says why
     const std::string_view client(name, name_len);
     NameId& seen = recent_clients[recent_slot(client)];
     if (seen == kNoName || !same_chars(reader->names_.name(seen), client)) {

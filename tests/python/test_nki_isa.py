@@ -781,3 +781,14 @@ def test_the_vector_engine_selects_and_dropout_refuse_what_nki_refuses_at_the_ke
         """)
     with pytest.raises(nki.NkiError, match=r"k.py:9: " + reason):
         nki.trace(k, {"a": "fp32[128,512]", "b": "uint8[128,512]"}, generation="mariana")
+
+
+def test_a_reduction_result_that_is_not_a_tile_is_refused(tmp_path):
+    k = kernel(tmp_path, """\
+        def k(a):
+            x = nl.load(a[0:128, 0:512])
+            y = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.exponential(y, x, reduce_res=0.0)
+        """)
+    with pytest.raises(nki.NkiError, match=r"k.py:8: exponential reduce_res=0.0: a \[128, 1\] tile the reduction"):
+        nki.trace(k, {"a": "fp32[128,512]"}, generation="mariana")

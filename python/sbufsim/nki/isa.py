@@ -6,7 +6,7 @@ Two calling conventions are public: neuronxcc.nki's returns the result
 into a first argument (`nisa.tensor_copy(dst, x)` or dst=). Every instruction here takes both
 (_conventions.py). The Tensor Engine's are in _isa_matmul.py."""
 
-from . import _compute, _dma, _dtypes, _indices, _ops, _tracer, _values, _view
+from . import _compute, _dma, _indices, _ops, _tracer, _values, _view
 from . import language as _nl
 from ._conventions import is_tile as _is_tile, split_dst as _split_dst, writes_dst as _writes_dst
 from ._dtypes import dtype_of
@@ -72,9 +72,7 @@ def dma_transpose(src, axes=None, dge_mode=None, **_):
 def quantize_mx(src, dst_scale=None, dst=None, **_):
     """Quantize-MX on the Vector Engine (NeuronCore-v4): bf16/fp16 src [P, F] into x4 fp8 dst
     [P, F / 4] and its uint8 scales; four input elements per partition and cycle."""
-    generation = _tracer.tracer().generation
-    if generation not in _dtypes.MX_GENERATIONS:
-        raise fail(f"quantize_mx is a NeuronCore-v4 instruction; {generation} has none (trace with --gen mariana)")
+    _available("quantize_mx", 4)
     if dst is None or dst_scale is None:
         raise fail("quantize_mx(dst, src, dst_scale): give the x4 data tile and the uint8 scale tile")
     data, out, scale = _ops.value(src), _ops.value(dst), _ops.value(dst_scale)
@@ -176,10 +174,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
         return out, _values.reduction(_fn(reduce_op or "add"), out, tuple(range(1, out.ndim)), True)
     pending = _ops.lazy("act", _fn(op), [data, *tiles], data.shape, dtype, dst=dst, isa=isa, also_writes=also,
                         values=values)
-    if also:
-        if isinstance(pending, _ops.Pending):  # the reduction result is written whether or not the output is used
-            _tracer.tracer().must_write(pending)
-    return pending
+    return _reduced(pending, also)
 
 
 @_writes_dst(0, takes_dst=True)
@@ -315,9 +310,7 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=Fa
         return out, _values.reduction(_fn(reduce_op), out, tuple(range(1, out.ndim)), True)
     pending = _ops.lazy("dve", f"{_fn(op0)}+{_fn(reduce_op)}", [x, *vectors], x.shape, dtype, dst=dst,
                         isa="tensor_scalar_reduce", also_writes=[res], values=values)
-    if isinstance(pending, _ops.Pending):  # the reduction result is written whether or not the output is used
-        _tracer.tracer().must_write(pending)
-    return pending
+    return _reduced(pending, [res])
 
 
 @_writes_dst(2)
@@ -415,38 +408,45 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **_
 
 
 _FP32_MIN = -3.4028234663852886e38  # range_select's on_false_value when none is given (nki.isa)
-# The generations an instruction exists on (nki.isa: range_select NeuronCore-v3 and newer,
-# exponential NeuronCore-v4 and newer).
-_NC_V3, _NC_V4 = {"cayman", "mariana"}, {"mariana"}
 _REDUCE_NAMES = {"amax": "max", "amin": "min"}  # numpy's names, the public defaults of reduce_op
 
 
-def _available(name, generations, version):
+def _available(name, version):
+    """Refuses `name` on a generation older than NeuronCore-v`version` (nki.isa's notes)."""
     generation = _tracer.tracer().generation
-    if generation not in generations:
-        names = " or ".join(sorted(generations))
+    if _NC_VERSION[generation] < version:
+        names = " or ".join(g for g, v in _NC_VERSION.items() if v >= version)
         raise fail(f"{name} is available on NeuronCore-v{version} and newer (nki.isa); {generation} has none "
                    f"(trace with --gen {names})")
 
 
-def _number(name, value):
-    """A scalar operand: a Python or numpy number, else a refusal naming `name`."""
+def _column(name, value, data):
+    """An operand that is a number or one value per partition of `data`: the [P, 1] tile, or None
+    for a number; anything else is refused naming `name`."""
+    if _is_tile(value):
+        tile = _ops.value(value)
+        if tile.partitions != data.partitions or tile.free_elements != 1:
+            raise fail(f"{name} {tile.shape}: one value per partition of a [{data.partitions}, ...] tile, "
+                       f"[{data.partitions}, 1]")
+        return tile
     if isinstance(value, bool) or not hasattr(value, "__float__"):
         raise fail(f"{name}={value!r}: a number or a [P, 1] tile")
-    return float(value)
+    return None
 
 
-def _per_partition(name, tile, data):
-    """A [P, 1] operand of `data` (one value per partition), or a refusal naming `name`."""
-    if tile is not None and (tile.partitions != data.partitions or tile.free_elements != 1):
-        raise fail(f"{name} {tile.shape}: one value per partition of a [{data.partitions}, ...] tile, "
-                   f"[{data.partitions}, 1]")
-    return tile
+def _reduction_tiles(name, reduce_res, data):
+    """[the [P, 1] tile an instruction's reduction is written into], or [] without one."""
+    if reduce_res is None:
+        return []
+    if not _is_tile(reduce_res):
+        raise fail(f"{name}={reduce_res!r}: a [{data.partitions}, 1] tile the reduction is written into")
+    return [_column(name, reduce_res, data)]
 
 
-def _reduced(pending, reduce_res):
-    """A result whose instruction also writes reduce_res: traced whether or not the result is used."""
-    if reduce_res is not None and isinstance(pending, _ops.Pending):
+def _reduced(pending, also):
+    """A result whose instruction also writes the reduction tiles `also`: traced whether or not the
+    result itself is used."""
+    if also and isinstance(pending, _ops.Pending):
         _tracer.tracer().must_write(pending)
     return pending
 
@@ -456,16 +456,14 @@ def exponential(dst=None, src=None, max_value=0.0, reduce_res=None, reduce_cmd=N
     """exp(src - max_value) element-wise on the Vector Engine (NeuronCore-v4), max_value a number
     or a [P, 1] tile, the sum of each partition's results into reduce_res when given: one `dve
     isa=exponential` record (its cost, N/4, the trn3 guide's four times ScalarE's rate)."""
-    _available("exponential", _NC_V4, 4)
+    _available("exponential", 4)
     if dst is None or src is None:
         raise fail("exponential(dst, src, max_value=...): nki.isa writes its result into dst; give both tiles")
     x, out = _ops.value(src), _ops.value(dst)
-    vector = _per_partition("exponential max_value", _ops.value(max_value) if _is_tile(max_value) else None, x)
-    also = [_per_partition("exponential reduce_res", _ops.value(reduce_res), x)] if reduce_res is not None else []
-    init = _per_partition("exponential reduce_init", _ops.value(reduce_init) if _is_tile(reduce_init) else None, x)
-    if not _is_tile(max_value):
-        _number("exponential max_value", max_value)
-    if (init is not None or _number("exponential reduce_init", reduce_init) != 0.0) and reduce_cmd != "load_reduce":
+    vector = _column("exponential max_value", max_value, x)
+    also = _reduction_tiles("exponential reduce_res", reduce_res, x)
+    init = _column("exponential reduce_init", reduce_init, x)
+    if (init is not None or reduce_init != 0.0) and reduce_cmd != "load_reduce":
         raise fail("exponential reduce_init: nki.isa loads it only with reduce_cmd=load_reduce; leave it 0.0 "
                    "otherwise")
 
@@ -488,16 +486,15 @@ def range_select(dst=None, on_true_tile=None, comp_op0=None, comp_op1=None, boun
     [P, 1] bounds, on_false_value elsewhere, on the Vector Engine (NeuronCore-v3 and newer),
     reduced into reduce_res when given (max unless reduce_op says): one `dve isa=range_select`
     record reading the tile (the bounds are read too: in the hazards, not in the cost)."""
-    _available("range_select", _NC_V3, 3)
+    _available("range_select", 3)
     if on_true_tile is None or comp_op0 is None or comp_op1 is None or bound0 is None or bound1 is None:
         raise fail("range_select needs on_true_tile, comp_op0, comp_op1, bound0 and bound1 (nki.isa)")
     x = _ops.value(on_true_tile)
-    bounds = [_per_partition("range_select bound", _ops.value(b) if _is_tile(b) else None, x) for b in (bound0, bound1)]
-    for given, tile in zip((bound0, bound1), bounds):
-        if tile is None:
-            _number("range_select bound", given)
-    _number("range_select on_false_value", on_false_value)
-    also = [_per_partition("range_select reduce_res", _ops.value(reduce_res), x)] if reduce_res is not None else []
+    bounds = [_column("range_select bound", b, x) for b in (bound0, bound1)]
+    if _is_tile(on_false_value):
+        raise fail("range_select on_false_value: a number (nki.isa), not a tile")
+    _column("range_select on_false_value", on_false_value, x)
+    also = _reduction_tiles("range_select reduce_res", reduce_res, x)
     first, second = _fn(comp_op0), _fn(comp_op1)
     reduce = _REDUCE_NAMES.get(_fn(reduce_op), _fn(reduce_op)) if reduce_op is not None else "max"
 
@@ -513,7 +510,7 @@ def range_select(dst=None, on_true_tile=None, comp_op0=None, comp_op1=None, boun
         return result, _values.reduction(reduce, result, tuple(range(1, result.ndim)), True)
     pending = _ops.lazy("dve", f"{first}+{second}", [x], x.shape, dtype, dst=_ops.value(dst) if dst is not None
                         else None, isa="range_select", also_writes=also, values=values, extra_reads=bounds)
-    return dst if dst is not None else _reduced(pending, reduce_res)
+    return dst if dst is not None else _reduced(pending, also)
 
 
 def select_reduce(dst=None, predicate=None, on_true=None, on_false=None, reduce_res=None, reduce_cmd=None,
@@ -531,10 +528,8 @@ def select_reduce(dst=None, predicate=None, on_true=None, on_false=None, reduce_
         raise fail("select_reduce with on_true and the predicate in PSUM: nki.isa allows one of them there")
     if pred.free_elements != x.free_elements or pred.partitions != x.partitions:
         raise fail(f"select_reduce of on_true {x.shape} and predicate {pred.shape}: nki.isa needs one shape")
-    other = _per_partition("select_reduce on_false", _ops.value(on_false) if _is_tile(on_false) else None, x)
-    if other is None:
-        _number("select_reduce on_false", on_false)
-    also = [_per_partition("select_reduce reduce_res", _ops.value(reduce_res), x)] if reduce_res is not None else []
+    other = _column("select_reduce on_false", on_false, x)
+    also = _reduction_tiles("select_reduce reduce_res", reduce_res, x)
 
     def values(v, p):
         np = _values.np
@@ -565,8 +560,8 @@ def _dropout(data=None, prob=None, dst=None, mask=None, dtype=None, name=None, *
     if _tracer.tracer().values:
         raise fail("numerical values of dropout (a random choice of elements) are not modelled: trace without --input")
     x = _ops.value(data)
-    vector = _per_partition("dropout prob", _ops.value(prob) if _is_tile(prob) else None, x)
-    if not _is_tile(prob) and not 0.0 <= _number("dropout prob", prob) <= 1.0:
+    vector = _column("dropout prob", prob, x)
+    if vector is None and not 0.0 <= float(prob) <= 1.0:
         raise fail(f"dropout prob={prob}: a probability is 0.0 to 1.0")
     pending = _ops.lazy("dve", "dropout", [x], x.shape, dtype, dst=_ops.value(dst) if dst is not None else None,
                         isa="dropout", extra_reads=[vector])
